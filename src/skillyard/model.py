@@ -1,0 +1,266 @@
+"""The data every surface shares: skills, their requirements, tools and diagnostics.
+
+Everything here is plain data. Parsing builds it, the registry owns it, and the
+surfaces (tools, CLI, MCP) only read it, so no surface ever re-parses a file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Level = Literal["error", "warning"]
+
+#: Text files that count as a skill's docs (layer 3 of progressive disclosure).
+DOC_SUFFIXES = (".md", ".txt")
+#: Directories never walked when listing a skill's files.
+SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"})
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found while loading or validating; never an exception."""
+
+    level: Level
+    code: str
+    message: str
+    path: str
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "code": self.code, "message": self.message, "path": self.path, "line": self.line}
+
+
+@dataclass(frozen=True, slots=True)
+class Requirements:
+    """What a skill needs from the host (OpenClaw `requires` + `os`)."""
+
+    bins: tuple[str, ...] = ()
+    any_bins: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    config: tuple[str, ...] = ()
+    os: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        return not (self.bins or self.any_bins or self.env or self.config or self.os)
+
+    def to_dict(self) -> dict[str, list[str]]:
+        """Seed-000 shape (`bins`, `env`, `os`) plus `anyBins` and `config`."""
+        return {
+            "bins": list(self.bins),
+            "anyBins": list(self.any_bins),
+            "env": list(self.env),
+            "config": list(self.config),
+            "os": list(self.os),
+        }
+
+
+#: The field that names the package for each install kind.
+INSTALL_KIND_FIELD = {
+    "brew": "formula",
+    "apt": "package",
+    "cargo": "crate",
+    "uv": "package",
+    "node": "package",
+    "go": "module",
+    "download": "url",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class InstallOption:
+    """One way to install a missing binary (`metadata.openclaw.install[]`)."""
+
+    kind: str
+    id: str = ""
+    label: str = ""
+    formula: str | None = None
+    package: str | None = None
+    crate: str | None = None
+    module: str | None = None
+    url: str | None = None
+    bins: tuple[str, ...] = ()
+    os: tuple[str, ...] = ()
+
+    @property
+    def target(self) -> str | None:
+        """The package/formula/crate/module/url this option installs."""
+        return getattr(self, INSTALL_KIND_FIELD.get(self.kind, "package"), None)
+
+    def command(self) -> str | None:
+        """The shell command a user would run; None when the option lacks its target."""
+        t = self.target
+        if not t:
+            return None
+        return {
+            "brew": f"brew install {t}",
+            "apt": f"apt install {t}",
+            "cargo": f"cargo install {t}",
+            "uv": f"uv tool install {t}",
+            "node": f"npm install -g {t}",
+            "go": f"go install {t}" if "@" in t else f"go install {t}@latest",
+            "download": f"Download: {t}",
+        }.get(self.kind)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Seed-000 shape: id, kind, the kind's target field, label (+ bins/os when given)."""
+        d: dict[str, Any] = {"id": self.id or self.kind, "kind": self.kind}
+        for key in ("formula", "package", "crate", "module", "url"):
+            v = getattr(self, key)
+            if v:
+                d[key] = v
+        d["label"] = self.label or _default_label(self.kind)
+        if self.bins:
+            d["bins"] = list(self.bins)
+        if self.os:
+            d["os"] = list(self.os)
+        return d
+
+
+def _default_label(kind: str) -> str:
+    return {
+        "brew": "Install via Homebrew",
+        "apt": "Install via apt",
+        "cargo": "Install via cargo",
+        "uv": "Install via uv",
+        "node": "Install via npm",
+        "go": "Install via go install",
+        "download": "Download",
+    }.get(kind, f"Install via {kind}")
+
+
+ArgType = Literal["string", "integer", "number", "boolean", "array"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolArg:
+    """One parameter of a SKILL.toml shell tool."""
+
+    name: str
+    description: str = ""
+    type: ArgType = "string"
+    required: bool = True
+    default: Any = None
+    enum: tuple[Any, ...] | None = None
+    allow_dash: bool = False
+    #: True when the type came from the description heuristics, not a declaration.
+    inferred: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One `[[tools]]` entry of a SKILL.toml."""
+
+    name: str
+    description: str
+    command: str
+    kind: str = "shell"
+    args: tuple[ToolArg, ...] = ()
+    timeout: float | None = None
+
+    def arg(self, name: str) -> ToolArg | None:
+        for a in self.args:
+            if a.name == name:
+                return a
+        return None
+
+
+SkillFormat = Literal["md", "toml"]
+
+
+@dataclass(slots=True, eq=False)
+class Skill:
+    """A loaded skill: metadata read at discovery, body read on demand."""
+
+    name: str
+    description: str
+    path: Path  #: the SKILL.md / SKILL.toml file (absolute)
+    source: str = "custom"  #: label of the root it came from (project, user, install, bundled, custom)
+    format: SkillFormat = "md"
+    frontmatter: dict[str, Any] = field(default_factory=dict)  #: the author's mapping, JSON-compatible
+    metadata: dict[str, Any] = field(default_factory=dict)
+    emoji: str | None = None
+    homepage: str | None = None
+    license: str | None = None
+    compatibility: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+    requires: Requirements = field(default_factory=Requirements)
+    install: tuple[InstallOption, ...] = ()
+    always: bool = False
+    disable_model_invocation: bool = False
+    user_invocable: bool = True
+    when_to_use: str | None = None
+    argument_hint: str | None = None
+    arguments: tuple[str, ...] = ()
+    skill_key: str | None = None
+    version: str | None = None
+    author: str | None = None
+    tags: tuple[str, ...] = ()
+    tools: tuple[ToolSpec, ...] = ()
+    prompts: tuple[str, ...] = ()
+    #: character offset of the body in the decoded file text (after frontmatter)
+    body_offset: int = 0
+    mtime_ns: int = 0
+    size: int = 0
+    _body: str | None = field(default=None, repr=False)
+
+    @property
+    def root(self) -> Path:
+        """The skill directory."""
+        return self.path.parent
+
+    @property
+    def key(self) -> str:
+        """The config key (`skillKey`, default the name)."""
+        return self.skill_key or self.name
+
+    def body(self) -> str:
+        """The instructions (frontmatter stripped); read from disk on first use."""
+        if self._body is None:
+            from skillyard.parsing import load_body
+
+            self._body = load_body(self)
+        return self._body
+
+    def files(self, *, max_files: int = 10_000) -> list[str]:
+        """Every regular file of the skill, `/`-separated and relative to the root, sorted."""
+        out: list[str] = []
+        root = self.root
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(dirpath, d)))
+            rel = os.path.relpath(dirpath, root)
+            for f in filenames:
+                full = os.path.join(dirpath, f)
+                if os.path.islink(full) or not os.path.isfile(full):
+                    continue
+                out.append(f if rel == "." else f"{rel.replace(os.sep, '/')}/{f}")
+                if len(out) >= max_files:
+                    return sorted(out)
+        return sorted(out)
+
+    def docs(self) -> list[str]:
+        """Doc paths (layer 3): `.md`/`.txt` files other than the skill file, sorted."""
+        own = self.path.name
+        return [f for f in self.files() if f.lower().endswith(DOC_SUFFIXES) and f != own]
+
+    def read_doc(self, doc: str) -> str:
+        """Read one doc by its listed path; anything not listed is refused."""
+        if doc not in self.docs():
+            raise KeyError(doc)
+        return (self.root / doc).read_text(encoding="utf-8", errors="replace")
+
+
+@dataclass(frozen=True, slots=True)
+class Eligibility:
+    """Whether a skill is usable on this host, and if not, why and how to fix it."""
+
+    eligible: bool
+    missing: Requirements = field(default_factory=Requirements)
+    reasons: tuple[str, ...] = ()
+    fixes: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> str:
+        return "eligible" if self.eligible else "ineligible"
