@@ -1,0 +1,289 @@
+"""skillyard's configuration file: one strict reader, one place that knows the keys.
+
+Unknown keys are errors (naming the file and the key) because a typo in a
+security setting such as `network` must never be silently ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+PROJECT_CONFIG_NAME = "skillyard.toml"
+EXECUTORS = ("auto", "sandbox", "local", "container")
+#: Sources trusted without configuration (seed 000: clawhub and local paths).
+DEFAULT_TRUSTED = ("local:*",)
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be used; the message names the file and key."""
+
+
+def user_config_path() -> Path:
+    return Path(platformdirs.user_config_dir("skillyard")) / "config.toml"
+
+
+def user_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("skillyard"))
+
+
+def default_install_root() -> Path:
+    return user_data_dir() / "skills"
+
+
+@dataclass(frozen=True, slots=True)
+class SkillOverride:
+    """`[skill.<name>]`: per-skill switches."""
+
+    enabled: bool | None = None
+    network: bool | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionSettings:
+    executor: str = "auto"
+    timeout: float = 60.0
+    network: bool = False
+    host_roots: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The effective configuration (defaults when no file exists)."""
+
+    path: Path | None = None
+    roots: tuple[Path, ...] | None = None  #: replaces the default search path when set
+    disabled: frozenset[str] = frozenset()
+    values: dict[str, Any] = field(default_factory=dict)  #: flattened dotted keys for requires.config
+    execution: ExecutionSettings = field(default_factory=ExecutionSettings)
+    trust_sources: tuple[str, ...] = ()
+    hub_index: str | None = None
+    install_root_override: Path | None = None
+    skills: dict[str, SkillOverride] = field(default_factory=dict)
+
+    @property
+    def install_root(self) -> Path:
+        return self.install_root_override or default_install_root()
+
+    def override(self, name: str) -> SkillOverride:
+        return self.skills.get(name) or SkillOverride()
+
+    def is_disabled(self, name: str) -> bool:
+        o = self.skills.get(name)
+        if o is not None and o.enabled is not None:
+            return not o.enabled
+        return name in self.disabled
+
+    def value(self, dotted: str) -> Any:
+        return self.values.get(dotted)
+
+    def with_disabled(self, name: str, disabled: bool) -> Config:
+        """A copy with one skill switched; per-skill `enabled` wins over the list, so it is updated too."""
+        names = set(self.disabled)
+        (names.add if disabled else names.discard)(name)
+        skills = dict(self.skills)
+        if name in skills and skills[name].enabled is not None:
+            skills[name] = replace(skills[name], enabled=not disabled)
+        return replace(self, disabled=frozenset(names), skills=skills)
+
+
+# ---------------------------------------------------------------- loading
+
+
+def find_config_path(explicit: Path | str | None = None, cwd: Path | None = None) -> Path | None:
+    """`--config FILE`, else ./skillyard.toml, else the user config file (if it exists)."""
+    if explicit is not None:
+        return Path(explicit)
+    if env := os.environ.get("SKILLYARD_CONFIG"):
+        return Path(env)
+    project = (cwd or Path.cwd()) / PROJECT_CONFIG_NAME
+    if project.is_file():
+        return project
+    user = user_config_path()
+    return user if user.is_file() else None
+
+
+def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> Config:
+    path = find_config_path(explicit, cwd)
+    if path is None:
+        return Config()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        if explicit is not None:
+            raise ConfigError(f"{path}: config file not found") from None
+        return Config()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read config file: {e.strerror or e}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: config file is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    return parse_config(data, path)
+
+
+_TOP = {"skills", "config", "execution", "trust", "hub", "skill", "install"}
+
+
+def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
+    where = str(path) if path else "<config>"
+    base = path.parent if path else Path.cwd()
+
+    def err(key: str, msg: str) -> ConfigError:
+        return ConfigError(f"{where}: {key}: {msg}")
+
+    def table(key: str) -> dict[str, Any]:
+        v = data.get(key, {})
+        if not isinstance(v, dict):
+            raise err(key, "must be a table")
+        return v
+
+    def check_keys(prefix: str, tbl: dict[str, Any], allowed: set[str]) -> None:
+        for k in tbl:
+            if k not in allowed:
+                raise err(
+                    f"{prefix}.{k}" if prefix else k, f"unknown key (allowed: {', '.join(sorted(allowed))})"
+                )
+
+    def str_list(key: str, v: Any) -> list[str]:
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise err(key, "must be a list of strings")
+        return v
+
+    def boolean(key: str, v: Any) -> bool:
+        if not isinstance(v, bool):
+            raise err(key, "must be true or false")
+        return v
+
+    check_keys("", data, _TOP)
+
+    skills_t = table("skills")
+    check_keys("skills", skills_t, {"roots", "disabled"})
+    roots = None
+    if "roots" in skills_t:
+        roots = tuple(_resolve(base, r) for r in str_list("skills.roots", skills_t["roots"]))
+    disabled = frozenset(str_list("skills.disabled", skills_t.get("disabled", [])))
+
+    values: dict[str, Any] = {}
+    _flatten("", table("config"), values)
+
+    ex_t = table("execution")
+    check_keys("execution", ex_t, {"executor", "timeout", "network", "host_roots"})
+    executor = ex_t.get("executor", "auto")
+    if executor not in EXECUTORS:
+        raise err("execution.executor", f"must be one of {', '.join(EXECUTORS)} (got {executor!r})")
+    timeout = ex_t.get("timeout", 60)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86400:
+        raise err("execution.timeout", "must be a number of seconds between 0 and 86400")
+    execution = ExecutionSettings(
+        executor=executor,
+        timeout=float(timeout),
+        network=boolean("execution.network", ex_t.get("network", False)),
+        host_roots=tuple(
+            _resolve(base, r) for r in str_list("execution.host_roots", ex_t.get("host_roots", []))
+        ),
+    )
+
+    trust_t = table("trust")
+    check_keys("trust", trust_t, {"sources"})
+    trust_sources = tuple(str_list("trust.sources", trust_t.get("sources", [])))
+
+    hub_t = table("hub")
+    check_keys("hub", hub_t, {"index"})
+    hub_index = hub_t.get("index")
+    if hub_index is not None and not isinstance(hub_index, str):
+        raise err("hub.index", "must be a URL string")
+
+    install_t = table("install")
+    check_keys("install", install_t, {"root"})
+    install_root = None
+    if "root" in install_t:
+        if not isinstance(install_t["root"], str):
+            raise err("install.root", "must be a path string")
+        install_root = _resolve(base, install_t["root"])
+
+    overrides: dict[str, SkillOverride] = {}
+    for name, t in table("skill").items():
+        key = f"skill.{name}"
+        if not isinstance(t, dict):
+            raise err(key, "must be a table")
+        check_keys(key, t, {"enabled", "network", "env"})
+        env = t.get("env", {})
+        if not isinstance(env, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+        ):
+            raise err(f"{key}.env", "must be a table of string values")
+        overrides[name] = SkillOverride(
+            enabled=boolean(f"{key}.enabled", t["enabled"]) if "enabled" in t else None,
+            network=boolean(f"{key}.network", t["network"]) if "network" in t else None,
+            env=dict(env),
+        )
+
+    return Config(
+        path=path,
+        roots=roots,
+        disabled=disabled,
+        values=values,
+        execution=execution,
+        trust_sources=trust_sources,
+        hub_index=hub_index,
+        install_root_override=install_root,
+        skills=overrides,
+    )
+
+
+def _resolve(base: Path, raw: str) -> Path:
+    p = Path(os.path.expanduser(raw))
+    return p if p.is_absolute() else (base / p)
+
+
+def _flatten(prefix: str, tbl: dict[str, Any], out: dict[str, Any]) -> None:
+    """`[config] browser = {enabled = true}` and `"browser.enabled" = true` mean the same."""
+    for k, v in tbl.items():
+        key = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, dict):
+            _flatten(key, v, out)
+        else:
+            out[key] = v
+
+
+# ---------------------------------------------------------------- writing
+
+
+def update_config_file(path: Path, mutate: Any) -> None:
+    """Apply `mutate(data: dict)` to the TOML file at `path` and write it back atomically."""
+    import tomli_w
+
+    data: dict[str, Any] = {}
+    if path.is_file():
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    mutate(data)
+    parse_config(data, path)  # refuse to write something we could not read back
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def persist_disabled(path: Path, name: str, disabled: bool) -> None:
+    """Record an enable/disable in the config file (`[skills] disabled`, and `[skill.<name>] enabled` if set)."""
+
+    def mutate(data: dict[str, Any]) -> None:
+        skills = data.setdefault("skills", {})
+        names = [n for n in skills.get("disabled", []) if n != name]
+        if disabled:
+            names.append(name)
+        skills["disabled"] = sorted(names)
+        per = data.get("skill", {}).get(name)
+        if isinstance(per, dict) and "enabled" in per:
+            per["enabled"] = not disabled
+
+    update_config_file(path, mutate)

@@ -1,0 +1,212 @@
+"""Where skills live: the search path, and walking one root to find skill files.
+
+Walking is bounded (depth, directory count) and symlink-aware: a link is only
+followed while its target stays inside one of the allowed roots, so a skill
+folder cannot smuggle `~/.ssh` into a catalog.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillyard.config import Config
+from skillyard.model import Diagnostic
+
+#: Names that make a directory a skill, in order of preference.
+SKILL_FILES = ("SKILL.md", "skill.md", "SKILL.toml")
+#: Directories never walked into.
+IGNORED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "dist", "build"})
+MAX_DEPTH = 6
+MAX_DIRS_PER_ROOT = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """One directory on the search path; `source` labels where it came from."""
+
+    path: Path
+    source: str
+
+
+def bundled_root() -> Path:
+    return Path(__file__).parent / "builtin"
+
+
+def default_roots(config: Config, cwd: Path | None = None, home: Path | None = None) -> list[Root]:
+    """Project roots, then user roots, then the install root, then bundled skills."""
+    cwd = cwd or Path.cwd()
+    home = home or Path.home()
+    return [
+        Root(cwd / ".agents" / "skills", "project"),
+        Root(cwd / ".claude" / "skills", "project"),
+        Root(cwd / "skills", "project"),
+        Root(home / ".agents" / "skills", "user"),
+        Root(home / ".claude" / "skills", "user"),
+        Root(config.install_root, "install"),
+        Root(bundled_root(), "bundled"),
+    ]
+
+
+def resolve_roots(
+    explicit: Sequence[Path | str] | None,
+    config: Config,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> list[Root]:
+    """`--root` beats `SKILLYARD_PATH` beats `[skills] roots` beats the default search path."""
+    env = os.environ if env is None else env
+    if explicit:
+        return dedupe(Root(_abs(p, cwd), "custom") for p in explicit)
+    if raw := env.get("SKILLYARD_PATH"):
+        return dedupe(Root(_abs(p, cwd), "custom") for p in raw.split(os.pathsep) if p)
+    if config.roots is not None:
+        return dedupe(Root(_abs(p, cwd), "custom") for p in config.roots)
+    return dedupe(default_roots(config, cwd))
+
+
+def _abs(p: Path | str, cwd: Path | None) -> Path:
+    p = Path(os.path.expanduser(str(p)))
+    return p if p.is_absolute() else (cwd or Path.cwd()) / p
+
+
+def dedupe(roots: Iterable[Root]) -> list[Root]:
+    """The same directory twice (e.g. via a symlink) is searched once, at its highest position."""
+    seen: set[str] = set()
+    out: list[Root] = []
+    for r in roots:
+        key = os.path.realpath(r.path)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+@dataclass(slots=True)
+class WalkResult:
+    """What one walk of a root found: skill files in walk order and every directory whose listing was read."""
+
+    skill_files: list[str] = field(default_factory=list)
+    #: (directory, mtime_ns) of each non-skill directory listed; a changed mtime means entries changed.
+    listed_dirs: list[tuple[str, int]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_DEPTH) -> WalkResult:
+    """Find skill files under `root`; skill directories are not searched further."""
+    result = WalkResult()
+    top = str(root.path)
+    try:
+        st = os.stat(top)
+    except OSError:
+        return result  # a missing root is normal (most default roots do not exist)
+    if not stat.S_ISDIR(st.st_mode):
+        result.diagnostics.append(
+            Diagnostic("warning", "root-not-directory", "search root is not a directory", top)
+        )
+        return result
+    own = skill_file_in(top)
+    if own is not None:  # a root that is itself a skill
+        result.skill_files.append(own)
+        return result
+    visited: set[str] = {os.path.realpath(top)}
+    budget = [MAX_DIRS_PER_ROOT]
+    _walk(top, st.st_mtime_ns, 0, max_depth, allowed_real, visited, budget, result)
+    return result
+
+
+def skill_file_in(directory: str) -> str | None:
+    """The skill file of a directory, by preference, or None (one stat per candidate)."""
+    for name in SKILL_FILES:
+        p = os.path.join(directory, name)
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            return p
+    return None
+
+
+def _walk(
+    directory: str,
+    mtime_ns: int,
+    depth: int,
+    max_depth: int,
+    allowed_real: Sequence[str],
+    visited: set[str],
+    budget: list[int],
+    result: WalkResult,
+) -> None:
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError as e:
+        result.diagnostics.append(
+            Diagnostic("warning", "unreadable-dir", f"cannot list directory: {e.strerror}", directory)
+        )
+        return
+    result.listed_dirs.append((directory, mtime_ns))
+    for entry in entries:
+        name = entry.name
+        if name.startswith(".") or name in IGNORED_DIRS:
+            continue
+        try:
+            is_link = entry.is_symlink()
+            if not entry.is_dir(follow_symlinks=True):
+                continue
+        except OSError:
+            continue
+        path = entry.path
+        if is_link:
+            real = os.path.realpath(path)
+            if not any(real == a or real.startswith(a + os.sep) for a in allowed_real):
+                result.diagnostics.append(
+                    Diagnostic(
+                        "warning",
+                        "symlink-outside-root",
+                        f"symlink leaves the skill roots ({real}); not followed",
+                        path,
+                    )
+                )
+                continue
+            if real in visited:
+                continue
+            visited.add(real)
+        skill_file = skill_file_in(path)
+        if skill_file is not None:
+            if os.path.islink(skill_file):
+                real = os.path.realpath(skill_file)
+                if not any(real.startswith(a + os.sep) for a in allowed_real):
+                    result.diagnostics.append(
+                        Diagnostic(
+                            "warning",
+                            "symlink-outside-root",
+                            f"skill file links outside the skill roots ({real})",
+                            skill_file,
+                        )
+                    )
+                    continue
+            result.skill_files.append(skill_file)
+            continue
+        if depth + 1 >= max_depth:
+            continue
+        budget[0] -= 1
+        if budget[0] < 0:
+            if budget[0] == -1:
+                result.diagnostics.append(
+                    Diagnostic(
+                        "warning",
+                        "walk-limit",
+                        f"more than {MAX_DIRS_PER_ROOT} directories; stopped walking",
+                        directory,
+                    )
+                )
+            return
+        try:
+            sub_mtime = os.stat(path).st_mtime_ns
+        except OSError:
+            continue
+        _walk(path, sub_mtime, depth + 1, max_depth, allowed_real, visited, budget, result)

@@ -1,0 +1,132 @@
+"""Is a skill usable on this host? Reasons and fixes in the words of seed 000.
+
+Order follows OpenClaw: disabled, then OS, then `always`, then bins, anyBins,
+env and config. `always: true` skips the `requires.*` checks but not the OS or
+an explicit disable.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from skillyard.config import Config
+from skillyard.model import Eligibility, Requirements, Skill
+
+OS_ALIASES = {"macos": "darwin", "mac": "darwin", "osx": "darwin", "windows": "win32", "win": "win32"}
+OS_LABELS = {"darwin": "macOS", "linux": "Linux", "win32": "Windows"}
+
+
+def normalise_os(name: str) -> str:
+    n = name.strip().lower()
+    return OS_ALIASES.get(n, n)
+
+
+def current_os() -> str:
+    if sys.platform.startswith("linux"):
+        return "linux"
+    if sys.platform == "darwin":
+        return "darwin"
+    if sys.platform in ("win32", "cygwin"):
+        return "win32"
+    return sys.platform
+
+
+@dataclass(slots=True)
+class Host:
+    """What eligibility is checked against; tests build one with a fake PATH and env."""
+
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    os_name: str = field(default_factory=current_os)
+    path: str | None = None  #: PATH to search; defaults to env["PATH"]
+    _which: dict[str, bool] = field(default_factory=dict)
+
+    def has_bin(self, name: str) -> bool:
+        hit = self._which.get(name)
+        if hit is None:
+            hit = (
+                shutil.which(name, path=self.path if self.path is not None else self.env.get("PATH", ""))
+                is not None
+            )
+            self._which[name] = hit
+        return hit
+
+    def forget_bins(self) -> None:
+        """Binaries may have been installed since: look again."""
+        self._which.clear()
+
+
+def _truthy(v: object) -> bool:
+    if isinstance(v, str):
+        return v.strip().lower() not in ("", "0", "false", "no", "off")
+    return bool(v)
+
+
+def evaluate(skill: Skill, host: Host, config: Config, *, modified: bool = False) -> Eligibility:
+    """Decide eligibility; `modified` marks an installed skill whose files changed since install."""
+    reasons: list[str] = []
+    fixes: list[str] = []
+    if config.is_disabled(skill.name):
+        reasons.append("Disabled in config")
+    if modified:
+        reasons.append("Modified since install")
+        fixes.append(f"skillyard trust accept {skill.name}")
+    req = skill.requires
+    miss_os: tuple[str, ...] = ()
+    wanted = tuple(dict.fromkeys(normalise_os(o) for o in req.os))
+    if wanted and host.os_name not in wanted:
+        miss_os = wanted
+        label = " or ".join(OS_LABELS.get(o, o) for o in wanted)
+        reasons.append(f"Requires {label} (current: {host.os_name})")
+    miss_bins: tuple[str, ...] = ()
+    miss_any: tuple[str, ...] = ()
+    miss_env: tuple[str, ...] = ()
+    miss_cfg: tuple[str, ...] = ()
+    if not skill.always:
+        miss_bins = tuple(b for b in req.bins if not host.has_bin(b))
+        reasons.extend(f"Missing binary: {b}" for b in miss_bins)
+        if req.any_bins and not any(host.has_bin(b) for b in req.any_bins):
+            miss_any = req.any_bins
+            reasons.append(f"Requires one of: {', '.join(req.any_bins)}")
+        per_skill_env = config.override(skill.name).env
+        miss_env = tuple(e for e in req.env if not (host.env.get(e) or per_skill_env.get(e)))
+        reasons.extend(f"Missing environment variable: {e}" for e in miss_env)
+        miss_cfg = tuple(c for c in req.config if not _truthy(config.value(c)))
+        reasons.extend(f"Missing config: {c}" for c in miss_cfg)
+    if miss_bins or miss_any:
+        fixes.extend(install_fixes(skill, set(miss_bins) | set(miss_any), host.os_name))
+    fixes.extend(f"export {e}=<value>" for e in miss_env)
+    missing = Requirements(bins=miss_bins, any_bins=miss_any, env=miss_env, config=miss_cfg, os=miss_os)
+    return Eligibility(
+        eligible=not reasons, missing=missing, reasons=tuple(reasons), fixes=tuple(dict.fromkeys(fixes))
+    )
+
+
+def install_fixes(skill: Skill, missing_bins: set[str], os_name: str) -> list[str]:
+    """Install commands for missing binaries, in declared order, skipping options for other OSes."""
+    out: list[str] = []
+    for opt in skill.install:
+        if opt.os and os_name not in {normalise_os(o) for o in opt.os}:
+            continue
+        if opt.bins and not (set(opt.bins) & missing_bins):
+            continue
+        cmd = opt.command()
+        if cmd:
+            out.append(cmd)
+    return out
+
+
+def install_hints(skill: Skill, os_name: str | None = None) -> list[dict[str, str]]:
+    """Seed-000 `install_hints`: every applicable option as {kind, command}."""
+    os_name = os_name or current_os()
+    hints = []
+    for opt in skill.install:
+        if opt.os and os_name not in {normalise_os(o) for o in opt.os}:
+            continue
+        cmd = opt.command()
+        if cmd:
+            hints.append({"kind": opt.kind, "command": cmd})
+    return hints

@@ -1,0 +1,120 @@
+"""Seed-000 JSON views of the registry, shared by the `skills` tool and the CLI.
+
+One builder per shape, so `skillyard list --json` and the model's `skills`
+tool can never drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skillyard.eligibility import install_hints
+from skillyard.registry import Registry
+
+FILTERS = ("all", "eligible", "ineligible")
+
+
+def not_found(name: str, registry: Registry | None = None) -> dict[str, Any]:
+    """`{"error": "skill not found: foo"}` plus suggestions when there are any (extra key)."""
+    out: dict[str, Any] = {"error": f"skill not found: {name}"}
+    if registry is not None:
+        hints = registry.suggest(name)
+        if hints:
+            out["did_you_mean"] = hints
+    return out
+
+
+def list_report(registry: Registry, filter: str = "all", verbose: bool = False) -> dict[str, Any]:
+    skills = []
+    for s in registry.skills:
+        elig = registry.eligibility(s)
+        if filter == "eligible" and not elig.eligible:
+            continue
+        if filter == "ineligible" and elig.eligible:
+            continue
+        item: dict[str, Any] = {
+            "name": s.name,
+            "emoji": s.emoji or "",
+            "description": s.description,
+            "eligible": elig.eligible,
+        }
+        if verbose:
+            item["path"] = str(s.path)
+            item["source"] = s.source
+            item["requires"] = s.requires.to_dict()
+            if not elig.eligible:
+                item["reasons"] = list(elig.reasons)
+        skills.append(item)
+    return {"count": len(skills), "skills": skills}
+
+
+def info_report(registry: Registry, name: str) -> dict[str, Any]:
+    s = registry.get(name)
+    if s is None:
+        return not_found(name, registry)
+    elig = registry.eligibility(s)
+    out: dict[str, Any] = {
+        "name": s.name,
+        "emoji": s.emoji or "",
+        "description": s.description,
+        "eligible": elig.eligible,
+        "path": str(s.path),
+        "requires": s.requires.to_dict(),
+        "missing": elig.missing.to_dict(),
+        "install": [o.to_dict() for o in s.install],
+        "source": s.source,
+        "format": s.format,
+        "reasons": list(elig.reasons),
+        "docs": s.docs(),
+    }
+    if s.homepage:
+        out["homepage"] = s.homepage
+    if s.allowed_tools:
+        out["allowed_tools"] = list(s.allowed_tools)
+    if s.tools:
+        out["tools"] = [t.name for t in s.tools]
+    return out
+
+
+def check_report(registry: Registry, name: str) -> dict[str, Any]:
+    s = registry.get(name)
+    if s is None:
+        return not_found(name, registry)
+    elig = registry.eligibility(s)
+    return {
+        "name": s.name,
+        "eligible": elig.eligible,
+        "reasons": list(elig.reasons),
+        "fixes": list(elig.fixes),
+    }
+
+
+def missing_compact(registry: Registry, name: str) -> dict[str, list[str]]:
+    """Seed install result's `missing`: only the non-empty requirement lists."""
+    s = registry.get(name)
+    if s is None:
+        return {}
+    return {k: v for k, v in registry.eligibility(s).missing.to_dict().items() if v}
+
+
+def install_hints_for(registry: Registry, name: str) -> list[dict[str, str]]:
+    s = registry.get(name)
+    return install_hints(s, registry.host.os_name) if s is not None else []
+
+
+def search_report(registry: Registry, query: str, limit: int = 5) -> dict[str, Any]:
+    hits = registry.search(query, limit=limit)
+    skills = []
+    for h in hits:
+        s = registry.get(h.name)
+        if s is None:
+            continue
+        skills.append(
+            {
+                "name": s.name,
+                "description": s.description,
+                "eligible": registry.eligibility(s).eligible,
+                "score": h.score,
+            }
+        )
+    return {"query": query, "count": len(skills), "skills": skills}
