@@ -150,9 +150,9 @@ class Registry:
         except OSError:
             return None
         old = self._files.get(path)
-        if old is not None and old.mtime_ns == st.st_mtime_ns and old.size == st.st_size:
-            if old.skill is None or old.skill.source == source:
-                return old
+        unchanged = old is not None and old.mtime_ns == st.st_mtime_ns and old.size == st.st_size
+        if unchanged and (old.skill is None or old.skill.source == source):
+            return old
         skill, diags = _parse(path, source)
         return _FileEntry(st.st_mtime_ns, st.st_size, skill, list(diags))
 
