@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# A short tour of skillyard over the skills bundled with it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sy() { .venv/bin/skillyard --root src/skillyard/builtin "$@"; }
+step() { printf '\n\033[1m$ skillyard %s\033[0m\n' "$*"; }
+
+step list --verbose;                 sy list --verbose
+step check video-frames;             sy check video-frames || true
+step info json-toolkit --json;       sy info json-toolkit --json
+step validate --strict;              .venv/bin/skillyard validate --strict src/skillyard/builtin/*/ || true
+step search "count words in a document"; sy search "count words in a document" || true
+step prompt --format markdown;       sy prompt --format markdown || true
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+step call skill_load '{"skill": "text-report"}' --session "$tmp/s.json"
+sy call skill_load '{"skill": "text-report"}' --session "$tmp/s.json" || true
+step run text-report -- 'python3 scripts/text_stats.py SKILL.md'
+sy run text-report --output 'out/*' -- 'python3 scripts/text_stats.py SKILL.md' || true
+step call count_lines '{"path": "sample.txt"}'
+sy call count_lines '{"path": "sample.txt"}' || true
+printf '\nNext: `skillyard serve` exposes all of this to any MCP host (see docs/mcp.md).\n'
