@@ -1,0 +1,54 @@
+"""Test isolation shared by the whole suite: no test reads or writes the real user dirs."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for var, sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"), ("XDG_CACHE_HOME", ".cache")):
+        monkeypatch.setenv(var, str(home / sub))
+    for var in ("SKILLYARD_PATH", "SKILLYARD_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+SkillMaker = Callable[..., Path]
+
+
+@pytest.fixture
+def make_skill() -> SkillMaker:
+    """make_skill(root, name, description=..., extra='yaml lines', body='...', files={rel: text}) -> skill dir."""
+
+    def make(
+        root: Path,
+        name: str,
+        description: str | None = "A test skill that does something useful.",
+        *,
+        extra: str = "",
+        body: str = "# Instructions\n\nDo the thing.\n",
+        files: dict[str, str] | None = None,
+        dirname: str | None = None,
+    ) -> Path:
+        d = root / (dirname or name)
+        d.mkdir(parents=True, exist_ok=True)
+        lines = [f"name: {name}"]
+        if description is not None:
+            lines.append(f"description: {description}")
+        if extra:
+            lines.append(textwrap.dedent(extra).strip("\n"))
+        (d / "SKILL.md").write_text("---\n" + "\n".join(lines) + "\n---\n" + body, encoding="utf-8")
+        for rel, text in (files or {}).items():
+            p = d / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text, encoding="utf-8")
+        return d
+
+    return make
