@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from skillyard.config import parse_config
+from skillyard.eligibility import Host, evaluate, install_hints
+from skillyard.model import InstallOption, Requirements, Skill
+
+
+def fake_bin_dir(tmp_path: Path, *names: str) -> str:
+    import tempfile
+
+    d = Path(tempfile.mkdtemp(prefix="bin", dir=tmp_path))
+    for n in names:
+        p = d / n
+        p.write_text("#!/bin/sh\n")
+        p.chmod(p.stat().st_mode | stat.S_IXUSR)
+    return str(d)
+
+
+def skill(**kw: object) -> Skill:
+    return Skill(name=str(kw.pop("name", "s")), description="d", path=Path("/x/s/SKILL.md"), **kw)  # type: ignore[arg-type]
+
+
+def host(tmp_path: Path, bins: tuple[str, ...] = (), env: dict[str, str] | None = None, os_name: str = "linux") -> Host:
+    return Host(env=env or {}, os_name=os_name, path=fake_bin_dir(tmp_path, *bins))
+
+
+def test_no_requirements_is_eligible(tmp_path: Path) -> None:
+    e = evaluate(skill(), host(tmp_path), parse_config({}))
+    assert e.eligible and e.reasons == () and e.fixes == ()
+
+
+def test_missing_binary_reasons_and_fixes_seed_style(tmp_path: Path) -> None:
+    s = skill(
+        name="video-frames",
+        requires=Requirements(bins=("ffmpeg",)),
+        install=(
+            InstallOption(kind="apt", package="ffmpeg", bins=("ffmpeg",)),
+            InstallOption(kind="brew", formula="ffmpeg", bins=("ffmpeg",)),
+            InstallOption(kind="brew", formula="other", bins=("other",)),
+        ),
+    )
+    e = evaluate(s, host(tmp_path), parse_config({}))
+    assert not e.eligible
+    assert e.reasons == ("Missing binary: ffmpeg",)
+    assert e.fixes == ("apt install ffmpeg", "brew install ffmpeg")
+    assert e.missing.bins == ("ffmpeg",)
+
+
+def test_present_binary_and_env(tmp_path: Path) -> None:
+    s = skill(requires=Requirements(bins=("gh",), env=("GITHUB_TOKEN",)))
+    e = evaluate(s, host(tmp_path, ("gh",), {"GITHUB_TOKEN": "x"}), parse_config({}))
+    assert e.eligible
+    e2 = evaluate(s, host(tmp_path, ("gh",), {"GITHUB_TOKEN": ""}), parse_config({}))
+    assert e2.reasons == ("Missing environment variable: GITHUB_TOKEN",)
+    assert e2.fixes == ("export GITHUB_TOKEN=<value>",)
+
+
+def test_per_skill_env_satisfies_requirement(tmp_path: Path) -> None:
+    s = skill(name="api", requires=Requirements(env=("API_KEY",)))
+    cfg = parse_config({"skill": {"api": {"env": {"API_KEY": "k"}}}})
+    assert evaluate(s, host(tmp_path), cfg).eligible
+
+
+def test_any_bins(tmp_path: Path) -> None:
+    s = skill(requires=Requirements(any_bins=("rg", "ag")))
+    assert evaluate(s, host(tmp_path, ("ag",)), parse_config({})).eligible
+    e = evaluate(s, host(tmp_path), parse_config({}))
+    assert e.reasons == ("Requires one of: rg, ag",)
+    assert e.missing.any_bins == ("rg", "ag")
+
+
+def test_os_mismatch_has_no_fixes(tmp_path: Path) -> None:
+    s = skill(name="apple-notes", requires=Requirements(os=("macos",)))
+    e = evaluate(s, host(tmp_path), parse_config({}))
+    assert e.reasons == ("Requires macOS (current: linux)",) and e.fixes == ()
+    assert e.missing.os == ("darwin",)
+    assert evaluate(s, host(tmp_path, os_name="darwin"), parse_config({})).eligible
+
+
+def test_config_requirement(tmp_path: Path) -> None:
+    s = skill(requires=Requirements(config=("browser.enabled",)))
+    assert evaluate(s, host(tmp_path), parse_config({})).reasons == ("Missing config: browser.enabled",)
+    assert evaluate(s, host(tmp_path), parse_config({"config": {"browser": {"enabled": True}}})).eligible
+    assert not evaluate(s, host(tmp_path), parse_config({"config": {"browser.enabled": "false"}})).eligible
+
+
+def test_disabled_and_always(tmp_path: Path) -> None:
+    s = skill(name="x", always=True, requires=Requirements(bins=("nope",), os=("linux",)))
+    assert evaluate(s, host(tmp_path), parse_config({})).eligible  # always skips requires.*
+    assert evaluate(s, host(tmp_path), parse_config({"skills": {"disabled": ["x"]}})).reasons == ("Disabled in config",)
+    s_mac = skill(name="y", always=True, requires=Requirements(os=("darwin",)))
+    assert not evaluate(s_mac, host(tmp_path), parse_config({})).eligible  # but not the OS
+
+
+def test_install_options_filtered_by_os(tmp_path: Path) -> None:
+    s = skill(
+        requires=Requirements(bins=("himalaya",)),
+        install=(
+            InstallOption(kind="cargo", crate="himalaya"),
+            InstallOption(kind="brew", formula="himalaya", os=("darwin",)),
+            InstallOption(kind="go", module="example.com/x/cmd/x"),
+            InstallOption(kind="uv", package="tool"),
+            InstallOption(kind="node", package="pkg"),
+            InstallOption(kind="download", url="https://example.invalid/x.tar.gz"),
+        ),
+    )
+    e = evaluate(s, host(tmp_path), parse_config({}))
+    assert e.fixes == (
+        "cargo install himalaya",
+        "go install example.com/x/cmd/x@latest",
+        "uv tool install tool",
+        "npm install -g pkg",
+        "Download: https://example.invalid/x.tar.gz",
+    )
+    hints = install_hints(s, "darwin")
+    assert {"kind": "brew", "command": "brew install himalaya"} in hints
+
+
+def test_modified_since_install(tmp_path: Path) -> None:
+    e = evaluate(skill(name="z"), host(tmp_path), parse_config({}), modified=True)
+    assert e.reasons == ("Modified since install",) and e.fixes == ("skillyard trust accept z",)
+
+
+def test_real_path_lookup_uses_host_env(tmp_path: Path) -> None:
+    s = skill(requires=Requirements(bins=("sh",)))
+    assert evaluate(s, Host(env={"PATH": os.defpath}), parse_config({})).eligible
