@@ -1,0 +1,455 @@
+"""The prompt catalog (layer 1 of progressive disclosure) and the tool guidance text.
+
+A catalog lists the skills a model may use: name, description and, for the XML
+formats, where the skill file is. Four formats are rendered:
+
+* ``xml``: byte-identical to skills-ref ``to-prompt`` (every tag and value on its
+  own line, ``html.escape`` on name and description, location unescaped);
+* ``openclaw``: one intro line, then indented XML with everything escaped, the
+  home directory shown as ``~/`` and skills sorted by name;
+* ``markdown``: ``- name: description`` lines;
+* ``queryclaw``: the ``read_skill`` line format.
+
+A character budget first shortens descriptions to a common cap (water-filling,
+so short descriptions stay whole and long ones give up the most), then drops
+skills from the end of the input order (the caller passes skills by priority),
+and whenever anything was shortened or dropped a final line says
+``N of M skills shown``. The text never exceeds the budget unless the budget is
+smaller than that notice line, in which case the notice alone is returned.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from skillyard.model import Skill
+
+FORMATS = ("xml", "openclaw", "markdown", "queryclaw")
+
+#: Descriptions are not shortened below this many characters before skills start being dropped.
+MIN_DESCRIPTION_CHARS = 50
+ELLIPSIS = "…"
+
+OPENCLAW_INTRO = (
+    "The skills below carry specialised instructions for particular tasks: when a task matches a "
+    "skill's description, read its SKILL.md at the listed location before acting, and resolve any "
+    "relative path it mentions against that skill's directory."
+)
+QUERYCLAW_INTRO = "Call read_skill(skill_name='<name>') to load full workflow instructions when the user's request matches a skill."
+
+#: Short guidance per tool name, in the order they are shown.
+GUIDANCE: dict[str, str] = {
+    "skill_load": (
+        "- A skill's instructions are not in context until you load them: call skill_load with the skill's "
+        "name before following it (you may pass docs or include_all_docs to load docs with it)."
+    ),
+    "skill_list_docs": "- Call skill_list_docs to see which docs a skill offers.",
+    "skill_select_docs": (
+        "- When the instructions are loaded but a doc you need is missing, call skill_select_docs "
+        "(mode add, replace or clear) to change which docs are loaded; load only the docs the task needs."
+    ),
+    "skill_run": (
+        "- Once the instructions and the docs you need are loaded, run the skill's scripts and commands with "
+        "skill_run; files written under out/ come back as outputs."
+    ),
+    "read_skill": (
+        "- When the user's request matches a skill, call read_skill(skill_name='<name>') first to load its "
+        "workflow instructions, then follow them."
+    ),
+    "skill": (
+        "- When the user's request matches a skill, call the skill tool with its name to load it, then "
+        "follow the instructions it returns."
+    ),
+    "skills": (
+        "- The skills tool lists, searches and checks skills (actions list, search, info, check) when the "
+        "catalog does not show what you need."
+    ),
+}
+GUIDANCE_HEADER = "Skill tool guidance:"
+
+
+def tool_guidance(tool_names: Iterable[str]) -> str:
+    """Guidance lines for the exposed skill tools only, so the model is never told about a missing tool."""
+    if isinstance(tool_names, str):
+        tool_names = [tool_names]
+    exposed: set[str] = set()
+    for name in tool_names:
+        if isinstance(name, str):
+            exposed.add(name)
+    lines = [text for name, text in GUIDANCE.items() if name in exposed]
+    if not lines:
+        return ""
+    return "\n".join([GUIDANCE_HEADER, *lines])
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """A rendered catalog and what it left out."""
+
+    text: str
+    shown: int  #: skills listed
+    total: int  #: skills that could have been listed (after dropping disable-model-invocation ones)
+    truncated: bool  #: True when a description was shortened or a skill dropped
+    format: str
+    names: tuple[str, ...] = ()  #: names listed, in priority order
+    shortened: int = 0  #: descriptions shortened
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# ------------------------------------------------------------------ helpers
+
+_WS = re.compile(r"\s+")
+_ESCAPED_EXTRA = {"&": 4, "<": 3, ">": 3, '"': 5, "'": 5}  # html.escape: &amp; &lt; &gt; &quot; &#x27;
+_XML_EXTRA = {"&": 4, "<": 3, ">": 3, '"': 5, "'": 5}  # &amp; &lt; &gt; &quot; &apos;
+_SPECIAL = re.compile(r"[&<>\"']")
+_location_cache: dict[str, str] = {}
+
+
+def _xml_escape(s: str) -> str:
+    """XML escaping with ``&apos;`` (the OpenClaw catalog's entity set)."""
+    return (
+        s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+
+
+def _html_escape(s: str) -> str:
+    return html.escape(s)
+
+
+def _flat(s: str) -> str:
+    """One line: line formats must not let a description start a new catalog line."""
+    return _WS.sub(" ", s).strip()
+
+
+def _location(path: os.PathLike[str] | str) -> str:
+    """The resolved absolute path of the skill file (skills-ref resolves the skill directory)."""
+    key = os.fspath(path)
+    loc = _location_cache.get(key)
+    if loc is None:
+        directory, name = os.path.split(key)
+        loc = os.path.join(os.path.realpath(directory or "."), name)
+        if len(_location_cache) > 200_000:
+            _location_cache.clear()
+        _location_cache[key] = loc
+    return loc
+
+
+def _home_relative(loc: str, homes: Sequence[str]) -> str:
+    for h in homes:
+        if h and h != os.sep and loc.startswith(h + os.sep):
+            return "~/" + loc[len(h) + 1 :]
+    return loc
+
+
+def _truncate(s: str, cap: int) -> str:
+    """At most `cap` characters, ending with the ellipsis when cut."""
+    if len(s) <= cap:
+        return s
+    if cap <= 1:
+        return ELLIPSIS[:cap]
+    return s[: cap - 1].rstrip() + ELLIPSIS
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+@dataclass(slots=True)
+class _Entry:
+    name: str  #: the skill's name as given
+    display: str  #: the name as rendered in this format
+    src: str  #: description source text (flattened for line formats), before escaping
+    fixed: int  #: rendered entry length with an empty description
+    full: int  #: rendered description length when not shortened
+    extra_pos: list[int] | None  #: positions of characters escaping adds to (None: no such characters)
+    extra_cum: list[int] | None  #: cumulative added length up to and including each such position
+    location: str
+
+
+class _Format:
+    """How one format renders; budget arithmetic only needs the lengths this exposes."""
+
+    def __init__(
+        self,
+        header: str | None,
+        footer: str | None,
+        entry: Callable[[str, str, str], str],
+        escape: Callable[[str], str] | None,
+        extra: dict[str, int],
+        notice: Callable[[int, int, bool], str],
+        empty: str,
+        flat: bool,
+    ) -> None:
+        self.header = header
+        self.footer = footer
+        self.entry = entry
+        self.escape = escape
+        self.extra = extra
+        self.notice = notice
+        self.empty = empty
+        self.flat = flat
+
+
+def _notice_words(shown: int, total: int, shortened: bool) -> str:
+    words = f"{shown} of {total} skills shown"
+    return words + ", descriptions shortened" if shortened else words
+
+
+def _xml_entry(name: str, desc: str, loc: str) -> str:
+    return f"<skill>\n<name>\n{name}\n</name>\n<description>\n{desc}\n</description>\n<location>\n{loc}\n</location>\n</skill>"
+
+
+def _openclaw_entry(name: str, desc: str, loc: str) -> str:
+    return (
+        f"    <skill>\n      <name>{name}</name>\n      <description>{desc}</description>\n"
+        f"      <location>{loc}</location>\n    </skill>"
+    )
+
+
+def _markdown_entry(name: str, desc: str, loc: str) -> str:
+    return f"- {name}: {desc}" if desc else f"- {name}"
+
+
+def _queryclaw_entry(name: str, desc: str, loc: str) -> str:
+    return f"  - {name}: {desc} — call read_skill(skill_name='{name}') when relevant"
+
+
+_FORMATS: dict[str, _Format] = {
+    "xml": _Format(
+        "<available_skills>",
+        "</available_skills>",
+        _xml_entry,
+        _html_escape,
+        _ESCAPED_EXTRA,
+        lambda n, m, s: f"<!-- {_notice_words(n, m, s)} -->",
+        "<available_skills>\n</available_skills>",
+        False,
+    ),
+    "openclaw": _Format(
+        OPENCLAW_INTRO + "\n\n  <available_skills>",
+        "  </available_skills>",
+        _openclaw_entry,
+        _xml_escape,
+        _XML_EXTRA,
+        lambda n, m, s: f"<!-- {_notice_words(n, m, s)} -->",
+        "",
+        False,
+    ),
+    "markdown": _Format(
+        None, None, _markdown_entry, None, {}, lambda n, m, s: _notice_words(n, m, s) + ".", "", True
+    ),
+    "queryclaw": _Format(
+        QUERYCLAW_INTRO + "\n\nAvailable skills:",
+        None,
+        _queryclaw_entry,
+        None,
+        {},
+        lambda n, m, s: _notice_words(n, m, s) + ".",
+        "",
+        True,
+    ),
+}
+
+
+def _display_name(raw: str, fmt_name: str) -> str:
+    if fmt_name == "xml":
+        return html.escape(raw)
+    if fmt_name == "openclaw":
+        return _xml_escape(raw)
+    flat = _flat(raw)
+    # queryclaw quotes the name inside read_skill(skill_name='...'): a quote must not close it early.
+    return flat.replace("\\", "\\\\").replace("'", "\\'") if fmt_name == "queryclaw" else flat
+
+
+def _prepare(skill: Skill, fmt_name: str, fmt: _Format, homes: Sequence[str]) -> _Entry:
+    raw_name = _text(skill.name)
+    raw_desc = _text(skill.description)
+    name = _display_name(raw_name, fmt_name)
+    location = ""
+    if fmt_name == "xml":
+        src = raw_desc
+        location = _location(skill.path)
+    elif fmt_name == "openclaw":
+        src = raw_desc
+        location = _xml_escape(_home_relative(_location(skill.path), homes))
+    elif fmt_name == "queryclaw":
+        src = _flat(raw_desc) or _flat(raw_name)  # queryclaw falls back to the name
+    else:
+        src = _flat(raw_desc)
+    fixed = len(fmt.entry(name, "", location))
+    if fmt_name == "markdown" and src:
+        fixed += 2  # "- name: desc" rather than "- name"
+    extra_pos: list[int] | None = None
+    extra_cum: list[int] | None = None
+    full = len(src)
+    if fmt.escape is not None and _SPECIAL.search(src):
+        extra_pos, extra_cum = [], []
+        acc = 0
+        for m in _SPECIAL.finditer(src):
+            acc += fmt.extra[m.group()]
+            extra_pos.append(m.start())
+            extra_cum.append(acc)
+        full += acc
+    return _Entry(raw_name, name, src, fixed, full, extra_pos, extra_cum, location)
+
+
+def _desc_len(e: _Entry, cap: int) -> int:
+    """Upper bound of the rendered description length at `cap` (exact when not shortened)."""
+    if len(e.src) <= cap:
+        return e.full
+    if e.extra_pos is None:
+        return cap
+    keep = max(cap - 1, 0)
+    i = bisect.bisect_left(e.extra_pos, keep)
+    return cap + (e.extra_cum[i - 1] if i and e.extra_cum else 0)
+
+
+def _render_desc(e: _Entry, fmt: _Format, cap: int | None) -> str:
+    s = e.src if cap is None else _truncate(e.src, cap)
+    return fmt.escape(s) if fmt.escape is not None else s
+
+
+def _assemble(fmt: _Format, entries: list[str], notice: str | None) -> str:
+    parts: list[str] = []
+    if fmt.header is not None:
+        parts.append(fmt.header)
+    parts.extend(entries)
+    if fmt.footer is not None:
+        parts.append(fmt.footer)
+    if notice is not None:
+        parts.append(notice)
+    return "\n".join(parts)
+
+
+def _frame_len(fmt: _Format) -> tuple[int, int]:
+    """Length of header+footer and how many frame parts there are (each part after the first costs a newline)."""
+    n = 0
+    size = 0
+    for p in (fmt.header, fmt.footer):
+        if p is not None:
+            n += 1
+            size += len(p)
+    return size, n
+
+
+def _fits_all(entries: list[_Entry], cap: int, avail: int) -> bool:
+    total = 0
+    for e in entries:
+        total += e.fixed + 1 + _desc_len(e, cap)
+        if total > avail:
+            return False
+    return True
+
+
+def _best_cap(entries: list[_Entry], avail: int, low: int) -> int:
+    """Largest common description cap in [low, longest] whose entries fit in `avail` (assumes `low` fits)."""
+    hi = max((len(e.src) for e in entries), default=low)
+    lo = low
+    # Fast path over plain descriptions: sum(min(len, cap)) via sorted lengths and prefix sums.
+    plain = sorted(len(e.src) for e in entries if e.extra_pos is None)
+    prefix = [0]
+    for n in plain:
+        prefix.append(prefix[-1] + n)
+    fixed = sum(e.fixed + 1 for e in entries)
+    special = [e for e in entries if e.extra_pos is not None]
+
+    def size(cap: int) -> int:
+        j = bisect.bisect_right(plain, cap)
+        total = fixed + prefix[j] + cap * (len(plain) - j)
+        for e in special:
+            total += _desc_len(e, cap)
+        return total
+
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if size(mid) <= avail:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def render_catalog(
+    skills: Sequence[Skill],
+    fmt: str = "xml",
+    budget: int | None = None,
+    *,
+    home: str | None = None,
+    min_description: int = MIN_DESCRIPTION_CHARS,
+) -> Catalog:
+    """Render the skills (already filtered to the eligible ones, by priority) as a prompt catalog.
+
+    `budget` caps the length of the returned text in characters; `home` is the
+    directory shown as ``~/`` in the openclaw format (default: the user's home).
+    """
+    if not isinstance(fmt, str) or fmt not in _FORMATS:
+        raise ValueError(f"unknown catalog format: {fmt!r} (expected one of: {', '.join(FORMATS)})")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 0):
+        raise ValueError(f"budget must be a non-negative integer or None, not {budget!r}")
+    if isinstance(min_description, bool) or not isinstance(min_description, int) or min_description < 1:
+        raise ValueError("min_description must be a positive integer")
+    spec = _FORMATS[fmt]
+    listed = [s for s in skills if isinstance(s, Skill) and not s.disable_model_invocation]
+    homes: list[str] = []
+    if fmt == "openclaw":
+        h = home if home is not None else os.path.expanduser("~")
+        if h and h != "~":
+            h = h.rstrip(os.sep) or h
+            homes = [h]
+            real = os.path.realpath(h)
+            if real != h:
+                homes.append(real)
+    total = len(listed)
+    if total == 0:
+        text = spec.empty
+        if budget is not None and len(text) > budget:
+            text = ""
+        return Catalog(text, 0, 0, False, fmt)
+    # Entries stay in priority (input) order; only openclaw re-sorts them by name for display.
+    entries = [_prepare(s, fmt, spec, homes) for s in listed]
+
+    def render(chosen: list[_Entry], cap: int | None, notice: str | None) -> str:
+        if fmt == "openclaw":
+            chosen = sorted(chosen, key=lambda e: (e.name.casefold(), e.name))
+        parts = [spec.entry(e.display, _render_desc(e, spec, cap), e.location) for e in chosen]
+        return _assemble(spec, parts, notice)
+
+    full_text = render(entries, None, None)
+    if budget is None or len(full_text) <= budget:
+        return Catalog(full_text, total, total, False, fmt, tuple(e.name for e in entries))
+
+    frame, frame_parts = _frame_len(spec)
+    notice_max = len(spec.notice(total, total, True))
+    # "\n".join(frame + entries + notice) = frame + notice + frame_parts newlines + (entry + newline) each.
+    avail = budget - frame - frame_parts - notice_max
+    low = min_description
+    if avail >= 0 and _fits_all(entries, low, avail):
+        chosen = entries
+    else:
+        chosen = []
+        used = 0
+        for e in entries:
+            used += e.fixed + 1 + _desc_len(e, low)
+            if used > avail:
+                break
+            chosen.append(e)
+    if not chosen:
+        notice = spec.notice(0, total, False)
+        framed = _assemble(spec, [], notice)
+        return Catalog(framed if len(framed) <= budget else notice, 0, total, True, fmt)
+    cap = _best_cap(chosen, avail, low)
+    shortened = sum(1 for e in chosen if len(e.src) > cap)
+    notice = spec.notice(len(chosen), total, shortened > 0)
+    text = render(chosen, cap, notice)
+    return Catalog(text, len(chosen), total, True, fmt, tuple(e.name for e in chosen), shortened)
