@@ -1,0 +1,165 @@
+"""The CLI's JSON shapes (seed 000), exit codes and human output, run as real subprocesses where it matters."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillyard.cli import cli
+
+FFMPEG_META = (
+    'metadata: {"openclaw": {"emoji": "🎞️", "requires": {"bins": ["ffmpeg-not-here"]}, '
+    '"install": [{"id": "apt", "kind": "apt", "package": "ffmpeg-not-here", "label": "Install via apt"}]}}'
+)
+
+
+@pytest.fixture
+def root(tmp_path: Path, make_skill) -> Path:
+    r = tmp_path / "skills"
+    make_skill(
+        r, "weather", "Get current weather and forecasts", extra='metadata: {"openclaw": {"emoji": "🌤️"}}'
+    )
+    make_skill(
+        r, "video-frames", "Extract frames from videos", extra=FFMPEG_META, files={"USAGE.md": "# usage\n"}
+    )
+    return r
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str]:
+    res = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+    return res.exit_code, res.output
+
+
+def test_list_json_is_seed_shape_plus_diagnostics(root: Path) -> None:
+    code, out = run("--root", str(root), "list", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"count", "skills", "diagnostics"}
+    assert data["count"] == 2
+    names = {s["name"]: s for s in data["skills"]}
+    assert names["weather"] == {
+        "name": "weather",
+        "emoji": "🌤️",
+        "description": "Get current weather and forecasts",
+        "eligible": True,
+    }
+    assert names["video-frames"] == {
+        "name": "video-frames",
+        "emoji": "🎞️",
+        "description": "Extract frames from videos",
+        "eligible": False,
+    }
+
+
+def test_list_filter_and_verbose(root: Path) -> None:
+    code, out = run("--root", str(root), "list", "--filter", "ineligible", "--verbose", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["count"] == 1
+    item = data["skills"][0]
+    assert item["name"] == "video-frames" and item["path"] == str(root / "video-frames" / "SKILL.md")
+    assert (
+        item["requires"]["bins"] == ["ffmpeg-not-here"]
+        and item["requires"]["env"] == []
+        and item["requires"]["os"] == []
+    )
+    code, out = run("--root", str(root), "list", "--filter", "eligible", "--json")
+    assert [s["name"] for s in json.loads(out)["skills"]] == ["weather"]
+
+
+def test_info_and_check_json(root: Path) -> None:
+    code, out = run("--root", str(root), "info", "video-frames", "--json")
+    assert code == 0
+    info = json.loads(out)
+    for key in ("name", "emoji", "description", "eligible", "path", "requires", "missing", "install"):
+        assert key in info
+    assert info["missing"]["bins"] == ["ffmpeg-not-here"]
+    assert info["install"] == [
+        {"id": "apt", "kind": "apt", "package": "ffmpeg-not-here", "label": "Install via apt"}
+    ]
+    assert info["docs"] == ["USAGE.md"]
+    code, out = run("--root", str(root), "check", "video-frames", "--json")
+    assert code == 0
+    assert json.loads(out) == {
+        "name": "video-frames",
+        "eligible": False,
+        "reasons": ["Missing binary: ffmpeg-not-here"],
+        "fixes": ["apt install ffmpeg-not-here"],
+    }
+    code, out = run("--root", str(root), "check", "weather", "--json")
+    assert json.loads(out) == {"name": "weather", "eligible": True, "reasons": [], "fixes": []}
+
+
+def test_unknown_skill_exit_1_with_seed_error_and_suggestion(root: Path) -> None:
+    code, out = run("--root", str(root), "info", "wether", "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["error"] == "skill not found: wether" and data["did_you_mean"] == ["weather"]
+    code, out = run("--root", str(root), "check", "zzz", "--json")
+    assert code == 1 and json.loads(out) == {"error": "skill not found: zzz"}
+
+
+def test_human_output(root: Path) -> None:
+    code, out = run("--root", str(root), "list")
+    assert code == 0 and "weather" in out and "2 skills, 1 eligible" in out
+    code, out = run("--root", str(root), "check", "video-frames")
+    assert "Missing binary: ffmpeg-not-here" in out and "apt install ffmpeg-not-here" in out
+
+
+def test_repeatable_root(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path / "a", "one")
+    make_skill(tmp_path / "b", "two")
+    code, out = run("--root", str(tmp_path / "a"), "--root", str(tmp_path / "b"), "list", "--json")
+    assert [s["name"] for s in json.loads(out)["skills"]] == ["one", "two"]
+
+
+def test_bad_config_is_a_usage_error_naming_file_and_key(tmp_path: Path, root: Path) -> None:
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("[execution]\nexecuter = 'local'\n")
+    res = subprocess.run(
+        [sys.executable, "-m", "skillyard", "--config", str(cfg), "--root", str(root), "list"],
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 2
+    assert str(cfg) in res.stderr and "execution.executer" in res.stderr
+
+
+def test_usage_error_exit_2() -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "skillyard", "list", "--filter", "nope"], capture_output=True, text=True
+    )
+    assert res.returncode == 2
+
+
+def test_validate_exit_codes(tmp_path: Path, make_skill) -> None:
+    good = make_skill(tmp_path, "good-one")
+    bad = make_skill(tmp_path, "Bad_Name", dirname="elsewhere")
+    code, out = run("validate", str(good), "--json")
+    assert code == 0 and json.loads(out)["skills"][0]["valid"] is True
+    code, out = run("validate", str(good), str(bad), "--strict", "--json")
+    data = json.loads(out)
+    assert code == 1
+    assert [s["valid"] for s in data["skills"]] == [True, False]
+    assert set(data["skills"][1]) >= {"path", "name", "valid", "errors", "warnings"}
+
+
+def test_bundled_skills_are_strictly_valid() -> None:
+    builtin = Path(__file__).parents[1] / "src" / "skillyard" / "builtin"
+    dirs = sorted(str(p) for p in builtin.iterdir() if p.is_dir())
+    assert len(dirs) >= 5
+    code, out = run("validate", "--strict", "--json", *dirs)
+    assert code == 0, out
+
+
+def test_console_script_runs_on_bundled_skills() -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "skillyard", "list", "--json"], capture_output=True, text=True, cwd="/"
+    )
+    assert res.returncode == 0, res.stderr
+    names = {s["name"] for s in json.loads(res.stdout)["skills"]}
+    assert {"skill-authoring", "json-toolkit", "text-report", "video-frames", "file-tools"} <= names

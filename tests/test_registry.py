@@ -1,0 +1,220 @@
+"""Discovery, precedence, shadowing, symlink containment and reload diffs, on real directories."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from skillyard.config import parse_config
+from skillyard.discovery import Root, default_roots, resolve_roots
+from skillyard.eligibility import Host
+from skillyard.registry import Registry
+
+
+def no_bins_host() -> Host:
+    return Host(env={"PATH": ""}, os_name="linux", path="")
+
+
+def test_finds_skills_and_does_not_search_inside_skill_dirs(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path, "alpha")
+    make_skill(tmp_path / "team", "beta")  # nested one level: found
+    make_skill(tmp_path / "alpha" / "sub", "inner")  # inside a skill dir: not a separate skill
+    make_skill(tmp_path / ".hidden", "hidden")
+    make_skill(tmp_path / "node_modules", "npm-thing")
+    make_skill(tmp_path / "a" / "b" / "c" / "d" / "e" / "f" / "g", "too-deep")
+    reg = Registry.from_roots([tmp_path])
+    assert sorted(reg.names()) == ["alpha", "beta"]
+    assert reg.get("alpha").source == "custom"
+    assert reg.get("inner") is None and reg.get("hidden") is None
+
+
+def test_lowercase_skill_md_and_toml(tmp_path: Path) -> None:
+    (tmp_path / "low").mkdir()
+    (tmp_path / "low" / "skill.md").write_text(
+        "---\nname: low\ndescription: lower-case file name\n---\nbody\n"
+    )
+    (tmp_path / "tt").mkdir()
+    (tmp_path / "tt" / "SKILL.toml").write_text('[skill]\nname = "tt"\ndescription = "toml skill"\n')
+    reg = Registry.from_roots([tmp_path])
+    assert sorted(reg.names()) == ["low", "tt"]
+    assert reg.get("tt").format == "toml"
+
+
+def test_precedence_and_shadowing(tmp_path: Path, make_skill) -> None:
+    hi, lo = tmp_path / "hi", tmp_path / "lo"
+    make_skill(hi, "same", "from the high root")
+    make_skill(lo, "same", "from the low root")
+    make_skill(lo, "only-low")
+    reg = Registry.from_roots([hi, lo])
+    assert reg.get("same").description == "from the high root"
+    assert reg.names() == ["same", "only-low"]
+    shadowed = [d for d in reg.diagnostics if d.code == "shadowed"]
+    assert len(shadowed) == 1 and shadowed[0].path == str(lo / "same" / "SKILL.md")
+    # reversed order flips the winner
+    assert Registry.from_roots([lo, hi]).get("same").description == "from the low root"
+
+
+def test_broken_skill_does_not_stop_others(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path, "good")
+    make_skill(tmp_path, "nodesc", description=None)
+    (tmp_path / "binary").mkdir()
+    (tmp_path / "binary" / "SKILL.md").write_bytes(b"\x00\xff\xfe" * 100)
+    reg = Registry.from_roots([tmp_path])
+    assert reg.names() == ["good"]
+    paths = {d.path for d in reg.diagnostics if d.level == "error"}
+    assert str(tmp_path / "nodesc" / "SKILL.md") in paths
+    assert str(tmp_path / "binary" / "SKILL.md") in paths
+
+
+def test_symlinks_followed_only_inside_roots(tmp_path: Path, make_skill) -> None:
+    root = tmp_path / "root"
+    outside = tmp_path / "outside"
+    make_skill(outside, "escapee")
+    make_skill(root / "real", "inside")
+    root.mkdir(exist_ok=True)
+    os.symlink(outside / "escapee", root / "escapee")
+    os.symlink(root / "real", root / "alias")  # same target twice: loaded once
+    os.symlink(root, root / "real" / "loop")  # a loop inside a skill dir is never walked
+    reg = Registry.from_roots([root])
+    assert reg.names() == ["inside"]
+    assert any(d.code == "symlink-outside-root" for d in reg.diagnostics)
+    # allowed when the target is itself a root
+    reg2 = Registry.from_roots([root, outside])
+    assert sorted(reg2.names()) == ["escapee", "inside"]
+
+
+def test_root_that_is_itself_a_skill(tmp_path: Path, make_skill) -> None:
+    d = make_skill(tmp_path, "solo")
+    assert Registry.from_roots([d]).names() == ["solo"]
+
+
+def test_missing_root_is_fine(tmp_path: Path) -> None:
+    reg = Registry.from_roots([tmp_path / "nope"])
+    assert reg.skills == [] and reg.diagnostics == []
+
+
+def test_skillyard_path_and_explicit_roots_replace_defaults(tmp_path: Path) -> None:
+    cfg = parse_config({})
+    env = {"SKILLYARD_PATH": f"{tmp_path / 'a'}{os.pathsep}{tmp_path / 'b'}"}
+    assert [r.path for r in resolve_roots(None, cfg, tmp_path, env)] == [tmp_path / "a", tmp_path / "b"]
+    assert [r.path for r in resolve_roots([tmp_path / "c"], cfg, tmp_path, env)] == [tmp_path / "c"]
+    cfg2 = parse_config({"skills": {"roots": [str(tmp_path / "d")]}})
+    assert [r.path for r in resolve_roots(None, cfg2, tmp_path, {})] == [tmp_path / "d"]
+
+
+def test_default_roots_order(tmp_path: Path) -> None:
+    roots = default_roots(parse_config({}), cwd=tmp_path / "proj", home=tmp_path / "home")
+    assert [r.source for r in roots] == [
+        "project",
+        "project",
+        "project",
+        "user",
+        "user",
+        "install",
+        "bundled",
+    ]
+    assert roots[0].path == tmp_path / "proj" / ".agents" / "skills"
+    assert roots[4].path == tmp_path / "home" / ".claude" / "skills"
+
+
+def test_discover_uses_project_roots_and_bundled(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path / ".agents" / "skills", "json-toolkit", "project override of a bundled skill")
+    reg = Registry.discover(cwd=tmp_path)
+    assert reg.get("json-toolkit").description == "project override of a bundled skill"
+    assert reg.get("skill-authoring").source == "bundled"
+    assert any(d.code == "shadowed" and "bundled" not in d.message for d in reg.diagnostics)
+
+
+def test_eligibility_through_registry_and_disable(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path, "needs-ffmpeg", extra='metadata: {"openclaw": {"requires": {"bins": ["ffmpeg"]}}}')
+    make_skill(tmp_path, "plain")
+    reg = Registry.from_roots([tmp_path], host=no_bins_host())
+    assert not reg.is_eligible("needs-ffmpeg") and reg.is_eligible("plain")
+    assert [s.name for s in reg.eligible_skills()] == ["plain"]
+    reg.set_enabled("plain", False)
+    assert reg.eligibility("plain").reasons == ("Disabled in config",)
+    reg.set_enabled("plain", True)
+    assert reg.is_eligible("plain")
+
+
+def test_enable_disable_persisted(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path / "r", "plain")
+    cfg_file = tmp_path / "skillyard.toml"
+    from skillyard.config import load_config
+
+    cfg_file.write_text("")
+    reg = Registry.from_roots([tmp_path / "r"], load_config(cfg_file))
+    reg.set_enabled("plain", False, persist=True)
+    assert load_config(cfg_file).is_disabled("plain")
+    with pytest.raises(KeyError):
+        reg.set_enabled("nope", False)
+
+
+def test_reload_diff_and_only_changed_files_reparsed(tmp_path: Path, make_skill, monkeypatch) -> None:
+    make_skill(tmp_path, "a")
+    make_skill(tmp_path, "b", extra='metadata: {"openclaw": {"requires": {"env": ["TOKEN_B"]}}}')
+    host = Host(env={}, os_name="linux", path="")
+    reg = Registry.from_roots([tmp_path], host=host)
+    a_before = reg.get("a")
+    assert reg.eligibility("b").reasons == ("Missing environment variable: TOKEN_B",)
+
+    import skillyard.registry as registry_module
+
+    calls: list[str] = []
+    real = registry_module._parse
+    monkeypatch.setattr(registry_module, "_parse", lambda p, s: (calls.append(p), real(p, s))[1])
+
+    host.env = {"TOKEN_B": "x"}
+    make_skill(tmp_path, "c")
+    diff = reg.reload().to_dict()
+    assert diff["reloaded"] is True
+    assert diff["previous"] == {"eligible": 1, "total": 2}
+    assert diff["current"] == {"eligible": 3, "total": 3}
+    assert {"skill": "b", "was": "ineligible", "now": "eligible"} in diff["changes"]
+    assert {"skill": "c", "was": "absent", "now": "eligible"} in diff["changes"]
+    assert calls == [str(tmp_path / "c" / "SKILL.md")]  # a and b were not re-read
+    assert reg.get("a") is a_before
+
+    # touch one skill: only it is re-read and it shows up as updated
+    calls.clear()
+    p = tmp_path / "a" / "SKILL.md"
+    p.write_text(p.read_text().replace("Do the thing.", "Do the other thing."))
+    os.utime(p, ns=(time.time_ns(), time.time_ns() + 10_000_000))
+    diff = reg.reload().to_dict()
+    assert calls == [str(p)] and diff["updated"] == ["a"] and diff["changes"] == []
+
+    import shutil
+
+    shutil.rmtree(tmp_path / "c")
+    diff = reg.reload().to_dict()
+    assert {"skill": "c", "was": "eligible", "now": "absent"} in diff["changes"]
+
+
+def test_on_change_listener(tmp_path: Path, make_skill) -> None:
+    reg = Registry.from_roots([tmp_path])
+    seen = []
+    reg.on_change(seen.append)
+    make_skill(tmp_path, "new")
+    reg.reload()
+    assert seen and seen[0].current["total"] == 1
+
+
+def test_suggestions(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path, "video-frames")
+    make_skill(tmp_path, "json-toolkit")
+    reg = Registry.from_roots([tmp_path])
+    assert reg.suggest("video-frame") == ["video-frames"]
+    assert reg.suggest("json") == ["json-toolkit"]
+    assert reg.get("../etc/passwd") is None and reg.get(None) is None  # type: ignore[arg-type]
+
+
+def test_roots_are_deduplicated(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path / "r", "x")
+    os.symlink(tmp_path / "r", tmp_path / "r2")
+    roots = resolve_roots([tmp_path / "r", tmp_path / "r2"], parse_config({}))
+    assert roots == [Root(tmp_path / "r", "custom")]
+    reg = Registry(roots)
+    assert len(reg.roots) == 1 and reg.names() == ["x"]
