@@ -1,0 +1,405 @@
+"""The lenient frontmatter chain: fast path, safe YAML, colon repair, line parser.
+
+Every step produces the same JSON-compatible mapping for the same input; the fast
+path only accepts what it can read exactly like the YAML path (the tests check
+that with generated frontmatters) and hands everything else to libyaml.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import json
+import math
+import re
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
+
+from skillyard.model import Diagnostic
+
+_Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: Top-level keys whose values are read as the author spelled them (`name: yes` is "yes", `version: 1.10`
+#: is "1.10"), never as YAML 1.1 booleans, numbers or dates.
+STRING_FIELDS = frozenset(
+    {
+        "name",
+        "description",
+        "version",
+        "author",
+        "license",
+        "compatibility",
+        "when_to_use",
+        "when-to-use",
+        "argument-hint",
+        "homepage",
+        "emoji",
+        "skillKey",
+        "model",
+        "display-name",
+        "primaryEnv",
+    }
+)
+
+#: Complexity caps: an alias bomb or deep nesting becomes a diagnostic, not a hang.
+MAX_NODES = 20_000
+MAX_DEPTH = 64
+
+_STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+
+_IMPLICIT = Resolver.yaml_implicit_resolvers
+_BOOL_VALUES = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
+
+# Fast path grammar: one `key: value` per line, nothing indented, no tabs, only characters YAML reads as
+# printable and not as line breaks.
+_FAST_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,63}):(?: +(.*))?")
+_FAST_BAD_CHAR = re.compile(
+    "[^\n\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+_PLAIN_BAD_START = frozenset("?:,[]{}#&*!|>'\"%@`")
+_SIMPLE_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_FAST_MAX_JSON = 4096
+
+
+class _Fallback(Exception):
+    """The fast path cannot be sure; use the YAML path."""
+
+
+class _TooComplex(Exception):
+    pass
+
+
+def _resolve_plain(value: str) -> str:
+    """The YAML 1.1 tag libyaml+PyYAML would give this plain scalar."""
+    for tag, regexp in _IMPLICIT.get(value[:1] if value else "", ()):
+        if regexp.match(value):
+            return tag
+    return _STR
+
+
+def _fast_scalar(key: str, value: str | None) -> Any:
+    if value is None:
+        return None
+    value = value.rstrip(" ")
+    if not value:
+        return None
+    c = value[0]
+    if c == '"':
+        inner = value[1:-1]
+        if len(value) < 2 or value[-1] != '"' or '"' in inner or "\\" in inner:
+            raise _Fallback
+        return inner
+    if c == "'":
+        inner = value[1:-1]
+        if len(value) < 2 or value[-1] != "'" or "'" in inner.replace("''", ""):
+            raise _Fallback
+        return inner.replace("''", "'")
+    if c in "{[":
+        if key in STRING_FIELDS or len(value) > _FAST_MAX_JSON or "\\u" in value:
+            raise _Fallback
+        try:
+            data = json.loads(value, parse_float=_json_float, object_pairs_hook=_json_object)
+        except ValueError:
+            raise _Fallback from None
+        return data
+    if c in _PLAIN_BAD_START or value == "-" or value.startswith("- ") or ": " in value or " #" in value:
+        raise _Fallback
+    if value[-1] == ":":
+        raise _Fallback
+    tag = _resolve_plain(value)
+    if tag == _STR:
+        return value
+    if tag == _NULL:
+        return None
+    if key in STRING_FIELDS:
+        return value
+    if tag == _BOOL:
+        return _BOOL_VALUES[value.lower()]
+    if tag == _INT and _SIMPLE_INT.fullmatch(value):
+        return int(value)
+    raise _Fallback
+
+
+def _json_float(s: str) -> float:
+    if "e" in s or "E" in s:
+        raise _Fallback  # YAML 1.1 floats need a signed exponent and a dot
+    return float(s)
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    for k, _ in pairs:
+        if len(k) > 256:
+            raise _Fallback
+    return dict(pairs)
+
+
+def fast_parse(text: str) -> dict[str, Any] | None:
+    """Parse simple frontmatter without YAML; None when the text needs the full parser."""
+    if "\t" in text or _FAST_BAD_CHAR.search(text):
+        return None
+    out: dict[str, Any] = {}
+    try:
+        for line in text.split("\n"):
+            if not line or line[0] == "#" or line.isspace():
+                continue
+            m = _FAST_LINE.fullmatch(line)
+            if m is None:
+                return None
+            key = m.group(1)
+            if _resolve_plain(key) != _STR:
+                return None
+            out[key] = _fast_scalar(key, m.group(2))
+    except _Fallback:
+        return None
+    return out
+
+
+# ---------------------------------------------------------------- YAML path
+
+
+def _check_complexity(root: Node) -> None:
+    """Count nodes as a consumer would see them (aliases expanded) and bound the depth."""
+    budget = MAX_NODES
+    stack: list[tuple[Node, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise _TooComplex(f"frontmatter expands to more than {MAX_NODES} values (alias bomb?)")
+        if depth > MAX_DEPTH:
+            raise _TooComplex(f"frontmatter nests deeper than {MAX_DEPTH} levels")
+        if isinstance(node, SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+        elif isinstance(node, MappingNode):
+            for k, v in node.value:
+                stack.append((k, depth + 1))
+                stack.append((v, depth + 1))
+
+
+def _yaml_load(text: str) -> Any:
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_complexity(node)
+        data = loader.construct_document(node)
+        if isinstance(node, MappingNode) and isinstance(data, dict):
+            for k_node, v_node in node.value:
+                if not (isinstance(k_node, ScalarNode) and k_node.value in STRING_FIELDS):
+                    continue
+                if not isinstance(v_node, ScalarNode) or k_node.value not in data:
+                    continue
+                if v_node.tag == _NULL and not v_node.style:
+                    data[k_node.value] = None
+                elif v_node.style in ("|", ">"):
+                    data[k_node.value] = v_node.value.rstrip("\n")
+                else:
+                    data[k_node.value] = v_node.value
+        return data
+    finally:
+        loader.dispose()
+
+
+def to_jsonable(value: Any, _depth: int = 0) -> Any:
+    """YAML values as JSON data: dates become ISO strings, keys strings, sets lists, bytes base64."""
+    if _depth > MAX_DEPTH + 2:
+        raise _TooComplex("nesting too deep")
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {_json_key(k): to_jsonable(v, _depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v, _depth + 1) for v in value]
+    if isinstance(value, set):
+        return sorted((to_jsonable(v, _depth + 1) for v in value), key=str)
+    if isinstance(value, _dt.date | _dt.datetime):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    return str(value)
+
+
+def _json_key(k: Any) -> str:
+    if isinstance(k, str):
+        return k
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    if k is None:
+        return "null"
+    if isinstance(k, _dt.date | _dt.datetime):
+        return k.isoformat()
+    return str(to_jsonable(k)) if isinstance(k, tuple) else str(k)
+
+
+# ------------------------------------------------------- repair and line parser
+
+_REPAIR_LINE = re.compile(r"^(\s*(?:-\s+)?[^\s:#'\"{}\[\],&*!|>%@`-][^:#]*?):[ \t]+(\S.*?)\s*$")
+_REPAIR_SKIP_START = frozenset("'\"{[|>&*!#%@`")
+
+
+def repair_colons(text: str) -> str | None:
+    """Quote unquoted values that contain `: ` (the most common frontmatter mistake); None if nothing to do."""
+    changed = False
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        m = _REPAIR_LINE.match(line)
+        if not m:
+            continue
+        value = m.group(2)
+        if value[0] in _REPAIR_SKIP_START:
+            continue
+        if ": " in value or value.endswith(":") or ":\t" in value:
+            quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            lines[i] = f"{m.group(1)}: {quoted}"
+            changed = True
+    return "\n".join(lines) if changed else None
+
+
+_LINE_KEY = re.compile(r"^([A-Za-z0-9_][\w.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+
+
+def line_parse(text: str) -> dict[str, str]:
+    """Last resort: top-level `key: value` lines, indented continuations joined, quotes stripped."""
+    out: dict[str, str] = {}
+    key: str | None = None
+    parts: list[str] = []
+    literal = False
+
+    def flush() -> None:
+        if key is not None:
+            joined = ("\n" if literal else " ").join(p for p in parts if p or literal).strip()
+            out[key] = _unquote(joined)
+
+    for line in text.split("\n"):
+        if line[:1] in (" ", "\t") and key is not None:
+            parts.append(line.strip())
+            continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = _LINE_KEY.match(line)
+        if m is None:
+            continue
+        flush()
+        key = m.group(1)
+        first = m.group(2) or ""
+        literal = first.startswith("|")
+        parts = [] if first[:1] in ("|", ">") else [first]
+    flush()
+    return out
+
+
+def _unquote(v: str) -> str:
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+        return v[1:-1]
+    return v
+
+
+# ------------------------------------------------------------------- the chain
+
+
+def _mark_line(e: BaseException) -> int | None:
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    # +2: the opening `---` is line 1 of the file and marks are 0-based.
+    return mark.line + 2 if mark is not None else None
+
+
+def parse_frontmatter(text: str, path: str = "") -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """Frontmatter text → JSON-compatible mapping (or None) and diagnostics; never raises.
+
+    None means "no usable metadata" (not a mapping, unsafe or too complex); a dict from the
+    line parser comes with a `yaml-invalid` diagnostic.
+    """
+    diags: list[Diagnostic] = []
+    try:
+        fast = fast_parse(text)
+    except Exception:  # the fast path must never decide an outcome by crashing
+        fast = None
+    if fast is not None:
+        return fast, diags
+    try:
+        data = _yaml_load(text)
+    except yaml.constructor.ConstructorError as e:
+        msg = str(getattr(e, "problem", "") or e).strip()
+        diags.append(
+            Diagnostic(
+                "error",
+                "yaml-unsafe-tag",
+                f"frontmatter uses a tag that is not allowed: {msg}",
+                path,
+                _mark_line(e),
+            )
+        )
+        return None, diags
+    except _TooComplex as e:
+        diags.append(Diagnostic("error", "yaml-too-complex", str(e), path))
+        return None, diags
+    except RecursionError:
+        diags.append(Diagnostic("error", "yaml-too-complex", "frontmatter nests too deeply", path))
+        return None, diags
+    except yaml.YAMLError as e:
+        data, diags = _recover(text, path, e)
+        if data is None:
+            return None, diags
+    except Exception as e:  # libyaml reader errors and the like
+        data, diags = _recover(text, path, e)
+        if data is None:
+            return None, diags
+    return _finish(data, path, diags)
+
+
+def _finish(data: Any, path: str, diags: list[Diagnostic]) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    if data is None:
+        diags.append(Diagnostic("warning", "frontmatter-empty", "frontmatter is empty", path))
+        return None, diags
+    if not isinstance(data, dict):
+        diags.append(
+            Diagnostic(
+                "warning",
+                "frontmatter-not-mapping",
+                f"frontmatter is a {type(data).__name__}, not a mapping; ignored",
+                path,
+            )
+        )
+        return None, diags
+    try:
+        return to_jsonable(data), diags
+    except (_TooComplex, RecursionError):
+        diags.append(Diagnostic("error", "yaml-too-complex", "frontmatter nests too deeply", path))
+        return None, diags
+
+
+def _recover(text: str, path: str, err: BaseException) -> tuple[Any, list[Diagnostic]]:
+    detail = " ".join(str(err).replace(' in "<unicode string>",', " at").split())[:300]
+    line = _mark_line(err)
+    repaired = repair_colons(text)
+    if repaired is not None:
+        try:
+            data = _yaml_load(repaired)
+        except Exception:
+            data = None
+        else:
+            return data, [
+                Diagnostic(
+                    "warning",
+                    "yaml-repaired",
+                    f"invalid YAML in frontmatter ({detail}); read after quoting values that contain ': '",
+                    path,
+                    line,
+                )
+            ]
+    fallback = line_parse(text)
+    has_description = bool(fallback.get("description", "").strip())
+    level = "warning" if has_description else "error"
+    how = "read with the line fallback" if has_description else "no description could be recovered"
+    return (fallback if has_description else None), [
+        Diagnostic(level, "yaml-invalid", f"invalid YAML in frontmatter: {detail}; {how}", path, line)
+    ]

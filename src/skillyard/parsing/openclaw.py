@@ -1,0 +1,246 @@
+"""OpenClaw / ClawHub metadata: requirements, install options and display fields.
+
+The manifest lives in `metadata.openclaw` (legacy `clawdbot`, `moltbot`, `clawdis`) as a
+map or a JSON string; the same keys are also accepted at the frontmatter top level.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillyard.model import INSTALL_KIND_FIELD, Diagnostic, InstallOption, Requirements
+
+MANIFEST_KEYS = ("openclaw", "clawdbot", "moltbot", "clawdis")
+_OS_ALIASES = {
+    "macos": "darwin",
+    "mac": "darwin",
+    "osx": "darwin",
+    "darwin": "darwin",
+    "windows": "win32",
+    "win": "win32",
+    "win32": "win32",
+    "linux": "linux",
+}
+
+
+@dataclass(slots=True)
+class OpenClawInfo:
+    """The OpenClaw fields after normalisation."""
+
+    emoji: str | None = None
+    homepage: str | None = None
+    always: bool = False
+    skill_key: str | None = None
+    requires: Requirements = field(default_factory=Requirements)
+    install: tuple[InstallOption, ...] = ()
+
+
+def decode_metadata(value: Any, path: str, diags: list[Diagnostic]) -> dict[str, Any]:
+    """`metadata` as a mapping: a map as is, a JSON (or YAML flow) string parsed, anything else dropped."""
+    if isinstance(value, dict):
+        return value
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        parsed = _parse_json_ish(value)
+        if isinstance(parsed, dict):
+            return parsed
+    diags.append(Diagnostic("warning", "metadata-not-mapping", "`metadata` is not a mapping; ignored", path))
+    return {}
+
+
+def _parse_json_ish(text: str) -> Any:
+    """JSON first (the ClawHub form), then a YAML flow mapping; None when neither reads it."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    from skillyard.parsing.frontmatter import parse_frontmatter
+
+    data, _ = parse_frontmatter(f"x: {text}" if "\n" not in text else text)
+    if isinstance(data, dict):
+        inner = data.get("x", data)
+        return inner if isinstance(inner, dict) else None
+    return None
+
+
+def manifest(metadata: dict[str, Any], path: str, diags: list[Diagnostic]) -> dict[str, Any]:
+    """The OpenClaw block of `metadata`, first of the known keys that holds a mapping."""
+    for key in MANIFEST_KEYS:
+        if key not in metadata:
+            continue
+        block = metadata[key]
+        if isinstance(block, str):
+            block = _parse_json_ish(block)
+        if isinstance(block, dict):
+            return block
+        diags.append(
+            Diagnostic("warning", "openclaw-not-mapping", f"`metadata.{key}` is not a mapping; ignored", path)
+        )
+    return {}
+
+
+def str_list(value: Any, field_name: str, path: str, diags: list[Diagnostic]) -> tuple[str, ...]:
+    """A list of strings from a list or a comma/space separated string; other items warned and dropped."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        sep = "," if "," in value else None
+        return tuple(p.strip() for p in value.split(sep) if p.strip())
+    if isinstance(value, list):
+        out: list[str] = []
+        for item in value:
+            if isinstance(item, str) and item.strip():
+                out.append(item.strip())
+            elif isinstance(item, int | float) and not isinstance(item, bool):
+                out.append(str(item))
+            else:
+                diags.append(
+                    Diagnostic(
+                        "warning", "bad-list-item", f"`{field_name}`: ignored a non-string entry", path
+                    )
+                )
+        return tuple(out)
+    diags.append(
+        Diagnostic("warning", "bad-list", f"`{field_name}` must be a list or a string; ignored", path)
+    )
+    return ()
+
+
+def normalise_os(values: tuple[str, ...]) -> tuple[str, ...]:
+    """`macos` → `darwin`, `windows` → `win32`; unknown names kept lower-cased."""
+    out: list[str] = []
+    for v in values:
+        n = _OS_ALIASES.get(v.lower(), v.lower())
+        if n not in out:
+            out.append(n)
+    return tuple(out)
+
+
+def to_bool(value: Any) -> bool | None:
+    """yes/no/on/off/1/0/true/false in any case; None when it is none of those."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in ("yes", "on", "1", "true"):
+            return True
+        if v in ("no", "off", "0", "false"):
+            return False
+    return None
+
+
+def _opt_str(value: Any) -> str | None:
+    if value is None or isinstance(value, dict | list):
+        return None
+    s = str(value).strip() if not isinstance(value, bool) else ("true" if value else "false")
+    return s or None
+
+
+def read_openclaw(
+    frontmatter: dict[str, Any], metadata: dict[str, Any], path: str
+) -> tuple[OpenClawInfo, list[Diagnostic]]:
+    """OpenClaw fields from the manifest block, falling back to top-level keys."""
+    diags: list[Diagnostic] = []
+    block = manifest(metadata, path, diags)
+
+    def get(key: str) -> Any:
+        if key in block:
+            return block[key]
+        return frontmatter.get(key)
+
+    info = OpenClawInfo()
+    info.emoji = _opt_str(get("emoji"))
+    info.homepage = _opt_str(get("homepage"))
+    info.skill_key = _opt_str(get("skillKey"))
+    always = get("always")
+    if always is not None:
+        b = to_bool(always)
+        if b is None:
+            diags.append(Diagnostic("warning", "bad-boolean", "`always` is not a boolean; ignored", path))
+        info.always = bool(b)
+    req = get("requires")
+    bins = any_bins = env = config = ()
+    if isinstance(req, dict):
+        bins = str_list(req.get("bins"), "requires.bins", path, diags)
+        any_bins = str_list(req.get("anyBins"), "requires.anyBins", path, diags)
+        env = str_list(req.get("env"), "requires.env", path, diags)
+        config = _config_list(req.get("config"), path, diags)
+    elif req is not None:
+        diags.append(Diagnostic("warning", "bad-requires", "`requires` is not a mapping; ignored", path))
+    os_list = normalise_os(str_list(get("os"), "os", path, diags))
+    info.requires = Requirements(bins=bins, any_bins=any_bins, env=env, config=config, os=os_list)
+    info.install = read_install(get("install"), path, diags)
+    return info, diags
+
+
+def _config_list(value: Any, path: str, diags: list[Diagnostic]) -> tuple[str, ...]:
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        diags.append(
+            Diagnostic(
+                "warning",
+                "bad-list-item",
+                "`requires.config`: object entries are not supported; skipped",
+                path,
+            )
+        )
+        value = [v for v in value if not isinstance(v, dict)]
+    return str_list(value, "requires.config", path, diags)
+
+
+def read_install(value: Any, path: str, diags: list[Diagnostic]) -> tuple[InstallOption, ...]:
+    """`install[]` → InstallOption; a spec with an unknown kind or without its target is dropped with a warning."""
+    if value is None:
+        return ()
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        diags.append(Diagnostic("warning", "bad-install", "`install` must be a list; ignored", path))
+        return ()
+    out: list[InstallOption] = []
+    for i, spec in enumerate(value):
+        if not isinstance(spec, dict):
+            diags.append(
+                Diagnostic("warning", "bad-install", f"install[{i}] is not a mapping; dropped", path)
+            )
+            continue
+        kind = _opt_str(spec.get("kind") or spec.get("type"))
+        kind = kind.lower() if kind else None
+        if kind not in INSTALL_KIND_FIELD:
+            diags.append(
+                Diagnostic("warning", "bad-install", f"install[{i}]: unknown kind {kind!r}; dropped", path)
+            )
+            continue
+        target_field = INSTALL_KIND_FIELD[kind]
+        target = _opt_str(spec.get(target_field))
+        if target is None and kind == "brew":
+            target = _opt_str(spec.get("cask"))
+        if target is None:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "bad-install",
+                    f"install[{i}] ({kind}): missing `{target_field}`; dropped",
+                    path,
+                )
+            )
+            continue
+        fields: dict[str, Any] = {target_field: target}
+        out.append(
+            InstallOption(
+                kind=kind,
+                id=_opt_str(spec.get("id")) or "",
+                label=_opt_str(spec.get("label")) or "",
+                bins=str_list(spec.get("bins"), f"install[{i}].bins", path, diags),
+                os=normalise_os(str_list(spec.get("os"), f"install[{i}].os", path, diags)),
+                **fields,
+            )
+        )
+    return tuple(out)

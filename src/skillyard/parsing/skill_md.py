@@ -1,0 +1,323 @@
+"""SKILL.md: frontmatter → Skill, with every dialect's fields (spec, Claude Code, OpenClaw, Codex).
+
+Choices (also in docs/formats.md):
+
+* name defaults to the directory name; a different frontmatter name is a warning and the skill
+  is keyed by the frontmatter name;
+* a file without frontmatter (or whose frontmatter is empty or not a mapping) takes its
+  description from the first paragraph of the body (not a heading), with a warning;
+  a frontmatter mapping without a description is not loaded;
+* a sibling SKILL.toml contributes its tools and prompts (prompts are appended to the body).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from skillyard.model import Diagnostic, Skill
+from skillyard.parsing.frontmatter import parse_frontmatter
+from skillyard.parsing.openclaw import decode_metadata, read_openclaw, str_list, to_bool
+from skillyard.parsing.skill_toml import (
+    parse_skill_toml,
+    read_prompts,
+    read_toml_file,
+    read_tools,
+    render_prompts,
+    render_toml_body,
+)
+from skillyard.parsing.text import ReadError, decode_text, read_head, split_frontmatter
+
+#: Preference when a directory holds several: the spec's name first, then the lowercase variant
+#: (accepted by skills-ref and ClawHub), then ZeroClaw's TOML manifest (merged into a SKILL.md when both exist).
+SKILL_FILE_NAMES = ("SKILL.md", "skill.md", "SKILL.toml")
+
+
+def find_skill_file(directory: Path) -> Path | None:
+    """The skill file of a directory by preference (SKILL.md > skill.md > SKILL.toml), or None."""
+    try:
+        names = set(os.listdir(directory))
+    except OSError:
+        return None
+    for name in SKILL_FILE_NAMES:
+        if name in names and os.path.isfile(os.path.join(directory, name)):
+            return Path(directory) / name
+    return None
+
+
+def parse_skill(path: Path, *, source: str = "custom") -> tuple[Skill | None, list[Diagnostic]]:
+    """Parse one skill file (SKILL.md / skill.md / SKILL.toml); never raises."""
+    spath = os.fspath(path)
+    try:
+        if spath.lower().endswith(".toml"):
+            return parse_skill_toml(spath, source)
+        return _parse_md(spath, source)
+    except Exception as e:  # a parser bug must still only cost this one skill
+        return None, [
+            Diagnostic(
+                "error", "parse-failed", f"unexpected error while parsing: {type(e).__name__}: {e}", spath
+            )
+        ]
+
+
+def first_paragraph(body: str) -> str | None:
+    """The first prose paragraph of a Markdown body: skips headings, rules, comments and fences."""
+    para: list[str] = []
+    in_fence = False
+    in_comment = False
+    for line in body.split("\n"):
+        s = line.strip()
+        if in_fence:
+            if s.startswith(("```", "~~~")):
+                in_fence = False
+            continue
+        if in_comment:
+            if "-->" in s:
+                in_comment = False
+            continue
+        if not s:
+            if para:
+                break
+            continue
+        if para:
+            if s.startswith(("#", "```", "~~~")):
+                break
+            para.append(s)
+            continue
+        if s.startswith(("```", "~~~")):
+            in_fence = True
+        elif s.startswith("<!--"):
+            in_comment = "-->" not in s
+        elif s.startswith("#") or set(s) <= set("-*_= "):
+            continue
+        else:
+            para.append(s)
+    text = " ".join(para).strip()
+    return text or None
+
+
+def _str_field(fm: dict[str, Any], key: str, path: str, diags: list[Diagnostic]) -> str | None:
+    v = fm.get(key)
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v.strip() or None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return str(v)
+    if isinstance(v, list) and all(isinstance(x, str | int | float) for x in v):
+        return " ".join(str(x) for x in v).strip() or None  # e.g. argument-hint given as a sequence
+    diags.append(Diagnostic("warning", "bad-field", f"`{key}` must be a string; ignored", path))
+    return None
+
+
+def _bool_field(fm: dict[str, Any], key: str, default: bool, path: str, diags: list[Diagnostic]) -> bool:
+    if key not in fm or fm[key] is None:
+        return default
+    b = to_bool(fm[key])
+    if b is None:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "bad-boolean",
+                f"`{key}` is not a boolean (yes/no/true/false/on/off/1/0); ignored",
+                path,
+            )
+        )
+        return default
+    return b
+
+
+def _parse_md(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
+    diags: list[Diagnostic] = []
+    try:
+        head = read_head(path)
+    except ReadError as e:
+        return None, [Diagnostic("error", e.code, f"skill not loaded: {e.message}", path)]
+    dir_name = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    fm: dict[str, Any] | None = None
+    if head.frontmatter is not None:
+        fm, fdiags = parse_frontmatter(head.frontmatter, path)
+        diags.extend(fdiags)
+        if fm is None and any(d.level == "error" for d in fdiags):
+            return None, diags
+    if fm is None:
+        description = first_paragraph(head.body_head)
+        why = "has no frontmatter" if head.frontmatter is None else "has no usable frontmatter"
+        if description is None:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "missing-description",
+                    f"skill not loaded: the file {why} and its body has no paragraph to use as a description",
+                    path,
+                )
+            )
+            return None, diags
+        diags.append(
+            Diagnostic(
+                "warning",
+                "no-frontmatter",
+                f"the file {why}; name taken from the directory, description from the first paragraph",
+                path,
+            )
+        )
+        fm_data: dict[str, Any] = {}
+        name = dir_name
+    else:
+        fm_data = fm
+        description = _description(fm_data, path, diags)
+        if description is None:
+            return None, diags
+        raw_name = fm_data.get("name")
+        name = _str_field(fm_data, "name", path, diags) if raw_name is not None else None
+        if name is None:
+            if raw_name is not None:
+                diags.append(
+                    Diagnostic("warning", "bad-name", "`name` is not usable; using the directory name", path)
+                )
+            name = dir_name
+        elif name != dir_name:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "name-mismatch",
+                    f"skill name {name!r} differs from its directory {dir_name!r} (the skill is registered as {name!r})",
+                    path,
+                )
+            )
+    skill = _build(fm_data, name, description, path, source, diags)
+    skill.body_offset = head.body_offset
+    skill.mtime_ns = head.mtime_ns
+    skill.size = head.size
+    return skill, diags
+
+
+def _description(fm: dict[str, Any], path: str, diags: list[Diagnostic]) -> str | None:
+    raw = fm.get("description")
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        what = "is empty" if isinstance(raw, str) or ("description" in fm) else "is missing"
+        diags.append(
+            Diagnostic(
+                "error", "missing-description", f"skill not loaded: frontmatter `description` {what}", path
+            )
+        )
+        return None
+    if isinstance(raw, dict | list):
+        diags.append(
+            Diagnostic(
+                "error",
+                "missing-description",
+                "skill not loaded: frontmatter `description` is not a string",
+                path,
+            )
+        )
+        return None
+    return _str_field(fm, "description", path, diags)
+
+
+def _build(
+    fm: dict[str, Any], name: str, description: str, path: str, source: str, diags: list[Diagnostic]
+) -> Skill:
+    metadata = decode_metadata(fm.get("metadata"), path, diags) if "metadata" in fm else {}
+    oc, odiags = read_openclaw(fm, metadata, path)
+    diags.extend(odiags)
+    args_raw = fm.get("arguments")
+    arguments = str_list(args_raw, "arguments", path, diags) if args_raw is not None else ()
+    if isinstance(args_raw, str) and "," not in args_raw:
+        arguments = tuple(args_raw.split())
+    tools_raw = fm.get("allowed-tools", fm.get("allowed_tools"))
+    allowed = _allowed_tools(tools_raw, path, diags)
+    tags = str_list(fm.get("tags"), "tags", path, diags) if fm.get("tags") is not None else ()
+    skill = Skill(
+        name=name,
+        description=description,
+        path=Path(os.path.abspath(path)),
+        source=source,
+        format="md",
+        frontmatter=fm,
+        metadata=metadata,
+        emoji=oc.emoji,
+        homepage=oc.homepage,
+        license=_str_field(fm, "license", path, diags),
+        compatibility=_str_field(fm, "compatibility", path, diags),
+        allowed_tools=allowed,
+        requires=oc.requires,
+        install=oc.install,
+        always=oc.always,
+        disable_model_invocation=_bool_field(fm, "disable-model-invocation", False, path, diags),
+        user_invocable=_bool_field(fm, "user-invocable", True, path, diags),
+        when_to_use=_str_field(fm, "when_to_use", path, diags) or _str_field(fm, "when-to-use", path, diags),
+        argument_hint=_str_field(fm, "argument-hint", path, diags),
+        arguments=arguments,
+        skill_key=oc.skill_key,
+        version=_str_field(fm, "version", path, diags),
+        author=_str_field(fm, "author", path, diags),
+        tags=tags,
+    )
+    toml_path = os.path.join(os.path.dirname(path), "SKILL.toml")
+    if os.path.isfile(toml_path):
+        _merge_toml(skill, toml_path, diags)
+    return skill
+
+
+def _allowed_tools(value: Any, path: str, diags: list[Diagnostic]) -> tuple[str, ...]:
+    """Space- or comma-separated string, or a list; `Bash(git diff:*)` keeps its inner spaces."""
+    if value is None:
+        return ()
+    if isinstance(value, list):
+        return str_list(value, "allowed-tools", path, diags)
+    if not isinstance(value, str):
+        diags.append(
+            Diagnostic("warning", "bad-field", "`allowed-tools` must be a string or a list; ignored", path)
+        )
+        return ()
+    out: list[str] = []
+    buf: list[str] = []
+    depth = 0
+    for ch in value:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        if depth == 0 and (ch == "," or ch.isspace()):
+            if buf:
+                out.append("".join(buf))
+                buf = []
+            continue
+        buf.append(ch)
+    if buf:
+        out.append("".join(buf))
+    return tuple(t for t in out if t)
+
+
+def _merge_toml(skill: Skill, toml_path: str, diags: list[Diagnostic]) -> None:
+    """SKILL.md wins; the SKILL.toml next to it adds tools and prompts."""
+    data, tdiags, _, _ = read_toml_file(toml_path)
+    diags.extend(tdiags)
+    if data is None:
+        return
+    skill.tools = read_tools(data, toml_path, diags)
+    skill.prompts = read_prompts(data, toml_path, diags)
+
+
+def load_body(skill: Skill) -> str:
+    """The full instructions: Markdown body without frontmatter (plus merged TOML prompts),
+    or the rendered body of a TOML skill. Raises OSError when the file cannot be read.
+    """
+    if skill.format == "toml":
+        return render_toml_body(skill)
+    with open(skill.path, "rb") as f:
+        st = os.fstat(f.fileno())
+        data = f.read()
+    text = decode_text(data)
+    if st.st_mtime_ns == skill.mtime_ns and st.st_size == skill.size:
+        body = text[skill.body_offset :]
+    else:  # the file changed since discovery: find the body again rather than trust the offset
+        _, body, _ = split_frontmatter(text)
+    body = body.lstrip("\n")
+    if skill.prompts:
+        body = body.rstrip("\n") + "\n\n" + render_prompts(skill.prompts) + "\n"
+    return body

@@ -1,0 +1,164 @@
+"""Reading skill files: decoding, newline normalisation and frontmatter splitting.
+
+Discovery must stay cheap, so the frontmatter is read in chunks and the body is
+never touched until someone asks for it (see `read_head`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+BOM = b"\xef\xbb\xbf"
+#: First read at discovery; most frontmatters (and a whole typical skill) fit.
+CHUNK = 8 * 1024
+#: Frontmatter larger than this is refused (hostile or broken file).
+MAX_FRONTMATTER = 256 * 1024
+#: How much of a frontmatter-less file is read to find its first paragraph.
+MAX_FALLBACK_HEAD = 64 * 1024
+
+_CLOSE_RE = re.compile(rb"\n---[ \t]*(?:\n|\Z)")
+_OPEN_RE = re.compile(rb"---[ \t]*\n")
+_CLOSE_TEXT_RE = re.compile(r"\n---[ \t]*(?:\n|\Z)")
+_OPEN_TEXT_RE = re.compile(r"---[ \t]*\n")
+
+
+class ReadError(Exception):
+    """A file that cannot be a skill at all (binary, empty, unreadable, oversized)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(slots=True)
+class Head:
+    """What discovery reads of a SKILL.md: the frontmatter (if any) and the start of the body."""
+
+    frontmatter: str | None  #: text between the delimiters, None when the file has none
+    body_head: str  #: the start of the body (all of it when the file was read to the end)
+    body_offset: int  #: character offset of the body in the decoded, normalised text
+    complete: bool  #: True when the whole file was read
+    mtime_ns: int
+    size: int
+    bom: bool
+
+
+def normalise_newlines(data: bytes) -> bytes:
+    """CRLF and lone CR both become LF (old Mac files and Windows editors)."""
+    if b"\r" not in data:
+        return data
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def _check_binary(raw: bytes, complete: bool) -> str:
+    """Decode a chunk, refusing NUL bytes and invalid UTF-8 (a split character at the end is fine)."""
+    if b"\0" in raw:
+        raise ReadError("binary-file", "file contains NUL bytes (binary, not a text skill file)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if not complete and e.start >= len(raw) - 3 and e.reason == "unexpected end of data":
+            return raw[: e.start].decode("utf-8")
+        raise ReadError("invalid-utf8", f"file is not valid UTF-8 (byte {e.start}: {e.reason})") from None
+
+
+def read_head(path: str) -> Head:
+    """Read only the frontmatter (and whatever of the body came along in the same chunk).
+
+    One open, one fstat; further reads happen only while the closing `---` has not
+    been seen, capped at MAX_FRONTMATTER.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise ReadError("unreadable", f"cannot open file: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not _is_regular(st.st_mode):
+            raise ReadError("not-a-file", "not a regular file")
+        raw = os.read(fd, CHUNK)
+        complete = len(raw) < CHUNK
+        if not raw:
+            raise ReadError("empty-file", "file is empty")
+        bom = raw.startswith(BOM)
+        if bom:
+            raw = raw[3:]
+        if not raw.strip():
+            raise ReadError("empty-file", "file is empty (only whitespace)")
+        if not _OPEN_RE.match(normalise_newlines(raw[:512])):
+            # No frontmatter: read enough to find the first paragraph of the body.
+            while not complete and len(raw) < MAX_FALLBACK_HEAD:
+                more = os.read(fd, CHUNK)
+                raw += more
+                complete = len(more) < CHUNK
+            text = _check_binary(normalise_newlines(raw), complete)
+            return Head(None, text, 0, complete, st.st_mtime_ns, st.st_size, bom)
+        while True:
+            norm = normalise_newlines(raw)
+            m = _CLOSE_RE.search(norm, 3)
+            if m is not None and not complete and m.end() == len(norm):
+                m = None  # `---` at the very end of a chunk: the line may continue in the next one
+            if m is not None:
+                text = _check_binary(norm, complete)
+                fm_end = m.start()
+                fm = text[: len(norm[:fm_end].decode("utf-8"))]
+                body_offset = len(norm[: m.end()].decode("utf-8"))
+                open_end = _OPEN_TEXT_RE.match(fm)
+                fm_text = fm[open_end.end() :] if open_end else fm[4:]
+                return Head(
+                    fm_text, text[body_offset:], body_offset, complete, st.st_mtime_ns, st.st_size, bom
+                )
+            if b"\0" in raw:
+                raise ReadError("binary-file", "file contains NUL bytes (binary, not a text skill file)")
+            if complete:
+                _check_binary(norm, True)
+                raise ReadError(
+                    "frontmatter-unclosed", "frontmatter opened with --- but never closed with ---"
+                )
+            if len(raw) >= MAX_FRONTMATTER:
+                raise ReadError(
+                    "frontmatter-too-large",
+                    f"frontmatter exceeds {MAX_FRONTMATTER // 1024} KiB without a closing ---",
+                )
+            more = os.read(fd, max(CHUNK, len(raw)))
+            complete = not more or len(more) < max(CHUNK, len(raw))
+            raw += more
+    finally:
+        os.close(fd)
+
+
+def _is_regular(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(mode)
+
+
+def decode_text(data: bytes) -> str:
+    """Whole-file decode for load_body: BOM stripped, newlines normalised, bad bytes replaced."""
+    if data.startswith(BOM):
+        data = data[3:]
+    return normalise_newlines(data).decode("utf-8", errors="replace")
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int]:
+    """Split decoded text into (frontmatter or None, body, body_offset).
+
+    The frontmatter is the lines between a first line `---` and the next line that
+    is exactly `---` (trailing blanks allowed); a `---` inside a value never splits.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    m = _OPEN_TEXT_RE.match(text)
+    if m is None:
+        return None, text, 0
+    c = _CLOSE_TEXT_RE.search(text, m.end() - 1)
+    if c is None:
+        return None, text, 0
+    start = m.end()
+    fm = text[start : c.start()] if c.start() >= start else ""
+    return fm, text[c.end() :], c.end()
