@@ -218,3 +218,57 @@ def test_roots_are_deduplicated(tmp_path: Path, make_skill) -> None:
     assert roots == [Root(tmp_path / "r", "custom")]
     reg = Registry(roots)
     assert len(reg.roots) == 1 and reg.names() == ["x"]
+
+
+def test_startup_cache_skips_parsing_unchanged_files(tmp_path: Path, make_skill, monkeypatch) -> None:
+    root = tmp_path / "r"
+    make_skill(
+        root,
+        "a",
+        extra='metadata: {"openclaw": {"requires": {"bins": ["x"]}, "install": [{"kind": "brew", "formula": "x"}]}}',
+    )
+    make_skill(root, "b")
+    (root / "t").mkdir()
+    (root / "t" / "SKILL.toml").write_text(
+        '[skill]\nname = "t"\ndescription = "toml"\n[[tools]]\nname = "echo"\ndescription = "e"\ncommand = "echo {x}"\n'
+    )
+    cache_file = tmp_path / "cache.marshal"
+    first = Registry.from_roots([root]).skills
+    Registry([Root(root, "custom")], cache=cache_file)
+    assert cache_file.is_file()
+
+    import skillyard.registry as registry_module
+
+    calls: list[str] = []
+    real = registry_module._parse
+    monkeypatch.setattr(registry_module, "_parse", lambda p, s: (calls.append(p), real(p, s))[1])
+    reg = Registry([Root(root, "custom")], cache=cache_file)
+    assert calls == []
+    for s1 in first:
+        s2 = reg.get(s1.name)
+        assert s2 is not None
+        for f in (
+            "name",
+            "description",
+            "path",
+            "requires",
+            "install",
+            "tools",
+            "frontmatter",
+            "body_offset",
+            "format",
+        ):
+            assert getattr(s1, f) == getattr(s2, f), f
+    assert reg.get("b").body() == first[1].body()
+
+    p = root / "b" / "SKILL.md"
+    p.write_text(p.read_text().replace("useful", "very useful"))
+    reg = Registry([Root(root, "custom")], cache=cache_file)
+    assert calls == [str(p)] and "very useful" in reg.get("b").description
+
+
+def test_corrupt_cache_is_ignored(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path / "r", "a")
+    cache_file = tmp_path / "cache.marshal"
+    cache_file.write_bytes(b"\x00garbage")
+    assert Registry([Root(tmp_path / "r", "custom")], cache=cache_file).names() == ["a"]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillyard import cache as cache_mod
 from skillyard.config import Config, load_config, persist_disabled
 from skillyard.discovery import Root, resolve_roots, walk_root
 from skillyard.eligibility import Host, evaluate
@@ -33,6 +34,7 @@ class _FileEntry:
     size: int
     skill: Skill | None
     diagnostics: list[Diagnostic]
+    ino: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,12 @@ class Registry:
     """Skills found on the search path, by priority, with eligibility for this host."""
 
     def __init__(
-        self, roots: Sequence[Root], config: Config | None = None, *, host: Host | None = None
+        self,
+        roots: Sequence[Root],
+        config: Config | None = None,
+        *,
+        host: Host | None = None,
+        cache: bool | Path = False,
     ) -> None:
         self.roots: list[Root] = list(roots)
         self.config: Config = config or Config()
@@ -84,7 +91,18 @@ class Registry:
         self._listeners: list[Callable[[ReloadDiff], None]] = []
         #: bumps whenever the set of skills or their eligibility may have changed
         self.version = 0
+        self._cache_file: Path | None = None
+        self._cached: cache_mod.Entries = {}
+        if cache:
+            self._cache_file = (
+                cache if isinstance(cache, Path) else cache_mod.cache_path([str(r.path) for r in self.roots])
+            )
+            self._cached = cache_mod.load(self._cache_file)
+        self._fresh = 0
         self._scan()
+        if self._cache_file is not None:
+            self._save_cache()
+            self._cached = {}
 
     # ------------------------------------------------------------ construction
 
@@ -153,8 +171,37 @@ class Registry:
         unchanged = old is not None and old.mtime_ns == st.st_mtime_ns and old.size == st.st_size
         if unchanged and (old.skill is None or old.skill.source == source):
             return old
+        hit = self._cached.get(path)
+        if hit is not None and hit[:4] == (st.st_mtime_ns, st.st_size, st.st_ino, source):
+            try:
+                skill = cache_mod.skill_from_row(hit[4]) if hit[4] is not None else None
+                return _FileEntry(
+                    st.st_mtime_ns, st.st_size, skill, [cache_mod.diag_from_row(d) for d in hit[5]], st.st_ino
+                )
+            except (TypeError, ValueError, IndexError):
+                pass  # a cache from another layout: parse instead
+        self._fresh += 1
         skill, diags = _parse(path, source)
-        return _FileEntry(st.st_mtime_ns, st.st_size, skill, list(diags))
+        return _FileEntry(st.st_mtime_ns, st.st_size, skill, list(diags), st.st_ino)
+
+    def _save_cache(self) -> None:
+        if self._cache_file is None or (self._fresh == 0 and len(self._cached) == len(self._files)):
+            return
+        entries: cache_mod.Entries = {}
+        for path, e in self._files.items():
+            source = e.skill.source if e.skill is not None else ""
+            row = cache_mod.skill_to_row(e.skill) if e.skill is not None else None
+            if e.skill is None:
+                continue  # files that did not load are re-read (their diagnostics stay current)
+            entries[path] = (
+                e.mtime_ns,
+                e.size,
+                e.ino,
+                source,
+                row,
+                [cache_mod.diag_to_row(d) for d in e.diagnostics],
+            )
+        cache_mod.save(self._cache_file, entries)
 
     def reload(self) -> ReloadDiff:
         """Re-scan the roots, re-reading only changed files; returns the seed's diff."""
