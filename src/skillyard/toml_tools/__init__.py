@@ -1,0 +1,29 @@
+"""SKILL.toml `[[tools]]` as native function-calling tools that values cannot hijack.
+
+`tool_schema` gives the JSON schema, `build_invocation` the argv (or bash script
+plus environment) for one call, `run_tool` runs it in the skill directory through
+the executor layer, and `plan_tool_names` gives every tool a unique,
+provider-safe name.
+"""
+
+from skillyard.toml_tools.errors import TemplateError, ToolArgError
+from skillyard.toml_tools.invocation import (
+    Invocation,
+    build_invocation,
+    parameters,
+    parse_arguments,
+    tool_schema,
+)
+from skillyard.toml_tools.template import CompiledTemplate, compile_template
+
+__all__ = [
+    "CompiledTemplate",
+    "Invocation",
+    "TemplateError",
+    "ToolArgError",
+    "build_invocation",
+    "compile_template",
+    "parameters",
+    "parse_arguments",
+    "tool_schema",
+]

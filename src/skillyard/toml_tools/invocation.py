@@ -1,0 +1,281 @@
+"""From a ToolSpec and the model's arguments to an argv that cannot be hijacked.
+
+The contract: every value becomes exactly one argv element (or, for array
+parameters, one element per item), in the word the template put its
+placeholder in, or — when the template needs bash — one double-quoted
+expansion of an environment variable. No value is ever parsed as shell text,
+so no value can add a command, a redirection or a word. What values can still
+do is look like options, so a string that starts with `-` is refused unless
+the parameter declares `allow_dash`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillyard.model import ToolArg, ToolSpec
+from skillyard.toml_tools.errors import TemplateError, ToolArgError
+from skillyard.toml_tools.template import CompiledTemplate, Word, compile_template
+from skillyard.toml_tools.values import MAX_TOTAL_BYTES, ValueProblem, brief, render_value
+
+#: Largest JSON argument text accepted from a provider.
+MAX_ARGS_JSON_CHARS = 2_000_000
+#: Environment variable prefixes for values in shell mode (scalars, then array items).
+ENV_PREFIX = "SKILLYARD_ARG_"
+ARRAY_ENV_PREFIX = "SKILLYARD_ARR_"
+#: How shell-mode templates are run: bash reads no startup files.
+BASH_ARGV = ("bash", "--noprofile", "--norc", "-c")
+
+_SHORT_FLAG_RE = re.compile(r"-[A-Za-z0-9]")
+_MISSING = object()
+
+
+@dataclass(slots=True)
+class Invocation:
+    """What to execute: an argv, plus the environment variables it needs (shell mode only)."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    shell: bool = False
+    #: the bash script (shell mode); the values are in `env`, never in here
+    script: str | None = None
+
+    def display(self) -> str:
+        """A copy-pasteable rendering for logs and dry runs."""
+        if not self.env:
+            return shlex.join(self.argv)
+        return (
+            " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items()))
+            + " "
+            + shlex.join(self.argv)
+        )
+
+
+def parse_arguments(args: Any) -> dict[str, Any]:
+    """Accept a dict or the JSON text a provider sends; anything else is refused in the seed's words."""
+    if args is None:
+        return {}
+    if isinstance(args, bytes | bytearray):
+        try:
+            args = args.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ToolArgError("Tool arguments must be a JSON object") from None
+    if isinstance(args, str):
+        if not args.strip():
+            return {}
+        if len(args) > MAX_ARGS_JSON_CHARS:
+            raise ToolArgError(
+                f"Tool arguments are too large ({len(args)} characters; at most {MAX_ARGS_JSON_CHARS})"
+            )
+        try:
+            args = json.loads(args, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            raise ToolArgError("Tool arguments must be a JSON object") from None
+    if not isinstance(args, dict):
+        raise ToolArgError("Tool arguments must be a JSON object")
+    return args
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parameters(spec: ToolSpec) -> list[ToolArg]:
+    """The parameters a tool takes: its template's placeholders, described by `[tools.args]`.
+
+    A placeholder with no declaration is a required string (`Parameter: <name>`);
+    a declaration with no placeholder is not a parameter (the linter reports it).
+    """
+    out: list[ToolArg] = []
+    for name in compile_template(spec.command).names:
+        arg = spec.arg(name)
+        out.append(arg if arg is not None else ToolArg(name=name, description=f"Parameter: {name}"))
+    return out
+
+
+def _json_safe(value: Any) -> Any:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return value
+
+
+def tool_schema(spec: ToolSpec) -> dict[str, Any]:
+    """JSON schema of a tool's arguments, for native function calling."""
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    for arg in parameters(spec):
+        prop: dict[str, Any] = {"type": arg.type}
+        if arg.type == "array":
+            prop["items"] = {"type": "string"}
+        prop["description"] = arg.description or f"Parameter: {arg.name}"
+        if arg.enum is not None:
+            enum = _json_safe(list(arg.enum))
+            if enum is not None:
+                if arg.type == "array":
+                    prop["items"]["enum"] = enum
+                else:
+                    prop["enum"] = enum
+        default = _json_safe(arg.default)
+        if default is not None:
+            prop["default"] = default
+        props[arg.name] = prop
+        if arg.required and arg.default is None:
+            required.append(arg.name)
+    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
+def _show_key(key: Any) -> str:
+    return brief(key, 64) if isinstance(key, str) else repr(key)[:64]
+
+
+def _is_own_flag(text: str, name: str) -> bool:
+    """A flag word that belongs to the placeholder right after it: `--name`, `--na-me` or `-x`."""
+    return text in (f"--{name}", f"--{name.replace('_', '-')}") or bool(_SHORT_FLAG_RE.fullmatch(text))
+
+
+def _removed_words(words: tuple[Word, ...], omitted: set[str]) -> set[int]:
+    """Indexes of the words dropped for omitted optional parameters (with their own flag)."""
+    removed: set[int] = set()
+    for idx, w in enumerate(words):
+        if w.slot is None or w.slot.name not in omitted:
+            continue
+        removed.add(idx)
+        if w.slot.form != "whole" or idx < 2:
+            continue
+        prev, before = words[idx - 1], words[idx - 2]
+        # the flag must be a literal of the same simple command, and not that command's program
+        if prev.slot is None and prev.command == w.command and before.command == w.command:
+            if _is_own_flag(prev.text, w.slot.name):
+                removed.add(idx - 1)
+    return removed
+
+
+def _resolve(
+    spec: ToolSpec, ct: CompiledTemplate, args: dict[str, Any]
+) -> tuple[dict[str, str | list[str]], set[str]]:
+    """Validate every argument: the rendered values, and the optional parameters left out."""
+    errors: list[str] = []
+    params = parameters(spec)
+    known = {p.name for p in params}
+    unknown = sorted(_show_key(k) for k in args if k not in known)
+    if unknown:
+        errors.append(f"unknown argument(s): {', '.join(unknown)}")
+    values: dict[str, str | list[str]] = {}
+    omitted: set[str] = set()
+    dash_checked = {w.slot.name for w in ct.words if w.slot is not None and w.slot.form == "whole"}
+    for p in params:
+        raw = args.get(p.name, _MISSING)
+        if raw is _MISSING or raw is None:
+            if p.default is not None:
+                raw = p.default
+            elif p.required:
+                errors.append(
+                    f"Missing required parameter '{p.name}'"
+                    if raw is _MISSING
+                    else f"Required parameter '{p.name}' must not be null"
+                )
+                continue
+            else:
+                omitted.add(p.name)
+                continue
+        if raw == "" or (isinstance(raw, list) and not raw):
+            if p.required and p.default is None:
+                errors.append(f"Required parameter '{p.name}' must not be empty")
+            else:
+                omitted.add(p.name)
+            continue
+        try:
+            value = render_value(p, raw)
+        except ValueProblem as e:
+            errors.append(str(e))
+            continue
+        if p.name in dash_checked and not p.allow_dash and p.type in ("string", "array"):
+            items = value if isinstance(value, list) else [value]
+            if any(item.startswith("-") for item in items):
+                errors.append(f"Parameter '{p.name}' must not start with '-' (it would be read as an option)")
+                continue
+        values[p.name] = value
+    if not errors:
+        total = sum(
+            len(v.encode()) for val in values.values() for v in (val if isinstance(val, list) else [val])
+        )
+        if total > MAX_TOTAL_BYTES:
+            errors.append(f"Tool arguments are too large ({total} bytes; at most {MAX_TOTAL_BYTES})")
+    if errors:
+        raise ToolArgError(errors)
+    return values, omitted
+
+
+def _expansion(var: str, ctx: str) -> str:
+    """A quoted expansion of `var` that fits the quoting context the placeholder sat in."""
+    if ctx == "dq":
+        return "${" + var + "}"
+    if ctx == "sq":
+        return "'\"${" + var + "}\"'"
+    return '"${' + var + '}"'
+
+
+def build_invocation(spec: ToolSpec, args: Any) -> Invocation:
+    """Turn one tool call into an Invocation; raise ToolArgError with a model-facing message."""
+    if spec.kind != "shell":
+        raise ToolArgError(f"Unsupported tool kind '{brief(spec.kind)}': only shell tools are supported")
+    ct = compile_template(spec.command)
+    if ct.error is not None:
+        raise TemplateError(f"Tool '{spec.name}' has an unusable command template: {ct.error}")
+    for w in ct.words:
+        arg = spec.arg(w.slot.name) if w.slot is not None else None
+        if w.slot is not None and w.slot.form == "value" and arg is not None and arg.type == "array":
+            raise TemplateError(
+                f"Tool '{spec.name}' has an unusable command template: "
+                f"array parameter '{w.slot.name}' must be a whole word, not the value of {w.slot.prefix!r}"
+            )
+    values, omitted = _resolve(spec, ct, parse_arguments(args))
+    removed = _removed_words(ct.words, omitted)
+    if not ct.shell:
+        argv: list[str] = []
+        for idx, w in enumerate(ct.words):
+            if idx in removed:
+                continue
+            if w.slot is None:
+                argv.append(w.text)
+                continue
+            value = values[w.slot.name]
+            if isinstance(value, list):
+                argv.extend(value)
+            else:
+                argv.append(w.slot.prefix + value)
+        return Invocation(argv=argv, env={}, shell=False)
+    env: dict[str, str] = {}
+    edits: list[tuple[int, int, str]] = []
+    for idx, w in enumerate(ct.words):
+        if idx in removed:
+            edits.append((w.start, w.end, ""))
+            continue
+        if w.slot is None:
+            continue
+        name = w.slot.name
+        value = values[name]
+        if isinstance(value, list):
+            vars_ = []
+            for i, item in enumerate(value):
+                var = f"{ARRAY_ENV_PREFIX}{i}_{name}"
+                env[var] = item
+                vars_.append('"${' + var + '}"')
+            edits.append((w.start, w.end, " ".join(vars_)))
+            continue
+        var = ENV_PREFIX + name
+        env[var] = value
+        if w.slot.form == "whole":
+            edits.append((w.start, w.end, '"${' + var + '}"'))
+        else:
+            edits.append((w.slot.span[0], w.slot.span[1], _expansion(var, w.slot.ctx)))
+    script = ct.source
+    for start, end, text in sorted(edits, reverse=True):
+        script = script[:start] + text + script[end:]
+    return Invocation(argv=[*BASH_ARGV, script], env=env, shell=True, script=script)
