@@ -1,0 +1,231 @@
+"""What the model has loaded in one conversation, and the system-message text built from it.
+
+Progressive disclosure has three layers: the catalog (always), the bodies of
+loaded skills (`[Loaded] <name>`), and the docs selected for them
+(`[Doc] <path>`). A session only records names and doc choices; text is read
+from the registry when rendering, so edits to a skill show up on the next turn.
+Sessions serialise to JSON so a CLI or a stateless host can carry them between calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skillyard.model import Skill
+    from skillyard.registry import Registry
+
+ALL_DOCS = "*"
+SESSION_FORMAT = 1
+#: Per-doc cap when rendering, so one enormous doc cannot swamp the context.
+MAX_DOC_CHARS = 256 * 1024
+MAX_SESSION_BYTES = 8 * 1024 * 1024
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+class SessionError(ValueError):
+    """A session file or value that cannot be used, with the reason."""
+
+
+def _check_id(value: Any) -> str:
+    if not isinstance(value, str) or not _ID_RE.match(value):
+        raise SessionError(
+            "session_id must be 1-128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+    return value
+
+
+def order_docs(available: Sequence[str], chosen: Iterable[str]) -> list[str]:
+    """`chosen` in the skill's own doc order (stable, whatever order the model asked in)."""
+    wanted = set(chosen)
+    return [d for d in available if d in wanted]
+
+
+def _cap(text: str) -> str:
+    if len(text) <= MAX_DOC_CHARS:
+        return text
+    return text[:MAX_DOC_CHARS] + f"\n[truncated: {len(text) - MAX_DOC_CHARS} more characters]"
+
+
+def render_skill_block(skill: Skill, docs: Sequence[str]) -> str:
+    """Layers 2 and 3 for one skill: `[Loaded] <name>`, the body, then the selected docs."""
+    parts = [f"[Loaded] {skill.name}", "", skill.body().strip("\n"), ""]
+    parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
+    for doc in docs:
+        try:
+            content = skill.read_doc(doc)
+        except (KeyError, OSError) as e:
+            content = f"(could not read {doc}: {type(e).__name__})"
+        parts += ["", f"[Doc] {doc}", "", _cap(content).strip("\n")]
+    return "\n".join(parts)
+
+
+@dataclass(slots=True)
+class Session:
+    """Loaded skills (in load order) and their doc selection (`"*"` = all docs)."""
+
+    session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    loaded: dict[str, list[str] | str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check_id(self.session_id)
+
+    # ------------------------------------------------------------ state
+
+    def is_loaded(self, name: str) -> bool:
+        return name in self.loaded
+
+    def load_skill(self, name: str, docs: Sequence[str] | None = None, *, all_docs: bool = False) -> None:
+        """Mark `name` loaded; `docs`/`all_docs` replace its selection, neither keeps the previous one."""
+        if all_docs:
+            self.loaded[name] = ALL_DOCS
+        elif docs is not None:
+            self.loaded[name] = list(docs)
+        else:
+            self.loaded.setdefault(name, [])
+
+    def unload(self, name: str) -> bool:
+        return self.loaded.pop(name, None) is not None
+
+    def selection(self, name: str) -> list[str] | str:
+        sel = self.loaded.get(name, [])
+        return sel if sel == ALL_DOCS else list(sel)
+
+    def selected_docs(self, skill: Skill) -> list[str]:
+        """The docs to show for `skill`, in its doc order; names no longer present are dropped."""
+        sel = self.loaded.get(skill.name)
+        if not sel:
+            return []
+        available = skill.docs()
+        if sel == ALL_DOCS:
+            return available
+        return order_docs(available, sel)
+
+    def clear(self) -> None:
+        self.loaded.clear()
+
+    # ------------------------------------------------------------ rendering
+
+    def render(
+        self,
+        registry: Registry,
+        *,
+        tool_names: Iterable[str] = (),
+        catalog_format: str = "xml",
+        budget: int | None = None,
+        include_loaded: bool = True,
+    ) -> str:
+        """The whole system-message text: tool guidance, catalog, loaded bodies, selected docs."""
+        from skillyard.catalog import render_catalog, tool_guidance
+
+        sections: list[str] = []
+        guidance = tool_guidance(list(tool_names))
+        if guidance:
+            sections.append(guidance)
+        catalog = render_catalog(registry.eligible_skills(), catalog_format, budget).text
+        if catalog:
+            sections.append(catalog)
+        if include_loaded:
+            for name in self.loaded:
+                skill = registry.get(name)
+                if skill is None or not registry.eligibility(skill).eligible:
+                    continue
+                try:
+                    sections.append(render_skill_block(skill, self.selected_docs(skill)))
+                except OSError as e:
+                    sections.append(f"[Loaded] {name}\n\n(could not read the skill: {type(e).__name__}: {e})")
+        return "\n\n".join(sections)
+
+    # ------------------------------------------------------------ persistence
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": SESSION_FORMAT,
+            "session_id": self.session_id,
+            "loaded": [{"skill": name, "docs": sel} for name, sel in self.loaded.items()],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Session:
+        if not isinstance(data, dict):
+            raise SessionError("a session must be a JSON object")
+        fmt = data.get("format", SESSION_FORMAT)
+        if fmt != SESSION_FORMAT:
+            raise SessionError(f"unsupported session format: {fmt!r} (expected {SESSION_FORMAT})")
+        unknown = set(data) - {"format", "session_id", "loaded"}
+        if unknown:
+            raise SessionError(f"unknown session key: {sorted(unknown)[0]}")
+        sid = _check_id(data.get("session_id", uuid.uuid4().hex))
+        loaded_raw = data.get("loaded", [])
+        if not isinstance(loaded_raw, list):
+            raise SessionError("session 'loaded' must be a list")
+        loaded: dict[str, list[str] | str] = {}
+        for i, item in enumerate(loaded_raw):
+            if not isinstance(item, dict) or not isinstance(item.get("skill"), str) or not item["skill"]:
+                raise SessionError(f"session 'loaded[{i}]' must be an object with a non-empty 'skill' string")
+            docs = item.get("docs", [])
+            if docs != ALL_DOCS and not (isinstance(docs, list) and all(isinstance(d, str) for d in docs)):
+                raise SessionError(f"session 'loaded[{i}].docs' must be \"*\" or a list of strings")
+            loaded[item["skill"]] = docs if docs == ALL_DOCS else list(docs)
+        return cls(session_id=sid, loaded=loaded)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Session:
+        if isinstance(text, bytes | bytearray):
+            if len(text) > MAX_SESSION_BYTES:
+                raise SessionError("session file is too large")
+            text = bytes(text).decode("utf-8", errors="replace")
+        if not isinstance(text, str):
+            raise SessionError("session JSON must be text")
+        if len(text) > MAX_SESSION_BYTES:
+            raise SessionError("session file is too large")
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as e:
+            raise SessionError(f"session is not valid JSON: {e}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Session:
+        """Read a session file; a missing or empty file starts a new session."""
+        p = Path(path)
+        try:
+            if p.stat().st_size > MAX_SESSION_BYTES:
+                raise SessionError(f"session file is too large: {p}")
+            raw = p.read_bytes()
+        except FileNotFoundError:
+            return cls()
+        except IsADirectoryError:
+            raise SessionError(f"session path is a directory: {p}") from None
+        except OSError as e:
+            raise SessionError(f"cannot read session file {p}: {e.strerror or e}") from None
+        if not raw.strip():
+            return cls()
+        return cls.from_json(raw)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write atomically (temp file + rename) so a crash never leaves half a session."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".session-", dir=p.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(self.to_json() + "\n")
+            os.replace(tmp, p)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise

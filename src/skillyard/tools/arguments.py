@@ -1,0 +1,62 @@
+"""Claude Code argument substitution for skill bodies (`$ARGUMENTS`, `$ARGUMENTS[N]`, `$N`, `$name`).
+
+One left-to-right pass over the body, so a substituted value is never
+expanded again (an argument containing `$1` stays `$1`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+
+_TOKEN = re.compile(
+    r"\\\$"  # escaped dollar: \$1.00 -> $1.00
+    r"|\$\{(?P<env>CLAUDE_[A-Z_]+)\}"
+    r"|\$ARGUMENTS\[(?P<idx>\d+)\]"
+    r"|\$ARGUMENTS\.(?P<dotidx>\d+)"
+    r"|\$ARGUMENTS(?![A-Za-z0-9_])"
+    r"|\$(?P<num>\d+)"
+    r"|\$(?P<name>[A-Za-z_][A-Za-z0-9_-]*)"
+)
+
+
+def split_arguments(raw: str) -> list[str]:
+    """Shell-style split; unbalanced quotes fall back to whitespace splitting rather than failing."""
+    try:
+        return shlex.split(raw)
+    except ValueError:
+        return raw.split()
+
+
+def substitute_arguments(
+    body: str,
+    raw: str,
+    *,
+    names: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """`body` with the arguments filled in; `ARGUMENTS: <raw>` appended when the body has no `$ARGUMENTS`."""
+    positional = split_arguments(raw)
+    named = {n: (positional[i] if i < len(positional) else "") for i, n in enumerate(names)}
+    env = env or {}
+
+    def repl(m: re.Match[str]) -> str:
+        text = m.group(0)
+        if text == "\\$":
+            return "$"
+        if m.group("env") is not None:
+            return env.get(m.group("env"), text)
+        index = m.group("idx") or m.group("dotidx") or m.group("num")
+        if index is not None:
+            i = int(index)
+            return positional[i] if i < len(positional) else text  # unmatched stays literal
+        if m.group("name") is not None:
+            name = m.group("name")
+            return named.get(name, text)
+        return raw  # $ARGUMENTS
+
+    out = _TOKEN.sub(repl, body)
+    if "$ARGUMENTS" not in body and raw:
+        out = out.rstrip("\n") + f"\n\nARGUMENTS: {raw}"
+    return out

@@ -1,0 +1,69 @@
+"""Provider-neutral tool pieces: a definition (name, description, schema, handler) and a result."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from skillyard.tools.validate import Check, compile_schema
+
+if TYPE_CHECKING:
+    from skillyard.session import Session
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What the model gets back (`content`), whether it is an error, and a short line for humans."""
+
+    content: str
+    is_error: bool = False
+    display: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"content": self.content, "is_error": self.is_error, "display": self.display}
+
+
+#: handler(arguments, session) -> ToolResult; arguments are already validated against the schema.
+Handler = Callable[[dict[str, Any], "Session"], ToolResult]
+
+
+def _default_error(tool: str, message: str) -> str:
+    return f"Error: invalid arguments for tool '{tool}': {message}"
+
+
+@dataclass(slots=True, eq=False)
+class ToolDef:
+    """One model-facing tool. `parameters` is a JSON schema (draft 2020-12 subset) for an object."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Handler
+    #: top-level fields whose `enum` is advertised but checked by the handler (it has the better message)
+    soft_enums: tuple[str, ...] = ()
+    #: how a validation problem is worded for this tool's callers
+    format_error: Callable[[str, str], str] = _default_error
+    #: hand the arguments over undecoded and unvalidated (SKILL.toml tools check them in seed 004's words)
+    raw_arguments: bool = False
+    _check: Check | None = field(default=None, repr=False)
+
+    def validate(self, arguments: Any) -> str | None:
+        """The first problem with `arguments`, or None when they match the schema."""
+        if self._check is None:
+            self._check = compile_schema(self.parameters, soft_enums=self.soft_enums)
+        return self._check(arguments, "")
+
+    def error(self, message: str) -> ToolResult:
+        return ToolResult(self.format_error(self.name, message), True, f"{self.name}: {message}")
+
+
+def json_text(data: Any) -> str:
+    """Compact, stable JSON for tool results (non-ASCII kept readable)."""
+    return json.dumps(data, ensure_ascii=False)
+
+
+def json_error(tool: str, message: str) -> str:
+    """Error wording for tools whose results are JSON objects (`skills`, `skill_select_docs`)."""
+    return json_text({"error": f"invalid arguments: {message}"})

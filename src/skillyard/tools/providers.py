@@ -1,0 +1,127 @@
+"""Tool definitions in each provider's own format.
+
+The internal schema is plain JSON Schema (draft 2020-12 subset). OpenAI,
+Anthropic and MCP take it as is; Gemini takes an OpenAPI 3.0 subset, so its
+export uppercases types and drops what Gemini rejects (`additionalProperties`,
+`$schema`, `default`, non-string enums, free-form objects without properties).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from skillyard.tools.base import ToolDef
+
+PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
+
+_GEMINI_KEEP = frozenset(
+    {
+        "type",
+        "format",
+        "description",
+        "nullable",
+        "enum",
+        "maxItems",
+        "minItems",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "items",
+        "minimum",
+        "maximum",
+        "anyOf",
+    }
+)
+
+
+def export_tools(defs: Sequence[ToolDef], provider: str) -> list[dict[str, Any]]:
+    """`defs` in `provider`'s request format; raises ValueError naming the choices for an unknown provider."""
+    if provider == "openai":
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": d.name,
+                    "description": d.description,
+                    "parameters": copy.deepcopy(d.parameters),
+                },
+            }
+            for d in defs
+        ]
+    if provider == "openai-responses":
+        # strict mode would require every property to be required; the schemas have optional fields.
+        return [
+            {
+                "type": "function",
+                "name": d.name,
+                "description": d.description,
+                "parameters": copy.deepcopy(d.parameters),
+                "strict": False,
+            }
+            for d in defs
+        ]
+    if provider == "anthropic":
+        return [
+            {"name": d.name, "description": d.description, "input_schema": copy.deepcopy(d.parameters)}
+            for d in defs
+        ]
+    if provider == "mcp":
+        return [
+            {"name": d.name, "description": d.description, "inputSchema": copy.deepcopy(d.parameters)}
+            for d in defs
+        ]
+    if provider == "gemini":
+        return [
+            {
+                "functionDeclarations": [
+                    {"name": d.name, "description": d.description, "parameters": gemini_schema(d.parameters)}
+                    for d in defs
+                ]
+            }
+        ]
+    raise ValueError(f"unknown provider: {provider!r} (expected one of: {', '.join(PROVIDERS)})")
+
+
+def gemini_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Convert a JSON schema to the Gemini `Schema` subset (types upper-case, unsupported keys removed)."""
+    out: dict[str, Any] = {}
+    t = schema.get("type")
+    if isinstance(t, list):
+        non_null = [x for x in t if x != "null"]
+        if len(non_null) < len(t):
+            out["nullable"] = True
+        t = non_null[0] if non_null else "string"
+    if isinstance(t, str):
+        out["type"] = t.upper()
+    for key, value in schema.items():
+        if key not in _GEMINI_KEEP or key == "type":
+            continue
+        if key == "properties" and isinstance(value, dict):
+            props = {}
+            for name, sub in value.items():
+                if not isinstance(sub, dict):
+                    continue
+                if sub.get("type") == "object" and not sub.get("properties"):
+                    continue  # Gemini rejects an OBJECT without properties; such fields are optional maps
+                props[name] = gemini_schema(sub)
+            out["properties"] = props
+        elif key == "items" and isinstance(value, dict):
+            out["items"] = gemini_schema(value)
+        elif key == "anyOf" and isinstance(value, list):
+            out["anyOf"] = [gemini_schema(v) for v in value if isinstance(v, dict)]
+        elif key == "enum":
+            if out.get("type") == "STRING" and isinstance(value, list) and value:
+                out["enum"] = [str(v) for v in value]
+        else:
+            out[key] = copy.deepcopy(value)
+    if "required" in out and "properties" in out:
+        out["required"] = [r for r in out["required"] if r in out["properties"]]
+        if not out["required"]:
+            del out["required"]
+    return out

@@ -1,0 +1,178 @@
+"""The `skills` tool of seed 000: the registry, queried by the model in one call.
+
+Every JSON shape comes from `skillyard.reports`, the same builders the CLI
+uses, so `skillyard info x --json` and `skills(action="info", skill="x")`
+never drift apart. Errors are the seed's `{"error": ...}` objects.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from skillyard import reports
+from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text
+
+if TYPE_CHECKING:
+    from skillyard.registry import Registry
+    from skillyard.session import Session
+
+ACTIONS = ("list", "info", "check", "search", "install", "reload", "enable", "disable", "audit")
+#: actions that need the `skill` field
+NEEDS_SKILL = frozenset({"info", "check", "install", "enable", "disable", "audit"})
+MAX_SEARCH_LIMIT = 100
+
+DESCRIPTION = (
+    "Query the skills registry. List available skills, check eligibility, get details and install hints; "
+    "search skills by keyword; reload after installing binaries; enable or disable a skill; install a skill "
+    "from a trusted source; audit a skill for dangerous patterns."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": list(ACTIONS), "description": "Action to perform"},
+        "skill": {
+            "type": "string",
+            "description": "Skill name (required for info, check, install, enable, disable and audit)",
+        },
+        "filter": {
+            "type": "string",
+            "enum": list(reports.FILTERS),
+            "default": "all",
+            "description": "Filter for the 'list' action",
+        },
+        "verbose": {
+            "type": "boolean",
+            "default": False,
+            "description": "Include full details in list output",
+        },
+        "query": {"type": "string", "description": "Search words for the 'search' action"},
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_SEARCH_LIMIT,
+            "default": 5,
+            "description": "Maximum number of search results",
+        },
+        "from": {
+            "type": "string",
+            "description": "Install source: a hub name, a repository URL, or local:/path (default: the hub)",
+        },
+        "force": {
+            "type": "boolean",
+            "default": False,
+            "description": "Overwrite an installed skill of the same name",
+        },
+        "persist": {
+            "type": "boolean",
+            "default": False,
+            "description": "For enable/disable: also write the change to the config file",
+        },
+    },
+    "required": ["action"],
+    "additionalProperties": False,
+}
+
+
+def _result(data: dict[str, Any], display: str) -> ToolResult:
+    return ToolResult(json_text(data), "error" in data and data.get("installed") is not True, display)
+
+
+class SkillsTool:
+    """Handlers for each action, bound to one registry."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
+    def definition(self) -> ToolDef:
+        return ToolDef(
+            "skills", DESCRIPTION, SCHEMA, self.handle, soft_enums=("action",), format_error=json_error
+        )
+
+    def handle(self, args: dict[str, Any], session: Session) -> ToolResult:
+        action = args["action"]
+        if action not in ACTIONS:
+            return _result({"error": f"unknown action: {action}"}, f"skills: unknown action {action!r}")
+        skill = args.get("skill")
+        if action in NEEDS_SKILL and not (isinstance(skill, str) and skill.strip()):
+            return _result(
+                {"error": f"skill name required for '{action}' action"}, f"skills {action}: no skill"
+            )
+        reg = self.registry
+        if action == "list":
+            data = reports.list_report(reg, args.get("filter", "all"), bool(args.get("verbose", False)))
+            return _result(data, f"{data['count']} skills")
+        if action == "info":
+            data = reports.info_report(reg, skill)
+            return _result(data, f"skills info {skill}")
+        if action == "check":
+            data = reports.check_report(reg, skill)
+            return _result(data, f"skills check {skill}")
+        if action == "search":
+            query = args.get("query")
+            if not isinstance(query, str) or not query.strip():
+                return _result({"error": "query required for 'search' action"}, "skills search: no query")
+            data = reports.search_report(reg, query, int(args.get("limit", 5)))
+            return _result(data, f"{data['count']} matches for {query!r}")
+        if action == "reload":
+            data = reg.reload().to_dict()
+            return _result(data, f"reloaded: {data['current'].get('total', 0)} skills")
+        if action in ("enable", "disable"):
+            return self._toggle(skill, action == "enable", bool(args.get("persist", False)))
+        if action == "install":
+            return self._install(skill, args.get("from"), bool(args.get("force", False)))
+        return self._audit(skill)
+
+    # ------------------------------------------------------------ actions with side effects
+
+    def _toggle(self, name: str, enabled: bool, persist: bool) -> ToolResult:
+        reg = self.registry
+        if reg.get(name) is None:
+            return _result(reports.not_found(name, reg), f"skills: {name} not found")
+        try:
+            elig = reg.set_enabled(name, enabled, persist=persist)
+        except Exception as e:  # a config file that cannot be written is an answer, not a crash
+            return _result(
+                {"error": f"could not update config: {e}", "name": name}, f"skills: {name} not changed"
+            )
+        data = {
+            "name": name,
+            "enabled": enabled,
+            "persisted": persist,
+            "eligible": elig.eligible,
+            "reasons": list(elig.reasons),
+        }
+        return _result(data, f"{'enabled' if enabled else 'disabled'} {name}")
+
+    def _install(self, name: str, source: Any, force: bool) -> ToolResult:
+        from skillyard.tools import install_bridge
+
+        reg = self.registry
+        outcome = install_bridge.install(reg, name, source if isinstance(source, str) else None, force=force)
+        if "error" in outcome:
+            outcome.setdefault("installed", False)
+            return ToolResult(json_text(outcome), True, f"install {name}: {outcome['error']}")
+        installed = str(outcome.get("name") or name)
+        reg.reload()
+        skill = reg.get(installed)
+        data: dict[str, Any] = {
+            "installed": True,
+            "name": installed,
+            "path": str(skill.path) if skill is not None else str(outcome.get("path", "")),
+            "eligible": reg.is_eligible(installed),
+            "missing": reports.missing_compact(reg, installed),
+            "install_hints": reports.install_hints_for(reg, installed),
+        }
+        for key, value in outcome.items():
+            data.setdefault(key, value)
+        return ToolResult(json_text(data), False, f"installed {installed}")
+
+    def _audit(self, name: str) -> ToolResult:
+        from skillyard.tools import install_bridge
+
+        reg = self.registry
+        skill = reg.get(name)
+        if skill is None:
+            return _result(reports.not_found(name, reg), f"skills: {name} not found")
+        data = install_bridge.audit(skill)
+        return ToolResult(json_text(data), "error" in data, f"audit {name}: {data.get('max_severity', '?')}")

@@ -1,0 +1,53 @@
+"""SKILL.toml `[[tools]]` of eligible skills as toolkit tools (seed 004).
+
+Names come from `plan_tool_names` (never a built-in's), schemas from
+`tool_schema`, and calls go to `run_tool`, which checks the arguments itself
+and answers in seed 004's words; the dispatcher hands it the raw arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from skillyard.tools.base import ToolDef, ToolResult
+
+if TYPE_CHECKING:
+    from skillyard.model import Skill, ToolSpec
+    from skillyard.registry import Registry
+    from skillyard.session import Session
+
+
+def toml_definitions(registry: Registry, reserved: Iterable[str]) -> list[ToolDef]:
+    """One ToolDef per shell tool of the eligible, model-invocable skills, in priority order."""
+    from skillyard.toml_tools.naming import plan_tool_names, tool_definition
+
+    skills = [s for s in registry.eligible_skills() if s.tools and not s.disable_model_invocation]
+    if not skills:
+        return []
+    plan, _notes = plan_tool_names(skills, reserved)
+    defs: list[ToolDef] = []
+    for name, (skill, spec) in plan.items():
+        d = tool_definition(name, skill, spec)
+        defs.append(
+            ToolDef(
+                name, d["description"], d["parameters"], _handler(registry, skill, spec), raw_arguments=True
+            )
+        )
+    return defs
+
+
+def _handler(registry: Registry, skill: Skill, spec: ToolSpec) -> Any:
+    def handle(arguments: Any, session: Session) -> ToolResult:
+        from skillyard.toml_tools import run_tool
+
+        if not registry.is_eligible(skill.name):
+            return ToolResult(
+                f"Error: skill '{skill.name}' is no longer available", True, f"{spec.name}: unavailable"
+            )
+        execution = registry.config.execution
+        timeout = spec.timeout if spec.timeout is not None else execution.timeout
+        text, is_error = run_tool(skill, spec, arguments, executor=execution.executor, timeout=timeout)
+        return ToolResult(text, bool(is_error), f"{skill.name}/{spec.name}" + (" failed" if is_error else ""))
+
+    return handle

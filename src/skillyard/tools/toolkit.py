@@ -1,0 +1,201 @@
+"""The Toolkit: which tools a host exposes, their exports, and the one dispatcher.
+
+`call()` accepts what a provider sends (a dict or a JSON string), validates it
+against the tool's own schema and always returns a ToolResult: unknown tools,
+bad JSON, wrong types, missing or extra fields and handler failures are all
+error results with a sentence naming the problem, never exceptions.
+Definitions (and their enums of skill names) are rebuilt whenever
+`registry.version` changes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from skillyard.session import Session
+from skillyard.tools.base import ToolDef, ToolResult
+from skillyard.tools.disclosure import DisclosureTools
+from skillyard.tools.invoke import InvokeTools
+from skillyard.tools.providers import PROVIDERS, export_tools
+from skillyard.tools.run import RunTool
+from skillyard.tools.skills_tool import SkillsTool
+
+if TYPE_CHECKING:
+    from skillyard.registry import Registry
+
+#: Built-in tools, in the order they are exported.
+BUILTIN_TOOLS = (
+    "skills",
+    "skill_load",
+    "skill_select_docs",
+    "skill_list_docs",
+    "skill_run",
+    "read_skill",
+    "skill",
+)
+#: Pseudo-name in `tools=` for "every SKILL.toml tool of the eligible skills".
+TOML_TOOLS = "toml"
+LOAD_MODES = ("system", "result")
+MAX_ARGUMENT_BYTES = 1024 * 1024
+
+
+class Toolkit:
+    """Model-facing skill tools over one registry.
+
+    `tools`: names from BUILTIN_TOOLS plus "toml" for SKILL.toml tools (default: all).
+    `load_mode`: "system" (the host rebuilds the system message from the session) or
+    "result" (bodies and docs come back in tool results, for hosts like MCP clients).
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        tools: Iterable[str] | None = None,
+        load_mode: str = "system",
+        runner: Any = None,
+        catalog_format: str = "xml",
+        budget: int | None = None,
+    ) -> None:
+        if load_mode not in LOAD_MODES:
+            raise ValueError(f"unknown load_mode: {load_mode!r} (expected one of: {', '.join(LOAD_MODES)})")
+        if isinstance(tools, str):
+            tools = [tools]
+        if tools is None:
+            chosen = [*BUILTIN_TOOLS, TOML_TOOLS]
+        else:
+            chosen = []
+            for t in tools:
+                if t not in (*BUILTIN_TOOLS, TOML_TOOLS):
+                    raise ValueError(
+                        f"unknown tool: {t!r} (expected some of: {', '.join((*BUILTIN_TOOLS, TOML_TOOLS))})"
+                    )
+                if t not in chosen:
+                    chosen.append(t)
+        self.registry = registry
+        self.load_mode = load_mode
+        self.catalog_format = catalog_format
+        self.budget = budget
+        #: the session used when `call()` is given none
+        self.session = Session()
+        self._chosen = tuple(chosen)
+        self._skills = SkillsTool(registry)
+        self._disclosure = DisclosureTools(registry, load_mode)
+        self._invoke = InvokeTools(registry)
+        self._run = RunTool(registry, runner)
+        self._version = -1
+        self._defs: list[ToolDef] = []
+        self._by_name: dict[str, ToolDef] = {}
+
+    # ------------------------------------------------------------ definitions
+
+    def refresh(self) -> None:
+        """Rebuild the definitions now (they also rebuild by themselves when the registry changes)."""
+        version = self.registry.version
+        built: dict[str, ToolDef] = {}
+        for d in (self._skills.definition(), *self._disclosure.definitions(), self._run.definition()):
+            built[d.name] = d
+        for d in self._invoke.definitions():
+            built[d.name] = d
+        defs = [built[n] for n in BUILTIN_TOOLS if n in self._chosen]
+        if TOML_TOOLS in self._chosen:
+            from skillyard.tools.toml_bridge import toml_definitions
+
+            defs += toml_definitions(self.registry, reserved=set(BUILTIN_TOOLS))
+        self._defs = defs
+        self._by_name = {d.name: d for d in defs}
+        self._version = version
+
+    def _current(self) -> dict[str, ToolDef]:
+        if self._version != self.registry.version:
+            self.refresh()
+        return self._by_name
+
+    def definitions(self) -> list[ToolDef]:
+        """The exposed tools, built-ins first (BUILTIN_TOOLS order), then SKILL.toml tools."""
+        self._current()
+        return list(self._defs)
+
+    def names(self) -> list[str]:
+        return [d.name for d in self.definitions()]
+
+    def get(self, name: str) -> ToolDef | None:
+        return self._current().get(name) if isinstance(name, str) else None
+
+    def export(self, provider: str) -> list[dict[str, Any]]:
+        """The definitions in `provider`'s format (one of PROVIDERS)."""
+        if provider not in PROVIDERS:
+            raise ValueError(f"unknown provider: {provider!r} (expected one of: {', '.join(PROVIDERS)})")
+        return export_tools(self.definitions(), provider)
+
+    # ------------------------------------------------------------ dispatch
+
+    def call(self, name: str, arguments: Any = None, session: Session | None = None) -> ToolResult:
+        """Run tool `name` with `arguments` (dict, JSON text or None); never raises."""
+        tools = self._current()
+        tool = tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            shown = name if isinstance(name, str) and len(name) <= 100 else repr(name)[:100]
+            return ToolResult(
+                f"Error: unknown tool: {shown} (available: {', '.join(tools)})",
+                True,
+                f"unknown tool {shown}",
+            )
+        if tool.raw_arguments:
+            try:
+                return tool.handler(arguments, session if session is not None else self.session)
+            except Exception as e:
+                return ToolResult(
+                    f"Error: tool '{tool.name}' failed: {type(e).__name__}: {e}", True, "failed"
+                )
+        args = _decode(arguments)
+        if isinstance(args, str):
+            return tool.error(args)
+        problem = tool.validate(args)
+        if problem is not None:
+            return tool.error(problem)
+        try:
+            return tool.handler(args, session if session is not None else self.session)
+        except Exception as e:  # a handler bug must reach the model as an error result, not crash the host
+            message = f"{type(e).__name__}: {e}"
+            return ToolResult(f"Error: tool '{tool.name}' failed: {message}", True, f"{tool.name} failed")
+
+    # ------------------------------------------------------------ system message
+
+    def system_message(self, session: Session | None = None) -> str:
+        """Guidance for the exposed tools, the catalog and (in "system" mode) the loaded skills and docs."""
+        s = session if session is not None else self.session
+        return s.render(
+            self.registry,
+            tool_names=self.names(),
+            catalog_format=self.catalog_format,
+            budget=self.budget,
+            include_loaded=self.load_mode == "system",
+        )
+
+
+def _decode(arguments: Any) -> dict[str, Any] | str:
+    """The argument object, or a sentence saying why there is none."""
+    if arguments is None:
+        return {}
+    if isinstance(arguments, bytes | bytearray):
+        if len(arguments) > MAX_ARGUMENT_BYTES:
+            return f"arguments are too large ({len(arguments)} bytes, at most {MAX_ARGUMENT_BYTES})"
+        arguments = bytes(arguments).decode("utf-8", errors="replace")
+    if isinstance(arguments, str):
+        if len(arguments) > MAX_ARGUMENT_BYTES:
+            return f"arguments are too large ({len(arguments)} characters, at most {MAX_ARGUMENT_BYTES})"
+        if not arguments.strip():
+            return {}
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as e:
+            return f"invalid JSON arguments: {e.msg} at line {e.lineno} column {e.colno}"
+        except RecursionError:
+            return "invalid JSON arguments: nested too deeply"
+    if not isinstance(arguments, dict):
+        kind = "array" if isinstance(arguments, list | tuple) else type(arguments).__name__
+        return f"arguments must be a JSON object, got {kind}"
+    return arguments

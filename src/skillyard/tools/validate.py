@@ -1,0 +1,213 @@
+"""A small, fast validator for the JSON-schema subset the tools advertise.
+
+Every tool call goes through it, so it is compiled once per schema into
+closures and answers the first problem as a sentence the model can act on
+("missing required field 'skill'"). It never raises on any input value.
+`jsonschema` stays the referee in the tests; this is the hot path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import Any
+
+#: Check one value at a JSON pointer-ish location; returns an error sentence or None.
+Check = Callable[[Any, str], "str | None"]
+
+_TYPE_NAMES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+
+
+def _kind(value: Any) -> str:
+    """The JSON type name of a Python value, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _is_type(value: Any, t: str) -> bool:
+    if t == "string":
+        return isinstance(value, str)
+    if t == "boolean":
+        return isinstance(value, bool)
+    if t == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()
+        )
+    if t == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+    if t == "array":
+        return isinstance(value, list)
+    if t == "object":
+        return isinstance(value, dict)
+    if t == "null":
+        return value is None
+    return False
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _where(path: str) -> str:
+    return f"field '{path}'" if path else "the arguments"
+
+
+def compile_schema(schema: dict[str, Any], *, soft_enums: Collection[str] = ()) -> Check:
+    """Compile `schema`; `soft_enums` names top-level fields whose enum is advisory (the handler answers)."""
+    return _compile(schema, "", frozenset(soft_enums), top=True)
+
+
+def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: bool = False) -> Check:
+    checks: list[Check] = []
+    types = schema.get("type")
+    if isinstance(types, str):
+        types = [types]
+    if types:
+        tlist = list(types)
+        wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in tlist)
+
+        def check_type(v: Any, p: str) -> str | None:
+            for t in tlist:
+                if _is_type(v, t):
+                    return None
+            return f"{_where(p)} must be {wanted}, got {_kind(v)}"
+
+        checks.append(check_type)
+
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        allowed = list(enum)
+        shown = ", ".join(str(a) for a in allowed[:20]) + (", …" if len(allowed) > 20 else "")
+        strings = frozenset(a for a in allowed if isinstance(a, str))
+        others = [a for a in allowed if not isinstance(a, str)]
+
+        def check_enum(v: Any, p: str) -> str | None:
+            if isinstance(v, str):
+                if v in strings:
+                    return None
+            elif any(v == a and isinstance(v, bool) == isinstance(a, bool) for a in others):
+                return None
+            return f"{_where(p)} must be one of: {shown} (got {_short(v)})"
+
+        checks.append(check_enum)
+
+    if "minimum" in schema or "maximum" in schema:
+        lo, hi = schema.get("minimum"), schema.get("maximum")
+
+        def check_range(v: Any, p: str) -> str | None:
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                return None
+            if lo is not None and v < lo:
+                return f"{_where(p)} must be >= {lo} (got {_short(v)})"
+            if hi is not None and v > hi:
+                return f"{_where(p)} must be <= {hi} (got {_short(v)})"
+            return None
+
+        checks.append(check_range)
+
+    if "maxLength" in schema or "minLength" in schema:
+        min_len, max_len = schema.get("minLength", 0), schema.get("maxLength")
+
+        def check_len(v: Any, p: str) -> str | None:
+            if not isinstance(v, str):
+                return None
+            if len(v) < min_len:
+                return f"{_where(p)} must not be empty" if min_len == 1 else f"{_where(p)} is too short"
+            if max_len is not None and len(v) > max_len:
+                return f"{_where(p)} is too long ({len(v)} characters, at most {max_len})"
+            return None
+
+        checks.append(check_len)
+
+    items = schema.get("items")
+    if isinstance(items, dict) or "maxItems" in schema:
+        item_check = _compile(items, "", soft) if isinstance(items, dict) else None
+        max_items = schema.get("maxItems")
+
+        def check_items(v: Any, p: str) -> str | None:
+            if not isinstance(v, list):
+                return None
+            if max_items is not None and len(v) > max_items:
+                return f"{_where(p)} has too many items ({len(v)}, at most {max_items})"
+            if item_check is not None:
+                for i, item in enumerate(v):
+                    err = item_check(item, f"{p}[{i}]")
+                    if err:
+                        return err
+            return None
+
+        checks.append(check_items)
+
+    props = schema.get("properties")
+    if isinstance(props, dict) or "required" in schema or "additionalProperties" in schema:
+        prop_checks = {
+            name: _compile(sub, name, soft)
+            if not (top and name in soft)
+            else _compile(_no_enum(sub), name, soft)
+            for name, sub in (props or {}).items()
+            if isinstance(sub, dict)
+        }
+        required = [r for r in schema.get("required", ()) if isinstance(r, str)]
+        extra = schema.get("additionalProperties", True)
+        extra_check = _compile(extra, "", soft) if isinstance(extra, dict) else None
+        known = ", ".join(prop_checks) or "none"
+
+        def check_object(v: Any, p: str) -> str | None:
+            if not isinstance(v, dict):
+                return None
+            for r in required:
+                if r not in v:
+                    return f"missing required field '{_join(p, r)}'"
+            for key, value in v.items():
+                sub = prop_checks.get(key)
+                if sub is not None:
+                    err = sub(value, _join(p, key))
+                elif extra is False:
+                    return f"unexpected field '{_join(p, str(key))}' (allowed: {known})"
+                elif extra_check is not None:
+                    err = extra_check(value, _join(p, str(key)))
+                else:
+                    err = None
+                if err:
+                    return err
+            return None
+
+        checks.append(check_object)
+
+    def run(v: Any, p: str) -> str | None:
+        for c in checks:
+            err = c(v, p)
+            if err:
+                return err
+        return None
+
+    return run
+
+
+def _join(parent: str, key: str) -> str:
+    return f"{parent}.{key}" if parent else key
+
+
+def _no_enum(schema: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k != "enum"}
