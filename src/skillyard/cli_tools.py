@@ -1,0 +1,165 @@
+"""CLI commands over the agent tool layer: `prompt`, `tools`, `call`, `search`.
+
+They print exactly what a model would see, so a host can be debugged from a
+shell. The commands only need `ctx.obj` to offer `.registry()` and `.config`
+(the main group's CliContext), and do not import the main CLI module.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from skillyard import reports
+from skillyard.catalog import FORMATS, render_catalog
+from skillyard.session import Session, SessionError
+from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
+
+EXIT_FAIL, EXIT_USAGE = 1, 2
+
+
+def _registry(ctx: click.Context) -> Any:
+    obj = ctx.obj
+    if obj is None or not hasattr(obj, "registry"):
+        _usage("no registry available (run through the skillyard command)")
+    return obj.registry()
+
+
+def _usage(message: str) -> None:
+    Console(stderr=True, highlight=False).print(Text(f"error: {message}", style="red"))
+    raise SystemExit(EXIT_USAGE)
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _load_session(path: str | None) -> Session:
+    if path is None:
+        return Session()
+    try:
+        return Session.load(path)
+    except SessionError as e:
+        _usage(str(e))
+        raise  # unreachable; keeps type checkers content
+
+
+@click.command("prompt")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="xml", show_default=True)
+@click.option("--budget", type=click.IntRange(min=0), default=None, help="Character budget for the catalog.")
+@click.option(
+    "--session",
+    "session_path",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    help="Session file: print the whole system-message text (guidance, catalog, loaded skills, docs).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+def prompt(ctx: click.Context, fmt: str, budget: int | None, session_path: str | None, as_json: bool) -> None:
+    """Print the skills catalog (or the whole system message of a session)."""
+    reg = _registry(ctx)
+    if session_path is not None:
+        session = _load_session(session_path)
+        text = Toolkit(reg, catalog_format=fmt, budget=budget).system_message(session)
+        data: dict[str, Any] = {"text": text, "format": fmt, "session_id": session.session_id}
+        data["loaded"] = list(session.loaded)
+    else:
+        cat = render_catalog(reg.eligible_skills(), fmt, budget)
+        text = cat.text
+        data = {
+            "text": text,
+            "format": fmt,
+            "shown": cat.shown,
+            "total": cat.total,
+            "truncated": cat.truncated,
+        }
+    if as_json:
+        _emit_json(data)
+    else:
+        click.echo(text)
+
+
+@click.command("tools")
+@click.option("--provider", type=click.Choice(PROVIDERS), default="openai", show_default=True)
+@click.option(
+    "--tool", "tool_names", multiple=True, help="Only these tools (repeatable; 'toml' = SKILL.toml tools)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (always JSON).")
+@click.pass_context
+def tools(ctx: click.Context, provider: str, tool_names: tuple[str, ...], as_json: bool) -> None:
+    """Print the tool definitions in a provider's format (JSON)."""
+    reg = _registry(ctx)
+    try:
+        toolkit = Toolkit(reg, tools=list(tool_names) or None)
+    except ValueError as e:
+        _usage(str(e))
+    _emit_json(toolkit.export(provider))
+
+
+@click.command("call")
+@click.argument("tool")
+@click.argument("arguments", required=False, default="{}")
+@click.option(
+    "--session",
+    "session_path",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    help="Session file to read and update (created when missing).",
+)
+@click.option("--load-mode", type=click.Choice(LOAD_MODES), default="system", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the whole result: {content, is_error, display}.")
+@click.pass_context
+def call(
+    ctx: click.Context, tool: str, arguments: str, session_path: str | None, load_mode: str, as_json: bool
+) -> None:
+    """Call TOOL with JSON ARGUMENTS and print exactly what the model would get ('-' reads stdin)."""
+    reg = _registry(ctx)
+    if arguments == "-":
+        arguments = sys.stdin.read()
+    session = _load_session(session_path)
+    result = Toolkit(reg, load_mode=load_mode).call(tool, arguments, session=session)
+    if session_path is not None:
+        try:
+            session.save(session_path)
+        except OSError as e:
+            _usage(f"cannot write session file {session_path}: {e.strerror or e}")
+    if as_json:
+        _emit_json(result.to_dict())
+    else:
+        click.echo(result.content)
+    if result.is_error:
+        raise SystemExit(EXIT_FAIL)
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(min=1, max=100), default=5, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
+    """Find skills by keyword."""
+    reg = _registry(ctx)
+    data = reports.search_report(reg, query, limit)
+    if as_json:
+        _emit_json(data)
+        return
+    con = Console(soft_wrap=False, highlight=False)
+    if not data["skills"]:
+        con.print(Text(f"no skills match {query!r}", style="yellow"))
+        raise SystemExit(EXIT_FAIL)
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("skill", style="bold", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("description", overflow="ellipsis", max_width=70)
+    for item in data["skills"]:
+        mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
+        table.add_row(mark, item["name"], f"{item['score']:.2f}", item["description"])
+    con.print(table)
