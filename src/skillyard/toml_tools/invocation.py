@@ -150,9 +150,9 @@ def _removed_words(words: tuple[Word, ...], omitted: set[str]) -> set[int]:
             continue
         prev, before = words[idx - 1], words[idx - 2]
         # the flag must be a literal of the same simple command, and not that command's program
-        if prev.slot is None and prev.command == w.command and before.command == w.command:
-            if _is_own_flag(prev.text, w.slot.name):
-                removed.add(idx - 1)
+        same_command = prev.command == w.command and before.command == w.command
+        if prev.slot is None and same_command and _is_own_flag(prev.text, w.slot.name):
+            removed.add(idx - 1)
     return removed
 
 

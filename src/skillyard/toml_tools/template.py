@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-#: Placeholder names: what the SKILL.toml parser extracts from `{name}` (ASCII word characters).
+#: Placeholder names: what the SKILL.toml parser extracts from `{name}` (ASCII identifiers).
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_]+)\}")
+PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: Longest template accepted; real ones are a line or two.
 MAX_TEMPLATE_CHARS = 65_536
 
@@ -332,7 +332,8 @@ def _find_slots(chars: list[_Ch]) -> list[tuple[int, int, str]]:
             m = k + 1
             while m < n and chars[m].ch in NAME_CHARS and not chars[m].escaped and chars[m].ctx == c.ctx:
                 m += 1
-            if m > k + 1 and m < n and chars[m].ch == "}" and not chars[m].escaped and chars[m].ctx == c.ctx:
+            closed = m < n and chars[m].ch == "}" and not chars[m].escaped and chars[m].ctx == c.ctx
+            if m > k + 1 and closed and not chars[k + 1].ch.isdigit():
                 found.append((k, m + 1, "".join(ch.ch for ch in chars[k + 1 : m])))
                 k = m + 1
                 continue
