@@ -58,7 +58,6 @@ _BOOL_VALUES = {"yes": True, "no": False, "true": True, "false": False, "on": Tr
 
 # Fast path grammar: one `key: value` per line, nothing indented, no tabs, only characters YAML reads as
 # printable and not as line breaks.
-_FAST_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,63}):(?: +(.*))?")
 _FAST_BAD_CHAR = re.compile(
     "[^\n\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
@@ -83,12 +82,10 @@ def _resolve_plain(value: str) -> str:
     return _STR
 
 
-def _fast_scalar(key: str, value: str | None) -> Any:
-    if value is None:
-        return None
-    value = value.rstrip(" ")
-    if not value:
-        return None
+_KEY_OK: dict[str, bool] = {}
+
+
+def _fast_scalar(key: str, value: str) -> Any:
     c = value[0]
     if c == '"':
         inner = value[1:-1]
@@ -97,21 +94,36 @@ def _fast_scalar(key: str, value: str | None) -> Any:
         return inner
     if c == "'":
         inner = value[1:-1]
-        if len(value) < 2 or value[-1] != "'" or "'" in inner.replace("''", ""):
+        if len(value) < 2 or value[-1] != "'":
             raise _Fallback
-        return inner.replace("''", "'")
-    if c in "{[":
+        if "'" in inner:
+            if "'" in inner.replace("''", ""):
+                raise _Fallback
+            return inner.replace("''", "'")
+        return inner
+    if c == "{" or c == "[":
         if key in STRING_FIELDS or len(value) > _FAST_MAX_JSON or "\\u" in value:
             raise _Fallback
+        if len(value) > 1000 and _LONG_JSON_KEY.search(value):
+            raise _Fallback  # YAML limits implicit keys to 1024 characters
         try:
-            data = json.loads(value, parse_float=_json_float, object_pairs_hook=_json_object)
-        except ValueError:
+            data, end = _JSON.raw_decode(value)
+        except (ValueError, RecursionError):
             raise _Fallback from None
+        if end != len(value):
+            raise _Fallback
         return data
-    if c in _PLAIN_BAD_START or value == "-" or value.startswith("- ") or ": " in value or " #" in value:
+    if (
+        c in _PLAIN_BAD_START
+        or ": " in value
+        or " #" in value
+        or value[-1] == ":"
+        or c == "-"
+        and value[:2] in ("-", "- ")
+    ):
         raise _Fallback
-    if value[-1] == ":":
-        raise _Fallback
+    if c not in _IMPLICIT:
+        return value
     tag = _resolve_plain(value)
     if tag == _STR:
         return value
@@ -132,29 +144,47 @@ def _json_float(s: str) -> float:
     return float(s)
 
 
-def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    for k, _ in pairs:
-        if len(k) > 256:
-            raise _Fallback
-    return dict(pairs)
+_LONG_JSON_KEY = re.compile(r'"(?:[^"\\]|\\.){900,}"\s*:')
+
+
+_FAST_DOC = re.compile(r"^(?:([A-Za-z_][A-Za-z0-9_-]{0,63}):(?: +(.*))?|(?:#.*| *)|(.+))$", re.M)
+_JSON = json.JSONDecoder(parse_float=_json_float)
+_PLAIN_SIMPLE_BAD = re.compile(r": | #|:$")
 
 
 def fast_parse(text: str) -> dict[str, Any] | None:
     """Parse simple frontmatter without YAML; None when the text needs the full parser."""
-    if "\t" in text or _FAST_BAD_CHAR.search(text):
+    if _FAST_BAD_CHAR.search(text):  # tabs, control characters, YAML line breaks, BOM
         return None
     out: dict[str, Any] = {}
     try:
-        for line in text.split("\n"):
-            if not line or line[0] == "#" or line.isspace():
+        for key, value, bad in _FAST_DOC.findall(text):
+            if bad:
+                return None
+            if not key:
                 continue
-            m = _FAST_LINE.fullmatch(line)
-            if m is None:
+            ok = _KEY_OK.get(key)
+            if ok is None:
+                ok = _resolve_plain(key) == _STR
+                if len(_KEY_OK) < 4096:
+                    _KEY_OK[key] = ok
+            if not ok:
                 return None
-            key = m.group(1)
-            if _resolve_plain(key) != _STR:
+            value = value.rstrip(" ")
+            if not value:
+                out[key] = None
+                continue
+            c = value[0]
+            if c == '"' and value[-1] == '"' and len(value) > 1:
+                inner = value[1:-1]
+                if '"' not in inner and "\\" not in inner:
+                    out[key] = inner
+                    continue
                 return None
-            out[key] = _fast_scalar(key, m.group(2))
+            if c not in _IMPLICIT and c not in _PLAIN_BAD_START and not _PLAIN_SIMPLE_BAD.search(value):
+                out[key] = value  # a plain scalar that YAML 1.1 can only read as a string
+                continue
+            out[key] = _fast_scalar(key, value)
     except _Fallback:
         return None
     return out

@@ -93,6 +93,11 @@ def str_list(value: Any, field_name: str, path: str, diags: list[Diagnostic]) ->
         sep = "," if "," in value else None
         return tuple(p.strip() for p in value.split(sep) if p.strip())
     if isinstance(value, list):
+        for x in value:
+            if x.__class__ is not str or not x or x[0].isspace() or x[-1].isspace():
+                break
+        else:
+            return tuple(value)
         out: list[str] = []
         for item in value:
             if isinstance(item, str) and item.strip():
@@ -138,10 +143,15 @@ def to_bool(value: Any) -> bool | None:
 
 
 def _opt_str(value: Any) -> str | None:
+    if value.__class__ is str:
+        return value.strip() or None
     if value is None or isinstance(value, dict | list):
         return None
     s = str(value).strip() if not isinstance(value, bool) else ("true" if value else "false")
     return s or None
+
+
+_TOP_LEVEL = ("emoji", "homepage", "skillKey", "always", "requires", "os", "install")
 
 
 def read_openclaw(
@@ -149,17 +159,23 @@ def read_openclaw(
 ) -> tuple[OpenClawInfo, list[Diagnostic]]:
     """OpenClaw fields from the manifest block, falling back to top-level keys."""
     diags: list[Diagnostic] = []
-    block = manifest(metadata, path, diags)
-
-    def get(key: str) -> Any:
-        if key in block:
-            return block[key]
-        return frontmatter.get(key)
-
+    block = manifest(metadata, path, diags) if metadata else {}
     info = OpenClawInfo()
-    info.emoji = _opt_str(get("emoji"))
-    info.homepage = _opt_str(get("homepage"))
-    info.skill_key = _opt_str(get("skillKey"))
+    src: dict[str, Any]
+    if any(k in frontmatter for k in _TOP_LEVEL):
+        src = {k: frontmatter[k] for k in _TOP_LEVEL if k in frontmatter}
+        src.update(block)
+    elif block:
+        src = block
+    else:
+        return info, diags
+    get = src.get
+    if "emoji" in src:
+        info.emoji = _opt_str(src["emoji"])
+    if "homepage" in src:
+        info.homepage = _opt_str(src["homepage"])
+    if "skillKey" in src:
+        info.skill_key = _opt_str(src["skillKey"])
     always = get("always")
     if always is not None:
         b = to_bool(always)
@@ -169,15 +185,23 @@ def read_openclaw(
     req = get("requires")
     bins = any_bins = env = config = ()
     if isinstance(req, dict):
-        bins = str_list(req.get("bins"), "requires.bins", path, diags)
-        any_bins = str_list(req.get("anyBins"), "requires.anyBins", path, diags)
-        env = str_list(req.get("env"), "requires.env", path, diags)
-        config = _config_list(req.get("config"), path, diags)
+        if "bins" in req:
+            bins = str_list(req["bins"], "requires.bins", path, diags)
+        if "anyBins" in req:
+            any_bins = str_list(req["anyBins"], "requires.anyBins", path, diags)
+        if "env" in req:
+            env = str_list(req["env"], "requires.env", path, diags)
+        if "config" in req:
+            config = _config_list(req["config"], path, diags)
     elif req is not None:
         diags.append(Diagnostic("warning", "bad-requires", "`requires` is not a mapping; ignored", path))
-    os_list = normalise_os(str_list(get("os"), "os", path, diags))
-    info.requires = Requirements(bins=bins, any_bins=any_bins, env=env, config=config, os=os_list)
-    info.install = read_install(get("install"), path, diags)
+    os_raw = get("os")
+    os_list = normalise_os(str_list(os_raw, "os", path, diags)) if os_raw is not None else ()
+    if bins or any_bins or env or config or os_list:
+        info.requires = Requirements(bins=bins, any_bins=any_bins, env=env, config=config, os=os_list)
+    install = get("install")
+    if install is not None:
+        info.install = read_install(install, path, diags)
     return info, diags
 
 
@@ -211,8 +235,8 @@ def read_install(value: Any, path: str, diags: list[Diagnostic]) -> tuple[Instal
                 Diagnostic("warning", "bad-install", f"install[{i}] is not a mapping; dropped", path)
             )
             continue
-        kind = _opt_str(spec.get("kind") or spec.get("type"))
-        kind = kind.lower() if kind else None
+        kind = spec.get("kind") or spec.get("type")
+        kind = kind.strip().lower() if isinstance(kind, str) else None
         if kind not in INSTALL_KIND_FIELD:
             diags.append(
                 Diagnostic("warning", "bad-install", f"install[{i}]: unknown kind {kind!r}; dropped", path)
@@ -233,14 +257,13 @@ def read_install(value: Any, path: str, diags: list[Diagnostic]) -> tuple[Instal
             )
             continue
         fields: dict[str, Any] = {target_field: target}
-        out.append(
-            InstallOption(
-                kind=kind,
-                id=_opt_str(spec.get("id")) or "",
-                label=_opt_str(spec.get("label")) or "",
-                bins=str_list(spec.get("bins"), f"install[{i}].bins", path, diags),
-                os=normalise_os(str_list(spec.get("os"), f"install[{i}].os", path, diags)),
-                **fields,
-            )
-        )
+        if "id" in spec:
+            fields["id"] = _opt_str(spec["id"]) or ""
+        if "label" in spec:
+            fields["label"] = _opt_str(spec["label"]) or ""
+        if "bins" in spec:
+            fields["bins"] = str_list(spec["bins"], f"install[{i}].bins", path, diags)
+        if "os" in spec:
+            fields["os"] = normalise_os(str_list(spec["os"], f"install[{i}].os", path, diags))
+        out.append(InstallOption(kind=kind, **fields))
     return tuple(out)

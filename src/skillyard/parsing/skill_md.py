@@ -13,6 +13,7 @@ Choices (also in docs/formats.md):
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -46,13 +47,20 @@ def find_skill_file(directory: Path) -> Path | None:
     return None
 
 
-def parse_skill(path: Path, *, source: str = "custom") -> tuple[Skill | None, list[Diagnostic]]:
-    """Parse one skill file (SKILL.md / skill.md / SKILL.toml); never raises."""
-    spath = os.fspath(path)
+def parse_skill(
+    path: Path, *, source: str = "custom", toml_sibling: bool | None = None
+) -> tuple[Skill | None, list[Diagnostic]]:
+    """Parse one skill file (SKILL.md / skill.md / SKILL.toml); never raises.
+
+    `toml_sibling` says whether a SKILL.toml sits next to a SKILL.md (its tools and prompts
+    are merged in); None means "look" (one stat). Callers that listed the directory pass it.
+    """
+    spath = str(path)
     try:
         if spath.lower().endswith(".toml"):
             return parse_skill_toml(spath, source)
-        return _parse_md(spath, source)
+        path_obj = path if isinstance(path, Path) and os.path.isabs(spath) else None
+        return _parse_md(spath, source, path_obj, toml_sibling)
     except Exception as e:  # a parser bug must still only cost this one skill
         return None, [
             Diagnostic(
@@ -130,13 +138,15 @@ def _bool_field(fm: dict[str, Any], key: str, default: bool, path: str, diags: l
     return b
 
 
-def _parse_md(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
+def _parse_md(
+    path: str, source: str, path_obj: Path | None, toml_sibling: bool | None
+) -> tuple[Skill | None, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     try:
         head = read_head(path)
     except ReadError as e:
         return None, [Diagnostic("error", e.code, f"skill not loaded: {e.message}", path)]
-    dir_name = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    dir_name = os.path.basename(os.path.dirname(path if path_obj is not None else os.path.abspath(path)))
     fm: dict[str, Any] | None = None
     if head.frontmatter is not None:
         fm, fdiags = parse_frontmatter(head.frontmatter, path)
@@ -188,7 +198,7 @@ def _parse_md(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
                     path,
                 )
             )
-    skill = _build(fm_data, name, description, path, source, diags)
+    skill = _build(fm_data, name, description, path, source, diags, path_obj, toml_sibling)
     skill.body_offset = head.body_offset
     skill.mtime_ns = head.mtime_ns
     skill.size = head.size
@@ -219,54 +229,86 @@ def _description(fm: dict[str, Any], path: str, diags: list[Diagnostic]) -> str 
 
 
 def _build(
-    fm: dict[str, Any], name: str, description: str, path: str, source: str, diags: list[Diagnostic]
+    fm: dict[str, Any],
+    name: str,
+    description: str,
+    path: str,
+    source: str,
+    diags: list[Diagnostic],
+    path_obj: Path | None = None,
+    toml_sibling: bool | None = None,
 ) -> Skill:
-    metadata = decode_metadata(fm.get("metadata"), path, diags) if "metadata" in fm else {}
+    get = fm.get
+    metadata = decode_metadata(fm["metadata"], path, diags) if "metadata" in fm else {}
     oc, odiags = read_openclaw(fm, metadata, path)
-    diags.extend(odiags)
-    args_raw = fm.get("arguments")
-    arguments = str_list(args_raw, "arguments", path, diags) if args_raw is not None else ()
+    if odiags:
+        diags.extend(odiags)
+    arguments: tuple[str, ...] = ()
+    args_raw = get("arguments")
     if isinstance(args_raw, str) and "," not in args_raw:
         arguments = tuple(args_raw.split())
-    tools_raw = fm.get("allowed-tools", fm.get("allowed_tools"))
-    allowed = _allowed_tools(tools_raw, path, diags)
-    tags = str_list(fm.get("tags"), "tags", path, diags) if fm.get("tags") is not None else ()
+    elif args_raw is not None:
+        arguments = str_list(args_raw, "arguments", path, diags)
+    tools_raw = get("allowed-tools", get("allowed_tools"))
+    allowed = _allowed_tools(tools_raw, path, diags) if tools_raw is not None else ()
+    tags = str_list(get("tags"), "tags", path, diags) if get("tags") is not None else ()
     skill = Skill(
         name=name,
         description=description,
-        path=Path(os.path.abspath(path)),
+        path=path_obj if path_obj is not None else Path(os.path.abspath(path)),
         source=source,
         format="md",
         frontmatter=fm,
         metadata=metadata,
         emoji=oc.emoji,
         homepage=oc.homepage,
-        license=_str_field(fm, "license", path, diags),
-        compatibility=_str_field(fm, "compatibility", path, diags),
         allowed_tools=allowed,
         requires=oc.requires,
         install=oc.install,
         always=oc.always,
-        disable_model_invocation=_bool_field(fm, "disable-model-invocation", False, path, diags),
-        user_invocable=_bool_field(fm, "user-invocable", True, path, diags),
-        when_to_use=_str_field(fm, "when_to_use", path, diags) or _str_field(fm, "when-to-use", path, diags),
-        argument_hint=_str_field(fm, "argument-hint", path, diags),
         arguments=arguments,
         skill_key=oc.skill_key,
-        version=_str_field(fm, "version", path, diags),
-        author=_str_field(fm, "author", path, diags),
         tags=tags,
     )
-    toml_path = os.path.join(os.path.dirname(path), "SKILL.toml")
-    if os.path.isfile(toml_path):
-        _merge_toml(skill, toml_path, diags)
+    for key, attr in _STR_ATTRS:
+        if key in fm:
+            v = fm[key]
+            if v.__class__ is str:
+                v = v.strip() or None
+            else:
+                v = _str_field(fm, key, path, diags)
+            if v is not None and getattr(skill, attr) is None:
+                setattr(skill, attr, v)
+    for key, attr, default in _BOOL_ATTRS:
+        if key in fm:
+            setattr(skill, attr, _bool_field(fm, key, default, path, diags))
+    if toml_sibling is None:
+        toml_path = os.path.join(os.path.dirname(path), "SKILL.toml")
+        toml_sibling = os.path.isfile(toml_path)
+    if toml_sibling:
+        _merge_toml(skill, os.path.join(os.path.dirname(path), "SKILL.toml"), diags)
     return skill
+
+
+_STR_ATTRS = (
+    ("license", "license"),
+    ("compatibility", "compatibility"),
+    ("when_to_use", "when_to_use"),
+    ("when-to-use", "when_to_use"),
+    ("argument-hint", "argument_hint"),
+    ("version", "version"),
+    ("author", "author"),
+)
+_BOOL_ATTRS = (
+    ("disable-model-invocation", "disable_model_invocation", False),
+    ("user-invocable", "user_invocable", True),
+)
+
+_TOOL_TOKEN = re.compile(r"(?:[^\s,(]|\([^)]*\)?)+")
 
 
 def _allowed_tools(value: Any, path: str, diags: list[Diagnostic]) -> tuple[str, ...]:
     """Space- or comma-separated string, or a list; `Bash(git diff:*)` keeps its inner spaces."""
-    if value is None:
-        return ()
     if isinstance(value, list):
         return str_list(value, "allowed-tools", path, diags)
     if not isinstance(value, str):
@@ -274,23 +316,7 @@ def _allowed_tools(value: Any, path: str, diags: list[Diagnostic]) -> tuple[str,
             Diagnostic("warning", "bad-field", "`allowed-tools` must be a string or a list; ignored", path)
         )
         return ()
-    out: list[str] = []
-    buf: list[str] = []
-    depth = 0
-    for ch in value:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        if depth == 0 and (ch == "," or ch.isspace()):
-            if buf:
-                out.append("".join(buf))
-                buf = []
-            continue
-        buf.append(ch)
-    if buf:
-        out.append("".join(buf))
-    return tuple(t for t in out if t)
+    return tuple(_TOOL_TOKEN.findall(value))
 
 
 def _merge_toml(skill: Skill, toml_path: str, diags: list[Diagnostic]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from stat import S_ISREG
 
 BOM = b"\xef\xbb\xbf"
 #: First read at discovery; most frontmatters (and a whole typical skill) fit.
@@ -38,12 +39,17 @@ class Head:
     """What discovery reads of a SKILL.md: the frontmatter (if any) and the start of the body."""
 
     frontmatter: str | None  #: text between the delimiters, None when the file has none
-    body_head: str  #: the start of the body (all of it when the file was read to the end)
+    body_raw: bytes  #: the start of the body as read (normalised newlines), decoded only on demand
     body_offset: int  #: character offset of the body in the decoded, normalised text
     complete: bool  #: True when the whole file was read
     mtime_ns: int
     size: int
     bom: bool
+
+    @property
+    def body_head(self) -> str:
+        """The start of the body as text (a character split by the chunk end is dropped)."""
+        return self.body_raw.decode("utf-8", errors="ignore" if not self.complete else "replace")
 
 
 def normalise_newlines(data: bytes) -> bytes:
@@ -72,12 +78,12 @@ def read_head(path: str) -> Head:
     been seen, capped at MAX_FRONTMATTER.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY)  # Python makes it close-on-exec
     except OSError as e:
         raise ReadError("unreadable", f"cannot open file: {e.strerror or e}") from None
     try:
         st = os.fstat(fd)
-        if not _is_regular(st.st_mode):
+        if not S_ISREG(st.st_mode):
             raise ReadError("not-a-file", "not a regular file")
         raw = os.read(fd, CHUNK)
         complete = len(raw) < CHUNK
@@ -86,31 +92,45 @@ def read_head(path: str) -> Head:
         bom = raw.startswith(BOM)
         if bom:
             raw = raw[3:]
-        if not raw.strip():
+        if raw.isspace():
             raise ReadError("empty-file", "file is empty (only whitespace)")
-        if not _OPEN_RE.match(normalise_newlines(raw[:512])):
+        if raw[:4] == b"---\n" and b"\r" not in raw and b"\0" not in raw:
+            # Common case (LF, no trailing blanks on the delimiters): plain byte searches.
+            i = raw.find(b"\n---", 3)
+            while i != -1:
+                after = raw[i + 4 : i + 5]
+                if after == b"\n" or (not after and complete):
+                    end = i + 4 + len(after)
+                    fm_text = _check_binary(raw[4:i], True) if i > 4 else ""
+                    body_offset = end + len(fm_text) - max(0, i - 4)
+                    return Head(fm_text, raw[end:], body_offset, complete, st.st_mtime_ns, st.st_size, bom)
+                if after not in (b" ", b"\t", b""):
+                    i = raw.find(b"\n---", i + 4)
+                    continue
+                break  # blanks after the delimiter or a chunk boundary: the general path decides
+        o = _OPEN_RE.match(normalise_newlines(raw[:512]))
+        if o is None:
             # No frontmatter: read enough to find the first paragraph of the body.
             while not complete and len(raw) < MAX_FALLBACK_HEAD:
                 more = os.read(fd, CHUNK)
                 raw += more
                 complete = len(more) < CHUNK
-            text = _check_binary(normalise_newlines(raw), complete)
-            return Head(None, text, 0, complete, st.st_mtime_ns, st.st_size, bom)
+            norm = normalise_newlines(raw)
+            _check_binary(norm, complete)
+            return Head(None, norm, 0, complete, st.st_mtime_ns, st.st_size, bom)
+        open_len = o.end()
         while True:
             norm = normalise_newlines(raw)
-            m = _CLOSE_RE.search(norm, 3)
+            m = _CLOSE_RE.search(norm, open_len - 1)
             if m is not None and not complete and m.end() == len(norm):
                 m = None  # `---` at the very end of a chunk: the line may continue in the next one
             if m is not None:
-                text = _check_binary(norm, complete)
-                fm_end = m.start()
-                fm = text[: len(norm[:fm_end].decode("utf-8"))]
-                body_offset = len(norm[: m.end()].decode("utf-8"))
-                open_end = _OPEN_TEXT_RE.match(fm)
-                fm_text = fm[open_end.end() :] if open_end else fm[4:]
-                return Head(
-                    fm_text, text[body_offset:], body_offset, complete, st.st_mtime_ns, st.st_size, bom
-                )
+                if b"\0" in norm:
+                    raise ReadError("binary-file", "file contains NUL bytes (binary, not a text skill file)")
+                fm_text = _check_binary(norm[open_len : m.start()], True) if m.start() > open_len else ""
+                # Delimiter lines are ASCII, so the offset is their byte lengths plus the frontmatter's characters.
+                body_offset = m.end() + len(fm_text) - max(0, m.start() - open_len)
+                return Head(fm_text, norm[m.end() :], body_offset, complete, st.st_mtime_ns, st.st_size, bom)
             if b"\0" in raw:
                 raise ReadError("binary-file", "file contains NUL bytes (binary, not a text skill file)")
             if complete:
@@ -123,17 +143,11 @@ def read_head(path: str) -> Head:
                     "frontmatter-too-large",
                     f"frontmatter exceeds {MAX_FRONTMATTER // 1024} KiB without a closing ---",
                 )
-            more = os.read(fd, max(CHUNK, len(raw)))
-            complete = not more or len(more) < max(CHUNK, len(raw))
+            more = os.read(fd, 8 * CHUNK)
+            complete = len(more) < 8 * CHUNK
             raw += more
     finally:
         os.close(fd)
-
-
-def _is_regular(mode: int) -> bool:
-    import stat
-
-    return stat.S_ISREG(mode)
 
 
 def decode_text(data: bytes) -> str:

@@ -1,0 +1,87 @@
+"""Parse benchmark: `parse_skill` over a corpus vs a bare open+read of the same files.
+
+Generates N skills of ~5 KB (name, description, single-line JSON OpenClaw metadata,
+allowed-tools) in a temp dir and prints the ratio; the target is <= 2.0x.
+
+    .venv/bin/python benchmarks/bench_parse.py [--count 10000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from skillyard.parsing import parse_skill
+
+BODY_LINE = "Run the helper script with the input file and check the output carefully before continuing.\n"
+
+
+def make_corpus(root: Path, count: int) -> list[str]:
+    paths: list[str] = []
+    for i in range(count):
+        d = root / f"skill-{i:05d}"
+        d.mkdir()
+        meta = {
+            "openclaw": {
+                "emoji": "🛠️",
+                "requires": {"bins": ["gh", f"tool{i % 7}"], "env": ["GITHUB_TOKEN"]},
+                "install": [
+                    {"id": "brew", "kind": "brew", "formula": "gh", "bins": ["gh"], "label": "Install gh"}
+                ],
+            }
+        }
+        fm = (
+            f"name: skill-{i:05d}\n"
+            f'description: "Work with repository {i}, issues and pull requests. Use when the user asks about PRs."\n'
+            f"metadata: {json.dumps(meta, ensure_ascii=False)}\n"
+            "allowed-tools: Bash(gh:*) Read Write\n"
+            "license: Apache-2.0\n"
+        )
+        body = f"# Skill {i}\n\n" + BODY_LINE * 52
+        p = d / "SKILL.md"
+        p.write_text(f"---\n{fm}---\n\n{body}", encoding="utf-8")
+        paths.append(str(p))
+    return paths
+
+
+def bare_read(paths: list[str]) -> float:
+    t = time.perf_counter()
+    for p in paths:
+        with open(p, "rb") as f:
+            f.read()
+    return time.perf_counter() - t
+
+
+def parse_all(paths: list[str]) -> float:
+    t = time.perf_counter()
+    for p in paths:
+        skill, _ = parse_skill(Path(p), source="bench")
+        if skill is None:
+            raise SystemExit(f"failed to parse {p}")
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = make_corpus(Path(tmp), args.count)
+        size = sum(os.path.getsize(p) for p in paths) / len(paths)
+        bare_read(paths)  # warm the page cache
+        parse_all(paths[:100])  # warm imports
+        bare = min(bare_read(paths) for _ in range(args.repeat))
+        parsed = min(parse_all(paths) for _ in range(args.repeat))
+    print(f"files: {args.count} (avg {size:.0f} bytes)")
+    print(f"bare open+read: {bare * 1e3:.1f} ms ({bare / args.count * 1e6:.1f} us/file)")
+    print(f"parse_skill:    {parsed * 1e3:.1f} ms ({parsed / args.count * 1e6:.1f} us/file)")
+    print(f"ratio: {parsed / bare:.2f}x (target <= 2.0x)")
+
+
+if __name__ == "__main__":
+    main()
