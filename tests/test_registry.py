@@ -272,3 +272,37 @@ def test_corrupt_cache_is_ignored(tmp_path: Path, make_skill) -> None:
     cache_file = tmp_path / "cache.marshal"
     cache_file.write_bytes(b"\x00garbage")
     assert Registry([Root(tmp_path / "r", "custom")], cache=cache_file).names() == ["a"]
+
+
+def test_targeted_reload_from_watcher_paths(tmp_path: Path, make_skill, monkeypatch) -> None:
+    root = tmp_path / "r"
+    make_skill(root, "a", files={"USAGE.md": "u"})
+    make_skill(root, "b")
+    reg = Registry.from_roots([root])
+
+    import skillyard.discovery as discovery_module
+    import skillyard.registry as registry_module
+
+    walks: list[str] = []
+    real_walk = registry_module.walk_root
+    monkeypatch.setattr(
+        registry_module, "walk_root", lambda r, a: (walks.append(str(r.path)), real_walk(r, a))[1]
+    )
+
+    p = root / "a" / "SKILL.md"
+    p.write_text(p.read_text().replace("useful", "handy"))
+    os.utime(p, ns=(time.time_ns(), time.time_ns() + 10_000_000))
+    diff = reg.reload(changed=[p])
+    assert walks == [] and diff.updated == ["a"] and "handy" in reg.get("a").description
+
+    reg.reload(changed=[root / "a" / "USAGE.md"])  # a doc: nothing to re-walk
+    assert walks == []
+
+    make_skill(root, "c")  # a new skill dir: the root is walked again
+    diff = reg.reload(changed=[root / "c" / "SKILL.md"])
+    assert walks == [str(root)] and diff.current["total"] == 3
+
+    (root / "b" / "SKILL.md").unlink()  # a vanished skill file: walked again
+    diff = reg.reload(changed=[root / "b" / "SKILL.md"])
+    assert {"skill": "b", "was": "eligible", "now": "absent"} in diff.changes
+    assert discovery_module.SKILL_FILES[0] == "SKILL.md"

@@ -20,7 +20,7 @@ import platformdirs
 from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
 
 #: Bump when the parser's output for the same bytes may change.
-FORMAT = 3
+FORMAT = 4
 _SKILL_FIELDS = [f.name for f in fields(Skill) if not f.name.startswith("_")]
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]
@@ -73,6 +73,8 @@ def skill_to_row(s: Skill) -> Row:
             v = (v.bins, v.any_bins, v.env, v.config, v.os)
         elif name == "install":
             v = tuple(tuple(getattr(o, f) for f in _INSTALL_FIELDS) for o in v)
+        elif name == "metadata" and v and v == s.frontmatter.get("metadata"):
+            v = _SAME_AS_FRONTMATTER
         elif name == "tools":
             v = tuple(
                 (
@@ -89,7 +91,10 @@ def skill_to_row(s: Skill) -> Row:
     return tuple(out)
 
 
+_SAME_AS_FRONTMATTER = "\0frontmatter.metadata"
 _PATH_I = _SKILL_FIELDS.index("path")
+_META_I = _SKILL_FIELDS.index("metadata")
+_FM_I = _SKILL_FIELDS.index("frontmatter")
 _REQ_I = _SKILL_FIELDS.index("requires")
 _INSTALL_I = _SKILL_FIELDS.index("install")
 _TOOLS_I = _SKILL_FIELDS.index("tools")
@@ -98,6 +103,8 @@ _TOOLS_I = _SKILL_FIELDS.index("tools")
 def skill_from_row(row: Row) -> Skill:
     v = list(row)
     v[_PATH_I] = Path(v[_PATH_I])
+    if v[_META_I] == _SAME_AS_FRONTMATTER:
+        v[_META_I] = v[_FM_I].get("metadata")
     v[_REQ_I] = Requirements(*v[_REQ_I]) if any(v[_REQ_I]) else Requirements()
     if v[_INSTALL_I]:
         v[_INSTALL_I] = tuple(InstallOption(*o) for o in v[_INSTALL_I])

@@ -89,7 +89,8 @@ def dedupe(roots: Iterable[Root]) -> list[Root]:
 class WalkResult:
     """What one walk of a root found: skill files in walk order and every directory whose listing was read."""
 
-    skill_files: list[str] = field(default_factory=list)
+    #: (path, stat) of each skill file, in walk order; the stat is reused to validate cached parses
+    skill_files: list[tuple[str, os.stat_result]] = field(default_factory=list)
     #: (directory, mtime_ns) of each non-skill directory listed; a changed mtime means entries changed.
     listed_dirs: list[tuple[str, int]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -118,16 +119,25 @@ def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_D
     return result
 
 
-def skill_file_in(directory: str) -> str | None:
-    """The skill file of a directory, by preference, or None (one stat per candidate)."""
+def skill_file_in(directory: str) -> tuple[str, os.stat_result] | None:
+    """The skill file of a directory, by preference, with its stat; None when it has none."""
+    found = _skill_file(directory)
+    return None if found is None else (found[0], found[1])
+
+
+def _skill_file(directory: str) -> tuple[str, os.stat_result, bool] | None:
+    """(path, stat, is_symlink): one lstat in the common case."""
     for name in SKILL_FILES:
-        p = os.path.join(directory, name)
+        p = directory + os.sep + name
         try:
-            st = os.stat(p)
+            st = os.lstat(p)
+            link = stat.S_ISLNK(st.st_mode)
+            if link:
+                st = os.stat(p)
         except OSError:
             continue
         if stat.S_ISREG(st.st_mode):
-            return p
+            return p, st, link
     return None
 
 
@@ -175,9 +185,10 @@ def _walk(
             if real in visited:
                 continue
             visited.add(real)
-        skill_file = skill_file_in(path)
-        if skill_file is not None:
-            if os.path.islink(skill_file):
+        found = _skill_file(path)
+        if found is not None:
+            skill_file = found[0]
+            if found[2]:
                 real = os.path.realpath(skill_file)
                 if not any(real.startswith(a + os.sep) for a in allowed_real):
                     result.diagnostics.append(
@@ -189,7 +200,7 @@ def _walk(
                         )
                     )
                     continue
-            result.skill_files.append(skill_file)
+            result.skill_files.append((skill_file, found[1]))
             continue
         if depth + 1 >= max_depth:
             continue

@@ -65,8 +65,14 @@ def _truthy(v: object) -> bool:
     return bool(v)
 
 
+_ELIGIBLE = Eligibility(eligible=True)
+
+
 def evaluate(skill: Skill, host: Host, config: Config, *, modified: bool = False) -> Eligibility:
     """Decide eligibility; `modified` marks an installed skill whose files changed since install."""
+    req = skill.requires
+    if not modified and req.is_empty() and not config.is_disabled(skill.name):
+        return _ELIGIBLE  # the common case, kept cheap for catalogs of thousands
     reasons: list[str] = []
     fixes: list[str] = []
     if config.is_disabled(skill.name):
@@ -74,9 +80,8 @@ def evaluate(skill: Skill, host: Host, config: Config, *, modified: bool = False
     if modified:
         reasons.append("Modified since install")
         fixes.append(f"skillyard trust accept {skill.name}")
-    req = skill.requires
     miss_os: tuple[str, ...] = ()
-    wanted = tuple(dict.fromkeys(normalise_os(o) for o in req.os))
+    wanted = tuple(normalise_os(o) for o in req.os)
     if wanted and host.os_name not in wanted:
         miss_os = wanted
         label = " or ".join(OS_LABELS.get(o, o) for o in wanted)

@@ -8,17 +8,19 @@ or mtime changed.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import gc
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard import cache as cache_mod
 from skillyard.config import Config, load_config, persist_disabled
-from skillyard.discovery import Root, resolve_roots, walk_root
+from skillyard.discovery import SKILL_FILES, Root, WalkResult, resolve_roots, walk_root
 from skillyard.eligibility import Host, evaluate
 from skillyard.model import Diagnostic, Eligibility, Skill
 
@@ -67,6 +69,20 @@ def _parse(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
         ]
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Building thousands of small acyclic objects triggers full cyclic-GC passes over and over
+    (each one walking every skill already loaded); pausing collection for the bulk work removes
+    most of a large scan's cost without changing what is freed."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 class Registry:
     """Skills found on the search path, by priority, with eligibility for this host."""
 
@@ -86,7 +102,8 @@ class Registry:
         self._by_name: dict[str, Skill] = {}
         self._order: list[Skill] = []
         self._diagnostics: list[Diagnostic] = []
-        self._eligibility: dict[str, Eligibility] = {}
+        self._eligibility: dict[str, tuple[Skill, Eligibility]] = {}
+        self._walks: dict[int, WalkResult] = {}
         self._index: SearchIndex | None = None
         self._listeners: list[Callable[[ReloadDiff], None]] = []
         #: bumps whenever the set of skills or their eligibility may have changed
@@ -97,7 +114,8 @@ class Registry:
             self._cache_file = (
                 cache if isinstance(cache, Path) else cache_mod.cache_path([str(r.path) for r in self.roots])
             )
-            self._cached = cache_mod.load(self._cache_file)
+            with _gc_paused():
+                self._cached = cache_mod.load(self._cache_file)
         self._fresh = 0
         self._scan()
         if self._cache_file is not None:
@@ -124,19 +142,34 @@ class Registry:
 
     # ------------------------------------------------------------ scanning
 
-    def _scan(self) -> None:
+    def _scan(self, changed: set[str] | None = None) -> None:
+        """Walk every root (or, given changed paths, only the roots whose structure changed)."""
+        with _gc_paused():
+            self._scan_roots(changed)
+
+    def _scan_roots(self, changed: set[str] | None) -> None:
         allowed = [os.path.realpath(r.path) for r in self.roots]
         files: dict[str, _FileEntry] = {}
         by_name: dict[str, Skill] = {}
         order: list[Skill] = []
         diags: list[Diagnostic] = []
-        for root in self.roots:
-            walk = walk_root(root, allowed)
+        walks: dict[int, WalkResult] = {}
+        for i, root in enumerate(self.roots):
+            walk = self._walks.get(i)
+            refresh: set[str] = set()
+            if changed is None or walk is None or not self._can_reuse_walk(root, walk, changed, refresh):
+                walk = walk_root(root, allowed)
+                refresh = set()
+                reuse = False
+            else:
+                reuse = True
+            walks[i] = walk
             diags.extend(walk.diagnostics)
-            for path in walk.skill_files:
-                entry = self._entry_for(path, root.source)
-                if entry is None:
-                    continue
+            for path, st in walk.skill_files:
+                if reuse and path not in refresh:
+                    entry = self._files[path]
+                else:
+                    entry = self._entry_for(path, root.source, st)
                 files[path] = entry
                 diags.extend(entry.diagnostics)
                 skill = entry.skill
@@ -155,18 +188,46 @@ class Registry:
                     continue
                 by_name[skill.name] = skill
                 order.append(skill)
+        self._walks = walks
         self._files = files
         self._by_name = by_name
         self._order = order
         self._diagnostics = diags
-        self._eligibility = {}
+        if changed is None:
+            self._eligibility = {}
+        else:  # keep answers for skills whose objects did not change
+            self._eligibility = {n: e for n, e in self._eligibility.items() if by_name.get(n) is e[0]}
         self.version += 1
 
-    def _entry_for(self, path: str, source: str) -> _FileEntry | None:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
+    def _can_reuse_walk(self, root: Root, walk: WalkResult, changed: set[str], refresh: set[str]) -> bool:
+        """True when the changed paths only edit known skill files (collected into `refresh`) or docs."""
+        top = str(root.path)
+        known = {p for p, _ in walk.skill_files}
+        skill_dirs = {os.path.dirname(p) for p in known}
+        for c in changed:
+            if not (c == top or c.startswith(top + os.sep)):
+                continue
+            if c in known:
+                try:
+                    st = os.stat(c)
+                except OSError:
+                    return False  # a skill file disappeared: walk again
+                refresh.add(c)
+                for j, (p, _) in enumerate(walk.skill_files):
+                    if p == c:
+                        walk.skill_files[j] = (p, st)
+                        break
+                continue
+            parent = os.path.dirname(c)
+            if parent in skill_dirs and os.path.basename(c) not in SKILL_FILES:
+                continue  # a doc or script inside a skill: listed live, no metadata change
+            inside = any(c.startswith(d + os.sep) for d in skill_dirs)
+            if inside and parent not in skill_dirs:
+                continue  # deeper inside a skill: supporting content only
+            return False
+        return True
+
+    def _entry_for(self, path: str, source: str, st: os.stat_result) -> _FileEntry:
         old = self._files.get(path)
         unchanged = old is not None and old.mtime_ns == st.st_mtime_ns and old.size == st.st_size
         if unchanged and (old.skill is None or old.skill.source == source):
@@ -203,24 +264,37 @@ class Registry:
             )
         cache_mod.save(self._cache_file, entries)
 
-    def reload(self) -> ReloadDiff:
-        """Re-scan the roots, re-reading only changed files; returns the seed's diff."""
-        with self._lock:
-            before = {s.name: (self.eligibility(s).status, s) for s in self._order}
-            prev_counts = self._counts()
-            self.host.forget_bins()
-            self._scan()
+    def reload(self, changed: Iterable[str | Path] | None = None) -> ReloadDiff:
+        """Re-scan, re-reading only files whose stat changed; returns the seed's diff.
+
+        With `changed` (paths a file watcher reported), roots whose structure did not
+        change are not walked again and binary lookups are kept; without it
+        everything is re-checked, including binaries installed since.
+        """
+        with self._lock, _gc_paused():
+            prev_counts = self._counts()  # also fills the eligibility cache for every skill
+            before = self._by_name
+            old_elig = self._eligibility
+            if changed is None:
+                self.host.forget_bins()
+                self._scan()
+            else:
+                self._scan({os.path.abspath(str(c)) for c in changed})
+            after = self._by_name
             if self._index is not None:
                 self._refresh_index(before)
-            after = {s.name: (self.eligibility(s).status, s) for s in self._order}
+            if changed is None:  # any status may have moved (binaries, env, config)
+                names = set(before) | set(after)
+            else:  # only skills whose objects changed can have moved
+                names = {n for n in set(before) | set(after) if before.get(n) is not after.get(n)}
             changes: list[dict[str, str]] = []
             updated: list[str] = []
-            for name in sorted(set(before) | set(after)):
-                was = before.get(name, ("absent", None))
-                now = after.get(name, ("absent", None))
-                if was[0] != now[0]:
-                    changes.append({"skill": name, "was": was[0], "now": now[0]})
-                elif was[1] is not now[1]:
+            for name in sorted(names):
+                was = old_elig[name][1].status if name in before else "absent"
+                now = self.eligibility(after[name]).status if name in after else "absent"
+                if was != now:
+                    changes.append({"skill": name, "was": was, "now": now})
+                elif before.get(name) is not after.get(name):
                     updated.append(name)
             diff = ReloadDiff(prev_counts, self._counts(), changes, updated)
         for cb in list(self._listeners):
@@ -279,10 +353,10 @@ class Registry:
         if s is None:
             raise KeyError(skill)
         cached = self._eligibility.get(s.name)
-        if cached is None:
-            cached = evaluate(s, self.host, self.config, modified=self._modified_since_install(s))
+        if cached is None or cached[0] is not s:
+            cached = (s, evaluate(s, self.host, self.config, modified=self._modified_since_install(s)))
             self._eligibility[s.name] = cached
-        return cached
+        return cached[1]
 
     def is_eligible(self, name: str) -> bool:
         s = self.get(name)
@@ -334,10 +408,10 @@ class Registry:
                 self._index = SearchIndex(self._order)
             return self._index.search(query, limit=limit)
 
-    def _refresh_index(self, before: dict[str, tuple[str, Skill | None]]) -> None:
+    def _refresh_index(self, before: dict[str, Skill]) -> None:
         assert self._index is not None
-        now = {s.name: s for s in self._order}
-        removed = [n for n, (_, s) in before.items() if n not in now or now[n] is not s]
-        added = [s for n, s in now.items() if n not in before or before[n][1] is not s]
+        now = self._by_name
+        removed = [n for n, s in before.items() if now.get(n) is not s]
+        added = [s for n, s in now.items() if before.get(n) is not s]
         if removed or added:
             self._index.update(added, removed)
