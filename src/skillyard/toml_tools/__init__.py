@@ -14,9 +14,17 @@ from skillyard.toml_tools.invocation import (
     parse_arguments,
     tool_schema,
 )
+from skillyard.toml_tools.naming import (
+    BUILTIN_TOOL_NAMES,
+    plan_tool_names,
+    sanitize_tool_name,
+    tool_definition,
+)
+from skillyard.toml_tools.runner import run_tool
 from skillyard.toml_tools.template import CompiledTemplate, compile_template
 
 __all__ = [
+    "BUILTIN_TOOL_NAMES",
     "CompiledTemplate",
     "Invocation",
     "TemplateError",
@@ -25,5 +33,9 @@ __all__ = [
     "compile_template",
     "parameters",
     "parse_arguments",
+    "plan_tool_names",
+    "run_tool",
+    "sanitize_tool_name",
+    "tool_definition",
     "tool_schema",
 ]

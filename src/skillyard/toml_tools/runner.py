@@ -1,0 +1,110 @@
+"""Running one SKILL.toml tool call and answering the model in seed 004's words.
+
+The command runs from the skill directory (so `scripts/x.py` resolves), with a
+cleared environment, a timeout, and through the configured executor (the
+sandbox keeps the skill read-only and the network off). Everything the model
+sees — stdout, stderr, error texts — is scrubbed of credentials first and
+capped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from typing import TYPE_CHECKING, Any
+
+from skillyard.toml_tools.errors import ToolArgError
+from skillyard.toml_tools.invocation import build_invocation
+
+if TYPE_CHECKING:
+    from skillyard.model import Skill, ToolSpec
+
+#: Longest text handed back to the model (after scrubbing).
+MAX_RESULT_CHARS = 100_000
+#: Where an isolated executor shows the skill directory.
+SANDBOX_SKILL_DIR = "/skill"
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+DEFAULT_TIMEOUT = 60.0
+
+
+def _scrubber() -> Any:
+    from skillyard.execution.scrub import scrub
+
+    return scrub
+
+
+def _cap(text: str) -> str:
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    return text[:MAX_RESULT_CHARS] + f"\n... [output truncated at {MAX_RESULT_CHARS} characters]"
+
+
+def _format(result: Any, timeout: float, scrub: Any) -> tuple[str, bool]:
+    stdout = scrub(result.text("stdout")).rstrip("\n")
+    stderr = scrub(result.text("stderr")).rstrip("\n")
+    notes = [f"[{scrub(w)}]" for w in getattr(result, "warnings", []) or []]
+    if getattr(result, "stdout_truncated", False):
+        notes.append("[stdout truncated]")
+    if getattr(result, "stderr_truncated", False):
+        notes.append("[stderr truncated]")
+    if result.timed_out:
+        parts = [f"Command timed out after {timeout:g}s and was killed"]
+        if stdout:
+            parts.append(f"Partial output:\n{stdout}")
+        if stderr:
+            parts.append(f"stderr:\n{stderr}")
+        return _cap("\n".join(parts + notes)), True
+    if result.exit_code != 0:
+        detail = stderr or stdout or "(no output)"
+        return _cap(
+            "\n".join([f"Command failed:\n{detail}", f"[exit code {result.exit_code}]", *notes])
+        ), True
+    return _cap("\n".join([stdout or "(no output)", *notes])), False
+
+
+def run_tool(
+    skill: Skill, spec: ToolSpec, args: Any, executor: str = "auto", timeout: float | None = DEFAULT_TIMEOUT
+) -> tuple[str, bool]:
+    """Validate, build and run one call; return (text for the model, is_error). Never raises.
+
+    `timeout` is the caller's (configured) limit; a tool's own `timeout` wins over it.
+    """
+    try:
+        inv = build_invocation(spec, args)
+    except ToolArgError as e:
+        return str(e), True
+    except Exception as e:  # a bug here must still not crash the agent loop
+        return f"Failed to render skill tool command: {type(e).__name__}", True
+    limit = (
+        spec.timeout if spec.timeout is not None else (timeout if timeout is not None else DEFAULT_TIMEOUT)
+    )
+    try:
+        scrub = _scrubber()
+        from skillyard.execution import ExecSpec, get_executor
+    except ImportError as e:
+        return f"Failed to execute command: the execution layer is not available ({e})", True
+    home: str | None = None
+    try:
+        ex = get_executor(executor)
+        isolated = bool(getattr(ex, "isolated", False))
+        env = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "SKILL_NAME": skill.name}
+        if isolated:
+            from skillyard.execution.base import Bind
+
+            cwd = SANDBOX_SKILL_DIR
+            env.update(PATH=SANDBOX_PATH, HOME="/tmp", TMPDIR="/tmp", SKILL_DIR=cwd)
+            binds = [Bind(source=skill.root, target=SANDBOX_SKILL_DIR, writable=False)]
+        else:
+            cwd = str(skill.root)
+            home = tempfile.mkdtemp(prefix="skillyard-tool-")
+            env.update(PATH=os.environ.get("PATH", SANDBOX_PATH), HOME=home, TMPDIR=home, SKILL_DIR=cwd)
+            binds = []
+        env.update(inv.env)  # after the base: SKILLYARD_ARG_* never shadow it, and never the reverse
+        result = ex.run(ExecSpec(argv=inv.argv, cwd=cwd, env=env, timeout=float(limit), binds=binds))
+        return _format(result, float(limit), scrub)
+    except Exception as e:
+        return _cap(f"Failed to execute command: {scrub(str(e))}"), True
+    finally:
+        if home is not None:
+            shutil.rmtree(home, ignore_errors=True)
