@@ -1,0 +1,266 @@
+"""Search quality and speed, and catalog rendering speed.
+
+Quality: the evaluation set in benchmarks/search_eval (58 skills, 142 queries,
+25 of them negatives) is ranked by skillyard's SearchIndex and by a plain BM25
+over name + description (the baseline, implemented here). Reported: Hit@1,
+Hit@5, MRR over the positive queries and the rejection rate over the negatives,
+for the dev split (used while tuning), the held-out test split, and all.
+
+Speed: 10,000 synthetic skills are written to a temp dir and parsed with the
+real parser; reported are index build time, the first search (which reads the
+body heads), search p50 against the baseline's p50 in the same process,
+update() versus a rebuild, and catalog rendering under a budget.
+
+Run: .venv/bin/python benchmarks/bench_search.py [--quick] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from skillyard.catalog import FORMATS, render_catalog
+from skillyard.model import Skill
+from skillyard.parsing import parse_skill
+from skillyard.search import SearchIndex
+
+HERE = Path(__file__).resolve().parent
+EVAL = HERE / "search_eval"
+
+# ------------------------------------------------------------------ baseline
+
+
+class PlainBM25:
+    """Okapi BM25 (k1 1.5, b 0.75, Lucene IDF) over name + description; `[a-z0-9]+` casefolded tokens.
+
+    No stemming, no synonyms, no field weights; a result is any skill with a positive score.
+    """
+
+    STOP = frozenset("a an and are as at be by for from in is it of on or that the this to with".split())
+
+    def __init__(self, skills: Sequence[Skill], k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.names = [s.name for s in skills]
+        self.docs: list[dict[str, int]] = []
+        self.lens: list[int] = []
+        self.df: dict[str, int] = {}
+        self.post: dict[str, list[tuple[int, int]]] = {}
+        for i, s in enumerate(skills):
+            toks = self.tok(f"{s.name} {s.description}")
+            tf: dict[str, int] = {}
+            for t in toks:
+                tf[t] = tf.get(t, 0) + 1
+            self.docs.append(tf)
+            self.lens.append(len(toks))
+            for t, c in tf.items():
+                self.df[t] = self.df.get(t, 0) + 1
+                self.post.setdefault(t, []).append((i, c))
+        self.n = len(skills)
+        self.avg = (sum(self.lens) / self.n) if self.n else 1.0
+
+    @classmethod
+    def tok(cls, text: str) -> list[str]:
+        return [t for t in re.findall(r"[a-z0-9]+", text.casefold()) if t not in cls.STOP]
+
+    def search(self, query: str, limit: int = 5) -> list[str]:
+        scores: dict[int, float] = {}
+        for t in set(self.tok(query)):
+            df = self.df.get(t)
+            if not df:
+                continue
+            idf = math.log(1 + (self.n - df + 0.5) / (df + 0.5))
+            for i, tf in self.post[t]:
+                norm = tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * self.lens[i] / self.avg))
+                scores[i] = scores.get(i, 0.0) + idf * norm
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], self.names[kv[0]]))
+        return [self.names[i] for i, s in ranked[:limit] if s > 0]
+
+
+# ------------------------------------------------------------------ quality
+
+
+def load_eval() -> tuple[list[Skill], list[dict[str, object]]]:
+    skills: list[Skill] = []
+    for path in sorted((EVAL / "skills").glob("*/SKILL.md")):
+        skill, diags = parse_skill(path.resolve())
+        if skill is None:
+            raise SystemExit(f"eval skill failed to parse: {path}: {[d.message for d in diags]}")
+        skills.append(skill)
+    queries = json.loads((EVAL / "queries.json").read_text(encoding="utf-8"))
+    return skills, queries
+
+
+def evaluate(
+    rank: Callable[[str], list[str]], queries: list[dict[str, object]]
+) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for split in ("dev", "test", "all"):
+        qs = [q for q in queries if split == "all" or q["split"] == split]
+        pos = [q for q in qs if q["expected"] is not None]
+        neg = [q for q in qs if q["expected"] is None]
+        h1 = h5 = rr = 0.0
+        for q in pos:
+            names = rank(str(q["query"]))
+            if names[:1] == [q["expected"]]:
+                h1 += 1
+            if q["expected"] in names[:5]:
+                h5 += 1
+                rr += 1 / (names.index(q["expected"]) + 1)
+        rejected = sum(1 for q in neg if not rank(str(q["query"])))
+        out[split] = {
+            "positives": len(pos),
+            "negatives": len(neg),
+            "hit@1": round(h1 / len(pos), 3) if pos else 0.0,
+            "hit@5": round(h5 / len(pos), 3) if pos else 0.0,
+            "mrr": round(rr / len(pos), 3) if pos else 0.0,
+            "neg_rejection": round(rejected / len(neg), 3) if neg else 0.0,
+        }
+    return out
+
+
+def misses(rank: Callable[[str], list[str]], queries: list[dict[str, object]]) -> list[str]:
+    lines = []
+    for q in queries:
+        names = rank(str(q["query"]))
+        if q["expected"] is None and names:
+            lines.append(f"  [{q['split']}] NEG  {q['query']!r} -> {names[:3]}")
+        elif q["expected"] is not None and names[:1] != [q["expected"]]:
+            lines.append(f"  [{q['split']}] MISS {q['query']!r} want {q['expected']} got {names[:3]}")
+    return lines
+
+
+# ------------------------------------------------------------------ speed
+
+WORDS = (
+    "data file report image video audio text code test build deploy cloud server database query table chart "
+    "email calendar meeting invoice budget travel weather music photo document slide sheet api log error "
+    "security key package release note summary translate convert resize extract merge split scan parse "
+    "render schedule notify review design layout brand color font icon diagram flow model train predict "
+    "metric alert backup restore sync upload download archive compress encrypt user account team project"
+).split()
+
+
+def write_synthetic(root: Path, n: int, seed: int = 7) -> list[Path]:
+    rnd = random.Random(seed)
+    paths = []
+    for i in range(n):
+        name = f"syn-{rnd.choice(WORDS)}-{rnd.choice(WORDS)}-{i:05d}"
+        d = root / name
+        d.mkdir()
+        desc = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(10, 40)))
+        body_parts = []
+        for _ in range(rnd.randint(2, 6)):
+            body_parts.append(f"## {rnd.choice(WORDS).title()} {rnd.choice(WORDS)}\n")
+            body_parts.append(" ".join(rnd.choice(WORDS) for _ in range(rnd.randint(20, 120))) + "\n")
+        text = f'---\nname: {name}\ndescription: "{desc}"\n---\n\n# {name}\n\n' + "\n".join(body_parts)
+        p = d / "SKILL.md"
+        p.write_text(text, encoding="utf-8")
+        paths.append(p)
+    return paths
+
+
+def p50_ms(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def speed(n: int, runs: int) -> dict[str, float]:
+    res: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_synthetic(Path(tmp), n)
+        t = time.perf_counter()
+        skills = [s for s in (parse_skill(p)[0] for p in paths) if s is not None]
+        res["parse_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        index = SearchIndex(skills)
+        res["build_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        index.search("warmup query")
+        res["first_search_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        base = PlainBM25(skills)
+        res["baseline_build_ms"] = (time.perf_counter() - t) * 1000
+        rnd = random.Random(3)
+        queries = [" ".join(rnd.choice(WORDS) for _ in range(rnd.randint(2, 6))) for _ in range(runs)]
+        it = iter(queries * 2)
+        res["search_p50_ms"] = p50_ms(lambda: index.search(next(it)), runs)
+        it2 = iter(queries * 2)
+        res["baseline_p50_ms"] = p50_ms(lambda: base.search(next(it2)), runs)
+        res["search_ratio"] = res["search_p50_ms"] / res["baseline_p50_ms"]
+        # update(): replace 10 skills in place versus rebuilding the index
+        changed = skills[:10]
+        t = time.perf_counter()
+        index.update(changed, [s.name for s in changed])
+        index.search("data report")  # includes reading the 10 new body heads
+        res["update10_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        SearchIndex(skills).search("data report")
+        res["rebuild_ms"] = (time.perf_counter() - t) * 1000
+        for fmt in FORMATS:
+            render_catalog(skills, fmt, 8000)  # warm the location cache
+            res[f"catalog_{fmt}_8000_ms"] = p50_ms(lambda f=fmt: render_catalog(skills, f, 8000), 15)
+        res["catalog_xml_18000_ms"] = p50_ms(lambda: render_catalog(skills, "xml", 18000), 15)
+        res["catalog_xml_unbudgeted_ms"] = p50_ms(lambda: render_catalog(skills, "xml"), 15)
+    return {k: round(v, 3) for k, v in res.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="2,000 synthetic skills instead of 10,000")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--misses", action="store_true", help="list the queries each ranker gets wrong")
+    args = ap.parse_args(argv)
+
+    skills, queries = load_eval()
+    ours = SearchIndex(skills)
+    base = PlainBM25(skills)
+
+    def rank_ours(q: str) -> list[str]:
+        return [h.name for h in ours.search(q, limit=5)]
+
+    quality = {"skillyard": evaluate(rank_ours, queries), "baseline_bm25": evaluate(base.search, queries)}
+    n = 2000 if args.quick else 10_000
+    timing = speed(n, 200)
+    report = {
+        "skills": len(skills),
+        "queries": len(queries),
+        "quality": quality,
+        "synthetic_skills": n,
+        "timing": timing,
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"Eval set: {len(skills)} skills, {len(queries)} queries")
+    print(f"{'ranker':<14} {'split':<5} {'Hit@1':>6} {'Hit@5':>6} {'MRR':>6} {'neg-rej':>8}")
+    for ranker, by_split in quality.items():
+        for split, m in by_split.items():
+            print(
+                f"{ranker:<14} {split:<5} {m['hit@1']:>6.3f} {m['hit@5']:>6.3f} {m['mrr']:>6.3f} {m['neg_rejection']:>8.3f}"
+            )
+    if args.misses:
+        print("skillyard misses:")
+        print("\n".join(misses(rank_ours, queries)))
+        print("baseline misses:")
+        print("\n".join(misses(base.search, queries)))
+    print(f"\nTiming at {n} synthetic skills (ms):")
+    for k, v in timing.items():
+        print(f"  {k:<28} {v:>10.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

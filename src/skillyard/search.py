@@ -1,0 +1,560 @@
+"""Ranked skill search: BM25F over metadata and the start of each skill's body.
+
+Why this shape (details and figures in docs/search.md):
+
+* Fields are scored BM25F-style: each field's term frequency is length-normalised
+  and weighted (name > description, tags > when_to_use > body headings > body
+  text) and the weighted sum is saturated once, so a word repeated across fields
+  does not count twice as much as one strong match.
+* Normalisation is light and symmetric (the same for skills and queries):
+  casefold, split on non-alphanumerics and camelCase, drop function words, a
+  conservative suffix stripper, and a small synonym table for common paraphrases
+  ("picture" ~ "image", "mail" ~ "email"). A synonym counts half as much as the
+  word itself, and each query word scores through its best variant only.
+* "No good match" is decided by coverage: the share of the query's IDF mass that
+  the best skill explains. Queries of stop words or words no skill uses return [].
+* Metadata is indexed eagerly (it is already in memory). The body is read lazily,
+  on the first search, and only its first ``body_chars`` characters (4 KiB by
+  default; headings and the opening instructions live there), so building the
+  index over 10,000 skills stays cheap and a huge SKILL.md costs no more than a
+  small one.
+* `update()` removes and adds single skills in place (postings, document
+  frequencies, field length sums); nothing is rebuilt.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from skillyard.model import Skill
+
+K1 = 1.2
+#: field -> (weight, length-normalisation b)
+FIELDS: dict[str, tuple[float, float]] = {
+    "name": (3.0, 0.3),
+    "description": (2.0, 0.75),
+    "tags": (2.0, 0.3),
+    "when_to_use": (1.5, 0.75),
+    "headings": (1.0, 0.5),
+    "body": (0.35, 0.75),
+}
+_FIELD_NAMES = tuple(FIELDS)
+#: A synonym matches with this fraction of the word's own weight.
+SYNONYM_WEIGHT = 0.5
+#: Results need at least this share of the query's IDF mass explained.
+MIN_COVERAGE = 0.34
+#: ...and a raw score above this floor.
+MIN_SCORE = 0.5
+#: In the coverage mass, a word no skill uses (and with no synonym any skill uses) counts this much:
+#: such words are often names, places and dates ("in London", "on Thursday") rather than the task.
+UNKNOWN_WEIGHT = 0.4
+#: A word matched only in the body explains this much of itself (body text mentions many things).
+BODY_ONLY_WEIGHT = 0.3
+#: A synonym explains this much of the word it stands for.
+SYNONYM_COVERAGE = 0.8
+#: Characters of body text read per skill.
+BODY_CHARS = 4096
+MAX_QUERY_CHARS = 1000
+MAX_QUERY_TERMS = 32
+MAX_FIELD_CHARS = 8192
+MAX_LIMIT = 1000
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before being below between
+    both but by can could did do does doing done down during each either else etc few for from further had has have
+    having he her here hers him his how i if in into is it its itself just let lets like may me might mine more most
+    much must my myself need needs no nor not now of off ok okay on once only or other our ours out over own per
+    please same shall she should so some such than thank thanks that the their theirs them then there these they
+    this those through thus to too under until up upon us very via was we were what when whenever where which while
+    who whom whose why will with within without would yes yet you your yours yourself hey hi hello
+    skill skills use used uses using want wants wanna gonna help helps something someone thing things stuff really
+    able way ways kind sort lot bit one
+    """.split()
+)
+
+#: Groups of words people use interchangeably for the same task.
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("image", "picture", "photo", "pic", "img", "photograph", "jpeg", "jpg", "png"),
+    ("email", "mail", "inbox", "e-mail", "gmail", "imap"),
+    ("pdf", "document"),
+    ("doc", "document", "docx", "word"),
+    ("spreadsheet", "excel", "xlsx", "sheet", "workbook"),
+    ("csv", "tabular", "table"),
+    ("slide", "presentation", "powerpoint", "pptx", "deck", "keynote"),
+    ("chart", "graph", "plot", "visualization", "visualise", "visualize"),
+    ("database", "db", "sql", "postgres", "mysql", "sqlite"),
+    ("test", "unittest", "pytest", "spec"),
+    ("bug", "error", "crash", "failure", "exception", "traceback", "defect"),
+    ("debug", "troubleshoot", "diagnose"),
+    ("fix", "repair", "resolve"),
+    ("summarize", "summarise", "summary", "recap", "digest", "tldr", "condense"),
+    ("video", "movie", "clip", "film", "footage", "mp4"),
+    ("audio", "sound", "recording", "podcast", "mp3", "voice"),
+    ("transcribe", "transcript", "transcription", "dictation", "speech-to-text"),
+    ("speech", "voice", "narrate", "narration", "read-aloud", "tts"),
+    ("subtitle", "caption"),
+    ("translate", "translation", "localize", "localise", "i18n"),
+    ("convert", "transform", "conversion", "export"),
+    ("deploy", "deployment", "rollout", "release", "ship"),
+    ("container", "docker", "dockerfile", "containerize", "containerise", "podman"),
+    ("kubernetes", "k8s", "cluster", "helm", "kubectl"),
+    ("calendar", "schedule", "meeting", "appointment", "event", "invite"),
+    ("find", "search", "lookup", "locate"),
+    ("remove", "delete", "erase", "strip", "drop"),
+    ("website", "site", "webpage", "page", "web"),
+    ("scrape", "crawl", "scraper", "crawler", "harvest"),
+    ("review", "critique", "feedback"),
+    ("compress", "zip", "archive", "tarball", "tar", "unzip", "extract"),
+    ("money", "finance", "expense", "spending", "spend", "budget", "cost"),
+    ("invoice", "bill", "billing", "receipt"),
+    ("note", "notes", "memo", "minutes"),
+    ("api", "endpoint", "rest", "http", "graphql"),
+    ("chat", "slack", "channel", "teams", "discord"),
+    ("message", "notify", "notification", "ping", "alert"),
+    ("login", "auth", "authentication", "signin", "oauth"),
+    ("password", "secret", "credential", "token", "key"),
+    ("diagram", "flowchart", "uml", "mermaid"),
+    ("font", "typography", "typeface"),
+    ("color", "colour", "palette"),
+    ("log", "logs", "logging", "syslog"),
+    ("resize", "shrink", "scale", "downscale", "thumbnail", "smaller"),
+    ("crop", "trim", "cut"),
+    ("resume", "cv"),
+    ("recipe", "cook", "cooking", "meal", "dinner", "lunch"),
+    ("weather", "forecast", "rain", "temperature"),
+    ("trip", "travel", "itinerary", "vacation", "holiday"),
+    ("stock", "share", "ticker", "equity"),
+    ("commit", "git"),
+    ("changelog", "release-notes"),
+    ("readme", "documentation", "docs"),
+    ("vulnerability", "cve", "security", "exploit"),
+    ("dependency", "package", "library", "npm", "pip"),
+    ("upgrade", "update", "bump"),
+    ("ticket", "issue", "jira", "story"),
+    ("regex", "regexp", "pattern"),
+    ("yaml", "yml"),
+    ("json", "jsonl"),
+    ("icon", "svg", "vector"),
+    ("ui", "frontend", "interface", "component"),
+    ("write", "draft", "compose"),
+    ("create", "generate", "build", "make"),
+    ("analyze", "analyse", "analysis", "insight"),
+    ("outage", "incident", "downtime"),
+    ("infra", "infrastructure", "terraform", "provision"),
+    ("accessibility", "a11y", "wcag", "screen-reader"),
+    ("seo", "ranking", "google"),
+    ("ocr", "scan", "scanned", "screenshot"),
+    ("metadata", "exif"),
+    ("migration", "migrate", "schema"),
+    ("brand", "branding", "style-guide"),
+)
+
+_CAMEL_LOWER_UPPER = re.compile(r"([a-z0-9])([A-Z])")
+_CAMEL_ACRONYM = re.compile(r"([A-Z])([A-Z][a-z]{2})")
+_WORD = re.compile(r"[^\W_]+")
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_VOWEL = re.compile(r"[aeiouy]")
+
+
+@functools.lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """A conservative suffix stripper: plural `s`/`ies`, `ing`, `ed`, final `e`; the same rules for docs and queries."""
+    w = word
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) >= 4:
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) >= len(suffix) + 3:
+            base = w[: -len(suffix)]
+            if _VOWEL.search(base):
+                if (
+                    len(base) >= 4
+                    and base[-1] == base[-2]
+                    and base[-1] not in "lsz"
+                    and base[-1] not in "aeiou"
+                ):
+                    base = base[:-1]
+                w = base
+            break
+    if len(w) >= 4 and w.endswith("e") and not w.endswith("ee"):
+        w = w[:-1]
+    return w
+
+
+def _raw_words(text: str) -> list[str]:
+    """Casefolded words with camelCase split ("parseSkillFile", "HTMLParser"); regex passes only, no word loop."""
+    text = _CAMEL_LOWER_UPPER.sub(r"\1 \2", text)
+    text = _CAMEL_ACRONYM.sub(r"\1 \2", text)
+    return _WORD.findall(text.casefold())
+
+
+_STEMS: dict[str, str] = {}
+
+
+def _stems_for(words: Iterable[str]) -> dict[str, str]:
+    """Fill the word -> term cache ("" for dropped words) for any word not seen before."""
+    stems = _STEMS
+    missing = [w for w in words if w not in stems]
+    if missing:
+        if len(stems) > 500_000:
+            stems.clear()
+        for w in missing:
+            stems[w] = "" if len(w) < 2 or w in STOP_WORDS else stem(w)
+    return stems
+
+
+def tokenize(text: str) -> list[str]:
+    """Index terms of a text, in order: casefolded, camelCase/kebab split, stop words dropped, stemmed."""
+    if not isinstance(text, str) or not text:
+        return []
+    words = _raw_words(text)
+    stems = _stems_for(set(words))
+    return [t for t in map(stems.__getitem__, words) if t]
+
+
+def term_counts(text: str) -> tuple[dict[str, int], int]:
+    """Term frequencies and the number of terms; counts words first so each distinct word is stemmed once."""
+    if not isinstance(text, str) or not text:
+        return {}, 0
+    words = Counter(_raw_words(text))
+    stems = _stems_for(words)
+    counts: dict[str, int] = {}
+    n = 0
+    for w, c in words.items():
+        t = stems[w]
+        if t:
+            counts[t] = counts.get(t, 0) + c
+            n += c
+    return counts, n
+
+
+def _build_synonyms() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for group in SYNONYM_GROUPS:
+        terms: set[str] = set()
+        for phrase in group:
+            terms.update(tokenize(phrase.replace("-", " ")) if "-" in phrase else tokenize(phrase))
+        for t in terms:
+            table.setdefault(t, set()).update(terms)
+    return {t: frozenset(s - {t}) for t, s in table.items()}
+
+
+SYNONYMS = _build_synonyms()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One ranked result."""
+
+    name: str
+    score: float
+    description: str
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, str):
+        return value[:MAX_FIELD_CHARS]
+    if isinstance(value, list | tuple):
+        return " ".join(str(v) for v in value if isinstance(v, str | int | float))[:MAX_FIELD_CHARS]
+    return ""
+
+
+def _tags(skill: Skill) -> str:
+    tags: list[str] = [t for t in skill.tags if isinstance(t, str)]
+    meta = skill.metadata if isinstance(skill.metadata, dict) else {}
+    for key in ("tags", "keywords", "category"):
+        v = meta.get(key)
+        if isinstance(v, str):
+            tags.append(v)
+        elif isinstance(v, list):
+            tags.extend(x for x in v if isinstance(x, str))
+    return " ".join(tags)[:MAX_FIELD_CHARS]
+
+
+def _body_head(skill: Skill, limit: int) -> str:
+    """The first `limit` characters of the body, without reading (or caching) a whole large file."""
+    if limit <= 0:
+        return ""
+    cached = skill._body
+    if isinstance(cached, str):
+        return cached[:limit]
+    if skill.format != "md":
+        return " ".join(p for p in skill.prompts if isinstance(p, str))[:limit]
+    try:
+        # Universal newlines and a stripped BOM: the same text body_offset counts in.
+        with open(skill.path, encoding="utf-8-sig", errors="replace") as f:
+            text = f.read(max(skill.body_offset, 0) + limit)
+    except (OSError, ValueError, TypeError):
+        return ""
+    return text[max(skill.body_offset, 0) :]
+
+
+def _body_fields(skill: Skill, limit: int) -> tuple[str, str]:
+    """(headings, body text) of the start of the body, plus the skill's declared tools as headings."""
+    head = _body_head(skill, limit)
+    headings = [m.group(1) for m in _HEADING.finditer(head)]
+    for tool in skill.tools:
+        headings.append(f"{tool.name} {tool.description}")
+    return " ".join(headings)[:MAX_FIELD_CHARS], head
+
+
+class SearchIndex:
+    """An in-memory BM25F index over skills; cheap to build, updated in place on reload."""
+
+    def __init__(self, skills: Sequence[Skill], *, body_chars: int = BODY_CHARS) -> None:
+        self.body_chars = max(int(body_chars), 0)
+        self._postings: dict[str, dict[str, dict[int, int]]] = {f: {} for f in _FIELD_NAMES}
+        self._lens: dict[str, list[int]] = {f: [] for f in _FIELD_NAMES}
+        self._len_sum: dict[str, int] = dict.fromkeys(_FIELD_NAMES, 0)
+        self._doc_terms: list[dict[str, tuple[str, ...]] | None] = []
+        self._skills: list[Skill | None] = []
+        self._by_name: dict[str, int] = {}
+        self._df: dict[str, int] = {}
+        self._free: list[int] = []
+        self._pending_body: set[int] = set()
+        self._norms: dict[str, list[float]] | None = None
+        self._term_cache: dict[str, tuple[dict[int, float], frozenset[int]]] = {}
+        for s in skills:
+            self._add(s)
+
+    # ------------------------------------------------------------ maintenance
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def update(self, added: Sequence[Skill], removed: Sequence[str]) -> None:
+        """Remove skills by name, then add (or replace) skills; only the touched skills are (re)indexed."""
+        for name in removed:
+            if isinstance(name, str):
+                self._remove(name)
+        for s in added:
+            if isinstance(s, Skill):
+                self._add(s)
+
+    def _add(self, skill: Skill) -> None:
+        if not isinstance(skill, Skill) or not isinstance(skill.name, str):
+            return
+        if skill.name in self._by_name:
+            self._remove(skill.name)
+        if self._free:
+            doc = self._free.pop()
+            self._skills[doc] = skill
+            self._doc_terms[doc] = {}
+        else:
+            doc = len(self._skills)
+            self._skills.append(skill)
+            self._doc_terms.append({})
+            for f in _FIELD_NAMES:
+                self._lens[f].append(0)
+        self._by_name[skill.name] = doc
+        name_text = skill.name.replace("-", " ").replace("_", " ")
+        self._index_field(doc, "name", name_text)
+        self._index_field(doc, "description", _as_text(skill.description))
+        self._index_field(doc, "tags", _tags(skill))
+        self._index_field(doc, "when_to_use", _as_text(skill.when_to_use))
+        if self.body_chars:
+            self._pending_body.add(doc)
+        self._invalidate()
+
+    def _index_field(self, doc: int, field: str, text: str) -> None:
+        counts, length = term_counts(text)
+        if not counts:
+            return
+        postings = self._postings[field]
+        doc_terms = self._doc_terms[doc]
+        assert doc_terms is not None
+        seen_before = set()
+        for fterms in doc_terms.values():
+            seen_before.update(fterms)
+        for t, c in counts.items():
+            postings.setdefault(t, {})[doc] = c
+            if t not in seen_before:
+                self._df[t] = self._df.get(t, 0) + 1
+        doc_terms[field] = tuple(counts)
+        self._lens[field][doc] = length
+        self._len_sum[field] += length
+
+    def _remove(self, name: str) -> None:
+        doc = self._by_name.pop(name, None)
+        if doc is None:
+            return
+        doc_terms = self._doc_terms[doc] or {}
+        all_terms: set[str] = set()
+        for field, terms in doc_terms.items():
+            postings = self._postings[field]
+            for t in terms:
+                p = postings.get(t)
+                if p is not None:
+                    p.pop(doc, None)
+                    if not p:
+                        del postings[t]
+            all_terms.update(terms)
+            self._len_sum[field] -= self._lens[field][doc]
+            self._lens[field][doc] = 0
+        for t in all_terms:
+            n = self._df.get(t, 0) - 1
+            if n > 0:
+                self._df[t] = n
+            else:
+                self._df.pop(t, None)
+        self._skills[doc] = None
+        self._doc_terms[doc] = None
+        self._pending_body.discard(doc)
+        self._free.append(doc)
+        self._invalidate()
+
+    def _ensure_bodies(self) -> None:
+        if not self._pending_body:
+            return
+        for doc in sorted(self._pending_body):
+            skill = self._skills[doc]
+            if skill is None:
+                continue
+            try:
+                headings, body = _body_fields(skill, self.body_chars)
+            except Exception:  # a skill whose body cannot be read is still found by its metadata
+                headings, body = "", ""
+            self._index_field(doc, "headings", headings)
+            self._index_field(doc, "body", body)
+        self._pending_body.clear()
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._norms = None
+        self._term_cache = {}
+
+    def _field_norms(self) -> dict[str, list[float]]:
+        """Per field and document: weight / (1 - b + b * len / avglen), recomputed only after a change."""
+        if self._norms is None:
+            n = max(len(self._by_name), 1)
+            norms: dict[str, list[float]] = {}
+            for f, (w, b) in FIELDS.items():
+                avg = self._len_sum[f] / n or 1.0
+                norms[f] = [w / (1.0 - b + b * ln / avg) for ln in self._lens[f]]
+            self._norms = norms
+        return self._norms
+
+    # ------------------------------------------------------------ query
+
+    def _idf(self, term: str) -> float:
+        n = len(self._by_name)
+        df = self._df.get(term, 0)
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def _term_scores(self, term: str) -> tuple[dict[int, float], frozenset[int]]:
+        """Saturated BM25F score per document, and the documents matching outside the body.
+
+        Cached per term until the index changes, so a popular word costs one pass over its postings.
+        """
+        cached = self._term_cache.get(term)
+        if cached is not None:
+            return cached
+        norms = self._field_norms()
+        acc: dict[int, float] = {}
+        strong: set[int] = set()
+        for f in _FIELD_NAMES:
+            p = self._postings[f].get(term)
+            if not p:
+                continue
+            nf = norms[f]
+            get = acc.get
+            for doc, tf in p.items():
+                acc[doc] = get(doc, 0.0) + tf * nf[doc]
+            if f != "body":
+                strong.update(p)
+        idf = self._idf(term)
+        k = K1
+        scale = idf * (k + 1.0)
+        result = ({d: scale * x / (k + x) for d, x in acc.items()}, frozenset(strong))
+        if len(self._term_cache) >= 50_000:
+            self._term_cache.clear()
+        self._term_cache[term] = result
+        return result
+
+    @staticmethod
+    def query_terms(query: str) -> list[str]:
+        """Distinct normalised query terms, in order, capped (hostile queries cost a bounded amount)."""
+        if not isinstance(query, str):
+            return []
+        terms: list[str] = []
+        for t in tokenize(query[:MAX_QUERY_CHARS]):
+            if t not in terms:
+                terms.append(t)
+            if len(terms) >= MAX_QUERY_TERMS:
+                break
+        return terms
+
+    def search(self, query: str, limit: int = 5) -> list[SearchHit]:
+        """Skills ranked for `query`, best first; [] when nothing is a good match."""
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise ValueError(f"limit must be an integer, not {type(limit).__name__}")
+        if limit <= 0 or not self._by_name:
+            return []
+        limit = min(limit, MAX_LIMIT)
+        terms = self.query_terms(query)
+        if not terms:
+            return []
+        self._ensure_bodies()
+        scores: dict[int, float] = {}
+        explained: dict[int, float] = {}
+        mass = 0.0
+        for t in terms:
+            variants: list[tuple[str, float]] = [(t, 1.0)]
+            variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(t, ())))
+            known = [(v, w) for v, w in variants if v in self._df]
+            idf_t = self._idf(t)  # a word no skill uses has the highest IDF
+            weight_t = idf_t if known else idf_t * UNKNOWN_WEIGHT
+            mass += weight_t
+            best: dict[int, float] = {}
+            best_cov: dict[int, float] = {}
+            for v, w in known:
+                per_doc, strong = self._term_scores(v)
+                cov_w = 1.0 if w == 1.0 else SYNONYM_COVERAGE
+                for doc, sc in per_doc.items():
+                    sc *= w
+                    if sc > best.get(doc, 0.0):
+                        best[doc] = sc
+                    cov = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
+                    if cov > best_cov.get(doc, 0.0):
+                        best_cov[doc] = cov
+            for doc, sc in best.items():
+                scores[doc] = scores.get(doc, 0.0) + sc
+                explained[doc] = explained.get(doc, 0.0) + weight_t * best_cov[doc]
+        if not scores or mass <= 0:
+            return []
+        hits: list[tuple[float, str, Skill]] = []
+        for doc, sc in scores.items():
+            skill = self._skills[doc]
+            if skill is None or sc < MIN_SCORE or explained[doc] / mass < MIN_COVERAGE:
+                continue
+            hits.append((round(sc, 4), skill.name, skill))
+        hits.sort(key=lambda h: (-h[0], h[1]))
+        return [SearchHit(name, score, _as_text(s.description)) for score, name, s in hits[:limit]]
+
+    def explain(self, query: str) -> dict[str, object]:
+        """The normalised terms and their variants, for debugging a ranking."""
+        terms = self.query_terms(query)
+        return {
+            "terms": terms,
+            "variants": {t: sorted(SYNONYMS.get(t, ())) for t in terms},
+            "idf": {t: round(self._idf(t), 4) for t in terms},
+        }
+
+
+def build_index(skills: Iterable[Skill]) -> SearchIndex:
+    """Convenience for callers holding an iterable."""
+    return SearchIndex(list(skills))
