@@ -61,6 +61,7 @@ def substitute(body: str, arguments: str, *, names: Sequence[str] = (), skill_di
         if text == "${CLAUDE_SKILL_DIR}":
             return skill_dir
         if m.group(3) is not None:
+            used = True  # `$N` is shorthand for `$ARGUMENTS[N]`
             idx = int(m.group(3))
             return positional[idx] if idx < len(positional) else text  # unmatched $N stays literal
         name = m.group(4)
