@@ -1,0 +1,990 @@
+"""Static scanner for skill packages: a cheap pre-install gate, not a security boundary.
+
+Rules live in `rules/rules.yaml` (regex rules, two-stage "then" rules and engine-implemented
+checks). Text is normalised before matching (invisible characters made visible and flagged,
+NFKC, shell line continuations joined) and whole files are scanned: a file too large to scan
+is itself a finding rather than being truncated, because padding past a scanner's horizon is
+a known evasion.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import fnmatch
+import hashlib
+import os
+import re
+import stat
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SEVERITIES = ("info", "low", "medium", "high", "critical")
+SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+RULES_PATH = Path(__file__).with_name("rules") / "rules.yaml"
+MAX_SNIPPET = 160
+#: A text file above this size is reported as unscannable instead of being truncated.
+MAX_SCAN_BYTES = 5 * 1024 * 1024
+MAX_SCAN_FILES = 2000
+#: Long lines are matched in overlapping windows so one hostile line cannot stall a regex.
+WINDOW = 8192
+OVERLAP = 1024
+MAX_DECODE_DEPTH = 2
+
+
+class RuleError(ValueError):
+    """The rules file is malformed (a bug in skillyard or a user-supplied rules file)."""
+
+
+# ---------------------------------------------------------------- rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One detection rule as loaded from the rules file."""
+
+    id: str
+    category: str
+    severity: str
+    title: str
+    remediation: str
+    match: tuple[re.Pattern[str], ...] = ()
+    unless: tuple[re.Pattern[str], ...] = ()
+    then: tuple[re.Pattern[str], ...] = ()
+    within: int = 0
+    builtin: str | None = None
+    files: tuple[str, ...] = ()
+    positives: tuple[Any, ...] = ()
+    negatives: tuple[Any, ...] = ()
+
+    def applies_to(self, rel: str) -> bool:
+        if not self.files:
+            return True
+        base = rel.rsplit("/", 1)[-1]
+        return any(fnmatch.fnmatch(base.lower(), g) for g in self.files)
+
+
+BUILTINS = frozenset(
+    {
+        "unicode-tag",
+        "bidi-control",
+        "zero-width",
+        "variation-selector",
+        "invalid-utf8",
+        "binary-executable",
+        "nested-archive",
+        "unknown-binary",
+        "misleading-file-type",
+        "oversized-file",
+        "padding-blank-lines",
+        "padding-long-whitespace",
+        "encoded-payload",
+        "special-file",
+    }
+)
+
+
+def _compile_all(rid: str, key: str, raw: Any, flags: int) -> tuple[re.Pattern[str], ...]:
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise RuleError(f"rule {rid}: {key} must be a regex or a list of regexes")
+    out = []
+    for pat in raw:
+        try:
+            out.append(re.compile(pat, flags))
+        except re.error as e:
+            raise RuleError(f"rule {rid}: bad regex in {key}: {e}") from None
+    return tuple(out)
+
+
+def parse_rules(data: Any) -> tuple[Rule, ...]:
+    """Validate and compile a rules document (the `rules.yaml` shape)."""
+    if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
+        raise RuleError("rules file must be a mapping with a 'rules' list")
+    seen: set[str] = set()
+    rules = []
+    for i, r in enumerate(data["rules"]):
+        if not isinstance(r, dict):
+            raise RuleError(f"rule #{i} is not a mapping")
+        rid = r.get("id")
+        if not isinstance(rid, str) or not re.fullmatch(r"SY-[A-Z0-9-]+", rid):
+            raise RuleError(f"rule #{i}: id must look like SY-XXX-000")
+        if rid in seen:
+            raise RuleError(f"duplicate rule id {rid}")
+        seen.add(rid)
+        for k in ("category", "title", "remediation"):
+            if not isinstance(r.get(k), str) or not r[k].strip():
+                raise RuleError(f"rule {rid}: {k} is required")
+        sev = r.get("severity")
+        if sev not in SEVERITY_RANK:
+            raise RuleError(f"rule {rid}: severity must be one of {', '.join(SEVERITIES)}")
+        flags = 0 if r.get("case_sensitive") else re.IGNORECASE
+        builtin = r.get("builtin")
+        if builtin is not None and builtin not in BUILTINS:
+            raise RuleError(f"rule {rid}: unknown builtin {builtin!r}")
+        match = _compile_all(rid, "match", r.get("match"), flags)
+        if not match and builtin is None:
+            raise RuleError(f"rule {rid}: needs 'match' or 'builtin'")
+        ex = r.get("examples") or {}
+        if not isinstance(ex, dict) or not ex.get("match") or not ex.get("clean"):
+            raise RuleError(f"rule {rid}: needs examples.match and examples.clean")
+        files = r.get("files") or ()
+        if isinstance(files, str):
+            files = (files,)
+        within = r.get("within", 0)
+        if not isinstance(within, int) or within < 0:
+            raise RuleError(f"rule {rid}: within must be a non-negative integer")
+        rules.append(
+            Rule(
+                id=rid,
+                category=r["category"],
+                severity=sev,
+                title=r["title"].strip(),
+                remediation=" ".join(r["remediation"].split()),
+                match=match,
+                unless=_compile_all(rid, "unless", r.get("unless"), flags),
+                then=_compile_all(rid, "then", r.get("then"), flags),
+                within=within,
+                builtin=builtin,
+                files=tuple(str(f).lower() for f in files),
+                positives=tuple(ex["match"]),
+                negatives=tuple(ex["clean"]),
+            )
+        )
+    return tuple(rules)
+
+
+@lru_cache(maxsize=8)
+def load_rules(path: str | None = None) -> tuple[Rule, ...]:
+    """The rule set (cached); `path` lets a user run a custom rules file."""
+    p = Path(path) if path else RULES_PATH
+    try:
+        data = yaml.load(p.read_text("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, yaml.YAMLError) as e:
+        raise RuleError(f"{p}: cannot load rules: {e}") from None
+    return parse_rules(data)
+
+
+def rules_by_id(rules: Iterable[Rule] | None = None) -> dict[str, Rule]:
+    return {r.id: r for r in (rules if rules is not None else load_rules())}
+
+
+# ---------------------------------------------------------------- findings and reports
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule_id: str
+    category: str
+    severity: str
+    title: str
+    file: str
+    line: int | None
+    snippet: str
+    remediation: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "category": self.category,
+            "severity": self.severity,
+            "title": self.title,
+            "file": self.file,
+            "line": self.line,
+            "snippet": self.snippet,
+            "remediation": self.remediation,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ScanPolicy:
+    """What blocks an install: severity threshold, disabled rules, overrides, reviewed exceptions."""
+
+    block_at: str = "high"
+    disabled_rules: frozenset[str] = frozenset()
+    severity_overrides: tuple[tuple[str, str], ...] = ()
+    #: rules a user reviewed for this package: still reported, never blocking
+    allowed_rules: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.block_at not in SEVERITY_RANK and self.block_at != "none":
+            raise ValueError(f"block_at must be one of {', '.join(SEVERITIES)} or none")
+        for _, sev in self.severity_overrides:
+            if sev not in SEVERITY_RANK:
+                raise ValueError(f"severity override must be one of {', '.join(SEVERITIES)}")
+
+    def severity_for(self, rule_id: str, default: str) -> str:
+        return dict(self.severity_overrides).get(rule_id, default)
+
+    def blocks(self, f: Finding) -> bool:
+        if self.block_at == "none" or f.rule_id in self.allowed_rules:
+            return False
+        return SEVERITY_RANK[f.severity] >= SEVERITY_RANK[self.block_at]
+
+    def fingerprint(self) -> str:
+        raw = repr((self.block_at, sorted(self.disabled_rules), sorted(self.severity_overrides), sorted(self.allowed_rules)))
+        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+@dataclass(slots=True)
+class ScanReport:
+    """Findings for one skill (directory or single file) under a policy."""
+
+    path: str
+    name: str | None
+    findings: list[Finding] = field(default_factory=list)
+    policy: ScanPolicy = field(default_factory=ScanPolicy)
+    files_scanned: int = 0
+    bytes_scanned: int = 0
+
+    @property
+    def max_severity(self) -> str:
+        if not self.findings:
+            return "none"
+        return max((f.severity for f in self.findings), key=SEVERITY_RANK.__getitem__)
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if self.policy.blocks(f)]
+
+    @property
+    def blocked(self) -> bool:
+        return bool(self.blocking)
+
+    @property
+    def verdict(self) -> str:
+        if self.blocked:
+            return "malicious" if any(f.severity == "critical" for f in self.blocking) else "suspicious"
+        return "suspicious" if self.findings and self.max_severity in ("medium", "high", "critical") else "clean"
+
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(reversed(SEVERITIES), 0)
+        for f in self.findings:
+            out[f.severity] += 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """DESIGN section 10 audit shape."""
+        return {
+            "path": self.path,
+            "name": self.name,
+            "max_severity": self.max_severity,
+            "blocked": self.blocked,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """Compact form recorded in the lockfile and returned with an install."""
+        return {
+            "max_severity": self.max_severity,
+            "blocked": self.blocked,
+            "verdict": self.verdict,
+            "counts": {k: v for k, v in self.counts().items() if v},
+            "findings": len(self.findings),
+            "files": self.files_scanned,
+            "policy": self.policy.fingerprint(),
+        }
+
+
+# ---------------------------------------------------------------- normalisation
+
+_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x180E, 0x00AD}
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
+_SEPARATORS = {0x2028, 0x2029}
+
+
+def _is_tag(cp: int) -> bool:
+    return 0xE0000 <= cp <= 0xE007F
+
+
+def _is_vs(cp: int) -> bool:
+    return 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF
+
+
+def _is_symbolic(ch: str) -> bool:
+    """Emoji and symbols legitimately carry ZWJ and VS16."""
+    return ord(ch) >= 0x2000 and unicodedata.category(ch) in ("So", "Sk", "Sm", "Mn", "Cf")
+
+
+@dataclass(slots=True)
+class Line:
+    """A logical line: continuations joined, invisibles removed (for matching) and shown (for snippets)."""
+
+    number: int
+    text: str
+    display: str
+
+
+@dataclass(slots=True)
+class Invisible:
+    kind: str  # unicode-tag | bidi-control | zero-width | variation-selector
+    line: int
+    count: int
+    display: str
+
+
+def _reveal_line(raw: str, number: int, inv: list[Invisible]) -> tuple[str, str]:
+    """(clean text for matching, display text) for one physical line, recording invisible characters."""
+    if raw.isascii():
+        return raw, raw
+    clean: list[str] = []
+    shown: list[str] = []
+    hidden: list[str] = []
+    counts: dict[str, int] = {}
+    prev = ""
+    for ch in raw:
+        cp = ord(ch)
+        kind = None
+        if _is_tag(cp):
+            kind = "unicode-tag"
+            if 0xE0020 <= cp <= 0xE007E:
+                hidden.append(chr(cp - 0xE0000))
+            continue_tag = True
+        else:
+            continue_tag = False
+            if hidden:
+                shown.append("⟦hidden: " + "".join(hidden) + "⟧")
+                clean.append(" " + "".join(hidden) + " ")
+                hidden = []
+        if kind is None and cp in _BIDI:
+            kind = "bidi-control"
+        elif kind is None and cp in _ZERO_WIDTH:
+            if cp == 0x200D and prev and _is_symbolic(prev):
+                clean.append(ch)
+                shown.append(ch)
+                prev = ch
+                continue
+            kind = "zero-width"
+        elif kind is None and _is_vs(cp):
+            if cp == 0xFE0F or (cp == 0xFE0E and prev and not prev.isascii()):
+                prev = ch
+                shown.append(ch)
+                continue
+            kind = "variation-selector"
+        elif kind is None and cp in _SEPARATORS:
+            kind = "zero-width"
+        if kind is not None:
+            counts[kind] = counts.get(kind, 0) + 1
+            if not continue_tag:
+                shown.append(f"<U+{cp:04X}>")
+            continue
+        clean.append(ch)
+        shown.append(ch)
+        prev = ch
+    if hidden:
+        shown.append("⟦hidden: " + "".join(hidden) + "⟧")
+        clean.append(" " + "".join(hidden) + " ")
+    display = "".join(shown)
+    for kind, n in counts.items():
+        inv.append(Invisible(kind, number, n, display))
+    return unicodedata.normalize("NFKC", "".join(clean)), display
+
+
+_WS = re.compile(r"[ \t\f\v\u00a0]+")
+
+
+def normalise(text: str) -> tuple[list[Line], list[Invisible]]:
+    """Split into logical lines: invisibles revealed, NFKC applied, `\\`-newline continuations joined."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    inv: list[Invisible] = []
+    out: list[Line] = []
+    pending: Line | None = None
+    for i, raw in enumerate(text.split("\n"), start=1):
+        clean, display = _reveal_line(raw, i, inv)
+        if pending is not None:
+            pending.text += clean
+            pending.display += display
+        else:
+            pending = Line(i, clean, display)
+        stripped = pending.text.rstrip(" \t")
+        trailing = len(stripped) - len(stripped.rstrip("\\"))
+        if trailing % 2 == 1:
+            pending.text = stripped[:-1]
+            pending.display = pending.display.rstrip(" \t")[:-1]
+            continue
+        pending.text = _WS.sub(" ", pending.text)
+        out.append(pending)
+        pending = None
+    if pending is not None:
+        pending.text = _WS.sub(" ", pending.text)
+        out.append(pending)
+    return out, inv
+
+
+# ---------------------------------------------------------------- redaction and snippets
+
+_SECRET_PATTERNS = [
+    re.compile(r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}"),
+    re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"),
+    re.compile(r"\bsk-[A-Za-z0-9]{20,}"),
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}"),
+    re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"),
+    re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b"),
+    re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
+    re.compile(r"\bxox[abposre]-[0-9A-Za-z-]{10,}"),
+    re.compile(r"\b[sr]k_(?:test|live|prod)_[0-9A-Za-z]{10,}"),
+    re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
+    re.compile(r"\bhf_[A-Za-z]{30,}\b"),
+    re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[^-]*"),
+    re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
+    re.compile(r"(?i)(?<=password)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=passwd)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=secret)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=token)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=api_key)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=apikey)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
+]
+
+
+def redact(text: str) -> str:
+    """Replace anything shaped like a credential with `[REDACTED]`."""
+    for pat in _SECRET_PATTERNS:
+        text = pat.sub(lambda m: (m.group(1) if m.groups() else "") + "[REDACTED]", text)
+    return text
+
+
+def snippet(display: str, start: int = 0, end: int | None = None) -> str:
+    """At most 160 characters around the match, secrets redacted."""
+    s = display.strip()
+    offset = len(display) - len(display.lstrip())
+    start = max(0, start - offset)
+    end = len(s) if end is None else max(start, end - offset)
+    if len(s) > MAX_SNIPPET:
+        lo = max(0, min(start - 40, len(s) - MAX_SNIPPET))
+        s = s[lo : lo + MAX_SNIPPET]
+    s = redact(s)
+    if len(s) > MAX_SNIPPET:
+        s = s[: MAX_SNIPPET - 1] + "…"
+    return s
+
+
+# ---------------------------------------------------------------- matching
+
+
+def _windows(text: str) -> Iterator[tuple[int, str]]:
+    if len(text) <= WINDOW:
+        yield 0, text
+        return
+    pos = 0
+    while pos < len(text):
+        yield pos, text[pos : pos + WINDOW]
+        if pos + WINDOW >= len(text):
+            break
+        pos += WINDOW - OVERLAP
+
+
+def _search(
+    rule_pats: tuple[re.Pattern[str], ...], unless: tuple[re.Pattern[str], ...], text: str
+) -> tuple[int, int] | None:
+    """(start, end) of the first match not excused by an `unless` pattern (checked per match)."""
+    for off, chunk in _windows(text):
+        for pat in rule_pats:
+            for m in pat.finditer(chunk):
+                if unless and any(u.search(m.group(0)) for u in unless):
+                    continue
+                return off + m.start(), off + m.end()
+    return None
+
+
+@dataclass(slots=True)
+class _Ctx:
+    rules: tuple[Rule, ...]
+    policy: ScanPolicy
+    findings: list[Finding]
+    seen: set[tuple[str, str, int | None]]
+
+    def add(self, rule: Rule, rel: str, line: int | None, snip: str, title: str | None = None) -> None:
+        if rule.id in self.policy.disabled_rules:
+            return
+        key = (rule.id, rel, line)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.findings.append(
+            Finding(
+                rule.id,
+                rule.category,
+                self.policy.severity_for(rule.id, rule.severity),
+                title or rule.title,
+                rel,
+                line,
+                snip,
+                rule.remediation,
+            )
+        )
+
+
+_B64_RE = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
+_HEX_ESC_RE = re.compile(r"(?:\\x[0-9a-fA-F]{2}){12,}")
+_HEX_RE = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){24,}(?![0-9a-fA-F])")
+
+
+def _decoded_candidates(text: str) -> Iterator[str]:
+    """Decode base64 / hex literals that look like text; obfuscation is only interesting if it decodes."""
+    for m in _B64_RE.finditer(text):
+        tok = m.group(0)
+        if tok.isalpha() or tok.isdigit():
+            continue
+        try:
+            raw = base64.b64decode(tok + "=" * (-len(tok) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if s := _printable(raw):
+            yield s
+    for m in _HEX_ESC_RE.finditer(text):
+        raw = bytes(int(h, 16) for h in re.findall(r"\\x([0-9a-fA-F]{2})", m.group(0)))
+        if s := _printable(raw):
+            yield s
+    for m in _HEX_RE.finditer(text):
+        try:
+            raw = bytes.fromhex(m.group(0))
+        except ValueError:
+            continue
+        if s := _printable(raw):
+            yield s
+
+
+def _printable(raw: bytes) -> str | None:
+    if len(raw) < 8:
+        return None
+    try:
+        s = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    good = sum(1 for c in s if c.isprintable() or c in "\n\t\r")
+    return s if good / len(s) >= 0.9 else None
+
+
+def scan_text(
+    text: str,
+    rel: str = "SKILL.md",
+    *,
+    rules: tuple[Rule, ...] | None = None,
+    policy: ScanPolicy | None = None,
+    _ctx: _Ctx | None = None,
+    _depth: int = 0,
+    _line_base: int | None = None,
+) -> list[Finding]:
+    """Scan one text; returns its findings (also used by the rule-example tests)."""
+    rules = rules if rules is not None else load_rules()
+    ctx = _ctx or _Ctx(rules, policy or ScanPolicy(), [], set())
+    by_builtin = {r.builtin: r for r in rules if r.builtin}
+    lines, invisibles = normalise(text)
+
+    def where(n: int) -> int:
+        return _line_base if _line_base is not None else n
+
+    for inv in invisibles:
+        r = by_builtin.get(inv.kind)
+        if r is not None:
+            note = f"{inv.count} invisible character(s) revealed: " if inv.kind != "unicode-tag" else ""
+            ctx.add(r, rel, where(inv.line), snippet(note + inv.display))
+
+    regex_rules = [r for r in rules if r.match and r.applies_to(rel)]
+    single = [r for r in regex_rules if not r.then]
+    paired = [r for r in regex_rules if r.then]
+    for ln in lines:
+        if not ln.text.strip():
+            continue
+        for r in single:
+            m = _search(r.match, r.unless, ln.text)
+            if m is not None:
+                ctx.add(r, rel, where(ln.number), snippet(ln.text, m[0], m[1]))
+    for r in paired:
+        starts = [i for i, ln in enumerate(lines) if ln.text.strip() and _search(r.match, r.unless, ln.text)]
+        for i in starts:
+            for j in range(i, min(len(lines), i + r.within + 1)):
+                m = _search(r.then, r.unless, lines[j].text)
+                if m is not None:
+                    ctx.add(r, rel, where(lines[j].number), snippet(lines[j].text, m[0], m[1]))
+                    break
+    _padding(lines, rel, by_builtin, ctx, where)
+
+    enc = by_builtin.get("encoded-payload")
+    if enc is not None and _depth < MAX_DECODE_DEPTH:
+        for ln in lines:
+            if len(ln.text) < 24:
+                continue
+            for decoded in _decoded_candidates(ln.text):
+                inner = _Ctx(rules, ctx.policy, [], set())
+                scan_text(decoded, rel, rules=rules, _ctx=inner, _depth=_depth + 1, _line_base=where(ln.number))
+                dangerous = [f for f in inner.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"]]
+                if dangerous:
+                    worst = max(dangerous, key=lambda f: SEVERITY_RANK[f.severity])
+                    ctx.add(
+                        enc,
+                        rel,
+                        where(ln.number),
+                        snippet(f"decodes to: {decoded}"),
+                        title=f"{enc.title}: {worst.title}",
+                    )
+    return ctx.findings
+
+
+def _padding(lines: list[Line], rel: str, by_builtin: dict[str | None, Rule], ctx: _Ctx, where: Any) -> None:
+    blank_rule = by_builtin.get("padding-blank-lines")
+    ws_rule = by_builtin.get("padding-long-whitespace")
+    run = 0
+    run_start = 0
+    for idx, ln in enumerate(lines):
+        if not ln.text.strip():
+            if run == 0:
+                run_start = ln.number
+            run += 1
+            continue
+        if blank_rule is not None and run >= 200:
+            ctx.add(blank_rule, rel, where(ln.number), snippet(f"{run} blank lines (from line {run_start}) before: {ln.display}"))
+        run = 0
+        del idx
+    if ws_rule is not None:
+        for ln in lines:
+            if len(ln.display) >= 1000 and re.search(r"[ \t\u00a0]{1000,}", ln.display):
+                m = re.search(r"[ \t\u00a0]{1000,}", ln.display)
+                assert m is not None
+                tail = ln.display[m.end() :].strip()
+                ctx.add(ws_rule, rel, where(ln.number), snippet(f"{m.end() - m.start()} spaces hide: {tail or '(end of line)'}"))
+
+
+# ---------------------------------------------------------------- files
+
+_MEDIA_EXT = {
+    "png": "image/png",
+    "jpg": "image/jpeg",
+    "jpeg": "image/jpeg",
+    "gif": "image/gif",
+    "webp": "image/webp",
+    "bmp": "image/bmp",
+    "ico": "image/x-icon",
+    "pdf": "application/pdf",
+    "woff": "application/font-woff",
+    "woff2": "application/font-woff",
+    "ttf": "application/font-sfnt",
+    "otf": "application/font-sfnt",
+    "mp3": "audio/mpeg",
+    "wav": "audio/x-wav",
+    "ogg": "audio/ogg",
+    "mp4": "video/mp4",
+    "webm": "video/webm",
+}
+_TEXTISH_EXT = {"md", "txt", "json", "yaml", "yml", "toml", "csv", "svg", "html", "xml", "ini", "cfg"}
+_ARCHIVE_MIME = {
+    "application/zip",
+    "application/gzip",
+    "application/x-tar",
+    "application/x-7z-compressed",
+    "application/x-rar-compressed",
+    "application/x-bzip2",
+    "application/x-xz",
+    "application/zstd",
+}
+_EXEC_MAGIC = (b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"MZ")
+
+
+def _mime(head: bytes) -> str | None:
+    import filetype
+
+    try:
+        kind = filetype.guess(head)
+    except Exception:
+        return None
+    return kind.mime if kind is not None else None
+
+
+def _scan_file(full: Path, rel: str, ctx: _Ctx) -> int:
+    """Scan one regular file; returns bytes read."""
+    by_builtin = {r.builtin: r for r in ctx.rules if r.builtin}
+    ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
+    size = full.stat().st_size
+    if size > MAX_SCAN_BYTES:
+        if r := by_builtin.get("oversized-file"):
+            ctx.add(r, rel, None, snippet(f"{size} bytes (scan limit {MAX_SCAN_BYTES})"))
+        return 0
+    data = full.read_bytes()
+    head = data[:8192]
+    mime = _mime(head)
+    is_exec = head.startswith(_EXEC_MAGIC[:-1]) or (head.startswith(b"MZ") and b"PE\x00\x00" in head[:1024])
+    if ext in ("pyc", "pyo") or is_exec or mime in ("application/x-executable", "application/x-mach-binary"):
+        if r := by_builtin.get("binary-executable"):
+            ctx.add(r, rel, None, snippet(f"{'compiled bytecode' if ext in ('pyc', 'pyo') else 'native executable'} ({size} bytes)"))
+        if ext in _MEDIA_EXT or ext in _TEXTISH_EXT:
+            if r := by_builtin.get("misleading-file-type"):
+                ctx.add(r, rel, None, snippet(f".{ext} file is actually an executable"))
+        return len(data)
+    if mime in _ARCHIVE_MIME:
+        if r := by_builtin.get("nested-archive"):
+            ctx.add(r, rel, None, snippet(f"{mime} ({size} bytes) cannot be scanned in place"))
+        if ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst") and (
+            r := by_builtin.get("misleading-file-type")
+        ):
+            ctx.add(r, rel, None, snippet(f".{ext or '(no extension)'} file is actually {mime}"))
+        return len(data)
+    if ext in _MEDIA_EXT:
+        expected = _MEDIA_EXT[ext]
+        if mime != expected and not (mime and mime.split("/")[0] == expected.split("/")[0]):
+            if r := by_builtin.get("misleading-file-type"):
+                what = mime or ("text" if b"\x00" not in head else "unknown binary data")
+                ctx.add(r, rel, None, snippet(f".{ext} file contains {what}"))
+            if b"\x00" not in head:
+                _scan_decoded(data, rel, ctx, by_builtin)
+        return len(data)
+    if mime and mime.split("/")[0] in ("image", "audio", "video", "font"):
+        if ext not in _MEDIA_EXT and ext != "svg" and (r := by_builtin.get("misleading-file-type")):
+            ctx.add(r, rel, None, snippet(f".{ext or '(no extension)'} file is actually {mime}"))
+        return len(data)
+    if b"\x00" in head:
+        if r := by_builtin.get("unknown-binary"):
+            ctx.add(r, rel, None, snippet(f"binary data ({mime or 'unknown type'}, {size} bytes)"))
+        return len(data)
+    _scan_decoded(data, rel, ctx, by_builtin)
+    return len(data)
+
+
+def _scan_decoded(data: bytes, rel: str, ctx: _Ctx, by_builtin: dict[str | None, Rule]) -> None:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if r := by_builtin.get("invalid-utf8"):
+            line = data[: e.start].count(b"\n") + 1
+            ctx.add(r, rel, line, snippet(f"invalid UTF-8 at byte {e.start}"))
+        text = data.decode("utf-8", errors="replace")
+    scan_text(text, rel, rules=ctx.rules, _ctx=ctx)
+
+
+def _iter_files(root: Path) -> Iterator[tuple[str, Path, os.stat_result]]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git")
+        rel_dir = os.path.relpath(dirpath, root)
+        for name in sorted(filenames) + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            full = Path(dirpath) / name
+            rel = name if rel_dir == "." else f"{rel_dir.replace(os.sep, '/')}/{name}"
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            yield rel, full, st
+
+
+def _skill_name(root: Path) -> str | None:
+    for fname in ("SKILL.md", "skill.md", "SKILL.toml"):
+        p = root / fname
+        if p.is_file():
+            try:
+                from skillyard.parsing import parse_skill
+
+                skill, _ = parse_skill(p)
+                if skill is not None:
+                    return skill.name
+            except Exception:
+                pass
+            return root.name
+    return root.name if root.is_dir() else None
+
+
+def scan_path(
+    path: str | os.PathLike[str],
+    *,
+    policy: ScanPolicy | None = None,
+    rules: tuple[Rule, ...] | None = None,
+    name: str | None = None,
+) -> ScanReport:
+    """Scan a skill directory (every file, SKILL.md first) or a single file."""
+    root = Path(path)
+    rules = rules if rules is not None else load_rules()
+    policy = policy or ScanPolicy()
+    ctx = _Ctx(rules, policy, [], set())
+    report = ScanReport(str(root), name, ctx.findings, policy)
+    by_builtin = {r.builtin: r for r in rules if r.builtin}
+    if root.is_file() and not root.is_symlink():
+        report.name = name or root.parent.name
+        report.bytes_scanned = _scan_file(root, root.name, ctx)
+        report.files_scanned = 1
+        return _finish(report)
+    if not root.is_dir():
+        raise FileNotFoundError(f"no such skill directory or file: {root}")
+    report.name = name or _skill_name(root)
+    entries = list(_iter_files(root))
+    entries.sort(key=lambda e: (e[0].lower() not in ("skill.md", "skill.toml"), e[0]))
+    for rel, full, st in entries[:MAX_SCAN_FILES]:
+        if stat.S_ISLNK(st.st_mode):
+            continue  # hygiene decides about links; their targets are scanned as the files they are
+        if not stat.S_ISREG(st.st_mode):
+            if r := by_builtin.get("special-file"):
+                ctx.add(r, rel, None, snippet("device, FIFO or socket"))
+            continue
+        try:
+            report.bytes_scanned += _scan_file(full, rel, ctx)
+        except OSError as e:
+            if r := by_builtin.get("unknown-binary"):
+                ctx.add(r, rel, None, snippet(f"unreadable: {e.strerror}"))
+            continue
+        report.files_scanned += 1
+    if len(entries) > MAX_SCAN_FILES and (r := by_builtin.get("oversized-file")):
+        ctx.add(r, ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
+    return _finish(report)
+
+
+def _finish(report: ScanReport) -> ScanReport:
+    report.findings.sort(key=lambda f: (-SEVERITY_RANK[f.severity], f.file, f.line or 0, f.rule_id))
+    return report
+
+
+# ---------------------------------------------------------------- output formats
+
+_SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
+_SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0", "info": "1.0"}
+
+
+def to_sarif(reports: ScanReport | Iterable[ScanReport], rules: tuple[Rule, ...] | None = None) -> dict[str, Any]:
+    """SARIF 2.1.0 log: one run per report, rules described in the driver."""
+    rules = rules if rules is not None else load_rules()
+    index = {r.id: i for i, r in enumerate(rules)}
+    driver_rules = [
+        {
+            "id": r.id,
+            "name": re.sub(r"[^A-Za-z0-9]+", "", r.title.title()) or r.id,
+            "shortDescription": {"text": r.title},
+            "fullDescription": {"text": f"{r.title} ({r.category})"},
+            "help": {"text": r.remediation},
+            "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity]},
+            "properties": {
+                "category": r.category,
+                "severity": r.severity,
+                "security-severity": _SECURITY_SEVERITY[r.severity],
+                "tags": ["security", r.category],
+            },
+        }
+        for r in rules
+    ]
+    runs = []
+    for rep in [reports] if isinstance(reports, ScanReport) else list(reports):
+        base = Path(rep.path)
+        base_dir = base if base.is_dir() else base.parent
+        results = []
+        for f in rep.findings:
+            region: dict[str, Any] = {"snippet": {"text": f.snippet}}
+            if f.line:
+                region["startLine"] = f.line
+            res: dict[str, Any] = {
+                "ruleId": f.rule_id,
+                "level": _SARIF_LEVEL[f.severity],
+                "message": {"text": f"{f.title}. {f.remediation}"},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": f.file, "uriBaseId": "SKILLROOT"},
+                            "region": region,
+                        }
+                    }
+                ],
+                "properties": {"severity": f.severity, "category": f.category, "blocking": rep.policy.blocks(f)},
+            }
+            if f.rule_id in index:
+                res["ruleIndex"] = index[f.rule_id]
+            results.append(res)
+        runs.append(
+            {
+                "tool": {
+                    "driver": {
+                        "name": "skillyard",
+                        "informationUri": "https://github.com/skillyard/skillyard",
+                        "semanticVersion": _version(),
+                        "rules": driver_rules,
+                    }
+                },
+                "originalUriBaseIds": {"SKILLROOT": {"uri": base_dir.resolve().as_uri() + "/"}},
+                "results": results,
+                "properties": {"name": rep.name, "blocked": rep.blocked, "max_severity": rep.max_severity},
+            }
+        )
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": runs,
+    }
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("skillyard")
+    except Exception:
+        return "0.0.0"
+
+
+_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
+
+
+def render_human(report: ScanReport, console: Any = None) -> None:
+    """Readable table of findings (colour when a terminal is attached)."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    con = console or Console(highlight=False)
+    verdict = "BLOCKED" if report.blocked else "ok"
+    head = Text(f"{report.name or report.path}: {verdict} (max severity {report.max_severity}, ")
+    head.append(f"{len(report.findings)} finding(s), {report.files_scanned} file(s) scanned)")
+    head.stylize("bold red" if report.blocked else "bold green", 0, len(report.name or report.path) + len(verdict) + 2)
+    con.print(head)
+    if not report.findings:
+        return
+    table = Table(show_header=True, header_style="bold", expand=False)
+    for col in ("severity", "rule", "location", "finding"):
+        table.add_column(col, overflow="fold")
+    for f in report.findings:
+        loc = f"{f.file}:{f.line}" if f.line else f.file
+        body = Text(f.title, style="bold")
+        body.append(f"\n{f.snippet}", style="dim")
+        body.append(f"\n→ {f.remediation}")
+        table.add_row(Text(f.severity, style=_STYLE[f.severity]), f.rule_id, loc, body)
+    con.print(table)
+
+
+# ---------------------------------------------------------------- rule examples
+
+
+def example_findings(example: Any, rules: tuple[Rule, ...] | None = None) -> list[Finding]:
+    """Scan one rules-file example: a string (as SKILL.md) or a mapping describing a file.
+
+    Mapping keys: `file` (relative name), and `text` / `base64` / (`prefix`, `repeat`, `times`,
+    `suffix`) for the content; `{special: fifo}` makes a FIFO. Used by the test suite and the docs.
+    """
+    import tempfile
+
+    rules = rules if rules is not None else load_rules()
+    if isinstance(example, str):
+        return scan_text(example, "SKILL.md", rules=rules)
+    if not isinstance(example, dict):
+        raise RuleError(f"example must be a string or mapping, got {type(example).__name__}")
+    with tempfile.TemporaryDirectory(prefix="skillyard-example-") as tmp:
+        root = Path(tmp) / "example-skill"
+        root.mkdir()
+        if example.get("special") == "fifo":
+            os.mkfifo(root / "pipe")
+        else:
+            rel = str(example.get("file", "SKILL.md"))
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if "base64" in example:
+                data = base64.b64decode(example["base64"])
+            elif "text" in example:
+                data = str(example["text"]).encode("utf-8")
+            else:
+                body = str(example.get("repeat", "")) * int(example.get("times", 1))
+                data = (str(example.get("prefix", "")) + body + str(example.get("suffix", ""))).encode("utf-8")
+            target.write_bytes(data)
+        return scan_path(root, rules=rules).findings

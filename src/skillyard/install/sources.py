@@ -1,0 +1,389 @@
+"""Install sources: parse a source string, then fetch it into a staging directory.
+
+Parsing never touches the network, so the trust policy can refuse a source before any
+byte is fetched. Fetching uses the `git` binary (shallow) and the stdlib's urllib.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+import os
+import re
+import subprocess
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from skillyard.install.errors import SourceError
+from skillyard.install.hygiene import Limits, check_member_name
+
+SourceKind = Literal["local", "git", "archive", "hub"]
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".skill")
+MAX_SOURCE_LEN = 2048
+MAX_INDEX_BYTES = 8 * 1024 * 1024
+_REF_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/+-]{0,199}$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_HUB_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,127})(?:@([A-Za-z0-9][A-Za-z0-9.+_-]{0,63}))?$")
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host.lower() in LOOPBACK_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def valid_name(name: str) -> bool:
+    """A skill name usable as one directory name: no separators, no dot-only names."""
+    return bool(_NAME_RE.match(name)) and name not in (".", "..")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpec:
+    """A parsed source: what to fetch and the strings the trust policy matches."""
+
+    kind: SourceKind
+    raw: str
+    location: str  #: absolute path, clone URL, archive URL, or hub skill name
+    ref: str | None = None
+    subdir: str | None = None
+    version: str | None = None
+
+    def canonical(self) -> str:
+        """The form recorded in the lockfile and re-used by `update`."""
+        if self.kind == "local":
+            return f"local:{self.location}"
+        if self.kind == "hub":
+            return f"hub:{self.location}" + (f"@{self.version}" if self.version else "")
+        if self.kind == "git":
+            s = f"git+{self.location}" + (f"@{self.ref}" if self.ref else "")
+            return s + (f"#{self.subdir}" if self.subdir else "")
+        return self.location
+
+    def trust_candidates(self, hub_index: str | None = None) -> list[str]:
+        """Strings a trust pattern may match (host/path and full URL forms)."""
+        if self.kind == "local":
+            return [f"local:{self.location}"]
+        if self.kind == "hub":
+            out = [f"hub:{self.location}"]
+            if hub_index:
+                out += _url_forms(hub_index)
+            return out
+        if self.location.startswith("file://"):
+            path = urllib.parse.urlsplit(self.location).path
+            return [self.location, f"local:{path}"]
+        return _url_forms(self.location)
+
+
+def _url_forms(url: str) -> list[str]:
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    path = parts.path.rstrip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    return [f"{host}{path}", f"{parts.scheme}://{host}{path}"]
+
+
+def _check_text(raw: str) -> str:
+    if not isinstance(raw, str):
+        raise SourceError("invalid source", reason="source must be a string")
+    raw = raw.strip()
+    if not raw:
+        raise SourceError("invalid source", reason="empty source")
+    if len(raw) > MAX_SOURCE_LEN:
+        raise SourceError("invalid source", reason=f"source longer than {MAX_SOURCE_LEN} characters")
+    if any(ord(c) < 32 or ord(c) == 127 for c in raw):
+        raise SourceError("invalid source", reason="control characters in source")
+    return raw
+
+
+def _check_ref(ref: str | None) -> str | None:
+    if ref is None or ref == "":
+        return None
+    if not _REF_RE.match(ref) or ".." in ref or ref.endswith((".lock", "/")) or "@{" in ref:
+        raise SourceError("invalid source", reason=f"invalid git ref: {ref!r}")
+    return ref
+
+
+def _check_subdir(subdir: str | None) -> str | None:
+    if not subdir:
+        return None
+    from skillyard.install.errors import HygieneError
+
+    try:
+        return str(check_member_name(subdir.strip("/")))
+    except HygieneError as e:
+        raise SourceError("invalid source", reason=f"invalid subdirectory: {e.reason}") from None
+
+
+def _check_url(url: str, schemes: tuple[str, ...]) -> urllib.parse.SplitResult:
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError as e:
+        raise SourceError("invalid source", reason=f"malformed URL: {e}") from None
+    if parts.scheme not in schemes:
+        raise SourceError("invalid source", reason=f"unsupported URL scheme {parts.scheme!r}")
+    if parts.scheme != "file" and not parts.hostname:
+        raise SourceError("invalid source", reason="URL has no host")
+    if parts.scheme == "http" and not is_loopback(parts.hostname):
+        raise SourceError("invalid source", reason="plain http is only allowed for loopback hosts; use https")
+    if parts.hostname and parts.hostname.startswith("-"):
+        raise SourceError("invalid source", reason="invalid host")
+    return parts
+
+
+def parse_source(raw: str, name: str | None = None) -> SourceSpec:
+    """Understand a source string; raise SourceError ("invalid source") for anything else."""
+    raw = _check_text(raw)
+    if raw in ("clawhub", "hub"):
+        if not name:
+            raise SourceError("invalid source", reason="a hub source needs a skill name")
+        raw = f"hub:{name}"
+    if raw.startswith(("hub:", "clawhub:")):
+        m = _HUB_RE.match(raw.split(":", 1)[1])
+        if not m:
+            raise SourceError("invalid source", reason="hub source must be hub:<name>[@version]")
+        return SourceSpec("hub", raw, m.group(1), version=m.group(2))
+    if raw.startswith("local:"):
+        return _local(raw, raw[len("local:") :])
+    if raw.startswith(("/", "./", "../", "~")) or raw in (".", ".."):
+        return _local(raw, raw)
+    if raw.startswith("git+"):
+        return _git_plus(raw)
+    if raw.startswith(("https://", "http://")):
+        return _https(raw)
+    if "://" in raw or raw.startswith(("git@", "ext::", "-")):
+        raise SourceError("invalid source", reason="unsupported source scheme")
+    if os.path.exists(raw):
+        return _local(raw, raw)
+    raise SourceError(
+        "invalid source",
+        reason="expected a path, local:/path, git+https://..., an https archive URL, or hub:<name>",
+    )
+
+
+def _local(raw: str, path: str) -> SourceSpec:
+    if not path:
+        raise SourceError("invalid source", reason="empty local path")
+    p = Path(os.path.expanduser(path)).absolute()
+    return SourceSpec("local", raw, os.path.normpath(str(p)))
+
+
+def _git_plus(raw: str) -> SourceSpec:
+    url = raw[len("git+") :]
+    subdir = None
+    if "#" in url:
+        url, subdir = url.split("#", 1)
+    parts = _check_url(url, ("https", "http", "file"))
+    path, ref = parts.path, None
+    if "@" in path:
+        path, ref = path.rsplit("@", 1)
+    if not path or path == "/":
+        raise SourceError("invalid source", reason="git URL has no repository path")
+    clone = urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    return SourceSpec("git", raw, clone, ref=_check_ref(ref), subdir=_check_subdir(subdir))
+
+
+def _https(raw: str) -> SourceSpec:
+    parts = _check_url(raw, ("https", "http"))
+    lower = parts.path.lower()
+    if lower.endswith(ARCHIVE_SUFFIXES):
+        return SourceSpec("archive", raw, urllib.parse.urlunsplit(parts._replace(fragment="")))
+    host = (parts.hostname or "").lower()
+    segs = [s for s in parts.path.split("/") if s]
+    if host in ("github.com", "www.github.com", "gitlab.com", "codeberg.org") and len(segs) >= 2:
+        repo = segs[1][:-4] if segs[1].endswith(".git") else segs[1]
+        clone = f"https://{host}/{segs[0]}/{repo}"
+        ref = subdir = None
+        if len(segs) > 2:
+            if segs[2] not in ("tree", "blob") or len(segs) < 4:
+                raise SourceError("invalid source", reason="expected https://HOST/ORG/REPO[/tree/REF[/SUBDIR]]")
+            ref = segs[3]
+            subdir = "/".join(segs[4:]) or None
+            if subdir and segs[2] == "blob" and subdir.endswith(("SKILL.md", "skill.md", "SKILL.toml")):
+                subdir = "/".join(segs[4:-1]) or None
+        return SourceSpec("git", raw, clone, ref=_check_ref(ref), subdir=_check_subdir(subdir))
+    if parts.path.endswith(".git"):
+        return SourceSpec("git", raw, urllib.parse.urlunsplit(parts._replace(query="", fragment="")))
+    raise SourceError(
+        "invalid source",
+        reason="URL is neither a known git host repository nor an archive (.zip, .tar.gz, .tgz, .skill)",
+    )
+
+
+# ---------------------------------------------------------------- fetching
+
+
+def _git_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "SSL_CERT_DIR")}
+    env.update(
+        {
+            "HOME": str(home),
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_ALLOW_PROTOCOL": "https:http:file",
+            "GIT_LFS_SKIP_SMUDGE": "1",
+        }
+    )
+    for k in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    return env
+
+
+_GIT_SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never", "-c", "core.fsmonitor=false"]
+
+
+def _git(args: list[str], cwd: Path, home: Path, timeout: float) -> str:
+    try:
+        cp = subprocess.run(
+            ["git", *_GIT_SAFE, *args],
+            cwd=cwd,
+            env=_git_env(home),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise SourceError("fetch failed", reason="the git binary is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise SourceError("fetch failed", reason=f"git {args[0]} timed out after {timeout:g}s") from None
+    if cp.returncode != 0:
+        msg = (cp.stderr or cp.stdout).strip().splitlines()
+        raise SourceError("fetch failed", reason=f"git {args[0]} failed: {msg[-1] if msg else cp.returncode}")
+    return cp.stdout
+
+
+def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0) -> str:
+    """Shallow-fetch `spec` into `dest` (a new directory); return the resolved commit sha."""
+    dest.mkdir(parents=True)
+    home = dest.parent / "git-home"
+    home.mkdir(exist_ok=True)
+    _git(["init", "-q", "--", str(dest)], dest.parent, home, timeout)
+    _git(["remote", "add", "origin", "--", spec.location], dest, home, timeout)
+    ref = spec.ref or "HEAD"
+    _git(["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref], dest, home, timeout)
+    _git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], dest, home, timeout)
+    sha = _git(["rev-parse", "HEAD"], dest, home, timeout).strip()
+    if not re.fullmatch(r"[0-9a-f]{40,64}", sha):
+        raise SourceError("fetch failed", reason="could not resolve the fetched commit")
+    return sha
+
+
+class _SafeRedirect(urllib.request.HTTPRedirectHandler):
+    """Follow redirects only to https (or loopback http), never downgrade to plain http elsewhere."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+        parts = urllib.parse.urlsplit(newurl)
+        if parts.scheme != "https" and not (parts.scheme == "http" and is_loopback(parts.hostname)):
+            raise SourceError("fetch failed", reason=f"refusing redirect to {parts.scheme}://{parts.hostname}")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | None = None) -> bytes:
+    """GET with a byte cap, counted while streaming; returns the body (or writes it to `to_file`)."""
+    parts = _check_url(url, ("https", "http"))
+    handlers: list[Any] = [_SafeRedirect()]
+    if is_loopback(parts.hostname):
+        handlers.append(urllib.request.ProxyHandler({}))
+    opener = urllib.request.build_opener(*handlers)
+    req = urllib.request.Request(url, headers={"User-Agent": "skillyard-installer"})
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        with opener.open(req, timeout=timeout) as resp:
+            length = resp.headers.get("Content-Length")
+            if length and length.isdigit() and int(length) > max_bytes:
+                raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=url)
+            out = open(to_file, "wb") if to_file else None  # noqa: SIM115
+            try:
+                while chunk := resp.read(256 * 1024):
+                    total += len(chunk)
+                    if total > max_bytes:
+                        raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=url)
+                    if out:
+                        out.write(chunk)
+                    else:
+                        chunks.append(chunk)
+            finally:
+                if out:
+                    out.close()
+    except urllib.error.HTTPError as e:
+        raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=url) from None
+    except urllib.error.URLError as e:
+        raise SourceError("fetch failed", reason=f"cannot reach {parts.hostname}: {e.reason}", url=url) from None
+    except (TimeoutError, OSError) as e:
+        if isinstance(e, SourceError):
+            raise
+        raise SourceError("fetch failed", reason=f"download error: {e}", url=url) from None
+    return b"".join(chunks)
+
+
+def fetch_archive(url: str, dest_file: Path, limits: Limits, sha256: str | None = None) -> str:
+    """Download an archive to `dest_file`; verify `sha256` when given; return the archive's sha256."""
+    http_get(url, limits.max_download_bytes, to_file=dest_file)
+    h = hashlib.sha256()
+    with open(dest_file, "rb") as fh:
+        while chunk := fh.read(1024 * 1024):
+            h.update(chunk)
+    digest = h.hexdigest()
+    if sha256 is not None and digest != sha256.lower():
+        raise SourceError("fetch failed", reason="sha256 mismatch", expected=sha256.lower(), actual=digest, url=url)
+    return digest
+
+
+@dataclass(frozen=True, slots=True)
+class HubRelease:
+    name: str
+    version: str
+    url: str
+    sha256: str
+
+
+def resolve_hub(index_url: str | None, name: str, version: str | None) -> HubRelease:
+    """Look a skill up in the hub index (format in docs/install.md)."""
+    if not index_url:
+        raise SourceError("invalid source", reason="no hub index configured ([hub] index in the config file)")
+    raw = http_get(index_url, MAX_INDEX_BYTES)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise SourceError("fetch failed", reason=f"hub index is not valid JSON: {e}") from None
+    skills = data.get("skills") if isinstance(data, dict) else None
+    if not isinstance(skills, dict):
+        raise SourceError("fetch failed", reason="hub index has no 'skills' object")
+    entry = skills.get(name)
+    if not isinstance(entry, dict) or not isinstance(entry.get("versions"), dict) or not entry["versions"]:
+        raise SourceError("skill not found in hub", name=name)
+    versions: dict[str, Any] = entry["versions"]
+    if version is None:
+        latest = entry.get("latest")
+        version = latest if isinstance(latest, str) and latest in versions else max(versions, key=_version_key)
+    rel = versions.get(version)
+    if not isinstance(rel, dict):
+        raise SourceError("version not found in hub", name=name, version=version, available=sorted(versions))
+    url, digest = rel.get("url"), rel.get("sha256")
+    if not isinstance(url, str) or not isinstance(digest, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", digest):
+        raise SourceError("fetch failed", reason=f"hub entry {name}@{version} needs 'url' and a 64-hex 'sha256'")
+    url = urllib.parse.urljoin(index_url, url)
+    _check_url(url, ("https", "http"))
+    return HubRelease(name, version, url, digest.lower())
+
+
+def _version_key(v: str) -> tuple[Any, ...]:
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.+-]", v))
