@@ -34,6 +34,16 @@ def _scrubber() -> Any:
     return scrub
 
 
+def _executor_api() -> tuple[Any, Any]:
+    """`ExecSpec` and `get_executor`, from the package or (while it re-exports nothing) its modules."""
+    try:
+        from skillyard.execution import ExecSpec, get_executor
+    except ImportError:
+        from skillyard.execution.base import ExecSpec
+        from skillyard.execution.executors import get_executor
+    return ExecSpec, get_executor
+
+
 def _cap(text: str) -> str:
     if len(text) <= MAX_RESULT_CHARS:
         return text
@@ -81,7 +91,7 @@ def run_tool(
     )
     try:
         scrub = _scrubber()
-        from skillyard.execution import ExecSpec, get_executor
+        ExecSpec, get_executor = _executor_api()
     except ImportError as e:
         return f"Failed to execute command: the execution layer is not available ({e})", True
     home: str | None = None
