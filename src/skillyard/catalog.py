@@ -105,7 +105,6 @@ class Catalog:
 
 # ------------------------------------------------------------------ helpers
 
-_WS = re.compile(r"\s+")
 _ESCAPED_EXTRA = {"&": 4, "<": 3, ">": 3, '"': 5, "'": 5}  # html.escape: &amp; &lt; &gt; &quot; &#x27;
 _XML_EXTRA = {"&": 4, "<": 3, ">": 3, '"': 5, "'": 5}  # &amp; &lt; &gt; &quot; &apos;
 _SPECIAL = re.compile(r"[&<>\"']")
@@ -129,7 +128,7 @@ def _html_escape(s: str) -> str:
 
 def _flat(s: str) -> str:
     """One line: line formats must not let a description start a new catalog line."""
-    return _WS.sub(" ", s).strip()
+    return " ".join(s.split())
 
 
 def _location(path: os.PathLike[str] | str) -> str:
@@ -416,8 +415,6 @@ def render_catalog(
         if budget is not None and len(text) > budget:
             text = ""
         return Catalog(text, 0, 0, False, fmt)
-    # Entries stay in priority (input) order; only openclaw re-sorts them by name for display.
-    entries = [_prepare(s, fmt, spec, homes) for s in listed]
 
     def render(chosen: list[_Entry], cap: int | None, notice: str | None) -> str:
         if fmt == "openclaw":
@@ -425,25 +422,30 @@ def render_catalog(
         parts = [spec.entry(e.display, _render_desc(e, spec, cap), e.location) for e in chosen]
         return _assemble(spec, parts, notice)
 
-    full_text = render(entries, None, None)
-    if budget is None or len(full_text) <= budget:
-        return Catalog(full_text, total, total, False, fmt, tuple(e.name for e in entries))
-
     frame, frame_parts = _frame_len(spec)
-    notice_max = len(spec.notice(total, total, True))
     # "\n".join(frame + entries + notice) = frame + notice + frame_parts newlines + (entry + newline) each.
-    avail = budget - frame - frame_parts - notice_max
+    avail = None if budget is None else budget - frame - frame_parts - len(spec.notice(total, total, True))
     low = min_description
-    if avail >= 0 and _fits_all(entries, low, avail):
-        chosen = entries
-    else:
-        chosen = []
-        used = 0
-        for e in entries:
-            used += e.fixed + 1 + _desc_len(e, low)
-            if used > avail:
+    # Entries stay in priority (input) order; preparing stops once even the shortest descriptions
+    # cannot fit, so a tight budget over 10,000 skills only touches the skills it can show.
+    entries: list[_Entry] = []
+    fitting = 0  #: how many leading entries fit (with the notice) with descriptions at the floor
+    full_len = frame + frame_parts - 1  #: length of the untruncated text so far
+    floor_sum = 0
+    for s in listed:
+        e = _prepare(s, fmt, spec, homes)
+        entries.append(e)
+        full_len += e.fixed + e.full + 1
+        floor_sum += e.fixed + 1 + _desc_len(e, low)
+        if avail is not None and floor_sum > avail:
+            if full_len > budget:  # neither everything nor any later skill can fit
                 break
-            chosen.append(e)
+        elif fitting == len(entries) - 1:
+            fitting += 1
+    if budget is None or full_len <= budget:
+        return Catalog(render(entries, None, None), total, total, False, fmt, tuple(e.name for e in entries))
+    assert avail is not None
+    chosen = entries[:fitting]
     if not chosen:
         notice = spec.notice(0, total, False)
         framed = _assemble(spec, [], notice)
