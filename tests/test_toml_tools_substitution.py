@@ -504,3 +504,35 @@ def test_display_is_copy_pasteable() -> None:
     assert inv.display() == "echo 'x y'"
     inv = build_invocation(spec("echo {a} | cat"), {"a": "x y"})
     assert inv.display().startswith("SKILLYARD_ARG_a='x y' bash")
+
+
+# --- authoring checks ---------------------------------------------------------------------------------
+
+
+def test_lint_reports_what_authors_should_fix() -> None:
+    from skillyard.toml_tools import lint_tool
+
+    s = spec(
+        "grep --max-count {limit} --pattern {p} f",
+        ToolArg("limit", type="integer", required=False, enum=("x",)),
+        ToolArg("p", allow_dash=True),
+        ToolArg("unused"),
+    )
+    codes = {d.code: d.message for d in lint_tool(s, "S.toml")}
+    assert set(codes) == {"tool-unused-arg", "tool-bad-value", "tool-orphan-flag", "tool-dash-value"}
+    assert "write --max-count={limit}" in codes["tool-orphan-flag"]
+    assert "write --pattern={p}" in codes["tool-dash-value"]
+    assert [d.code for d in lint_tool(spec("echo x{y}"))] == ["tool-template"]
+    assert [d.level for d in lint_tool(spec("x", kind="http"))] == ["error"]
+    clean = spec("t --limit {limit} --q={q}", ToolArg("limit", type="integer", required=False), ToolArg("q"))
+    assert lint_tool(clean) == []
+
+
+def test_lint_passes_the_fixture_skills() -> None:
+    from skillyard.parsing import parse_skill
+    from skillyard.toml_tools import lint_tool
+
+    for name in ("argv-echo", "text-tools"):
+        skill, _ = parse_skill(str(ECHO_DIR.parent / name / "SKILL.toml"))
+        assert skill is not None
+        assert [d for t in skill.tools for d in lint_tool(t)] == []

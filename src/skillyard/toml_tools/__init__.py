@@ -14,6 +14,7 @@ from skillyard.toml_tools.invocation import (
     parse_arguments,
     tool_schema,
 )
+from skillyard.toml_tools.lint import lint_tool
 from skillyard.toml_tools.naming import (
     BUILTIN_TOOL_NAMES,
     plan_tool_names,
@@ -31,6 +32,7 @@ __all__ = [
     "ToolArgError",
     "build_invocation",
     "compile_template",
+    "lint_tool",
     "parameters",
     "parse_arguments",
     "plan_tool_names",
