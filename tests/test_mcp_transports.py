@@ -1,0 +1,209 @@
+"""`skillyard serve` as a real subprocess: stdio (modern and legacy clients) and streamable HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, MCPError, StdioServerParameters
+
+from test_mcp_support import (
+    PYTHON,
+    get_skill,
+    list_all_skills,
+    make_tree,
+    read_bytes,
+    read_dir,
+    sha,
+    subprocess_env,
+    write_skill,
+)
+
+pytestmark = pytest.mark.anyio
+
+MODES = ["auto", "legacy"]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return make_tree(tmp_path / "skills")
+
+
+def stdio_params(tree: Path, home: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=PYTHON,
+        args=["-m", "skillyard", "--root", str(tree), "serve", *extra],
+        env=subprocess_env(home),
+        cwd=str(tree.parent),
+    )
+
+
+async def exercise(c: Client, tree: Path) -> None:
+    """The same checks over any transport: tools, skills, digests, directories, errors."""
+    tools = {t.name for t in (await c.list_tools()).tools}
+    assert {
+        "skills",
+        "skill_load",
+        "read_skill",
+        "skill",
+        "skill_list_docs",
+        "skill_select_docs",
+        "skill_run",
+    } <= tools
+    res = await c.call_tool("skills", {"action": "list"})
+    assert not res.is_error
+    assert "pdf-tools" in {s["name"] for s in json.loads(res.content[0].text)["skills"]}
+    res = await c.call_tool("read_skill", {"skill_name": "alpha"})
+    assert res.content[0].text == "Do the thing."
+    res = await c.call_tool("skills", {"action": "bogus"})
+    assert res.is_error
+    entries, _ = await list_all_skills(c)
+    assert [e["frontmatter"]["name"] for e in entries] == ["alpha", "no-prompt", "pdf-tools"]
+    for e in entries:
+        for r in e["resources"]:
+            data = await read_bytes(c, r["uri"])
+            assert sha(data) == r["digest"] and len(data) == r["size"], r["uri"]
+    got = await get_skill(c, "skill://pdf-tools/SKILL.md")
+    assert got.skill["frontmatter"]["name"] == "pdf-tools"
+    with pytest.raises(MCPError) as err:
+        await get_skill(c, "skill://mcp-conformance-nonexistent-skill-9f3a2b/SKILL.md")
+    assert err.value.error.code == -32602
+    listing = await read_dir(c, "skill://pdf-tools/references")
+    assert {r["uri"]: r["mimeType"] for r in listing.resources} == {
+        "skill://pdf-tools/references/api.md": "text/markdown",
+        "skill://pdf-tools/references/deep": "inode/directory",
+    }
+    with pytest.raises(MCPError) as err:
+        await read_dir(c, "skill://pdf-tools/SKILL.md")
+    assert err.value.error.code == -32602
+    with pytest.raises(MCPError) as err:
+        await c.read_resource("skill://alpha/leak.txt")
+    assert err.value.error.code == -32602
+    prompt = await c.get_prompt("alpha", {"arguments": "go"})
+    assert prompt.messages[0].content.text.endswith("ARGUMENTS: go\n")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stdio_subprocess(tree: Path, tmp_path: Path, mode: str) -> None:
+    with anyio.fail_after(120):
+        async with Client(stdio_params(tree, tmp_path / "home"), mode=mode) as c:
+            if mode == "auto":
+                assert c.protocol_version == "2026-07-28"
+                assert c.server_capabilities.extensions == {
+                    "io.modelcontextprotocol/skills": {"directoryRead": True}
+                }
+            await exercise(c, tree)
+
+
+async def test_stdio_watch_notifies(tree: Path, tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    async def handler(message: Any) -> None:
+        method = getattr(message, "method", None)
+        if isinstance(method, str):
+            seen.append(method)
+
+    with anyio.fail_after(120):
+        async with Client(
+            stdio_params(tree, tmp_path / "home", "--watch"), mode="legacy", message_handler=handler
+        ) as c:
+            assert c.server_capabilities.tools is not None and c.server_capabilities.tools.list_changed
+            await c.list_tools()
+            await anyio.sleep(0.5)
+            write_skill(tree, "arrived-later")
+            with anyio.fail_after(30):
+                while "notifications/tools/list_changed" not in seen:
+                    await anyio.sleep(0.05)
+            assert "notifications/resources/list_changed" in seen
+            got = await get_skill(c, "skill://arrived-later/SKILL.md")
+            assert got.skill["frontmatter"]["name"] == "arrived-later"
+
+
+@pytest.fixture
+def http_server(tree: Path, tmp_path: Path) -> Iterator[str]:
+    from test_mcp_support import free_port
+
+    port = free_port()
+    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "skillyard", "--root", str(tree), "serve", "--transport", "http", "--port", str(port)],
+        env=subprocess_env(tmp_path / "home"),
+        cwd=str(tree.parent),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        import socket
+
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError((tmp_path / "server.log").read_text(errors="replace"))
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        log.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_http_server(http_server: str, tree: Path, mode: str) -> None:
+    with anyio.fail_after(120):
+        async with Client(http_server, mode=mode) as c:
+            if mode == "auto":
+                assert c.server_capabilities.extensions == {
+                    "io.modelcontextprotocol/skills": {"directoryRead": True}
+                }
+            await exercise(c, tree)
+
+
+async def test_http_sessions_are_separate(http_server: str) -> None:
+    """Two legacy HTTP sessions (Mcp-Session-Id) each keep their own loaded state."""
+
+    async def select(c: Client, doc: str) -> list[str]:
+        res = await c.call_tool("skill_select_docs", {"skill": "pdf-tools", "docs": [doc], "mode": "add"})
+        assert not res.is_error, res.content
+        return list(json.loads(res.content[0].text)["selected_docs"])
+
+    with anyio.fail_after(60):
+        async with Client(http_server, mode="legacy") as a, Client(http_server, mode="legacy") as b:
+            assert await select(a, "crlf.txt") == ["crlf.txt"]
+            assert await select(b, "references/api.md") == ["references/api.md"]
+            assert sorted(await select(a, "references/deep/more.md")) == [
+                "crlf.txt",
+                "references/deep/more.md",
+            ]
+
+
+def test_serve_refuses_non_loopback(tree: Path, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [PYTHON, "-m", "skillyard", "--root", str(tree), "serve", "--transport", "http", "--host", "0.0.0.0"],
+        env=subprocess_env(tmp_path / "home"),
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert b"loopback" in proc.stderr
+    assert proc.stdout == b""
