@@ -256,7 +256,9 @@ def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:
             elif stat.S_ISLNK(st.st_mode):
                 link = os.readlink(entry.path)
                 resolved = os.path.realpath(entry.path)
-                if os.path.isabs(link) or not (resolved == real_root or resolved.startswith(real_root + os.sep)):
+                if os.path.isabs(link) or not (
+                    resolved == real_root or resolved.startswith(real_root + os.sep)
+                ):
                     raise HygieneError(f"link leaves the skill ({link})", s)
                 if not os.path.exists(resolved):
                     raise HygieneError(f"dangling link ({link})", s)

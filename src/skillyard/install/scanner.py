@@ -231,7 +231,14 @@ class ScanPolicy:
         return SEVERITY_RANK[f.severity] >= SEVERITY_RANK[self.block_at]
 
     def fingerprint(self) -> str:
-        raw = repr((self.block_at, sorted(self.disabled_rules), sorted(self.severity_overrides), sorted(self.allowed_rules)))
+        raw = repr(
+            (
+                self.block_at,
+                sorted(self.disabled_rules),
+                sorted(self.severity_overrides),
+                sorted(self.allowed_rules),
+            )
+        )
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
@@ -264,7 +271,9 @@ class ScanReport:
     def verdict(self) -> str:
         if self.blocked:
             return "malicious" if any(f.severity == "critical" for f in self.blocking) else "suspicious"
-        return "suspicious" if self.findings and self.max_severity in ("medium", "high", "critical") else "clean"
+        return (
+            "suspicious" if self.findings and self.max_severity in ("medium", "high", "critical") else "clean"
+        )
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(reversed(SEVERITIES), 0)
@@ -620,7 +629,9 @@ def scan_text(
                 continue
             for decoded in _decoded_candidates(ln.text):
                 inner = _Ctx(rules, ctx.policy, [], set())
-                scan_text(decoded, rel, rules=rules, _ctx=inner, _depth=_depth + 1, _line_base=where(ln.number))
+                scan_text(
+                    decoded, rel, rules=rules, _ctx=inner, _depth=_depth + 1, _line_base=where(ln.number)
+                )
                 dangerous = [f for f in inner.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"]]
                 if dangerous:
                     worst = max(dangerous, key=lambda f: SEVERITY_RANK[f.severity])
@@ -646,7 +657,12 @@ def _padding(lines: list[Line], rel: str, by_builtin: dict[str | None, Rule], ct
             run += 1
             continue
         if blank_rule is not None and run >= 200:
-            ctx.add(blank_rule, rel, where(ln.number), snippet(f"{run} blank lines (from line {run_start}) before: {ln.display}"))
+            ctx.add(
+                blank_rule,
+                rel,
+                where(ln.number),
+                snippet(f"{run} blank lines (from line {run_start}) before: {ln.display}"),
+            )
         run = 0
         del idx
     if ws_rule is not None:
@@ -655,7 +671,12 @@ def _padding(lines: list[Line], rel: str, by_builtin: dict[str | None, Rule], ct
                 m = re.search(r"[ \t\u00a0]{1000,}", ln.display)
                 assert m is not None
                 tail = ln.display[m.end() :].strip()
-                ctx.add(ws_rule, rel, where(ln.number), snippet(f"{m.end() - m.start()} spaces hide: {tail or '(end of line)'}"))
+                ctx.add(
+                    ws_rule,
+                    rel,
+                    where(ln.number),
+                    snippet(f"{m.end() - m.start()} spaces hide: {tail or '(end of line)'}"),
+                )
 
 
 # ---------------------------------------------------------------- files
@@ -690,7 +711,15 @@ _ARCHIVE_MIME = {
     "application/x-xz",
     "application/zstd",
 }
-_EXEC_MAGIC = (b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"MZ")
+_EXEC_MAGIC = (
+    b"\x7fELF",
+    b"\xfe\xed\xfa\xce",
+    b"\xfe\xed\xfa\xcf",
+    b"\xce\xfa\xed\xfe",
+    b"\xcf\xfa\xed\xfe",
+    b"\xca\xfe\xba\xbe",
+    b"MZ",
+)
 
 
 def _mime(head: bytes) -> str | None:
@@ -718,10 +747,16 @@ def _scan_file(full: Path, rel: str, ctx: _Ctx) -> int:
     is_exec = head.startswith(_EXEC_MAGIC[:-1]) or (head.startswith(b"MZ") and b"PE\x00\x00" in head[:1024])
     if ext in ("pyc", "pyo") or is_exec or mime in ("application/x-executable", "application/x-mach-binary"):
         if r := by_builtin.get("binary-executable"):
-            ctx.add(r, rel, None, snippet(f"{'compiled bytecode' if ext in ('pyc', 'pyo') else 'native executable'} ({size} bytes)"))
-        if ext in _MEDIA_EXT or ext in _TEXTISH_EXT:
-            if r := by_builtin.get("misleading-file-type"):
-                ctx.add(r, rel, None, snippet(f".{ext} file is actually an executable"))
+            ctx.add(
+                r,
+                rel,
+                None,
+                snippet(
+                    f"{'compiled bytecode' if ext in ('pyc', 'pyo') else 'native executable'} ({size} bytes)"
+                ),
+            )
+        if (ext in _MEDIA_EXT or ext in _TEXTISH_EXT) and (r := by_builtin.get("misleading-file-type")):
+            ctx.add(r, rel, None, snippet(f".{ext} file is actually an executable"))
         return len(data)
     if mime in _ARCHIVE_MIME:
         if r := by_builtin.get("nested-archive"):
@@ -847,7 +882,9 @@ _SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low"
 _SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0", "info": "1.0"}
 
 
-def to_sarif(reports: ScanReport | Iterable[ScanReport], rules: tuple[Rule, ...] | None = None) -> dict[str, Any]:
+def to_sarif(
+    reports: ScanReport | Iterable[ScanReport], rules: tuple[Rule, ...] | None = None
+) -> dict[str, Any]:
     """SARIF 2.1.0 log: one run per report, rules described in the driver."""
     rules = rules if rules is not None else load_rules()
     index = {r.id: i for i, r in enumerate(rules)}
@@ -889,7 +926,11 @@ def to_sarif(reports: ScanReport | Iterable[ScanReport], rules: tuple[Rule, ...]
                         }
                     }
                 ],
-                "properties": {"severity": f.severity, "category": f.category, "blocking": rep.policy.blocks(f)},
+                "properties": {
+                    "severity": f.severity,
+                    "category": f.category,
+                    "blocking": rep.policy.blocks(f),
+                },
             }
             if f.rule_id in index:
                 res["ruleIndex"] = index[f.rule_id]
@@ -938,7 +979,9 @@ def render_human(report: ScanReport, console: Any = None) -> None:
     verdict = "BLOCKED" if report.blocked else "ok"
     head = Text(f"{report.name or report.path}: {verdict} (max severity {report.max_severity}, ")
     head.append(f"{len(report.findings)} finding(s), {report.files_scanned} file(s) scanned)")
-    head.stylize("bold red" if report.blocked else "bold green", 0, len(report.name or report.path) + len(verdict) + 2)
+    head.stylize(
+        "bold red" if report.blocked else "bold green", 0, len(report.name or report.path) + len(verdict) + 2
+    )
     con.print(head)
     if not report.findings:
         return
@@ -985,6 +1028,8 @@ def example_findings(example: Any, rules: tuple[Rule, ...] | None = None) -> lis
                 data = str(example["text"]).encode("utf-8")
             else:
                 body = str(example.get("repeat", "")) * int(example.get("times", 1))
-                data = (str(example.get("prefix", "")) + body + str(example.get("suffix", ""))).encode("utf-8")
+                data = (str(example.get("prefix", "")) + body + str(example.get("suffix", ""))).encode(
+                    "utf-8"
+                )
             target.write_bytes(data)
         return scan_path(root, rules=rules).findings

@@ -210,7 +210,9 @@ def _https(raw: str) -> SourceSpec:
         ref = subdir = None
         if len(segs) > 2:
             if segs[2] not in ("tree", "blob") or len(segs) < 4:
-                raise SourceError("invalid source", reason="expected https://HOST/ORG/REPO[/tree/REF[/SUBDIR]]")
+                raise SourceError(
+                    "invalid source", reason="expected https://HOST/ORG/REPO[/tree/REF[/SUBDIR]]"
+                )
             ref = segs[3]
             subdir = "/".join(segs[4:]) or None
             if subdir and segs[2] == "blob" and subdir.endswith(("SKILL.md", "skill.md", "SKILL.toml")):
@@ -228,7 +230,11 @@ def _https(raw: str) -> SourceSpec:
 
 
 def _git_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "SSL_CERT_DIR")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k in ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "SSL_CERT_DIR")
+    }
     env.update(
         {
             "HOME": str(home),
@@ -291,7 +297,9 @@ class _SafeRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
         parts = urllib.parse.urlsplit(newurl)
         if parts.scheme != "https" and not (parts.scheme == "http" and is_loopback(parts.hostname)):
-            raise SourceError("fetch failed", reason=f"refusing redirect to {parts.scheme}://{parts.hostname}")
+            raise SourceError(
+                "fetch failed", reason=f"refusing redirect to {parts.scheme}://{parts.hostname}"
+            )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
@@ -315,7 +323,9 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
                 while chunk := resp.read(256 * 1024):
                     total += len(chunk)
                     if total > max_bytes:
-                        raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=url)
+                        raise SourceError(
+                            "fetch failed", reason=f"download larger than {max_bytes} bytes", url=url
+                        )
                     if out:
                         out.write(chunk)
                     else:
@@ -326,7 +336,9 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
     except urllib.error.HTTPError as e:
         raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=url) from None
     except urllib.error.URLError as e:
-        raise SourceError("fetch failed", reason=f"cannot reach {parts.hostname}: {e.reason}", url=url) from None
+        raise SourceError(
+            "fetch failed", reason=f"cannot reach {parts.hostname}: {e.reason}", url=url
+        ) from None
     except (TimeoutError, OSError) as e:
         if isinstance(e, SourceError):
             raise
@@ -343,7 +355,9 @@ def fetch_archive(url: str, dest_file: Path, limits: Limits, sha256: str | None 
             h.update(chunk)
     digest = h.hexdigest()
     if sha256 is not None and digest != sha256.lower():
-        raise SourceError("fetch failed", reason="sha256 mismatch", expected=sha256.lower(), actual=digest, url=url)
+        raise SourceError(
+            "fetch failed", reason="sha256 mismatch", expected=sha256.lower(), actual=digest, url=url
+        )
     return digest
 
 
@@ -373,13 +387,21 @@ def resolve_hub(index_url: str | None, name: str, version: str | None) -> HubRel
     versions: dict[str, Any] = entry["versions"]
     if version is None:
         latest = entry.get("latest")
-        version = latest if isinstance(latest, str) and latest in versions else max(versions, key=_version_key)
+        version = (
+            latest if isinstance(latest, str) and latest in versions else max(versions, key=_version_key)
+        )
     rel = versions.get(version)
     if not isinstance(rel, dict):
         raise SourceError("version not found in hub", name=name, version=version, available=sorted(versions))
     url, digest = rel.get("url"), rel.get("sha256")
-    if not isinstance(url, str) or not isinstance(digest, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", digest):
-        raise SourceError("fetch failed", reason=f"hub entry {name}@{version} needs 'url' and a 64-hex 'sha256'")
+    if (
+        not isinstance(url, str)
+        or not isinstance(digest, str)
+        or not re.fullmatch(r"[0-9a-fA-F]{64}", digest)
+    ):
+        raise SourceError(
+            "fetch failed", reason=f"hub entry {name}@{version} needs 'url' and a 64-hex 'sha256'"
+        )
     url = urllib.parse.urljoin(index_url, url)
     _check_url(url, ("https", "http"))
     return HubRelease(name, version, url, digest.lower())
