@@ -44,6 +44,9 @@ STRING_FIELDS = frozenset(
     }
 )
 
+#: String fields whose flow-sequence spelling is kept as the author's text (Claude Code hints).
+RAW_SPAN_FIELDS = frozenset({"argument-hint"})
+
 #: Complexity caps: an alias bomb or deep nesting becomes a diagnostic, not a hang.
 MAX_NODES = 20_000
 MAX_DEPTH = 64
@@ -104,6 +107,8 @@ def _fast_scalar(key: str, value: str) -> Any:
     if c == "{" or c == "[":
         if key in STRING_FIELDS or len(value) > _FAST_MAX_JSON or "\\u" in value:
             raise _Fallback
+        if value.count("[") + value.count("{") > MAX_DEPTH:
+            raise _Fallback  # let the YAML path apply its depth cap
         if len(value) > 1000 and _LONG_JSON_KEY.search(value):
             raise _Fallback  # YAML limits implicit keys to 1024 characters
         try:
@@ -224,7 +229,11 @@ def _yaml_load(text: str) -> Any:
             for k_node, v_node in node.value:
                 if not (isinstance(k_node, ScalarNode) and k_node.value in STRING_FIELDS):
                     continue
-                if not isinstance(v_node, ScalarNode) or k_node.value not in data:
+                if k_node.value not in data:
+                    continue
+                if not isinstance(v_node, ScalarNode):
+                    if k_node.value in RAW_SPAN_FIELDS:  # `argument-hint: [file]` means the text "[file]"
+                        data[k_node.value] = text[v_node.start_mark.index : v_node.end_mark.index].strip()
                     continue
                 if v_node.tag == _NULL and not v_node.style:
                     data[k_node.value] = None
@@ -285,6 +294,11 @@ def repair_colons(text: str) -> str | None:
         if not m:
             continue
         value = m.group(2)
+        if value[0] in "[{" and not _flow_ok(value):
+            # `argument-hint: [a] [b]`: a flow collection that YAML cannot read is meant as text.
+            lines[i] = f"{m.group(1)}: " + '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            changed = True
+            continue
         if value[0] in _REPAIR_SKIP_START:
             continue
         if ": " in value or value.endswith(":") or ":\t" in value:
@@ -292,6 +306,14 @@ def repair_colons(text: str) -> str | None:
             lines[i] = f"{m.group(1)}: {quoted}"
             changed = True
     return "\n".join(lines) if changed else None
+
+
+def _flow_ok(value: str) -> bool:
+    try:
+        _yaml_load("x: " + value)
+    except Exception:
+        return False
+    return True
 
 
 _LINE_KEY = re.compile(r"^([A-Za-z0-9_][\w.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
@@ -353,8 +375,10 @@ def parse_frontmatter(text: str, path: str = "") -> tuple[dict[str, Any] | None,
         fast = fast_parse(text)
     except Exception:  # the fast path must never decide an outcome by crashing
         fast = None
-    if fast is not None:
+    if fast:
         return fast, diags
+    if fast is not None:  # nothing but blanks and comments
+        return _finish(None, path, diags)
     try:
         data = _yaml_load(text)
     except yaml.constructor.ConstructorError as e:
