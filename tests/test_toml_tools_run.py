@@ -325,3 +325,20 @@ def test_example_skill_runs(tmp_path: Path, executor: str, request: pytest.Fixtu
     assert not err and [line.split() for line in text.splitlines()] == [["3", "on"], ["2", "and"]]
     text, err = run_tool(skill, tool(skill, "top_words"), {"file": "/etc/passwd"}, executor=executor)
     assert err and text.startswith("Parameter 'file' must be one of: data/poem.txt, data/notes.txt")
+
+
+def test_docs_example_matches_the_fixture_and_the_code() -> None:
+    import re
+
+    doc = (Path(__file__).parent.parent / "docs" / "toml-tools.md").read_text(encoding="utf-8")
+    toml_block = re.search(r"```toml\n(.*?)```", doc, re.S)
+    assert toml_block is not None
+    assert toml_block.group(1) == (FIXTURES / "text-tools" / "SKILL.toml").read_text(encoding="utf-8")
+    skill = load(FIXTURES / "text-tools" / "SKILL.toml")
+    json_block = re.search(r"```json\n(.*?)```", doc, re.S)
+    assert json_block is not None
+    assert json.loads(json_block.group(1)) == tool_schema(tool(skill, "find_lines"))
+    inv = build_invocation(
+        tool(skill, "find_lines"), {"pattern": "--verbose", "file": "data/notes.txt", "max": 1}
+    )
+    assert json.dumps(inv.argv) in doc
