@@ -49,12 +49,12 @@ SYNONYM_WEIGHT = 0.5
 #: Results need at least this share of the query's IDF mass explained.
 MIN_COVERAGE = 0.34
 #: ...and a raw score above this floor.
-MIN_SCORE = 0.5
+MIN_SCORE = 0.0
 #: In the coverage mass, a word no skill uses (and with no synonym any skill uses) counts this much:
 #: such words are often names, places and dates ("in London", "on Thursday") rather than the task.
 UNKNOWN_WEIGHT = 0.4
 #: A word matched only in the body explains this much of itself (body text mentions many things).
-BODY_ONLY_WEIGHT = 0.3
+BODY_ONLY_WEIGHT = 0.5
 #: A synonym explains this much of the word it stands for.
 SYNONYM_COVERAGE = 0.8
 #: Characters of body text read per skill.

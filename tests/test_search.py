@@ -1,0 +1,334 @@
+"""Skill search: ranking, normalisation, the no-match threshold, incremental updates, hostile input."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skillyard.model import Skill, ToolSpec
+from skillyard.parsing import parse_skill
+from skillyard.search import BODY_CHARS, SearchHit, SearchIndex, stem, tokenize
+
+
+def write_skill(root: Path, name: str, description: str, body: str = "", extra: str = "") -> Skill:
+    d = root / name
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / "SKILL.md"
+    desc = description.replace('"', '\\"')
+    p.write_text(f'---\nname: {name}\ndescription: "{desc}"\n{extra}---\n\n{body}', encoding="utf-8")
+    skill, diags = parse_skill(p)
+    assert skill is not None, diags
+    return skill
+
+
+@pytest.fixture()
+def catalog(tmp_path: Path) -> list[Skill]:
+    return [
+        write_skill(
+            tmp_path,
+            "image-resizer",
+            "Resize, crop and convert images between PNG, JPEG and WebP.",
+            "# Image resizing\n\n## Thumbnails\nBatch thumbnails for a folder.\n",
+        ),
+        write_skill(
+            tmp_path,
+            "pdf-tools",
+            "Extract text and tables from PDF files, merge or split PDFs, fill PDF forms.",
+            "# PDF\n\n## Forms\nList fields, then fill them.\n",
+        ),
+        write_skill(
+            tmp_path,
+            "email-drafter",
+            "Draft professional emails and replies in the right tone.",
+            "# Emails\n\n## Tone\nFormal for clients.\n",
+        ),
+        write_skill(
+            tmp_path,
+            "slide-builder",
+            "Build presentation decks from an outline with speaker notes.",
+            "# Slides\n\n## Layouts\nThe picture layout scales images into the placeholder.\n",
+        ),
+        write_skill(
+            tmp_path,
+            "weather-forecast",
+            "Current weather and the seven-day forecast for a city.",
+            "# Weather\n\n## Forecast\nChance of precipitation per day.\n",
+            extra="when_to_use: When someone asks whether to take an umbrella.\ntags: [outdoors, climate]\n",
+        ),
+        write_skill(
+            tmp_path,
+            "log-analyzer",
+            "Analyse server logs for errors and slow requests.",
+            "# Logs\n\n## Kubernetes pods\nRead logs with kubectl logs.\n",
+        ),
+    ]
+
+
+def names(hits: list[SearchHit]) -> list[str]:
+    return [h.name for h in hits]
+
+
+# ---------------------------------------------------------------- normalisation
+
+
+def test_tokenize_splits_case_kebab_and_drops_stop_words() -> None:
+    assert tokenize("parseSkillFile") == ["pars", "fil"]  # "skill" is a stop word
+    assert tokenize("HTMLParser for PDFs") == ["html", "parser", "pdf"]
+    assert tokenize("image-resizer_tool") == ["imag", "resizer", "tool"]
+    assert tokenize("the and of to") == []
+    assert tokenize("") == [] and tokenize(None) == []  # type: ignore[arg-type]
+
+
+def test_stemming_is_conservative_and_symmetric() -> None:
+    assert stem("images") == stem("image") == stem("imaging")
+    assert stem("queries") == stem("query")
+    assert stem("running") == stem("run")
+    assert stem("processes") == stem("process") == stem("processing")
+    assert stem("string") == "string"  # no vowel left after "ing": kept whole
+    assert stem("pass") == "pass" and stem("status") == "status"
+    assert stem("k8s") == "k8s"
+
+
+# ---------------------------------------------------------------- ranking
+
+
+def test_name_and_description_rank_above_body(catalog: list[Skill]) -> None:
+    ix = SearchIndex(catalog)
+    hits = ix.search("resize images")
+    assert names(hits)[0] == "image-resizer"
+    # "picture" appears only in slide-builder's body; image-resizer matches via the synonym in its name
+    # and description, which must still win.
+    assert names(ix.search("shrink a picture"))[0] == "image-resizer"
+
+
+def test_exact_name_query(catalog: list[Skill]) -> None:
+    ix = SearchIndex(catalog)
+    assert names(ix.search("pdf-tools"))[0] == "pdf-tools"
+    assert names(ix.search("pdfTools"))[0] == "pdf-tools"
+    assert names(ix.search("PDF"))[0] == "pdf-tools"
+
+
+def test_paraphrases_through_synonyms(catalog: list[Skill]) -> None:
+    ix = SearchIndex(catalog)
+    assert names(ix.search("write a mail to a customer"))[0] == "email-drafter"
+    assert names(ix.search("will it rain tomorrow"))[0] == "weather-forecast"
+    assert names(ix.search("make a powerpoint from my notes"))[0] == "slide-builder"
+
+
+def test_when_to_use_and_tags_are_searched(catalog: list[Skill]) -> None:
+    ix = SearchIndex(catalog)
+    assert names(ix.search("umbrella"))[:1] == ["weather-forecast"]
+    assert names(ix.search("climate outdoors"))[:1] == ["weather-forecast"]
+
+
+def test_body_headings_are_searched_lazily(catalog: list[Skill]) -> None:
+    ix = SearchIndex(catalog)
+    assert names(ix.search("kubernetes pods"))[:1] == ["log-analyzer"]
+
+
+def test_scores_rounded_and_sorted_by_score_then_name(tmp_path: Path) -> None:
+    a = write_skill(tmp_path, "beta-twin", "Convert audio files to text transcripts.")
+    b = write_skill(tmp_path, "alpha-twin", "Convert audio files to text transcripts.")
+    hits = SearchIndex([a, b]).search("convert audio to text", limit=5)
+    assert names(hits) == ["alpha-twin", "beta-twin"]
+    assert hits[0].score == hits[1].score
+    for h in hits:
+        assert h.score == round(h.score, 4) and h.score > 0
+        assert h.description == "Convert audio files to text transcripts."
+
+
+def test_limit(catalog: list[Skill]) -> None:
+    ix = SearchIndex(catalog)
+    assert len(ix.search("images pdf email", limit=2)) <= 2
+    assert ix.search("pdf", limit=0) == []
+    assert ix.search("pdf", limit=-3) == []
+    with pytest.raises(ValueError, match="limit"):
+        ix.search("pdf", limit="5")  # type: ignore[arg-type]
+
+
+def test_deterministic_and_order_independent(catalog: list[Skill]) -> None:
+    a = SearchIndex(catalog)
+    b = SearchIndex(list(reversed(catalog)))
+    for q in ("resize images", "logs errors", "forecast", "pdf forms", "draft reply"):
+        ha, hb = a.search(q), b.search(q)
+        assert names(ha) == names(hb)
+        assert all(math.isclose(x.score, y.score, abs_tol=1e-3) for x, y in zip(ha, hb, strict=True))
+        assert a.search(q) == ha
+
+
+# ---------------------------------------------------------------- no good match
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "   ",
+        "the and of to",
+        "what is the capital of australia",
+        "tell me a joke",
+        "🙂🙂",
+        "?!?",
+        "a b c d",
+    ],
+)
+def test_no_good_match_returns_empty(catalog: list[Skill], query: str) -> None:
+    assert SearchIndex(catalog).search(query) == []
+
+
+def test_empty_index() -> None:
+    assert SearchIndex([]).search("anything") == []
+
+
+# ---------------------------------------------------------------- update
+
+
+def test_update_adds_removes_and_replaces(catalog: list[Skill], tmp_path: Path) -> None:
+    ix = SearchIndex(catalog)
+    assert names(ix.search("invoice"))[:1] == []
+    new = write_skill(tmp_path / "more", "invoice-maker", "Create invoices with tax and payment terms.")
+    ix.update([new], [])
+    assert names(ix.search("invoice"))[:1] == ["invoice-maker"]
+    assert "invoice-maker" in ix and len(ix) == len(catalog) + 1
+
+    ix.update([], ["pdf-tools"])
+    assert "pdf-tools" not in names(ix.search("merge pdf files"))
+    assert "pdf-tools" not in ix
+
+    replaced = write_skill(tmp_path / "v2", "email-drafter", "Write cover letters for job applications.")
+    ix.update([replaced], ["email-drafter"])
+    assert names(ix.search("cover letter"))[:1] == ["email-drafter"]
+    assert "email-drafter" not in names(ix.search("professional tone"))  # old description forgotten
+
+    # Same name added without removal replaces too; unknown removals are ignored.
+    again = write_skill(tmp_path / "v3", "email-drafter", "Draft professional emails and replies.")
+    ix.update([again], ["no-such-skill", 42])  # type: ignore[list-item]
+    assert names(ix.search("professional emails"))[:1] == ["email-drafter"]
+
+
+def test_update_matches_a_fresh_index(catalog: list[Skill], tmp_path: Path) -> None:
+    ix = SearchIndex(catalog)
+    ix.search("warm up the body index")
+    extra = [
+        write_skill(tmp_path / "x", f"extra-{i}", f"Extra skill {i} for video editing and clips.")
+        for i in range(3)
+    ]
+    ix.update(extra, ["image-resizer", "log-analyzer"])
+    ix.update([], ["extra-1"])
+    final = [s for s in catalog if s.name not in ("image-resizer", "log-analyzer")] + [extra[0], extra[2]]
+    fresh = SearchIndex(final)
+    for q in ("video clips", "pdf forms", "forecast", "email tone", "slides outline", "logs", "resize"):
+        a, b = ix.search(q), fresh.search(q)
+        assert names(a) == names(b), q
+        assert all(math.isclose(x.score, y.score, abs_tol=1e-3) for x, y in zip(a, b, strict=True))
+
+
+def test_update_does_not_reread_untouched_skills(catalog: list[Skill], tmp_path: Path) -> None:
+    ix = SearchIndex(catalog)
+    assert names(ix.search("kubernetes pods"))[:1] == ["log-analyzer"]  # bodies read now
+    # If update() rebuilt everything, the body would be re-read from this now-empty file.
+    (catalog[-1].path).write_text("---\nname: log-analyzer\ndescription: x\n---\n", encoding="utf-8")
+    ix.update([write_skill(tmp_path / "y", "new-one", "Something about spreadsheets.")], [])
+    assert names(ix.search("kubernetes pods"))[:1] == ["log-analyzer"]
+
+
+# ---------------------------------------------------------------- bodies
+
+
+def test_index_build_does_not_read_bodies(tmp_path: Path) -> None:
+    ghost = Skill(
+        name="ghost",
+        description="Translate documents into other languages.",
+        path=tmp_path / "no" / "SKILL.md",
+    )
+    ix = SearchIndex([ghost])  # the file does not exist: building must not care
+    assert names(ix.search("translate a document")) == ["ghost"]
+
+
+def test_body_is_capped(tmp_path: Path) -> None:
+    early = "zebrafish " + "filler text here. " * 10
+    late = "x" * (BODY_CHARS * 3) + " quokka"
+    s = write_skill(tmp_path, "capped", "Handles animals.", body=f"# Animals\n\n{early}\n{late}\n")
+    ix = SearchIndex([s, write_skill(tmp_path, "other", "Something unrelated about tax forms.")])
+    assert names(ix.search("zebrafish")) == ["capped"]
+    assert ix.search("quokka") == []
+    assert s._body is None  # the search did not load (and keep) the whole body
+
+
+def test_loaded_body_is_used(tmp_path: Path) -> None:
+    s = Skill(
+        name="inmem",
+        description="Generic helper.",
+        path=tmp_path / "nope" / "SKILL.md",
+        _body="## Platypus care\n",
+    )
+    assert names(SearchIndex([s]).search("platypus")) == ["inmem"]
+
+
+def test_toml_tools_are_searched(tmp_path: Path) -> None:
+    s = Skill(
+        name="ops",
+        description="Operations helpers.",
+        path=tmp_path / "ops" / "SKILL.toml",
+        format="toml",
+        tools=(
+            ToolSpec(
+                name="disk_usage", description="Report disk usage per directory", command="du -sh {path}"
+            ),
+        ),
+    )
+    assert names(SearchIndex([s]).search("disk usage")) == ["ops"]
+
+
+def test_unreadable_body_does_not_break_search(tmp_path: Path) -> None:
+    s = write_skill(tmp_path, "gone", "Compress folders into zip archives.", body="# Archives\n")
+    s.path.unlink()
+    assert names(SearchIndex([s]).search("zip a folder")) == ["gone"]
+
+
+def test_hostile_skill_fields_are_tolerated(tmp_path: Path) -> None:
+    odd = Skill(
+        name="odd", description=None, path=tmp_path / "odd" / "SKILL.md", tags=("x", 3), when_to_use=7
+    )  # type: ignore[arg-type]
+    odd.metadata = {"tags": ["zip", None], "keywords": "archive"}
+    ix = SearchIndex([odd, "not a skill"])  # type: ignore[list-item]
+    assert names(ix.search("zip archive")) == ["odd"]
+    assert ix.search("zip")[0].description == ""
+
+
+# ---------------------------------------------------------------- hostile queries
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=300), limit=st.integers(min_value=-5, max_value=50))
+def test_any_query_never_raises(catalog: list[Skill], query: str, limit: int) -> None:
+    hits = SearchIndex(catalog).search(query, limit=limit)
+    assert len(hits) <= max(limit, 0)
+    assert all(isinstance(h, SearchHit) and math.isfinite(h.score) for h in hits)
+    assert [(-h.score, h.name) for h in hits] == sorted((-h.score, h.name) for h in hits)
+
+
+def test_huge_and_odd_queries(catalog: list[Skill]) -> None:
+    ix = SearchIndex(catalog)
+    assert isinstance(ix.search("pdf " * 100_000), list)
+    assert isinstance(ix.search("\x00\ud800 ../../etc/passwd <script>"), list)
+    assert ix.search(None) == []  # type: ignore[arg-type]
+    assert names(ix.search("a" * 500 + " pdf"))[:1] == ["pdf-tools"]
+    assert ix.search("a" * 10_000 + " pdf") == []  # only the first MAX_QUERY_CHARS are read
+    info = ix.explain("Resizing pictures")
+    assert info["terms"] == ["resiz", "pictur"]
+
+
+def test_registry_search_uses_the_index(tmp_path: Path) -> None:
+    from skillyard.registry import Registry
+
+    root = tmp_path / "skills"
+    write_skill(root, "pdf-tools", "Extract text and tables from PDF files.")
+    write_skill(root, "weather-forecast", "Weather forecast for a city.")
+    reg = Registry.from_roots([root])
+    hits = reg.search("pull tables out of a pdf")
+    assert hits and hits[0].name == "pdf-tools"
