@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,13 +55,26 @@ def sandbox_ok() -> None:
 
 
 @pytest.fixture
-def echo_skill(tmp_path: Path) -> Skill:
-    """A private copy of the argv-echo fixture (world-readable, so the sandbox uid can read it)."""
-    dst = tmp_path / "skills" / "argv-echo"
-    shutil.copytree(FIXTURES / "argv-echo", dst)
-    for p in [tmp_path, tmp_path / "skills", dst, *dst.rglob("*")]:
+def open_tmp() -> Iterator[Path]:
+    """A temp dir the sandbox's unprivileged uid can reach (pytest's tmp_path sits under a 0700 dir)."""
+    d = Path(tempfile.mkdtemp(prefix="skillyard-toml-tools-"))
+    d.chmod(0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def copy_fixture(name: str, dest_root: Path) -> Skill:
+    """A private, world-readable copy of a fixture skill."""
+    dst = dest_root / name
+    shutil.copytree(FIXTURES / name, dst)
+    for p in [dst, *dst.rglob("*")]:
         p.chmod(0o755 if p.is_dir() else 0o644)
     return load(dst / "SKILL.toml")
+
+
+@pytest.fixture
+def echo_skill(open_tmp: Path) -> Skill:
+    return copy_fixture("argv-echo", open_tmp)
 
 
 # --- type inference (the parser's rules, seen through the schema) -------------------------------------------
@@ -289,14 +304,10 @@ def test_sandbox_skill_dir_is_read_only_and_network_off(echo_skill: Skill, sandb
 
 
 @pytest.mark.parametrize("executor", ["local", "sandbox"])
-def test_example_skill_runs(tmp_path: Path, executor: str, request: pytest.FixtureRequest) -> None:
+def test_example_skill_runs(open_tmp: Path, executor: str, request: pytest.FixtureRequest) -> None:
     if executor == "sandbox":
         request.getfixturevalue("sandbox_ok")
-    dst = tmp_path / "text-tools"
-    shutil.copytree(FIXTURES / "text-tools", dst)
-    for p in [tmp_path, dst, *dst.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    skill = load(dst / "SKILL.toml")
+    skill = copy_fixture("text-tools", open_tmp)
     plan, notes = plan_tool_names([skill])
     assert set(plan) == {"find_lines", "word_stats", "top_words"} and notes == []
 
