@@ -148,7 +148,13 @@ class SkillsExtension(Extension):
                 if rel == SKILL_FILE:
                     item["description"] = skill.description
             resources.append(item)
-        result: dict[str, Any] = {"resultType": "complete", "resources": resources}
+        # 2026-era clients validate the SEP-2549 freshness hints on this result too
+        result: dict[str, Any] = {
+            "resultType": "complete",
+            "resources": resources,
+            "ttlMs": self.ttl_ms,
+            "cacheScope": self.cache_scope,
+        }
         if len(children) > DIRECTORY_PAGE_SIZE:
             result["nextCursor"] = encode_cursor("dir", page[-1][0])
         return result
