@@ -83,6 +83,9 @@ class SkillsTool:
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
+        #: serialised `list` answers for the current registry version (the model asks the same question often)
+        self._lists: dict[tuple[str, bool], ToolResult] = {}
+        self._lists_version = -1
 
     def definition(self) -> ToolDef:
         return ToolDef(
@@ -100,8 +103,7 @@ class SkillsTool:
             )
         reg = self.registry
         if action == "list":
-            data = reports.list_report(reg, args.get("filter", "all"), bool(args.get("verbose", False)))
-            return _result(data, f"{data['count']} skills")
+            return self._list(args.get("filter", "all"), bool(args.get("verbose", False)))
         if action == "info":
             data = reports.info_report(reg, skill)
             return _result(data, f"skills info {skill}")
@@ -122,6 +124,18 @@ class SkillsTool:
         if action == "install":
             return self._install(skill, args.get("from"), bool(args.get("force", False)))
         return self._audit(skill)
+
+    def _list(self, filter: str, verbose: bool) -> ToolResult:
+        reg = self.registry
+        if self._lists_version != reg.version:
+            self._lists = {}
+            self._lists_version = reg.version
+        key = (filter, verbose)
+        cached = self._lists.get(key)
+        if cached is None:
+            data = reports.list_report(reg, filter, verbose)
+            cached = self._lists[key] = _result(data, f"{data['count']} skills")
+        return cached
 
     # ------------------------------------------------------------ actions with side effects
 
