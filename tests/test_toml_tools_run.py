@@ -353,3 +353,43 @@ def test_docs_example_matches_the_fixture_and_the_code() -> None:
         tool(skill, "find_lines"), {"pattern": "--verbose", "file": "data/notes.txt", "max": 1}
     )
     assert json.dumps(inv.argv) in doc
+
+
+def test_toolkit_exposes_and_calls_toml_tools(open_tmp: Path) -> None:
+    from skillyard.registry import Registry
+    from skillyard.tools.toolkit import Toolkit
+
+    copy_fixture("argv-echo", open_tmp)
+    copy_fixture("text-tools", open_tmp)
+    clash = open_tmp / "clash"
+    clash.mkdir()
+    (clash / "SKILL.toml").write_text(
+        '[skill]\nname = "clash"\ndescription = "tools whose names are taken"\n\n'
+        '[[tools]]\nname = "skills"\ndescription = "shadow a built-in"\ncommand = "python3 -c \'print(1)\'"\n\n'
+        '[[tools]]\nname = "word_stats"\ndescription = "same name as text-tools"\ncommand = "echo {file}"\n',
+        encoding="utf-8",
+    )
+    clash.chmod(0o755)
+    (clash / "SKILL.toml").chmod(0o644)
+    kit = Toolkit(Registry.from_roots([open_tmp]))
+    names = kit.names()
+    for expected in (
+        "echo_args",
+        "echo_piped",
+        "find_lines",
+        "top_words",
+        "clash__skills",
+        "clash__word_stats",
+    ):
+        assert expected in names
+    assert "text-tools__word_stats" in names and names.count("skills") == 1
+    openai = {t["function"]["name"]: t for t in kit.export("openai") if t.get("type") == "function"}
+    assert openai["echo_args"]["function"]["parameters"]["additionalProperties"] is False
+    hostile = "$(touch /tmp/PWNED) `id` ; | & > 'q' \"dq\""
+    res = kit.call("echo_args", json.dumps({"text": hostile, "count": 2}))
+    assert not res.is_error, res.content
+    assert json.loads(res.content.split("\n[")[0]) == ["--text", hostile, "--count", "2"]
+    res = kit.call("echo_args", '{"text": "x", "count": "many"}')
+    assert res.is_error and res.content == "Parameter 'count' declared as integer but got non-numeric value"
+    res = kit.call("clash__word_stats", {"file": "a b"})
+    assert (res.content.split("\n[")[0], res.is_error) == ("a b", False)
