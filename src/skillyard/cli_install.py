@@ -1,0 +1,317 @@
+"""CLI commands for installing, auditing and trusting skills (registered on the main `skillyard` group).
+
+They read what they need from `ctx.obj` (a `skillyard.cli.CliContext`): `.config` (path,
+trust_sources, hub_index, install_root) and `.registry()`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from skillyard.install import (
+    Installer,
+    InstallResult,
+    ScanPolicy,
+    TrustError,
+    TrustPolicy,
+    render_human,
+    scan_path,
+    to_sarif,
+)
+from skillyard.install.scanner import SEVERITIES
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _config(ctx: click.Context) -> Any:
+    obj = ctx.obj
+    if obj is None or not hasattr(obj, "config"):
+        raise click.UsageError("no skillyard configuration in the command context")
+    return obj.config
+
+
+def _emit(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def _installer(ctx: click.Context, policy: ScanPolicy | None = None) -> Installer:
+    config = _config(ctx)
+    return Installer(
+        Path(config.install_root),
+        TrustPolicy.from_config(config),
+        policy=policy,
+        hub_index=getattr(config, "hub_index", None),
+    )
+
+
+def _enrich(ctx: click.Context, data: dict[str, Any]) -> dict[str, Any]:
+    """Add the seed's eligibility fields (eligible, missing, install_hints) after a reload."""
+    obj = ctx.obj
+    name = data.get("name")
+    if not data.get("installed") or not name or not hasattr(obj, "registry"):
+        return data
+    try:
+        reg = obj.registry()
+        reg.reload()
+        skill = reg.get(name)
+        if skill is None:
+            return data
+        from skillyard.reports import install_hints_for, missing_compact
+
+        data["eligible"] = reg.eligibility(skill).eligible
+        data["missing"] = missing_compact(reg, name)
+        data["install_hints"] = install_hints_for(reg, name)
+    except Exception as e:  # eligibility is extra information; the install itself succeeded
+        data.setdefault("warnings", []).append(f"could not reload the registry: {e}")
+    return data
+
+
+def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, verb: str) -> None:
+    data = _enrich(ctx, result.to_dict())
+    if as_json:
+        _emit(data)
+    else:
+        con = _console()
+        if data.get("installed"):
+            con.print(f"[green]{verb}[/green] {data['name']} → {data['path']}")
+            con.print(f"  source: {data.get('source')}  revision: {data.get('revision') or '-'}")
+            scan = data.get("scan") or {}
+            con.print(f"  scan: {scan.get('verdict', '?')} (max severity {scan.get('max_severity', '?')})")
+            if data.get("eligible") is False:
+                con.print(f"  [yellow]not eligible yet[/yellow]: missing {data.get('missing')}")
+                for h in data.get("install_hints") or []:
+                    con.print(f"    {h.get('command')}")
+        else:
+            err = _console(stderr=True)
+            err.print(f"[red]error:[/red] {data.get('error')}")
+            for key in ("reason", "source", "name", "pattern", "file", "line", "hint", "available"):
+                if data.get(key) is not None:
+                    err.print(f"  {key}: {data[key]}")
+            if data.get("findings") and result.scan is not None:
+                render_human(result.scan, err)
+    ctx.exit(EXIT_OK if data.get("installed") else EXIT_FAIL)
+
+
+_allow_opt = click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    metavar="RULE_ID",
+    help="A reviewed rule whose findings may not block this install (repeatable).",
+)
+
+
+@click.command("install")
+@click.argument("source")
+@click.option("--name", default=None, help="Skill to pick from a source holding several (or the hub name).")
+@click.option("--force", is_flag=True, help="Replace an installed skill of the same name.")
+@_allow_opt
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+def install(
+    ctx: click.Context, source: str, name: str | None, force: bool, allow: tuple[str, ...], as_json: bool
+) -> None:
+    """Install a skill from a path, git repository, archive URL or hub:NAME."""
+    policy = ScanPolicy(allowed_rules=frozenset(allow)) if allow else None
+    result = _installer(ctx, policy).install(source, name=name, force=force)
+    _report_result(ctx, result, as_json, "installed")
+
+
+@click.command("update")
+@click.argument("name")
+@_allow_opt
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+def update(ctx: click.Context, name: str, allow: tuple[str, ...], as_json: bool) -> None:
+    """Re-install a skill from the source recorded in skills.lock."""
+    policy = ScanPolicy(allowed_rules=frozenset(allow)) if allow else None
+    result = _installer(ctx, policy).update(name)
+    _report_result(ctx, result, as_json, "updated")
+
+
+@click.command("uninstall")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+def uninstall(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Remove a skill installed by skillyard."""
+    data = _installer(ctx).uninstall(name)
+    if as_json:
+        _emit(data)
+    elif data.get("uninstalled"):
+        _console().print(f"[green]uninstalled[/green] {name}")
+    else:
+        _console(stderr=True).print(f"[red]error:[/red] {data.get('error')}")
+    ctx.exit(EXIT_OK if data.get("uninstalled") else EXIT_FAIL)
+
+
+@click.command("audit")
+@click.argument("targets", nargs=-1, required=True, metavar="PATH|NAME...")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["human", "json", "sarif"]),
+    default="human",
+    show_default=True,
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option(
+    "--fail-on",
+    type=click.Choice([*SEVERITIES, "none"]),
+    default="high",
+    show_default=True,
+    help="Lowest severity that counts as blocking (exit 1).",
+)
+@click.pass_context
+def audit(ctx: click.Context, targets: tuple[str, ...], fmt: str, as_json: bool, fail_on: str) -> None:
+    """Scan skills for dangerous patterns; exit 1 when any is blocked."""
+    if as_json:
+        fmt = "json"
+    policy = ScanPolicy(block_at=fail_on)
+    reports = []
+    for t in targets:
+        path = _resolve_target(ctx, t)
+        if path is None:
+            msg = f"skill not found: {t}"
+            if fmt == "human":
+                _console(stderr=True).print(f"[red]error:[/red] {msg}")
+            else:
+                _emit({"error": msg})
+            ctx.exit(EXIT_USAGE)
+        reports.append(scan_path(path, policy=policy))
+    if fmt == "json":
+        _emit(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
+    elif fmt == "sarif":
+        _emit(to_sarif(reports))
+    else:
+        con = _console()
+        for r in reports:
+            render_human(r, con)
+    ctx.exit(EXIT_FAIL if any(r.blocked for r in reports) else EXIT_OK)
+
+
+def _resolve_target(ctx: click.Context, target: str) -> Path | None:
+    """A path on disk, else a skill name looked up in the registry, else the install root."""
+    p = Path(target)
+    if p.exists():
+        return p
+    if "/" in target or "\\" in target or len(target) > 256:
+        return None
+    obj = ctx.obj
+    if obj is not None and hasattr(obj, "registry"):
+        try:
+            skill = obj.registry().get(target)
+        except Exception:
+            skill = None
+        if skill is not None:
+            return Path(skill.path).parent
+    try:
+        cand = Path(_config(ctx).install_root) / target
+    except click.UsageError:
+        return None
+    return cand if cand.is_dir() else None
+
+
+@click.group("trust")
+def trust() -> None:
+    """Manage trusted install sources ([trust] sources in the config file)."""
+
+
+def _policy(ctx: click.Context) -> TrustPolicy:
+    return TrustPolicy.from_config(_config(ctx))
+
+
+@trust.command("add")
+@click.argument("pattern")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
+    """Trust sources matching PATTERN (e.g. 'github.com/anthropics/*')."""
+    pol = _policy(ctx)
+    try:
+        added = pol.add(pattern)
+    except TrustError as e:
+        _fail(ctx, str(e), as_json, EXIT_USAGE)
+        return
+    data = {"trusted": True, "pattern": pattern.strip(), "added": added, "config": str(pol.config_path)}
+    if as_json:
+        _emit(data)
+    else:
+        click.echo(f"trusted: {pattern.strip()}" + ("" if added else " (already trusted)"))
+
+
+@trust.command("remove")
+@click.argument("pattern")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def trust_remove(ctx: click.Context, pattern: str, as_json: bool) -> None:
+    """Stop trusting PATTERN."""
+    pol = _policy(ctx)
+    try:
+        removed = pol.remove(pattern)
+    except TrustError as e:
+        _fail(ctx, str(e), as_json, EXIT_USAGE)
+        return
+    if not removed:
+        _fail(ctx, f"not a configured trust pattern: {pattern}", as_json, EXIT_FAIL)
+        return
+    if as_json:
+        _emit({"removed": True, "pattern": pattern.strip()})
+    else:
+        click.echo(f"removed: {pattern.strip()}")
+
+
+@trust.command("list")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def trust_list(ctx: click.Context, as_json: bool) -> None:
+    """Show the trusted source patterns (built-in defaults first)."""
+    pol = _policy(ctx)
+    data = {"defaults": list(pol.defaults), "sources": list(pol.patterns), "hub_index": pol.hub_index}
+    if as_json:
+        _emit(data)
+        return
+    for p in pol.defaults:
+        click.echo(f"{p}  (default)")
+    for p in pol.patterns:
+        click.echo(p)
+
+
+@trust.command("accept")
+@click.argument("name")
+@click.option("--allow-blocked", is_flag=True, help="Record it even though the scan finds blocking patterns.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def trust_accept(ctx: click.Context, name: str, allow_blocked: bool, as_json: bool) -> None:
+    """Re-scan an installed skill and approve its current files (after reviewing local edits)."""
+    data = _installer(ctx).accept(name, allow_blocked=allow_blocked)
+    if as_json:
+        _emit(data)
+    elif data.get("accepted"):
+        click.echo(f"accepted: {name} ({data['tree_hash']})")
+    else:
+        _console(stderr=True).print(f"[red]error:[/red] {data.get('error')}")
+        for f in data.get("findings", [])[:20]:
+            _console(stderr=True).print(f"  {f['severity']}: {f['title']} ({f['file']}:{f['line']})")
+    ctx.exit(EXIT_OK if data.get("accepted") else EXIT_FAIL)
+
+
+def _fail(ctx: click.Context, message: str, as_json: bool, code: int) -> None:
+    if as_json:
+        _emit({"error": message})
+    else:
+        click.echo(f"error: {message}", err=True)
+    ctx.exit(code)
+
+
+__all__ = ["audit", "install", "trust", "uninstall", "update"]
