@@ -96,8 +96,8 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("summarize", "summarise", "summary", "recap", "digest", "tldr", "condense"),
     ("video", "movie", "clip", "film", "footage", "mp4"),
     ("audio", "sound", "recording", "podcast", "mp3", "voice"),
-    ("transcribe", "transcript", "transcription", "dictation", "speech-to-text"),
-    ("speech", "voice", "narrate", "narration", "read-aloud", "tts"),
+    ("transcribe", "transcript", "transcription", "dictation"),
+    ("speech", "voice", "narrate", "narration", "tts"),
     ("subtitle", "caption"),
     ("translate", "translation", "localize", "localise", "i18n"),
     ("convert", "transform", "conversion", "export"),
@@ -131,7 +131,6 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("trip", "travel", "itinerary", "vacation", "holiday"),
     ("stock", "share", "ticker", "equity"),
     ("commit", "git"),
-    ("changelog", "release-notes"),
     ("readme", "documentation", "docs"),
     ("vulnerability", "cve", "security", "exploit"),
     ("dependency", "package", "library", "npm", "pip"),
@@ -147,16 +146,16 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("analyze", "analyse", "analysis", "insight"),
     ("outage", "incident", "downtime"),
     ("infra", "infrastructure", "terraform", "provision"),
-    ("accessibility", "a11y", "wcag", "screen-reader"),
+    ("accessibility", "a11y", "wcag"),
     ("seo", "ranking", "google"),
     ("ocr", "scan", "scanned", "screenshot"),
     ("metadata", "exif"),
     ("migration", "migrate", "schema"),
-    ("brand", "branding", "style-guide"),
+    ("brand", "branding"),
 )
 
-_CAMEL_LOWER_UPPER = re.compile(r"([a-z0-9])([A-Z])")
-_CAMEL_ACRONYM = re.compile(r"([A-Z])([A-Z][a-z]{2})")
+#: The last character before a camelCase boundary ("parseSkill", "HTMLParser").
+_CAMEL = re.compile(r"[a-z0-9](?=[A-Z])|[A-Z](?=[A-Z][a-z]{2})")
 _WORD = re.compile(r"[^\W_]+")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _VOWEL = re.compile(r"[aeiouy]")
@@ -194,9 +193,7 @@ def stem(word: str) -> str:
 
 def _raw_words(text: str) -> list[str]:
     """Casefolded words with camelCase split ("parseSkillFile", "HTMLParser"); regex passes only, no word loop."""
-    text = _CAMEL_LOWER_UPPER.sub(r"\1 \2", text)
-    text = _CAMEL_ACRONYM.sub(r"\1 \2", text)
-    return _WORD.findall(text.casefold())
+    return _WORD.findall(_CAMEL.sub(r"\g<0> ", text).casefold())
 
 
 _STEMS: dict[str, str] = {}
@@ -240,11 +237,14 @@ def term_counts(text: str) -> tuple[dict[str, int], int]:
 
 
 def _build_synonyms() -> dict[str, frozenset[str]]:
+    """Word -> its synonyms, as index terms; phrases that are several words ("speech-to-text") are skipped."""
     table: dict[str, set[str]] = {}
     for group in SYNONYM_GROUPS:
         terms: set[str] = set()
         for phrase in group:
-            terms.update(tokenize(phrase.replace("-", " ")) if "-" in phrase else tokenize(phrase))
+            toks = tokenize(phrase)
+            if len(toks) == 1:
+                terms.add(toks[0])
         for t in terms:
             table.setdefault(t, set()).update(terms)
     return {t: frozenset(s - {t}) for t, s in table.items()}
