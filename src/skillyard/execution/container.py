@@ -1,0 +1,155 @@
+"""The `container` executor: one throw-away Docker/Podman container per run.
+
+The command line is built as data (`build_argv`) so it can be checked without
+a daemon. Environment values are not put on the command line: `-e NAME` makes
+the CLI take the value from its own environment, which only we set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+import uuid
+
+from skillyard.execution.base import (
+    ExecResult,
+    ExecSpec,
+    Executor,
+    ExecutorUnavailable,
+    MiB,
+    supervise,
+)
+
+DEFAULT_IMAGE = "python:3.12-slim"
+_PASS_THROUGH = (
+    "DOCKER_HOST",
+    "DOCKER_CONFIG",
+    "DOCKER_CONTEXT",
+    "DOCKER_CERT_PATH",
+    "DOCKER_TLS_VERIFY",
+    "HOME",
+)
+_lock = threading.Lock()
+_available: dict[str, str | None] = {}
+
+
+class ContainerExecutor(Executor):
+    """Runs the argv in `<runtime> run --rm` with no network, read-only rootfs and no capabilities."""
+
+    name = "container"
+    isolated = True
+
+    def __init__(
+        self,
+        runtime: str | None = None,
+        *,
+        image: str = DEFAULT_IMAGE,
+        user: str = "65534:65534",
+        tmp_size_bytes: int = 256 * MiB,
+    ) -> None:
+        self.runtime = runtime or shutil.which("docker") or shutil.which("podman") or "docker"
+        self.image = image
+        self.user = user
+        self.tmp_size_bytes = tmp_size_bytes
+
+    def probe(self) -> str | None:
+        """None when the runtime answers (daemon reachable), else the reason; cached per process."""
+        with _lock:
+            if self.runtime in _available:
+                return _available[self.runtime]
+            path = shutil.which(self.runtime)
+            if not path:
+                reason: str | None = f"{self.runtime} is not installed"
+            else:
+                try:
+                    r = subprocess.run(
+                        [path, "info", "--format", "{{.ServerVersion}}"],
+                        capture_output=True,
+                        timeout=10,
+                    )
+                    reason = (
+                        None
+                        if r.returncode == 0
+                        else f"{self.runtime} daemon not reachable: "
+                        + (r.stderr.decode(errors="replace").strip().splitlines() or ["no answer"])[-1]
+                    )
+                except (OSError, subprocess.SubprocessError) as e:
+                    reason = f"{self.runtime} did not answer: {e}"
+            _available[self.runtime] = reason
+            return reason
+
+    def build_argv(self, spec: ExecSpec, name: str) -> list[str]:
+        """The full `docker run` command line for `spec` (values of env vars are not in it)."""
+        lim = spec.limits
+        argv = [
+            self.runtime,
+            "run",
+            "--rm",
+            "-i",
+            "--name",
+            name,
+            "--network",
+            "bridge" if spec.network else "none",
+            "--read-only",
+            "--cap-drop",
+            "ALL",
+            "--security-opt",
+            "no-new-privileges",
+            "--pids-limit",
+            str(lim.max_processes),
+            "--memory",
+            str(lim.max_memory_bytes),
+            "--memory-swap",
+            str(lim.max_memory_bytes),
+            "--ulimit",
+            f"fsize={lim.max_file_size_bytes}",
+            "--ulimit",
+            f"nofile={lim.max_open_files}",
+            "--ulimit",
+            "core=0",
+            "--user",
+            self.user,
+            "--tmpfs",
+            f"/tmp:rw,nosuid,nodev,size={self.tmp_size_bytes}",
+        ]
+        for b in spec.binds:
+            src = str(b.source)
+            if "," in src or "," in b.target:
+                raise ValueError(f"bind paths may not contain ',': {src!r}")
+            mode = "" if b.writable else ",readonly"
+            argv += ["--mount", f"type=bind,source={src},target={b.target}{mode}"]
+        argv += ["--workdir", spec.cwd]
+        for k in spec.env:
+            argv += ["-e", k]
+        argv += ["--entrypoint", spec.argv[0], self.image, *spec.argv[1:]]
+        return argv
+
+    def run(self, spec: ExecSpec) -> ExecResult:
+        spec.validate()
+        reason = self.probe()
+        if reason is not None:
+            raise ExecutorUnavailable(f"container executor unavailable: {reason}")
+        name = f"skillyard-{uuid.uuid4().hex[:16]}"
+        argv = self.build_argv(spec, name)
+        client_env = {k: os.environ[k] for k in _PASS_THROUGH if k in os.environ}
+        client_env.update(spec.env)
+
+        def on_timeout(_proc: object) -> None:
+            try:
+                subprocess.run([self.runtime, "kill", name], capture_output=True, timeout=15)
+            except (OSError, subprocess.SubprocessError):
+                pass
+
+        argv[0] = shutil.which(self.runtime) or self.runtime
+        return supervise(
+            argv,
+            cwd=None,
+            env=client_env,
+            timeout=float(spec.timeout),
+            limits=spec.limits,
+            stdin=spec.stdin,
+            on_timeout=on_timeout,
+            executor=self.name,
+        )

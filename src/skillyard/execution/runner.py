@@ -1,0 +1,845 @@
+"""`SkillRunner`: what the `skill_run` tool and `skillyard run` call.
+
+One run = get the session's workspace, stage the skill, stage inputs, build a
+cleared environment, run `bash -c <command>` through the executor, then scrub
+and cap stdout/stderr, collect outputs (legacy globs and the manifest), save
+artifacts, and return the JSON of seed 001.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+import shutil
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillyard.execution.artifacts import (
+    ArtifactError,
+    ArtifactStore,
+    FilesystemArtifactStore,
+    parse_artifact_ref,
+)
+from skillyard.execution.base import (
+    DEFAULT_TIMEOUT,
+    MAX_TIMEOUT,
+    Bind,
+    ExecSpec,
+    Executor,
+    ExecutorUnavailable,
+    KiB,
+    Limits,
+)
+from skillyard.execution.collect import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_FILES,
+    DEFAULT_MAX_TOTAL_BYTES,
+    CollectedFile,
+    CollectLimits,
+    collect,
+)
+from skillyard.execution.executors import EXECUTOR_NAMES, get_executor
+from skillyard.execution.scrub import looks_secret_name, scrub
+from skillyard.execution.tracing import span
+from skillyard.execution.workspace import (
+    SANDBOX_WORKSPACE,
+    Workspace,
+    WorkspaceError,
+    WorkspaceManager,
+    is_within,
+    remove_tree,
+    validate_skill_name,
+)
+from skillyard.model import Skill
+
+DEFAULT_OUTPUT_BYTES = 64 * KiB
+#: Extra bytes captured past the cap so scrubbing sees whole secrets before truncation.
+_SCRUB_MARGIN = 16 * KiB
+_MAX_COMMAND = 64 * KiB
+_MAX_ENV = 128
+_MAX_ENV_VALUE = 32 * KiB
+_MAX_INPUTS = 64
+_MAX_PATTERNS = 100
+_MAX_INPUT_BYTES = 512 * 1024 * 1024
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+RESERVED_ENV = frozenset(
+    {
+        "WORKSPACE_DIR",
+        "SKILLS_DIR",
+        "WORK_DIR",
+        "OUTPUT_DIR",
+        "RUN_DIR",
+        "SKILL_NAME",
+        "SKILL_DIR",
+        "HOME",
+        "TMPDIR",
+    }
+)
+#: Host variables passed through (locale only); everything else is cleared.
+HOST_ENV_ALLOWLIST = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
+SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+_ARG_KEYS = {
+    "skill",
+    "command",
+    "cwd",
+    "env",
+    "output_files",
+    "inputs",
+    "outputs",
+    "timeout",
+    "save_as_artifacts",
+    "omit_inline_content",
+    "artifact_prefix",
+}
+_OUTPUT_KEYS = {"globs", "inline", "save", "name_template", "max_files", "max_file_bytes", "max_total_bytes"}
+_INPUT_KEYS = {"from", "to", "mode"}
+
+#: JSON schema of the skill_run arguments (the same names `from_arguments` accepts).
+RUN_ARGUMENTS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "skill": {"type": "string", "description": "Name of the skill to run in."},
+        "command": {"type": "string", "description": "Shell command, run with `bash -c` at the skill root."},
+        "cwd": {
+            "type": "string",
+            "description": "Working dir, relative to the skill root or $WORK_DIR-style.",
+        },
+        "env": {"type": "object", "additionalProperties": {"type": "string"}},
+        "output_files": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Globs like out/*.txt.",
+        },
+        "inputs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "from": {
+                        "type": "string",
+                        "description": "artifact://, host://, workspace:// or skill://",
+                    },
+                    "to": {"type": "string"},
+                    "mode": {"type": "string", "enum": ["copy", "link"]},
+                },
+                "required": ["from"],
+                "additionalProperties": False,
+            },
+        },
+        "outputs": {
+            "type": "object",
+            "properties": {
+                "globs": {"type": "array", "items": {"type": "string"}},
+                "inline": {"type": "boolean"},
+                "save": {"type": "boolean"},
+                "name_template": {"type": "string"},
+                "max_files": {"type": "integer", "minimum": 1},
+                "max_file_bytes": {"type": "integer", "minimum": 1},
+                "max_total_bytes": {"type": "integer", "minimum": 1},
+            },
+            "additionalProperties": False,
+        },
+        "timeout": {"type": "number", "exclusiveMinimum": 0},
+        "save_as_artifacts": {"type": "boolean"},
+        "omit_inline_content": {"type": "boolean"},
+        "artifact_prefix": {"type": "string"},
+    },
+    "required": ["skill", "command"],
+    "additionalProperties": False,
+}
+
+
+class RunError(ValueError):
+    """A run request that cannot be carried out (bad cwd, bad input, unknown skill); clear message."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputSpec:
+    source: str
+    to: str | None = None
+    mode: str = "copy"
+
+
+@dataclass(frozen=True, slots=True)
+class OutputSpec:
+    globs: tuple[str, ...] = ()
+    inline: bool = False
+    save: bool = False
+    name_template: str = ""
+    max_files: int = DEFAULT_MAX_FILES
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES
+
+
+def _str(args: Mapping[str, Any], key: str, *, required: bool = False, max_len: int = 4096) -> str | None:
+    v = args.get(key)
+    if v is None:
+        if required:
+            raise ValueError(f"{key} is required")
+        return None
+    if not isinstance(v, str):
+        raise ValueError(f"{key} must be a string")
+    if "\0" in v:
+        raise ValueError(f"{key} must not contain NUL bytes")
+    if len(v) > max_len:
+        raise ValueError(f"{key} is too long (max {max_len} characters)")
+    return v
+
+
+def _bool(args: Mapping[str, Any], key: str) -> bool:
+    v = args.get(key, False)
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise ValueError(f"{key} must be a boolean")
+    return v
+
+
+def _pos_int(d: Mapping[str, Any], key: str, default: int, ceiling: int) -> int:
+    v = d.get(key)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+        raise ValueError(f"outputs.{key} must be a positive integer")
+    return min(v, ceiling)
+
+
+def _patterns(v: Any, key: str) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
+        raise ValueError(f"{key} must be a list of glob strings")
+    if len(v) > _MAX_PATTERNS:
+        raise ValueError(f"{key} has too many patterns (max {_MAX_PATTERNS})")
+    for p in v:
+        if len(p) > 1024 or "\0" in p:
+            raise ValueError(f"{key} entries must be at most 1024 characters without NUL bytes")
+    return tuple(v)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """The validated arguments of one skill_run call."""
+
+    skill: str
+    command: str
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    output_files: tuple[str, ...] = ()
+    inputs: tuple[InputSpec, ...] = ()
+    outputs: OutputSpec | None = None
+    timeout: float | None = None
+    save_as_artifacts: bool = False
+    omit_inline_content: bool = False
+    artifact_prefix: str = ""
+
+    @classmethod
+    def from_arguments(cls, args: Mapping[str, Any] | str) -> RunRequest:
+        """Validate skill_run arguments (a dict or its JSON text); ValueError with a clear message."""
+        if isinstance(args, str | bytes):
+            try:
+                args = json.loads(args)
+            except ValueError as e:
+                raise ValueError(f"arguments are not valid JSON: {e}") from None
+        if not isinstance(args, Mapping):
+            raise ValueError("arguments must be a JSON object")
+        unknown = sorted(str(k) for k in args if k not in _ARG_KEYS)
+        if unknown:
+            raise ValueError(f"unknown argument(s): {', '.join(unknown)}")
+        skill = _str(args, "skill", required=True, max_len=256)
+        command = _str(args, "command", required=True, max_len=_MAX_COMMAND)
+        assert skill is not None and command is not None
+        if not skill.strip():
+            raise ValueError("skill is required")
+        if not command.strip():
+            raise ValueError("command is required")
+        env_in = args.get("env") or {}
+        if not isinstance(env_in, Mapping):
+            raise ValueError("env must be an object of string values")
+        if len(env_in) > _MAX_ENV:
+            raise ValueError(f"env has too many variables (max {_MAX_ENV})")
+        env: dict[str, str] = {}
+        for k, v in env_in.items():
+            if not isinstance(k, str) or not _ENV_NAME.match(k):
+                raise ValueError(f"invalid environment variable name: {k!r}")
+            if isinstance(v, bool) or not isinstance(v, str | int | float):
+                raise ValueError(f"env.{k} must be a string")
+            v = str(v)
+            if "\0" in v or len(v) > _MAX_ENV_VALUE:
+                raise ValueError(f"env.{k} must be at most {_MAX_ENV_VALUE} characters without NUL bytes")
+            env[k] = v
+        timeout = args.get("timeout")
+        if timeout is not None:
+            if (
+                isinstance(timeout, bool)
+                or not isinstance(timeout, int | float)
+                or not 0 < timeout <= MAX_TIMEOUT
+            ):
+                raise ValueError(f"timeout must be a number of seconds in (0, {MAX_TIMEOUT:g}]")
+            timeout = float(timeout)
+        inputs_in = args.get("inputs") or []
+        if not isinstance(inputs_in, list):
+            raise ValueError("inputs must be a list of {from, to, mode} objects")
+        if len(inputs_in) > _MAX_INPUTS:
+            raise ValueError(f"too many inputs (max {_MAX_INPUTS})")
+        inputs: list[InputSpec] = []
+        for i, item in enumerate(inputs_in):
+            if not isinstance(item, Mapping):
+                raise ValueError(f"inputs[{i}] must be an object with 'from'")
+            bad = sorted(str(k) for k in item if k not in _INPUT_KEYS)
+            if bad:
+                raise ValueError(f"inputs[{i}]: unknown key(s): {', '.join(bad)}")
+            src = _str(item, "from", required=True)
+            to = _str(item, "to")
+            mode = _str(item, "mode") or "copy"
+            if mode not in ("copy", "link"):
+                raise ValueError(f"inputs[{i}].mode must be 'copy' or 'link'")
+            assert src is not None
+            if not re.match(r"^(artifact|host|workspace|skill)://.", src):
+                raise ValueError(
+                    f"unsupported input: {src} (use artifact://, host://, workspace:// or skill://)"
+                )
+            inputs.append(InputSpec(src, to, mode))
+        outputs: OutputSpec | None = None
+        out_in = args.get("outputs")
+        if out_in is not None:
+            if not isinstance(out_in, Mapping):
+                raise ValueError("outputs must be an object")
+            bad = sorted(str(k) for k in out_in if k not in _OUTPUT_KEYS)
+            if bad:
+                raise ValueError(f"outputs: unknown key(s): {', '.join(bad)}")
+            outputs = OutputSpec(
+                globs=_patterns(out_in.get("globs"), "outputs.globs"),
+                inline=_bool(out_in, "inline"),
+                save=_bool(out_in, "save"),
+                name_template=_str(out_in, "name_template", max_len=256) or "",
+                max_files=_pos_int(out_in, "max_files", DEFAULT_MAX_FILES, 10_000),
+                max_file_bytes=_pos_int(out_in, "max_file_bytes", DEFAULT_MAX_FILE_BYTES, 256 * 1024 * 1024),
+                max_total_bytes=_pos_int(
+                    out_in, "max_total_bytes", DEFAULT_MAX_TOTAL_BYTES, 1024 * 1024 * 1024
+                ),
+            )
+        return cls(
+            skill=skill,
+            command=command,
+            cwd=_str(args, "cwd"),
+            env=env,
+            output_files=_patterns(args.get("output_files"), "output_files"),
+            inputs=tuple(inputs),
+            outputs=outputs,
+            timeout=timeout,
+            save_as_artifacts=_bool(args, "save_as_artifacts"),
+            omit_inline_content=_bool(args, "omit_inline_content"),
+            artifact_prefix=_str(args, "artifact_prefix", max_len=256) or "",
+        )
+
+
+@dataclass(slots=True)
+class RunResult:
+    """The seed-001 result plus a few extra keys."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = -1
+    timed_out: bool = False
+    duration_ms: int = 0
+    output_files: list[dict[str, Any]] = field(default_factory=list)
+    artifact_files: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    executor: str = ""
+    limits_hit: bool = False
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    run_dir: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "exit_code": self.exit_code,
+            "timed_out": self.timed_out,
+            "duration_ms": self.duration_ms,
+            "output_files": list(self.output_files),
+            "artifact_files": list(self.artifact_files),
+            "warnings": list(self.warnings),
+            "executor": self.executor,
+            "limits_hit": self.limits_hit,
+            "stdout_truncated": self.stdout_truncated,
+            "stderr_truncated": self.stderr_truncated,
+            "run_dir": self.run_dir,
+        }
+
+
+def cap_text(data: bytes, cap: int, extra_secrets: tuple[str, ...] = ()) -> tuple[str, bool]:
+    """Decode, scrub, then truncate to `cap` bytes on a UTF-8 boundary; (text, truncated)."""
+    text = scrub(data.decode("utf-8", errors="replace"), extra_secrets)
+    raw = text.encode("utf-8")
+    if len(raw) <= cap:
+        return text, False
+    return raw[:cap].decode("utf-8", errors="ignore"), True
+
+
+class SkillRunner:
+    """Runs skill commands in per-session workspaces through one executor."""
+
+    def __init__(
+        self,
+        executor: str | Executor = "auto",
+        timeout: float = DEFAULT_TIMEOUT,
+        network: bool = False,
+        host_roots: tuple[str | os.PathLike[str], ...] | list[str | os.PathLike[str]] = (),
+        artifact_store: ArtifactStore | None = None,
+        workspace_root: str | os.PathLike[str] | None = None,
+        retention: str = "session",
+        *,
+        limits: Limits | None = None,
+        stdout_bytes: int = DEFAULT_OUTPUT_BYTES,
+        stderr_bytes: int = DEFAULT_OUTPUT_BYTES,
+        skill_lookup: Callable[[str], Skill | None] | None = None,
+    ) -> None:
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not 0 < timeout <= MAX_TIMEOUT
+        ):
+            raise ValueError(f"timeout must be a number of seconds in (0, {MAX_TIMEOUT:g}]")
+        self._executor_arg = executor
+        self._executor: Executor | None = executor if isinstance(executor, Executor) else None
+        if isinstance(executor, str) and executor not in EXECUTOR_NAMES:
+            raise ValueError(f"unknown executor: {executor!r} (expected one of {', '.join(EXECUTOR_NAMES)})")
+        self.timeout = float(timeout)
+        self.network = bool(network)
+        self.host_roots = tuple(os.path.realpath(os.fspath(r)) for r in host_roots)
+        self._store = artifact_store
+        self.workspaces = WorkspaceManager(workspace_root, retention=retention)
+        self.limits = limits or Limits()
+        self.stdout_bytes = stdout_bytes
+        self.stderr_bytes = stderr_bytes
+        self.skill_lookup = skill_lookup
+        self._lock = threading.Lock()
+
+    # -- plumbing ------------------------------------------------------------------------------------------
+
+    @property
+    def executor(self) -> Executor:
+        with self._lock:
+            if self._executor is None:
+                assert isinstance(self._executor_arg, str)
+                self._executor = get_executor(self._executor_arg)
+            return self._executor
+
+    @property
+    def artifact_store(self) -> ArtifactStore:
+        with self._lock:
+            if self._store is None:
+                self._store = FilesystemArtifactStore()
+            return self._store
+
+    def close_session(self, session_id: str) -> bool:
+        """Clean the session's workspace up per retention; True when it was removed."""
+        return self.workspaces.close_session(session_id)
+
+    def close(self) -> None:
+        self.workspaces.close_all()
+
+    def __enter__(self) -> SkillRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the run -------------------------------------------------------------------------------------------
+
+    def run(
+        self,
+        skill: Skill,
+        req: RunRequest,
+        session_id: str = "default",
+        extra_env: Mapping[str, str] | None = None,
+        network: bool | None = None,
+    ) -> RunResult:
+        """Run `req.command` for `skill`; RunError for requests that cannot be honoured."""
+        if not isinstance(req, RunRequest):
+            raise RunError("req must be a RunRequest (use RunRequest.from_arguments)")
+        if req.skill != skill.name:
+            raise RunError(f"request is for skill {req.skill!r} but skill {skill.name!r} was given")
+        try:
+            validate_skill_name(skill.name)
+            ex = self.executor
+            ws = self.workspaces.get(session_id)
+        except (WorkspaceError, ValueError) as e:
+            raise RunError(str(e)) from None
+        try:
+            return self._run(
+                ws, ex, skill, req, dict(extra_env or {}), self.network if network is None else network
+            )
+        finally:
+            if self.workspaces.retention == "run":
+                self.workspaces.close_session(session_id)
+
+    def _run(
+        self,
+        ws: Workspace,
+        ex: Executor,
+        skill: Skill,
+        req: RunRequest,
+        extra_env: dict[str, str],
+        network: bool,
+    ) -> RunResult:
+        result = RunResult(executor=ex.name)
+        with ws.lock:
+            try:
+                ws.repair()
+                ws.set_owner(ex.host_uid_for(ws.root))
+                staged = ws.stage_skill(skill.name, skill.root)
+                run_dir = ws.new_run_dir()
+                with span("workspace.stage.inputs", skill=skill.name, count=len(req.inputs)):
+                    for spec in req.inputs:
+                        result.warnings.extend(self._stage_input(ws, skill, spec, ex))
+            except (WorkspaceError, ArtifactError, OSError) as e:
+                raise RunError(str(e)) from None
+        view = SANDBOX_WORKSPACE if ex.isolated else str(ws.root)
+        run_rel = run_dir.relative_to(ws.root).as_posix()
+        skill_rel = staged.relative_to(ws.root).as_posix()
+        cwd = self._resolve_cwd(ws, req.cwd, view, run_rel, skill_rel)
+        env = self._env(
+            view, skill.name, skill_rel, run_rel, ex.isolated, req.env, extra_env, result.warnings
+        )
+        secrets = tuple(
+            v for k, v in {**req.env, **extra_env}.items() if looks_secret_name(k) and isinstance(v, str)
+        )
+        limits = Limits(
+            max_processes=self.limits.max_processes,
+            max_memory_bytes=self.limits.max_memory_bytes,
+            max_file_size_bytes=self.limits.max_file_size_bytes,
+            max_open_files=self.limits.max_open_files,
+            cpu_seconds=self.limits.cpu_seconds,
+            stdout_bytes=self.stdout_bytes + _SCRUB_MARGIN,
+            stderr_bytes=self.stderr_bytes + _SCRUB_MARGIN,
+        )
+        spec = ExecSpec(
+            argv=["bash", "-c", req.command],
+            cwd=cwd,
+            env=env,
+            timeout=req.timeout or self.timeout,
+            limits=limits,
+            binds=[
+                Bind(ws.root, SANDBOX_WORKSPACE, True),
+                Bind(ws.skills_dir, SANDBOX_WORKSPACE + "/skills", False),
+            ],
+            network=network,
+        )
+        with span("workspace.run", skill=skill.name, executor=ex.name, network=network):
+            try:
+                er = ex.run(spec)
+            except ExecutorUnavailable as e:
+                raise RunError(str(e)) from None
+        result.executor = er.executor or ex.name
+        result.exit_code = er.exit_code
+        result.timed_out = er.timed_out
+        result.duration_ms = er.duration_ms
+        result.warnings.extend(er.warnings)
+        result.run_dir = run_rel
+        result.stdout, t_out = cap_text(er.stdout, self.stdout_bytes, secrets)
+        result.stderr, t_err = cap_text(er.stderr, self.stderr_bytes, secrets)
+        result.stdout_truncated = t_out or er.stdout_truncated
+        result.stderr_truncated = t_err or er.stderr_truncated
+        if result.stdout_truncated:
+            result.warnings.append("stdout truncated")
+        if result.stderr_truncated:
+            result.warnings.append("stderr truncated")
+        if er.timed_out:
+            result.warnings.append(f"command timed out after {spec.timeout:g} s; the process tree was killed")
+        self._collect(ws, req, run_rel, skill_rel, secrets, result)
+        return result
+
+    # -- helpers -------------------------------------------------------------------------------------------
+
+    def _env(
+        self,
+        view: str,
+        name: str,
+        skill_rel: str,
+        run_rel: str,
+        isolated: bool,
+        user_env: Mapping[str, str],
+        extra_env: Mapping[str, str],
+        warnings: list[str],
+    ) -> dict[str, str]:
+        env = {k: os.environ[k] for k in HOST_ENV_ALLOWLIST if k in os.environ}
+        env.setdefault("LANG", "C.UTF-8")
+        env["PATH"] = SAFE_PATH
+        for source in (extra_env, user_env):
+            for k, v in source.items():
+                if not isinstance(k, str) or not _ENV_NAME.match(k) or not isinstance(v, str) or "\0" in v:
+                    warnings.append(f"env variable ignored (invalid name or value): {k!r}")
+                elif k in RESERVED_ENV:
+                    warnings.append(f"env variable {k} is set by skillyard and was not overridden")
+                else:
+                    env[k] = v
+        env.update(
+            {
+                "WORKSPACE_DIR": view,
+                "SKILLS_DIR": f"{view}/skills",
+                "WORK_DIR": f"{view}/work",
+                "OUTPUT_DIR": f"{view}/out",
+                "RUN_DIR": f"{view}/{run_rel}",
+                "SKILL_NAME": name,
+                "SKILL_DIR": f"{view}/{skill_rel}",
+                "HOME": f"{view}/work",
+                "TMPDIR": "/tmp" if isolated else f"{view}/{run_rel}/tmp",
+            }
+        )
+        return env
+
+    def _resolve_cwd(self, ws: Workspace, cwd: str | None, view: str, run_rel: str, skill_rel: str) -> str:
+        """The command's cwd in the executor's view; RunError when it leaves the workspace."""
+        if not cwd or not cwd.strip():
+            rel = skill_rel
+        else:
+            c = cwd.strip()
+            m = re.match(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)", c)
+            if m:
+                var = m.group(1) or m.group(2)
+                base = {
+                    "WORKSPACE_DIR": "",
+                    "SKILLS_DIR": "skills",
+                    "WORK_DIR": "work",
+                    "OUTPUT_DIR": "out",
+                    "RUN_DIR": run_rel,
+                    "SKILL_DIR": skill_rel,
+                }.get(var)
+                if base is None:
+                    raise RunError(f"cwd uses an unknown variable: ${var}")
+                rel = posixpath.normpath(posixpath.join(base or ".", c[m.end() :].lstrip("/")))
+            elif c.startswith("/"):
+                norm = posixpath.normpath(c)
+                if not is_within(norm, view):
+                    raise RunError(f"cwd escapes the workspace: {cwd}")
+                rel = posixpath.relpath(norm, view)
+            else:
+                rel = posixpath.normpath(posixpath.join(skill_rel, c))
+            if rel == ".." or rel.startswith("../") or rel.startswith("/"):
+                raise RunError(f"cwd escapes the workspace: {cwd}")
+        host = os.path.realpath(ws.root / rel)
+        if not is_within(host, os.path.realpath(ws.root)):
+            raise RunError(f"cwd escapes the workspace: {cwd}")
+        if not os.path.isdir(host):
+            raise RunError(f"cwd does not exist: {cwd}")
+        # The logical path (through the skill's links) is kept: it is what the user wrote, and it is contained.
+        rel = rel if rel != "." else ""
+        return view if not rel else f"{view}/{rel}"
+
+    def _dest(self, ws: Workspace, to: str | None, basename: str) -> Path:
+        if to is None or not to.strip():
+            rel = f"work/inputs/{basename}"
+        else:
+            t = to.strip().replace("\\", "/")
+            m = re.match(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)", t)
+            if m:
+                var = m.group(1) or m.group(2)
+                base = {"WORKSPACE_DIR": "", "WORK_DIR": "work", "OUTPUT_DIR": "out"}.get(var)
+                if base is None:
+                    raise RunError(f"inputs: 'to' uses an unsupported variable: ${var}")
+                t = f"{base}/{t[m.end() :].lstrip('/')}".lstrip("/")
+            if t.startswith("/"):
+                raise RunError(f"inputs: 'to' must be workspace-relative: {to}")
+            rel = posixpath.normpath(t)
+            if rel.startswith("inputs/") or rel == "inputs":
+                rel = "work/" + rel
+        if rel in (".", "") or rel == ".." or rel.startswith("../"):
+            raise RunError(f"inputs: 'to' escapes the workspace: {to}")
+        top = rel.split("/")[0]
+        if top not in ("work", "out", "runs"):
+            raise RunError(f"inputs: 'to' must be under work/, out/ or runs/: {to}")
+        dest = ws.root / rel
+        parent_real = os.path.realpath(dest.parent)
+        if not is_within(parent_real, os.path.realpath(ws.root)):
+            raise RunError(f"inputs: 'to' escapes the workspace: {to}")
+        return dest
+
+    def _stage_input(self, ws: Workspace, skill: Skill, spec: InputSpec, ex: Executor) -> list[str]:
+        """Materialise one input; returns warnings."""
+        warnings: list[str] = []
+        scheme, _, rest = spec.source.partition("://")
+        ws_real = os.path.realpath(ws.root)
+        if scheme == "artifact":
+            name, version = parse_artifact_ref(rest)
+            data, info = self.artifact_store.load(name, version)
+            dest = self._dest(ws, spec.to, posixpath.basename(name))
+            _prepare_dest(dest)
+            dest.write_bytes(data)
+            ws.chown_tree(dest)
+            ws.record(
+                "inputs", {"from": spec.source, "to": str(dest.relative_to(ws.root)), "version": info.version}
+            )
+            return warnings
+        if scheme == "host":
+            if not self.host_roots:
+                raise RunError("host:// inputs are disabled: no host roots are configured")
+            path = "/" + rest.lstrip("/")
+            real = os.path.realpath(path)
+            if not any(is_within(real, r) for r in self.host_roots):
+                raise RunError(f"host:// path is not under an allowed host root: {path}")
+            src = Path(real)
+        elif scheme == "workspace":
+            rel = posixpath.normpath(rest)
+            if rel.startswith("/") or rel == ".." or rel.startswith("../"):
+                raise RunError(f"workspace:// path escapes the workspace: {rest}")
+            real = os.path.realpath(ws.root / rel)
+            if not is_within(real, ws_real):
+                raise RunError(f"workspace:// path escapes the workspace: {rest}")
+            src = Path(real)
+        elif scheme == "skill":
+            sname, _, srel = rest.partition("/")
+            validate_skill_name(sname)
+            if sname != skill.name and not (ws.skills_dir / sname).is_dir():
+                other = self.skill_lookup(sname) if self.skill_lookup else None
+                if other is None:
+                    raise RunError(f"skill:// names a skill that is not staged in this workspace: {sname}")
+                ws.stage_skill(other.name, other.root)
+            base = os.path.realpath(ws.skills_dir / sname)
+            real = os.path.realpath(os.path.join(base, posixpath.normpath(srel or ".")))
+            if not is_within(real, base):
+                raise RunError(f"skill:// path escapes the skill: {rest}")
+            src = Path(real)
+        else:  # pragma: no cover - validated in from_arguments
+            raise RunError(f"unsupported input: {spec.source}")
+        if not src.exists():
+            raise RunError(f"input not found: {spec.source}")
+        dest = self._dest(ws, spec.to, src.name or "input")
+        _prepare_dest(dest)
+        mode = spec.mode
+        if mode == "link" and scheme == "host" and ex.isolated:
+            warnings.append(
+                f"link mode is not possible for host paths in an isolated executor; copied {spec.source}"
+            )
+            mode = "copy"
+        if mode == "link":
+            target = os.path.relpath(src, dest.parent) if is_within(str(src), ws_real) else str(src)
+            os.symlink(target, dest)
+        else:
+            _copy_limited(src, dest)
+            ws.chown_tree(dest)
+        ws.record("inputs", {"from": spec.source, "to": dest.relative_to(ws.root).as_posix(), "mode": mode})
+        return warnings
+
+    def _collect(
+        self,
+        ws: Workspace,
+        req: RunRequest,
+        run_rel: str,
+        skill_rel: str,
+        secrets: tuple[str, ...],
+        result: RunResult,
+    ) -> None:
+        with span(
+            "workspace.collect",
+            patterns=len(req.output_files) + len(req.outputs.globs if req.outputs else ()),
+        ):
+            legacy = collect(ws.root, list(req.output_files), run_rel=run_rel, skill_rel=skill_rel)
+            result.warnings.extend(legacy.warnings)
+            result.limits_hit |= legacy.limits_hit
+            manifest = None
+            if req.outputs is not None and req.outputs.globs:
+                o = req.outputs
+                manifest = collect(
+                    ws.root,
+                    list(o.globs),
+                    run_rel=run_rel,
+                    skill_rel=skill_rel,
+                    limits=CollectLimits(o.max_files, o.max_file_bytes, o.max_total_bytes),
+                    exclude={f.name for f in legacy.files},
+                )
+                result.warnings.extend(manifest.warnings)
+                result.limits_hit |= manifest.limits_hit
+        save_legacy = req.save_as_artifacts
+        with span("workspace.inline", files=len(legacy.files)):
+            for f in legacy.files:
+                result.output_files.append(self._file_entry(f, not req.omit_inline_content, secrets))
+            if manifest is not None and req.outputs is not None:
+                for f in manifest.files:
+                    result.output_files.append(self._file_entry(f, req.outputs.inline, secrets))
+        to_save: list[tuple[CollectedFile, str]] = []
+        if save_legacy:
+            to_save += [(f, req.artifact_prefix + f.name) for f in legacy.files]
+        if manifest is not None and req.outputs is not None and req.outputs.save:
+            to_save += [(f, req.outputs.name_template + f.name) for f in manifest.files]
+        if to_save:
+            try:
+                store = self.artifact_store
+            except Exception as e:  # noqa: BLE001 - a broken store must not lose the run result
+                result.warnings.append(f"save_as_artifacts requested but {e}; outputs are not persisted")
+                return
+            for f, name in to_save:
+                if f.truncated:
+                    result.warnings.append(f"cannot save truncated output file: {f.name}")
+                    continue
+                try:
+                    info = store.save(name, f.data, mime_type=f.mime_type)
+                except (ArtifactError, OSError) as e:
+                    result.warnings.append(f"save artifact {name}: {e}")
+                    continue
+                result.artifact_files.append({"name": info.name, "version": info.version, "ref": info.ref()})
+        if result.output_files or result.artifact_files:
+            ws.record(
+                "outputs",
+                {
+                    "files": [f["name"] for f in result.output_files],
+                    "saved_as": [a["ref"] for a in result.artifact_files],
+                    "limits_hit": result.limits_hit,
+                },
+            )
+
+    @staticmethod
+    def _file_entry(f: CollectedFile, inline: bool, secrets: tuple[str, ...]) -> dict[str, Any]:
+        content = ""
+        if inline and f.is_text:
+            content = scrub(f.data.decode("utf-8", errors="ignore"), secrets)
+        return {
+            "name": f.name,
+            "content": content,
+            "mime_type": f.mime_type,
+            "size_bytes": f.size_bytes,
+            "truncated": f.truncated,
+        }
+
+
+def _prepare_dest(dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.is_symlink() or dest.is_file():
+        dest.unlink()
+    elif dest.is_dir():
+        remove_tree(dest)
+
+
+def _copy_limited(src: Path, dest: Path, max_bytes: int = _MAX_INPUT_BYTES, max_files: int = 10_000) -> None:
+    """Copy a file or a tree without following symlinks, within size and count limits."""
+    if src.is_file():
+        if src.stat().st_size > max_bytes:
+            raise RunError(f"input is larger than {max_bytes} bytes: {src}")
+        shutil.copyfile(src, dest)
+        return
+    total = 0
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(src):
+        rel = os.path.relpath(dirpath, src)
+        (dest / rel).mkdir(parents=True, exist_ok=True)
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+        for fname in filenames:
+            p = os.path.join(dirpath, fname)
+            if os.path.islink(p) or not os.path.isfile(p):
+                continue
+            count += 1
+            total += os.path.getsize(p)
+            if count > max_files or total > max_bytes:
+                raise RunError(f"input tree exceeds {max_files} files or {max_bytes} bytes: {src}")
+            shutil.copyfile(p, dest / rel / fname)

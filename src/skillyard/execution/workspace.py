@@ -1,0 +1,366 @@
+"""Per-session workspaces: layout, skill staging, path containment and cleanup.
+
+Layout (host side; isolated executors see it at `/workspace`)::
+
+    ws_<session>_<hash>/
+      skills/<name>/        read-only copy of the skill, with links out -> ../../out,
+                            work -> ../../work, inputs -> ../../work/inputs
+      work/  work/inputs/   scratch space and staged inputs
+      runs/run_<ts>/        one directory per run
+      out/                  results to collect
+      metadata.json         staged skills (digests), inputs and outputs records
+
+The copy (rather than a bind of the original skill dir) keeps the skill's own
+tree untouched whatever the command does, and gives every executor the same
+relative links.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from skillyard.execution.tracing import span
+
+#: The path the workspace has inside isolated executors.
+SANDBOX_WORKSPACE = "/workspace"
+Retention = Literal["session", "keep", "run"]
+RETENTIONS = ("session", "keep", "run")
+_SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_STAGE_SKIP = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache"})
+_LINKS = {"out": "../../out", "work": "../../work", "inputs": "../../work/inputs"}
+#: Env-style prefixes accepted in paths and globs, mapped to workspace-relative dirs (RUN_DIR is per run).
+ENV_PREFIXES = ("WORKSPACE_DIR", "SKILLS_DIR", "WORK_DIR", "OUTPUT_DIR", "RUN_DIR", "SKILL_DIR")
+
+
+class WorkspaceError(ValueError):
+    """A request that would leave the workspace, or a skill that cannot be staged; the message says why."""
+
+
+def validate_skill_name(name: object) -> str:
+    if not isinstance(name, str) or not _SKILL_NAME.match(name) or name in (".", ".."):
+        raise WorkspaceError(f"skill name cannot be used as a directory name: {name!r}")
+    return name
+
+
+def _sanitise(session_id: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)[:40]
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"ws_{cleaned}_{digest}"
+
+
+def is_within(path: str, root: str) -> bool:
+    """True when `path` is `root` or below it (both already normalised/real)."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+@dataclass
+class Workspace:
+    """One session's directory tree on the host."""
+
+    session_id: str
+    root: Path
+    skills_dir: Path = field(init=False)
+    work_dir: Path = field(init=False)
+    inputs_dir: Path = field(init=False)
+    runs_dir: Path = field(init=False)
+    out_dir: Path = field(init=False)
+    owner_uid: int | None = None
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.skills_dir = self.root / "skills"
+        self.work_dir = self.root / "work"
+        self.inputs_dir = self.work_dir / "inputs"
+        self.runs_dir = self.root / "runs"
+        self.out_dir = self.root / "out"
+
+    # -- metadata ------------------------------------------------------------------------------------------
+
+    @property
+    def metadata_path(self) -> Path:
+        return self.root / "metadata.json"
+
+    def read_metadata(self) -> dict[str, Any]:
+        try:
+            if self.metadata_path.is_symlink():
+                raise OSError("metadata.json is a symlink")
+            data = json.loads(self.metadata_path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                return data
+        except (OSError, ValueError):
+            pass
+        now = time.time()
+        return {"version": 1, "created_at": now, "updated_at": now, "skills": {}, "inputs": [], "outputs": []}
+
+    def write_metadata(self, data: dict[str, Any]) -> None:
+        data["updated_at"] = time.time()
+        for key in ("inputs", "outputs"):  # bounded history
+            if isinstance(data.get(key), list):
+                data[key] = data[key][-200:]
+        tmp = self.root / ".metadata.tmp"
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+        os.replace(tmp, self.metadata_path)
+
+    def record(self, key: str, entry: dict[str, Any]) -> None:
+        with self.lock:
+            meta = self.read_metadata()
+            meta.setdefault(key, []).append({**entry, "ts": time.time()})
+            self.write_metadata(meta)
+
+    def repair(self) -> None:
+        """Undo what a previous command may have done to the layout (dirs swapped for symlinks or files)."""
+        for d in (self.skills_dir, self.work_dir, self.inputs_dir, self.runs_dir, self.out_dir):
+            if d.is_symlink() or (d.exists() and not d.is_dir()):
+                remove_tree(d)
+            if not d.exists():
+                d.mkdir(mode=0o755)
+                self.chown_tree(d)
+
+    # -- runs ----------------------------------------------------------------------------------------------
+
+    def new_run_dir(self) -> Path:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%f")[:-3]
+        for i in range(1000):
+            d = self.runs_dir / (f"run_{stamp}" if i == 0 else f"run_{stamp}_{i}")
+            try:
+                d.mkdir(parents=True)
+                break
+            except FileExistsError:
+                continue
+        else:  # pragma: no cover - 1000 runs in the same millisecond
+            raise WorkspaceError("could not allocate a run directory")
+        (d / "tmp").mkdir()
+        self.chown_tree(d)
+        return d
+
+    def chown_tree(self, path: Path) -> None:
+        """Give a subtree to the executor's host uid (sandbox started as root), without following links."""
+        uid = self.owner_uid
+        if uid is None:
+            return
+        for dirpath, dirnames, filenames in os.walk(path):
+            os.chown(dirpath, uid, uid, follow_symlinks=False)
+            for n in dirnames + filenames:
+                os.chown(os.path.join(dirpath, n), uid, uid, follow_symlinks=False)
+
+    def set_owner(self, uid: int | None) -> None:
+        """Hand the writable parts of the workspace to `uid` (once per owner change)."""
+        if uid == self.owner_uid:
+            return
+        self.owner_uid = uid
+        target = uid if uid is not None else os.getuid()
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            os.chown(dirpath, target, target, follow_symlinks=False)
+            for n in dirnames + filenames:
+                os.chown(os.path.join(dirpath, n), target, target, follow_symlinks=False)
+
+    # -- staging -------------------------------------------------------------------------------------------
+
+    def stage_skill(
+        self, name: str, source: Path, *, max_files: int = 20_000, max_bytes: int = 512 * 1024 * 1024
+    ) -> Path:
+        """Copy the skill to `skills/<name>` (skipped when unchanged), add the links, make it read-only."""
+        validate_skill_name(name)
+        source = Path(source)
+        if not source.is_dir():
+            raise WorkspaceError(f"skill directory not found: {source}")
+        dest = self.skills_dir / name
+        with self.lock, span("workspace.stage.skill", skill=name):
+            digest = _tree_signature(source)
+            meta = self.read_metadata()
+            known = meta.get("skills", {}).get(name, {})
+            if known.get("digest") == digest and dest.is_dir():
+                return dest
+            if dest.exists() or dest.is_symlink():
+                remove_tree(dest)
+            tmp = Path(tempfile.mkdtemp(dir=self.skills_dir, prefix=f".stage-{name}-"))
+            try:
+                _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
+                for link, target in _LINKS.items():
+                    p = tmp / link
+                    if p.exists() or p.is_symlink():
+                        remove_tree(p)
+                    os.symlink(target, p)
+                os.chmod(tmp, 0o755)
+                self.chown_tree(tmp)
+                _make_read_only(tmp)
+                os.rename(tmp, dest)
+            except BaseException:
+                remove_tree(tmp)
+                raise
+            meta.setdefault("skills", {})[name] = {
+                "name": name,
+                "rel_path": f"skills/{name}",
+                "digest": digest,
+                "source": str(source),
+                "staged_at": time.time(),
+            }
+            self.write_metadata(meta)
+            return dest
+
+
+def _tree_signature(root: Path) -> str:
+    """A cheap change detector: paths, sizes, mtimes and modes (content is not hashed)."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _STAGE_SKIP)
+        for f in sorted(filenames):
+            p = os.path.join(dirpath, f)
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            rel = os.path.relpath(p, root)
+            h.update(
+                f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\0".encode("utf-8", "surrogatepass")
+            )
+    return h.hexdigest()
+
+
+def _copy_skill(src: Path, dst: Path, *, max_files: int, max_bytes: int) -> None:
+    """Regular files and dirs only; symlinks are kept only when they stay inside the skill."""
+    real_src = os.path.realpath(src)
+    count = 0
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = sorted(d for d in dirnames if d not in _STAGE_SKIP)
+        rel = os.path.relpath(dirpath, src)
+        target_dir = dst if rel == "." else dst / rel
+        target_dir.mkdir(exist_ok=True)
+        for d in list(dirnames):
+            p = os.path.join(dirpath, d)
+            if os.path.islink(p):
+                dirnames.remove(d)
+                if is_within(os.path.realpath(p), real_src):
+                    os.symlink(os.readlink(p), target_dir / d)
+        for f in sorted(filenames):
+            p = os.path.join(dirpath, f)
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                real = os.path.realpath(p)
+                if is_within(real, real_src) and os.path.isfile(real) and not os.path.isabs(os.readlink(p)):
+                    os.symlink(os.readlink(p), target_dir / f)
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            count += 1
+            total += st.st_size
+            if count > max_files:
+                raise WorkspaceError(f"skill has more than {max_files} files; not staged")
+            if total > max_bytes:
+                raise WorkspaceError(f"skill is larger than {max_bytes} bytes; not staged")
+            shutil.copyfile(p, target_dir / f, follow_symlinks=False)
+            os.chmod(target_dir / f, 0o755 if st.st_mode & 0o111 else 0o644)
+
+
+def _make_read_only(root: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                os.chmod(p, stat.S_IMODE(os.lstat(p).st_mode) & ~0o222)
+        for d in dirnames:
+            p = os.path.join(dirpath, d)
+            if not os.path.islink(p):
+                os.chmod(p, 0o555)
+    os.chmod(root, 0o555)
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a tree even where staging made it read-only; never follows symlinks."""
+    p = Path(path)
+    if p.is_symlink() or p.is_file():
+        p.unlink(missing_ok=True)
+        return
+    if not p.exists():
+        return
+    for dirpath, dirnames, _ in os.walk(p):
+        for d in dirnames:
+            full = os.path.join(dirpath, d)
+            if not os.path.islink(full):
+                try:
+                    os.chmod(full, 0o700)
+                except OSError:
+                    pass
+    try:
+        os.chmod(p, 0o700)
+    except OSError:
+        pass
+    shutil.rmtree(p, ignore_errors=True)
+
+
+class WorkspaceManager:
+    """Creates one workspace per session under `root` and removes them per retention.
+
+    retention: `session` (removed by `close_session`), `keep` (never removed by
+    skillyard), `run` (the workspace is removed after every run).
+    """
+
+    def __init__(self, root: str | os.PathLike[str] | None = None, *, retention: str = "session") -> None:
+        if retention not in RETENTIONS:
+            raise ValueError(f"retention must be one of {', '.join(RETENTIONS)} (got {retention!r})")
+        if root is None:
+            root = Path(tempfile.gettempdir()) / f"skillyard-workspaces-{os.getuid()}"
+        self.root = Path(root)
+        self.retention = retention
+        self._lock = threading.Lock()
+        self._open: dict[str, Workspace] = {}
+
+    def get(self, session_id: str) -> Workspace:
+        """The session's workspace, created on first use."""
+        if not isinstance(session_id, str) or not session_id or len(session_id) > 256 or "\0" in session_id:
+            raise WorkspaceError("session_id must be a non-empty string of at most 256 characters")
+        with self._lock:
+            ws = self._open.get(session_id)
+            if ws is not None and ws.root.is_dir():
+                return ws
+            with span("workspace.create", session=session_id):
+                if not self.root.exists():
+                    self.root.mkdir(parents=True, mode=0o711)
+                    os.chmod(self.root, 0o711)  # the sandbox's unprivileged uid must traverse it
+                ws = Workspace(session_id, self.root / _sanitise(session_id))
+                ws.root.mkdir(exist_ok=True, mode=0o700)
+                for d in (ws.skills_dir, ws.work_dir, ws.inputs_dir, ws.runs_dir, ws.out_dir):
+                    d.mkdir(exist_ok=True, mode=0o755)
+                if not ws.metadata_path.exists():
+                    ws.write_metadata(ws.read_metadata())
+                self._open[session_id] = ws
+            return ws
+
+    def close_session(self, session_id: str, *, force: bool = False) -> bool:
+        """Remove the session's workspace unless retention is `keep` (or `force`); True when removed."""
+        with self._lock:
+            ws = self._open.pop(session_id, None)
+        if ws is None:
+            root = self.root / _sanitise(session_id) if isinstance(session_id, str) else None
+            if root is None or not root.is_dir():
+                return False
+            ws = Workspace(session_id, root)
+        if self.retention == "keep" and not force:
+            return False
+        with span("workspace.cleanup", session=session_id):
+            remove_tree(ws.root)
+        return True
+
+    def close_all(self) -> None:
+        for sid in list(self._open):
+            self.close_session(sid)
+
+    def sessions(self) -> list[str]:
+        with self._lock:
+            return sorted(self._open)
