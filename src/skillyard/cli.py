@@ -115,10 +115,16 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         return
     con = out()
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("", no_wrap=True)
-    table.add_column("skill", style="bold", no_wrap=True)
-    table.add_column("description", overflow="ellipsis", max_width=70 if not verbose else 50)
-    table.add_column("source", style="dim", no_wrap=True)
+    widest = max((len(i["name"]) + len(i["emoji"]) + 2 for i in data["skills"]), default=5)
+    table.add_column("", no_wrap=True, min_width=1)
+    table.add_column("skill", style="bold", no_wrap=True, min_width=widest)
+    table.add_column(
+        "description",
+        overflow="ellipsis",
+        no_wrap=True,
+        max_width=max(20, con.width - widest - (45 if verbose else 16)),
+    )
+    table.add_column("source", style="dim", no_wrap=True, min_width=7)
     if verbose:
         table.add_column("why not", style="yellow")
     by_name = {s.name: s for s in reg.skills}
