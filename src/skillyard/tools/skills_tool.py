@@ -163,22 +163,31 @@ class SkillsTool:
 
         reg = self.registry
         outcome = install_bridge.install(reg, name, source if isinstance(source, str) else None, force=force)
-        if "error" in outcome:
+        if "error" in outcome or not outcome.get("installed"):
             outcome.setdefault("installed", False)
+            outcome.setdefault("error", "install failed")
             return ToolResult(json_text(outcome), True, f"install {name}: {outcome['error']}")
         installed = str(outcome.get("name") or name)
         reg.reload()
         skill = reg.get(installed)
+        path = outcome.get("path") or ""
+        skill_file = skill.path if skill is not None else None
         data: dict[str, Any] = {
             "installed": True,
             "name": installed,
-            "path": str(skill.path) if skill is not None else str(outcome.get("path", "")),
+            "path": str(skill_file) if skill_file is not None else str(path),
             "eligible": reg.is_eligible(installed),
             "missing": reports.missing_compact(reg, installed),
             "install_hints": reports.install_hints_for(reg, installed),
         }
         for key, value in outcome.items():
             data.setdefault(key, value)
+        if skill is None:
+            data.setdefault("warnings", []).append(
+                "installed outside the current search path: it is not loaded until the install root is a root"
+            )
+        elif skill.source != "install" and path and not str(skill.path).startswith(str(path)):
+            data.setdefault("warnings", []).append(f"a skill named '{installed}' in a higher root shadows it")
         return ToolResult(json_text(data), False, f"installed {installed}")
 
     def _audit(self, name: str) -> ToolResult:

@@ -162,6 +162,22 @@ class Toolkit:
             message = f"{type(e).__name__}: {e}"
             return ToolResult(f"Error: tool '{tool.name}' failed: {message}", True, f"{tool.name} failed")
 
+    # ------------------------------------------------------------ lifecycle
+
+    def close_session(self, session: Session) -> None:
+        """Release what `session` holds (its skill_run workspace, per the runner's retention)."""
+        self._run.close_session(session.session_id)
+
+    def close(self) -> None:
+        """Release every workspace the toolkit's runner created."""
+        self._run.close()
+
+    def __enter__(self) -> Toolkit:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # ------------------------------------------------------------ system message
 
     def system_message(self, session: Session | None = None) -> str:

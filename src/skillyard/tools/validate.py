@@ -112,12 +112,15 @@ def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: b
 
         checks.append(check_enum)
 
-    if "minimum" in schema or "maximum" in schema:
+    if "minimum" in schema or "maximum" in schema or "exclusiveMinimum" in schema:
         lo, hi = schema.get("minimum"), schema.get("maximum")
+        xlo = schema.get("exclusiveMinimum")
 
         def check_range(v: Any, p: str) -> str | None:
             if isinstance(v, bool) or not isinstance(v, int | float):
                 return None
+            if xlo is not None and v <= xlo:
+                return f"{_where(p)} must be > {xlo} (got {_short(v)})"
             if lo is not None and v < lo:
                 return f"{_where(p)} must be >= {lo} (got {_short(v)})"
             if hi is not None and v > hi:
