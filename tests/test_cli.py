@@ -163,3 +163,18 @@ def test_console_script_runs_on_bundled_skills() -> None:
     assert res.returncode == 0, res.stderr
     names = {s["name"] for s in json.loads(res.stdout)["skills"]}
     assert {"skill-authoring", "json-toolkit", "text-report", "video-frames", "file-tools"} <= names
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(min_size=1, max_size=80).filter(lambda s: not s.startswith("-") and "\x00" not in s))
+def test_hostile_names_never_crash_the_cli(root: Path, name: str) -> None:
+    for command in ("info", "check"):
+        res = CliRunner().invoke(cli, ["--root", str(root), command, name, "--json"])
+        assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+        assert res.exit_code in (0, 1)
+        data = json.loads(res.output)
+        assert data.get("name") == name or data["error"] == f"skill not found: {name}"
