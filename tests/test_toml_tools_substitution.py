@@ -340,7 +340,11 @@ def test_unsupported_kind() -> None:
         ("echo x{y}", "must be a whole word or the value of --flag={y}"),
         ("curl https://api/{id}/items", "must be a whole word"),
         ("echo '{a} and {b}'", "only one placeholder"),
-        ("{prog} --help", "the program (first word) cannot be a placeholder"),
+        ("{prog} --help", "the program (first word of a command) cannot be a placeholder"),
+        ("a | {prog} y", "the program (first word of a command) cannot be a placeholder"),
+        ("a; {prog}", "the program (first word of a command) cannot be a placeholder"),
+        ("FOO=1 {prog}", "the program (first word of a command) cannot be a placeholder"),
+        ("if {prog}; then a; fi", "the program (first word of a command) cannot be a placeholder"),
         ("echo $(cat {f})", "inside $(...)"),
         ("echo `cat {f}`", "inside $(...)"),
         ("echo 'unterminated {a}", "unterminated single quote"),
@@ -491,6 +495,14 @@ def test_shell_mode_redirect_target_is_a_quoted_value(tmp_path: Path) -> None:
         inv.argv, cwd=tmp_path, env={"PATH": os.environ["PATH"], **inv.env}, capture_output=True, text=True
     )
     assert out.stdout == "HELLO\n" and "PWNED" not in out.stdout
+
+
+@pytest.mark.parametrize(
+    "command", ["cat > {x}", "a 2>&1 {x}", "cmd &> {x}", "FOO={x} cmd", "(a {x})", "a && b {x}"]
+)
+def test_placeholders_after_redirections_and_assignments_are_values(command: str) -> None:
+    inv = build_invocation(spec(command), {"x": "v"})
+    assert inv.shell and inv.env == {"SKILLYARD_ARG_x": "v"}
 
 
 def test_array_in_shell_mode_uses_separate_variables() -> None:

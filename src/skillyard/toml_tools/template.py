@@ -101,7 +101,9 @@ class _Scan:
 
     def __init__(self, src: str) -> None:
         self.src = src
-        self.words: list[tuple[int, int, int, list[_Ch]]] = []
+        #: (start, end, command index, chars, what came before: "sep" | "redirect" | "word")
+        self.words: list[tuple[int, int, int, list[_Ch], str]] = []
+        self.before = "sep"
         self.cur: list[_Ch] | None = None
         self.cur_start = 0
         self.command = 0
@@ -121,7 +123,8 @@ class _Scan:
 
     def end(self, i: int) -> None:
         if self.cur is not None:
-            self.words.append((self.cur_start, i, self.command, self.cur))
+            self.words.append((self.cur_start, i, self.command, self.cur, self.before))
+            self.before = "word"
             self.cur = None
 
 
@@ -237,6 +240,7 @@ def _scan(src: str) -> _Scan:
             if c == "\n":
                 s.reason("newline (several commands)")
                 s.command += 1
+                s.before = "sep"
             else:
                 s.errors.append("carriage return in the command")
             i += 1
@@ -305,10 +309,18 @@ def _scan(src: str) -> _Scan:
         elif c in "|&;<>()":
             s.end(i)
             s.reason("shell operators (| & ; < > ( ))")
-            if src.startswith("<<", i) and s.heredoc_at is None:
+            j = i
+            while j < n and src[j] in "|&;<>()":
+                j += 1
+            run = src[i:j]
+            if "<<" in run and s.heredoc_at is None:
                 s.heredoc_at = i
+            # `>`, `2>&1`, `&>`: the next word is a redirection target; anything else starts a command
+            s.before = (
+                "redirect" if ("<" in run or ">" in run) and not any(x in run for x in ";()") else "sep"
+            )
             s.command += 1
-            i += 1
+            i = j
         else:
             word = s.start(i)
             if c in "*?[":
@@ -361,8 +373,12 @@ def compile_template(source: str) -> CompiledTemplate:
     errors = list(s.errors)
     words: list[Word] = []
     names: list[str] = []
-    for start, end, command, chars in s.words:
+    expect_program = True
+    for start, end, command, chars, before in s.words:
         raw = source[start:end]
+        if before == "sep":
+            expect_program = True
+        at_program = expect_program and before != "redirect"
         slots = _find_slots(chars)
         opaque_text = "".join(c.ch for c in chars if c.ctx == "opaque")
         if PLACEHOLDER_RE.search(opaque_text):
@@ -381,11 +397,14 @@ def compile_template(source: str) -> CompiledTemplate:
         plain_text = "".join(plain)
         if _BRACE_EXPANSION_RE.search(plain_text):
             s.reason("brace expansion")
-        if not words or words[-1].command != command:
+        if at_program:
             if _ASSIGNMENT_RE.match(plain_text):
-                s.reason("variable assignment")
+                s.reason("variable assignment")  # `FOO=1 cmd`: the program is still to come
+            else:
+                expect_program = False
             if not slots and all(c.ctx == "none" and not c.escaped for c in chars) and text in SHELL_WORDS:
                 s.reason(f"shell keyword or builtin {text!r}")
+                expect_program = True  # `if cmd`, `! cmd`, `exec cmd`: the next word is a program too
         if not slots:
             words.append(Word(start, end, command, text))
             continue
@@ -403,8 +422,8 @@ def compile_template(source: str) -> CompiledTemplate:
                 f"placeholder {{{name}}} must be a whole word or the value of --flag={{{name}}} (in {_show(raw)})"
             )
             continue
-        if not words:
-            errors.append(f"the program (first word) cannot be a placeholder: {{{name}}}")
+        if at_program and slot.form == "whole":
+            errors.append(f"the program (first word of a command) cannot be a placeholder: {{{name}}}")
             continue
         words.append(Word(start, end, command, text, slot))
         if name not in names:
