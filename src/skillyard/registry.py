@@ -126,11 +126,16 @@ class Registry:
 
     @classmethod
     def discover(
-        cls, config: Config | None = None, *, cwd: Path | None = None, host: Host | None = None
+        cls,
+        config: Config | None = None,
+        *,
+        cwd: Path | None = None,
+        host: Host | None = None,
+        cache: bool | Path = True,
     ) -> Registry:
-        """The default search path (or SKILLYARD_PATH / `[skills] roots` when set)."""
+        """The default search path (or SKILLYARD_PATH / `[skills] roots` when set), with the start-up cache."""
         config = config if config is not None else load_config(cwd=cwd)
-        return cls(resolve_roots(None, config, cwd), config, host=host)
+        return cls(resolve_roots(None, config, cwd), config, host=host, cache=cache)
 
     @classmethod
     def from_roots(
