@@ -29,6 +29,7 @@ MAX_INDEX_BYTES = 8 * 1024 * 1024
 _REF_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/+-]{0,199}$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _HUB_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,127})(?:@([A-Za-z0-9][A-Za-z0-9.+_-]{0,63}))?$")
+_HOST_RE = re.compile(r"^[A-Za-z0-9._:\[\]-]+$")
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
@@ -123,7 +124,7 @@ def _check_subdir(subdir: str | None) -> str | None:
     from skillyard.install.errors import HygieneError
 
     try:
-        return str(check_member_name(subdir.strip("/")))
+        return str(check_member_name(subdir.rstrip("/")))
     except HygieneError as e:
         raise SourceError("invalid source", reason=f"invalid subdirectory: {e.reason}") from None
 
@@ -140,8 +141,10 @@ def _check_url(url: str, schemes: tuple[str, ...]) -> urllib.parse.SplitResult:
         raise SourceError("invalid source", reason="URL has no host")
     if parts.scheme == "http" and not is_loopback(parts.hostname):
         raise SourceError("invalid source", reason="plain http is only allowed for loopback hosts; use https")
-    if parts.hostname and parts.hostname.startswith("-"):
+    if parts.hostname and (parts.hostname.startswith("-") or not _HOST_RE.match(parts.hostname)):
         raise SourceError("invalid source", reason="invalid host")
+    if any(c.isspace() for c in url):
+        raise SourceError("invalid source", reason="whitespace in URL")
     return parts
 
 

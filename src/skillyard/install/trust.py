@@ -22,6 +22,8 @@ def validate_pattern(pattern: str) -> str:
     """Return the cleaned pattern or raise TrustError; a pattern that trusts everything is refused."""
     if not isinstance(pattern, str):
         raise TrustError("trust pattern must be a string")
+    if any(ord(c) < 32 or ord(c) == 127 for c in pattern):
+        raise TrustError("trust pattern contains control characters")
     p = pattern.strip()
     if not p:
         raise TrustError("empty trust pattern")
