@@ -31,7 +31,9 @@ Entries = dict[str, tuple[int, int, int, str, Row | None, list[Row]]]
 
 
 def cache_path(roots: list[str]) -> Path:
-    key = hashlib.sha256("\0".join(roots).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    from skillyard import __version__
+
+    key = hashlib.sha256("\0".join([__version__, *roots]).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return Path(platformdirs.user_cache_dir("skillyard")) / f"registry-{key}.v{FORMAT}.marshal"
 
 

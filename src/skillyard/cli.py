@@ -49,7 +49,7 @@ class CliContext:
     def registry(self) -> Registry:
         if self._registry is None:
             config = self.config
-            self._registry = Registry(resolve_roots(list(self.roots) or None, config), config)
+            self._registry = Registry(resolve_roots(list(self.roots) or None, config), config, cache=True)
         return self._registry
 
 
