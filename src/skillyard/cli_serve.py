@@ -7,23 +7,18 @@ cli.py; `ctx.obj` is the CliContext carrying the config and the registry.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import sys
 from typing import Any
 
 import click
 
-LOOPBACK_NAMES = ("localhost",)
+#: the hosts the SDK protects against DNS rebinding (Host/Origin checks); nothing else is served
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def _is_loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return host in LOOPBACK_HOSTS
 
 
 def _setup_logging(level: str) -> None:
@@ -51,7 +46,9 @@ def _registry(ctx: click.Context) -> Any:
     show_default=True,
     help="stdio for hosts that launch the server; http for streamable HTTP.",
 )
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback only).")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="HTTP bind address: 127.0.0.1, localhost or ::1."
+)
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="HTTP port.")
 @click.option("--watch", is_flag=True, help="Reload skills on file changes and notify clients.")
 @click.option(
