@@ -124,7 +124,10 @@ def call(
     if arguments == "-":
         arguments = sys.stdin.read()
     session = _load_session(session_path)
-    result = Toolkit(reg, load_mode=load_mode).call(tool, arguments, session=session)
+    toolkit = Toolkit(reg, load_mode=load_mode)
+    result = toolkit.call(tool, arguments, session=session)
+    if session_path is None:
+        toolkit.close()  # a one-off session: nothing can reuse its skill_run workspace
     if session_path is not None:
         try:
             session.save(session_path)
