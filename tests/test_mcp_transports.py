@@ -207,3 +207,21 @@ def test_serve_refuses_non_loopback(tree: Path, tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert b"loopback" in proc.stderr
     assert proc.stdout == b""
+
+
+def test_serve_refuses_unknown_tool(tree: Path, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [PYTHON, "-m", "skillyard", "--root", str(tree), "serve", "--tool", "rm_rf"],
+        env=subprocess_env(tmp_path / "home"),
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert b"unknown tool: rm_rf" in proc.stderr
+    assert proc.stdout == b""
+
+
+async def test_stdio_tool_subset(tree: Path, tmp_path: Path) -> None:
+    with anyio.fail_after(60):
+        async with Client(stdio_params(tree, tmp_path / "home", "--tool", "skills", "--tool", "toml")) as c:
+            assert sorted(t.name for t in (await c.list_tools()).tools) == ["say_hi", "skills"]

@@ -82,6 +82,12 @@ def serve(
         raise click.UsageError(
             f"--host {host} is not a loopback address; skillyard serves HTTP on loopback only"
         )
+    from skillyard.tools import BUILTIN_TOOLS
+
+    known = (*BUILTIN_TOOLS, "toml")
+    unknown = [t for t in tools if t not in known]
+    if unknown:
+        raise click.UsageError(f"unknown tool: {unknown[0]} (expected some of: {', '.join(known)})")
     level = log_level.upper()
     _setup_logging(level)
     from skillyard.mcp import build_server
