@@ -99,6 +99,9 @@ def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str],
     if not parts:
         return
     head, rest = parts[0], parts[1:]
+    if head == "**" and not rest:  # a trailing `**` means every file below
+        rest = ["*"]
+        parts = ["**", "*"]
     base = os.path.join(root, rel) if rel else root
     if head == "**":
         _walk(root, rest, rel, out, seen, budget)  # zero directories
