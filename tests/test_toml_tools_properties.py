@@ -13,6 +13,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -174,3 +175,49 @@ def test_arbitrary_argument_text_never_crashes(raw: str) -> None:
         assert str(e)
         return
     assert inv.argv[0] == "t"
+
+
+TEMPLATE_PIECES = [
+    "a", "b", "-f", "--k=", " ", "  ", "\t", "'", '"', "\\", "{x}", "'{x}'", '"{x}"', "--o={x}", "=", "$", "*",
+    "#", "~", "{", "}", ",", "{a,b}", "|", ";", "&", ">", "(", ")", "`", "$(", "\n", "é", "{x",
+]  # fmt: skip
+templates = st.lists(st.sampled_from(TEMPLATE_PIECES), max_size=12).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(rest=templates, value=values)
+def test_any_template_compiles_or_is_refused_clearly(rest: str, value: str) -> None:
+    spec = ToolSpec("t", "t", "printf " + rest, args=(ToolArg("x", allow_dash=True),))
+    try:
+        build_invocation(spec, {"x": value} if "{x}" in rest else {})
+    except ToolArgError as e:
+        assert str(e)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rest=templates, value=values)
+def test_tokenizer_agrees_with_bash(rest: str, value: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Where a template runs without a shell, bash would have split it (and placed the value) identically."""
+    argv_spec = ToolSpec("t", "t", "printf '%s\\0' START " + rest, args=(ToolArg("x", allow_dash=True),))
+    args = {"x": value} if "{x}" in rest else {}
+    try:
+        inv = build_invocation(argv_spec, args)
+    except ToolArgError:
+        return
+    if inv.shell:
+        return
+    # the same template run as a bash script: its output is bash's own word splitting
+    shell_inv = build_invocation(argv_spec, args, force_shell=True)
+    assert shell_inv.shell
+    cwd = tmp_path_factory.mktemp("empty")
+    out = subprocess.run(
+        shell_inv.argv,
+        cwd=cwd,
+        env={"PATH": os.environ["PATH"], **shell_inv.env},
+        capture_output=True,
+        timeout=30,
+    )
+    assert out.returncode == 0, out.stderr
+    words = out.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]
+    assert inv.argv[:3] == ["printf", "%s\\0", "START"]
+    assert words == inv.argv[2:]

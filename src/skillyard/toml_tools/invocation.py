@@ -221,8 +221,12 @@ def _expansion(var: str, ctx: str) -> str:
     return '"${' + var + '}"'
 
 
-def build_invocation(spec: ToolSpec, args: Any) -> Invocation:
-    """Turn one tool call into an Invocation; raise ToolArgError with a model-facing message."""
+def build_invocation(spec: ToolSpec, args: Any, *, force_shell: bool = False) -> Invocation:
+    """Turn one tool call into an Invocation; raise ToolArgError with a model-facing message.
+
+    `force_shell` renders even a plain template as a bash script (same words, same values);
+    the tests use it to check the tokenizer against bash itself.
+    """
     if spec.kind != "shell":
         raise ToolArgError(f"Unsupported tool kind '{brief(spec.kind)}': only shell tools are supported")
     ct = compile_template(spec.command)
@@ -237,7 +241,7 @@ def build_invocation(spec: ToolSpec, args: Any) -> Invocation:
             )
     values, omitted = _resolve(spec, ct, parse_arguments(args))
     removed = _removed_words(ct.words, omitted)
-    if not ct.shell:
+    if not ct.shell and not force_shell:
         argv: list[str] = []
         for idx, w in enumerate(ct.words):
             if idx in removed:
