@@ -200,6 +200,15 @@ def speed(n: int, runs: int) -> dict[str, float]:
         it2 = iter(queries * 2)
         res["baseline_p50_ms"] = p50_ms(lambda: base.search(next(it2)), runs)
         res["search_ratio"] = res["search_p50_ms"] / res["baseline_p50_ms"]
+        # Cold: per-term caches dropped before every query (as right after a reload).
+        it3 = iter(queries * 2)
+
+        def cold() -> None:
+            index.clear_cache()
+            index.search(next(it3))
+
+        res["search_cold_p50_ms"] = p50_ms(cold, runs)
+        res["search_cold_ratio"] = res["search_cold_p50_ms"] / res["baseline_p50_ms"]
         # update(): replace 10 skills in place versus rebuilding the index
         changed = skills[:10]
         t = time.perf_counter()

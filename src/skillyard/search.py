@@ -325,6 +325,7 @@ class SearchIndex:
         self._pending_body: set[int] = set()
         self._norms: dict[str, list[float]] | None = None
         self._term_cache: dict[str, tuple[dict[int, float], frozenset[int]]] = {}
+        self._qterm_cache: dict[str, tuple[dict[int, float], dict[int, float], float]] = {}
         for s in skills:
             self._add(s)
 
@@ -433,9 +434,15 @@ class SearchIndex:
         self._pending_body.clear()
         self._invalidate()
 
+    def clear_cache(self) -> None:
+        """Forget cached per-term scores (they are rebuilt on demand); used to measure cold queries."""
+        self._term_cache = {}
+        self._qterm_cache = {}
+
     def _invalidate(self) -> None:
         self._norms = None
         self._term_cache = {}
+        self._qterm_cache = {}
 
     def _field_norms(self) -> dict[str, list[float]]:
         """Per field and document: weight / (1 - b + b * len / avglen), recomputed only after a change."""
@@ -513,37 +520,71 @@ class SearchIndex:
         explained: dict[int, float] = {}
         mass = 0.0
         for t in terms:
-            variants: list[tuple[str, float]] = [(t, 1.0)]
-            variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(t, ())))
-            known = [(v, w) for v, w in variants if v in self._df]
-            idf_t = self._idf(t)  # a word no skill uses has the highest IDF
-            weight_t = idf_t if known else idf_t * UNKNOWN_WEIGHT
+            per_doc, cover, weight_t = self._query_term(t)
             mass += weight_t
-            best: dict[int, float] = {}
-            best_cov: dict[int, float] = {}
-            for v, w in known:
-                per_doc, strong = self._term_scores(v)
-                cov_w = 1.0 if w == 1.0 else SYNONYM_COVERAGE
-                for doc, sc in per_doc.items():
-                    sc *= w
-                    if sc > best.get(doc, 0.0):
-                        best[doc] = sc
-                    cov = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
-                    if cov > best_cov.get(doc, 0.0):
-                        best_cov[doc] = cov
-            for doc, sc in best.items():
-                scores[doc] = scores.get(doc, 0.0) + sc
-                explained[doc] = explained.get(doc, 0.0) + weight_t * best_cov[doc]
+            if not scores:
+                scores = dict(per_doc)
+                explained = dict(cover)
+                continue
+            get = scores.get
+            for doc, sc in per_doc.items():
+                scores[doc] = get(doc, 0.0) + sc
+            get = explained.get
+            for doc, cv in cover.items():
+                explained[doc] = get(doc, 0.0) + cv
         if not scores or mass <= 0:
             return []
+        need = MIN_COVERAGE * mass
         hits: list[tuple[float, str, Skill]] = []
-        for doc, sc in scores.items():
+        # Best first; stop once `limit` hits are in and the scores have dropped below the last one kept
+        # (equal rounded scores are all collected so the name tie-break is exact).
+        for doc in sorted(scores, key=scores.__getitem__, reverse=True):
+            sc = round(scores[doc], 4)
+            if len(hits) >= limit and sc < hits[-1][0]:
+                break
             skill = self._skills[doc]
-            if skill is None or sc < MIN_SCORE or explained[doc] / mass < MIN_COVERAGE:
+            if skill is None or sc <= MIN_SCORE or explained.get(doc, 0.0) < need:
                 continue
-            hits.append((round(sc, 4), skill.name, skill))
+            hits.append((sc, skill.name, skill))
         hits.sort(key=lambda h: (-h[0], h[1]))
         return [SearchHit(name, score, _as_text(s.description)) for score, name, s in hits[:limit]]
+
+    def _query_term(self, term: str) -> tuple[dict[int, float], dict[int, float], float]:
+        """For one query word: score per document through its best variant (the word or a synonym),
+        the IDF mass it explains per document, and its weight in the query's total mass.
+
+        Cached until the index changes, like the per-term postings pass.
+        """
+        cached = self._qterm_cache.get(term)
+        if cached is not None:
+            return cached
+        variants: list[tuple[str, float]] = [(term, 1.0)]
+        variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
+        known = [(v, w) for v, w in variants if v in self._df]
+        idf_t = self._idf(term)  # a word no skill uses has the highest IDF
+        weight_t = idf_t if known else idf_t * UNKNOWN_WEIGHT
+        best: dict[int, float] = {}
+        best_cov: dict[int, float] = {}
+        for v, w in known:
+            per_doc, strong = self._term_scores(v)
+            cov_w = weight_t * (1.0 if w == 1.0 else SYNONYM_COVERAGE)
+            weak_w = cov_w * BODY_ONLY_WEIGHT
+            if not best:
+                best = {d: sc * w for d, sc in per_doc.items()} if w != 1.0 else dict(per_doc)
+                best_cov = {d: (cov_w if d in strong else weak_w) for d in per_doc}
+                continue
+            for doc, sc in per_doc.items():
+                sc *= w
+                if sc > best.get(doc, 0.0):
+                    best[doc] = sc
+                cov = cov_w if doc in strong else weak_w
+                if cov > best_cov.get(doc, 0.0):
+                    best_cov[doc] = cov
+        result = (best, best_cov, weight_t)
+        if len(self._qterm_cache) >= 10_000:
+            self._qterm_cache.clear()
+        self._qterm_cache[term] = result
+        return result
 
     def explain(self, query: str) -> dict[str, object]:
         """The normalised terms and their variants, for debugging a ranking."""
