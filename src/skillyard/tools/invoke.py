@@ -33,7 +33,7 @@ def _read_error(tool: str, message: str) -> str:
 
 
 def _skill_error(tool: str, message: str) -> str:
-    return f"Invalid arguments for {tool}: {message}"
+    return f"Error: invalid arguments for {tool}: {message}"
 
 
 class InvokeTools:
