@@ -225,3 +225,25 @@ async def test_stdio_tool_subset(tree: Path, tmp_path: Path) -> None:
     with anyio.fail_after(60):
         async with Client(stdio_params(tree, tmp_path / "home", "--tool", "skills", "--tool", "toml")) as c:
             assert sorted(t.name for t in (await c.list_tools()).tools) == ["say_hi", "skills"]
+
+
+async def test_stdio_modern_keeps_one_session_per_pipe(tree: Path, tmp_path: Path) -> None:
+    """2026-07-28 over stdio has no handshake, but one pipe is one client: state carries across calls."""
+
+    async def select(c: Client, doc: str) -> tuple[list[str], str]:
+        res = await c.call_tool("skill_select_docs", {"skill": "pdf-tools", "docs": [doc], "mode": "add"})
+        assert not res.is_error, res.content
+        assert res.meta is not None
+        return list(json.loads(res.content[0].text)["selected_docs"]), res.meta["io.skillyard/session"]
+
+    with anyio.fail_after(60):
+        async with (
+            Client(stdio_params(tree, tmp_path / "home")) as a,
+            Client(stdio_params(tree, tmp_path / "h2")) as b,
+        ):
+            assert a.protocol_version == "2026-07-28"
+            first, sid = await select(a, "crlf.txt")
+            second, sid2 = await select(a, "references/api.md")
+            assert sid == sid2 and sorted(second) == ["crlf.txt", "references/api.md"]
+            other, sid3 = await select(b, "references/deep/more.md")
+            assert other == ["references/deep/more.md"] and sid3 != sid
