@@ -169,3 +169,35 @@ def test_random_arguments_never_raise(kit: Toolkit, data: st.DataObject) -> None
     assert isinstance(res, ToolResult)
     assert isinstance(res.content, str) and isinstance(res.is_error, bool) and isinstance(res.display, str)
     assert set(res.to_dict()) == {"content", "is_error", "display"}
+
+
+@pytest.fixture(scope="module")
+def full_kit(tmp_path_factory: pytest.TempPathFactory) -> Toolkit:
+    from skillyard.config import Config, ExecutionSettings
+
+    r = tmp_path_factory.mktemp("skills-full")
+    d = r / "echo-tools"
+    d.mkdir()
+    (d / "SKILL.toml").write_text(
+        '[skill]\nname = "echo-tools"\ndescription = "Echo"\n\n[[tools]]\nname = "say"\n'
+        'description = "Say {text}"\ncommand = "echo {text}"\n[tools.args]\ntext = "What to say"\n',
+        encoding="utf-8",
+    )
+    config = Config(execution=ExecutionSettings(executor="local", timeout=10))
+    return Toolkit(Registry.from_roots([r], config))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_arguments_for_run_and_toml_tools_never_raise(full_kit: Toolkit, data: st.DataObject) -> None:
+    """skill_run gets everything but a usable command (nothing random is executed); `say` runs echo."""
+    name = data.draw(st.sampled_from(["skill_run", "say"]))
+    args = data.draw(_args_for(full_kit))
+    if name == "skill_run" and isinstance(args, dict):
+        args.pop("command", None)
+    if name == "skill_run" and isinstance(args, str) and "command" in args:
+        args = args.replace("command", "commandx")
+    res = full_kit.call(name, args, session=Session())
+    assert isinstance(res, ToolResult) and isinstance(res.content, str)
+    if name == "skill_run":
+        assert res.is_error
