@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client, MCPError
 
@@ -341,3 +341,31 @@ async def test_watch_sends_list_changed(registry: Registry, tree: Path, mode: st
                             break
         names = [p.name for p in (await c.list_prompts()).prompts]
         assert "watched-skill" in names
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.sampled_from(
+        ["skills", "skill_load", "skill_select_docs", "skill_list_docs", "read_skill", "skill", "nope"]
+    ),
+    args=st.dictionaries(
+        st.sampled_from(["action", "skill", "skill_name", "docs", "mode", "query", "limit", "args", "x"]),
+        _json,
+    ),
+)
+def test_hostile_tool_arguments_give_results(registry: Registry, name: str, args: dict[str, Any]) -> None:
+    """Whatever the arguments, a tool call answers with a result (maybe is_error), never a protocol error."""
+
+    async def run() -> None:
+        async with Client(build_server(registry)) as c:
+            res = await c.call_tool(name, args)
+            assert res.content and isinstance(res.is_error, bool)
+
+    anyio.run(run)
