@@ -181,7 +181,7 @@ class SandboxExecutor(Executor):
         args += ["--size", str(self.tmp_size_bytes), "--tmpfs", "/tmp"]
         for b, fd in zip(spec.binds, bind_fds, strict=True):
             args += ["--bind-fd" if b.writable else "--ro-bind-fd", str(fd), b.target]
-        args += ["--chdir", spec.cwd, "--clearenv"]
+        args += ["--remount-ro", "/", "--chdir", spec.cwd, "--clearenv"]  # the root tmpfs itself read-only
         for k, v in spec.env.items():
             args += ["--setenv", k, v]
         return args
