@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,9 +44,20 @@ def usable_skill(registry: Registry, name: str) -> Skill:
     return skill
 
 
+_NAMES: weakref.WeakKeyDictionary[Registry, tuple[int, list[str]]] = weakref.WeakKeyDictionary()
+
+
 def model_names(registry: Registry) -> list[str]:
-    """Names the model may load: eligible and not `disable-model-invocation`, by priority."""
-    return [s.name for s in registry.eligible_skills() if not s.disable_model_invocation]
+    """Names the model may load: eligible and not `disable-model-invocation`, by priority.
+
+    Computed once per registry version: every tool's schema asks for the same list.
+    """
+    cached = _NAMES.get(registry)
+    if cached is not None and cached[0] == registry.version:
+        return list(cached[1])
+    names = [s.name for s in registry.eligible_skills() if not s.disable_model_invocation]
+    _NAMES[registry] = (registry.version, names)
+    return list(names)
 
 
 def name_property(registry: Registry, description: str) -> dict[str, object]:
