@@ -44,7 +44,7 @@ from skillyard.install.trust import TrustPolicy
 SKILL_FILES = ("SKILL.md", "skill.md", "SKILL.toml")
 MAX_SEARCH_DEPTH = 5
 LOCK_FILE_NAME = ".install.lock"
-STALE_STAGING_SECONDS = 6 * 3600
+STALE_STAGING_SECONDS = 600
 
 
 @dataclass(slots=True)
@@ -125,6 +125,25 @@ def find_skill_dirs(root: Path, max_depth: int = MAX_SEARCH_DEPTH) -> list[Path]
     return out
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _abandoned(d: Path) -> bool:
+    """A staging dir (named op-<pid>-...) whose owner process is gone, or an old unnamed one."""
+    parts = d.name.split("-")
+    if len(parts) < 3 or parts[0] != "op" or not parts[1].isdigit():
+        return time.time() - d.stat().st_mtime > STALE_STAGING_SECONDS
+    pid = int(parts[1])
+    return pid != os.getpid() and not _pid_alive(pid)
+
+
 class Installer:
     """Installs skills into one install root under a trust policy and a scan policy."""
 
@@ -161,7 +180,7 @@ class Installer:
     def _staging(self) -> Path:
         base = self.root / STAGING_NAME
         base.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix="op-", dir=base))
+        return Path(tempfile.mkdtemp(prefix=f"op-{os.getpid()}-", dir=base))
 
     def recover(self) -> list[str]:
         """Finish or roll back interrupted commits and clear stale staging dirs; returns touched names."""
@@ -187,12 +206,11 @@ class Installer:
                 rmtree(Path(j["_dir"]))
             lf.save()
         staging = self.root / STAGING_NAME
-        cutoff = time.time() - STALE_STAGING_SECONDS
         with contextlib.suppress(OSError):
             for d in staging.iterdir():
                 with contextlib.suppress(OSError):
-                    if d != keep and d.stat().st_mtime < cutoff:
-                        rmtree(d)  # an abandoned fetch (a live one is younger than this)
+                    if d != keep and _abandoned(d):
+                        rmtree(d)
         return touched
 
     # ------------------------------------------------------------ install
