@@ -52,7 +52,7 @@ def test_read_skill_body_and_enum(reg: Registry) -> None:
         "data-analysis/../../secret.txt",
         "data\x00analysis",
         "",
-        "a" * 5000,
+        "a" * 200,
     ],
 )
 def test_read_skill_never_reads_a_path(reg: Registry, name: str) -> None:
@@ -65,6 +65,9 @@ def test_read_skill_never_reads_a_path(reg: Registry, name: str) -> None:
 
 def test_read_skill_ineligible_and_bad_args(reg: Registry) -> None:
     kit = Toolkit(reg, tools=["read_skill"])
+    res = kit.call("read_skill", {"skill_name": "a" * 5000})
+    assert res.is_error and "field 'skill_name' is too long (5000 characters, at most 256)" in res.content
+    assert len(res.content) < 200
     res = kit.call("read_skill", {"skill_name": "blocked"})
     assert res.is_error and "Missing environment variable: SKILLYARD_NOPE" in res.content
     res = kit.call("read_skill", {})

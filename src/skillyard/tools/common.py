@@ -11,6 +11,8 @@ if TYPE_CHECKING:
 
 #: Above this many skills an enum of names is left out of schemas (providers choke on huge enums).
 MAX_ENUM_NAMES = 256
+#: Longest skill name a tool accepts (names are at most 64 characters by the spec; this leaves room).
+MAX_NAME_CHARS = 256
 
 
 class Unavailable(Exception):
@@ -62,7 +64,7 @@ def model_names(registry: Registry) -> list[str]:
 
 def name_property(registry: Registry, description: str) -> dict[str, object]:
     """A string property with an enum of usable names when there are few enough of them."""
-    prop: dict[str, object] = {"type": "string", "description": description}
+    prop: dict[str, object] = {"type": "string", "maxLength": MAX_NAME_CHARS, "description": description}
     names = model_names(registry)
     if 0 < len(names) <= MAX_ENUM_NAMES:
         prop["enum"] = names

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard.tools.arguments import substitute_arguments
 from skillyard.tools.base import ToolDef, ToolResult
-from skillyard.tools.common import Unavailable, name_property, usable_skill
+from skillyard.tools.common import MAX_NAME_CHARS, Unavailable, name_property, usable_skill
 
 if TYPE_CHECKING:
     from skillyard.registry import Registry
@@ -52,7 +52,11 @@ class InvokeTools:
         skill_schema = {
             "type": "object",
             "properties": {
-                "skill": {"type": "string", "description": "The skill name to execute"},
+                "skill": {
+                    "type": "string",
+                    "maxLength": MAX_NAME_CHARS + 1,
+                    "description": "The skill name to execute",
+                },
                 "args": {
                     "type": "string",
                     "maxLength": MAX_ARGS_CHARS,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard import reports
 from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text
+from skillyard.tools.common import MAX_NAME_CHARS
 
 if TYPE_CHECKING:
     from skillyard.registry import Registry
@@ -33,6 +34,7 @@ SCHEMA: dict[str, Any] = {
         "action": {"type": "string", "enum": list(ACTIONS), "description": "Action to perform"},
         "skill": {
             "type": "string",
+            "maxLength": MAX_NAME_CHARS,
             "description": "Skill name (required for info, check, install, enable, disable and audit)",
         },
         "filter": {
@@ -46,7 +48,7 @@ SCHEMA: dict[str, Any] = {
             "default": False,
             "description": "Include full details in list output",
         },
-        "query": {"type": "string", "description": "Search words for the 'search' action"},
+        "query": {"type": "string", "maxLength": 1000, "description": "Search words for the 'search' action"},
         "limit": {
             "type": "integer",
             "minimum": 1,
@@ -56,6 +58,7 @@ SCHEMA: dict[str, Any] = {
         },
         "from": {
             "type": "string",
+            "maxLength": 4096,
             "description": "Install source: a hub name, a repository URL, or local:/path (default: the hub)",
         },
         "force": {
