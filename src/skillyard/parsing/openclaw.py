@@ -13,6 +13,7 @@ from typing import Any
 from skillyard.model import INSTALL_KIND_FIELD, Diagnostic, InstallOption, Requirements
 
 MANIFEST_KEYS = ("openclaw", "clawdbot", "moltbot", "clawdis")
+_NO_REQUIREMENTS = Requirements()  # frozen, so one shared empty value is safe
 _OS_ALIASES = {
     "macos": "darwin",
     "mac": "darwin",
@@ -33,7 +34,7 @@ class OpenClawInfo:
     homepage: str | None = None
     always: bool = False
     skill_key: str | None = None
-    requires: Requirements = field(default_factory=Requirements)
+    requires: Requirements = field(default_factory=lambda: _NO_REQUIREMENTS)
     install: tuple[InstallOption, ...] = ()
 
 
@@ -151,7 +152,7 @@ def _opt_str(value: Any) -> str | None:
     return s or None
 
 
-_TOP_LEVEL = ("emoji", "homepage", "skillKey", "always", "requires", "os", "install")
+_TOP_LEVEL = frozenset({"emoji", "homepage", "skillKey", "always", "requires", "os", "install"})
 
 
 def read_openclaw(
@@ -162,8 +163,9 @@ def read_openclaw(
     block = manifest(metadata, path, diags) if metadata else {}
     info = OpenClawInfo()
     src: dict[str, Any]
-    if any(k in frontmatter for k in _TOP_LEVEL):
-        src = {k: frontmatter[k] for k in _TOP_LEVEL if k in frontmatter}
+    top = frontmatter.keys() & _TOP_LEVEL
+    if top:
+        src = {k: frontmatter[k] for k in top}
         src.update(block)
     elif block:
         src = block

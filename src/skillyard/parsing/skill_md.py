@@ -146,7 +146,8 @@ def _parse_md(
         head = read_head(path)
     except ReadError as e:
         return None, [Diagnostic("error", e.code, f"skill not loaded: {e.message}", path)]
-    dir_name = os.path.basename(os.path.dirname(path if path_obj is not None else os.path.abspath(path)))
+    dir_path = os.path.dirname(path if path_obj is not None else os.path.abspath(path))
+    dir_name = os.path.basename(dir_path)
     fm: dict[str, Any] | None = None
     if head.frontmatter is not None:
         fm, fdiags = parse_frontmatter(head.frontmatter, path)
@@ -178,11 +179,17 @@ def _parse_md(
         name = dir_name
     else:
         fm_data = fm
-        description = _description(fm_data, path, diags)
-        if description is None:
-            return None, diags
+        raw = fm_data.get("description")
+        description = raw.strip() if raw.__class__ is str else None
+        if not description:
+            description = _description(fm_data, path, diags)
+            if description is None:
+                return None, diags
         raw_name = fm_data.get("name")
-        name = _str_field(fm_data, "name", path, diags) if raw_name is not None else None
+        if raw_name.__class__ is str:
+            name = raw_name.strip() or None
+        else:
+            name = _str_field(fm_data, "name", path, diags) if raw_name is not None else None
         if name is None:
             if raw_name is not None:
                 diags.append(
@@ -198,7 +205,7 @@ def _parse_md(
                     path,
                 )
             )
-    skill = _build(fm_data, name, description, path, source, diags, path_obj, toml_sibling)
+    skill = _build(fm_data, name, description, path, source, diags, path_obj, toml_sibling, dir_path)
     skill.body_offset = head.body_offset
     skill.mtime_ns = head.mtime_ns
     skill.size = head.size
@@ -237,6 +244,7 @@ def _build(
     diags: list[Diagnostic],
     path_obj: Path | None = None,
     toml_sibling: bool | None = None,
+    dir_path: str | None = None,
 ) -> Skill:
     get = fm.get
     metadata = decode_metadata(fm["metadata"], path, diags) if "metadata" in fm else {}
@@ -270,7 +278,8 @@ def _build(
         skill_key=oc.skill_key,
         tags=tags,
     )
-    for key, attr in _STR_ATTRS:
+    present = fm.keys() & _OPTIONAL_KEYS
+    for key, attr in _STR_ATTRS if present else ():
         if key in fm:
             v = fm[key]
             if v.__class__ is str:
@@ -279,14 +288,13 @@ def _build(
                 v = _str_field(fm, key, path, diags)
             if v is not None and getattr(skill, attr) is None:
                 setattr(skill, attr, v)
-    for key, attr, default in _BOOL_ATTRS:
+    for key, attr, default in _BOOL_ATTRS if present else ():
         if key in fm:
             setattr(skill, attr, _bool_field(fm, key, default, path, diags))
-    if toml_sibling is None:
-        toml_path = os.path.join(os.path.dirname(path), "SKILL.toml")
-        toml_sibling = os.path.isfile(toml_path)
-    if toml_sibling:
-        _merge_toml(skill, os.path.join(os.path.dirname(path), "SKILL.toml"), diags)
+    if toml_sibling is not False:
+        toml_path = (dir_path if dir_path is not None else os.path.dirname(path)) + os.sep + "SKILL.toml"
+        if toml_sibling or os.path.isfile(toml_path):
+            _merge_toml(skill, toml_path, diags)
     return skill
 
 
@@ -303,6 +311,7 @@ _BOOL_ATTRS = (
     ("disable-model-invocation", "disable_model_invocation", False),
     ("user-invocable", "user_invocable", True),
 )
+_OPTIONAL_KEYS = frozenset(k for k, _ in _STR_ATTRS) | frozenset(k for k, _, _ in _BOOL_ATTRS)
 
 _TOOL_TOKEN = re.compile(r"(?:[^\s,(]|\([^)]*\)?)+")
 
