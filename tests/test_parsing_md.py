@@ -691,3 +691,13 @@ def test_diagnostics_serialise(tmp_path: Path) -> None:
     for d in diags:
         assert set(d.to_dict()) == {"level", "code", "message", "path", "line"}
         json.dumps(d.to_dict())
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.timeout(20)
+def test_fifo_does_not_hang(tmp_path: Path) -> None:
+    d = tmp_path / "fifo-skill"
+    d.mkdir()
+    os.mkfifo(d / "SKILL.md")
+    s, diags = parse_skill(d / "SKILL.md")
+    assert s is None and "not-a-file" in codes(diags)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -282,3 +283,13 @@ def test_oversized_toml(tmp_path: Path) -> None:
 def test_deeply_nested_toml_never_raises(tmp_path: Path) -> None:
     s, diags = load(tmp_path, '[skill]\nname = "t"\ndescription = "d"\nx = ' + "[" * 5000 + "]" * 5000 + "\n")
     assert s is not None or diags
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.timeout(20)
+def test_fifo_does_not_hang(tmp_path: Path) -> None:
+    d = tmp_path / "fifo-skill"
+    d.mkdir()
+    os.mkfifo(d / "SKILL.toml")
+    s, diags = parse_skill(d / "SKILL.toml")
+    assert s is None and "not-a-file" in codes(diags)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,7 +165,11 @@ def _diag_text(d: Diagnostic) -> str:
 
 def _read_text(path: Path, c: _Collector) -> str | None:
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            c.error(f"{path.name} is not a regular file")
+            return None
+        size = st.st_size
         if size > MAX_FILE_BYTES:
             c.error(f"{path.name} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
             return None

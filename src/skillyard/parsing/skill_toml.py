@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tomllib
 from typing import Any
 
@@ -61,9 +62,14 @@ def read_toml_file(path: str) -> tuple[dict[str, Any] | None, list[Diagnostic], 
     """Parse a SKILL.toml; returns (data or None, diagnostics, mtime_ns, size)."""
     diags: list[Diagnostic] = []
     try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            raw = f.read(MAX_TOML_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return None, [Diagnostic("error", "not-a-file", "not a regular file", path)], 0, 0
+            raw = _read_upto(fd, MAX_TOML_BYTES + 1)
+        finally:
+            os.close(fd)
     except OSError as e:
         return None, [Diagnostic("error", "unreadable", f"cannot read file: {e.strerror or e}", path)], 0, 0
     if len(raw) > MAX_TOML_BYTES:
@@ -94,6 +100,18 @@ def read_toml_file(path: str) -> tuple[dict[str, Any] | None, list[Diagnostic], 
         diags.append(Diagnostic("error", "toml-invalid", f"invalid TOML: {e}", path, _toml_line(e)))
         return None, diags, st.st_mtime_ns, st.st_size
     return data, diags, st.st_mtime_ns, st.st_size
+
+
+def _read_upto(fd: int, limit: int) -> bytes:
+    parts: list[bytes] = []
+    got = 0
+    while got < limit:
+        chunk = os.read(fd, min(65536, limit - got))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
 
 
 def _toml_line(e: BaseException) -> int | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from stat import S_ISREG
 
 BOM = b"\xef\xbb\xbf"
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: First read at discovery; most frontmatters (and a whole typical skill) fit.
 CHUNK = 8 * 1024
 #: Frontmatter larger than this is refused (hostile or broken file).
@@ -78,7 +79,8 @@ def read_head(path: str) -> Head:
     been seen, capped at MAX_FRONTMATTER.
     """
     try:
-        fd = os.open(path, os.O_RDONLY)  # Python makes it close-on-exec
+        # O_NONBLOCK: a FIFO planted as SKILL.md must not hang discovery (no effect on regular files).
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK)  # Python makes it close-on-exec
     except OSError as e:
         raise ReadError("unreadable", f"cannot open file: {e.strerror or e}") from None
     try:
