@@ -193,6 +193,8 @@ def speed(n: int, runs: int) -> dict[str, float]:
         t = time.perf_counter()
         base = PlainBM25(skills)
         res["baseline_build_ms"] = (time.perf_counter() - t) * 1000
+        res["build_ratio"] = res["build_ms"] / res["baseline_build_ms"]
+        res["first_search_ratio"] = res["first_search_ms"] / res["baseline_build_ms"]
         rnd = random.Random(3)
         queries = [" ".join(rnd.choice(WORDS) for _ in range(rnd.randint(2, 6))) for _ in range(runs)]
         it = iter(queries * 2)
@@ -218,6 +220,7 @@ def speed(n: int, runs: int) -> dict[str, float]:
         t = time.perf_counter()
         SearchIndex(skills).search("data report")
         res["rebuild_ms"] = (time.perf_counter() - t) * 1000
+        res["update10_vs_rebuild"] = res["update10_ms"] / res["rebuild_ms"]
         for fmt in FORMATS:
             render_catalog(skills, fmt, 8000)  # warm the location cache
             res[f"catalog_{fmt}_8000_ms"] = p50_ms(lambda f=fmt: render_catalog(skills, f, 8000), 15)

@@ -378,13 +378,17 @@ class SearchIndex:
         postings = self._postings[field]
         doc_terms = self._doc_terms[doc]
         assert doc_terms is not None
-        seen_before = set()
-        for fterms in doc_terms.values():
-            seen_before.update(fterms)
         for t, c in counts.items():
-            postings.setdefault(t, {})[doc] = c
-            if t not in seen_before:
-                self._df[t] = self._df.get(t, 0) + 1
+            p = postings.get(t)
+            if p is None:
+                postings[t] = {doc: c}
+            else:
+                p[doc] = c
+        # document frequency counts a skill once, whichever fields the term is in
+        new_terms = counts.keys() - set().union(*doc_terms.values()) if doc_terms else counts.keys()
+        df = self._df
+        for t in new_terms:
+            df[t] = df.get(t, 0) + 1
         doc_terms[field] = tuple(counts)
         self._lens[field][doc] = length
         self._len_sum[field] += length
