@@ -116,7 +116,9 @@ async def test_stdio_watch_notifies(tree: Path, tmp_path: Path) -> None:
 
     with anyio.fail_after(120):
         async with Client(
-            stdio_params(tree, tmp_path / "home", "--watch"), mode="legacy", message_handler=handler
+            stdio_params(tree, tmp_path / "home", "--watch", "--log-level", "DEBUG"),
+            mode="legacy",
+            message_handler=handler,
         ) as c:
             assert c.server_capabilities.tools is not None and c.server_capabilities.tools.list_changed
             await c.list_tools()
