@@ -18,6 +18,7 @@ import sys
 from skillyard.install import Installer
 root, a, b = sys.argv[1:4]
 inst = Installer(root)
+print("ready", flush=True)
 i = 0
 while True:
     res = inst.install(a if i % 2 else b, force=True)
@@ -56,8 +57,10 @@ def test_sigkill_during_forced_updates(tmp_path: Path) -> None:
             text=True,
             start_new_session=True,
         )
-        # random delays: some kills land before the first commit, most in the middle of a later one
-        time.sleep(rng.uniform(0.2, 0.9))
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready"
+        # a random delay once imports are done: kills land anywhere in the install/commit cycle
+        time.sleep(rng.uniform(0.0, 0.6))
         os.killpg(proc.pid, signal.SIGKILL)
         out, _err = proc.communicate(timeout=30)
         progressed += bool(out.strip())
@@ -83,4 +86,4 @@ def test_sigkill_during_forced_updates(tmp_path: Path) -> None:
         ]
         assert all(n.startswith(".skills.lock.") for n in leftovers), leftovers
     assert kills == 16
-    assert progressed >= 8  # most workers were killed after completing updates, i.e. mid-stream
+    assert progressed >= 8  # most workers were killed after completing updates, mid-stream

@@ -508,6 +508,27 @@ def _search(
     return None
 
 
+_PREFILTERS: dict[int, tuple[tuple[Rule, ...], re.Pattern[str]]] = {}
+
+
+def _prefilter(rules: tuple[Rule, ...]) -> re.Pattern[str]:
+    """One alternation of every line pattern: most lines match nothing, and one C-level search
+    per line is far cheaper than one Python-level call per rule."""
+    hit = _PREFILTERS.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    parts = []
+    for r in rules:
+        for p in (*r.match, *r.then):
+            flag = "i" if p.flags & re.IGNORECASE else "-i"
+            parts.append(f"(?{flag}:{p.pattern})")
+    pat = re.compile("|".join(parts) or "(?!)")
+    if len(_PREFILTERS) > 16:
+        _PREFILTERS.clear()
+    _PREFILTERS[id(rules)] = (rules, pat)
+    return pat
+
+
 @dataclass(slots=True)
 class _Ctx:
     rules: tuple[Rule, ...]
@@ -605,15 +626,19 @@ def scan_text(
     regex_rules = [r for r in rules if r.match and r.applies_to(rel)]
     single = [r for r in regex_rules if not r.then]
     paired = [r for r in regex_rules if r.then]
+    pre = _prefilter(rules)
     for ln in lines:
-        if not ln.text.strip():
+        if not ln.text.strip() or not any(pre.search(chunk) for _, chunk in _windows(ln.text)):
             continue
         for r in single:
             m = _search(r.match, r.unless, ln.text)
             if m is not None:
                 ctx.add(r, rel, where(ln.number), snippet(ln.text, m[0], m[1]))
+    candidates = (
+        [i for i, ln in enumerate(lines) if ln.text.strip() and pre.search(ln.text)] if paired else []
+    )
     for r in paired:
-        starts = [i for i, ln in enumerate(lines) if ln.text.strip() and _search(r.match, r.unless, ln.text)]
+        starts = [i for i in candidates if _search(r.match, r.unless, lines[i].text)]
         for i in starts:
             for j in range(i, min(len(lines), i + r.within + 1)):
                 m = _search(r.then, r.unless, lines[j].text)
