@@ -89,7 +89,7 @@ def test_local_argv_is_not_a_shell(tmp_path: Path) -> None:
     )
     assert res.exit_code == 137 and not res.timed_out
     res = ex.run(ExecSpec(argv=["no-such-binary-xyz"], cwd=str(tmp_path), env={"PATH": "/usr/bin"}))
-    assert res.exit_code == 127 and b"failed to start" in res.stderr
+    assert res.exit_code == 127 and b"no-such-binary-xyz" in res.stderr
     with pytest.raises(ValueError, match="cwd does not exist"):
         ex.run(ExecSpec(argv=["true"], cwd=str(tmp_path / "missing")))
 

@@ -32,7 +32,9 @@ from skillyard.execution.base import (
     Limits,
     MiB,
     count_user_processes,
+    rlimit_argv,
     rlimit_setter,
+    setpriv_argv,
     supervise,
 )
 
@@ -214,12 +216,19 @@ class SandboxExecutor(Executor):
                 )
             if drop:
                 base = count_user_processes(SANDBOX_UID)
-                pre = _drop_privileges(SANDBOX_UID, SANDBOX_GID, rlimit_setter(limits, nproc_base=base))
             else:
                 base = count_user_processes(os.getuid()) if os.getuid() != 0 else 0
+            # Fast path: prlimit (+ setpriv) as exec wrappers; slow path: a preexec function.
+            prefix = rlimit_argv(limits, nproc_base=base)
+            switch = setpriv_argv(SANDBOX_UID, SANDBOX_GID) if drop else []
+            pre: Callable[[], None] | None = None
+            if prefix is None or switch is None:
+                prefix, switch = [], []
                 pre = rlimit_setter(limits, nproc_base=base)
+                if drop:
+                    pre = _drop_privileges(SANDBOX_UID, SANDBOX_GID, pre)
             result = supervise(
-                [str(self.bwrap), "--args", str(argfd), "--", *spec.argv],
+                [*prefix, *switch, str(self.bwrap), "--args", str(argfd), "--", *spec.argv],
                 cwd="/",
                 env={"PATH": "/usr/bin:/bin"},
                 timeout=float(spec.timeout),

@@ -61,7 +61,50 @@ _PROVIDER_RULES: tuple[tuple[str, str], ...] = (
     ("stripe-key", r"\b(?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{10,99}\b"),
     ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,}"),
 )
-_PROVIDERS = [(name, re.compile(rx)) for name, rx in _PROVIDER_RULES]
+#: Literal substrings one of which must occur for a rule to run (cheap `in` checks before any regex).
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "private-key": ("PRIVATE KEY",),
+    "anthropic-api-key": ("sk-ant-",),
+    "openai-api-key": ("sk-",),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab-token": (
+        "glpat-",
+        "gldt-",
+        "glptt-",
+        "glrt-",
+        "glcbt-",
+        "gloas-",
+        "glsoat-",
+        "glft-",
+        "glimt-",
+        "glagent-",
+    ),
+    "npm-token": ("npm_",),
+    "pypi-token": ("pypi-AgEIcHlwaS5vcmc",),
+    "huggingface-token": ("hf_",),
+    "aws-access-key": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+    "google-api-key": ("AIza",),
+    "google-oauth-token": ("ya29.",),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com",),
+    "stripe-key": ("_test_", "_live_", "_prod_"),
+    "jwt": ("eyJ",),
+}
+_PROVIDERS = [(name, re.compile(rx), _NEEDLES[name]) for name, rx in _PROVIDER_RULES]
+#: Lower-case needles of the keyword rules.
+_KEY_NEEDLES = (
+    "token",
+    "key",
+    "secret",
+    "passw",
+    "passphrase",
+    "authorization",
+    "bearer",
+    "cookie",
+    "credential",
+    "session",
+)
+_BEARER_NEEDLES = ("bearer", "basic", "token")
 
 # scheme://user:password@host → the userinfo part is replaced.
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{1,20}://)([^\s:/@\"'<>]{1,256}:[^\s/@\"'<>]{1,256})@")
@@ -71,8 +114,9 @@ _KEYWORDS = (
     r"|bearer|cookie|credentials?|access[_-]?key|private[_-]?key|secret[_-]?key|session[_-]?id"
 )
 # A key name that ends in a keyword (MY_API_KEY, db.password, "secret"), then := and the value.
+# Anchored on the keyword itself (a prefix such as `MY_` stays in the text untouched): no backtracking over names.
 _GENERIC = re.compile(
-    r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[_.-])*(?:" + _KEYWORDS + r"))(?![A-Za-z0-9])"
+    r"(?i)(?<![A-Za-z0-9])(" + _KEYWORDS + r")(?![A-Za-z0-9])"
     r"(\"|')?(\s*(?::|=|=>|:=)\s*)"
     r"(?:\"([^\"\n]{1,1024})\"|'([^'\n]{1,1024})'|([^\s\"',;&<>{}()\[\]]{1,1024}))"
 )
@@ -131,14 +175,12 @@ def _forms(secret: str) -> set[str]:
 
 
 @lru_cache(maxsize=64)
-def _exact_pattern(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
+def _exact_forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
     forms: set[str] = set()
     for s in secrets:
         forms |= _forms(s)
-    if not forms:
-        return None
     # Longest first so a value is never half-replaced by a shorter overlapping form.
-    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
+    return tuple(sorted(forms, key=lambda f: (-len(f), f)))
 
 
 def _generic_sub(m: re.Match[str]) -> str:
@@ -166,12 +208,17 @@ def scrub(text: str, extra_secrets: Iterable[str] = ()) -> str:
     known = {s for s in extra_secrets if isinstance(s, str) and len(s) >= MIN_SECRET_LEN}
     known.update(secret_env_values())
     if known:
-        pat = _exact_pattern(tuple(sorted(known)))
-        if pat is not None:
-            text = pat.sub("[REDACTED:secret-value]", text)
-    for name, rx in _PROVIDERS:
-        text = rx.sub(f"[REDACTED:{name}]", text)
-    text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}[REDACTED:url-credentials]@", text)
-    text = _BEARER.sub(_bearer_sub, text)
-    text = _GENERIC.sub(_generic_sub, text)
+        for form in _exact_forms(tuple(sorted(known))):
+            if form in text:
+                text = text.replace(form, "[REDACTED:secret-value]")
+    for name, rx, needles in _PROVIDERS:
+        if any(n in text for n in needles):
+            text = rx.sub(f"[REDACTED:{name}]", text)
+    if "://" in text:
+        text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}[REDACTED:url-credentials]@", text)
+    lower = text.lower()
+    if any(n in lower for n in _BEARER_NEEDLES):
+        text = _BEARER.sub(_bearer_sub, text)
+    if any(n in lower for n in _KEY_NEEDLES):
+        text = _GENERIC.sub(_generic_sub, text)
     return text

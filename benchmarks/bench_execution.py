@@ -1,0 +1,157 @@
+"""Execution overhead against bare baselines measured in the same process (prints figures, asserts nothing).
+
+    .venv/bin/python benchmarks/bench_execution.py [--runs 40]
+
+Figures:
+- local executor running `true` vs a bare `subprocess.run(["bash", "-c", "true"])`;
+- sandbox executor vs the equivalent bare `bwrap ... bash -c true` call;
+- the whole SkillRunner path (workspace, staging check, env, scrub, collect) for local and sandbox;
+- collecting 100 files of 40 KB (inline, MIME sniffing, scrubbing) vs reading them with open().read().
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from skillyard.execution import ExecSpec, LocalExecutor, RunRequest, SandboxExecutor, SkillRunner
+from skillyard.execution.collect import collect
+from skillyard.execution.sandbox import _system_args
+from skillyard.model import Skill
+
+ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def median_ms(fn: Callable[[], object], runs: int, warmup: int = 3) -> float:
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t) * 1000)
+    return statistics.median(samples)
+
+
+def line(label: str, value: float, base: float) -> None:
+    print(
+        f"  {label:<44} {value:8.2f} ms   baseline {base:8.2f} ms   +{value - base:6.2f} ms   x{value / base:5.2f}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=40)
+    n = ap.parse_args().runs
+    tmp = Path(tempfile.mkdtemp(prefix="skillyard-bench-"))
+    os.chmod(tmp, 0o711)
+    try:
+        print(f"Execution benchmark (median of {n} runs)")
+        bare = median_ms(lambda: subprocess.run(["bash", "-c", "true"], env=ENV, cwd=tmp), n)
+        local = LocalExecutor()
+        spec = ExecSpec(argv=["bash", "-c", "true"], cwd=str(tmp), env=ENV)
+        line("local executor: bash -c true", median_ms(lambda: local.run(spec), n), bare)
+
+        skill_dir = tmp / "skills" / "bench"
+        (skill_dir / "scripts").mkdir(parents=True)
+        (skill_dir / "SKILL.md").write_text("---\nname: bench\ndescription: bench\n---\nbody\n")
+        for i in range(20):
+            (skill_dir / "scripts" / f"s{i}.sh").write_text("echo hi\n")
+        skill = Skill(name="bench", description="bench", path=skill_dir / "SKILL.md")
+        req = RunRequest.from_arguments({"skill": "bench", "command": "true"})
+        runner = SkillRunner(executor="local", workspace_root=tmp / "ws-local")
+        line("SkillRunner(local): true", median_ms(lambda: runner.run(skill, req, session_id="b"), n), bare)
+        runner.close()
+
+        sandbox = SandboxExecutor()
+        reason = sandbox.probe()
+        if reason is not None:
+            print(f"  sandbox: skipped ({reason})")
+        else:
+            job = tmp / "job"
+            job.mkdir()
+            drop = sandbox.host_uid() is not None
+            if drop:
+                os.chown(job, 65534, 65534)
+
+            def pre() -> None:
+                if drop:
+                    os.setgroups([])
+                    os.setresgid(65534, 65534, 65534)
+                    os.setresuid(65534, 65534, 65534)
+
+            bare_bwrap = [
+                "bwrap",
+                *_system_args(False),
+                *sandbox._ns_args(False),
+                "--tmpfs",
+                "/tmp",
+                "--bind",
+                str(job),
+                "/workspace",
+                "--chdir",
+                "/workspace",
+                "--clearenv",
+                "--setenv",
+                "PATH",
+                "/usr/bin:/bin",
+                "--",
+                "bash",
+                "-c",
+                "true",
+            ]
+            base_bw = median_ms(lambda: subprocess.run(bare_bwrap, env=ENV, preexec_fn=pre, check=True), n)
+            sspec = ExecSpec(argv=["bash", "-c", "true"], cwd="/workspace", env=ENV)
+            from skillyard.execution import Bind
+
+            sspec.binds = [Bind(job, "/workspace", True)]
+            line("sandbox executor vs bare bwrap", median_ms(lambda: sandbox.run(sspec), n), base_bw)
+            srunner = SkillRunner(executor="sandbox", workspace_root=tmp / "ws-sandbox")
+            line(
+                "SkillRunner(sandbox) vs bare bwrap",
+                median_ms(lambda: srunner.run(skill, req, session_id="b"), n),
+                base_bw,
+            )
+            srunner.close()
+
+        out = tmp / "collect"
+        (out / "out").mkdir(parents=True)
+        body = ("lorem ipsum dolor sit amet " * 1600)[:40_000]
+        for i in range(100):
+            (out / "out" / f"f{i:03}.txt").write_text(body)
+
+        def bare_read() -> None:
+            for p in sorted((out / "out").iterdir()):
+                p.read_bytes()
+
+        base_read = median_ms(bare_read, max(5, n // 4))
+
+        def do_collect() -> None:
+            res = collect(out, ["out/*.txt"], run_rel="runs/x", skill_rel="skills/x")
+            assert len(res.files) == 100
+
+        line("collect 100 x 40 KB (match, read, MIME)", median_ms(do_collect, max(5, n // 4)), base_read)
+
+        from skillyard.execution.runner import SkillRunner as _R
+
+        files = collect(out, ["out/*.txt"], run_rel="runs/x", skill_rel="skills/x").files
+
+        def inline_all() -> None:
+            for f in files:
+                _R._file_entry(f, True, ())
+
+        t_inline = median_ms(inline_all, max(5, n // 4))
+        print(f"  {'inline + scrub 100 x 40 KB':<44} {t_inline:8.2f} ms")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
