@@ -114,3 +114,15 @@ def test_random_text_never_crashes(text: str) -> None:
         Session.from_json(text)
     except SessionError:
         pass
+
+
+def test_huge_doc_is_capped(tmp_path: Path, make_skill: Any) -> None:
+    from skillyard.session import MAX_DOC_CHARS
+
+    r = tmp_path / "big"
+    make_skill(r, "big", "Big docs", files={"HUGE.md": "x" * (MAX_DOC_CHARS + 10)})
+    kit = Toolkit(Registry.from_roots([r]))
+    kit.call("skill_load", {"skill": "big", "include_all_docs": True})
+    text = kit.system_message()
+    assert "[truncated: 10 more characters]" in text
+    assert len(text) < MAX_DOC_CHARS + 5000

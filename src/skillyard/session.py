@@ -49,7 +49,8 @@ def order_docs(available: Sequence[str], chosen: Iterable[str]) -> list[str]:
     return [d for d in available if d in wanted]
 
 
-def _cap(text: str) -> str:
+def cap_doc(text: str) -> str:
+    """A doc's text, cut at MAX_DOC_CHARS with a note saying how much was left out."""
     if len(text) <= MAX_DOC_CHARS:
         return text
     return text[:MAX_DOC_CHARS] + f"\n[truncated: {len(text) - MAX_DOC_CHARS} more characters]"
@@ -64,7 +65,7 @@ def render_skill_block(skill: Skill, docs: Sequence[str]) -> str:
             content = skill.read_doc(doc)
         except (KeyError, OSError) as e:
             content = f"(could not read {doc}: {type(e).__name__})"
-        parts += ["", f"[Doc] {doc}", "", _cap(content).strip("\n")]
+        parts += ["", f"[Doc] {doc}", "", cap_doc(content).strip("\n")]
     return "\n".join(parts)
 
 
