@@ -108,32 +108,47 @@ class TrustPolicy:
 
     # ------------------------------------------------------------ persistence
 
-    def _persist(self, patterns: list[str]) -> None:
+    def _update(self, change: Any) -> bool:
+        """Apply `change(list) -> bool` to the file's current `[trust] sources` (not a stale copy)."""
         from skillyard.config import update_config_file
 
         if self.config_path is None:
             raise TrustError("no config file to record trust in (pass --config FILE)")
+        result: dict[str, Any] = {}
 
         def mutate(data: dict[str, Any]) -> None:
-            data.setdefault("trust", {})["sources"] = patterns
+            table = data.setdefault("trust", {})
+            current = [x for x in table.get("sources", []) if isinstance(x, str)]
+            result["changed"] = change(current)
+            table["sources"] = current
+            result["sources"] = tuple(current)
 
         update_config_file(Path(self.config_path), mutate)
-        self.patterns = tuple(patterns)
+        self.patterns = result["sources"]
+        return bool(result["changed"])
 
     def add(self, pattern: str) -> bool:
         """Trust `pattern` and write it to the config file; False when it was already trusted."""
         p = validate_pattern(pattern)
-        if p in self.patterns:
-            return False
-        self._persist([*self.patterns, p])
-        return True
+
+        def change(current: list[str]) -> bool:
+            if p in current:
+                return False
+            current.append(p)
+            return True
+
+        return self._update(change)
 
     def remove(self, pattern: str) -> bool:
         """Stop trusting `pattern`; defaults cannot be removed. False when it was not configured."""
         p = pattern.strip() if isinstance(pattern, str) else ""
-        if p in self.defaults and p not in self.patterns:
-            raise TrustError(f"{p!r} is a built-in default and cannot be removed")
-        if p not in self.patterns:
-            return False
-        self._persist([x for x in self.patterns if x != p])
-        return True
+
+        def change(current: list[str]) -> bool:
+            if p not in current:
+                if p in self.defaults:
+                    raise TrustError(f"{p!r} is a built-in default and cannot be removed")
+                return False
+            current.remove(p)
+            return True
+
+        return self._update(change)
