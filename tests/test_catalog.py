@@ -335,3 +335,15 @@ def test_tool_guidance_mentions_only_exposed_tools() -> None:
     assert tool_guidance(["unknown", 3]) == ""  # type: ignore[list-item]
     assert tool_guidance("skill_run").count("skill_run") >= 1
     assert set(GUIDANCE) >= {"skill_load", "skill_select_docs", "skill_run", "read_skill", "skill"}
+
+
+def test_hostile_containers_and_paths() -> None:
+    with pytest.raises(TypeError, match="sequence of Skill"):
+        render_catalog(None, "xml")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="sequence of Skill"):
+        render_catalog("pdf", "xml")  # type: ignore[arg-type]
+    nul = Skill(name="nul", description="d", path=Path("/tmp/a\x00b/SKILL.md"))
+    odd = Skill(name="odd", description="d", path=None)  # type: ignore[arg-type]
+    for fmt in FORMATS:
+        out = render_catalog(iter([nul, odd]), fmt, home="/tmp")
+        assert out.shown == 2

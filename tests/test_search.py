@@ -332,3 +332,18 @@ def test_registry_search_uses_the_index(tmp_path: Path) -> None:
     reg = Registry.from_roots([root])
     hits = reg.search("pull tables out of a pdf")
     assert hits and hits[0].name == "pdf-tools"
+
+
+def test_hostile_containers(catalog: list[Skill]) -> None:
+    with pytest.raises(TypeError, match="sequence"):
+        SearchIndex(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="body_chars"):
+        SearchIndex([], body_chars="4k")  # type: ignore[arg-type]
+    ix = SearchIndex(s for s in catalog)  # any iterable
+    with pytest.raises(TypeError, match="added"):
+        ix.update(None, [])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="removed"):
+        ix.update([], "pdf-tools")
+    nul = Skill(name="nul-path", description="Bake sourdough bread.", path=Path("/tmp/x\x00y/SKILL.md"))
+    ix.update([nul], [])
+    assert names(ix.search("sourdough bread")) == ["nul-path"]

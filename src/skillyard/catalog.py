@@ -131,13 +131,21 @@ def _flat(s: str) -> str:
     return " ".join(s.split())
 
 
-def _location(path: os.PathLike[str] | str) -> str:
+def _location(path: object) -> str:
     """The resolved absolute path of the skill file (skills-ref resolves the skill directory)."""
-    key = os.fspath(path)
+    try:
+        key = os.fspath(path)  # type: ignore[arg-type]
+    except TypeError:
+        return _text(path)
+    if isinstance(key, bytes):
+        key = os.fsdecode(key)
     loc = _location_cache.get(key)
     if loc is None:
         directory, name = os.path.split(key)
-        loc = os.path.join(os.path.realpath(directory or "."), name)
+        try:
+            loc = os.path.join(os.path.realpath(directory or "."), name)
+        except (OSError, ValueError):  # e.g. a NUL byte in a hand-built path
+            loc = key
         if len(_location_cache) > 200_000:
             _location_cache.clear()
         _location_cache[key] = loc
@@ -398,6 +406,8 @@ def render_catalog(
         raise ValueError(f"budget must be a non-negative integer or None, not {budget!r}")
     if isinstance(min_description, bool) or not isinstance(min_description, int) or min_description < 1:
         raise ValueError("min_description must be a positive integer")
+    if skills is None or isinstance(skills, str | bytes) or not isinstance(skills, Iterable):
+        raise TypeError(f"skills must be a sequence of Skill objects, not {type(skills).__name__}")
     spec = _FORMATS[fmt]
     listed = [s for s in skills if isinstance(s, Skill) and not s.disable_model_invocation]
     homes: list[str] = []

@@ -313,7 +313,11 @@ class SearchIndex:
     """An in-memory BM25F index over skills; cheap to build, updated in place on reload."""
 
     def __init__(self, skills: Sequence[Skill], *, body_chars: int = BODY_CHARS) -> None:
-        self.body_chars = max(int(body_chars), 0)
+        if skills is None or isinstance(skills, str | bytes) or not isinstance(skills, Iterable):
+            raise TypeError(f"skills must be a sequence of Skill objects, not {type(skills).__name__}")
+        if isinstance(body_chars, bool) or not isinstance(body_chars, int):
+            raise TypeError("body_chars must be an integer")
+        self.body_chars = max(body_chars, 0)
         self._postings: dict[str, dict[str, dict[int, int]]] = {f: {} for f in _FIELD_NAMES}
         self._lens: dict[str, list[int]] = {f: [] for f in _FIELD_NAMES}
         self._len_sum: dict[str, int] = dict.fromkeys(_FIELD_NAMES, 0)
@@ -339,6 +343,9 @@ class SearchIndex:
 
     def update(self, added: Sequence[Skill], removed: Sequence[str]) -> None:
         """Remove skills by name, then add (or replace) skills; only the touched skills are (re)indexed."""
+        for arg, what in ((added, "added"), (removed, "removed")):
+            if arg is None or isinstance(arg, str | bytes) or not isinstance(arg, Iterable):
+                raise TypeError(f"{what} must be a sequence, not {type(arg).__name__}")
         for name in removed:
             if isinstance(name, str):
                 self._remove(name)
