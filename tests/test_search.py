@@ -347,3 +347,16 @@ def test_hostile_containers(catalog: list[Skill]) -> None:
     nul = Skill(name="nul-path", description="Bake sourdough bread.", path=Path("/tmp/x\x00y/SKILL.md"))
     ix.update([nul], [])
     assert names(ix.search("sourdough bread")) == ["nul-path"]
+
+
+def test_body_offset_with_bom_and_crlf(tmp_path: Path) -> None:
+    d = tmp_path / "crlf"
+    d.mkdir()
+    text = "---\r\nname: crlf\r\ndescription: Windows line endings.\r\nlicense: quokka-licence\r\n---\r\n# Zebra care\r\nfeed it\r\n"
+    (d / "SKILL.md").write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    skill, _ = parse_skill(d / "SKILL.md")
+    assert skill is not None
+    ix = SearchIndex([skill, Skill(name="other", description="Unrelated tax forms.", path=tmp_path / "o" / "SKILL.md")])
+    assert names(ix.search("zebra")) == ["crlf"]  # the heading is seen as a heading
+    assert ix.search("quokka licence") == []  # frontmatter is not read as body
+    assert skill._body is None
