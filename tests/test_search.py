@@ -356,7 +356,21 @@ def test_body_offset_with_bom_and_crlf(tmp_path: Path) -> None:
     (d / "SKILL.md").write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
     skill, _ = parse_skill(d / "SKILL.md")
     assert skill is not None
-    ix = SearchIndex([skill, Skill(name="other", description="Unrelated tax forms.", path=tmp_path / "o" / "SKILL.md")])
+    ix = SearchIndex(
+        [skill, Skill(name="other", description="Unrelated tax forms.", path=tmp_path / "o" / "SKILL.md")]
+    )
     assert names(ix.search("zebra")) == ["crlf"]  # the heading is seen as a heading
     assert ix.search("quokka licence") == []  # frontmatter is not read as body
     assert skill._body is None
+
+
+def test_explain_shows_rejected_candidates(catalog: list[Skill]) -> None:
+    ix = SearchIndex(catalog)
+    info = ix.explain("kubernetes lunch", limit=3)
+    assert info["terms"] == ["kubernet", "lunch"]
+    cands = info["candidates"]
+    assert isinstance(cands, list) and cands[0]["name"] == "log-analyzer"
+    assert all(set(c) == {"name", "score", "coverage", "accepted"} for c in cands)
+    accepted = [c["name"] for c in cands if c["accepted"]]
+    assert accepted == [h.name for h in ix.search("kubernetes lunch", limit=3)]
+    assert ix.explain("")["candidates"] == []

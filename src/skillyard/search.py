@@ -526,6 +526,26 @@ class SearchIndex:
         terms = self.query_terms(query)
         if not terms:
             return []
+        scores, explained, mass = self._rank(terms)
+        if not scores or mass <= 0:
+            return []
+        need = MIN_COVERAGE * mass
+        hits: list[tuple[float, str, Skill]] = []
+        # Best first; stop once `limit` hits are in and the scores have dropped below the last one kept
+        # (equal rounded scores are all collected so the name tie-break is exact).
+        for doc in sorted(scores, key=scores.__getitem__, reverse=True):
+            sc = round(scores[doc], 4)
+            if len(hits) >= limit and sc < hits[-1][0]:
+                break
+            skill = self._skills[doc]
+            if skill is None or sc <= MIN_SCORE or explained.get(doc, 0.0) < need:
+                continue
+            hits.append((sc, skill.name, skill))
+        hits.sort(key=lambda h: (-h[0], h[1]))
+        return [SearchHit(name, score, _as_text(s.description)) for score, name, s in hits[:limit]]
+
+    def _rank(self, terms: list[str]) -> tuple[dict[int, float], dict[int, float], float]:
+        """Score and explained IDF mass per document, and the query's total mass."""
         self._ensure_bodies()
         scores: dict[int, float] = {}
         explained: dict[int, float] = {}
@@ -543,22 +563,7 @@ class SearchIndex:
             get = explained.get
             for doc, cv in cover.items():
                 explained[doc] = get(doc, 0.0) + cv
-        if not scores or mass <= 0:
-            return []
-        need = MIN_COVERAGE * mass
-        hits: list[tuple[float, str, Skill]] = []
-        # Best first; stop once `limit` hits are in and the scores have dropped below the last one kept
-        # (equal rounded scores are all collected so the name tie-break is exact).
-        for doc in sorted(scores, key=scores.__getitem__, reverse=True):
-            sc = round(scores[doc], 4)
-            if len(hits) >= limit and sc < hits[-1][0]:
-                break
-            skill = self._skills[doc]
-            if skill is None or sc <= MIN_SCORE or explained.get(doc, 0.0) < need:
-                continue
-            hits.append((sc, skill.name, skill))
-        hits.sort(key=lambda h: (-h[0], h[1]))
-        return [SearchHit(name, score, _as_text(s.description)) for score, name, s in hits[:limit]]
+        return scores, explained, mass
 
     def _query_term(self, term: str) -> tuple[dict[int, float], dict[int, float], float]:
         """For one query word: score per document through its best variant (the word or a synonym),
@@ -597,14 +602,41 @@ class SearchIndex:
         self._qterm_cache[term] = result
         return result
 
-    def explain(self, query: str) -> dict[str, object]:
-        """The normalised terms and their variants, for debugging a ranking."""
+    def explain(self, query: str, limit: int = 10) -> dict[str, object]:
+        """How a query was read and scored, including candidates the threshold rejected (for debugging)."""
         terms = self.query_terms(query)
-        return {
+        if terms:
+            self._ensure_bodies()
+        out: dict[str, object] = {
             "terms": terms,
             "variants": {t: sorted(SYNONYMS.get(t, ())) for t in terms},
             "idf": {t: round(self._idf(t), 4) for t in terms},
+            "min_coverage": MIN_COVERAGE,
+            "candidates": [],
         }
+        if not terms or not self._by_name or isinstance(limit, bool) or not isinstance(limit, int):
+            return out
+        scores, explained, mass = self._rank(terms)
+        ranked = sorted(scores, key=lambda d: (-round(scores[d], 4), self._name_of(d)))[
+            : max(min(limit, MAX_LIMIT), 0)
+        ]
+        out["candidates"] = [
+            {
+                "name": self._name_of(d),
+                "score": round(scores[d], 4),
+                "coverage": round(explained.get(d, 0.0) / mass, 4) if mass else 0.0,
+                "accepted": mass > 0
+                and explained.get(d, 0.0) >= MIN_COVERAGE * mass
+                and scores[d] > MIN_SCORE,
+            }
+            for d in ranked
+            if self._skills[d] is not None
+        ]
+        return out
+
+    def _name_of(self, doc: int) -> str:
+        s = self._skills[doc]
+        return s.name if s is not None else ""
 
 
 def build_index(skills: Iterable[Skill]) -> SearchIndex:
