@@ -160,6 +160,7 @@ def yaml_path(text: str) -> Any:
 @example('name: yes\ndescription: 1.10\nalways: yes\nx: 12\nmetadata: {"a": [1, 2.5, null, true]}')
 @example('metadata: {"k": 1e5}')
 @example("x: 0x1F\ny: 007")
+@example("argument-hint: =\nx: <<\ny: =")
 def test_fast_path_matches_yaml_path(text: str) -> None:
     fast = fast_parse(text)
     if fast is None:

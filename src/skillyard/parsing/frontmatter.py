@@ -20,7 +20,15 @@ from yaml.resolver import Resolver
 
 from skillyard.model import Diagnostic
 
-_Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, plus: a bare `=` or `<<` value is text (PyYAML resolves them to tags it cannot build)."""
+
+
+_Loader.add_constructor("tag:yaml.org,2002:value", yaml.constructor.SafeConstructor.construct_yaml_str)
+_Loader.add_constructor("tag:yaml.org,2002:merge", yaml.constructor.SafeConstructor.construct_yaml_str)
 
 #: Top-level keys whose values are read as the author spelled them (`name: yes` is "yes", `version: 1.10`
 #: is "1.10"), never as YAML 1.1 booleans, numbers or dates.
@@ -55,15 +63,13 @@ _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 _BOOL = "tag:yaml.org,2002:bool"
 _INT = "tag:yaml.org,2002:int"
+_TEXT_TAGS = ("tag:yaml.org,2002:value", "tag:yaml.org,2002:merge")
 
 _IMPLICIT = Resolver.yaml_implicit_resolvers
 _BOOL_VALUES = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 
 # Fast path grammar: one `key: value` per line, nothing indented, no tabs, only characters YAML reads as
 # printable and not as line breaks.
-_FAST_BAD_CHAR = re.compile(
-    "[^\n\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
 _PLAIN_BAD_START = frozenset("?:,[]{}#&*!|>'\"%@`")
 _SIMPLE_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _FAST_MAX_JSON = 4096
@@ -130,7 +136,7 @@ def _fast_scalar(key: str, value: str) -> Any:
     if c not in _IMPLICIT:
         return value
     tag = _resolve_plain(value)
-    if tag == _STR:
+    if tag == _STR or tag in _TEXT_TAGS:
         return value
     if tag == _NULL:
         return None
@@ -152,14 +158,19 @@ def _json_float(s: str) -> float:
 _LONG_JSON_KEY = re.compile(r'"(?:[^"\\]|\\.){900,}"\s*:')
 
 
-_FAST_DOC = re.compile(r"^(?:([A-Za-z_][A-Za-z0-9_-]{0,63}):(?: +(.*))?|(?:#.*| *)|(.+))$", re.M)
+#: Characters the fast path accepts: printable for YAML and never a YAML line break or BOM (no tabs).
+_OK = "\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+# One pass over the text: a key line, a comment or blank line, or anything else (then `bad` is set).
+_FAST_DOC = re.compile(
+    rf"^(?:([A-Za-z_][A-Za-z0-9_-]{{0,63}}):(?: +([{_OK}]*))?|(?:#[{_OK}]*| *)|(.+))$", re.M
+)
 _JSON = json.JSONDecoder(parse_float=_json_float)
 _PLAIN_SIMPLE_BAD = re.compile(r": | #|:$")
 
 
 def fast_parse(text: str) -> dict[str, Any] | None:
     """Parse simple frontmatter without YAML; None when the text needs the full parser."""
-    if _FAST_BAD_CHAR.search(text):  # tabs, control characters, YAML line breaks, BOM
+    if "\r" in text:  # `$` would match before it; never the case after newline normalisation
         return None
     out: dict[str, Any] = {}
     try:
