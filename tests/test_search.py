@@ -374,3 +374,18 @@ def test_explain_shows_rejected_candidates(catalog: list[Skill]) -> None:
     accepted = [c["name"] for c in cands if c["accepted"]]
     assert accepted == [h.name for h in ix.search("kubernetes lunch", limit=3)]
     assert ix.explain("")["candidates"] == []
+
+
+def test_score_caches_stay_bounded(catalog: list[Skill], monkeypatch: pytest.MonkeyPatch) -> None:
+    import skillyard.search as search_mod
+
+    ix = SearchIndex(catalog)
+    expected = {
+        q: ix.search(q) for q in ("resize images", "pdf forms", "weather", "logs errors", "email tone")
+    }
+    monkeypatch.setattr(search_mod, "MAX_CACHED_ENTRIES", 8)
+    ix.clear_cache()
+    for _ in range(3):
+        for q, hits in expected.items():
+            assert ix.search(q) == hits
+            assert ix._cached_entries <= 8 + 2 * 2 * len(catalog)  # bound plus the entry just added

@@ -63,6 +63,8 @@ MAX_QUERY_CHARS = 1000
 MAX_QUERY_TERMS = 32
 MAX_FIELD_CHARS = 8192
 MAX_LIMIT = 1000
+#: Per-document entries the per-word score caches may hold (about 100 bytes each).
+MAX_CACHED_ENTRIES = 1_000_000
 
 STOP_WORDS = frozenset(
     """
@@ -330,6 +332,7 @@ class SearchIndex:
         self._norms: dict[str, list[float]] | None = None
         self._term_cache: dict[str, tuple[dict[int, float], frozenset[int]]] = {}
         self._qterm_cache: dict[str, tuple[dict[int, float], dict[int, float], float]] = {}
+        self._cached_entries = 0  #: per-document entries held by both caches (bounds their memory)
         for s in skills:
             self._add(s)
 
@@ -449,11 +452,18 @@ class SearchIndex:
         """Forget cached per-term scores (they are rebuilt on demand); used to measure cold queries."""
         self._term_cache = {}
         self._qterm_cache = {}
+        self._cached_entries = 0
+
+    def _remember(self) -> None:
+        """Drop both caches when they hold too many entries (a long-running server sees endless words)."""
+        if self._cached_entries > MAX_CACHED_ENTRIES:
+            self.clear_cache()
 
     def _invalidate(self) -> None:
         self._norms = None
         self._term_cache = {}
         self._qterm_cache = {}
+        self._cached_entries = 0
 
     def _field_norms(self) -> dict[str, list[float]]:
         """Per field and document: weight / (1 - b + b * len / avglen), recomputed only after a change."""
@@ -498,8 +508,8 @@ class SearchIndex:
         k = K1
         scale = idf * (k + 1.0)
         result = ({d: scale * x / (k + x) for d, x in acc.items()}, frozenset(strong))
-        if len(self._term_cache) >= 50_000:
-            self._term_cache.clear()
+        self._remember()
+        self._cached_entries += 2 * len(result[0])
         self._term_cache[term] = result
         return result
 
@@ -597,8 +607,8 @@ class SearchIndex:
                 if cov > best_cov.get(doc, 0.0):
                     best_cov[doc] = cov
         result = (best, best_cov, weight_t)
-        if len(self._qterm_cache) >= 10_000:
-            self._qterm_cache.clear()
+        self._remember()
+        self._cached_entries += 2 * len(best)
         self._qterm_cache[term] = result
         return result
 
