@@ -701,3 +701,15 @@ def test_fifo_does_not_hang(tmp_path: Path) -> None:
     os.mkfifo(d / "SKILL.md")
     s, diags = parse_skill(d / "SKILL.md")
     assert s is None and "not-a-file" in codes(diags)
+
+
+def test_duplicate_string_field_last_wins_on_yaml_path(tmp_path: Path) -> None:
+    s = ok(tmp_path, "---\ndescription: [a]\ndescription: yes\nmeta:\n  k: v\n---\n")
+    assert s.description == "yes"
+    s, diags = load(tmp_path, "---\ndescription: one\ndescription: [a]\nmeta:\n  k: v\n---\n")
+    assert s is None and "missing-description" in codes(diags)
+
+
+def test_argument_hint_span_with_non_ascii_before_it(tmp_path: Path) -> None:
+    s = ok(tmp_path, "---\ndescription: é🐙é\nargument-hint: [fïle, 🐙]\n---\n")
+    assert s.argument_hint == "[fïle, 🐙]"

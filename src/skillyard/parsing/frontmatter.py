@@ -237,21 +237,23 @@ def _yaml_load(text: str) -> Any:
         _check_complexity(node)
         data = loader.construct_document(node)
         if isinstance(node, MappingNode) and isinstance(data, dict):
+            last: dict[str, Node] = {}  # duplicate keys: the last one wins, as in the constructed data
             for k_node, v_node in node.value:
-                if not (isinstance(k_node, ScalarNode) and k_node.value in STRING_FIELDS):
-                    continue
-                if k_node.value not in data:
+                if isinstance(k_node, ScalarNode) and k_node.tag == _STR and k_node.value in STRING_FIELDS:
+                    last[k_node.value] = v_node
+            for key, v_node in last.items():
+                if key not in data:
                     continue
                 if not isinstance(v_node, ScalarNode):
-                    if k_node.value in RAW_SPAN_FIELDS:  # `argument-hint: [file]` means the text "[file]"
-                        data[k_node.value] = text[v_node.start_mark.index : v_node.end_mark.index].strip()
+                    if key in RAW_SPAN_FIELDS:  # `argument-hint: [file]` means the text "[file]"
+                        data[key] = text[v_node.start_mark.index : v_node.end_mark.index].strip()
                     continue
                 if v_node.tag == _NULL and not v_node.style:
-                    data[k_node.value] = None
+                    data[key] = None
                 elif v_node.style in ("|", ">"):
-                    data[k_node.value] = v_node.value.rstrip("\n")
+                    data[key] = v_node.value.rstrip("\n")
                 else:
-                    data[k_node.value] = v_node.value
+                    data[key] = v_node.value
         return data
     finally:
         loader.dispose()
