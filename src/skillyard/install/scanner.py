@@ -508,25 +508,104 @@ def _search(
     return None
 
 
-_PREFILTERS: dict[int, tuple[tuple[Rule, ...], re.Pattern[str]]] = {}
+def required_literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    """Lower-cased strings of which every match must contain at least one; None if none is certain.
+
+    Derived from the parsed regex, so rules need no hand-written keywords: a line that contains
+    none of a rule's literals cannot match it, and a substring test is far cheaper than a regex.
+    """
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+        tree = sre_parse.parse(pattern.pattern, pattern.flags)
+    except Exception:
+        return None
+    return _seq_literals(list(tree))
 
 
-def _prefilter(rules: tuple[Rule, ...]) -> re.Pattern[str]:
-    """One alternation of every line pattern: most lines match nothing, and one C-level search
-    per line is far cheaper than one Python-level call per rule."""
-    hit = _PREFILTERS.get(id(rules))
+def _best(cands: list[frozenset[str]]) -> frozenset[str] | None:
+    good = [c for c in cands if c and min(len(x) for x in c) >= 2]
+    if not good:
+        return None
+    return max(good, key=lambda c: (min(len(x) for x in c), -len(c)))
+
+
+def _seq_literals(items: list[Any]) -> frozenset[str] | None:
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    repeats = {c.MAX_REPEAT, c.MIN_REPEAT}
+    if hasattr(c, "POSSESSIVE_REPEAT"):
+        repeats.add(c.POSSESSIVE_REPEAT)
+    cands: list[frozenset[str]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            cands.append(frozenset({"".join(run).lower()}))
+            run.clear()
+
+    for op, av in items:
+        if op is c.LITERAL:
+            run.append(chr(av))
+        elif op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            continue  # zero-width: the literal characters on either side stay adjacent
+        elif op is c.SUBPATTERN:
+            sub = list(av[-1])
+            if sub and all(o is c.LITERAL for o, _ in sub):
+                run.extend(chr(a) for _, a in sub)
+                continue
+            flush()
+            if (r := _seq_literals(sub)) is not None:
+                cands.append(r)
+        elif op is c.BRANCH:
+            flush()
+            alts = [_seq_literals(list(b)) for b in av[1]]
+            if alts and all(a is not None for a in alts):
+                cands.append(frozenset().union(*[a for a in alts if a is not None]))
+        elif op in repeats:
+            flush()
+            lo, _hi, sub = av
+            if lo >= 1 and (r := _seq_literals(list(sub))) is not None:
+                cands.append(r)
+        else:
+            flush()
+    flush()
+    return _best(cands)
+
+
+def _fold(text: str) -> str:
+    """Lower-case for literal gating; dotless i folds to i as it does under re.IGNORECASE."""
+    return text.lower().replace("\u0131", "i")
+
+
+_GATES: dict[int, tuple[tuple[Rule, ...], dict[str, frozenset[str] | None]]] = {}
+
+
+def _gates(rules: tuple[Rule, ...]) -> dict[str, frozenset[str] | None]:
+    """Per rule: the literals one of which a line needs before the rule's regexes are tried."""
+    hit = _GATES.get(id(rules))
     if hit is not None and hit[0] is rules:
         return hit[1]
-    parts = []
+    out: dict[str, frozenset[str] | None] = {}
     for r in rules:
-        for p in (*r.match, *r.then):
-            flag = "i" if p.flags & re.IGNORECASE else "-i"
-            parts.append(f"(?{flag}:{p.pattern})")
-    pat = re.compile("|".join(parts) or "(?!)")
-    if len(_PREFILTERS) > 16:
-        _PREFILTERS.clear()
-    _PREFILTERS[id(rules)] = (rules, pat)
-    return pat
+        keys: set[str] = set()
+        gate: frozenset[str] | None = None
+        for p in r.match:
+            lit = required_literals(p)
+            if lit is None:
+                break
+            keys |= lit
+        else:
+            gate = frozenset(keys) if keys else None
+        out[r.id] = gate
+    if len(_GATES) > 16:
+        _GATES.clear()
+    _GATES[id(rules)] = (rules, out)
+    return out
+
+
+def _open(gate: frozenset[str] | None, folded: str) -> bool:
+    return gate is None or any(k in folded for k in gate)
 
 
 @dataclass(slots=True)
@@ -626,19 +705,24 @@ def scan_text(
     regex_rules = [r for r in rules if r.match and r.applies_to(rel)]
     single = [r for r in regex_rules if not r.then]
     paired = [r for r in regex_rules if r.then]
-    pre = _prefilter(rules)
-    for ln in lines:
-        if not ln.text.strip() or not any(pre.search(chunk) for _, chunk in _windows(ln.text)):
+    gates = _gates(rules)
+    folded = [_fold(ln.text) for ln in lines]
+    for ln, low in zip(lines, folded, strict=True):
+        if not ln.text.strip():
             continue
         for r in single:
+            if not _open(gates[r.id], low):
+                continue
             m = _search(r.match, r.unless, ln.text)
             if m is not None:
                 ctx.add(r, rel, where(ln.number), snippet(ln.text, m[0], m[1]))
-    candidates = (
-        [i for i, ln in enumerate(lines) if ln.text.strip() and pre.search(ln.text)] if paired else []
-    )
     for r in paired:
-        starts = [i for i in candidates if _search(r.match, r.unless, lines[i].text)]
+        gate = gates[r.id]
+        starts = [
+            i
+            for i, ln in enumerate(lines)
+            if ln.text.strip() and _open(gate, folded[i]) and _search(r.match, r.unless, ln.text)
+        ]
         for i in starts:
             for j in range(i, min(len(lines), i + r.within + 1)):
                 m = _search(r.then, r.unless, lines[j].text)
