@@ -207,11 +207,12 @@ class SandboxExecutor(Executor):
                 view = view[os.write(argfd, view) :]
             os.lseek(argfd, 0, os.SEEK_SET)
             limits: Limits = spec.limits
-            drop = self._mode == "drop" and all(reachable_by(Path(b.source), SANDBOX_UID) for b in spec.binds)
+            blocked = [str(b.source) for b in spec.binds if not reachable_by(Path(b.source), SANDBOX_UID)]
+            drop = self._mode == "drop" and not blocked
             warnings = list(self.warnings)
-            if self._mode == "drop" and not drop:
+            if self._mode == "drop" and blocked:
                 warnings.append(
-                    f"sandbox: the workspace is not reachable by uid {SANDBOX_UID} (a parent directory lacks o+x); "
+                    f"sandbox: {blocked[0]} is not reachable by uid {SANDBOX_UID} (a parent directory lacks o+x); "
                     "bwrap ran as root, so the process-count limit is not enforced"
                 )
             if drop:

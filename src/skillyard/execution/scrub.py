@@ -24,7 +24,7 @@ import math
 import os
 import re
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 #: Values shorter than this are never redacted by exact match (too many false hits).
@@ -105,6 +105,12 @@ _KEY_NEEDLES = (
     "session",
 )
 _BEARER_NEEDLES = ("bearer", "basic", "token")
+_ALL_NEEDLES = sorted(
+    {n.lower() for ns in _NEEDLES.values() for n in ns} | set(_KEY_NEEDLES) | set(_BEARER_NEEDLES) | {"://"},
+    key=lambda n: (-len(n), n),
+)
+#: One pass over the lower-cased text tells which rules can possibly match.
+_GATE = re.compile("|".join(re.escape(n) for n in _ALL_NEEDLES))
 
 # scheme://user:password@host → the userinfo part is replaced.
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{1,20}://)([^\s:/@\"'<>]{1,256}:[^\s/@\"'<>]{1,256})@")
@@ -115,13 +121,19 @@ _KEYWORDS = (
 )
 # A key name that ends in a keyword (MY_API_KEY, db.password, "secret"), then := and the value.
 # Anchored on the keyword itself (a prefix such as `MY_` stays in the text untouched): no backtracking over names.
-_GENERIC = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(" + _KEYWORDS + r")(?![A-Za-z0-9])"
+_GENERIC_RX = (
+    r"(?<![A-Za-z0-9])(" + _KEYWORDS + r")(?![A-Za-z0-9])"
     r"(\"|')?(\s*(?::|=|=>|:=)\s*)"
     r"(?:\"([^\"\n]{1,1024})\"|'([^'\n]{1,1024})'|([^\s\"',;&<>{}()\[\]]{1,1024}))"
 )
 # Authorization headers and bare bearer tokens: `Bearer <token>`, `Basic <b64>`.
-_BEARER = re.compile(r"(?i)\b(bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{16,})")
+_BEARER_RX = r"\b(bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{16,})"
+# Case-insensitive matching is slow in `re`; these run case-sensitively on the lower-cased text
+# (same offsets), the `(?i)` forms only when lower-casing changes the length.
+_GENERIC = re.compile(_GENERIC_RX)
+_GENERIC_CI = re.compile("(?i)" + _GENERIC_RX)
+_BEARER = re.compile(_BEARER_RX)
+_BEARER_CI = re.compile("(?i)" + _BEARER_RX)
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\[REDACTED|<[^>]*>$|\$\{?[A-Za-z_]|%\(?[A-Za-z_]|\{\{|x{4,}|\*{3,}|\.{3}|(?:your|my|example|sample|dummy|fake|test)"
     r"[_-]|changeme|placeholder|redacted|none$|null$|true$|false$|undefined$|required$|optional$|env\b)"
@@ -183,20 +195,46 @@ def _exact_forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(forms, key=lambda f: (-len(f), f)))
 
 
-def _generic_sub(m: re.Match[str]) -> str:
-    value = m.group(4) or m.group(5) or m.group(6) or ""
+def _group(m: re.Match[str], text: str, i: int) -> str | None:
+    a, b = m.span(i)
+    return None if a < 0 else text[a:b]
+
+
+def _generic_sub(m: re.Match[str], text: str) -> str | None:
+    value = _group(m, text, 4) or _group(m, text, 5) or _group(m, text, 6) or ""
     if len(value) < MIN_SECRET_LEN or _PLACEHOLDER.search(value) or _entropy(value) < 2.5:
-        return m.group(0)
-    key, quote, sep = m.group(1), m.group(2) or "", m.group(3)
-    vq = '"' if m.group(4) is not None else ("'" if m.group(5) is not None else "")
+        return None
+    key, quote, sep = _group(m, text, 1) or "", _group(m, text, 2) or "", _group(m, text, 3) or ""
+    vq = '"' if m.span(4)[0] >= 0 else ("'" if m.span(5)[0] >= 0 else "")
     return f"{key}{quote}{sep}{vq}[REDACTED:generic-secret]{vq}"
 
 
-def _bearer_sub(m: re.Match[str]) -> str:
-    value = m.group(2)
+def _bearer_sub(m: re.Match[str], text: str) -> str | None:
+    value = _group(m, text, 2) or ""
     if _PLACEHOLDER.search(value) or _entropy(value) < 3.0:
-        return m.group(0)
-    return f"{m.group(1)} [REDACTED:bearer-token]"
+        return None
+    return f"{_group(m, text, 1)} [REDACTED:bearer-token]"
+
+
+def _sub_folded(
+    fast: re.Pattern[str], slow: re.Pattern[str], text: str, fn: Callable[[re.Match[str], str], str | None]
+) -> str:
+    """Replace matches of a case-insensitive rule, matching on the lower-cased text when offsets agree."""
+    lower = text.lower()
+    matches = fast.finditer(lower) if len(lower) == len(text) else slow.finditer(text)
+    out: list[str] = []
+    pos = 0
+    for m in matches:
+        rep = fn(m, text)
+        if rep is None:
+            continue
+        out.append(text[pos : m.start()])
+        out.append(rep)
+        pos = m.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def scrub(text: str, extra_secrets: Iterable[str] = ()) -> str:
@@ -211,14 +249,16 @@ def scrub(text: str, extra_secrets: Iterable[str] = ()) -> str:
         for form in _exact_forms(tuple(sorted(known))):
             if form in text:
                 text = text.replace(form, "[REDACTED:secret-value]")
+    hits = set(_GATE.findall(text.lower()))
+    if not hits:
+        return text
     for name, rx, needles in _PROVIDERS:
-        if any(n in text for n in needles):
+        if any(n.lower() in hits for n in needles) and any(n in text for n in needles):
             text = rx.sub(f"[REDACTED:{name}]", text)
-    if "://" in text:
+    if "://" in hits:
         text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}[REDACTED:url-credentials]@", text)
-    lower = text.lower()
-    if any(n in lower for n in _BEARER_NEEDLES):
-        text = _BEARER.sub(_bearer_sub, text)
-    if any(n in lower for n in _KEY_NEEDLES):
-        text = _GENERIC.sub(_generic_sub, text)
+    if any(n in hits for n in _BEARER_NEEDLES):
+        text = _sub_folded(_BEARER, _BEARER_CI, text, _bearer_sub)
+    if any(n in hits for n in _KEY_NEEDLES):
+        text = _sub_folded(_GENERIC, _GENERIC_CI, text, _generic_sub)
     return text
