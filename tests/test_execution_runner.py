@@ -480,3 +480,15 @@ def test_repair_after_layout_tampering(runner: SkillRunner, skill: Skill, tmp_pa
 def test_span_is_usable() -> None:
     with span("workspace.test", skill="x", count=1, ignored=None):
         pass
+
+
+def test_request_timeout_is_capped(tmp_path: Path, skill: Skill) -> None:
+    r = SkillRunner(executor="local", workspace_root=tmp_path / "cap", timeout=1, max_timeout=2)
+    try:
+        res = r.run(
+            skill, RunRequest.from_arguments({"skill": "demo", "command": "true", "timeout": 5000})
+        ).to_dict()
+    finally:
+        r.close()
+    assert res["exit_code"] == 0
+    assert "timeout 5000 s lowered to the configured maximum of 2 s" in res["warnings"]

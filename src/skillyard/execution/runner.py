@@ -404,6 +404,7 @@ class SkillRunner:
         stdout_bytes: int = DEFAULT_OUTPUT_BYTES,
         stderr_bytes: int = DEFAULT_OUTPUT_BYTES,
         skill_lookup: Callable[[str], Skill | None] | None = None,
+        max_timeout: float | None = None,
     ) -> None:
         if (
             isinstance(timeout, bool)
@@ -416,6 +417,8 @@ class SkillRunner:
         if isinstance(executor, str) and executor not in EXECUTOR_NAMES:
             raise ValueError(f"unknown executor: {executor!r} (expected one of {', '.join(EXECUTOR_NAMES)})")
         self.timeout = float(timeout)
+        #: Ceiling for a timeout asked for in a request (default: 10x the default timeout, at least 10 minutes).
+        self.max_timeout = float(max_timeout) if max_timeout else max(600.0, 10 * self.timeout)
         self.network = bool(network)
         self.host_roots = tuple(os.path.realpath(os.fspath(r)) for r in host_roots)
         self._store = artifact_store
@@ -525,11 +528,17 @@ class SkillRunner:
             stdout_bytes=self.stdout_bytes + _SCRUB_MARGIN,
             stderr_bytes=self.stderr_bytes + _SCRUB_MARGIN,
         )
+        timeout = req.timeout or self.timeout
+        if timeout > self.max_timeout:
+            result.warnings.append(
+                f"timeout {timeout:g} s lowered to the configured maximum of {self.max_timeout:g} s"
+            )
+            timeout = self.max_timeout
         spec = ExecSpec(
             argv=["bash", "-c", req.command],
             cwd=cwd,
             env=env,
-            timeout=req.timeout or self.timeout,
+            timeout=timeout,
             limits=limits,
             binds=[
                 Bind(ws.root, SANDBOX_WORKSPACE, True),

@@ -16,9 +16,11 @@ workspace is chowned to that uid by the runner (`host_uid()`).
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -74,6 +76,34 @@ def _system_args(network: bool) -> list[str]:
         if os.path.exists(p):
             args += ["--ro-bind", p, p]
     return args
+
+
+_identity_lock = threading.Lock()
+_identity_dir: str | None = None
+
+
+def identity_files() -> list[str]:
+    """`--ro-bind` args for a minimal /etc/passwd and /etc/group naming only the sandbox user.
+
+    Tools such as git or `id -un` want a passwd entry; the host's files would reveal its users.
+    """
+    global _identity_dir
+    with _identity_lock:
+        if _identity_dir is None or not os.path.isdir(_identity_dir):
+            d = tempfile.mkdtemp(prefix="skillyard-sandbox-etc-")
+            os.chmod(d, 0o755)
+            with open(os.path.join(d, "passwd"), "w", encoding="utf-8") as f:
+                f.write(f"sandbox:x:{SANDBOX_UID}:{SANDBOX_GID}:skillyard sandbox:/workspace/work:/bin/sh\n")
+            with open(os.path.join(d, "group"), "w", encoding="utf-8") as f:
+                f.write(f"sandbox:x:{SANDBOX_GID}:\n")
+            for n in ("passwd", "group"):
+                os.chmod(os.path.join(d, n), 0o644)
+            atexit.register(shutil.rmtree, d, True)
+            _identity_dir = d
+        d = _identity_dir
+    if not reachable_by(Path(d), SANDBOX_UID):
+        return []
+    return ["--ro-bind", f"{d}/passwd", "/etc/passwd", "--ro-bind", f"{d}/group", "/etc/group"]
 
 
 def _drop_privileges(uid: int, gid: int, then: Callable[[], None]) -> Callable[[], None]:
@@ -178,7 +208,7 @@ class SandboxExecutor(Executor):
 
     def build_args(self, spec: ExecSpec, bind_fds: Sequence[int]) -> list[str]:
         """The bwrap options (without the command), binds referring to pre-opened fds."""
-        args = _system_args(spec.network)
+        args = _system_args(spec.network) + identity_files()
         args += self._ns_args(spec.network)
         args += ["--size", str(self.tmp_size_bytes), "--tmpfs", "/tmp"]
         for b, fd in zip(spec.binds, bind_fds, strict=True):
