@@ -317,6 +317,25 @@ def _body_fields(skill: Skill, limit: int) -> tuple[str, str]:
     return " ".join(headings)[:MAX_FIELD_CHARS], head
 
 
+#: One matched variant of a query word: score per document, documents matching outside the body,
+#: and the IDF mass a match explains.
+_Variant = tuple[dict[int, float], frozenset[int], float]
+
+
+def _explained(doc: int, infos: list[tuple[_Variant, ...]]) -> float:
+    """The query IDF mass a document explains: per word, its best variant match (body-only counts less)."""
+    total = 0.0
+    for variants in infos:
+        best = 0.0
+        for per_doc, strong, cov_w in variants:
+            if doc in per_doc:
+                x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
+                if x > best:
+                    best = x
+        total += best
+    return total
+
+
 class SearchIndex:
     """An in-memory BM25F index over skills; cheap to build, updated in place on reload."""
 
@@ -337,7 +356,7 @@ class SearchIndex:
         self._pending_body: set[int] = set()
         self._norms: dict[str, list[float]] | None = None
         self._term_cache: dict[str, tuple[dict[int, float], frozenset[int]]] = {}
-        self._qterm_cache: dict[str, tuple[dict[int, float], dict[int, float], float]] = {}
+        self._qterm_cache: dict[str, tuple[dict[int, float], tuple[_Variant, ...], float]] = {}
         self._cached_entries = 0  #: per-document entries held by both caches (bounds their memory)
         for s in skills:
             self._add(s)
@@ -542,48 +561,46 @@ class SearchIndex:
         terms = self.query_terms(query)
         if not terms:
             return []
-        scores, explained, mass = self._rank(terms)
+        scores, infos, mass = self._rank(terms)
         if not scores or mass <= 0:
             return []
         need = MIN_COVERAGE * mass
         hits: list[tuple[float, str, Skill]] = []
-        # Best first; stop once `limit` hits are in and the scores have dropped below the last one kept
-        # (equal rounded scores are all collected so the name tie-break is exact).
+        # Best first; coverage is only worked out for the candidates visited. Stop once `limit` hits are
+        # in and the scores have dropped below the last one kept (equal rounded scores are all collected
+        # so the name tie-break is exact).
         for doc in sorted(scores, key=scores.__getitem__, reverse=True):
             sc = round(scores[doc], 4)
             if len(hits) >= limit and sc < hits[-1][0]:
                 break
             skill = self._skills[doc]
-            if skill is None or sc <= MIN_SCORE or explained.get(doc, 0.0) < need:
+            if skill is None or sc <= MIN_SCORE or _explained(doc, infos) < need:
                 continue
             hits.append((sc, skill.name, skill))
         hits.sort(key=lambda h: (-h[0], h[1]))
         return [SearchHit(name, score, _as_text(s.description)) for score, name, s in hits[:limit]]
 
-    def _rank(self, terms: list[str]) -> tuple[dict[int, float], dict[int, float], float]:
-        """Score and explained IDF mass per document, and the query's total mass."""
+    def _rank(self, terms: list[str]) -> tuple[dict[int, float], list[tuple[_Variant, ...]], float]:
+        """Score per document, each query word's variants (for coverage), and the query's total mass."""
         self._ensure_bodies()
         scores: dict[int, float] = {}
-        explained: dict[int, float] = {}
+        infos: list[tuple[_Variant, ...]] = []
         mass = 0.0
         for t in terms:
-            per_doc, cover, weight_t = self._query_term(t)
+            per_doc, variants, weight_t = self._query_term(t)
             mass += weight_t
+            infos.append(variants)
             if not scores:
                 scores = dict(per_doc)
-                explained = dict(cover)
                 continue
             get = scores.get
             for doc, sc in per_doc.items():
                 scores[doc] = get(doc, 0.0) + sc
-            get = explained.get
-            for doc, cv in cover.items():
-                explained[doc] = get(doc, 0.0) + cv
-        return scores, explained, mass
+        return scores, infos, mass
 
-    def _query_term(self, term: str) -> tuple[dict[int, float], dict[int, float], float]:
+    def _query_term(self, term: str) -> tuple[dict[int, float], tuple[_Variant, ...], float]:
         """For one query word: score per document through its best variant (the word or a synonym),
-        the IDF mass it explains per document, and its weight in the query's total mass.
+        the variants that matched (to work out coverage later), and the word's weight in the query's mass.
 
         Cached until the index changes, like the per-term postings pass.
         """
@@ -596,25 +613,28 @@ class SearchIndex:
         idf_t = self._idf(term)  # a word no skill uses has the highest IDF
         weight_t = idf_t if known else idf_t * UNKNOWN_WEIGHT
         best: dict[int, float] = {}
-        best_cov: dict[int, float] = {}
+        shared = False  #: `best` is the word's own cached score dict (not copied until it must change)
+        matched: list[_Variant] = []
         for v, w in known:
             per_doc, strong = self._term_scores(v)
-            cov_w = weight_t * (1.0 if w == 1.0 else SYNONYM_COVERAGE)
-            weak_w = cov_w * BODY_ONLY_WEIGHT
-            if not best:
-                best = {d: sc * w for d, sc in per_doc.items()} if w != 1.0 else dict(per_doc)
-                best_cov = {d: (cov_w if d in strong else weak_w) for d in per_doc}
+            matched.append((per_doc, strong, weight_t * (1.0 if w == 1.0 else SYNONYM_COVERAGE)))
+            if not matched[:-1]:
+                if w == 1.0:
+                    best, shared = per_doc, True
+                else:
+                    best = {d: sc * w for d, sc in per_doc.items()}
                 continue
+            if shared:
+                best, shared = dict(best), False
+            get = best.get
             for doc, sc in per_doc.items():
                 sc *= w
-                if sc > best.get(doc, 0.0):
+                if sc > get(doc, 0.0):
                     best[doc] = sc
-                cov = cov_w if doc in strong else weak_w
-                if cov > best_cov.get(doc, 0.0):
-                    best_cov[doc] = cov
-        result = (best, best_cov, weight_t)
+        result = (best, tuple(matched), weight_t)
         self._remember()
-        self._cached_entries += 2 * len(best)
+        if not shared:
+            self._cached_entries += len(best)
         self._qterm_cache[term] = result
         return result
 
@@ -632,7 +652,7 @@ class SearchIndex:
         }
         if not terms or not self._by_name or isinstance(limit, bool) or not isinstance(limit, int):
             return out
-        scores, explained, mass = self._rank(terms)
+        scores, infos, mass = self._rank(terms)
         ranked = sorted(scores, key=lambda d: (-round(scores[d], 4), self._name_of(d)))[
             : max(min(limit, MAX_LIMIT), 0)
         ]
@@ -640,9 +660,9 @@ class SearchIndex:
             {
                 "name": self._name_of(d),
                 "score": round(scores[d], 4),
-                "coverage": round(explained.get(d, 0.0) / mass, 4) if mass else 0.0,
+                "coverage": round(_explained(d, infos) / mass, 4) if mass else 0.0,
                 "accepted": mass > 0
-                and explained.get(d, 0.0) >= MIN_COVERAGE * mass
+                and _explained(d, infos) >= MIN_COVERAGE * mass
                 and scores[d] > MIN_SCORE,
             }
             for d in ranked
