@@ -713,3 +713,19 @@ def test_duplicate_string_field_last_wins_on_yaml_path(tmp_path: Path) -> None:
 def test_argument_hint_span_with_non_ascii_before_it(tmp_path: Path) -> None:
     s = ok(tmp_path, "---\ndescription: é🐙é\nargument-hint: [fïle, 🐙]\n---\n")
     assert s.argument_hint == "[fïle, 🐙]"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "description: d\nkey:" + " " * 200_000 + "\x01",
+        "description: d\nkey: x" + " " * 200_000 + "y: z\n  bad: [",
+        "description: d\nkey: a: b" + " " * 200_000 + "c\n  bad: [",
+        "description: d\n" + "k: v\n" * 30_000 + "x: ][",
+    ],
+)
+def test_pathological_lines_finish(tmp_path: Path, frontmatter: str) -> None:
+    # Guards against super-linear regular expressions (a hang would hit the timeout).
+    s, diags = load(tmp_path, f"---\n{frontmatter}\n---\n")
+    assert s is not None or diags

@@ -206,7 +206,7 @@ def test_links(tmp_path: Path) -> None:
         "---\nname: my-skill\ndescription: d\n---\n"
         "See [ok](USAGE.md), [ref](references/api.md#x), ![img](assets/logo.png), [web](https://x.example),\n"
         "[anchor](#top), [mail](mailto:a@b.c), [missing](MISSING.md), [deep](a/b/c.md), [up](../other/SKILL.md),\n"
-        "[abs](/etc/passwd), [space](my%20file.md)\n"
+        "[abs](/etc/passwd), [space](my%20file.md), [titled](USAGE.md \"Usage\"), [t2](MISSING2.md 'x')\n"
         "```\n[in code](NOT_CHECKED.md)\n```\n",
     )
     (d / "USAGE.md").write_text("u")
@@ -224,6 +224,7 @@ def test_links(tmp_path: Path) -> None:
         "Link 'a/b/c.md' is more than one level deep; keep references one level deep from SKILL.md",
         "Link '../other/SKILL.md' points outside the skill directory",
         "Link '/etc/passwd' is an absolute path; reference files relative to the skill directory",
+        "Broken link: 'MISSING2.md' does not exist in the skill",
     ]
 
 
@@ -340,3 +341,10 @@ def test_validation_never_raises_on_odd_paths(tmp_path: Path) -> None:
     (tmp_path / "weird" / "SKILL.md").mkdir()  # a directory where the file should be
     r = validate_skill_dir(tmp_path / "weird")
     assert not r.valid
+
+
+@pytest.mark.timeout(60)
+def test_pathological_link_text_finishes(tmp_path: Path) -> None:
+    body = "[" * 200_000 + "\n" + "[a](" * 50_000 + "\n" + "![x](" + " " * 100_000 + "\n"
+    r = check(tmp_path, "---\nname: my-skill\ndescription: d\n---\n" + body)
+    assert r.valid

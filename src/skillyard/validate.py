@@ -67,7 +67,11 @@ _COVERED_CODES = frozenset(
     }
 )
 
-_LINK_RE = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\)")
+# Link text without nested brackets, a target without blanks/brackets/parentheses, an optional title:
+# every part stops at a nearby delimiter, so matching stays linear on hostile lines.
+_LINK_RE = re.compile(
+    r"!?\[(?:[^\[\]\\]|\\.)*\]\(\s*<?([^\s()\[\]<>]+)>?(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
+)
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 

@@ -160,9 +160,11 @@ _LONG_JSON_KEY = re.compile(r'"(?:[^"\\]|\\.){900,}"\s*:')
 
 #: Characters the fast path accepts: printable for YAML and never a YAML line break or BOM (no tabs).
 _OK = "\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+# The value must start with a non-space so ` +` and the value never compete (linear matching).
+_OK_NOSPACE = _OK.replace("\x20-", "\x21-", 1)
 # One pass over the text: a key line, a comment or blank line, or anything else (then `bad` is set).
 _FAST_DOC = re.compile(
-    rf"^(?:([A-Za-z_][A-Za-z0-9_-]{{0,63}}):(?: +([{_OK}]*))?|(?:#[{_OK}]*| *)|(.+))$", re.M
+    rf"^(?:([A-Za-z_][A-Za-z0-9_-]{{0,63}}):(?: +([{_OK_NOSPACE}][{_OK}]*)?)?|(?:#[{_OK}]*| *)|(.+))$", re.M
 )
 _JSON = json.JSONDecoder(parse_float=_json_float)
 _PLAIN_SIMPLE_BAD = re.compile(r": | #|:$")
@@ -294,7 +296,7 @@ def _json_key(k: Any) -> str:
 
 # ------------------------------------------------------- repair and line parser
 
-_REPAIR_LINE = re.compile(r"^(\s*(?:-\s+)?[^\s:#'\"{}\[\],&*!|>%@`-][^:#]*?):[ \t]+(\S.*?)\s*$")
+_REPAIR_LINE = re.compile(r"^(\s*(?:-\s+)?[^\s:#'\"{}\[\],&*!|>%@`-][^:#]*?):[ \t]+(\S(?:.*\S)?)\s*$")
 _REPAIR_SKIP_START = frozenset("'\"{[|>&*!#%@`")
 
 
@@ -329,7 +331,7 @@ def _flow_ok(value: str) -> bool:
     return True
 
 
-_LINE_KEY = re.compile(r"^([A-Za-z0-9_][\w.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_LINE_KEY = re.compile(r"^([A-Za-z0-9_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 
 
 def line_parse(text: str) -> dict[str, str]:
@@ -355,7 +357,7 @@ def line_parse(text: str) -> dict[str, str]:
             continue
         flush()
         key = m.group(1)
-        first = m.group(2) or ""
+        first = (m.group(2) or "").strip()
         literal = first.startswith("|")
         parts = [] if first[:1] in ("|", ">") else [first]
     flush()
