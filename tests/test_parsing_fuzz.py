@@ -14,7 +14,9 @@ from skillyard.parsing import parse_frontmatter, parse_skill, split_frontmatter
 from skillyard.parsing.frontmatter import STRING_FIELDS, _finish, _yaml_load, fast_parse
 from skillyard.validate import validate_skill_dir
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # ------------------------------------------------------------ fast == YAML
 
