@@ -21,9 +21,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from skillyard.execution import ExecSpec, LocalExecutor, RunRequest, SandboxExecutor, SkillRunner
+from skillyard.execution import (
+    Bind,
+    ExecSpec,
+    Limits,
+    LocalExecutor,
+    RunRequest,
+    SandboxExecutor,
+    SkillRunner,
+)
+from skillyard.execution.base import rlimit_setter
 from skillyard.execution.collect import collect
-from skillyard.execution.sandbox import _system_args
 from skillyard.model import Skill
 
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -40,6 +48,23 @@ def median_ms(fn: Callable[[], object], runs: int, warmup: int = 3) -> float:
     return statistics.median(samples)
 
 
+def paired_ms(fn: Callable[[], object], base: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Medians of `fn` and `base`, measured alternately so machine noise hits both alike."""
+    for _ in range(3):
+        fn()
+        base()
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        base()
+        b.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        fn()
+        a.append((time.perf_counter() - t) * 1000)
+    return statistics.median(a), statistics.median(b)
+
+
 def line(label: str, value: float, base: float) -> None:
     print(
         f"  {label:<44} {value:8.2f} ms   baseline {base:8.2f} ms   +{value - base:6.2f} ms   x{value / base:5.2f}"
@@ -54,10 +79,14 @@ def main() -> None:
     os.chmod(tmp, 0o711)
     try:
         print(f"Execution benchmark (median of {n} runs)")
-        bare = median_ms(lambda: subprocess.run(["bash", "-c", "true"], env=ENV, cwd=tmp), n)
+
+        def bare_run() -> None:
+            subprocess.run(["bash", "-c", "true"], env=ENV, cwd=tmp)
+
         local = LocalExecutor()
         spec = ExecSpec(argv=["bash", "-c", "true"], cwd=str(tmp), env=ENV)
-        line("local executor: bash -c true", median_ms(lambda: local.run(spec), n), bare)
+        value, bare = paired_ms(lambda: local.run(spec), bare_run, n)
+        line("local executor: bash -c true", value, bare)
 
         skill_dir = tmp / "skills" / "bench"
         (skill_dir / "scripts").mkdir(parents=True)
@@ -67,7 +96,10 @@ def main() -> None:
         skill = Skill(name="bench", description="bench", path=skill_dir / "SKILL.md")
         req = RunRequest.from_arguments({"skill": "bench", "command": "true"})
         runner = SkillRunner(executor="local", workspace_root=tmp / "ws-local")
-        line("SkillRunner(local): true", median_ms(lambda: runner.run(skill, req, session_id="b"), n), bare)
+        line(
+            "SkillRunner(local): true",
+            *paired_ms(lambda: runner.run(skill, req, session_id="b"), bare_run, n),
+        )
         runner.close()
 
         sandbox = SandboxExecutor()
@@ -87,32 +119,26 @@ def main() -> None:
                     os.setresgid(65534, 65534, 65534)
                     os.setresuid(65534, 65534, 65534)
 
-            bare_bwrap = [
-                "bwrap",
-                *_system_args(False),
-                *sandbox._ns_args(False),
-                "--tmpfs",
-                "/tmp",
-                "--bind",
-                str(job),
-                "/workspace",
-                "--chdir",
-                "/workspace",
-                "--clearenv",
-                "--setenv",
-                "PATH",
-                "/usr/bin:/bin",
-                "--",
-                "bash",
-                "-c",
-                "true",
-            ]
-            base_bw = median_ms(lambda: subprocess.run(bare_bwrap, env=ENV, preexec_fn=pre, check=True), n)
-            sspec = ExecSpec(argv=["bash", "-c", "true"], cwd="/workspace", env=ENV)
-            from skillyard.execution import Bind
+            sspec = ExecSpec(
+                argv=["bash", "-c", "true"], cwd="/workspace", env=ENV, binds=[Bind(job, "/workspace", True)]
+            )
+            # The equivalent hand-written call: the same bwrap options with a path bind, rlimits and the
+            # uid switch in a pre-exec function, plain subprocess.run with captured output.
+            opts = sandbox.build_args(sspec, [0])
+            i = opts.index("--bind-fd")
+            opts[i : i + 3] = ["--bind", str(job), "/workspace"]
+            bare_bwrap = ["bwrap", *opts, "--", "bash", "-c", "true"]
+            limits = rlimit_setter(Limits())
 
-            sspec.binds = [Bind(job, "/workspace", True)]
-            line("sandbox executor vs bare bwrap", median_ms(lambda: sandbox.run(sspec), n), base_bw)
+            def pre_all() -> None:
+                limits()
+                pre()
+
+            def bare_bw() -> None:
+                subprocess.run(bare_bwrap, env=ENV, preexec_fn=pre_all, check=True, capture_output=True)
+
+            value, base_bw = paired_ms(lambda: sandbox.run(sspec), bare_bw, n)
+            line("sandbox executor vs bare bwrap", value, base_bw)
             srunner = SkillRunner(executor="sandbox", workspace_root=tmp / "ws-sandbox")
             line(
                 "SkillRunner(sandbox) vs bare bwrap",
@@ -131,13 +157,11 @@ def main() -> None:
             for p in sorted((out / "out").iterdir()):
                 p.read_bytes()
 
-        base_read = median_ms(bare_read, max(5, n // 4))
-
         def do_collect() -> None:
             res = collect(out, ["out/*.txt"], run_rel="runs/x", skill_rel="skills/x")
             assert len(res.files) == 100
 
-        line("collect 100 x 40 KB (match, read, MIME)", median_ms(do_collect, max(5, n // 4)), base_read)
+        line("collect 100 x 40 KB (match, read, MIME)", *paired_ms(do_collect, bare_read, max(5, n // 4)))
 
         from skillyard.execution.runner import SkillRunner as _R
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import resource
+import select
 import selectors
 import shutil
 import signal
@@ -286,6 +287,24 @@ def kill_tree(proc: subprocess.Popen[bytes], *, descendants: bool = True) -> Non
         pass
 
 
+def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait for exit without `Popen.wait`'s sleep-polling (a pidfd wakes us exactly); TimeoutExpired on timeout."""
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        proc.wait(timeout=timeout)
+        return
+    try:
+        ready, _, _ = select.select([pidfd], [], [], timeout)
+    finally:
+        os.close(pidfd)
+    if proc.poll() is None:
+        if ready:  # exited between select and poll: reap it
+            proc.wait(timeout=1)
+            return
+        raise subprocess.TimeoutExpired(proc.args, timeout)
+
+
 def supervise(
     argv: Sequence[str],
     *,
@@ -375,7 +394,7 @@ def supervise(
         # Pipes are closed; the process may still run with its output closed, so it keeps its deadline.
         if proc.poll() is None and not timed_out:
             try:
-                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                _wait_exit(proc, max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 timed_out = True
                 if on_timeout is not None:
