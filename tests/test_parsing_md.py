@@ -729,3 +729,13 @@ def test_pathological_lines_finish(tmp_path: Path, frontmatter: str) -> None:
     # Guards against super-linear regular expressions (a hang would hit the timeout).
     s, diags = load(tmp_path, f"---\n{frontmatter}\n---\n")
     assert s is not None or diags
+
+
+@pytest.mark.parametrize("value", ['"a\\nb"', '"tab\\there"', '"bell\\a"', "x" * 300])
+def test_unprintable_or_huge_name_falls_back_to_directory(tmp_path: Path, value: str) -> None:
+    s, diags = load(tmp_path, f"---\nname: {value}\ndescription: d\n---\n", name="dir-name")
+    assert s is not None and s.name == "dir-name" and "bad-name" in codes(diags)
+
+
+def test_unicode_name_is_kept(tmp_path: Path) -> None:
+    assert ok(tmp_path, "---\nname: мой-навык\ndescription: d\n---\n", name="мой-навык").name == "мой-навык"

@@ -33,6 +33,8 @@ from skillyard.parsing.text import ReadError, decode_text, read_head, split_fron
 #: Preference when a directory holds several: the spec's name first, then the lowercase variant
 #: (accepted by skills-ref and ClawHub), then ZeroClaw's TOML manifest (merged into a SKILL.md when both exist).
 SKILL_FILE_NAMES = ("SKILL.md", "skill.md", "SKILL.toml")
+#: Longer frontmatter names are not names (the spec allows 64; validation reports anything over 64).
+MAX_NAME_CHARS = 256
 
 
 def find_skill_file(directory: Path) -> Path | None:
@@ -147,7 +149,7 @@ def _parse_md(
     except ReadError as e:
         return None, [Diagnostic("error", e.code, f"skill not loaded: {e.message}", path)]
     dir_path = os.path.dirname(path if path_obj is not None else os.path.abspath(path))
-    dir_name = os.path.basename(dir_path)
+    dir_name = os.path.basename(dir_path) or "skill"
     fm: dict[str, Any] | None = None
     if head.frontmatter is not None:
         fm, fdiags = parse_frontmatter(head.frontmatter, path)
@@ -190,6 +192,8 @@ def _parse_md(
             name = raw_name.strip() or None
         else:
             name = _str_field(fm_data, "name", path, diags) if raw_name is not None else None
+        if name is not None and (len(name) > MAX_NAME_CHARS or not name.isprintable()):
+            name = None  # a name with line breaks or control characters would leak into prompts
         if name is None:
             if raw_name is not None:
                 diags.append(
