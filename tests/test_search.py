@@ -389,3 +389,37 @@ def test_score_caches_stay_bounded(catalog: list[Skill], monkeypatch: pytest.Mon
         for q, hits in expected.items():
             assert ix.search(q) == hits
             assert ix._cached_entries <= 8 + 2 * 2 * len(catalog)  # bound plus the entry just added
+
+
+_POOL_WORDS = ["pdf", "image", "email", "deploy", "chart", "invoice", "weather", "translate", "video", "logs"]
+
+
+def _pool_skill(i: int, variant: int) -> Skill:
+    w1, w2 = _POOL_WORDS[i % 10], _POOL_WORDS[(i * 3 + variant) % 10]
+    return Skill(
+        name=f"pool-{i}",
+        description=f"Work with {w1} and {w2} files (version {variant}).",
+        path=Path(f"/nonexistent/pool-{i}/SKILL.md"),
+        _body=f"# {w2.title()} guide\n\nSteps for {w1}.\n",
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=st.lists(st.tuples(st.booleans(), st.integers(0, 7), st.integers(0, 3)), max_size=25))
+def test_any_update_sequence_matches_a_fresh_index(ops: list[tuple[bool, int, int]]) -> None:
+    current = {i: _pool_skill(i, 0) for i in range(4)}
+    ix = SearchIndex(list(current.values()))
+    ix.search("warm")
+    for add, i, variant in ops:
+        if add:
+            current[i] = _pool_skill(i, variant)
+            ix.update([current[i]], [])
+        else:
+            current.pop(i, None)
+            ix.update([], [f"pool-{i}"])
+    fresh = SearchIndex(list(current.values()))
+    assert len(ix) == len(current)
+    for q in ("pdf image", "deploy logs", "weather chart", "translate video invoice", "email"):
+        a, b = ix.search(q, limit=8), fresh.search(q, limit=8)
+        assert [h.name for h in a] == [h.name for h in b], q
+        assert all(math.isclose(x.score, y.score, abs_tol=1e-3) for x, y in zip(a, b, strict=True))
