@@ -183,7 +183,7 @@ def test_auto_picks_sandbox_or_warns(tmp_path: Path) -> None:
 
 
 def test_container_command_line_as_data(tmp_path: Path) -> None:
-    ex = ContainerExecutor(runtime="docker", image="python:3.12-slim")
+    ex = ContainerExecutor(runtime="docker", image="python:3.12-slim", user="65534:65534")
     spec = ExecSpec(
         argv=["bash", "-c", "echo hi"],
         cwd="/workspace/skills/demo",

@@ -492,3 +492,41 @@ def test_request_timeout_is_capped(tmp_path: Path, skill: Skill) -> None:
         r.close()
     assert res["exit_code"] == 0
     assert "timeout 5000 s lowered to the configured maximum of 2 s" in res["warnings"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet="./$_{}abcOUTPUT_DIRWK~ \\-", max_size=30))
+def test_random_cwd_is_contained_or_refused(cwd: str) -> None:
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="skillyard-cwd-"))
+    try:
+        sk = make_skill(base / "skills")
+        r = SkillRunner(executor="local", workspace_root=base / "ws")
+        try:
+            res = r.run(sk, RunRequest.from_arguments({"skill": "demo", "command": "pwd -P", "cwd": cwd}))
+        except RunError:
+            return
+        finally:
+            r.close()
+        ws = os.path.realpath(base / "ws")
+        assert res.stdout.strip().startswith(ws), (cwd, res.stdout)
+    finally:
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_default_root_must_be_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from skillyard.execution import WorkspaceError, WorkspaceManager
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    hijack = tmp_path / f"skillyard-workspaces-{os.getuid()}"
+    hijack.mkdir()
+    os.chmod(hijack, 0o777)
+    with pytest.raises(WorkspaceError, match="owned by this user"):
+        WorkspaceManager().get("s")
+    os.chmod(hijack, 0o711)
+    assert WorkspaceManager().get("s").root.parent == hijack

@@ -46,13 +46,19 @@ class ContainerExecutor(Executor):
         runtime: str | None = None,
         *,
         image: str = DEFAULT_IMAGE,
-        user: str = "65534:65534",
+        user: str | None = None,
         tmp_size_bytes: int = 256 * MiB,
     ) -> None:
         self.runtime = runtime or shutil.which("docker") or shutil.which("podman") or "docker"
         self.image = image
-        self.user = user
+        # As root: the unprivileged 65534 (the workspace is handed to it). Otherwise: our own ids,
+        # so files in the bind-mounted workspace stay ours.
+        self.user = user or ("65534:65534" if os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}")
         self.tmp_size_bytes = tmp_size_bytes
+
+    def host_uid(self) -> int | None:
+        uid = self.user.split(":", 1)[0]
+        return int(uid) if os.geteuid() == 0 and uid.isdigit() and int(uid) != 0 else None
 
     def probe(self) -> str | None:
         """None when the runtime answers (daemon reachable), else the reason; cached per process."""

@@ -304,6 +304,16 @@ def remove_tree(path: Path) -> None:
     shutil.rmtree(p, ignore_errors=True)
 
 
+def _check_private_dir(path: Path) -> None:
+    """The shared-temp default root must be ours: a pre-created dir or symlink there would hijack runs."""
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise WorkspaceError(
+            f"workspace root {path} is not a directory owned by this user and writable only by it; "
+            "remove it or configure another workspace root"
+        )
+
+
 class WorkspaceManager:
     """Creates one workspace per session under `root` and removes them per retention.
 
@@ -314,6 +324,7 @@ class WorkspaceManager:
     def __init__(self, root: str | os.PathLike[str] | None = None, *, retention: str = "session") -> None:
         if retention not in RETENTIONS:
             raise ValueError(f"retention must be one of {', '.join(RETENTIONS)} (got {retention!r})")
+        self._default_root = root is None
         if root is None:
             root = Path(tempfile.gettempdir()) / f"skillyard-workspaces-{os.getuid()}"
         self.root = Path(root)
@@ -333,6 +344,8 @@ class WorkspaceManager:
                 if not self.root.exists():
                     self.root.mkdir(parents=True, mode=0o711)
                     os.chmod(self.root, 0o711)  # the sandbox's unprivileged uid must traverse it
+                if self._default_root:
+                    _check_private_dir(self.root)
                 ws = Workspace(session_id, self.root / _sanitise(session_id))
                 ws.root.mkdir(exist_ok=True, mode=0o700)
                 for d in (ws.skills_dir, ws.work_dir, ws.inputs_dir, ws.runs_dir, ws.out_dir):
