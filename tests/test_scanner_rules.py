@@ -75,6 +75,12 @@ def test_example_payloads_are_defanged() -> None:
                 assert ip.startswith(("192.0.2.", "198.51.100.", "203.0.113.", "127.")), (path, ip)
 
 
+def test_docs_list_every_rule() -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "scanner.md").read_text("utf-8")
+    missing = [r.id for r in RULES if f"`{r.id}`" not in doc]
+    assert not missing, f"docs/scanner.md rules table lacks {missing}"
+
+
 # ---------------------------------------------------------------- rules file validation
 
 

@@ -251,7 +251,9 @@ class Installer:
         """Materialise the source under staging/raw; returns (tree root, resolved revision)."""
         raw = staging / "raw"
         if spec.kind == "local":
-            src = Path(spec.location)
+            src = Path(
+                os.path.realpath(spec.location)
+            )  # a link to the skill is fine; links inside are checked
             if not src.exists():
                 raise SourceError("fetch failed", reason="local path does not exist", path=spec.location)
             if src.is_file():
