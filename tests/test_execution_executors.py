@@ -333,3 +333,32 @@ def test_detect_mime() -> None:
     assert detect_mime(b"%PDF-1.7\n...", "x.txt")[0] == "application/pdf"
     assert detect_mime(b"\xff\xfe\xfa", "x.txt") == ("application/octet-stream", False)
     assert detect_mime("é".encode()[:1], "cut.txt", complete=False) == ("text/plain", True)
+
+
+@pytest.mark.skipif(_SANDBOX_REASON is not None, reason=f"sandbox unavailable: {_SANDBOX_REASON}")
+def test_sandbox_on_an_older_bwrap_without_fd_binds(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from skillyard.execution import sandbox as sandbox_mod
+
+    ex = SandboxExecutor()
+    old = frozenset(
+        f for f in ex.features if f not in ("--bind-fd", "--ro-bind-fd", "--size", "--disable-userns")
+    )
+    monkeypatch.setitem(sandbox_mod._features_cache, str(ex.bwrap), old)
+    d = Path(tempfile.mkdtemp(prefix="skillyard-oldbwrap-"))
+    try:
+        os.chmod(d, 0o755)
+        spec = ExecSpec(
+            argv=["bash", "-c", "echo hi > /w/f; cat /w/f"], cwd="/w", env={"PATH": "/usr/bin:/bin"}
+        )
+        spec.binds = [Bind(d, "/w", writable=True)]
+        if ex.host_uid() is not None:
+            os.chown(d, ex.host_uid(), ex.host_uid())  # what the runner does for its workspaces
+        args = ex.build_args(spec, [])
+        assert "--bind-fd" not in args and "--size" not in args and "--disable-userns" not in args
+        assert args[args.index("--bind") + 1 : args.index("--bind") + 3] == [str(d), "/w"]
+        res = ex.run(spec)
+        assert res.stdout == b"hi\n", res
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -57,6 +58,23 @@ _ETC_NETWORK = (
 
 _probe_lock = threading.Lock()
 _probe_cache: dict[tuple[str, bool], str | None] = {}
+
+
+_features_cache: dict[str, frozenset[str]] = {}
+
+
+def bwrap_features(bwrap: str) -> frozenset[str]:
+    """The `--options` listed by `bwrap --help` (cached per binary)."""
+    if bwrap not in _features_cache:
+        try:
+            r = subprocess.run(
+                [bwrap, "--help"], capture_output=True, timeout=10, env={"PATH": "/usr/bin:/bin"}
+            )
+            text = (r.stdout + r.stderr).decode(errors="replace")
+        except (OSError, subprocess.SubprocessError):
+            text = ""
+        _features_cache[bwrap] = frozenset(re.findall(r"--[a-z][a-z0-9-]+", text))
+    return _features_cache[bwrap]
 
 
 def find_bwrap() -> str | None:
@@ -185,8 +203,12 @@ class SandboxExecutor(Executor):
 
     # -- command line --------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _ns_args(network: bool) -> list[str]:
+    @property
+    def features(self) -> frozenset[str]:
+        """Options this bwrap understands (older releases lack --disable-userns, --size, --bind-fd)."""
+        return bwrap_features(str(self.bwrap)) if self.bwrap else frozenset()
+
+    def _ns_args(self, network: bool) -> list[str]:
         args = ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
         if not network:
             args.append("--unshare-net")
@@ -199,7 +221,7 @@ class SandboxExecutor(Executor):
             str(SANDBOX_UID),
             "--gid",
             str(SANDBOX_GID),
-            "--disable-userns",
+            *(["--disable-userns"] if "--disable-userns" in self.features else []),
             "--proc",
             "/proc",
             "--dev",
@@ -210,9 +232,15 @@ class SandboxExecutor(Executor):
         """The bwrap options (without the command), binds referring to pre-opened fds."""
         args = _system_args(spec.network) + identity_files()
         args += self._ns_args(spec.network)
-        args += ["--size", str(self.tmp_size_bytes), "--tmpfs", "/tmp"]
-        for b, fd in zip(spec.binds, bind_fds, strict=True):
-            args += ["--bind-fd" if b.writable else "--ro-bind-fd", str(fd), b.target]
+        if "--size" in self.features:
+            args += ["--size", str(self.tmp_size_bytes)]
+        args += ["--tmpfs", "/tmp"]
+        if bind_fds:
+            for b, fd in zip(spec.binds, bind_fds, strict=True):
+                args += ["--bind-fd" if b.writable else "--ro-bind-fd", str(fd), b.target]
+        else:  # bwrap without --bind-fd: path binds (reachability is checked before dropping privileges)
+            for b in spec.binds:
+                args += ["--bind" if b.writable else "--ro-bind", str(b.source), b.target]
         args += ["--remount-ro", "/", "--chdir", spec.cwd, "--clearenv"]  # the root tmpfs itself read-only
         for k, v in spec.env.items():
             args += ["--setenv", k, v]
@@ -228,8 +256,9 @@ class SandboxExecutor(Executor):
         fds: list[int] = []
         argfd = -1
         try:
-            for b in spec.binds:
-                fds.append(_open_bind_source(b))
+            if "--bind-fd" in self.features:
+                for b in spec.binds:
+                    fds.append(_open_bind_source(b))
             argfd = os.memfd_create("skillyard-bwrap-args", 0)
             blob = b"".join(a.encode("utf-8") + b"\0" for a in self.build_args(spec, fds))
             view = memoryview(blob)
