@@ -320,3 +320,39 @@ def test_scan_path_never_crashes_on_binary(tmp_path_factory: pytest.TempPathFact
     rep = scan_path(d)
     assert isinstance(rep, ScanReport)
     json.dumps(rep.to_dict())
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"\bcurl\b[^|]*\|\s*sh", {"curl"}),
+        (r"(?:foo|barbaz)\d+", {"foo", "barbaz"}),
+        (r"a?b*", None),
+        (r"[a-z]{3,}", None),
+        (r"(?:xx|y)zz", {"zz"}),
+    ],
+)
+def test_required_literals(pattern: str, expected: set[str] | None) -> None:
+    import re
+
+    from skillyard.install.scanner import required_literals
+
+    got = required_literals(re.compile(pattern, re.IGNORECASE))
+    assert (set(got) if got is not None else None) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("curlwgetbash|-/ .:$()'\"\\\n\t~xyz01")), max_size=120))
+def test_literal_gates_never_hide_a_match(text: str) -> None:
+    """Soundness: for every rule, if a regex matches a line, one of its gate literals is in the line."""
+    from skillyard.install.scanner import _fold, _gates
+
+    gates = _gates(RULES)
+    lines, _ = normalise(text)
+    for r in RULES:
+        gate = gates[r.id]
+        if gate is None:
+            continue
+        for ln in lines:
+            if any(p.search(ln.text) for p in r.match):
+                assert any(k in _fold(ln.text) for k in gate), (r.id, ln.text)

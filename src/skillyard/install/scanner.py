@@ -499,6 +499,13 @@ def _search(
     rule_pats: tuple[re.Pattern[str], ...], unless: tuple[re.Pattern[str], ...], text: str
 ) -> tuple[int, int] | None:
     """(start, end) of the first match not excused by an `unless` pattern (checked per match)."""
+    if len(text) <= WINDOW:
+        for pat in rule_pats:
+            for m in pat.finditer(text):
+                if unless and any(u.search(m.group(0)) for u in unless):
+                    continue
+                return m.start(), m.end()
+        return None
     for off, chunk in _windows(text):
         for pat in rule_pats:
             for m in pat.finditer(chunk):
@@ -604,8 +611,18 @@ def _gates(rules: tuple[Rule, ...]) -> dict[str, frozenset[str] | None]:
     return out
 
 
-def _open(gate: frozenset[str] | None, folded: str) -> bool:
-    return gate is None or any(k in folded for k in gate)
+_ALL_KEYS: dict[int, tuple[tuple[Rule, ...], tuple[str, ...]]] = {}
+
+
+def _all_keys(rules: tuple[Rule, ...], gates: dict[str, frozenset[str] | None]) -> tuple[str, ...]:
+    hit = _ALL_KEYS.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    keys = tuple(sorted({k for g in gates.values() if g for k in g}))
+    if len(_ALL_KEYS) > 16:
+        _ALL_KEYS.clear()
+    _ALL_KEYS[id(rules)] = (rules, keys)
+    return keys
 
 
 @dataclass(slots=True)
@@ -706,12 +723,17 @@ def scan_text(
     single = [r for r in regex_rules if not r.then]
     paired = [r for r in regex_rules if r.then]
     gates = _gates(rules)
-    folded = [_fold(ln.text) for ln in lines]
-    for ln, low in zip(lines, folded, strict=True):
-        if not ln.text.strip():
+    all_keys = _all_keys(rules, gates)
+    presents: list[set[str]] = []
+    for ln in lines:
+        low = _fold(ln.text)
+        present = {k for k in all_keys if k in low} if ln.text.strip() else set()
+        presents.append(present)
+        if not present and not ln.text.strip():
             continue
         for r in single:
-            if not _open(gates[r.id], low):
+            gate = gates[r.id]
+            if gate is not None and gate.isdisjoint(present):
                 continue
             m = _search(r.match, r.unless, ln.text)
             if m is not None:
@@ -721,7 +743,9 @@ def scan_text(
         starts = [
             i
             for i, ln in enumerate(lines)
-            if ln.text.strip() and _open(gate, folded[i]) and _search(r.match, r.unless, ln.text)
+            if ln.text.strip()
+            and (gate is None or not gate.isdisjoint(presents[i]))
+            and _search(r.match, r.unless, ln.text)
         ]
         for i in starts:
             for j in range(i, min(len(lines), i + r.within + 1)):
