@@ -530,3 +530,32 @@ def test_default_root_must_be_private(tmp_path: Path, monkeypatch: pytest.Monkey
         WorkspaceManager().get("s")
     os.chmod(hijack, 0o711)
     assert WorkspaceManager().get("s").root.parent == hijack
+
+
+def test_prune_removes_stale_workspaces(tmp_path: Path, skill: Skill) -> None:
+    r = SkillRunner(executor="local", workspace_root=tmp_path / "p")
+    req = RunRequest.from_arguments({"skill": "demo", "command": "true"})
+    r.run(skill, req, session_id="live")
+    stale = tmp_path / "p" / "ws_old_0123456789ab"
+    (stale / "work").mkdir(parents=True)
+    old = 1_000_000_000
+    os.utime(stale, (old, old))
+    assert r.workspaces.prune(older_than=3600) == [stale]
+    assert not stale.exists() and r.workspaces.get("live").root.is_dir()
+    r.close()
+
+
+def test_stdin_larger_than_a_pipe_does_not_block(tmp_path: Path) -> None:
+    from skillyard.execution import ExecSpec, LocalExecutor
+
+    data = b"x" * (1024 * 1024)
+    res = LocalExecutor().run(
+        ExecSpec(
+            argv=["bash", "-c", "head -c 200000 /dev/zero >&2; wc -c"],
+            cwd=str(tmp_path),
+            env={"PATH": "/usr/bin:/bin"},
+            stdin=data,
+            timeout=20,
+        )
+    )
+    assert not res.timed_out and res.stdout.endswith(b"1048576\n")

@@ -18,6 +18,7 @@ import selectors
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -339,15 +340,21 @@ def supervise(
             b"", msg.encode(), 127, False, int((time.monotonic() - start) * 1000), executor=executor
         )
     if stdin is not None and proc.stdin is not None:
-        try:
-            proc.stdin.write(stdin[: 16 * MiB])
-        except (BrokenPipeError, OSError):
-            pass
-        finally:
+        # A writer thread: a child that prints before reading its input must not block us (or the timeout).
+        pipe = proc.stdin
+
+        def feed() -> None:
             try:
-                proc.stdin.close()
-            except OSError:
+                pipe.write(stdin[: 16 * MiB])
+            except (BrokenPipeError, OSError, ValueError):
                 pass
+            finally:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+
+        threading.Thread(target=feed, name="skillyard-stdin", daemon=True).start()
     assert proc.stdout is not None and proc.stderr is not None
     bufs = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
     caps = {proc.stdout.fileno(): limits.stdout_bytes, proc.stderr.fileno(): limits.stderr_bytes}

@@ -481,9 +481,11 @@ class SkillRunner:
         except (WorkspaceError, ValueError) as e:
             raise RunError(str(e)) from None
         try:
-            return self._run(
-                ws, ex, skill, req, dict(extra_env or {}), self.network if network is None else network
-            )
+            # One run at a time per workspace: host-side staging never races a command of the same session.
+            with ws.lock:
+                return self._run(
+                    ws, ex, skill, req, dict(extra_env or {}), self.network if network is None else network
+                )
         finally:
             if self.workspaces.retention == "run":
                 self.workspaces.close_session(session_id)

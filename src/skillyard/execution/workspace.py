@@ -17,6 +17,7 @@ relative links.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -26,6 +27,7 @@ import stat
 import tempfile
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -331,6 +333,8 @@ class WorkspaceManager:
         self.retention = retention
         self._lock = threading.Lock()
         self._open: dict[str, Workspace] = {}
+        # Sessions still open when the interpreter exits are cleaned per retention too.
+        atexit.register(_close_at_exit, weakref.ref(self))
 
     def get(self, session_id: str) -> Workspace:
         """The session's workspace, created on first use."""
@@ -377,3 +381,35 @@ class WorkspaceManager:
     def sessions(self) -> list[str]:
         with self._lock:
             return sorted(self._open)
+
+    def prune(self, older_than: float) -> list[Path]:
+        """Remove workspaces under the root not used for `older_than` seconds (left by crashed processes)."""
+        removed: list[Path] = []
+        cutoff = time.time() - older_than
+        with self._lock:
+            open_roots = {ws.root for ws in self._open.values()}
+        try:
+            entries = sorted(self.root.iterdir())
+        except OSError:
+            return removed
+        for d in entries:
+            if not d.name.startswith("ws_") or d.is_symlink() or not d.is_dir() or d in open_roots:
+                continue
+            try:
+                last = max(d.stat().st_mtime, (d / "metadata.json").stat().st_mtime)
+            except OSError:
+                last = d.stat().st_mtime
+            if last < cutoff:
+                with span("workspace.cleanup", path=str(d)):
+                    remove_tree(d)
+                removed.append(d)
+        return removed
+
+
+def _close_at_exit(ref: weakref.ref[WorkspaceManager]) -> None:
+    mgr = ref()
+    if mgr is not None and mgr.retention != "keep":
+        try:
+            mgr.close_all()
+        except Exception:  # noqa: BLE001 - never fail interpreter shutdown
+            pass
