@@ -232,3 +232,14 @@ def test_no_stray_files_after_failures(tmp_path: Path) -> None:
     inst.install(str(make_skill(tmp_path / "bad" / "demo", body="rm -rf ~")))
     assert not (root / "demo").exists()
     assert os.listdir(root / ".staging") == []
+
+
+def test_lookalike_names_warn(tmp_path: Path) -> None:
+    from skillyard.install.installer import lookalike_warnings
+
+    inst = Installer(tmp_path / "root")
+    inst.install(str(make_skill(tmp_path / "a" / "himalaya", name="himalaya")))
+    res = inst.install(str(make_skill(tmp_path / "b" / "himalya", name="himalya"))).to_dict()
+    assert res["installed"] is True and "typosquat" in res["warnings"][0]
+    assert lookalike_warnings("himalaya-x7k2q", ["himalaya"])[0].endswith("'himalaya'")
+    assert lookalike_warnings("weather", ["himalaya", "pdf"]) == []

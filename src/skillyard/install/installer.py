@@ -144,6 +144,40 @@ def _abandoned(d: Path) -> bool:
     return pid != os.getpid() and not _pid_alive(pid)
 
 
+def _distance(a: str, b: str, cap: int = 3) -> int:
+    """Levenshtein distance, stopping early once it exceeds `cap`."""
+    if abs(len(a) - len(b)) > cap:
+        return cap + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > cap:
+            return cap + 1
+        prev = cur
+    return prev[-1]
+
+
+def lookalike_warnings(name: str, known: list[str]) -> list[str]:
+    """Typosquat and clone-flood hints: a new name within edit distance 2 of an installed one,
+    or `<installed>-<short random suffix>`. Warnings only; the user decides."""
+    import re
+    import unicodedata
+
+    out = []
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    for k in known:
+        kf = unicodedata.normalize("NFKC", k).casefold()
+        if kf == folded:
+            continue
+        if len(kf) >= 4 and _distance(folded, kf, 2) <= 2:
+            out.append(f"name {name!r} is very close to the installed skill {k!r} (possible typosquat)")
+        elif re.fullmatch(re.escape(kf) + r"-[a-z0-9]{4,7}", folded):
+            out.append(f"name {name!r} looks like a clone of the installed skill {k!r}")
+    return out
+
+
 class Installer:
     """Installs skills into one install root under a trust policy and a scan policy."""
 
@@ -357,9 +391,11 @@ class Installer:
             scan=report.summary(),
             selector=sel,
         )
+        warnings = lookalike_warnings(final, self._installed_names())
         replaced = self._commit(final, pkg, staging, entry, force)
         path = skill_file(self.root / final)
         return InstallResult(
+            warnings=warnings,
             True,
             name=final,
             path=str(path) if path else str(self.root / final),
@@ -369,6 +405,12 @@ class Installer:
             scan=report,
             replaced=replaced,
         )
+
+    def _installed_names(self) -> list[str]:
+        try:
+            return [p.name for p in self.root.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        except OSError:
+            return []
 
     def _commit(self, name: str, pkg: Path, staging: Path, entry: LockEntry, force: bool) -> bool:
         """Put `pkg` in place as `name` and record it; crash-safe (see module docstring)."""
