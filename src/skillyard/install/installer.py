@@ -395,8 +395,8 @@ class Installer:
         replaced = self._commit(final, pkg, staging, entry, force)
         path = skill_file(self.root / final)
         return InstallResult(
-            warnings=warnings,
             True,
+            warnings=warnings,
             name=final,
             path=str(path) if path else str(self.root / final),
             source=entry.source,
