@@ -321,3 +321,15 @@ def test_planted_symlinks_do_not_leak_through_collection(
     dumped = json.dumps(res)
     assert "HOST-SIDE-SECRET" not in dumped and "root:x:0" not in dumped
     assert [f["name"] for f in res["output_files"]] == ["out/ok.txt"]
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0, reason="the kernel does not apply RLIMIT_NPROC to root; local runs as the caller"
+)
+def test_fork_bomb_is_stopped_locally_for_ordinary_users(skill: Skill, ws_root: Path) -> None:
+    r = _runner("local", ws_root, limits=Limits(max_processes=40))
+    try:
+        res = go(r, skill, "python3 bomb.py", timeout=30)
+    finally:
+        r.close()
+    assert int(res["stdout"].split()[1]) <= 40
