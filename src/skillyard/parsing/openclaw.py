@@ -86,6 +86,16 @@ def manifest(metadata: dict[str, Any], path: str, diags: list[Diagnostic]) -> di
     return {}
 
 
+def _clean(value: Any) -> tuple[str, ...] | None:
+    """The common case: a non-empty list of clean strings, as a tuple; None for anything else."""
+    if value.__class__ is not list or not value:
+        return None
+    for x in value:
+        if x.__class__ is not str or not x or x[0].isspace() or x[-1].isspace():
+            return None
+    return tuple(value)
+
+
 def str_list(value: Any, field_name: str, path: str, diags: list[Diagnostic]) -> tuple[str, ...]:
     """A list of strings from a list or a comma/space separated string; other items warned and dropped."""
     if value is None:
@@ -264,7 +274,8 @@ def read_install(value: Any, path: str, diags: list[Diagnostic]) -> tuple[Instal
         if "label" in spec:
             fields["label"] = _opt_str(spec["label"]) or ""
         if "bins" in spec:
-            fields["bins"] = str_list(spec["bins"], f"install[{i}].bins", path, diags)
+            bins = spec["bins"]
+            fields["bins"] = _clean(bins) or str_list(bins, f"install[{i}].bins", path, diags)
         if "os" in spec:
             fields["os"] = normalise_os(str_list(spec["os"], f"install[{i}].os", path, diags))
         out.append(InstallOption(kind=kind, **fields))

@@ -251,7 +251,11 @@ def _build(
     dir_path: str | None = None,
 ) -> Skill:
     get = fm.get
-    metadata = decode_metadata(fm["metadata"], path, diags) if "metadata" in fm else {}
+    raw_meta = get("metadata")
+    if raw_meta.__class__ is dict:
+        metadata = raw_meta
+    else:
+        metadata = decode_metadata(raw_meta, path, diags) if "metadata" in fm else {}
     oc, odiags = read_openclaw(fm, metadata, path)
     if odiags:
         diags.extend(odiags)
@@ -262,7 +266,10 @@ def _build(
     elif args_raw is not None:
         arguments = str_list(args_raw, "arguments", path, diags)
     tools_raw = get("allowed-tools", get("allowed_tools"))
-    allowed = _allowed_tools(tools_raw, path, diags) if tools_raw is not None else ()
+    if tools_raw.__class__ is str:
+        allowed = tuple(_TOOL_TOKEN.findall(tools_raw))
+    else:
+        allowed = _allowed_tools(tools_raw, path, diags) if tools_raw is not None else ()
     tags = str_list(get("tags"), "tags", path, diags) if get("tags") is not None else ()
     skill = Skill(
         name=name,
@@ -282,7 +289,7 @@ def _build(
         skill_key=oc.skill_key,
         tags=tags,
     )
-    present = fm.keys() & _OPTIONAL_KEYS
+    present = not _OPTIONAL_KEYS.isdisjoint(fm)
     for key, attr in _STR_ATTRS if present else ():
         if key in fm:
             v = fm[key]
