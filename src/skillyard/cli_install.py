@@ -22,6 +22,7 @@ from skillyard.install import (
     scan_path,
     to_sarif,
 )
+from skillyard.install.installer import add_eligibility
 from skillyard.install.scanner import SEVERITIES
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -57,23 +58,14 @@ def _installer(ctx: click.Context, policy: ScanPolicy | None = None) -> Installe
 def _enrich(ctx: click.Context, data: dict[str, Any]) -> dict[str, Any]:
     """Add the seed's eligibility fields (eligible, missing, install_hints) after a reload."""
     obj = ctx.obj
-    name = data.get("name")
-    if not data.get("installed") or not name or not hasattr(obj, "registry"):
+    if not data.get("installed") or not hasattr(obj, "registry"):
         return data
     try:
         reg = obj.registry()
-        reg.reload()
-        skill = reg.get(name)
-        if skill is None:
-            return data
-        from skillyard.reports import install_hints_for, missing_compact
-
-        data["eligible"] = reg.eligibility(skill).eligible
-        data["missing"] = missing_compact(reg, name)
-        data["install_hints"] = install_hints_for(reg, name)
-    except Exception as e:  # eligibility is extra information; the install itself succeeded
-        data.setdefault("warnings", []).append(f"could not reload the registry: {e}")
-    return data
+    except Exception as e:
+        data.setdefault("warnings", []).append(f"could not load the registry: {e}")
+        return data
+    return add_eligibility(data, reg)
 
 
 def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, verb: str) -> None:
