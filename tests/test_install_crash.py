@@ -48,7 +48,6 @@ def test_sigkill_during_forced_updates(tmp_path: Path) -> None:
     hashes = {tree_hash(a).digest: "A", tree_hash(b).digest: "B"}
     rng = random.Random(20260101)
     kills = 0
-    progressed = 0
     for _ in range(16):
         proc = subprocess.Popen(
             [sys.executable, "-c", WORKER, str(root), str(a), str(b)],
@@ -59,11 +58,13 @@ def test_sigkill_during_forced_updates(tmp_path: Path) -> None:
         )
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "ready"
-        # a random delay once imports are done: kills land anywhere in the install/commit cycle
-        time.sleep(rng.uniform(0.0, 0.6))
+        # let a random number of updates complete, then kill after a random delay: kills land
+        # anywhere in the fetch/scan/commit cycle, before the first commit or in a later one
+        for _ in range(rng.randint(0, 2)):
+            assert proc.stdout.readline().strip()
+        time.sleep(rng.uniform(0.0, 0.4))
         os.killpg(proc.pid, signal.SIGKILL)
-        out, _err = proc.communicate(timeout=30)
-        progressed += bool(out.strip())
+        _out, _err = proc.communicate(timeout=30)
         assert proc.returncode == -signal.SIGKILL, _err
         kills += 1
 
@@ -86,4 +87,57 @@ def test_sigkill_during_forced_updates(tmp_path: Path) -> None:
         ]
         assert all(n.startswith(".skills.lock.") for n in leftovers), leftovers
     assert kills == 16
-    assert progressed >= 8  # most workers were killed after completing updates, mid-stream
+
+
+STEP_WORKER = r"""
+import os, signal, sys
+import skillyard.install.installer as ins
+import skillyard.install.lockfile as lf
+root, src, target_step = sys.argv[1], sys.argv[2], int(sys.argv[3])
+count = [0]
+
+def step(fn):
+    def wrapper(*a, **k):
+        if count[0] == target_step:
+            os.kill(os.getpid(), signal.SIGKILL)
+        count[0] += 1
+        out = fn(*a, **k)
+        if count[0] == target_step and target_step % 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return out
+    return wrapper
+
+# every filesystem step of the commit: journal write, swap (exchange or renames), lockfile write
+ins.atomic_write_json = step(ins.atomic_write_json)
+ins.exchange = step(ins.exchange)
+lf.atomic_write_json = step(lf.atomic_write_json)
+res = ins.Installer(root).install(src, force=True)
+print("completed", res.installed)
+"""
+
+
+def test_sigkill_at_every_commit_step(tmp_path: Path) -> None:
+    """Deterministic counterpart of the random test: die before and after each commit step."""
+    root = tmp_path / "root"
+    a = make_version(tmp_path / "a" / "demo", "A", 10)
+    b = make_version(tmp_path / "b" / "demo", "B", 12)
+    assert Installer(root).install(str(a)).installed
+    hashes = {tree_hash(a).digest, tree_hash(b).digest}
+    outcomes = set()
+    for step in range(8):
+        proc = subprocess.run(
+            [sys.executable, "-c", STEP_WORKER, str(root), str(b if step % 2 == 0 else a), str(step)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        outcomes.add(proc.returncode)
+        digest = tree_hash(root / "demo").digest
+        assert digest in hashes
+        assert is_modified(root, "demo", root / "demo") is False
+        Installer(root).recover()
+        entry = Lockfile.load(root, apply_journals=False).get("demo")
+        assert entry is not None and entry.tree_hash == digest
+    assert -signal.SIGKILL in outcomes and 0 in outcomes, (
+        outcomes
+    )  # interrupted steps, and runs past the last step
