@@ -559,3 +559,15 @@ def test_stdin_larger_than_a_pipe_does_not_block(tmp_path: Path) -> None:
         )
     )
     assert not res.timed_out and res.stdout.endswith(b"1048576\n")
+
+
+def test_dropped_runner_cleans_its_sessions(tmp_path: Path, skill: Skill) -> None:
+    import gc
+
+    r = SkillRunner(executor="local", workspace_root=tmp_path / "gc")
+    r.run(skill, RunRequest.from_arguments({"skill": "demo", "command": "true"}), session_id="s")
+    root = r.workspaces.get("s").root
+    assert root.is_dir()
+    del r
+    gc.collect()
+    assert not root.exists()

@@ -17,7 +17,6 @@ relative links.
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import json
 import os
@@ -333,8 +332,8 @@ class WorkspaceManager:
         self.retention = retention
         self._lock = threading.Lock()
         self._open: dict[str, Workspace] = {}
-        # Sessions still open when the interpreter exits are cleaned per retention too.
-        atexit.register(_close_at_exit, weakref.ref(self))
+        # Sessions still open when the manager is dropped or the interpreter exits are cleaned per retention.
+        self._finalizer = weakref.finalize(self, _cleanup_open, self._open, self._lock, retention)
 
     def get(self, session_id: str) -> Workspace:
         """The session's workspace, created on first use."""
@@ -406,10 +405,15 @@ class WorkspaceManager:
         return removed
 
 
-def _close_at_exit(ref: weakref.ref[WorkspaceManager]) -> None:
-    mgr = ref()
-    if mgr is not None and mgr.retention != "keep":
-        try:
-            mgr.close_all()
-        except Exception:  # noqa: BLE001 - never fail interpreter shutdown
-            pass
+def _cleanup_open(open_sessions: dict[str, Workspace], lock: threading.Lock, retention: str) -> None:
+    """Finalizer: remove the workspaces a manager still had open (never the `keep` ones)."""
+    if retention == "keep":
+        return
+    try:
+        with lock:
+            roots = [ws.root for ws in open_sessions.values()]
+            open_sessions.clear()
+        for root in roots:
+            remove_tree(root)
+    except Exception:  # noqa: BLE001 - never fail garbage collection or interpreter shutdown
+        pass
