@@ -17,6 +17,8 @@ from pathlib import Path
 
 from skillyard.parsing import parse_skill
 
+#: Install targets drawn from a pool, as in real collections where many skills need the same tools.
+TOOLS = [f"tool{n}" for n in range(40)] + ["gh", "jq", "ffmpeg", "rg", "uv", "node", "git", "curl"]
 BODY_LINE = "Run the helper script with the input file and check the output carefully before continuing.\n"
 
 
@@ -25,12 +27,19 @@ def make_corpus(root: Path, count: int) -> list[str]:
     for i in range(count):
         d = root / f"skill-{i:05d}"
         d.mkdir()
+        tool = TOOLS[i % len(TOOLS)]
         meta = {
             "openclaw": {
                 "emoji": "🛠️",
-                "requires": {"bins": ["gh", f"tool{i % 7}"], "env": ["GITHUB_TOKEN"]},
+                "requires": {"bins": [tool, f"helper{i % 97}"], "env": [f"TOKEN_{i % 13}"]},
                 "install": [
-                    {"id": "brew", "kind": "brew", "formula": "gh", "bins": ["gh"], "label": "Install gh"}
+                    {
+                        "id": "brew",
+                        "kind": "brew",
+                        "formula": tool,
+                        "bins": [tool],
+                        "label": f"Install {tool}",
+                    }
                 ],
             }
         }

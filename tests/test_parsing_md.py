@@ -739,3 +739,11 @@ def test_unprintable_or_huge_name_falls_back_to_directory(tmp_path: Path, value:
 
 def test_unicode_name_is_kept(tmp_path: Path) -> None:
     assert ok(tmp_path, "---\nname: мой-навык\ndescription: d\n---\n", name="мой-навык").name == "мой-навык"
+
+
+def test_identical_install_specs_share_one_value(tmp_path: Path) -> None:
+    meta = '{"openclaw": {"requires": {"bins": ["jq"]}, "install": [{"kind": "brew", "formula": "jq"}]}}'
+    a = ok(tmp_path, f"---\ndescription: d\nmetadata: {meta}\n---\n", name="a")
+    b = ok(tmp_path, f"---\ndescription: d\nmetadata: {meta}\n---\n", name="b")
+    assert a.install == b.install and a.install[0] is b.install[0]
+    assert a.requires is b.requires

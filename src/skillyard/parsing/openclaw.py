@@ -210,7 +210,13 @@ def read_openclaw(
     os_raw = get("os")
     os_list = normalise_os(str_list(os_raw, "os", path, diags)) if os_raw is not None else ()
     if bins or any_bins or env or config or os_list:
-        info.requires = Requirements(bins=bins, any_bins=any_bins, env=env, config=config, os=os_list)
+        key = (bins, any_bins, env, config, os_list)
+        req_obj = _REQUIREMENTS.get(key)
+        if req_obj is None:
+            req_obj = Requirements(bins=bins, any_bins=any_bins, env=env, config=config, os=os_list)
+            if len(_REQUIREMENTS) < _INTERN_MAX:
+                _REQUIREMENTS[key] = req_obj
+        info.requires = req_obj
     install = get("install")
     if install is not None:
         info.install = read_install(install, path, diags)
@@ -229,6 +235,23 @@ def _config_list(value: Any, path: str, diags: list[Diagnostic]) -> tuple[str, .
         )
         value = [v for v in value if not isinstance(v, dict)]
     return str_list(value, "requires.config", path, diags)
+
+
+#: Interned immutable values: many skills share the same install spec (brew gh, apt ffmpeg, ...) or
+#: requirements, so equal values are built once (bounded, so hostile input cannot grow it forever).
+_INTERN_MAX = 4096
+_INSTALL: dict[tuple[Any, ...], InstallOption] = {}
+_REQUIREMENTS: dict[tuple[tuple[str, ...], ...], Requirements] = {}
+
+
+def _install_option(kind: str, fields: dict[str, Any]) -> InstallOption:
+    key = (kind, *sorted(fields.items()))
+    opt = _INSTALL.get(key)
+    if opt is None:
+        opt = InstallOption(kind=kind, **fields)
+        if len(_INSTALL) < _INTERN_MAX:
+            _INSTALL[key] = opt
+    return opt
 
 
 def read_install(value: Any, path: str, diags: list[Diagnostic]) -> tuple[InstallOption, ...]:
@@ -278,5 +301,5 @@ def read_install(value: Any, path: str, diags: list[Diagnostic]) -> tuple[Instal
             fields["bins"] = _clean(bins) or str_list(bins, f"install[{i}].bins", path, diags)
         if "os" in spec:
             fields["os"] = normalise_os(str_list(spec["os"], f"install[{i}].os", path, diags))
-        out.append(InstallOption(kind=kind, **fields))
+        out.append(_install_option(kind, fields))
     return tuple(out)
