@@ -306,3 +306,19 @@ def test_targeted_reload_from_watcher_paths(tmp_path: Path, make_skill, monkeypa
     diff = reg.reload(changed=[root / "b" / "SKILL.md"])
     assert {"skill": "b", "was": "eligible", "now": "absent"} in diff.changes
     assert discovery_module.SKILL_FILES[0] == "SKILL.md"
+
+
+def test_toml_tool_names_are_planned_once_and_renames_reported(tmp_path: Path) -> None:
+    for skill_name in ("one", "two"):
+        (tmp_path / skill_name).mkdir()
+        (tmp_path / skill_name / "SKILL.toml").write_text(
+            f'[skill]\nname = "{skill_name}"\ndescription = "d"\n'
+            '[[tools]]\nname = "lookup"\ndescription = "l"\ncommand = "echo {q}"\n'
+            '[[tools]]\nname = "skills"\ndescription = "clashes with a built-in"\ncommand = "echo hi"\n'
+        )
+    reg = Registry.from_roots([tmp_path])
+    plan, notes = reg.tool_plan()
+    assert sorted(plan) == ["one__lookup", "one__skills", "two__lookup", "two__skills"]
+    assert reg.tool_plan()[0] is plan  # cached for this registry version
+    codes = {d.code for d in reg.diagnostics}
+    assert notes and {d.code for d in notes} <= codes

@@ -22,7 +22,7 @@ from skillyard import cache as cache_mod
 from skillyard.config import Config, load_config, persist_disabled
 from skillyard.discovery import SKILL_FILES, Root, WalkResult, resolve_roots, walk_root
 from skillyard.eligibility import Host, evaluate
-from skillyard.model import Diagnostic, Eligibility, Skill
+from skillyard.model import Diagnostic, Eligibility, Skill, ToolSpec
 
 if TYPE_CHECKING:
     from skillyard.search import SearchHit, SearchIndex
@@ -104,6 +104,7 @@ class Registry:
         self._diagnostics: list[Diagnostic] = []
         self._eligibility: dict[str, tuple[Skill, Eligibility]] = {}
         self._walks: dict[int, WalkResult] = {}
+        self._tool_plan: tuple[int, dict[str, tuple[Skill, ToolSpec]], list[Diagnostic]] | None = None
         self._index: SearchIndex | None = None
         self._listeners: list[Callable[[ReloadDiff], None]] = []
         #: bumps whenever the set of skills or their eligibility may have changed
@@ -325,8 +326,22 @@ class Registry:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        """Every diagnostic of the last scan: parse problems, skills not loaded, shadowing."""
-        return list(self._diagnostics)
+        """Every diagnostic of the last scan (parse problems, skills not loaded, shadowing),
+        plus notes on SKILL.toml tools that were renamed or left out."""
+        return [*self._diagnostics, *self.tool_plan()[1]]
+
+    def tool_plan(self) -> tuple[dict[str, tuple[Skill, ToolSpec]], list[Diagnostic]]:
+        """Tool name → (skill, spec) for every SKILL.toml tool offered to the model, and rename notes.
+
+        Computed once per registry version, so every surface agrees on the names.
+        """
+        if self._tool_plan is None or self._tool_plan[0] != self.version:
+            from skillyard.toml_tools.naming import BUILTIN_TOOL_NAMES, plan_tool_names
+
+            skills = [s for s in self.eligible_skills() if s.tools and not s.disable_model_invocation]
+            plan, notes = plan_tool_names(skills, BUILTIN_TOOL_NAMES) if skills else ({}, [])
+            self._tool_plan = (self.version, plan, notes)
+        return self._tool_plan[1], self._tool_plan[2]
 
     def get(self, name: str) -> Skill | None:
         if not isinstance(name, str):

@@ -22,10 +22,11 @@ def toml_definitions(registry: Registry, reserved: Iterable[str]) -> list[ToolDe
     """One ToolDef per shell tool of the eligible, model-invocable skills, in priority order."""
     from skillyard.toml_tools.naming import plan_tool_names, tool_definition
 
-    skills = [s for s in registry.eligible_skills() if s.tools and not s.disable_model_invocation]
-    if not skills:
-        return []
-    plan, _notes = plan_tool_names(skills, reserved)
+    plan, _notes = registry.tool_plan()  # the registry's names, so every surface agrees (notes: diagnostics)
+    reserved = set(reserved)
+    if reserved & set(plan):  # a host reserving more names than the built-ins: plan again around them
+        skills = [s for s in registry.eligible_skills() if s.tools and not s.disable_model_invocation]
+        plan, _notes = plan_tool_names(skills, reserved)
     defs: list[ToolDef] = []
     for name, (skill, spec) in plan.items():
         d = tool_definition(name, skill, spec)
