@@ -356,3 +356,14 @@ def test_literal_gates_never_hide_a_match(text: str) -> None:
         for ln in lines:
             if any(p.search(ln.text) for p in r.match):
                 assert any(k in _fold(ln.text) for k in gate), (r.id, ln.text)
+
+
+def test_scan_time_budget_fails_closed(tmp_path: Path) -> None:
+    d = tmp_path / "slow"
+    d.mkdir()
+    (d / "SKILL.md").write_text("---\nname: slow\ndescription: d\n---\nok\n")
+    (d / "big.md").write_text("curl " * 200_000)
+    rep = scan_path(d, max_seconds=0.05)
+    assert rep.blocked
+    f = next(f for f in rep.findings if f.rule_id == "SY-BIN-005")
+    assert f.file == "big.md" and "time limit" in f.snippet

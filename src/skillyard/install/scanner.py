@@ -16,6 +16,8 @@ import hashlib
 import os
 import re
 import stat
+import threading
+import time
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -32,6 +34,8 @@ MAX_SNIPPET = 160
 #: A text file above this size is reported as unscannable instead of being truncated.
 MAX_SCAN_BYTES = 5 * 1024 * 1024
 MAX_SCAN_FILES = 2000
+#: Wall-clock budget for one scan_path call (hostile input can be built to be slow to match).
+MAX_SCAN_SECONDS = 120.0
 #: Long lines are matched in overlapping windows so one hostile line cannot stall a regex.
 WINDOW = 8192
 OVERLAP = 1024
@@ -495,6 +499,19 @@ def _windows(text: str) -> Iterator[tuple[int, str]]:
         pos += WINDOW - OVERLAP
 
 
+class ScanTimeout(Exception):
+    """The scan's time budget ran out (hostile input built to be slow); the caller fails closed."""
+
+
+_deadline = threading.local()
+
+
+def _check_deadline() -> None:
+    d = getattr(_deadline, "at", None)
+    if d is not None and time.monotonic() > d:
+        raise ScanTimeout()
+
+
 def _search(
     rule_pats: tuple[re.Pattern[str], ...], unless: tuple[re.Pattern[str], ...], text: str
 ) -> tuple[int, int] | None:
@@ -507,6 +524,7 @@ def _search(
                 return m.start(), m.end()
         return None
     for off, chunk in _windows(text):
+        _check_deadline()
         for pat in rule_pats:
             for m in pat.finditer(chunk):
                 if unless and any(u.search(m.group(0)) for u in unless):
@@ -725,7 +743,9 @@ def scan_text(
     gates = _gates(rules)
     all_keys = _all_keys(rules, gates)
     presents: list[set[str]] = []
-    for ln in lines:
+    for n, ln in enumerate(lines):
+        if n % 256 == 0:
+            _check_deadline()
         low = _fold(ln.text)
         present = {k for k in all_keys if k in low} if ln.text.strip() else set()
         presents.append(present)
@@ -967,8 +987,28 @@ def scan_path(
     policy: ScanPolicy | None = None,
     rules: tuple[Rule, ...] | None = None,
     name: str | None = None,
+    max_seconds: float | None = MAX_SCAN_SECONDS,
 ) -> ScanReport:
-    """Scan a skill directory (every file, SKILL.md first) or a single file."""
+    """Scan a skill directory (every file, SKILL.md first) or a single file.
+
+    Input crafted to be slow to match runs into `max_seconds`; what was not scanned by then is
+    reported as a critical finding, so such a package is refused rather than waved through.
+    """
+    previous = getattr(_deadline, "at", None)
+    _deadline.at = time.monotonic() + max_seconds if max_seconds else None
+    try:
+        return _scan_path(path, policy=policy, rules=rules, name=name)
+    finally:
+        _deadline.at = previous
+
+
+def _scan_path(
+    path: str | os.PathLike[str],
+    *,
+    policy: ScanPolicy | None,
+    rules: tuple[Rule, ...] | None,
+    name: str | None,
+) -> ScanReport:
     root = Path(path)
     rules = rules if rules is not None else load_rules()
     policy = policy or ScanPolicy()
@@ -977,7 +1017,10 @@ def scan_path(
     by_builtin = {r.builtin: r for r in rules if r.builtin}
     if root.is_file() and not root.is_symlink():
         report.name = name or root.parent.name
-        report.bytes_scanned = _scan_file(root, root.name, ctx)
+        try:
+            report.bytes_scanned = _scan_file(root, root.name, ctx)
+        except ScanTimeout:
+            _timed_out(ctx, by_builtin, root.name)
         report.files_scanned = 1
         return _finish(report)
     if not root.is_dir():
@@ -994,6 +1037,9 @@ def scan_path(
             continue
         try:
             report.bytes_scanned += _scan_file(full, rel, ctx)
+        except ScanTimeout:
+            _timed_out(ctx, by_builtin, rel)
+            break
         except OSError as e:
             if r := by_builtin.get("unknown-binary"):
                 ctx.add(r, rel, None, snippet(f"unreadable: {e.strerror}"))
@@ -1002,6 +1048,13 @@ def scan_path(
     if len(entries) > MAX_SCAN_FILES and (r := by_builtin.get("oversized-file")):
         ctx.add(r, ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
     return _finish(report)
+
+
+def _timed_out(ctx: _Ctx, by_builtin: dict[str | None, Rule], rel: str) -> None:
+    if r := by_builtin.get("oversized-file"):
+        ctx.add(
+            r, rel, None, snippet("scan time limit reached here; this and later files were not fully scanned")
+        )
 
 
 def _finish(report: ScanReport) -> ScanReport:
