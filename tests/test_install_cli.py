@@ -188,3 +188,20 @@ def test_real_cli_group_marks_modified_skill_ineligible(
     r = runner.invoke(cli, ["--config", str(cfg), "check", "plain", "--json"], catch_exceptions=False)
     assert json.loads(r.output)["eligible"] is True
     assert not os.path.exists(tmp_path / "home" / "home" / ".agents")
+
+
+def test_trust_add_without_config_file_writes_user_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tomllib
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    from skillyard.config import user_config_path
+
+    obj = FakeObj(FakeConfig(None, tmp_path / "root"))
+    r = run(trust, ["add", "github.com/anthropics/*"], obj)
+    assert r.exit_code == 0, r.output
+    target = user_config_path()
+    assert str(target).startswith(str(tmp_path))
+    assert tomllib.loads(target.read_text())["trust"]["sources"] == ["github.com/anthropics/*"]

@@ -220,7 +220,13 @@ def trust() -> None:
 
 
 def _policy(ctx: click.Context) -> TrustPolicy:
-    return TrustPolicy.from_config(_config(ctx))
+    """The trust policy; with no config file yet, changes go to the user config file."""
+    pol = TrustPolicy.from_config(_config(ctx))
+    if pol.config_path is None:
+        from skillyard.config import user_config_path
+
+        pol.config_path = user_config_path()
+    return pol
 
 
 @trust.command("add")
