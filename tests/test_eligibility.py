@@ -24,7 +24,9 @@ def skill(**kw: object) -> Skill:
     return Skill(name=str(kw.pop("name", "s")), description="d", path=Path("/x/s/SKILL.md"), **kw)  # type: ignore[arg-type]
 
 
-def host(tmp_path: Path, bins: tuple[str, ...] = (), env: dict[str, str] | None = None, os_name: str = "linux") -> Host:
+def host(
+    tmp_path: Path, bins: tuple[str, ...] = (), env: dict[str, str] | None = None, os_name: str = "linux"
+) -> Host:
     return Host(env=env or {}, os_name=os_name, path=fake_bin_dir(tmp_path, *bins))
 
 
@@ -91,7 +93,9 @@ def test_config_requirement(tmp_path: Path) -> None:
 def test_disabled_and_always(tmp_path: Path) -> None:
     s = skill(name="x", always=True, requires=Requirements(bins=("nope",), os=("linux",)))
     assert evaluate(s, host(tmp_path), parse_config({})).eligible  # always skips requires.*
-    assert evaluate(s, host(tmp_path), parse_config({"skills": {"disabled": ["x"]}})).reasons == ("Disabled in config",)
+    assert evaluate(s, host(tmp_path), parse_config({"skills": {"disabled": ["x"]}})).reasons == (
+        "Disabled in config",
+    )
     s_mac = skill(name="y", always=True, requires=Requirements(os=("darwin",)))
     assert not evaluate(s_mac, host(tmp_path), parse_config({})).eligible  # but not the OS
 

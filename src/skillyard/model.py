@@ -16,7 +16,9 @@ Level = Literal["error", "warning"]
 #: Text files that count as a skill's docs (layer 3 of progressive disclosure).
 DOC_SUFFIXES = (".md", ".txt")
 #: Directories never walked when listing a skill's files.
-SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"})
+SKIPPED_DIRS = frozenset(
+    {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +32,13 @@ class Diagnostic:
     line: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"level": self.level, "code": self.code, "message": self.message, "path": self.path, "line": self.line}
+        return {
+            "level": self.level,
+            "code": self.code,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +237,9 @@ class Skill:
         out: list[str] = []
         root = self.root
         for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(dirpath, d)))
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(dirpath, d))
+            )
             rel = os.path.relpath(dirpath, root)
             for f in filenames:
                 full = os.path.join(dirpath, f)
