@@ -151,4 +151,4 @@ def test_inspector_tools_prompts_and_directories(inspector: Path, tmp_path: Path
         "--prompt-args", "arguments=hello",
     )  # fmt: skip
     assert rc == 0, out
-    assert out[0]["result"]["messages"][0]["content"]["text"].endswith("ARGUMENTS: hello\n")
+    assert out[0]["result"]["messages"][0]["content"]["text"].endswith("ARGUMENTS: hello")

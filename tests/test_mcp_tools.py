@@ -253,7 +253,7 @@ async def test_prompts(registry: Registry, tree: Path, mode: str) -> None:
         assert f"Dir: {tree / 'pdf-tools'}." in body
         assert "Literal $1." in body
         plain = await c.get_prompt("alpha", {"arguments": "x y"})
-        assert plain.messages[0].content.text.endswith("ARGUMENTS: x y\n")
+        assert plain.messages[0].content.text.endswith("ARGUMENTS: x y")
         bare = await c.get_prompt("alpha")
         assert bare.messages[0].content.text.strip() == "Do the thing."
         for bad in ("nope", "no-prompt", "needs-bin"):
@@ -264,8 +264,8 @@ async def test_prompts(registry: Registry, tree: Path, mode: str) -> None:
 def test_substitution_rules() -> None:
     assert substitute("a $ARGUMENTS b", "x y") == "a x y b"
     assert substitute("$ARGUMENTS[1] $ARGUMENTS.0 $1 $0", "one 'two three'") == "two three one two three one"
-    assert substitute("$5 stays", "a") == "$5 stays"
-    assert substitute("hi $who and $what", "bob", names=["who", "what"]) == "hi bob and \n\nARGUMENTS: bob\n"
+    assert substitute("$5 stays", "a") == "$5 stays\n\nARGUMENTS: a"  # no $ARGUMENTS in the body: appended
+    assert substitute("hi $who and $what", "bob", names=["who", "what"]) == "hi bob and \n\nARGUMENTS: bob"
     assert substitute("cost \\$1.00 $ARGUMENTS", "x") == "cost $1.00 x"
     assert substitute("no args here", "") == "no args here"
     # a substituted value is never expanded again, and nothing runs
@@ -284,7 +284,7 @@ def test_substitution_never_crashes(body: str, args: str) -> None:
     out = substitute(body, args, names=["a", "b"], skill_dir="/d")
     assert isinstance(out, str)
     if args and "$ARGUMENTS" not in body and not re.search(r"\$\d", body):
-        assert out.endswith(f"ARGUMENTS: {args}\n")
+        assert out.endswith(f"ARGUMENTS: {args}")
 
 
 async def test_reload_through_the_tool_notifies_legacy_clients(registry: Registry, tree: Path) -> None:

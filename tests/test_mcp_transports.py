@@ -91,7 +91,7 @@ async def exercise(c: Client, tree: Path) -> None:
         await c.read_resource("skill://alpha/leak.txt")
     assert err.value.error.code == -32602
     prompt = await c.get_prompt("alpha", {"arguments": "go"})
-    assert prompt.messages[0].content.text.endswith("ARGUMENTS: go\n")
+    assert prompt.messages[0].content.text.endswith("ARGUMENTS: go")
 
 
 @pytest.mark.parametrize("mode", MODES)

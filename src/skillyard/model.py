@@ -15,6 +15,16 @@ Level = Literal["error", "warning"]
 
 #: Text files that count as a skill's docs (layer 3 of progressive disclosure).
 DOC_SUFFIXES = (".md", ".txt")
+#: The model-facing tools skillyard itself provides, in export order; SKILL.toml tools never take these names.
+BUILTIN_TOOL_NAMES: tuple[str, ...] = (
+    "skills",
+    "skill_load",
+    "skill_select_docs",
+    "skill_list_docs",
+    "skill_run",
+    "read_skill",
+    "skill",
+)
 #: Directories never walked when listing a skill's files.
 SKIPPED_DIRS = frozenset(
     {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"}

@@ -22,7 +22,7 @@ from skillyard import cache as cache_mod
 from skillyard.config import Config, load_config, persist_disabled
 from skillyard.discovery import SKILL_FILES, Root, WalkResult, resolve_roots, walk_root
 from skillyard.eligibility import Host, evaluate
-from skillyard.model import Diagnostic, Eligibility, Skill, ToolSpec
+from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Eligibility, Skill, ToolSpec
 
 if TYPE_CHECKING:
     from skillyard.search import SearchHit, SearchIndex
@@ -336,7 +336,7 @@ class Registry:
         Computed once per registry version, so every surface agrees on the names.
         """
         if self._tool_plan is None or self._tool_plan[0] != self.version:
-            from skillyard.toml_tools.naming import BUILTIN_TOOL_NAMES, plan_tool_names
+            from skillyard.toml_tools.naming import plan_tool_names
 
             skills = [s for s in self.eligible_skills() if s.tools and not s.disable_model_invocation]
             plan, notes = plan_tool_names(skills, BUILTIN_TOOL_NAMES) if skills else ({}, [])

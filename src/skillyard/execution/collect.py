@@ -59,6 +59,18 @@ class Collection:
     limits_hit: bool = False
 
 
+def workspace_var_base(var: str, run_rel: str, skill_rel: str) -> str | None:
+    """Workspace-relative directory a `$VAR` prefix stands for (`$OUTPUT_DIR` → `out`); None if unknown."""
+    return {
+        "WORKSPACE_DIR": "",
+        "SKILLS_DIR": "skills",
+        "WORK_DIR": "work",
+        "OUTPUT_DIR": "out",
+        "RUN_DIR": run_rel,
+        "SKILL_DIR": skill_rel,
+    }.get(var)
+
+
 def normalise_pattern(pattern: object, run_rel: str, skill_rel: str) -> str | None:
     """Workspace-relative pattern, or None when it is unusable (absolute elsewhere, `..`, empty)."""
     if not isinstance(pattern, str) or not pattern.strip() or "\0" in pattern or len(pattern) > 1024:
@@ -67,14 +79,7 @@ def normalise_pattern(pattern: object, run_rel: str, skill_rel: str) -> str | No
     m = _ENV_REF.match(p)
     if m:
         var = m.group(1) or m.group(2)
-        base = {
-            "WORKSPACE_DIR": "",
-            "SKILLS_DIR": "skills",
-            "WORK_DIR": "work",
-            "OUTPUT_DIR": "out",
-            "RUN_DIR": run_rel,
-            "SKILL_DIR": skill_rel,
-        }.get(var)
+        base = workspace_var_base(var, run_rel, skill_rel)
         if base is None or var not in ENV_PREFIXES:
             return None
         p = (base + p[m.end() :]).lstrip("/")

@@ -42,6 +42,7 @@ from skillyard.execution.collect import (
     CollectedFile,
     CollectLimits,
     collect,
+    workspace_var_base,
 )
 from skillyard.execution.executors import EXECUTOR_NAMES, get_executor
 from skillyard.execution.scrub import looks_secret_name, scrub
@@ -620,14 +621,7 @@ class SkillRunner:
             m = re.match(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)", c)
             if m:
                 var = m.group(1) or m.group(2)
-                base = {
-                    "WORKSPACE_DIR": "",
-                    "SKILLS_DIR": "skills",
-                    "WORK_DIR": "work",
-                    "OUTPUT_DIR": "out",
-                    "RUN_DIR": run_rel,
-                    "SKILL_DIR": skill_rel,
-                }.get(var)
+                base = workspace_var_base(var, run_rel, skill_rel)
                 if base is None:
                     raise RunError(f"cwd uses an unknown variable: ${var}")
                 rel = posixpath.normpath(posixpath.join(base or ".", c[m.end() :].lstrip("/")))

@@ -15,19 +15,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from skillyard.model import Diagnostic, Skill, ToolSpec
+from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Skill, ToolSpec
 from skillyard.toml_tools.invocation import tool_schema
 
-#: Names of the built-in agent tools; SKILL.toml tools never take them.
-BUILTIN_TOOL_NAMES: tuple[str, ...] = (
-    "skills",
-    "skill_load",
-    "skill_select_docs",
-    "skill_list_docs",
-    "skill_run",
-    "read_skill",
-    "skill",
-)
 MAX_TOOL_NAME = 64
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 

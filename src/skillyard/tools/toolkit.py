@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from skillyard.model import BUILTIN_TOOL_NAMES
 from skillyard.session import Session
 from skillyard.tools.base import ToolDef, ToolResult
 from skillyard.tools.disclosure import DisclosureTools
@@ -26,15 +27,7 @@ if TYPE_CHECKING:
     from skillyard.registry import Registry
 
 #: Built-in tools, in the order they are exported.
-BUILTIN_TOOLS = (
-    "skills",
-    "skill_load",
-    "skill_select_docs",
-    "skill_list_docs",
-    "skill_run",
-    "read_skill",
-    "skill",
-)
+BUILTIN_TOOLS = BUILTIN_TOOL_NAMES
 #: Pseudo-name in `tools=` for "every SKILL.toml tool of the eligible skills".
 TOML_TOOLS = "toml"
 LOAD_MODES = ("system", "result")

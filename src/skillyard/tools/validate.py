@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
+from skillyard.toml_tools.values import json_type
+
 #: Check one value at a JSON pointer-ish location; returns an error sentence or None.
 Check = Callable[[Any, str], "str | None"]
 
@@ -25,23 +27,7 @@ _TYPE_NAMES = {
 }
 
 
-def _kind(value: Any) -> str:
-    """The JSON type name of a Python value, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+_kind = json_type  # one JSON type naming for every validation message
 
 
 def _is_type(value: Any, t: str) -> bool:
