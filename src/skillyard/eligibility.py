@@ -68,11 +68,57 @@ def _truthy(v: object) -> bool:
 _ELIGIBLE = Eligibility(eligible=True)
 
 
+#: Answers by everything they depend on (see `_memo_key`); most skills share a few requirement sets.
+_MEMO: dict[tuple[object, ...], Eligibility] = {}
+#: Entries kept before the memo starts over (a long-running process sees many hosts and configs).
+MAX_MEMO = 4096
+
+
 def evaluate(skill: Skill, host: Host, config: Config, *, modified: bool = False) -> Eligibility:
-    """Decide eligibility; `modified` marks an installed skill whose files changed since install."""
+    """Decide eligibility; `modified` marks an installed skill whose files changed since install.
+
+    Skills with the same requirements, install options and host answers get the same (immutable)
+    answer, so it is worked out once per distinct case: a catalog of 10,000 skills has a handful.
+    """
     req = skill.requires
-    if not modified and req.is_empty() and not config.is_disabled(skill.name):
+    disabled = config.is_disabled(skill.name)
+    if not modified and not disabled and req.is_empty():
         return _ELIGIBLE  # the common case, kept cheap for catalogs of thousands
+    if modified:  # rare, and the answer names the skill
+        return evaluate_plain(skill, host, config, modified=modified)
+    try:
+        key = _memo_key(skill, req, host, config, disabled)
+        hit = _MEMO.get(key)
+    except TypeError:  # an unhashable value slipped into a requirement: answer without the memo
+        return evaluate_plain(skill, host, config)
+    if hit is None:
+        hit = evaluate_plain(skill, host, config)
+        if len(_MEMO) >= MAX_MEMO:
+            _MEMO.clear()
+        _MEMO[key] = hit
+    return hit
+
+
+def _memo_key(
+    skill: Skill, req: Requirements, host: Host, config: Config, disabled: bool
+) -> tuple[object, ...]:
+    """Every input `evaluate_plain` reads for an unmodified skill, except its name (which it never uses)."""
+    if skill.always:  # `requires.*` is not checked, so host answers do not matter
+        return (req, True, skill.install, host.os_name, disabled)
+    has = host.has_bin
+    bins = tuple(map(has, req.bins))
+    any_bins = any(map(has, req.any_bins)) if req.any_bins else True
+    env: tuple[bool, ...] = ()
+    if req.env:
+        per_skill_env = config.override(skill.name).env
+        env = tuple(bool(host.env.get(e) or per_skill_env.get(e)) for e in req.env)
+    cfg = tuple(_truthy(config.value(c)) for c in req.config) if req.config else ()
+    return (req, False, skill.install, host.os_name, disabled, bins, any_bins, env, cfg)
+
+
+def evaluate_plain(skill: Skill, host: Host, config: Config, *, modified: bool = False) -> Eligibility:
+    """The decision itself, step by step, with no memo (`evaluate` is the entry point)."""
+    req = skill.requires
     reasons: list[str] = []
     fixes: list[str] = []
     if config.is_disabled(skill.name):

@@ -136,8 +136,8 @@ class SkillsTool:
         key = (filter, verbose)
         cached = self._lists.get(key)
         if cached is None:
-            data = reports.list_report(reg, filter, verbose)
-            cached = self._lists[key] = _result(data, f"{data['count']} skills")
+            text, count = reports.list_json_counted(reg, filter, verbose)
+            cached = self._lists[key] = ToolResult(text, False, f"{count} skills")
         return cached
 
     # ------------------------------------------------------------ actions with side effects
