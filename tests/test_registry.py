@@ -322,3 +322,93 @@ def test_toml_tool_names_are_planned_once_and_renames_reported(tmp_path: Path) -
     assert reg.tool_plan()[0] is plan  # cached for this registry version
     codes = {d.code for d in reg.diagnostics}
     assert notes and {d.code for d in notes} <= codes
+
+
+def _cached_registry(tmp_path: Path, make_skill) -> tuple[Path, Path]:
+    root = tmp_path / "r"
+    make_skill(root, "a", extra='metadata: {"openclaw": {"requires": {"bins": ["definitely-not-a-bin"]}}}')
+    make_skill(root, "b")
+    make_skill(root / "team", "c")
+    cache_file = tmp_path / "cache.marshal"
+    Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    return root, cache_file
+
+
+def test_second_start_builds_skills_only_on_access(tmp_path: Path, make_skill) -> None:
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    cold = Registry([Root(root, "custom")], host=no_bins_host())
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    entries = reg._files.values()
+    assert all(e._skill is None for e in entries)  # names and order come from the cache alone
+    assert reg.names() == cold.names() and len(reg) == 3 and "b" in reg
+    assert all(e._skill is None for e in entries)
+    b = reg.get("b")
+    assert b is not None and b is reg.get("b")  # built once, then the same object
+    assert sum(e._skill is not None for e in entries) == 1
+    assert not reg.eligibility("a").eligible and reg.eligibility("b").eligible
+    assert [s.name for s in reg.skills] == cold.names()
+    assert [s.description for s in reg.skills] == [s.description for s in cold.skills]
+    assert [s.requires for s in reg.skills] == [s.requires for s in cold.skills]
+    assert reg._counts() == cold._counts()
+    assert [d.code for d in reg.diagnostics] == [d.code for d in cold.diagnostics]
+
+
+def test_second_start_sees_edits_made_while_stopped(tmp_path: Path, make_skill) -> None:
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    p = root / "b" / "SKILL.md"
+    p.write_text(p.read_text().replace("name: b", "name: b2"))
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    assert sorted(reg.names()) == ["a", "b2", "c"]
+    assert reg._files[str(p)]._skill is not None  # re-parsed, not taken from the cache
+    # the cache was rewritten: a third start takes the new name without parsing
+    third = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    assert third._files[str(p)]._skill is None and third.get("b2").description.startswith("A test skill")
+
+
+def test_lazy_skills_follow_reloads(tmp_path: Path, make_skill) -> None:
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    p = root / "a" / "SKILL.md"
+    p.write_text(p.read_text().replace("A test skill", "An edited skill"))
+    os.utime(p, ns=(time.time_ns(), time.time_ns() + 5_000_000))
+    diff = reg.reload(changed=[p])
+    assert diff.updated == ["a"] and reg.get("a").description.startswith("An edited skill")
+    p.unlink()
+    diff = reg.reload()
+    assert diff.changes == [{"skill": "a", "was": "ineligible", "now": "absent"}]
+    assert sorted(reg.names()) == ["b", "c"]
+
+
+def test_cache_blob_that_does_not_match_is_not_trusted(tmp_path: Path, make_skill) -> None:
+    import marshal
+
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    data = marshal.loads(cache_file.read_bytes())
+    i = data["names"].index("b")
+    data["blobs"][i] = data["blobs"][data["names"].index("c")]  # another skill's row under b's stat
+    cache_file.write_bytes(marshal.dumps(data))
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    b = reg.get("b")
+    assert b is not None and b.name == "b" and b.path == root / "b" / "SKILL.md"
+
+
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        lambda d: d.update(names=[1, 2, 3]),
+        lambda d: d.update(stats=d["stats"][:-1]),
+        lambda d: d.update(blobs="x"),
+        lambda d: d.update(format=4),
+        lambda d: d.pop("diags"),
+    ],
+)
+def test_malformed_cache_columns_mean_a_cold_start(tmp_path: Path, make_skill, mangle) -> None:
+    import marshal
+
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    data = marshal.loads(cache_file.read_bytes())
+    mangle(data)
+    cache_file.write_bytes(marshal.dumps(data))
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    assert sorted(reg.names()) == ["a", "b", "c"]
+    assert all(e._skill is not None for e in reg._files.values())  # parsed, not cached

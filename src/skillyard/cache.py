@@ -4,6 +4,11 @@ Entries are keyed by path and validated by (mtime_ns, size, inode) from one
 `stat`, exactly like an in-process reload. The file holds only plain data
 (`marshal`, never pickle), so a tampered cache can at worst produce wrong
 metadata for files whose stat it matches, never run code.
+
+The layout is columnar (one list per field) and each skill's row is a nested
+marshal blob: loading the file builds a handful of lists of strings, ints and
+bytes (no per-skill containers for the cyclic GC to walk), and a `Skill` is only
+rebuilt from its blob when someone asks for it.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +24,62 @@ import platformdirs
 
 from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
 
-#: Bump when the parser's output for the same bytes may change.
-FORMAT = 4
+#: Bump when the parser's output for the same bytes may change, or the layout does.
+FORMAT = 5
 _SKILL_FIELDS = [f.name for f in fields(Skill) if not f.name.startswith("_")]
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]
 
 Row = tuple[Any, ...]
-#: path -> (mtime_ns, size, inode, source, skill row or None, diagnostic rows)
-Entries = dict[str, tuple[int, int, int, str, Row | None, list[Row]]]
+
+
+@dataclass(slots=True)
+class Cached:
+    """The loaded cache: parallel columns, one position per skill file that loaded."""
+
+    paths: list[str] = field(default_factory=list)
+    #: (mtime_ns, size, inode) of entry i at [3i], [3i+1], [3i+2]
+    stats: list[int] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    #: marshal of `skill_to_row(skill)` for entry i, decoded only when the skill is used
+    blobs: list[bytes] = field(default_factory=list)
+    #: diagnostic rows of the entries that had any, by path
+    diags: dict[str, list[Row]] = field(default_factory=dict)
+    _index: dict[str, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def lookup(self, path: str, st: os.stat_result, source: str) -> int:
+        """Position of `path` when its cached stat and source still match, else -1."""
+        if self._index is None:
+            self._index = dict(zip(self.paths, range(len(self.paths)), strict=True))
+        i = self._index.get(path)
+        if i is None:
+            return -1
+        j = 3 * i
+        s = self.stats
+        if (
+            s[j] == st.st_mtime_ns
+            and s[j + 1] == st.st_size
+            and s[j + 2] == st.st_ino
+            and self.sources[i] == source
+        ):
+            return i
+        return -1
+
+    def add(
+        self, path: str, stat: tuple[int, int, int], source: str, name: str, blob: bytes, diags: list[Row]
+    ) -> None:
+        self.paths.append(path)
+        self.stats.extend(stat)
+        self.sources.append(source)
+        self.names.append(name)
+        self.blobs.append(blob)
+        if diags:
+            self.diags[path] = diags
+        self._index = None
 
 
 def cache_path(roots: list[str]) -> Path:
@@ -37,32 +89,71 @@ def cache_path(roots: list[str]) -> Path:
     return Path(platformdirs.user_cache_dir("skillyard")) / f"registry-{key}.v{FORMAT}.marshal"
 
 
-def load(path: Path) -> Entries:
+def _all(items: Any, kind: type) -> bool:
+    """A list whose items are all exactly `kind` (checked in C: `map(type, ...)`)."""
+    return isinstance(items, list) and (not items or set(map(type, items)) == {kind})
+
+
+def load(path: Path) -> Cached:
+    """The cache at `path`, or an empty one when it is missing, from another format, or malformed."""
     try:
         data = marshal.loads(path.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
-        return {}
-    if (
-        not isinstance(data, dict)
-        or data.get("format") != FORMAT
-        or not isinstance(data.get("entries"), dict)
+        return Cached()
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return Cached()
+    paths, stats, sources = data.get("paths"), data.get("stats"), data.get("sources")
+    names, blobs, diags = data.get("names"), data.get("blobs"), data.get("diags")
+    n = len(paths) if isinstance(paths, list) else -1
+    if not (
+        _all(paths, str)
+        and _all(sources, str)
+        and _all(names, str)
+        and _all(blobs, bytes)
+        and _all(stats, int)
+        and isinstance(diags, dict)
+        and len(sources) == n
+        and len(names) == n
+        and len(blobs) == n
+        and len(stats) == 3 * n
     ):
-        return {}
-    return data["entries"]
+        return Cached()
+    return Cached(paths, stats, sources, names, blobs, diags)
 
 
-def save(path: Path, entries: Entries) -> None:
+def save(path: Path, cached: Cached) -> None:
     """Write atomically; a cache that cannot be written is simply not used next time."""
+    data = {
+        "format": FORMAT,
+        "paths": cached.paths,
+        "stats": cached.stats,
+        "sources": cached.sources,
+        "names": cached.names,
+        "blobs": cached.blobs,
+        "diags": cached.diags,
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps({"format": FORMAT, "entries": entries}))
+        tmp.write_bytes(marshal.dumps(data))
         os.replace(tmp, path)
     except (OSError, ValueError):
         pass
 
 
 # ---------------------------------------------------------------- rows
+
+
+def skill_to_blob(s: Skill) -> bytes:
+    return marshal.dumps(skill_to_row(s))
+
+
+def skill_from_blob(blob: bytes) -> Skill:
+    """Raises ValueError/TypeError/IndexError/EOFError for a blob that is not one of ours."""
+    row = marshal.loads(blob)
+    if not isinstance(row, tuple) or len(row) != len(_SKILL_FIELDS):
+        raise ValueError("not a skill row")
+    return skill_from_row(row)
 
 
 def skill_to_row(s: Skill) -> Row:

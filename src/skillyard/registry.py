@@ -28,15 +28,71 @@ if TYPE_CHECKING:
     from skillyard.search import SearchHit, SearchIndex
 
 
-@dataclass(slots=True)
 class _FileEntry:
-    """What one skill file parsed to, keyed by its stat so unchanged files are not re-read."""
+    """What one skill file parsed to, keyed by its stat so unchanged files are not re-read.
 
-    mtime_ns: int
-    size: int
-    skill: Skill | None
-    diagnostics: list[Diagnostic]
-    ino: int = 0
+    An entry from the start-up cache holds the skill's name and its marshal blob; the
+    `Skill` is rebuilt on first use, so a second start builds names and order only.
+    """
+
+    __slots__ = ("mtime_ns", "size", "ino", "path", "source", "name", "diagnostics", "_skill", "_blob")
+
+    def __init__(
+        self,
+        mtime_ns: int,
+        size: int,
+        ino: int,
+        path: str,
+        source: str,
+        skill: Skill | None,
+        diagnostics: list[Diagnostic],
+        *,
+        name: str | None = None,
+        blob: bytes | None = None,
+    ) -> None:
+        self.mtime_ns = mtime_ns
+        self.size = size
+        self.ino = ino
+        self.path = path
+        self.source = source
+        self.diagnostics = diagnostics
+        self._skill = skill
+        self._blob = blob
+        self.name = skill.name if skill is not None else name
+
+    @property
+    def skill(self) -> Skill | None:
+        s = self._skill
+        if s is None and self._blob is not None:
+            s = self._skill = self._materialise()
+            self._blob = None
+        return s
+
+    def loaded(self) -> Skill:
+        """The skill of an entry that has a name (every entry in a registry's order)."""
+        s = self.skill
+        assert s is not None
+        return s
+
+    def _materialise(self) -> Skill:
+        """The skill from the cached blob; a blob that does not decode to this entry's skill is
+        not trusted, and the file is parsed instead (same stat, so the same result as a cold start)."""
+        assert self._blob is not None
+        try:
+            s = cache_mod.skill_from_blob(self._blob)
+            if s.name == self.name and str(s.path) == self.path:
+                return s
+        except (TypeError, ValueError, IndexError, EOFError):
+            pass
+        skill, diags = _parse(self.path, self.source)
+        if skill is None or skill.name != self.name:  # the name is already registered: keep it
+            skill = Skill(name=str(self.name), description="", path=Path(self.path), source=self.source)
+            diags = [
+                *diags,
+                Diagnostic("warning", "cache-mismatch", "start-up cache entry was unusable", self.path),
+            ]
+        self.diagnostics = list(diags)
+        return skill
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +155,8 @@ class Registry:
         self.host: Host = host or Host()
         self._lock = threading.RLock()
         self._files: dict[str, _FileEntry] = {}
-        self._by_name: dict[str, Skill] = {}
-        self._order: list[Skill] = []
+        self._by_name: dict[str, _FileEntry] = {}
+        self._order: list[_FileEntry] = []
         self._diagnostics: list[Diagnostic] = []
         self._eligibility: dict[str, tuple[Skill, Eligibility]] = {}
         self._walks: dict[int, WalkResult] = {}
@@ -110,7 +166,7 @@ class Registry:
         #: bumps whenever the set of skills or their eligibility may have changed
         self.version = 0
         self._cache_file: Path | None = None
-        self._cached: cache_mod.Entries = {}
+        self._cached: cache_mod.Cached = cache_mod.Cached()
         if cache:
             self._cache_file = (
                 cache if isinstance(cache, Path) else cache_mod.cache_path([str(r.path) for r in self.roots])
@@ -121,7 +177,7 @@ class Registry:
         self._scan()
         if self._cache_file is not None:
             self._save_cache()
-            self._cached = {}
+            self._cached = cache_mod.Cached()
 
     # ------------------------------------------------------------ construction
 
@@ -156,8 +212,8 @@ class Registry:
     def _scan_roots(self, changed: set[str] | None) -> None:
         allowed = [os.path.realpath(r.path) for r in self.roots]
         files: dict[str, _FileEntry] = {}
-        by_name: dict[str, Skill] = {}
-        order: list[Skill] = []
+        by_name: dict[str, _FileEntry] = {}
+        order: list[_FileEntry] = []
         diags: list[Diagnostic] = []
         walks: dict[int, WalkResult] = {}
         for i, root in enumerate(self.roots):
@@ -177,23 +233,24 @@ class Registry:
                 else:
                     entry = self._entry_for(path, root.source, st)
                 files[path] = entry
-                diags.extend(entry.diagnostics)
-                skill = entry.skill
-                if skill is None:
+                if entry.diagnostics:
+                    diags.extend(entry.diagnostics)
+                name = entry.name
+                if name is None:
                     continue
-                winner = by_name.get(skill.name)
+                winner = by_name.get(name)
                 if winner is not None:
                     diags.append(
                         Diagnostic(
                             "warning",
                             "shadowed",
-                            f"skill '{skill.name}' is shadowed by {winner.path} ({winner.source})",
-                            str(skill.path),
+                            f"skill '{name}' is shadowed by {winner.path} ({winner.source})",
+                            entry.path,
                         )
                     )
                     continue
-                by_name[skill.name] = skill
-                order.append(skill)
+                by_name[name] = entry
+                order.append(entry)
         self._walks = walks
         self._files = files
         self._by_name = by_name
@@ -202,7 +259,11 @@ class Registry:
         if changed is None:
             self._eligibility = {}
         else:  # keep answers for skills whose objects did not change
-            self._eligibility = {n: e for n, e in self._eligibility.items() if by_name.get(n) is e[0]}
+            self._eligibility = {
+                n: e
+                for n, e in self._eligibility.items()
+                if (f := by_name.get(n)) is not None and f._skill is e[0]
+            }
         self.version += 1
 
     def _can_reuse_walk(self, root: Root, walk: WalkResult, changed: set[str], refresh: set[str]) -> bool:
@@ -235,40 +296,55 @@ class Registry:
 
     def _entry_for(self, path: str, source: str, st: os.stat_result) -> _FileEntry:
         old = self._files.get(path)
-        unchanged = old is not None and old.mtime_ns == st.st_mtime_ns and old.size == st.st_size
-        if unchanged and (old.skill is None or old.skill.source == source):
+        if (
+            old is not None
+            and old.mtime_ns == st.st_mtime_ns
+            and old.size == st.st_size
+            and (old.name is None or old.source == source)
+        ):
             return old
-        hit = self._cached.get(path)
-        if hit is not None and hit[:4] == (st.st_mtime_ns, st.st_size, st.st_ino, source):
-            try:
-                skill = cache_mod.skill_from_row(hit[4]) if hit[4] is not None else None
-                return _FileEntry(
-                    st.st_mtime_ns, st.st_size, skill, [cache_mod.diag_from_row(d) for d in hit[5]], st.st_ino
-                )
-            except (TypeError, ValueError, IndexError):
-                pass  # a cache from another layout: parse instead
+        cached = self._cached
+        if cached.paths:
+            i = cached.lookup(path, st, source)
+            if i >= 0:
+                rows = cached.diags.get(path)
+                try:
+                    diags = [cache_mod.diag_from_row(d) for d in rows] if rows else []
+                except TypeError:
+                    diags = None
+                if diags is not None:
+                    return _FileEntry(
+                        st.st_mtime_ns,
+                        st.st_size,
+                        st.st_ino,
+                        path,
+                        source,
+                        None,
+                        diags,
+                        name=cached.names[i],
+                        blob=cached.blobs[i],
+                    )
         self._fresh += 1
         skill, diags = _parse(path, source)
-        return _FileEntry(st.st_mtime_ns, st.st_size, skill, list(diags), st.st_ino)
+        return _FileEntry(st.st_mtime_ns, st.st_size, st.st_ino, path, source, skill, list(diags))
 
     def _save_cache(self) -> None:
         if self._cache_file is None or (self._fresh == 0 and len(self._cached) == len(self._files)):
             return
-        entries: cache_mod.Entries = {}
+        out = cache_mod.Cached()
         for path, e in self._files.items():
-            source = e.skill.source if e.skill is not None else ""
-            row = cache_mod.skill_to_row(e.skill) if e.skill is not None else None
-            if e.skill is None:
+            if e.name is None:
                 continue  # files that did not load are re-read (their diagnostics stay current)
-            entries[path] = (
-                e.mtime_ns,
-                e.size,
-                e.ino,
-                source,
-                row,
+            blob = e._blob if e._blob is not None else cache_mod.skill_to_blob(e.loaded())
+            out.add(
+                path,
+                (e.mtime_ns, e.size, e.ino),
+                e.source,
+                e.name,
+                blob,
                 [cache_mod.diag_to_row(d) for d in e.diagnostics],
             )
-        cache_mod.save(self._cache_file, entries)
+        cache_mod.save(self._cache_file, out)
 
     def reload(self, changed: Iterable[str | Path] | None = None) -> ReloadDiff:
         """Re-scan, re-reading only files whose stat changed; returns the seed's diff.
@@ -297,7 +373,7 @@ class Registry:
             updated: list[str] = []
             for name in sorted(names):
                 was = old_elig[name][1].status if name in before else "absent"
-                now = self.eligibility(after[name]).status if name in after else "absent"
+                now = self.eligibility(after[name].loaded()).status if name in after else "absent"
                 if was != now:
                     changes.append({"skill": name, "was": was, "now": now})
                 elif before.get(name) is not after.get(name):
@@ -313,7 +389,7 @@ class Registry:
 
     def _counts(self) -> dict[str, int]:
         return {
-            "eligible": sum(1 for s in self._order if self.eligibility(s).eligible),
+            "eligible": sum(1 for e in self._order if self.eligibility(e.loaded()).eligible),
             "total": len(self._order),
         }
 
@@ -322,7 +398,7 @@ class Registry:
     @property
     def skills(self) -> list[Skill]:
         """Loaded skills (shadowed ones excluded), highest-priority root first, walk order within a root."""
-        return list(self._order)
+        return [e.loaded() for e in self._order]
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -346,7 +422,8 @@ class Registry:
     def get(self, name: str) -> Skill | None:
         if not isinstance(name, str):
             return None
-        return self._by_name.get(name)
+        e = self._by_name.get(name)
+        return None if e is None else e.skill
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self._by_name
@@ -355,7 +432,7 @@ class Registry:
         return len(self._order)
 
     def names(self) -> list[str]:
-        return [s.name for s in self._order]
+        return [e.name for e in self._order]  # type: ignore[misc]  # ordered entries all have names
 
     def suggest(self, name: str, n: int = 3) -> list[str]:
         """'Did you mean' candidates for an unknown name."""
@@ -383,7 +460,7 @@ class Registry:
         return s is not None and self.eligibility(s).eligible
 
     def eligible_skills(self) -> list[Skill]:
-        return [s for s in self._order if self.eligibility(s).eligible]
+        return [s for s in self.skills if self.eligibility(s).eligible]
 
     def _modified_since_install(self, skill: Skill) -> bool:
         if skill.source != "install":
@@ -425,13 +502,13 @@ class Registry:
             if self._index is None:
                 from skillyard.search import SearchIndex
 
-                self._index = SearchIndex(self._order)
+                self._index = SearchIndex(self.skills)
             return self._index.search(query, limit=limit)
 
-    def _refresh_index(self, before: dict[str, Skill]) -> None:
+    def _refresh_index(self, before: dict[str, _FileEntry]) -> None:
         assert self._index is not None
         now = self._by_name
-        removed = [n for n, s in before.items() if now.get(n) is not s]
-        added = [s for n, s in now.items() if before.get(n) is not s]
+        removed = [n for n, e in before.items() if now.get(n) is not e]
+        added = [e.loaded() for n, e in now.items() if before.get(n) is not e]
         if removed or added:
             self._index.update(added, removed)
