@@ -412,3 +412,62 @@ def test_malformed_cache_columns_mean_a_cold_start(tmp_path: Path, make_skill, m
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b", "c"]
     assert all(e._skill is not None for e in reg._files.values())  # parsed, not cached
+
+
+def _edit(p: Path, old: str, new: str) -> None:
+    p.write_text(p.read_text().replace(old, new))
+    os.utime(p, ns=(time.time_ns(), time.time_ns() + 10_000_000))
+
+
+def test_watcher_reload_edits_in_place_and_matches_a_full_scan(tmp_path: Path, make_skill) -> None:
+    hi, lo = tmp_path / "hi", tmp_path / "lo"
+    for name in ("a", "b", "c"):
+        make_skill(lo, name)
+    make_skill(hi, "b", description="The preferred b.")
+    reg = Registry([Root(hi, "project"), Root(lo, "user")], host=no_bins_host())
+    reg.search("useful")  # build the index so it has to follow the edit
+    order = reg.names()
+    version = reg.version
+
+    p = lo / "a" / "SKILL.md"
+    _edit(p, "name: a", 'name: a\nmetadata: {"openclaw": {"requires": {"bins": ["not-here"]}}}')
+    diff = reg.reload(changed=[p])
+    assert diff.changes == [{"skill": "a", "was": "eligible", "now": "ineligible"}]
+    assert diff.previous == {"eligible": 3, "total": 3} and diff.current == {"eligible": 2, "total": 3}
+    assert reg.names() == order and reg.version > version
+    assert reg._counts() == Registry([Root(hi, "project"), Root(lo, "user")], host=no_bins_host())._counts()
+
+    _edit(p, "A test skill", "A searchable zebra skill")
+    diff = reg.reload(changed=[p])
+    assert diff.updated == ["a"] and [h.name for h in reg.search("zebra")][:1] == ["a"]
+
+    shadowed = lo / "b" / "SKILL.md"  # editing the shadowed copy changes nothing visible
+    _edit(shadowed, "A test skill", "Another")
+    diff = reg.reload(changed=[shadowed])
+    assert diff.changes == [] and diff.updated == []
+    assert reg.get("b").description == "The preferred b." and reg.get("b").source == "project"
+    assert any(d.code == "shadowed" for d in reg.diagnostics)
+
+
+def test_watcher_reload_falls_back_to_a_scan_when_names_or_diagnostics_change(
+    tmp_path: Path, make_skill
+) -> None:
+    root = tmp_path / "r"
+    for name in ("a", "b"):
+        make_skill(root, name)
+    reg = Registry.from_roots([root])
+    p = root / "a" / "SKILL.md"
+    _edit(p, "name: a", "name: renamed")
+    diff = reg.reload(changed=[p])
+    assert sorted(reg.names()) == ["b", "renamed"] and reg.get("a") is None
+    assert {"skill": "a", "was": "eligible", "now": "absent"} in diff.changes
+    assert any(d.code == "name-mismatch" for d in reg.diagnostics)
+
+    _edit(p, "name: renamed", "name: a")
+    reg.reload(changed=[p])
+    assert sorted(reg.names()) == ["a", "b"] and not any(d.code == "name-mismatch" for d in reg.diagnostics)
+
+    _edit(p, "description: A test skill that does something useful.", "description: ''")  # not loaded now
+    diff = reg.reload(changed=[p])
+    assert reg.names() == ["b"] and diff.current == {"eligible": 1, "total": 1}
+    assert any(d.code == "missing-description" for d in reg.diagnostics)

@@ -94,6 +94,20 @@ class WalkResult:
     #: (directory, mtime_ns) of each non-skill directory listed; a changed mtime means entries changed.
     listed_dirs: list[tuple[str, int]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: skill file -> its position in `skill_files`, and the skill directories; built on first use
+    _index: dict[str, int] | None = None
+    _skill_dirs: frozenset[str] | None = None
+
+    def index(self) -> dict[str, int]:
+        """Skill file → position in `skill_files` (built once; reloads with watcher paths reuse it)."""
+        if self._index is None:
+            self._index = {p: i for i, (p, _) in enumerate(self.skill_files)}
+        return self._index
+
+    def skill_dirs(self) -> frozenset[str]:
+        if self._skill_dirs is None:
+            self._skill_dirs = frozenset(p.rpartition(os.sep)[0] for p, _ in self.skill_files)
+        return self._skill_dirs
 
 
 def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_DEPTH) -> WalkResult:

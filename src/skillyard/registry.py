@@ -160,6 +160,7 @@ class Registry:
         self._diagnostics: list[Diagnostic] = []
         self._eligibility: dict[str, tuple[Skill, Eligibility]] = {}
         self._walks: dict[int, WalkResult] = {}
+        self._counts_memo: tuple[int, dict[str, int]] | None = None
         self._tool_plan: tuple[int, dict[str, tuple[Skill, ToolSpec]], list[Diagnostic]] | None = None
         self._index: SearchIndex | None = None
         self._listeners: list[Callable[[ReloadDiff], None]] = []
@@ -204,10 +205,58 @@ class Registry:
 
     # ------------------------------------------------------------ scanning
 
-    def _scan(self, changed: set[str] | None = None) -> None:
-        """Walk every root (or, given changed paths, only the roots whose structure changed)."""
+    def _scan(self, changed: set[str] | None = None) -> set[str] | None:
+        """Walk every root (or, given changed paths, only the roots whose structure changed).
+
+        Returns the names whose entries changed when watcher paths allowed an in-place
+        update (see `_patch`), None after a full scan.
+        """
         with _gc_paused():
+            if changed is not None:
+                touched = self._patch(changed)
+                if touched is not None:
+                    return touched
             self._scan_roots(changed)
+        return None
+
+    def _patch(self, changed: set[str]) -> set[str] | None:
+        """Watcher paths that only edit known skill files, keeping their names and diagnostics,
+        are applied in place: O(changed), not O(skills). None when a full scan is needed."""
+        refresh: dict[str, tuple[Root, os.stat_result]] = {}
+        for i, root in enumerate(self.roots):
+            walk = self._walks.get(i)
+            mine: set[str] = set()
+            if walk is None or not self._can_reuse_walk(root, walk, changed, mine):
+                return None
+            for path in mine:
+                if path in refresh:
+                    return None  # nested roots share the file: let the full scan decide
+                refresh[path] = (root, walk.skill_files[walk.index()[path]][1])
+        files = self._files
+        swaps: list[tuple[_FileEntry, _FileEntry]] = []
+        for path, (root, st) in refresh.items():
+            old = files.get(path)
+            if old is None or old.source != root.source:
+                return None
+            new = self._entry_for(path, root.source, st)
+            if new is old:
+                continue
+            files[path] = new  # a full scan from here reuses this parse (same stat)
+            if new.name != old.name or new.diagnostics != old.diagnostics:
+                return None
+            swaps.append((old, new))
+        self.version += 1
+        if not swaps:
+            return set()
+        by_name = dict(self._by_name)
+        order = list(self._order)
+        for old, new in swaps:
+            if new.name is not None and by_name.get(new.name) is old:
+                by_name[new.name] = new
+                order[order.index(old)] = new
+        self._by_name = by_name
+        self._order = order
+        return {new.name for _, new in swaps if new.name is not None}
 
     def _scan_roots(self, changed: set[str] | None) -> None:
         allowed = [os.path.realpath(r.path) for r in self.roots]
@@ -269,8 +318,8 @@ class Registry:
     def _can_reuse_walk(self, root: Root, walk: WalkResult, changed: set[str], refresh: set[str]) -> bool:
         """True when the changed paths only edit known skill files (collected into `refresh`) or docs."""
         top = str(root.path)
-        known = {p for p, _ in walk.skill_files}
-        skill_dirs = {os.path.dirname(p) for p in known}
+        known = walk.index()
+        skill_dirs = walk.skill_dirs()
         for c in changed:
             if not (c == top or c.startswith(top + os.sep)):
                 continue
@@ -280,10 +329,7 @@ class Registry:
                 except OSError:
                     return False  # a skill file disappeared: walk again
                 refresh.add(c)
-                for j, (p, _) in enumerate(walk.skill_files):
-                    if p == c:
-                        walk.skill_files[j] = (p, st)
-                        break
+                walk.skill_files[known[c]] = (c, st)
                 continue
             parent = os.path.dirname(c)
             if parent in skill_dirs and os.path.basename(c) not in SKILL_FILES:
@@ -356,16 +402,19 @@ class Registry:
         with self._lock, _gc_paused():
             prev_counts = self._counts()  # also fills the eligibility cache for every skill
             before = self._by_name
-            old_elig = self._eligibility
+            old_elig = dict(self._eligibility)
+            touched: set[str] | None = None
             if changed is None:
                 self.host.forget_bins()
                 self._scan()
             else:
-                self._scan({os.path.abspath(str(c)) for c in changed})
+                touched = self._scan({os.path.abspath(str(c)) for c in changed})
             after = self._by_name
             if self._index is not None:
-                self._refresh_index(before)
-            if changed is None:  # any status may have moved (binaries, env, config)
+                self._refresh_index(before, touched)
+            if touched is not None:  # edited in place: only these entries changed
+                names = touched
+            elif changed is None:  # any status may have moved (binaries, env, config)
                 names = set(before) | set(after)
             else:  # only skills whose objects changed can have moved
                 names = {n for n in set(before) | set(after) if before.get(n) is not after.get(n)}
@@ -378,6 +427,11 @@ class Registry:
                     changes.append({"skill": name, "was": was, "now": now})
                 elif before.get(name) is not after.get(name):
                     updated.append(name)
+            if touched is not None:  # other skills kept their objects, so their answers stand
+                eligible = prev_counts["eligible"]
+                for name in names:
+                    eligible += (self.eligibility(after[name].loaded()).eligible) - old_elig[name][1].eligible
+                self._counts_memo = (self.version, {"eligible": eligible, "total": len(self._order)})
             diff = ReloadDiff(prev_counts, self._counts(), changes, updated)
         for cb in list(self._listeners):
             cb(diff)
@@ -388,10 +442,15 @@ class Registry:
         self._listeners.append(callback)
 
     def _counts(self) -> dict[str, int]:
-        return {
-            "eligible": sum(1 for e in self._order if self.eligibility(e.loaded()).eligible),
-            "total": len(self._order),
-        }
+        """Eligible/total; remembered per registry version (every change of status bumps it)."""
+        memo = self._counts_memo
+        if memo is None or memo[0] != self.version:
+            counts = {
+                "eligible": sum(1 for e in self._order if self.eligibility(e.loaded()).eligible),
+                "total": len(self._order),
+            }
+            memo = self._counts_memo = (self.version, counts)
+        return dict(memo[1])
 
     # ------------------------------------------------------------ lookup
 
@@ -505,10 +564,14 @@ class Registry:
                 self._index = SearchIndex(self.skills)
             return self._index.search(query, limit=limit)
 
-    def _refresh_index(self, before: dict[str, _FileEntry]) -> None:
+    def _refresh_index(self, before: dict[str, _FileEntry], touched: set[str] | None = None) -> None:
         assert self._index is not None
         now = self._by_name
-        removed = [n for n, e in before.items() if now.get(n) is not e]
-        added = [e.loaded() for n, e in now.items() if before.get(n) is not e]
+        if touched is not None:  # only these names can differ
+            removed = [n for n in touched if n in before and now.get(n) is not before[n]]
+            added = [now[n].loaded() for n in touched if n in now and before.get(n) is not now[n]]
+        else:
+            removed = [n for n, e in before.items() if now.get(n) is not e]
+            added = [e.loaded() for n, e in now.items() if before.get(n) is not e]
         if removed or added:
             self._index.update(added, removed)
