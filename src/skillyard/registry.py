@@ -116,9 +116,10 @@ class ReloadDiff:
 
 def _parse(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
     from skillyard.parsing import parse_skill
+    from skillyard.parsing.text import path_of
 
     try:
-        return parse_skill(Path(path), source=source)
+        return parse_skill(path_of(path), source=source)
     except Exception as e:  # the parser promises not to raise; one bad file must still not stop the others
         return None, [
             Diagnostic("error", "parse-crash", f"unexpected parser failure: {type(e).__name__}: {e}", path)

@@ -167,7 +167,6 @@ _FAST_DOC = re.compile(
     rf"^(?:([A-Za-z_][A-Za-z0-9_-]{{0,63}}):(?: +([{_OK_NOSPACE}][{_OK}]*)?)?|(?:#[{_OK}]*| *)|(.+))$", re.M
 )
 _JSON = json.JSONDecoder(parse_float=_json_float)
-_PLAIN_SIMPLE_BAD = re.compile(r": | #|:$")
 
 
 def fast_parse(text: str) -> dict[str, Any] | None:
@@ -199,7 +198,13 @@ def fast_parse(text: str) -> dict[str, Any] | None:
                     out[key] = inner
                     continue
                 return None
-            if c not in _IMPLICIT and c not in _PLAIN_BAD_START and not _PLAIN_SIMPLE_BAD.search(value):
+            if (
+                c not in _IMPLICIT
+                and c not in _PLAIN_BAD_START
+                and ": " not in value
+                and " #" not in value
+                and value[-1] != ":"
+            ):
                 out[key] = value  # a plain scalar that YAML 1.1 can only read as a string
                 continue
             out[key] = _fast_scalar(key, value)

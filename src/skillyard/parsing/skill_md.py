@@ -304,7 +304,9 @@ def _build(
             setattr(skill, attr, _bool_field(fm, key, default, path, diags))
     if toml_sibling is not False:
         toml_path = (dir_path if dir_path is not None else os.path.dirname(path)) + os.sep + "SKILL.toml"
-        if toml_sibling or os.path.isfile(toml_path):
+        # access() first: for the usual missing file it answers without raising (isfile's
+        # FileNotFoundError costs as much as the system call itself)
+        if toml_sibling or (os.access(toml_path, os.F_OK) and os.path.isfile(toml_path)):
             _merge_toml(skill, toml_path, diags)
     return skill
 
