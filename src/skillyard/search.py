@@ -25,7 +25,10 @@ Why this shape (details and figures in docs/search.md):
 from __future__ import annotations
 
 import functools
+import heapq
+import itertools
 import math
+import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -63,8 +66,10 @@ MAX_QUERY_CHARS = 1000
 MAX_QUERY_TERMS = 32
 MAX_FIELD_CHARS = 8192
 MAX_LIMIT = 1000
-#: Per-document entries the per-word score caches may hold (about 100 bytes each).
-MAX_CACHED_ENTRIES = 1_000_000
+#: Per-document entries the per-word score caches may hold: about 40 bytes each (measured at 10,000
+#: skills whose words are in nearly every skill), so at most ~100 MB. Below the working set of such a
+#: catalog the caches would be dropped over and over and every query would run cold.
+MAX_CACHED_ENTRIES = 2_500_000
 
 STOP_WORDS = frozenset(
     """
@@ -357,6 +362,8 @@ class SearchIndex:
         self._norms: dict[str, list[float]] | None = None
         self._term_cache: dict[str, tuple[dict[int, float], frozenset[int]]] = {}
         self._qterm_cache: dict[str, tuple[dict[int, float], tuple[_Variant, ...], float]] = {}
+        #: query word -> (its score dict, the same scores as a list indexed by document)
+        self._dense_cache: dict[str, tuple[dict[int, float], list[float]]] = {}
         self._cached_entries = 0  #: per-document entries held by both caches (bounds their memory)
         for s in skills:
             self._add(s)
@@ -477,6 +484,7 @@ class SearchIndex:
         """Forget cached per-term scores (they are rebuilt on demand); used to measure cold queries."""
         self._term_cache = {}
         self._qterm_cache = {}
+        self._dense_cache = {}
         self._cached_entries = 0
 
     def _remember(self) -> None:
@@ -488,6 +496,7 @@ class SearchIndex:
         self._norms = None
         self._term_cache = {}
         self._qterm_cache = {}
+        self._dense_cache = {}
         self._cached_entries = 0
 
     def _field_norms(self) -> dict[str, list[float]]:
@@ -561,24 +570,133 @@ class SearchIndex:
         terms = self.query_terms(query)
         if not terms:
             return []
+        hits = self._top(terms, limit)
+        return [SearchHit(name, score, _as_text(s.description)) for score, name, s in hits]
+
+    def search_exhaustive(self, query: str, limit: int = 5) -> list[SearchHit]:
+        """`search` by scoring every matching skill and sorting them all: the reference the pruned
+        top-k walk of `search` must agree with (kept for tests and `explain`-style debugging)."""
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise ValueError(f"limit must be an integer, not {type(limit).__name__}")
+        if limit <= 0 or not self._by_name:
+            return []
+        limit = min(limit, MAX_LIMIT)
+        terms = self.query_terms(query)
+        if not terms:
+            return []
         scores, infos, mass = self._rank(terms)
         if not scores or mass <= 0:
             return []
         need = MIN_COVERAGE * mass
         hits: list[tuple[float, str, Skill]] = []
-        # Best first; coverage is only worked out for the candidates visited. Stop once `limit` hits are
-        # in and the scores have dropped below the last one kept (equal rounded scores are all collected
-        # so the name tie-break is exact).
-        for doc in sorted(scores, key=scores.__getitem__, reverse=True):
+        for doc in scores:
             sc = round(scores[doc], 4)
-            if len(hits) >= limit and sc < hits[-1][0]:
-                break
             skill = self._skills[doc]
             if skill is None or sc <= MIN_SCORE or _explained(doc, infos) < need:
                 continue
             hits.append((sc, skill.name, skill))
         hits.sort(key=lambda h: (-h[0], h[1]))
         return [SearchHit(name, score, _as_text(s.description)) for score, name, s in hits[:limit]]
+
+    def _top(self, terms: list[str], limit: int) -> list[tuple[float, str, Skill]]:
+        """The best `limit` accepted skills as (rounded score, name, skill), without sorting every match.
+
+        Each query word's scores are also kept as a dense per-document list (cached with the word), so
+        the query's scores are a few element-wise additions done by `map` rather than a Python loop per
+        posting; the additions happen in the same order as `_rank`'s, so the sums are identical. Only
+        the documents at or above the `pool`-th best score are then sorted and checked for coverage, in
+        the order `search_exhaustive` would visit them; the pool grows when it runs out before the
+        answer is settled (coverage rejected too many, or ties run past its end).
+        """
+        self._ensure_bodies()
+        words = [self._query_term(t) for t in terms]
+        mass = 0.0
+        for _best, _variants, weight_t in words:
+            mass += weight_t
+        if mass <= 0:
+            return []
+        vecs = [self._dense(t, best) for t, (best, _v, _w) in zip(terms, words, strict=True) if best]
+        if not vecs:
+            return []
+        total = vecs[0]
+        for v in vecs[1:]:
+            total = list(map(operator.add, total, v))
+        need = MIN_COVERAGE * mass
+        infos = [variants for _best, variants, _w in words]
+        # Below this a sum rounds to MIN_SCORE or less, and such documents are never results.
+        least = MIN_SCORE + 4e-5
+        matched = len(total) - total.count(0.0)
+        pool = min(max(4 * limit, 32), matched)
+        floor = heapq.nlargest(pool, total)[-1] if pool < matched else least
+        while True:
+            floor = max(floor, least)
+            cands = list(
+                itertools.compress(range(len(total)), map(operator.ge, total, itertools.repeat(floor)))
+            )
+            rounded = [round(total[d], 4) for d in cands]
+            order = sorted(range(len(cands)), key=rounded.__getitem__, reverse=True)
+            hits, lower = self._walk_groups(cands, rounded, order, floor, floor <= least, limit, infos, need)
+            if lower is None:
+                return hits
+            if lower >= 0.0:  # the last score group may go on below the floor
+                floor = lower
+            else:  # coverage turned too many away: widen the pool
+                pool = min(pool * 4, matched)
+                floor = heapq.nlargest(pool, total)[-1] if pool < matched else least
+
+    def _walk_groups(
+        self,
+        cands: list[int],
+        rounded: list[float],
+        order: list[int],
+        floor: float,
+        complete: bool,
+        limit: int,
+        infos: list[tuple[_Variant, ...]],
+        need: float,
+    ) -> tuple[list[tuple[float, str, Skill]], float | None]:
+        """Accept candidates best rounded score first, by name within a score, until `limit` are in.
+
+        `cands` are every document scoring at least `floor`; `complete` says no document below it can
+        be a result. Returns the hits and None when they are the answer; otherwise a lower floor to
+        retry with (the last score group may continue below `floor`), or -1.0 when the candidates ran
+        out before `limit` were accepted.
+        """
+        skills = self._skills
+        hits: list[tuple[float, str, Skill]] = []
+        i, n = 0, len(order)
+        while i < n:
+            r = rounded[order[i]]
+            if r <= MIN_SCORE:
+                return hits, None
+            j = i + 1
+            while j < n and rounded[order[j]] == r:
+                j += 1
+            if j == n and not complete and floor > r - 6e-5:
+                # a document just under the floor may still round to r: take them all in first
+                return hits, r - 6e-5
+            members = [cands[k] for k in order[i:j] if skills[cands[k]] is not None]
+            members.sort(key=lambda d: skills[d].name)  # type: ignore[union-attr]
+            for d in members:
+                if _explained(d, infos) >= need:
+                    skill = skills[d]
+                    assert skill is not None
+                    hits.append((r, skill.name, skill))
+                    if len(hits) >= limit:
+                        return hits, None
+            i = j
+        return hits, (None if complete else -1.0)
+
+    def _dense(self, term: str, best: dict[int, float]) -> list[float]:
+        """A query word's scores as a list indexed by document (0.0 where it does not match); cached."""
+        cached = self._dense_cache.get(term)
+        if cached is not None and cached[0] is best:
+            return cached[1]
+        vec = list(map(best.get, range(len(self._skills)), itertools.repeat(0.0)))
+        self._remember()
+        self._cached_entries += len(vec) // 8  # mostly shared 0.0 objects: about a pointer each
+        self._dense_cache[term] = (best, vec)
+        return vec
 
     def _rank(self, terms: list[str]) -> tuple[dict[int, float], list[tuple[_Variant, ...]], float]:
         """Score per document, each query word's variants (for coverage), and the query's total mass."""
