@@ -2,10 +2,15 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
-from skillyard.config import parse_config
-from skillyard.eligibility import Host, evaluate, install_hints
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillyard.config import SkillOverride, parse_config
+from skillyard.eligibility import Host, evaluate, evaluate_plain, install_hints
 from skillyard.model import InstallOption, Requirements, Skill
 
 
@@ -132,3 +137,105 @@ def test_modified_since_install(tmp_path: Path) -> None:
 def test_real_path_lookup_uses_host_env(tmp_path: Path) -> None:
     s = skill(requires=Requirements(bins=("sh",)))
     assert evaluate(s, Host(env={"PATH": os.defpath}), parse_config({})).eligible
+
+
+# ------------------------------------------------------------ memoised answers equal the plain decision
+
+
+_BINS = ["sh-present", "gone-a", "gone-b"]
+_ENVS = ["TOKEN_A", "TOKEN_B"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    bins=st.lists(st.sampled_from(_BINS), max_size=2, unique=True),
+    any_bins=st.lists(st.sampled_from(_BINS), max_size=2, unique=True),
+    env=st.lists(st.sampled_from(_ENVS), max_size=2, unique=True),
+    cfg=st.lists(st.sampled_from(["a.b", "c"]), max_size=2, unique=True),
+    os_list=st.lists(st.sampled_from(["linux", "macos", "windows"]), max_size=2, unique=True),
+    always=st.booleans(),
+    disabled=st.booleans(),
+    host_env=st.dictionaries(st.sampled_from(_ENVS), st.sampled_from(["", "x"]), max_size=2),
+    per_skill_env=st.dictionaries(st.sampled_from(_ENVS), st.sampled_from(["", "y"]), max_size=2),
+    cfg_values=st.dictionaries(
+        st.sampled_from(["a.b", "c"]), st.sampled_from(["", "no", "yes", 1]), max_size=2
+    ),
+    host_os=st.sampled_from(["linux", "darwin", "win32"]),
+    name=st.text(min_size=1, max_size=8),
+)
+def test_memoised_evaluate_equals_plain(
+    tmp_path_factory: pytest.TempPathFactory,
+    bins: list[str],
+    any_bins: list[str],
+    env: list[str],
+    cfg: list[str],
+    os_list: list[str],
+    always: bool,
+    disabled: bool,
+    host_env: dict[str, str],
+    per_skill_env: dict[str, str],
+    cfg_values: dict[str, object],
+    host_os: str,
+    name: str,
+) -> None:
+    """Two skills with other names but the same inputs share an answer; each equals the plain decision."""
+    h = Host(
+        env=host_env,
+        os_name=host_os,
+        path=_BIN_DIR.get() or fake_bin_dir(tmp_path_factory.mktemp("b"), "sh-present"),
+    )
+    _BIN_DIR.set(h.path)
+    config = parse_config({})
+    config = replace(
+        config,
+        values=dict(cfg_values),
+        disabled=frozenset({name} if disabled else ()),
+        skills={name: SkillOverride(env=dict(per_skill_env))},
+    )
+    req = Requirements(
+        bins=tuple(bins), any_bins=tuple(any_bins), env=tuple(env), config=tuple(cfg), os=tuple(os_list)
+    )
+    opts = (
+        InstallOption(kind="brew", formula="gone", bins=("gone-a",)),
+        InstallOption(kind="apt", package="b"),
+    )
+    s = skill(name=name, requires=req, always=always, install=opts)
+    for _ in range(2):  # the second answer comes from the memo
+        assert evaluate(s, h, config) == evaluate_plain(s, h, config)
+    assert evaluate(s, h, config, modified=True) == evaluate_plain(s, h, config, modified=True)
+
+
+class _Once:
+    """One fake PATH directory for every example (a fresh one each time would be slow)."""
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+
+    def get(self) -> str | None:
+        return self.path
+
+    def set(self, path: str | None) -> None:
+        self.path = path
+
+
+_BIN_DIR = _Once()
+
+
+def test_memo_follows_host_changes(tmp_path: Path) -> None:
+    """The memo is keyed by what the host answers, so a new env value or binary is seen at once."""
+    s = skill(name="gh", requires=Requirements(bins=("gh",), env=("GH_TOKEN",)))
+    env: dict[str, str] = {}
+    bindir = fake_bin_dir(tmp_path)
+    h = Host(env=env, os_name="linux", path=bindir)
+    first = evaluate(s, h, parse_config({}))
+    assert not first.eligible and len(first.reasons) == 2
+    env["GH_TOKEN"] = "t"
+    assert evaluate(s, h, parse_config({})).reasons == ("Missing binary: gh",)
+    p = Path(bindir) / "gh"
+    p.write_text("#!/bin/sh\n")
+    p.chmod(0o755)
+    h.forget_bins()
+    assert evaluate(s, h, parse_config({})).eligible
+    # another skill with the same needs gets the same (immutable) answer object
+    twin = skill(name="gh-twin", requires=Requirements(bins=("gh",), env=("GH_TOKEN",)))
+    assert evaluate(twin, h, parse_config({})) is evaluate(s, h, parse_config({}))

@@ -423,3 +423,76 @@ def test_any_update_sequence_matches_a_fresh_index(ops: list[tuple[bool, int, in
         a, b = ix.search(q, limit=8), fresh.search(q, limit=8)
         assert [h.name for h in a] == [h.name for h in b], q
         assert all(math.isclose(x.score, y.score, abs_tol=1e-3) for x, y in zip(a, b, strict=True))
+
+
+# ------------------------------------------------------------ pruned top-k versus scoring everything
+
+_WORDS = ["image", "resize", "pdf", "merge", "email", "send", "deploy", "cluster", "chart", "data", "zzq"]
+
+
+def _memory_skill(i: int, name_words: list[str], desc_words: list[str], body_words: list[str]) -> Skill:
+    """A skill whose body is held in memory (`_body`), so no file is read."""
+    s = Skill(
+        name=f"s{i:03d}-{'-'.join(name_words) or 'x'}",
+        description=" ".join(desc_words),
+        path=Path(f"/nonexistent/s{i}/SKILL.md"),
+    )
+    s._body = "# " + " ".join(body_words[:3]) + "\n" + " ".join(body_words)
+    return s
+
+
+_docs = st.lists(
+    st.tuples(
+        st.lists(st.sampled_from(_WORDS), max_size=2),
+        st.lists(st.sampled_from(_WORDS), max_size=6),
+        st.lists(st.sampled_from(_WORDS), max_size=12),
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    docs=_docs,
+    queries=st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4), min_size=1, max_size=4),
+    limit=st.integers(min_value=1, max_value=12),
+    duplicate=st.booleans(),
+)
+def test_pruned_search_equals_exhaustive(
+    docs: list[tuple[list[str], list[str], list[str]]], queries: list[list[str]], limit: int, duplicate: bool
+) -> None:
+    """`search` (dense sums, candidate pool, score groups) returns exactly what scoring everything returns,
+    including ties (duplicate skills differ only by name) and after in-place updates."""
+    skills = [_memory_skill(i, *d) for i, d in enumerate(docs)]
+    if duplicate:  # identical text under other names: every score is tied with its twin
+        skills += [_memory_skill(i + 500, *d) for i, d in enumerate(docs)]
+    ix = SearchIndex(skills)
+    for words in queries:
+        q = " ".join(words)
+        assert ix.search(q, limit) == ix.search_exhaustive(q, limit)
+    ix.update([_memory_skill(900, ["pdf"], ["merge", "pdf"], ["pdf"])], [skills[0].name])
+    for words in queries:
+        q = " ".join(words)
+        assert ix.search(q, limit) == ix.search_exhaustive(q, limit)
+        ix.clear_cache()
+        assert ix.search(q, limit) == ix.search_exhaustive(q, limit)
+
+
+def test_pruned_search_equals_exhaustive_on_catalog(catalog: list[Skill]) -> None:
+    ix = SearchIndex(catalog)
+    queries = ["resize a picture", "pdf", "send mail", "deploy", "zzz nothing", "image pdf email chart", ""]
+    for q in queries:
+        for limit in (1, 2, 5, 50):
+            assert ix.search(q, limit) == ix.search_exhaustive(q, limit)
+    assert ix.search("pdf", 5), "the catalog has a pdf skill"
+
+
+def test_many_tied_scores_break_ties_by_name() -> None:
+    """300 identical skills: the answer is the first names, found without checking all of them in order."""
+    skills = [_memory_skill(i, ["chart"], ["draw", "chart"], ["chart"]) for i in range(300)]
+    ix = SearchIndex(skills)
+    hits = ix.search("chart", 7)
+    assert [h.name for h in hits] == sorted(s.name for s in skills)[:7]
+    assert len({h.score for h in hits}) == 1
+    assert hits == ix.search_exhaustive("chart", 7)

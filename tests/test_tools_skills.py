@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillyard import reports
 from skillyard.config import Config
+from skillyard.model import Eligibility, Requirements, Skill
 from skillyard.registry import Registry
 from skillyard.tools import Toolkit
 
@@ -163,3 +166,51 @@ def test_enable_disable_runtime_and_persisted(tmp_path: Path, root: Path) -> Non
 def test_audit_unknown_skill(kit: Toolkit) -> None:
     data, err = call(kit, {"action": "audit", "skill": "nope"})
     assert err and data["error"] == "skill not found: nope"
+
+
+# ------------------------------------------------------------ list JSON from cached fragments
+
+
+def _plain_list(reg: Registry, filter: str, verbose: bool) -> str:
+    return json.dumps(reports.list_report(reg, filter, verbose), ensure_ascii=False)
+
+
+def test_list_json_is_byte_identical_and_follows_changes(root: Path, make_skill: Any) -> None:
+    reg = Registry.from_roots([root])
+    kit = Toolkit(reg, tools=["skills"])
+    for _ in range(2):  # the second round is served from the fragments
+        for f in reports.FILTERS:
+            for v in (False, True):
+                assert reports.list_json(reg, f, v) == _plain_list(reg, f, v)
+    reg.set_enabled("weather", False)
+    assert reports.list_json(reg, "eligible", True) == _plain_list(reg, "eligible", True)
+    assert kit.call("skills", {"action": "list", "verbose": True}).content == _plain_list(reg, "all", True)
+    make_skill(root, "zeta", 'Brand new — ünïcode ✓ and "quotes"\\n')
+    reg.reload()
+    for f in reports.FILTERS:
+        assert kit.call("skills", {"action": "list", "filter": f}).content == _plain_list(reg, f, False)
+    assert json.loads(reports.list_json(reg))["count"] == 4
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.text(max_size=12),
+    description=st.text(max_size=40),
+    emoji=st.one_of(st.none(), st.text(max_size=3)),
+    eligible=st.booleans(),
+    verbose=st.booleans(),
+)
+def test_list_fragment_matches_json_dumps_for_any_text(
+    name: str, description: str, emoji: str | None, eligible: bool, verbose: bool
+) -> None:
+    """Hand-written fragments escape exactly as `json.dumps(ensure_ascii=False)` (controls, surrogates...)."""
+    s = Skill(
+        name=name,
+        description=description,
+        path=Path("/nonexistent/SKILL.md"),
+        emoji=emoji,
+        requires=Requirements(bins=("x",)),
+    )
+    elig = Eligibility(eligible=eligible, reasons=() if eligible else ("Missing binary: x",))
+    want = json.dumps(reports._list_item(s, elig, verbose), ensure_ascii=False)
+    assert reports._item_json(s, elig, verbose) == want
