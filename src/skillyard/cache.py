@@ -51,11 +51,15 @@ class Cached:
     def __len__(self) -> int:
         return len(self.paths)
 
-    def lookup(self, path: str, st: os.stat_result, source: str) -> int:
-        """Position of `path` when its cached stat and source still match, else -1."""
+    def index(self) -> dict[str, int]:
+        """Path → position (built once)."""
         if self._index is None:
             self._index = dict(zip(self.paths, range(len(self.paths)), strict=True))
-        i = self._index.get(path)
+        return self._index
+
+    def lookup(self, path: str, st: os.stat_result, source: str) -> int:
+        """Position of `path` when its cached stat and source still match, else -1."""
+        i = self.index().get(path)
         if i is None:
             return -1
         j = 3 * i

@@ -11,7 +11,9 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
+from stat import S_ISREG
 
 from skillyard.config import Config
 from skillyard.model import Diagnostic
@@ -21,6 +23,8 @@ SKILL_FILES = ("SKILL.md", "skill.md", "SKILL.toml")
 #: Directories never walked into.
 IGNORED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "dist", "build"})
 MAX_DEPTH = 6
+_FIRST = os.sep + SKILL_FILES[0]
+_BY_NAME = attrgetter("name")
 MAX_DIRS_PER_ROOT = 200_000
 
 
@@ -166,7 +170,7 @@ def _walk(
     result: WalkResult,
 ) -> None:
     try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        entries = sorted(os.scandir(directory), key=_BY_NAME)
     except OSError as e:
         result.diagnostics.append(
             Diagnostic("warning", "unreadable-dir", f"cannot list directory: {e.strerror}", directory)
@@ -199,6 +203,14 @@ def _walk(
             if real in visited:
                 continue
             visited.add(real)
+        # the common case inline: a regular SKILL.md (one lstat, no helper call)
+        try:
+            first = os.lstat(path + _FIRST)
+        except OSError:
+            first = None
+        if first is not None and S_ISREG(first.st_mode):
+            result.skill_files.append((path + _FIRST, first))
+            continue
         found = _skill_file(path)
         if found is not None:
             skill_file = found[0]

@@ -45,8 +45,7 @@ class _FileEntry:
         path: str,
         source: str,
         skill: Skill | None,
-        diagnostics: list[Diagnostic],
-        *,
+        diagnostics: tuple[Diagnostic, ...],
         name: str | None = None,
         blob: bytes | None = None,
     ) -> None:
@@ -91,7 +90,7 @@ class _FileEntry:
                 *diags,
                 Diagnostic("warning", "cache-mismatch", "start-up cache entry was unusable", self.path),
             ]
-        self.diagnostics = list(diags)
+        self.diagnostics = tuple(diags)
         return skill
 
 
@@ -277,11 +276,29 @@ class Registry:
                 reuse = True
             walks[i] = walk
             diags.extend(walk.diagnostics)
+            source = root.source
+            old_files = self._files
+            cached = self._cached
+            hits = cached.index() if cached.paths and not reuse else None
+            stats, names, blobs, sources = cached.stats, cached.names, cached.blobs, cached.sources
             for path, st in walk.skill_files:
                 if reuse and path not in refresh:
-                    entry = self._files[path]
+                    entry = old_files[path]
+                elif (
+                    hits is not None
+                    and path not in old_files
+                    and (j := hits.get(path)) is not None
+                    and stats[3 * j] == st.st_mtime_ns
+                    and stats[3 * j + 1] == st.st_size
+                    and stats[3 * j + 2] == st.st_ino
+                    and sources[j] == source
+                    and path not in cached.diags
+                ):  # the second-start fast path: a valid cache row, nothing built yet
+                    entry = _FileEntry(
+                        st.st_mtime_ns, st.st_size, st.st_ino, path, source, None, (), names[j], blobs[j]
+                    )
                 else:
-                    entry = self._entry_for(path, root.source, st)
+                    entry = self._entry_for(path, source, st)
                 files[path] = entry
                 if entry.diagnostics:
                     diags.extend(entry.diagnostics)
@@ -356,7 +373,7 @@ class Registry:
             if i >= 0:
                 rows = cached.diags.get(path)
                 try:
-                    diags = [cache_mod.diag_from_row(d) for d in rows] if rows else []
+                    diags = tuple(cache_mod.diag_from_row(d) for d in rows) if rows else ()
                 except TypeError:
                     diags = None
                 if diags is not None:
@@ -373,7 +390,8 @@ class Registry:
                     )
         self._fresh += 1
         skill, diags = _parse(path, source)
-        return _FileEntry(st.st_mtime_ns, st.st_size, st.st_ino, path, source, skill, list(diags))
+        # a tuple: the usual empty one is a shared constant, not one more object per file
+        return _FileEntry(st.st_mtime_ns, st.st_size, st.st_ino, path, source, skill, tuple(diags))
 
     def _save_cache(self) -> None:
         if self._cache_file is None or (self._fresh == 0 and len(self._cached) == len(self._files)):

@@ -7,7 +7,7 @@ map or a JSON string; the same keys are also accepted at the frontmatter top lev
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from skillyard.model import INSTALL_KIND_FIELD, Diagnostic, InstallOption, Requirements
@@ -34,7 +34,7 @@ class OpenClawInfo:
     homepage: str | None = None
     always: bool = False
     skill_key: str | None = None
-    requires: Requirements = field(default_factory=lambda: _NO_REQUIREMENTS)
+    requires: Requirements = _NO_REQUIREMENTS  # frozen, so sharing the default is safe
     install: tuple[InstallOption, ...] = ()
 
 
@@ -170,12 +170,13 @@ def read_openclaw(
 ) -> tuple[OpenClawInfo, list[Diagnostic]]:
     """OpenClaw fields from the manifest block, falling back to top-level keys."""
     diags: list[Diagnostic] = []
-    block = manifest(metadata, path, diags) if metadata else {}
+    block = metadata.get("openclaw") if metadata else None  # the usual spelling, checked first
+    if block.__class__ is not dict:
+        block = manifest(metadata, path, diags) if metadata else {}
     info = OpenClawInfo()
     src: dict[str, Any]
-    top = frontmatter.keys() & _TOP_LEVEL
-    if top:
-        src = {k: frontmatter[k] for k in top}
+    if not _TOP_LEVEL.isdisjoint(frontmatter):
+        src = {k: frontmatter[k] for k in frontmatter.keys() & _TOP_LEVEL}
         src.update(block)
     elif block:
         src = block
@@ -245,7 +246,7 @@ _REQUIREMENTS: dict[tuple[tuple[str, ...], ...], Requirements] = {}
 
 
 def _install_option(kind: str, fields: dict[str, Any]) -> InstallOption:
-    key = (kind, *sorted(fields.items()))
+    key = (kind, *fields.items())  # read_install fills `fields` in one fixed key order
     opt = _INSTALL.get(key)
     if opt is None:
         opt = InstallOption(kind=kind, **fields)

@@ -59,7 +59,7 @@ def parse_skill(
     """
     spath = str(path)
     try:
-        if spath.lower().endswith(".toml"):
+        if spath[-5:].lower() == ".toml":
             return parse_skill_toml(spath, source)
         path_obj = path if isinstance(path, Path) and os.path.isabs(spath) else None
         return _parse_md(spath, source, path_obj, toml_sibling)
@@ -267,7 +267,11 @@ def _build(
         arguments = str_list(args_raw, "arguments", path, diags)
     tools_raw = get("allowed-tools", get("allowed_tools"))
     if tools_raw.__class__ is str:
-        allowed = tuple(_TOOL_TOKEN.findall(tools_raw))
+        allowed = _ALLOWED.get(tools_raw)  # collections repeat the same few spellings
+        if allowed is None:
+            allowed = tuple(_TOOL_TOKEN.findall(tools_raw))
+            if len(_ALLOWED) < _ALLOWED_MAX and len(tools_raw) <= 256:
+                _ALLOWED[tools_raw] = allowed
     else:
         allowed = _allowed_tools(tools_raw, path, diags) if tools_raw is not None else ()
     tags = str_list(get("tags"), "tags", path, diags) if get("tags") is not None else ()
@@ -327,6 +331,9 @@ _BOOL_ATTRS = (
 _OPTIONAL_KEYS = frozenset(k for k, _ in _STR_ATTRS) | frozenset(k for k, _, _ in _BOOL_ATTRS)
 
 _TOOL_TOKEN = re.compile(r"(?:[^\s,(]|\([^)]*\)?)+")
+#: `allowed-tools` string → its tokens (an immutable tuple, so equal strings can share one); bounded.
+_ALLOWED: dict[str, tuple[str, ...]] = {}
+_ALLOWED_MAX = 4096
 
 
 def _allowed_tools(value: Any, path: str, diags: list[Diagnostic]) -> tuple[str, ...]:
