@@ -118,6 +118,17 @@ def main() -> None:
             lambda: Toolkit(reg, tools=["skills"]).call("skills", {"action": "list"}), opts.repeat
         )
         listing = timed(lambda: kit.call("skills", {"action": "list"}), opts.repeat)
+        # after a registry change: one skill toggled (version bump), and a full reload (every
+        # eligibility answer recomputed); only the list call itself is timed
+        toggled: list[float] = []
+        reloaded: list[float] = []
+        first_name = reg.skills[0].name
+        for i in range(opts.repeat):
+            reg.set_enabled(first_name, i % 2 == 1)
+            toggled += timed(lambda: kit.call("skills", {"action": "list"}), 1)
+        for _ in range(max(3, opts.repeat // 3)):
+            reg.reload()
+            reloaded += timed(lambda: kit.call("skills", {"action": "list"}), 1)
 
         # Dispatcher overhead: the same handler called through call() (JSON text, as providers send it) and directly.
         name = eligible[0].name
@@ -166,6 +177,14 @@ def main() -> None:
     cold = statistics.median(listing_cold)
     print(
         f"skills list, first call (median)            {cold * ms:8.2f} ms  ({cold / floor:6.2f}x floor)  target <= 30 ms"
+    )
+    tog = statistics.median(toggled)
+    print(
+        f"skills list after enable/disable (median)   {tog * ms:8.2f} ms  ({tog / floor:6.2f}x floor)  target <= 30 ms"
+    )
+    rel = statistics.median(reloaded)
+    print(
+        f"skills list after full reload (median)      {rel * ms:8.2f} ms  ({rel / floor:6.2f}x floor)  target <= 30 ms"
     )
     lst = statistics.median(listing)
     print(f"skills list, repeated (median)              {lst * ms:8.3f} ms  ({lst / floor:6.4f}x floor)")
