@@ -93,8 +93,10 @@ def dedupe(roots: Iterable[Root]) -> list[Root]:
 class WalkResult:
     """What one walk of a root found: skill files in walk order and every directory whose listing was read."""
 
-    #: (path, stat) of each skill file, in walk order; the stat is reused to validate cached parses
-    skill_files: list[tuple[str, os.stat_result]] = field(default_factory=list)
+    #: path and stat of each skill file, in walk order; the stat is reused to validate cached parses
+    #: (two parallel lists rather than pairs: one object fewer per skill for the cyclic GC to walk)
+    paths: list[str] = field(default_factory=list)
+    stats: list[os.stat_result] = field(default_factory=list)
     #: (directory, mtime_ns) of each non-skill directory listed; a changed mtime means entries changed.
     listed_dirs: list[tuple[str, int]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -105,12 +107,21 @@ class WalkResult:
     def index(self) -> dict[str, int]:
         """Skill file → position in `skill_files` (built once; reloads with watcher paths reuse it)."""
         if self._index is None:
-            self._index = {p: i for i, (p, _) in enumerate(self.skill_files)}
+            self._index = {p: i for i, p in enumerate(self.paths)}
         return self._index
+
+    @property
+    def skill_files(self) -> list[tuple[str, os.stat_result]]:
+        """(path, stat) pairs in walk order."""
+        return list(zip(self.paths, self.stats, strict=True))
+
+    def add(self, path: str, st: os.stat_result) -> None:
+        self.paths.append(path)
+        self.stats.append(st)
 
     def skill_dirs(self) -> frozenset[str]:
         if self._skill_dirs is None:
-            self._skill_dirs = frozenset(p.rpartition(os.sep)[0] for p, _ in self.skill_files)
+            self._skill_dirs = frozenset(p.rpartition(os.sep)[0] for p in self.paths)
         return self._skill_dirs
 
 
@@ -129,7 +140,7 @@ def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_D
         return result
     own = skill_file_in(top)
     if own is not None:  # a root that is itself a skill
-        result.skill_files.append(own)
+        result.add(*own)
         return result
     visited: set[str] = {os.path.realpath(top)}
     budget = [MAX_DIRS_PER_ROOT]
@@ -209,7 +220,8 @@ def _walk(
         except OSError:
             first = None
         if first is not None and S_ISREG(first.st_mode):
-            result.skill_files.append((path + _FIRST, first))
+            result.paths.append(path + _FIRST)
+            result.stats.append(first)
             continue
         found = _skill_file(path)
         if found is not None:
@@ -226,7 +238,7 @@ def _walk(
                         )
                     )
                     continue
-            result.skill_files.append((skill_file, found[1]))
+            result.add(skill_file, found[1])
             continue
         if depth + 1 >= max_depth:
             continue

@@ -113,10 +113,22 @@ class ReloadDiff:
         }
 
 
-def _parse(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
+_parser: tuple[Callable[..., tuple[Skill | None, list[Diagnostic]]], Callable[[str], Path]] | None = None
+
+
+def _load_parser() -> tuple[Callable[..., tuple[Skill | None, list[Diagnostic]]], Callable[[str], Path]]:
+    """Imported on first use (a start from the cache never needs the YAML stack), then kept:
+    an import statement per file costs about a microsecond."""
+    global _parser
     from skillyard.parsing import parse_skill
     from skillyard.parsing.text import path_of
 
+    _parser = (parse_skill, path_of)
+    return _parser
+
+
+def _parse(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
+    parse_skill, path_of = _parser or _load_parser()
     try:
         return parse_skill(path_of(path), source=source)
     except Exception as e:  # the parser promises not to raise; one bad file must still not stop the others
@@ -231,7 +243,7 @@ class Registry:
             for path in mine:
                 if path in refresh:
                     return None  # nested roots share the file: let the full scan decide
-                refresh[path] = (root, walk.skill_files[walk.index()[path]][1])
+                refresh[path] = (root, walk.stats[walk.index()[path]])
         files = self._files
         swaps: list[tuple[_FileEntry, _FileEntry]] = []
         for path, (root, st) in refresh.items():
@@ -281,7 +293,7 @@ class Registry:
             cached = self._cached
             hits = cached.index() if cached.paths and not reuse else None
             stats, names, blobs, sources = cached.stats, cached.names, cached.blobs, cached.sources
-            for path, st in walk.skill_files:
+            for path, st in zip(walk.paths, walk.stats, strict=True):
                 if reuse and path not in refresh:
                     entry = old_files[path]
                 elif (
@@ -347,7 +359,7 @@ class Registry:
                 except OSError:
                     return False  # a skill file disappeared: walk again
                 refresh.add(c)
-                walk.skill_files[known[c]] = (c, st)
+                walk.stats[known[c]] = st
                 continue
             parent = os.path.dirname(c)
             if parent in skill_dirs and os.path.basename(c) not in SKILL_FILES:

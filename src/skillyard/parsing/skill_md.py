@@ -274,7 +274,8 @@ def _build(
                 _ALLOWED[tools_raw] = allowed
     else:
         allowed = _allowed_tools(tools_raw, path, diags) if tools_raw is not None else ()
-    tags = str_list(get("tags"), "tags", path, diags) if get("tags") is not None else ()
+    tags_raw = get("tags")
+    tags = str_list(tags_raw, "tags", path, diags) if tags_raw is not None else ()
     skill = Skill(
         name=name,
         description=description,
@@ -293,7 +294,19 @@ def _build(
         skill_key=oc.skill_key,
         tags=tags,
     )
-    present = not _OPTIONAL_KEYS.isdisjoint(fm)
+    present = () if _OPTIONAL_KEYS.isdisjoint(fm) else fm.keys() & _OPTIONAL_KEYS
+    if len(present) == 1:  # the usual case (e.g. only `license`): no walk over every optional key
+        (key,) = present
+        present = ()
+        attr = _STR_ATTR.get(key)
+        if attr is not None:
+            v = fm[key]
+            v = (v.strip() or None) if v.__class__ is str else _str_field(fm, key, path, diags)
+            if v is not None:
+                setattr(skill, attr, v)
+        else:
+            attr, default = _BOOL_ATTR[key]
+            setattr(skill, attr, _bool_field(fm, key, default, path, diags))
     for key, attr in _STR_ATTRS if present else ():
         if key in fm:
             v = fm[key]
@@ -329,6 +342,8 @@ _BOOL_ATTRS = (
     ("user-invocable", "user_invocable", True),
 )
 _OPTIONAL_KEYS = frozenset(k for k, _ in _STR_ATTRS) | frozenset(k for k, _, _ in _BOOL_ATTRS)
+_STR_ATTR = dict(_STR_ATTRS)
+_BOOL_ATTR = {k: (attr, default) for k, attr, default in _BOOL_ATTRS}
 
 _TOOL_TOKEN = re.compile(r"(?:[^\s,(]|\([^)]*\)?)+")
 #: `allowed-tools` string → its tokens (an immutable tuple, so equal strings can share one); bounded.
