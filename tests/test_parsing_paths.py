@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillyard.parsing.text import path_of
+from skillyard.discovery import path_of
 
 segment = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/\0"), min_size=0, max_size=8

@@ -471,3 +471,23 @@ def test_watcher_reload_falls_back_to_a_scan_when_names_or_diagnostics_change(
     diff = reg.reload(changed=[p])
     assert reg.names() == ["b"] and diff.current == {"eligible": 1, "total": 1}
     assert any(d.code == "missing-description" for d in reg.diagnostics)
+
+
+def test_lazy_skill_is_built_once_across_threads(tmp_path: Path, make_skill) -> None:
+    import threading
+
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    seen: list[object] = []
+    start = threading.Barrier(8)
+
+    def grab() -> None:
+        start.wait()
+        seen.append(reg.get("c"))
+
+    threads = [threading.Thread(target=grab) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 8 and all(s is seen[0] for s in seen) and seen[0] is reg.skills[2]

@@ -22,6 +22,7 @@ from typing import Any
 
 import platformdirs
 
+from skillyard.discovery import path_of
 from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
@@ -199,7 +200,7 @@ _TOOLS_I = _SKILL_FIELDS.index("tools")
 
 def skill_from_row(row: Row) -> Skill:
     v = list(row)
-    v[_PATH_I] = Path(v[_PATH_I])
+    v[_PATH_I] = path_of(v[_PATH_I])
     if v[_META_I] == _SAME_AS_FRONTMATTER:
         v[_META_I] = v[_FM_I].get("metadata")
     v[_REQ_I] = Requirements(*v[_REQ_I]) if any(v[_REQ_I]) else Requirements()

@@ -20,12 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard import cache as cache_mod
 from skillyard.config import Config, load_config, persist_disabled
-from skillyard.discovery import SKILL_FILES, Root, WalkResult, resolve_roots, walk_root
+from skillyard.discovery import SKILL_FILES, Root, WalkResult, path_of, resolve_roots, walk_root
 from skillyard.eligibility import Host, evaluate
 from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Eligibility, Skill, ToolSpec
 
 if TYPE_CHECKING:
     from skillyard.search import SearchHit, SearchIndex
+
+
+_BUILD_LOCK = threading.Lock()
 
 
 class _FileEntry:
@@ -35,13 +38,11 @@ class _FileEntry:
     `Skill` is rebuilt on first use, so a second start builds names and order only.
     """
 
-    __slots__ = ("mtime_ns", "size", "ino", "path", "source", "name", "diagnostics", "_skill", "_blob")
+    __slots__ = ("st", "path", "source", "name", "diagnostics", "_skill", "_blob")
 
     def __init__(
         self,
-        mtime_ns: int,
-        size: int,
-        ino: int,
+        st: os.stat_result,
         path: str,
         source: str,
         skill: Skill | None,
@@ -49,9 +50,7 @@ class _FileEntry:
         name: str | None = None,
         blob: bytes | None = None,
     ) -> None:
-        self.mtime_ns = mtime_ns
-        self.size = size
-        self.ino = ino
+        self.st = st  #: the stat this entry was read (or validated) under
         self.path = path
         self.source = source
         self.diagnostics = diagnostics
@@ -63,8 +62,11 @@ class _FileEntry:
     def skill(self) -> Skill | None:
         s = self._skill
         if s is None and self._blob is not None:
-            s = self._skill = self._materialise()
-            self._blob = None
+            with _BUILD_LOCK:  # two threads must not build two objects for one skill
+                s = self._skill
+                if s is None and self._blob is not None:
+                    s = self._skill = self._materialise()
+                    self._blob = None
         return s
 
     def loaded(self) -> Skill:
@@ -121,7 +123,6 @@ def _load_parser() -> tuple[Callable[..., tuple[Skill | None, list[Diagnostic]]]
     an import statement per file costs about a microsecond."""
     global _parser
     from skillyard.parsing import parse_skill
-    from skillyard.parsing.text import path_of
 
     _parser = (parse_skill, path_of)
     return _parser
@@ -173,6 +174,8 @@ class Registry:
         self._eligibility: dict[str, tuple[Skill, Eligibility]] = {}
         self._walks: dict[int, WalkResult] = {}
         self._counts_memo: tuple[int, dict[str, int]] | None = None
+        #: True while some skills in the order are still cached rows (see `_build_all`)
+        self._lazy = False
         self._tool_plan: tuple[int, dict[str, tuple[Skill, ToolSpec]], list[Diagnostic]] | None = None
         self._index: SearchIndex | None = None
         self._listeners: list[Callable[[ReloadDiff], None]] = []
@@ -291,14 +294,14 @@ class Registry:
             source = root.source
             old_files = self._files
             cached = self._cached
-            hits = cached.index() if cached.paths and not reuse else None
+            # the second-start fast path applies to a registry's first scan
+            hits = cached.index() if cached.paths and not reuse and not old_files else None
             stats, names, blobs, sources = cached.stats, cached.names, cached.blobs, cached.sources
             for path, st in zip(walk.paths, walk.stats, strict=True):
                 if reuse and path not in refresh:
                     entry = old_files[path]
                 elif (
                     hits is not None
-                    and path not in old_files
                     and (j := hits.get(path)) is not None
                     and stats[3 * j] == st.st_mtime_ns
                     and stats[3 * j + 1] == st.st_size
@@ -306,9 +309,8 @@ class Registry:
                     and sources[j] == source
                     and path not in cached.diags
                 ):  # the second-start fast path: a valid cache row, nothing built yet
-                    entry = _FileEntry(
-                        st.st_mtime_ns, st.st_size, st.st_ino, path, source, None, (), names[j], blobs[j]
-                    )
+                    entry = _FileEntry(st, path, source, None, (), names[j], blobs[j])
+                    self._lazy = True
                 else:
                     entry = self._entry_for(path, source, st)
                 files[path] = entry
@@ -374,8 +376,8 @@ class Registry:
         old = self._files.get(path)
         if (
             old is not None
-            and old.mtime_ns == st.st_mtime_ns
-            and old.size == st.st_size
+            and old.st.st_mtime_ns == st.st_mtime_ns
+            and old.st.st_size == st.st_size
             and (old.name is None or old.source == source)
         ):
             return old
@@ -389,21 +391,12 @@ class Registry:
                 except TypeError:
                     diags = None
                 if diags is not None:
-                    return _FileEntry(
-                        st.st_mtime_ns,
-                        st.st_size,
-                        st.st_ino,
-                        path,
-                        source,
-                        None,
-                        diags,
-                        name=cached.names[i],
-                        blob=cached.blobs[i],
-                    )
+                    self._lazy = True
+                    return _FileEntry(st, path, source, None, diags, cached.names[i], cached.blobs[i])
         self._fresh += 1
         skill, diags = _parse(path, source)
         # a tuple: the usual empty one is a shared constant, not one more object per file
-        return _FileEntry(st.st_mtime_ns, st.st_size, st.st_ino, path, source, skill, tuple(diags))
+        return _FileEntry(st, path, source, skill, tuple(diags))
 
     def _save_cache(self) -> None:
         if self._cache_file is None or (self._fresh == 0 and len(self._cached) == len(self._files)):
@@ -415,7 +408,7 @@ class Registry:
             blob = e._blob if e._blob is not None else cache_mod.skill_to_blob(e.loaded())
             out.add(
                 path,
-                (e.mtime_ns, e.size, e.ino),
+                (e.st.st_mtime_ns, e.st.st_size, e.st.st_ino),
                 e.source,
                 e.name,
                 blob,
@@ -476,6 +469,8 @@ class Registry:
         """Eligible/total; remembered per registry version (every change of status bumps it)."""
         memo = self._counts_memo
         if memo is None or memo[0] != self.version:
+            if self._lazy:
+                self._build_all()
             counts = {
                 "eligible": sum(1 for e in self._order if self.eligibility(e.loaded()).eligible),
                 "total": len(self._order),
@@ -488,7 +483,19 @@ class Registry:
     @property
     def skills(self) -> list[Skill]:
         """Loaded skills (shadowed ones excluded), highest-priority root first, walk order within a root."""
-        return [e.loaded() for e in self._order]
+        order = self._order
+        if self._lazy:
+            self._build_all()
+        return [e.loaded() for e in order]
+
+    def _build_all(self) -> None:
+        """Build every skill still held as a cached row, with the GC paused (as for a scan):
+        built one by one under an active collector, 10,000 skills cost several times more."""
+        with self._lock, _gc_paused():
+            for e in self._order:
+                if e._skill is None:
+                    e.loaded()
+        self._lazy = False
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
