@@ -189,9 +189,10 @@ def _walk(
         )
         return
     result.listed_dirs.append((directory, mtime_ns))
+    add_path, add_stat, lstat = result.paths.append, result.stats.append, os.lstat
     for entry in entries:
         name = entry.name
-        if name.startswith(".") or name in IGNORED_DIRS:
+        if name[0] == "." or name in IGNORED_DIRS:
             continue
         try:
             is_link = entry.is_symlink()
@@ -216,13 +217,14 @@ def _walk(
                 continue
             visited.add(real)
         # the common case inline: a regular SKILL.md (one lstat, no helper call)
+        candidate = path + _FIRST
         try:
-            first = os.lstat(path + _FIRST)
+            first = lstat(candidate)
         except OSError:
             first = None
         if first is not None and S_ISREG(first.st_mode):
-            result.paths.append(path + _FIRST)
-            result.stats.append(first)
+            add_path(candidate)
+            add_stat(first)
             continue
         found = _skill_file(path)
         if found is not None:

@@ -297,20 +297,22 @@ class Registry:
             # the second-start fast path applies to a registry's first scan
             hits = cached.index() if cached.paths and not reuse and not old_files else None
             stats, names, blobs, sources = cached.stats, cached.names, cached.blobs, cached.sources
+            cached_diags = cached.diags
+            lazy = False
             for path, st in zip(walk.paths, walk.stats, strict=True):
                 if reuse and path not in refresh:
                     entry = old_files[path]
                 elif (
                     hits is not None
                     and (j := hits.get(path)) is not None
-                    and stats[3 * j] == st.st_mtime_ns
-                    and stats[3 * j + 1] == st.st_size
-                    and stats[3 * j + 2] == st.st_ino
+                    and stats[(k := 3 * j)] == st.st_mtime_ns
+                    and stats[k + 1] == st.st_size
+                    and stats[k + 2] == st.st_ino
                     and sources[j] == source
-                    and path not in cached.diags
+                    and path not in cached_diags
                 ):  # the second-start fast path: a valid cache row, nothing built yet
                     entry = _FileEntry(st, path, source, None, (), names[j], blobs[j])
-                    self._lazy = True
+                    lazy = True
                 else:
                     entry = self._entry_for(path, source, st)
                 files[path] = entry
@@ -332,6 +334,8 @@ class Registry:
                     continue
                 by_name[name] = entry
                 order.append(entry)
+            if lazy:
+                self._lazy = True
         self._walks = walks
         self._files = files
         self._by_name = by_name
