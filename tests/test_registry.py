@@ -491,3 +491,25 @@ def test_lazy_skill_is_built_once_across_threads(tmp_path: Path, make_skill) -> 
     for t in threads:
         t.join()
     assert len(seen) == 8 and all(s is seen[0] for s in seen) and seen[0] is reg.skills[2]
+
+
+def test_scans_restore_the_collector_and_respect_an_application_freeze(tmp_path: Path, make_skill) -> None:
+    import gc
+
+    make_skill(tmp_path, "a")
+    assert gc.isenabled()
+    Registry.from_roots([tmp_path])
+    assert gc.isenabled() and gc.get_freeze_count() == 0  # promoted, not left frozen
+    gc.disable()
+    try:
+        Registry.from_roots([tmp_path]).reload()
+        assert not gc.isenabled()  # a caller's choice stays
+    finally:
+        gc.enable()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        Registry.from_roots([tmp_path]).reload()
+        assert gc.get_freeze_count() >= frozen  # the application's frozen objects stay frozen
+    finally:
+        gc.unfreeze()
