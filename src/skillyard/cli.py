@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from skillyard import reports
+from skillyard.cli_io import SafePath, tolerant_streams
 from skillyard.config import Config, ConfigError, load_config
 from skillyard.discovery import resolve_roots
 from skillyard.registry import Registry
@@ -46,6 +48,16 @@ class CliContext:
                 fail_usage(str(e))
         return self._config
 
+    def writable_config(self) -> Config:
+        """The config for commands that write it: an explicit config file that does not exist yet starts empty.
+
+        Read-only commands use `config`, which still refuses a missing explicit file.
+        """
+        explicit = self.config_path or os.environ.get("SKILLYARD_CONFIG") or None
+        if self._config is None and explicit is not None and not os.path.lexists(explicit):
+            return Config(path=Path(explicit))
+        return self.config
+
     def registry(self) -> Registry:
         if self._registry is None:
             config = self.config
@@ -58,7 +70,8 @@ def out() -> Console:
 
 
 def err_console() -> Console:
-    return Console(stderr=True, highlight=False)
+    # soft_wrap: an error naming a long path must not be broken across lines
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def emit_json(data: Any) -> None:
@@ -75,19 +88,20 @@ def fail_usage(message: str) -> None:
     "--root",
     "roots",
     multiple=True,
-    type=click.Path(path_type=str),
+    type=SafePath(path_type=str),
     help="Skill root (repeatable); replaces the default search path.",
 )
 @click.option(
     "--config",
     "config_path",
-    type=click.Path(path_type=str),
+    type=SafePath(path_type=str),
     help="Config file (default: ./skillyard.toml, else the user config).",
 )
 @click.version_option(package_name="skillyard")
 @click.pass_context
 def cli(ctx: click.Context, roots: tuple[str, ...], config_path: str | None) -> None:
     """skillyard: find, check, disclose, run and install Agent Skills."""
+    tolerant_streams()
     ctx.obj = CliContext(roots=roots, config_path=config_path)
 
 
@@ -220,7 +234,7 @@ def check_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
 
 
 @cli.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=SafePath(path_type=Path))
 @click.option(
     "--strict", is_flag=True, help="Apply every agentskills.io rule (name == directory, known fields only)."
 )

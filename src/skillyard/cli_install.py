@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from skillyard.config import ConfigError
 from skillyard.install import (
     Installer,
     InstallResult,
@@ -194,9 +195,14 @@ def audit(ctx: click.Context, targets: tuple[str, ...], fmt: str, as_json: bool,
 
 def _resolve_target(ctx: click.Context, target: str) -> Path | None:
     """A path on disk, else a skill name looked up in the registry, else the install root."""
+    if not target.strip() or "\0" in target:  # Path("") is ".": an empty argument must not audit the cwd
+        return None
     p = Path(target)
-    if p.exists():
-        return p
+    try:
+        if p.exists():
+            return p
+    except OSError:  # a name too long for the filesystem, a symlink loop: not a path we can scan
+        return None
     if "/" in target or "\\" in target or len(target) > 256:
         return None
     obj = ctx.obj
@@ -219,9 +225,14 @@ def trust() -> None:
     """Manage trusted install sources ([trust] sources in the config file)."""
 
 
-def _policy(ctx: click.Context) -> TrustPolicy:
-    """The trust policy; with no config file yet, changes go to the user config file."""
-    pol = TrustPolicy.from_config(_config(ctx))
+def _policy(ctx: click.Context, *, write: bool = False) -> TrustPolicy:
+    """The trust policy; with no config file yet, changes go to the user config file.
+
+    `write`: the command changes the file, so an explicit `--config FILE` that does not exist yet is created.
+    """
+    obj = ctx.obj
+    config = obj.writable_config() if write and hasattr(obj, "writable_config") else _config(ctx)
+    pol = TrustPolicy.from_config(config)
     if pol.config_path is None:
         from skillyard.config import user_config_path
 
@@ -235,11 +246,14 @@ def _policy(ctx: click.Context) -> TrustPolicy:
 @click.pass_context
 def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
     """Trust sources matching PATTERN (e.g. 'github.com/anthropics/*')."""
-    pol = _policy(ctx)
+    pol = _policy(ctx, write=True)
     try:
         added = pol.add(pattern)
-    except TrustError as e:
+    except (TrustError, ConfigError) as e:
         _fail(ctx, str(e), as_json, EXIT_USAGE)
+        return
+    except OSError as e:
+        _fail(ctx, f"cannot write config file {pol.config_path}: {e.strerror or e}", as_json, EXIT_FAIL)
         return
     data = {"trusted": True, "pattern": pattern.strip(), "added": added, "config": str(pol.config_path)}
     if as_json:
@@ -254,11 +268,14 @@ def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
 @click.pass_context
 def trust_remove(ctx: click.Context, pattern: str, as_json: bool) -> None:
     """Stop trusting PATTERN."""
-    pol = _policy(ctx)
+    pol = _policy(ctx)  # nothing to remove from a file that does not exist: that stays an error
     try:
         removed = pol.remove(pattern)
-    except TrustError as e:
+    except (TrustError, ConfigError) as e:
         _fail(ctx, str(e), as_json, EXIT_USAGE)
+        return
+    except OSError as e:
+        _fail(ctx, f"cannot write config file {pol.config_path}: {e.strerror or e}", as_json, EXIT_FAIL)
         return
     if not removed:
         _fail(ctx, f"not a configured trust pattern: {pattern}", as_json, EXIT_FAIL)

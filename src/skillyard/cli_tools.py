@@ -18,8 +18,10 @@ from rich.text import Text
 
 from skillyard import reports
 from skillyard.catalog import FORMATS, render_catalog
+from skillyard.cli_io import SafePath
 from skillyard.session import Session, SessionError
 from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
+from skillyard.tools.toolkit import MAX_ARGUMENT_BYTES
 
 EXIT_FAIL, EXIT_USAGE = 1, 2
 
@@ -32,7 +34,7 @@ def _registry(ctx: click.Context) -> Any:
 
 
 def _usage(message: str) -> None:
-    Console(stderr=True, highlight=False).print(Text(f"error: {message}", style="red"))
+    Console(stderr=True, highlight=False, soft_wrap=True).print(Text(f"error: {message}", style="red"))
     raise SystemExit(EXIT_USAGE)
 
 
@@ -50,13 +52,22 @@ def _load_session(path: str | None) -> Session:
         raise  # unreachable; keeps type checkers content
 
 
+def _read_stdin() -> str:
+    """JSON arguments from stdin: bytes that are not UTF-8 become U+FFFD; reading stops past the size cap."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:
+        return sys.stdin.read(MAX_ARGUMENT_BYTES + 1)
+    # one byte over the cap is enough for the toolkit to answer "too large" without slurping everything
+    return buffer.read(MAX_ARGUMENT_BYTES + 1).decode("utf-8", errors="replace")
+
+
 @click.command("prompt")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="xml", show_default=True)
 @click.option("--budget", type=click.IntRange(min=0), default=None, help="Character budget for the catalog.")
 @click.option(
     "--session",
     "session_path",
-    type=click.Path(dir_okay=False, path_type=str),
+    type=SafePath(dir_okay=False, path_type=str),
     default=None,
     help="Session file: print the whole system-message text (guidance, catalog, loaded skills, docs).",
 )
@@ -109,7 +120,7 @@ def tools(ctx: click.Context, provider: str, tool_names: tuple[str, ...], as_jso
 @click.option(
     "--session",
     "session_path",
-    type=click.Path(dir_okay=False, path_type=str),
+    type=SafePath(dir_okay=False, path_type=str),
     default=None,
     help="Session file to read and update (created when missing).",
 )
@@ -122,7 +133,7 @@ def call(
     """Call TOOL with JSON ARGUMENTS and print exactly what the model would get ('-' reads stdin)."""
     reg = _registry(ctx)
     if arguments == "-":
-        arguments = sys.stdin.read()
+        arguments = _read_stdin()
     session = _load_session(session_path)
     toolkit = Toolkit(reg, load_mode=load_mode)
     result = toolkit.call(tool, arguments, session=session)

@@ -14,10 +14,14 @@ from typing import Any
 
 import platformdirs
 
+from skillyard.fsread import read_regular_file
+
 PROJECT_CONFIG_NAME = "skillyard.toml"
 EXECUTORS = ("auto", "sandbox", "local", "container")
 #: Sources trusted without configuration (seed 000: clawhub and local paths).
 DEFAULT_TRUSTED = ("local:*",)
+#: A config file larger than this is refused (a mistaken path, not a config).
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
 class ConfigError(ValueError):
@@ -114,7 +118,7 @@ def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> 
     if path is None:
         return Config()
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         if explicit is not None:
             raise ConfigError(f"{path}: config file not found") from None

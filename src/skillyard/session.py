@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillyard.fsread import read_regular_file
+
 if TYPE_CHECKING:
     from skillyard.model import Skill
     from skillyard.registry import Registry
@@ -204,7 +206,7 @@ class Session:
         try:
             if p.stat().st_size > MAX_SESSION_BYTES:
                 raise SessionError(f"session file is too large: {p}")
-            raw = p.read_bytes()
+            raw = read_regular_file(p, MAX_SESSION_BYTES)
         except FileNotFoundError:
             return cls()
         except IsADirectoryError:

@@ -1,0 +1,46 @@
+"""Input and output guards shared by the CLI modules.
+
+Command-line values arrive from anywhere: a NUL byte (possible through
+`main(argv)`), an empty path, or a name that is not valid UTF-8 (decoded with
+surrogateescape) must give a usage error or a printable answer, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from typing import Any
+
+import click
+
+
+class SafePath(click.Path):
+    """click.Path that refuses empty values and NUL bytes as usage errors instead of crashing in os.stat."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        raw = os.fsdecode(value) if isinstance(value, bytes | os.PathLike) else value
+        if isinstance(raw, str):
+            if raw == "":
+                self.fail("path is empty", param, ctx)
+            if "\0" in raw:
+                self.fail("path contains a NUL byte", param, ctx)
+        try:
+            return super().convert(value, param, ctx)
+        except (OSError, ValueError) as e:  # ENAMETOOLONG, ELOOP... from the stat inside click.Path
+            self.fail(f"unusable path: {e}", param, ctx)
+
+
+def tolerant_streams() -> None:
+    """Let stdout/stderr print names that are not valid UTF-8, as `\\udcff` escapes.
+
+    Neither the default `strict` (a crash) nor `surrogateescape` (raw bytes: `--json` output that is
+    not UTF-8) will do; the escape keeps JSON valid and shows the user which byte was odd.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors != "backslashreplace":
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a closed or detached stream: nothing to print to anyway
+                pass
