@@ -39,10 +39,11 @@ def call(tk: Toolkit, session: Session, name: str, args: dict) -> tuple[str, boo
     return res.content, res.is_error
 
 
-def test_agent_flow(project: Path, tmp_path: Path, make_skill) -> None:
+def test_agent_flow(project: Path, tmp_path: Path, make_skill, request: pytest.FixtureRequest) -> None:
     config = load_config(cwd=project)
     reg = Registry.discover(config, cwd=project, cache=False)
     tk = Toolkit(reg)
+    request.addfinalizer(tk.close)  # the skill_run workspace goes when the test does, not at GC
     session = Session()
 
     listed = json.loads(call(tk, session, "skills", {"action": "list", "filter": "eligible"})[0])

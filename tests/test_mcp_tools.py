@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -132,8 +134,10 @@ async def test_errors_are_error_results(registry: Registry, mode: str) -> None:
 @pytest.mark.skipif(
     not execution_available(), reason="the execution layer (skillyard.execution) is not installed yet"
 )
-async def test_run_tools_execute(registry: Registry) -> None:
-    async with Client(build_server(registry)) as c:
+async def test_run_tools_execute(registry: Registry, request: pytest.FixtureRequest) -> None:
+    server = build_server(registry)
+    request.addfinalizer(server.close)  # releases the skill_run workspaces
+    async with Client(server) as c:
         res = await c.call_tool("skill_run", {"skill": "pdf-tools", "command": "python3 scripts/extract.py"})
         assert not res.is_error, text(res)
         assert json.loads(text(res))["stdout"].strip() == "hi"
@@ -142,9 +146,11 @@ async def test_run_tools_execute(registry: Registry) -> None:
         assert text(res).splitlines()[0] == "hi"  # executor warnings, if any, follow the output
 
 
-async def test_run_tools_answer_with_results(registry: Registry) -> None:
+async def test_run_tools_answer_with_results(registry: Registry, request: pytest.FixtureRequest) -> None:
     """Whatever the execution layer's state, the run tools answer with a tool result, never a protocol error."""
-    async with Client(build_server(registry)) as c:
+    server = build_server(registry)
+    request.addfinalizer(server.close)
+    async with Client(server) as c:
         res = await c.call_tool("skill_run", {"skill": "pdf-tools", "command": "python3 scripts/extract.py"})
         assert res.content and isinstance(res.is_error, bool)
         res = await c.call_tool("skill_run", {"skill": "no-such-skill", "command": "true"})
@@ -369,3 +375,23 @@ def test_hostile_tool_arguments_give_results(registry: Registry, name: str, args
             assert res.content and isinstance(res.is_error, bool)
 
     anyio.run(run)
+
+
+@pytest.mark.skipif(
+    not execution_available(), reason="the execution layer (skillyard.execution) is not installed yet"
+)
+async def test_close_releases_the_run_workspaces(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that stops serving removes its clients' skill_run workspaces at once, not at GC."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ws_root = tmp_path / f"skillyard-workspaces-{os.getuid()}"
+    server = build_server(registry)
+    try:
+        async with Client(server) as c:
+            res = await c.call_tool("skill_run", {"skill": "pdf-tools", "command": "true"})
+            assert res.content
+        assert [p for p in ws_root.iterdir() if p.name.startswith("ws_")]
+    finally:
+        server.close()
+    assert not [p for p in ws_root.iterdir() if p.name.startswith("ws_")]

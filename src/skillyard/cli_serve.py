@@ -110,3 +110,5 @@ def serve(
             server.run("streamable-http", host=host, port=port)
     except KeyboardInterrupt:
         pass
+    finally:
+        server.close()  # workspaces of every client session go now, not whenever the process is collected

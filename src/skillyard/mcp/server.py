@@ -218,6 +218,11 @@ class SkillyardServer(MCPServer):
                 log.error("agent tools unavailable: %s", self._toolkit_error)
         return self._toolkit
 
+    def close(self) -> None:
+        """Release every session's skill_run workspace (serving has ended); the server stays usable."""
+        if self._toolkit is not None:
+            self._toolkit.close()
+
     def _tool_defs(self) -> list[Tool]:
         version = self.registry.version
         if self._tools_cache is not None and self._tools_cache[0] == version:
@@ -437,9 +442,12 @@ class SkillyardServer(MCPServer):
                         self._legacy_connections.discard(connection)
                         break
 
-    async def reload(self) -> None:
-        """Re-scan the registry off the event loop, then notify clients if anything changed."""
-        await anyio.to_thread.run_sync(self.registry.reload)
+    async def reload(self, changed: list[str] | None = None) -> None:
+        """Re-scan the registry off the event loop, then notify clients if anything changed.
+
+        `changed` (the watcher's paths) lets the registry re-read just those files.
+        """
+        await anyio.to_thread.run_sync(self.registry.reload, changed)
         await self.notify_changed()
 
     async def _watch_loop(self, stop: anyio.Event) -> None:
@@ -451,9 +459,9 @@ class SkillyardServer(MCPServer):
             await stop.wait()
             return
         log.info("watching %s", ", ".join(paths))
-        async for _changes in watchfiles.awatch(*paths, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=stop):
+        async for changes in watchfiles.awatch(*paths, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=stop):
             try:
-                await self.reload()
+                await self.reload([path for _change, path in changes])
             except Exception:
                 log.exception("reload after a file change failed")
 
