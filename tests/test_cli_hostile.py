@@ -638,3 +638,22 @@ def test_real_process_call_reads_hostile_stdin(env: Path) -> None:
     assert b"Traceback" not in proc.stderr
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["is_error"] is True
+
+
+# ---------------------------------------------------------------- nothing left behind
+
+
+def test_run_and_call_leave_no_workspace(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-shot command removes the skill_run workspace it made, even when the command fails."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(env))
+    ws_root = env / f"skillyard-workspaces-{os.getuid()}"
+    for argv in (
+        ["run", "weather", "--json", "--", "true"],
+        ["run", "weather", "--json", "--", "exit 3"],
+        ["call", "skill_run", json.dumps({"skill": "weather", "command": "echo hi > out/x.txt"}), "--json"],
+    ):
+        res = invoke([*root_args(env), *argv])
+        assert_clean(res, {0, 1})
+        assert not ws_root.exists() or not [p for p in ws_root.iterdir() if p.name.startswith("ws_")], argv
