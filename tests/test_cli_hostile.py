@@ -413,6 +413,14 @@ def test_roots_that_are_not_directories(env: Path) -> None:
         assert "path" in res.output
 
 
+def test_a_missing_root_is_reported_on_stderr(env: Path) -> None:
+    missing = env / "no-such-root"
+    res = invoke(["--root", str(missing), "--root", str(env / "skills"), "list", "--json"])
+    assert_clean(res, 0)
+    assert f"--root {missing}: no such directory" in res.stderr
+    assert json_out(res)["count"] == 1  # stdout stays the JSON answer
+
+
 # ---------------------------------------------------------------- validate, run, tools, prompt, serve
 
 

@@ -61,6 +61,11 @@ class CliContext:
     def registry(self) -> Registry:
         if self._registry is None:
             config = self.config
+            for r in self.roots:
+                # discovery treats a missing root as normal (most default roots do not exist), but a root
+                # typed on the command line that is not there is almost always a typo: say so on stderr
+                if not os.path.exists(r):
+                    err_console().print(Text(f"warning: --root {r}: no such directory", style="yellow"))
             self._registry = Registry(resolve_roots(list(self.roots) or None, config), config, cache=True)
         return self._registry
 
