@@ -675,11 +675,6 @@ INJECTING_SKILL = (
 )
 
 
-@pytest.mark.xfail(
-    reason="install fix commands interpolate the skill's package name unquoted (eligibility.install_fixes / "
-    "install_hints via InstallOption.command): a skill can make `check` suggest `apt install x; touch ...`",
-    strict=True,
-)
 def test_fix_commands_cannot_be_injected_by_a_skill(env: Path, make_skill) -> None:
     import shlex
 

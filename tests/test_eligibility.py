@@ -239,3 +239,21 @@ def test_memo_follows_host_changes(tmp_path: Path) -> None:
     # another skill with the same needs gets the same (immutable) answer object
     twin = skill(name="gh-twin", requires=Requirements(bins=("gh",), env=("GH_TOKEN",)))
     assert evaluate(twin, h, parse_config({})) is evaluate(s, h, parse_config({}))
+
+
+def test_install_commands_refuse_shell_syntax_and_quote_the_rest() -> None:
+    assert InstallOption(kind="apt", package="x; touch /tmp/p").command() is None
+    assert InstallOption(kind="brew", formula="--force").command() is None
+    assert InstallOption(kind="brew", formula="../x").command() is None
+    assert InstallOption(kind="go", module="http://evil.example/x").command() is None
+    assert InstallOption(kind="cargo", crate="$(id)").command() is None
+    assert InstallOption(kind="node", package="pkg `id`").command() is None
+    assert InstallOption(kind="unknown", package="x").command() is None
+    assert InstallOption(kind="uv", package="ruff>=0.5").command() == "uv tool install 'ruff>=0.5'"
+    assert (
+        InstallOption(kind="node", package="@scope/pkg@1.2.3").command() == "npm install -g @scope/pkg@1.2.3"
+    )
+    assert (
+        InstallOption(kind="download", url="https://e.invalid/$(id)").command()
+        == "Download: 'https://e.invalid/$(id)'"
+    )

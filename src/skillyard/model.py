@@ -7,6 +7,8 @@ surfaces (tools, CLI, MCP) only read it, so no surface ever re-parses a file.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -108,10 +110,16 @@ class InstallOption:
         return getattr(self, INSTALL_KIND_FIELD.get(self.kind, "package"), None)
 
     def command(self) -> str | None:
-        """The shell command a user would run; None when the option lacks its target."""
+        """The shell command a user would run; None when the target is missing or not a plausible name.
+
+        The target comes from an untrusted skill and the command is shown to a model that may run it,
+        so it must look like a package name of its kind and is shell-quoted besides.
+        """
         t = self.target
-        if not t:
+        pattern = _TARGET_PATTERNS.get(self.kind)
+        if not t or pattern is None or not pattern.fullmatch(t) or (".." in t and self.kind != "download"):
             return None
+        t = shlex.quote(t)
         return {
             "brew": f"brew install {t}",
             "apt": f"apt install {t}",
@@ -135,6 +143,21 @@ class InstallOption:
         if self.os:
             d["os"] = list(self.os)
         return d
+
+
+#: What a plausible target looks like per install kind (OpenClaw's rules, tightened; no whitespace or
+#: shell syntax anywhere, no leading dash).
+_TARGET_PATTERNS = {
+    "brew": re.compile(r"[A-Za-z0-9][A-Za-z0-9@+._/-]{0,127}"),
+    "apt": re.compile(r"[a-z0-9][a-z0-9+.-]{0,127}"),
+    "cargo": re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"),
+    "uv": re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-\[\]=<>!~+,]{0,199}"),
+    "node": re.compile(
+        r"(@[a-z0-9~][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]{0,213}(@[A-Za-z0-9.^~<>=*+-]{1,64})?"
+    ),
+    "go": re.compile(r"[A-Za-z0-9][A-Za-z0-9._~+/-]{0,199}(@[A-Za-z0-9._+-]{1,64})?"),
+    "download": re.compile(r"https?://[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]{1,2000}"),
+}
 
 
 def _default_label(kind: str) -> str:
