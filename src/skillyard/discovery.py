@@ -65,12 +65,17 @@ def resolve_roots(
     """`--root` beats `SKILLYARD_PATH` beats `[skills] roots` beats the default search path."""
     env = os.environ if env is None else env
     if explicit:
-        return dedupe(Root(_abs(p, cwd), "custom") for p in explicit)
-    if raw := env.get("SKILLYARD_PATH"):
-        return dedupe(Root(_abs(p, cwd), "custom") for p in raw.split(os.pathsep) if p)
-    if config.roots is not None:
-        return dedupe(Root(_abs(p, cwd), "custom") for p in config.roots)
-    return dedupe(default_roots(config, cwd))
+        paths = [_abs(p, cwd) for p in explicit]
+    elif raw := env.get("SKILLYARD_PATH"):
+        paths = [_abs(p, cwd) for p in raw.split(os.pathsep) if p]
+    elif config.roots is not None:
+        paths = [_abs(p, cwd) for p in config.roots]
+    else:
+        return dedupe(default_roots(config, cwd))
+    # The install root keeps its label however it is named, so installed skills stay checked against
+    # their lockfile (a tampered one must never pass as a plain custom skill).
+    install_real = os.path.realpath(config.install_root)
+    return dedupe(Root(p, "install" if os.path.realpath(p) == install_real else "custom") for p in paths)
 
 
 def _abs(p: Path | str, cwd: Path | None) -> Path:

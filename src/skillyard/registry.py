@@ -563,6 +563,11 @@ class Registry:
         if cached is None or cached[0] is not s:
             cached = (s, evaluate(s, self.host, self.config, modified=self._modified_since_install(s)))
             self._eligibility[s.name] = cached
+        elif self._is_installed(s) and cached[1].eligible and self._modified_since_install(s):
+            # an installed skill's files can change under a long-running host (scripts, docs, not just
+            # SKILL.md): it is re-verified against its lockfile on every question, never from the cache
+            cached = (s, evaluate(s, self.host, self.config, modified=True))
+            self._eligibility[s.name] = cached
         return cached[1]
 
     def is_eligible(self, name: str) -> bool:
@@ -572,8 +577,13 @@ class Registry:
     def eligible_skills(self) -> list[Skill]:
         return [s for s in self.skills if self.eligibility(s).eligible]
 
+    @staticmethod
+    def _is_installed(skill: Skill) -> bool:
+        """Skills from the install root; `resolve_roots` labels that root "install" however it was named."""
+        return skill.source == "install"
+
     def _modified_since_install(self, skill: Skill) -> bool:
-        if skill.source != "install":
+        if not self._is_installed(skill):
             return False
         try:
             from skillyard.install import is_modified
@@ -582,7 +592,7 @@ class Registry:
         try:
             return bool(is_modified(self.config.install_root, skill.name, skill.root))
         except Exception:
-            return False
+            return True  # the lockfile cannot vouch for these files: fail closed
 
     def set_enabled(self, name: str, enabled: bool, *, persist: bool = False) -> Eligibility:
         """Runtime enable/disable; with `persist`, also written to the config file."""
