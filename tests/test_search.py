@@ -496,3 +496,80 @@ def test_many_tied_scores_break_ties_by_name() -> None:
     assert [h.name for h in hits] == sorted(s.name for s in skills)[:7]
     assert len({h.score for h in hits}) == 1
     assert hits == ix.search_exhaustive("chart", 7)
+
+
+_FLAT = ["pdf", "invoice", "weather", "deploy", "cluster", "video", "audio", "release", "budget", "recipe"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(min_value=0, max_value=10_000),
+    size=st.integers(min_value=20, max_value=160),
+    queries=st.lists(
+        st.lists(st.sampled_from([*_FLAT, "zzq", "git", "picture"]), min_size=1, max_size=3),
+        min_size=1,
+        max_size=3,
+    ),
+    limit=st.sampled_from([1, 3, 5, 17, 200]),
+)
+def test_flat_vocabulary_massive_ties_equal_exhaustive(
+    seed: int, size: int, queries: list[list[str]], limit: int
+) -> None:
+    """Every body holds every word, so nearly every skill ties at 4 places with thousands of others
+    (at scale); names are shuffled against document order, some words appear only in some descriptions
+    (coverage then turns part of a tied group away), and skills are removed and re-added in place."""
+    import random
+
+    rnd = random.Random(seed)
+    body = " ".join(_FLAT)
+    ids = list(range(size))
+    rnd.shuffle(ids)
+    skills = []
+    for k, i in enumerate(ids):
+        desc = [w for w in _FLAT if rnd.random() < 0.3] if k % 3 else []
+        s = Skill(name=f"flat-{i:04d}", description=" ".join(desc), path=Path(f"/nonexistent/f{i}/SKILL.md"))
+        s._body = f"# {body}\n{body}\n"
+        skills.append(s)
+    ix = SearchIndex(skills)
+    for words in queries:
+        q = " ".join(words)
+        assert ix.search(q, limit) == ix.search_exhaustive(q, limit), q
+    removed = [s.name for s in rnd.sample(skills, min(5, size))]
+    again = Skill(name="flat-aaaa", description="pdf invoice", path=Path("/nonexistent/a/SKILL.md"))
+    again._body = body
+    ix.update([again], removed)
+    for words in queries:
+        q = " ".join(words)
+        assert ix.search(q, limit) == ix.search_exhaustive(q, limit), q
+
+
+def test_thousands_of_ties_take_the_first_names_that_pass_coverage() -> None:
+    """2,000 skills whose scores all round alike: the first names in order win, and a query that no
+    skill could explain enough (a word nobody uses dominates its mass) is [] like the exhaustive answer."""
+    body = " ".join(_FLAT)
+    skills = []
+    for i in range(2000):
+        s = Skill(
+            name=f"tie-{(i * 7919) % 2000:04d}", description="", path=Path(f"/nonexistent/t{i}/SKILL.md")
+        )
+        s._body = body
+        skills.append(s)
+    ix = SearchIndex(skills)
+    hits = ix.search("pdf invoice", 5)
+    assert [h.name for h in hits] == [f"tie-{i:04d}" for i in range(5)]
+    assert hits == ix.search_exhaustive("pdf invoice", 5)
+    assert len({h.score for h in ix.search("weather", 50)}) == 1
+    assert ix.search("git changelog release", 5) == ix.search_exhaustive("git changelog release", 5) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=st.floats(min_value=0.0, max_value=1e4, allow_nan=False))
+def test_round_floor_is_the_exact_group_bound(x: float) -> None:
+    """Scores at or above `_round_floor(r)` round to r or more, and the float just below it rounds lower."""
+    from skillyard.search import _round_floor
+
+    r = round(x, 4)
+    lo = _round_floor(r)
+    assert lo <= x or round(x, 4) < r
+    assert round(lo, 4) >= r
+    assert round(math.nextafter(lo, -math.inf), 4) < r

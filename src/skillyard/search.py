@@ -341,6 +341,21 @@ def _explained(doc: int, infos: list[tuple[_Variant, ...]]) -> float:
     return total
 
 
+@functools.lru_cache(maxsize=4096)
+def _round_floor(r: float) -> float:
+    """The smallest float x with round(x, 4) >= r (r a 4-place value): scores at or above it round to r
+    or more, so a rounded-score group is a range of raw scores and needs no rounding to be found."""
+    lo, hi = r - 1e-4, r  # round(lo, 4) < r <= round(hi, 4)
+    while True:
+        mid = (lo + hi) / 2
+        if mid <= lo or mid >= hi:
+            return hi
+        if round(mid, 4) >= r:
+            hi = mid
+        else:
+            lo = mid
+
+
 class SearchIndex:
     """An in-memory BM25F index over skills; cheap to build, updated in place on reload."""
 
@@ -365,6 +380,9 @@ class SearchIndex:
         #: query word -> (its score dict, the same scores as a list indexed by document)
         self._dense_cache: dict[str, tuple[dict[int, float], list[float]]] = {}
         self._cached_entries = 0  #: per-document entries held by both caches (bounds their memory)
+        #: document -> position in name order, and live documents in name order (ties break by name)
+        self._name_rank: list[int] | None = None
+        self._by_rank: list[int] = []
         for s in skills:
             self._add(s)
 
@@ -494,6 +512,7 @@ class SearchIndex:
 
     def _invalidate(self) -> None:
         self._norms = None
+        self._name_rank = None
         self._term_cache = {}
         self._qterm_cache = {}
         self._dense_cache = {}
@@ -603,10 +622,16 @@ class SearchIndex:
 
         Each query word's scores are also kept as a dense per-document list (cached with the word), so
         the query's scores are a few element-wise additions done by `map` rather than a Python loop per
-        posting; the additions happen in the same order as `_rank`'s, so the sums are identical. Only
-        the documents at or above the `pool`-th best score are then sorted and checked for coverage, in
-        the order `search_exhaustive` would visit them; the pool grows when it runs out before the
-        answer is settled (coverage rejected too many, or ties run past its end).
+        posting; the additions happen in the same order as `_rank`'s, so the sums are identical.
+
+        The order is `search_exhaustive`'s: rounded score down, then name. Only documents whose rounded
+        score is at least that of the `pool`-th best raw score are looked at. Those rounding strictly
+        higher are fewer than `pool`, so they are rounded and sorted outright; the last group (the
+        pool-th score's own rounded value) may hold thousands of ties, so its members are taken in name
+        order from a precomputed name ranking and only as many are checked for coverage as it takes to
+        fill `limit`. Group bounds are exact (`_round_floor`), so no score is rounded to find them. The
+        pool grows when coverage turns too many away; a query no skill could explain enough (the
+        coverage upper bound is below the threshold) is answered [] without looking at any skill.
         """
         self._ensure_bodies()
         words = [self._query_term(t) for t in terms]
@@ -615,77 +640,83 @@ class SearchIndex:
             mass += weight_t
         if mass <= 0:
             return []
+        infos = [variants for _best, variants, _w in words]
+        need = MIN_COVERAGE * mass
+        # Whatever variants a skill matches, it explains at most each word's strongest variant weight
+        # (summed in `_explained`'s order, so the float bound is exact).
+        most = 0.0
+        for variants in infos:
+            most += max((cov_w for _p, _s, cov_w in variants), default=0.0)
+        if most < need:
+            return []
         vecs = [self._dense(t, best) for t, (best, _v, _w) in zip(terms, words, strict=True) if best]
         if not vecs:
             return []
         total = vecs[0]
         for v in vecs[1:]:
             total = list(map(operator.add, total, v))
-        need = MIN_COVERAGE * mass
-        infos = [variants for _best, variants, _w in words]
-        # Below this a sum rounds to MIN_SCORE or less, and such documents are never results.
-        least = MIN_SCORE + 4e-5
+        # The smallest rounded score that is a result (rounded scores <= MIN_SCORE never are).
+        least_r = round(math.floor(MIN_SCORE * 10_000 + 1e-6) / 10_000 + 1e-4, 4)
         matched = len(total) - total.count(0.0)
-        pool = min(max(4 * limit, 32), matched)
-        floor = heapq.nlargest(pool, total)[-1] if pool < matched else least
+        pool = max(4 * limit, 32)
         while True:
-            floor = max(floor, least)
-            cands = list(
-                itertools.compress(range(len(total)), map(operator.ge, total, itertools.repeat(floor)))
-            )
-            rounded = [round(total[d], 4) for d in cands]
-            order = sorted(range(len(cands)), key=rounded.__getitem__, reverse=True)
-            hits, lower = self._walk_groups(cands, rounded, order, floor, floor <= least, limit, infos, need)
-            if lower is None:
+            if pool < matched:
+                r_floor = max(round(heapq.nlargest(pool, total)[-1], 4), least_r)
+            else:
+                r_floor = least_r
+            complete = r_floor == least_r
+            hits = self._collect(total, r_floor, limit, infos, need)
+            if len(hits) >= limit or complete:
                 return hits
-            if lower >= 0.0:  # the last score group may go on below the floor
-                floor = lower
-            else:  # coverage turned too many away: widen the pool
-                pool = min(pool * 4, matched)
-                floor = heapq.nlargest(pool, total)[-1] if pool < matched else least
+            pool = min(pool * 4, matched)
 
-    def _walk_groups(
-        self,
-        cands: list[int],
-        rounded: list[float],
-        order: list[int],
-        floor: float,
-        complete: bool,
-        limit: int,
-        infos: list[tuple[_Variant, ...]],
-        need: float,
-    ) -> tuple[list[tuple[float, str, Skill]], float | None]:
-        """Accept candidates best rounded score first, by name within a score, until `limit` are in.
-
-        `cands` are every document scoring at least `floor`; `complete` says no document below it can
-        be a result. Returns the hits and None when they are the answer; otherwise a lower floor to
-        retry with (the last score group may continue below `floor`), or -1.0 when the candidates ran
-        out before `limit` were accepted.
-        """
+    def _collect(
+        self, total: list[float], r_floor: float, limit: int, infos: list[tuple[_Variant, ...]], need: float
+    ) -> list[tuple[float, str, Skill]]:
+        """Accepted documents whose rounded score is at least `r_floor`, in result order, up to `limit`."""
         skills = self._skills
+        lo = _round_floor(r_floor)
+        hi = _round_floor(round(r_floor + 1e-4, 4))
+        ge, rep = operator.ge, itertools.repeat
+        above = list(itertools.compress(range(len(total)), map(ge, total, rep(hi))))
+        rank = self._name_ranks()
+        above.sort(key=rank.__getitem__)
+        rounded = dict(zip(above, map(round, map(total.__getitem__, above), rep(4)), strict=True))
+        above.sort(key=rounded.__getitem__, reverse=True)  # stable: by name within a rounded score
         hits: list[tuple[float, str, Skill]] = []
-        i, n = 0, len(order)
-        while i < n:
-            r = rounded[order[i]]
-            if r <= MIN_SCORE:
-                return hits, None
-            j = i + 1
-            while j < n and rounded[order[j]] == r:
-                j += 1
-            if j == n and not complete and floor > r - 6e-5:
-                # a document just under the floor may still round to r: take them all in first
-                return hits, r - 6e-5
-            members = [cands[k] for k in order[i:j] if skills[cands[k]] is not None]
-            members.sort(key=lambda d: skills[d].name)  # type: ignore[union-attr]
-            for d in members:
-                if _explained(d, infos) >= need:
-                    skill = skills[d]
-                    assert skill is not None
-                    hits.append((r, skill.name, skill))
-                    if len(hits) >= limit:
-                        return hits, None
-            i = j
-        return hits, (None if complete else -1.0)
+        for d in above:
+            skill = skills[d]
+            if skill is not None and _explained(d, infos) >= need:
+                hits.append((rounded[d], skill.name, skill))
+                if len(hits) >= limit:
+                    return hits
+        # The group rounding to exactly r_floor: every document scoring in [lo, hi).
+        group = set(itertools.compress(range(len(total)), map(ge, total, rep(lo)))).difference(above)
+        if not group:
+            return hits
+        if len(group) * 8 < len(total):
+            members: Iterable[int] = sorted(group, key=rank.__getitem__)
+        else:  # massive ties: walk the name order lazily, stopping once `limit` are accepted
+            members = itertools.compress(self._by_rank, map(group.__contains__, self._by_rank))
+        for d in members:
+            skill = skills[d]
+            if skill is not None and _explained(d, infos) >= need:
+                hits.append((r_floor, skill.name, skill))
+                if len(hits) >= limit:
+                    break
+        return hits
+
+    def _name_ranks(self) -> list[int]:
+        """Each document's position in name order (live documents only), rebuilt after a change."""
+        if self._name_rank is None:
+            live = [d for d, s in enumerate(self._skills) if s is not None]
+            live.sort(key=self._name_of)
+            rank = [len(live)] * len(self._skills)
+            for i, d in enumerate(live):
+                rank[d] = i
+            self._by_rank = live
+            self._name_rank = rank
+        return self._name_rank
 
     def _dense(self, term: str, best: dict[int, float]) -> list[float]:
         """A query word's scores as a list indexed by document (0.0 where it does not match); cached."""
