@@ -513,3 +513,16 @@ def test_scans_restore_the_collector_and_respect_an_application_freeze(tmp_path:
         assert gc.get_freeze_count() >= frozen  # the application's frozen objects stay frozen
     finally:
         gc.unfreeze()
+
+
+def test_toml_tools_that_cannot_run_are_not_offered_and_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "tt").mkdir()
+    (tmp_path / "tt" / "SKILL.toml").write_text(
+        '[skill]\nname = "tt"\ndescription = "d"\n'
+        '[[tools]]\nname = "bad_url"\ndescription = "b"\ncommand = "curl https://host/{id}"\n'
+        '[[tools]]\nname = "fine"\ndescription = "f"\ncommand = "echo {x}"\n'
+    )
+    reg = Registry.from_roots([tmp_path])
+    plan, notes = reg.tool_plan()
+    assert sorted(plan) == ["fine"]
+    assert any(d.code == "tool-template" and d.level == "error" for d in reg.diagnostics)

@@ -71,7 +71,7 @@ class CliContext:
 
 
 def out() -> Console:
-    return Console(soft_wrap=False, highlight=False)
+    return Console(soft_wrap=True, highlight=False)
 
 
 def err_console() -> Console:

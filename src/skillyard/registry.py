@@ -522,10 +522,16 @@ class Registry:
         Computed once per registry version, so every surface agrees on the names.
         """
         if self._tool_plan is None or self._tool_plan[0] != self.version:
+            from skillyard.toml_tools import lint_tool
             from skillyard.toml_tools.naming import plan_tool_names
 
             skills = [s for s in self.eligible_skills() if s.tools and not s.disable_model_invocation]
             plan, notes = plan_tool_names(skills, BUILTIN_TOOL_NAMES) if skills else ({}, [])
+            for name, (skill, spec) in list(plan.items()):
+                found = lint_tool(spec, str(skill.root / "SKILL.toml"))
+                notes.extend(found)
+                if any(d.level == "error" for d in found):
+                    del plan[name]  # a template that can never run is not offered to the model
             self._tool_plan = (self.version, plan, notes)
         return self._tool_plan[1], self._tool_plan[2]
 

@@ -155,7 +155,13 @@ def _parser_diagnostics(skill_file: Path, c: _Collector) -> None:
     """What the loader itself noticed (dropped install specs, bad booleans, …) as warnings."""
     from skillyard.parsing import parse_skill
 
-    _, diags = parse_skill(skill_file)
+    skill, diags = parse_skill(skill_file)
+    if skill is not None and skill.tools:
+        from skillyard.toml_tools import lint_tool
+
+        toml_path = str(skill_file.parent / "SKILL.toml")
+        for spec in skill.tools:  # templates that cannot run, flags left behind, values that do not fit
+            diags = [*diags, *lint_tool(spec, toml_path)]
     for d in diags:
         if d.code in _COVERED_CODES:
             continue
