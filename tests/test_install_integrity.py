@@ -44,3 +44,13 @@ def test_changes_after_load_are_caught_before_running(tmp_path: Path, make_skill
         assert reg.eligibility("scr").reasons == ("Modified since install",)
         res = tk.call("skill_run", {"skill": "scr", "command": "sh scripts/run.sh"}, session=session)
         assert res.is_error and "PWNED" not in res.content and "Modified since install" in res.content
+
+
+def test_untrusted_url_is_refused_as_untrusted_even_when_malformed(tmp_path: Path) -> None:
+    config = parse_config({"install": {"root": str(tmp_path / "inst")}})
+    res = Installer(config.install_root, TrustPolicy.from_config(config)).install(
+        "https://sketchy.site/skill.md"
+    )
+    data = res.to_dict()
+    assert data["installed"] is False and data["error"] == "untrusted source"
+    assert data["source"] == "https://sketchy.site/skill.md" and data["hint"]

@@ -265,7 +265,17 @@ class Installer:
             )
         if not isinstance(force, bool):
             raise InstallError("invalid argument", reason="force must be true or false")
-        spec = parse_source(source, name)
+        try:
+            spec = parse_source(source, name)
+        except SourceError:
+            # an untrusted URL is refused as untrusted (seed 000), whatever else is wrong with it
+            if isinstance(source, str) and "://" in source and not self.trust.url_trusted(source):
+                raise InstallError(
+                    "untrusted source",
+                    source=source,
+                    hint="Add to trusted sources (skillyard trust add PATTERN) or install from the configured hub",
+                ) from None
+            raise
         if not self.trust.is_trusted(spec):
             raise InstallError(
                 "untrusted source",

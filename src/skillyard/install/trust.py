@@ -100,6 +100,16 @@ class TrustPolicy:
     def is_trusted(self, spec: SourceSpec) -> bool:
         return self.matching_pattern(spec) is not None
 
+    def url_trusted(self, url: str) -> bool:
+        """Whether any pattern trusts a URL that is not (yet) a usable source."""
+        from skillyard.install.sources import _url_forms
+
+        try:
+            cands = _url_forms(url)
+        except ValueError:
+            return False
+        return any(pattern_matches(p, c) for p in self.all_patterns() for c in cands)
+
     def suggest(self, spec: SourceSpec) -> str:
         """A pattern a user could add to trust this source's owner (host/org/*)."""
         c = spec.trust_candidates(self.hub_index)[0]

@@ -98,9 +98,7 @@ class InvokeTools:
         except Unavailable as e:
             if e.kind == "missing":
                 return ToolResult(f'Skill "{name}" not found', True, f'Skill "{name}" not found')
-            return ToolResult(
-                f'Skill "{name}" is not available: {e.message}', True, f"skill: {name} unavailable"
-            )
+            return ToolResult(e.message, True, f"skill: {name} unavailable")
         try:
             body = skill.body()
         except OSError as e:
