@@ -678,7 +678,9 @@ class SearchIndex:
         lo = _round_floor(r_floor)
         hi = _round_floor(round(r_floor + 1e-4, 4))
         ge, rep = operator.ge, itertools.repeat
-        above = list(itertools.compress(range(len(total)), map(ge, total, rep(hi))))
+        cands = list(itertools.compress(range(len(total)), map(ge, total, rep(lo))))
+        high = list(map(ge, map(total.__getitem__, cands), rep(hi)))
+        above = list(itertools.compress(cands, high))
         rank = self._name_ranks()
         above.sort(key=rank.__getitem__)
         rounded = dict(zip(above, map(round, map(total.__getitem__, above), rep(4)), strict=True))
@@ -691,13 +693,14 @@ class SearchIndex:
                 if len(hits) >= limit:
                     return hits
         # The group rounding to exactly r_floor: every document scoring in [lo, hi).
-        group = set(itertools.compress(range(len(total)), map(ge, total, rep(lo)))).difference(above)
+        group = list(itertools.compress(cands, map(operator.not_, high)))
         if not group:
             return hits
         if len(group) * 8 < len(total):
             members: Iterable[int] = sorted(group, key=rank.__getitem__)
         else:  # massive ties: walk the name order lazily, stopping once `limit` are accepted
-            members = itertools.compress(self._by_rank, map(group.__contains__, self._by_rank))
+            inside = set(group)
+            members = itertools.compress(self._by_rank, map(inside.__contains__, self._by_rank))
         for d in members:
             skill = skills[d]
             if skill is not None and _explained(d, infos) >= need:
