@@ -14,8 +14,10 @@ step prompt --format markdown;       sy prompt --format markdown || true
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 step call skill_load '{"skill": "text-report"}' --session "$tmp/s.json"
 sy call skill_load '{"skill": "text-report"}' --session "$tmp/s.json" || true
-step run text-report -- 'python3 scripts/text_stats.py SKILL.md'
-sy run text-report --output 'out/*' -- 'python3 scripts/text_stats.py SKILL.md' || true
+step run text-report --output "'out/*.json'" -- "'python3 scripts/text_stats.py SKILL.md > out/report.json && echo done'"
+sy run text-report --output 'out/*.json' -- 'python3 scripts/text_stats.py SKILL.md > out/report.json && echo done' || true
 step call count_lines '{"path": "sample.txt"}'
 sy call count_lines '{"path": "sample.txt"}' || true
+step call find_text '{"pattern": "alpha", "path": "sample.txt"}'
+sy call find_text '{"pattern": "alpha", "path": "sample.txt"}' || true
 printf '\nNext: `skillyard serve` exposes all of this to any MCP host (see docs/mcp.md).\n'
