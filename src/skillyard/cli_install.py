@@ -7,6 +7,7 @@ trust_sources, hub_index, install_root) and `.registry()`.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -247,13 +248,8 @@ def _policy(ctx: click.Context, *, write: bool = False) -> TrustPolicy:
 def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
     """Trust sources matching PATTERN (e.g. 'github.com/anthropics/*')."""
     pol = _policy(ctx, write=True)
-    try:
-        added = pol.add(pattern)
-    except (TrustError, ConfigError) as e:
-        _fail(ctx, str(e), as_json, EXIT_USAGE)
-        return
-    except OSError as e:
-        _fail(ctx, f"cannot write config file {pol.config_path}: {e.strerror or e}", as_json, EXIT_FAIL)
+    added = _change_trust(ctx, pol, pol.add, pattern, as_json)
+    if added is None:
         return
     data = {"trusted": True, "pattern": pattern.strip(), "added": added, "config": str(pol.config_path)}
     if as_json:
@@ -269,13 +265,8 @@ def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
 def trust_remove(ctx: click.Context, pattern: str, as_json: bool) -> None:
     """Stop trusting PATTERN."""
     pol = _policy(ctx)  # nothing to remove from a file that does not exist: that stays an error
-    try:
-        removed = pol.remove(pattern)
-    except (TrustError, ConfigError) as e:
-        _fail(ctx, str(e), as_json, EXIT_USAGE)
-        return
-    except OSError as e:
-        _fail(ctx, f"cannot write config file {pol.config_path}: {e.strerror or e}", as_json, EXIT_FAIL)
+    removed = _change_trust(ctx, pol, pol.remove, pattern, as_json)
+    if removed is None:
         return
     if not removed:
         _fail(ctx, f"not a configured trust pattern: {pattern}", as_json, EXIT_FAIL)
@@ -319,6 +310,19 @@ def trust_accept(ctx: click.Context, name: str, allow_blocked: bool, as_json: bo
         for f in data.get("findings", [])[:20]:
             _console(stderr=True).print(f"  {f['severity']}: {f['title']} ({f['file']}:{f['line']})")
     ctx.exit(EXIT_OK if data.get("accepted") else EXIT_FAIL)
+
+
+def _change_trust(
+    ctx: click.Context, pol: TrustPolicy, change: Callable[[str], bool], pattern: str, as_json: bool
+) -> bool | None:
+    """Apply `pol.add` / `pol.remove`; None after reporting a bad pattern (exit 2) or an unwritable file (exit 1)."""
+    try:
+        return change(pattern)
+    except (TrustError, ConfigError) as e:
+        _fail(ctx, str(e), as_json, EXIT_USAGE)
+    except OSError as e:
+        _fail(ctx, f"cannot write config file {pol.config_path}: {e.strerror or e}", as_json, EXIT_FAIL)
+    return None
 
 
 def _fail(ctx: click.Context, message: str, as_json: bool, code: int) -> None:

@@ -579,30 +579,31 @@ class SearchIndex:
                 break
         return terms
 
-    def search(self, query: str, limit: int = 5) -> list[SearchHit]:
-        """Skills ranked for `query`, best first; [] when nothing is a good match."""
+    def _prepare(self, query: str, limit: int) -> tuple[list[str], int] | None:
+        """Checked limit and query terms shared by both rankers; None when the answer is []."""
         if isinstance(limit, bool) or not isinstance(limit, int):
             raise ValueError(f"limit must be an integer, not {type(limit).__name__}")
         if limit <= 0 or not self._by_name:
-            return []
-        limit = min(limit, MAX_LIMIT)
+            return None
         terms = self.query_terms(query)
-        if not terms:
+        return (terms, min(limit, MAX_LIMIT)) if terms else None
+
+    def search(self, query: str, limit: int = 5) -> list[SearchHit]:
+        """Skills ranked for `query`, best first; [] when nothing is a good match."""
+        prepared = self._prepare(query, limit)
+        if prepared is None:
             return []
+        terms, limit = prepared
         hits = self._top(terms, limit)
         return [SearchHit(name, score, _as_text(s.description)) for score, name, s in hits]
 
     def search_exhaustive(self, query: str, limit: int = 5) -> list[SearchHit]:
         """`search` by scoring every matching skill and sorting them all: the reference the pruned
         top-k walk of `search` must agree with (kept for tests and `explain`-style debugging)."""
-        if isinstance(limit, bool) or not isinstance(limit, int):
-            raise ValueError(f"limit must be an integer, not {type(limit).__name__}")
-        if limit <= 0 or not self._by_name:
+        prepared = self._prepare(query, limit)
+        if prepared is None:
             return []
-        limit = min(limit, MAX_LIMIT)
-        terms = self.query_terms(query)
-        if not terms:
-            return []
+        terms, limit = prepared
         scores, infos, mass = self._rank(terms)
         if not scores or mass <= 0:
             return []
