@@ -379,17 +379,55 @@ def test_lazy_skills_follow_reloads(tmp_path: Path, make_skill) -> None:
     assert sorted(reg.names()) == ["b", "c"]
 
 
-def test_cache_blob_that_does_not_match_is_not_trusted(tmp_path: Path, make_skill) -> None:
+def _read_cache(cache_file: Path) -> tuple[dict, bytes]:
+    """The header columns and the packed rows of a cache file."""
     import marshal
 
+    from skillyard import cache as cache_mod
+
+    raw = cache_file.read_bytes()
+    assert raw.startswith(cache_mod.MAGIC)
+    size = int.from_bytes(raw[len(cache_mod.MAGIC) : len(cache_mod.MAGIC) + 8], "little")
+    start = len(cache_mod.MAGIC) + 8
+    return marshal.loads(raw[start : start + size]), raw[start + size :]
+
+
+def _write_cache(cache_file: Path, header: dict, rows: bytes) -> None:
+    import marshal
+
+    from skillyard import cache as cache_mod
+
+    data = marshal.dumps(header)
+    cache_file.write_bytes(cache_mod.MAGIC + len(data).to_bytes(8, "little") + data + rows)
+
+
+def test_cache_blob_that_does_not_match_is_not_trusted(tmp_path: Path, make_skill) -> None:
     root, cache_file = _cached_registry(tmp_path, make_skill)
-    data = marshal.loads(cache_file.read_bytes())
-    i = data["names"].index("b")
-    data["blobs"][i] = data["blobs"][data["names"].index("c")]  # another skill's row under b's stat
-    cache_file.write_bytes(marshal.dumps(data))
+    header, rows = _read_cache(cache_file)
+    offsets = header["offsets"]
+    b, c = header["names"].index("b"), header["names"].index("c")
+    row_b, row_c = rows[offsets[b] : offsets[b + 1]], rows[offsets[c] : offsets[c + 1]]
+    rows = rows.replace(row_b, row_c)  # another skill's row under b's stat
+    header["offsets"] = [0]
+    for i in range(len(header["names"])):
+        header["offsets"].append(
+            header["offsets"][-1] + len(row_c if i == b else rows[offsets[i] : offsets[i + 1]])
+        )
+    _write_cache(cache_file, header, rows)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
-    b = reg.get("b")
-    assert b is not None and b.name == "b" and b.path == root / "b" / "SKILL.md"
+    assert reg._files[str(root / "b" / "SKILL.md")]._skill is None  # still a cached row...
+    b_skill = reg.get("b")
+    assert b_skill is not None and b_skill.name == "b" and b_skill.path == root / "b" / "SKILL.md"
+
+
+def test_cache_rows_sliced_out_of_bounds_are_parsed_instead(tmp_path: Path, make_skill) -> None:
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    header, rows = _read_cache(cache_file)
+    header["offsets"] = [0, -5, 10**9, 3] + header["offsets"][4:]
+    _write_cache(cache_file, header, rows)
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    cold = Registry([Root(root, "custom")], host=no_bins_host())
+    assert [s.description for s in reg.skills] == [s.description for s in cold.skills]
 
 
 @pytest.mark.parametrize(
@@ -397,21 +435,32 @@ def test_cache_blob_that_does_not_match_is_not_trusted(tmp_path: Path, make_skil
     [
         lambda d: d.update(names=[1, 2, 3]),
         lambda d: d.update(stats=d["stats"][:-1]),
-        lambda d: d.update(blobs="x"),
-        lambda d: d.update(format=4),
+        lambda d: d.update(offsets="x"),
+        lambda d: d.update(offsets=d["offsets"][:-1]),
+        lambda d: d.update(format=5),
         lambda d: d.pop("diags"),
+        lambda d: d.pop("walks"),
     ],
 )
 def test_malformed_cache_columns_mean_a_cold_start(tmp_path: Path, make_skill, mangle) -> None:
-    import marshal
-
     root, cache_file = _cached_registry(tmp_path, make_skill)
-    data = marshal.loads(cache_file.read_bytes())
-    mangle(data)
-    cache_file.write_bytes(marshal.dumps(data))
+    header, rows = _read_cache(cache_file)
+    mangle(header)
+    _write_cache(cache_file, header, rows)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b", "c"]
     assert all(e._skill is not None for e in reg._files.values())  # parsed, not cached
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"", b"skillyd\0", b"skillyd\0\xff\xff\xff\xff\xff\xff\xff\x7f", b"not a cache at all, just text"],
+)
+def test_truncated_or_foreign_cache_files_mean_a_cold_start(tmp_path: Path, make_skill, raw: bytes) -> None:
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    cache_file.write_bytes(raw)
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    assert sorted(reg.names()) == ["a", "b", "c"]
 
 
 def _edit(p: Path, old: str, new: str) -> None:

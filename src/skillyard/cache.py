@@ -6,13 +6,14 @@ Entries are keyed by path and validated by (mtime_ns, size, inode) from one
 metadata for files whose stat it matches, never run code.
 
 The layout is columnar (one list per field) and each skill's row is a nested
-marshal blob: loading the file builds a handful of lists of strings, ints and
-bytes (no per-skill containers for the cyclic GC to walk), and a `Skill` is only
-rebuilt from its blob when someone asks for it.
+marshal blob, all of them packed in one buffer: loading the file builds a handful
+of lists of strings and ints (no per-skill objects for the cyclic GC to walk), and
+a `Skill` is only rebuilt from its row when someone asks for it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
@@ -26,7 +27,7 @@ from skillyard.discovery import path_of
 from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
-FORMAT = 5
+FORMAT = 6
 _SKILL_FIELDS = [f.name for f in fields(Skill) if not f.name.startswith("_")]
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]
@@ -43,10 +44,15 @@ class Cached:
     stats: list[int] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
-    #: marshal of `skill_to_row(skill)` for entry i, decoded only when the skill is used
-    blobs: list[bytes] = field(default_factory=list)
     #: diagnostic rows of the entries that had any, by path
     diags: dict[str, list[Row]] = field(default_factory=dict)
+    #: replayable walks by `walk_key`: (skill files in walk order, (dir, mtime_ns, inode) looked into)
+    walks: dict[str, tuple[list[str], list[tuple[str, int, int]]]] = field(default_factory=dict)
+    #: every entry's marshalled `skill_to_row`, packed: entry i is data[offsets[i]:offsets[i + 1]]
+    #: (one buffer instead of one bytes object per skill; decoded only when the skill is used)
+    data: bytes | memoryview = b""
+    offsets: list[int] = field(default_factory=lambda: [0])
+    _parts: list[bytes | memoryview] = field(default_factory=list)
     _index: dict[str, int] | None = None
 
     def __len__(self) -> int:
@@ -57,6 +63,10 @@ class Cached:
         if self._index is None:
             self._index = dict(zip(self.paths, range(len(self.paths)), strict=True))
         return self._index
+
+    def row(self, i: int) -> memoryview:
+        """Entry i's packed skill row (a view: nothing is copied)."""
+        return memoryview(self.data)[self.offsets[i] : self.offsets[i + 1]]
 
     def lookup(self, path: str, st: os.stat_result, source: str) -> int:
         """Position of `path` when its cached stat and source still match, else -1."""
@@ -75,16 +85,27 @@ class Cached:
         return -1
 
     def add(
-        self, path: str, stat: tuple[int, int, int], source: str, name: str, blob: bytes, diags: list[Row]
+        self,
+        path: str,
+        stat: tuple[int, int, int],
+        source: str,
+        name: str,
+        row: bytes | memoryview,
+        diags: list[Row],
     ) -> None:
         self.paths.append(path)
         self.stats.extend(stat)
         self.sources.append(source)
         self.names.append(name)
-        self.blobs.append(blob)
+        self._parts.append(row)
+        self.offsets.append(self.offsets[-1] + len(row))
         if diags:
             self.diags[path] = diags
         self._index = None
+
+
+def walk_key(root: str, source: str) -> str:
+    return f"{source}\0{root}"
 
 
 def cache_path(roots: list[str]) -> Path:
@@ -99,51 +120,83 @@ def _all(items: Any, kind: type) -> bool:
     return isinstance(items, list) and (not items or set(map(type, items)) == {kind})
 
 
+#: File layout: MAGIC, the header's length (8 bytes, little-endian), the marshalled header
+#: (columns), then the packed rows, which are never copied out of the file's buffer.
+MAGIC = b"skillyd\0"
+_PREFIX = len(MAGIC) + 8
+
+
 def load(path: Path) -> Cached:
     """The cache at `path`, or an empty one when it is missing, from another format, or malformed."""
     try:
-        data = marshal.loads(path.read_bytes())
+        raw = path.read_bytes()
+        size = int.from_bytes(raw[len(MAGIC) : _PREFIX], "little")
+        if raw[: len(MAGIC)] != MAGIC or _PREFIX + size > len(raw):
+            return Cached()
+        view = memoryview(raw)
+        data = marshal.loads(view[_PREFIX : _PREFIX + size])
     except (OSError, ValueError, EOFError, TypeError):
         return Cached()
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return Cached()
     paths, stats, sources = data.get("paths"), data.get("stats"), data.get("sources")
-    names, blobs, diags = data.get("names"), data.get("blobs"), data.get("diags")
+    names, offsets, diags = data.get("names"), data.get("offsets"), data.get("diags")
+    walks = data.get("walks")
     n = len(paths) if isinstance(paths, list) else -1
     if not (
         _all(paths, str)
         and _all(sources, str)
         and _all(names, str)
-        and _all(blobs, bytes)
+        and _all(offsets, int)
         and _all(stats, int)
         and isinstance(diags, dict)
+        and isinstance(walks, dict)
         and len(sources) == n
         and len(names) == n
-        and len(blobs) == n
+        and len(offsets) == n + 1
         and len(stats) == 3 * n
     ):
         return Cached()
-    return Cached(paths, stats, sources, names, blobs, diags)
+    # a malformed walk is dropped (that root is walked); its items are checked as they are replayed
+    good_walks = {
+        k: w
+        for k, w in walks.items()
+        if isinstance(k, str)
+        and isinstance(w, tuple)
+        and len(w) == 2
+        and _all(w[0], str)
+        and _all(w[1], tuple)
+    }
+    # offsets are not checked one by one: a row sliced wrongly fails to decode (or decodes to
+    # another skill) and that file is parsed instead (see the registry's `_materialise`)
+    return Cached(paths, stats, sources, names, diags, good_walks, view[_PREFIX + size :], offsets)
 
 
 def save(path: Path, cached: Cached) -> None:
     """Write atomically; a cache that cannot be written is simply not used next time."""
-    data = {
-        "format": FORMAT,
-        "paths": cached.paths,
-        "stats": cached.stats,
-        "sources": cached.sources,
-        "names": cached.names,
-        "blobs": cached.blobs,
-        "diags": cached.diags,
-    }
+    header = marshal.dumps(
+        {
+            "format": FORMAT,
+            "paths": cached.paths,
+            "stats": cached.stats,
+            "sources": cached.sources,
+            "names": cached.names,
+            "offsets": cached.offsets,
+            "diags": cached.diags,
+            "walks": cached.walks,
+        }
+    )
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(data))
+        with open(tmp, "wb") as f:
+            f.write(MAGIC + len(header).to_bytes(8, "little"))
+            f.write(header)
+            f.writelines(cached._parts)
         os.replace(tmp, path)
     except (OSError, ValueError):
-        pass
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 # ---------------------------------------------------------------- rows
@@ -153,7 +206,7 @@ def skill_to_blob(s: Skill) -> bytes:
     return marshal.dumps(skill_to_row(s))
 
 
-def skill_from_blob(blob: bytes) -> Skill:
+def skill_from_blob(blob: bytes | memoryview) -> Skill:
     """Raises ValueError/TypeError/IndexError/EOFError for a blob that is not one of ours."""
     row = marshal.loads(blob)
     if not isinstance(row, tuple) or len(row) != len(_SKILL_FIELDS):

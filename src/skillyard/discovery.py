@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -27,6 +28,11 @@ MAX_DEPTH = 6
 _FIRST = os.sep + SKILL_FILES[0]
 _BY_NAME = attrgetter("name")
 MAX_DIRS_PER_ROOT = 200_000
+#: A directory modified this close to a walk may change again within the same timestamp tick
+#: (coarse kernel clocks; 2 s on FAT), so its mtime cannot prove its entries unchanged later.
+RACY_NS = 2_000_000_000
+#: lstat relative to an open directory (resolves fewer path components) where the platform has it
+_DIR_FD = os.lstat in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +109,13 @@ class WalkResult:
     #: (two parallel lists rather than pairs: one object fewer per skill for the cyclic GC to walk)
     paths: list[str] = field(default_factory=list)
     stats: list[os.stat_result] = field(default_factory=list)
-    #: (directory, mtime_ns) of each non-skill directory listed; a changed mtime means entries changed.
-    listed_dirs: list[tuple[str, int]] = field(default_factory=list)
+    #: (directory, mtime_ns, inode) of every non-skill directory looked into: while none of them
+    #: changes, the same skill files are found in the same order (see `replay_walk`)
+    listed_dirs: list[tuple[str, int, int]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: True when `listed_dirs` alone decides the result: no symlinks met, nothing unreadable,
+    #: no limit hit, no directory modified just before the walk
+    replayable: bool = True
     #: skill file -> its position in `skill_files`, and the skill directories; built on first use
     _index: dict[str, int] | None = None
     _skill_dirs: frozenset[str] | None = None
@@ -135,29 +145,71 @@ def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_D
     """Find skill files under `root`; skill directories are not searched further."""
     result = WalkResult()
     top = str(root.path)
+    started = time.time_ns()
     try:
         st = os.stat(top)
     except OSError:
+        result.replayable = False
         return result  # a missing root is normal (most default roots do not exist)
     if not stat.S_ISDIR(st.st_mode):
+        result.replayable = False
         result.diagnostics.append(
             Diagnostic("warning", "root-not-directory", "search root is not a directory", top)
         )
         return result
-    own = skill_file_in(top)
+    own = _skill_file(top)
     if own is not None:  # a root that is itself a skill
-        result.add(*own)
+        result.add(own[0], own[1])
+        result.replayable = not own[2]
         return result
     visited: set[str] = {os.path.realpath(top)}
     budget = [MAX_DIRS_PER_ROOT]
-    _walk(top, st.st_mtime_ns, 0, max_depth, allowed_real, visited, budget, result)
+    _walk(top, st, 0, max_depth, allowed_real, visited, budget, result)
+    if result.replayable:
+        newest = max((m for _, m, _ in result.listed_dirs), default=0)
+        result.replayable = newest < started - RACY_NS
     return result
 
 
-def skill_file_in(directory: str) -> tuple[str, os.stat_result] | None:
-    """The skill file of a directory, by preference, with its stat; None when it has none."""
-    found = _skill_file(directory)
-    return None if found is None else (found[0], found[1])
+def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int, int]]) -> WalkResult | None:
+    """The walk of a root again without listing it: valid while every directory it looked into
+    is unchanged (same inode and mtime: entries added, removed or renamed change the mtime).
+
+    Each skill file is still `lstat`ed (an edit in place changes no directory), so the result
+    carries fresh stats. None when anything differs: the caller walks for real.
+    """
+    result = WalkResult()
+    try:
+        for d, mtime_ns, ino in listed:
+            st = os.stat(d)
+            if st.st_mtime_ns != mtime_ns or st.st_ino != ino:
+                return None
+        base = top + os.sep if _DIR_FD else "\0"  # no path starts with NUL: always absolute
+        prefix = len(base)
+        fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY) if _DIR_FD else -1
+    except (OSError, TypeError, ValueError, AttributeError):  # a saved walk is untrusted data
+        return None
+    add = result.stats.append
+    lstat = os.lstat
+    try:
+        for p in paths:
+            # relative to the root's descriptor: the kernel resolves two components, not the whole path
+            st = lstat(p[prefix:], dir_fd=fd) if p.startswith(base) else lstat(p)
+            if not S_ISREG(st.st_mode):
+                return None
+            if not p.endswith(_FIRST):  # skill.md / SKILL.toml: a SKILL.md added since would win
+                found = _skill_file(p.rpartition(os.sep)[0])
+                if found is None or found[0] != p or found[2]:
+                    return None
+            add(st)
+    except (OSError, TypeError, ValueError, AttributeError):  # a saved walk is untrusted data
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    result.paths = list(paths)
+    result.listed_dirs = list(listed)
+    return result
 
 
 def _skill_file(directory: str) -> tuple[str, os.stat_result, bool] | None:
@@ -178,7 +230,7 @@ def _skill_file(directory: str) -> tuple[str, os.stat_result, bool] | None:
 
 def _walk(
     directory: str,
-    mtime_ns: int,
+    dir_st: os.stat_result,
     depth: int,
     max_depth: int,
     allowed_real: Sequence[str],
@@ -189,11 +241,12 @@ def _walk(
     try:
         entries = sorted(os.scandir(directory), key=_BY_NAME)
     except OSError as e:
+        result.replayable = False
         result.diagnostics.append(
             Diagnostic("warning", "unreadable-dir", f"cannot list directory: {e.strerror}", directory)
         )
         return
-    result.listed_dirs.append((directory, mtime_ns))
+    result.listed_dirs.append((directory, dir_st.st_mtime_ns, dir_st.st_ino))
     add_path, add_stat, lstat = result.paths.append, result.stats.append, os.lstat
     for entry in entries:
         name = entry.name
@@ -204,9 +257,11 @@ def _walk(
             if not entry.is_dir(follow_symlinks=True):
                 continue
         except OSError:
+            result.replayable = False
             continue
         path = entry.path
         if is_link:
+            result.replayable = False
             real = os.path.realpath(path)
             if not any(real == a or real.startswith(a + os.sep) for a in allowed_real):
                 result.diagnostics.append(
@@ -235,6 +290,7 @@ def _walk(
         if found is not None:
             skill_file = found[0]
             if found[2]:
+                result.replayable = False
                 real = os.path.realpath(skill_file)
                 if not any(real.startswith(a + os.sep) for a in allowed_real):
                     result.diagnostics.append(
@@ -248,10 +304,18 @@ def _walk(
                     continue
             result.add(skill_file, found[1])
             continue
+        try:
+            sub_st = os.stat(path)
+        except OSError:
+            result.replayable = False
+            continue
         if depth + 1 >= max_depth:
+            # looked into (for a skill file) but not listed: a skill file added here changes its mtime
+            result.listed_dirs.append((path, sub_st.st_mtime_ns, sub_st.st_ino))
             continue
         budget[0] -= 1
         if budget[0] < 0:
+            result.replayable = False
             if budget[0] == -1:
                 result.diagnostics.append(
                     Diagnostic(
@@ -262,11 +326,7 @@ def _walk(
                     )
                 )
             return
-        try:
-            sub_mtime = os.stat(path).st_mtime_ns
-        except OSError:
-            continue
-        _walk(path, sub_mtime, depth + 1, max_depth, allowed_real, visited, budget, result)
+        _walk(path, sub_st, depth + 1, max_depth, allowed_real, visited, budget, result)
 
 
 def _path_maker() -> Callable[[str], Path]:

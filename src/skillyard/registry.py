@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard import cache as cache_mod
 from skillyard.config import Config, load_config, persist_disabled
-from skillyard.discovery import SKILL_FILES, Root, WalkResult, path_of, resolve_roots, walk_root
+from skillyard.discovery import (
+    SKILL_FILES,
+    Root,
+    WalkResult,
+    path_of,
+    replay_walk,
+    resolve_roots,
+    walk_root,
+)
 from skillyard.eligibility import Host, evaluate
 from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Eligibility, Skill, ToolSpec
 
@@ -38,7 +46,7 @@ class _FileEntry:
     `Skill` is rebuilt on first use, so a second start builds names and order only.
     """
 
-    __slots__ = ("st", "path", "source", "name", "diagnostics", "_skill", "_blob")
+    __slots__ = ("st", "path", "source", "name", "diagnostics", "_skill", "_rows", "_row")
 
     def __init__(
         self,
@@ -48,26 +56,34 @@ class _FileEntry:
         skill: Skill | None,
         diagnostics: tuple[Diagnostic, ...],
         name: str | None = None,
-        blob: bytes | None = None,
+        rows: cache_mod.Cached | None = None,
+        row: int = 0,
     ) -> None:
         self.st = st  #: the stat this entry was read (or validated) under
         self.path = path
         self.source = source
         self.diagnostics = diagnostics
         self._skill = skill
-        self._blob = blob
+        self._rows = rows  #: where this skill's packed row lives until it is built
+        self._row = row
         self.name = skill.name if skill is not None else name
 
     @property
     def skill(self) -> Skill | None:
         s = self._skill
-        if s is None and self._blob is not None:
+        if s is None and self._rows is not None:
             with _BUILD_LOCK:  # two threads must not build two objects for one skill
                 s = self._skill
-                if s is None and self._blob is not None:
+                if s is None and self._rows is not None:
                     s = self._skill = self._materialise()
-                    self._blob = None
+                    self._rows = None
         return s
+
+    def row(self) -> bytes | memoryview:
+        """The packed row of this skill (from the cache it came from, or made from the object)."""
+        if self._rows is not None:
+            return self._rows.row(self._row)
+        return cache_mod.skill_to_blob(self.loaded())
 
     def loaded(self) -> Skill:
         """The skill of an entry that has a name (every entry in a registry's order)."""
@@ -78,9 +94,9 @@ class _FileEntry:
     def _materialise(self) -> Skill:
         """The skill from the cached blob; a blob that does not decode to this entry's skill is
         not trusted, and the file is parsed instead (same stat, so the same result as a cold start)."""
-        assert self._blob is not None
+        assert self._rows is not None
         try:
-            s = cache_mod.skill_from_blob(self._blob)
+            s = cache_mod.skill_from_blob(self._rows.row(self._row))
             if s.name == self.name and str(s.path) == self.path:
                 return s
         except (TypeError, ValueError, IndexError, EOFError):
@@ -293,7 +309,7 @@ class Registry:
             walk = self._walks.get(i)
             refresh: set[str] = set()
             if changed is None or walk is None or not self._can_reuse_walk(root, walk, changed, refresh):
-                walk = walk_root(root, allowed)
+                walk = self._replay(root, walk) or walk_root(root, allowed)
                 refresh = set()
                 reuse = False
             else:
@@ -305,7 +321,7 @@ class Registry:
             cached = self._cached
             # the second-start fast path applies to a registry's first scan
             hits = cached.index() if cached.paths and not reuse and not old_files else None
-            stats, names, blobs, sources = cached.stats, cached.names, cached.blobs, cached.sources
+            stats, names, sources = cached.stats, cached.names, cached.sources
             cached_diags = cached.diags
             lazy = False
             for path, st in zip(walk.paths, walk.stats, strict=True):
@@ -320,7 +336,7 @@ class Registry:
                     and sources[j] == source
                     and path not in cached_diags
                 ):  # the second-start fast path: a valid cache row, nothing built yet
-                    entry = _FileEntry(st, path, source, None, (), names[j], blobs[j])
+                    entry = _FileEntry(st, path, source, None, (), names[j], cached, j)
                     lazy = True
                 else:
                     entry = self._entry_for(path, source, st)
@@ -359,6 +375,15 @@ class Registry:
                 if (f := by_name.get(n)) is not None and f._skill is e[0]
             }
         self.version += 1
+
+    def _replay(self, root: Root, previous: WalkResult | None) -> WalkResult | None:
+        """The previous walk of this root (this process's, or the start-up cache's) when no
+        directory it looked into has changed; None means walk again."""
+        top = str(root.path)
+        if previous is not None:
+            return replay_walk(top, previous.paths, previous.listed_dirs) if previous.replayable else None
+        saved = self._cached.walks.get(cache_mod.walk_key(top, root.source))
+        return replay_walk(top, *saved) if saved is not None else None
 
     def _can_reuse_walk(self, root: Root, walk: WalkResult, changed: set[str], refresh: set[str]) -> bool:
         """True when the changed paths only edit known skill files (collected into `refresh`) or docs."""
@@ -405,26 +430,32 @@ class Registry:
                     diags = None
                 if diags is not None:
                     self._lazy = True
-                    return _FileEntry(st, path, source, None, diags, cached.names[i], cached.blobs[i])
+                    return _FileEntry(st, path, source, None, diags, cached.names[i], cached, i)
         self._fresh += 1
         skill, diags = _parse(path, source)
         # a tuple: the usual empty one is a shared constant, not one more object per file
         return _FileEntry(st, path, source, skill, tuple(diags))
 
     def _save_cache(self) -> None:
-        if self._cache_file is None or (self._fresh == 0 and len(self._cached) == len(self._files)):
+        if self._cache_file is None:
             return
-        out = cache_mod.Cached()
+        walks = {
+            cache_mod.walk_key(str(root.path), root.source): (walk.paths, walk.listed_dirs)
+            for i, root in enumerate(self.roots)
+            if (walk := self._walks.get(i)) is not None and walk.replayable
+        }
+        if self._fresh == 0 and len(self._cached) == len(self._files) and walks == self._cached.walks:
+            return
+        out = cache_mod.Cached(walks=walks)
         for path, e in self._files.items():
             if e.name is None:
                 continue  # files that did not load are re-read (their diagnostics stay current)
-            blob = e._blob if e._blob is not None else cache_mod.skill_to_blob(e.loaded())
             out.add(
                 path,
                 (e.st.st_mtime_ns, e.st.st_size, e.st.st_ino),
                 e.source,
                 e.name,
-                blob,
+                e.row(),
                 [cache_mod.diag_to_row(d) for d in e.diagnostics],
             )
         cache_mod.save(self._cache_file, out)

@@ -1,0 +1,199 @@
+"""Replaying a walk from directory mtimes: same result as a real walk, or no replay at all."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import skillyard.registry as registry_module
+from skillyard.discovery import MAX_DEPTH, Root, replay_walk, walk_root
+from skillyard.eligibility import Host
+from skillyard.registry import Registry
+
+
+def _host() -> Host:
+    return Host(env={"PATH": ""}, os_name="linux", path="")
+
+
+def _age(root: Path, seconds: int = 60) -> None:
+    """Every directory and file under root modified a while ago (so none of them is racy)."""
+    past = time.time_ns() - seconds * 1_000_000_000
+    for dirpath, dirnames, filenames in os.walk(root):
+        for n in filenames:
+            os.utime(os.path.join(dirpath, n), ns=(past, past), follow_symlinks=False)
+        for n in dirnames:
+            os.utime(os.path.join(dirpath, n), ns=(past, past), follow_symlinks=False)
+    os.utime(root, ns=(past, past))
+
+
+def _walk(root: Path):
+    return walk_root(Root(root, "custom"), [os.path.realpath(root)])
+
+
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Roots walked for real (a replay does not call walk_root)."""
+    seen: list[str] = []
+    real = registry_module.walk_root
+
+    def spy(root: Root, allowed):
+        seen.append(str(root.path))
+        return real(root, allowed)
+
+    monkeypatch.setattr(registry_module, "walk_root", spy)
+    return seen
+
+
+def _tree(root: Path, make_skill) -> None:
+    make_skill(root, "a")
+    make_skill(root / "group", "b")
+    make_skill(root / "group" / "deeper", "c", files={"notes/x.md": "x"})
+    (root / "group" / "empty").mkdir(parents=True)
+    (root / "README.md").write_text("not a skill")
+
+
+def test_replay_equals_walk_when_nothing_changed(tmp_path: Path, make_skill) -> None:
+    root = tmp_path / "r"
+    _tree(root, make_skill)
+    _age(root)
+    first = _walk(root)
+    assert first.replayable and first.paths
+    again = replay_walk(str(root), first.paths, first.listed_dirs)
+    assert again is not None
+    assert again.paths == first.paths == _walk(root).paths
+    assert [(s.st_ino, s.st_mtime_ns, s.st_size) for s in again.stats] == [
+        (s.st_ino, s.st_mtime_ns, s.st_size) for s in first.stats
+    ]
+
+
+def test_a_walk_right_after_a_change_is_not_replayable(tmp_path: Path, make_skill) -> None:
+    root = tmp_path / "r"
+    _tree(root, make_skill)  # just written: the same clock tick could still change them unseen
+    assert not _walk(root).replayable
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda r, mk: mk(r, "new"), id="skill added at the top"),
+        pytest.param(lambda r, mk: mk(r / "group" / "empty", "new"), id="skill added in a listed dir"),
+        pytest.param(
+            lambda r, mk: (r / "group" / "empty" / "SKILL.md").write_text("---\nname: e\n---\n"),
+            id="a listed dir became a skill",
+        ),
+        pytest.param(lambda r, mk: (r / "a" / "SKILL.md").unlink(), id="skill file removed"),
+        pytest.param(lambda r, mk: os.rename(r / "a", r / "z"), id="skill dir renamed"),
+        pytest.param(
+            lambda r, mk: (
+                (r / "a" / "SKILL.md").chmod(0o000)
+                if os.geteuid()
+                else os.rename(r / "a" / "SKILL.md", r / "a" / "skill.md")
+            ),
+            id="skill file renamed or hidden",
+        ),
+    ],
+)
+def test_structural_changes_are_never_replayed(tmp_path: Path, make_skill, change) -> None:
+    root = tmp_path / "r"
+    _tree(root, make_skill)
+    _age(root)
+    first = _walk(root)
+    change(root, make_skill)
+    replayed = replay_walk(str(root), first.paths, first.listed_dirs)
+    fresh = _walk(root)
+    # either no replay, or exactly what a walk finds (a permission change is found by the lstat)
+    assert replayed is None or replayed.paths == fresh.paths
+    assert replayed is None or fresh.paths == first.paths
+
+
+def test_in_place_edit_is_replayed_with_the_new_stat(tmp_path: Path, make_skill) -> None:
+    root = tmp_path / "r"
+    _tree(root, make_skill)
+    _age(root)
+    first = _walk(root)
+    p = root / "a" / "SKILL.md"
+    with open(p, "a") as f:  # appending changes no directory
+        f.write("\nmore\n")
+    replayed = replay_walk(str(root), first.paths, first.listed_dirs)
+    assert replayed is not None
+    i = replayed.paths.index(str(p))
+    assert replayed.stats[i].st_size == p.stat().st_size != first.stats[i].st_size
+
+
+def test_a_skill_file_at_the_depth_limit_is_seen(tmp_path: Path, make_skill) -> None:
+    root = tmp_path / "r"
+    deep = root.joinpath(*[f"d{i}" for i in range(MAX_DEPTH)])
+    deep.mkdir(parents=True)
+    make_skill(root, "a")
+    _age(root)
+    first = _walk(root)
+    assert first.replayable
+    # the deepest directory is looked into for a skill file but never listed
+    make_skill(deep.parent, "late", dirname=deep.name)
+    assert replay_walk(str(root), first.paths, first.listed_dirs) is None
+    assert str(deep / "SKILL.md") in _walk(root).paths
+
+
+def test_lowercase_skill_file_gaining_a_preferred_one_is_not_replayed(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    (root / "x").mkdir(parents=True)
+    (root / "x" / "skill.md").write_text("---\nname: x\ndescription: lower\n---\n")
+    _age(root)
+    first = _walk(root)
+    assert first.paths == [str(root / "x" / "skill.md")]
+    (root / "x" / "SKILL.md").write_text("---\nname: x\ndescription: upper\n---\n")
+    assert replay_walk(str(root), first.paths, first.listed_dirs) is None
+
+
+def test_symlinks_make_a_walk_not_replayable(tmp_path: Path, make_skill) -> None:
+    root = tmp_path / "r"
+    make_skill(tmp_path / "elsewhere", "x")
+    make_skill(root, "a")
+    os.symlink(tmp_path / "elsewhere" / "x", root / "x")
+    _age(root)
+    assert not _walk(root).replayable
+
+
+@pytest.mark.parametrize(
+    "listed",
+    [[("/nonexistent-dir", 1, 2)], [(1, 2, 3)], [("x",)], "garbage"],
+)
+def test_malformed_saved_walks_are_refused(tmp_path: Path, make_skill, listed) -> None:
+    root = tmp_path / "r"
+    make_skill(root, "a")
+    assert replay_walk(str(root), [str(root / "a" / "SKILL.md")], listed) is None
+    assert replay_walk(str(root), [str(root / "missing" / "SKILL.md")], []) is None
+    assert replay_walk(str(root), [None], []) is None  # type: ignore[list-item]
+
+
+def test_second_start_replays_the_cached_walk(tmp_path: Path, make_skill, walks: list[str]) -> None:
+    root = tmp_path / "r"
+    _tree(root, make_skill)
+    _age(root)
+    cache_file = tmp_path / "cache"
+    cold = Registry([Root(root, "custom")], host=_host(), cache=cache_file)
+    assert walks == [str(root)]
+    warm = Registry([Root(root, "custom")], host=_host(), cache=cache_file)
+    assert walks == [str(root)]  # not walked again
+    assert warm.names() == cold.names() == ["a", "b", "c"]
+
+    make_skill(root / "group" / "empty", "d")  # a directory's entries changed: walk for real
+    later = Registry([Root(root, "custom")], host=_host(), cache=cache_file)
+    assert walks == [str(root), str(root)] and later.names() == ["a", "b", "c", "d"]
+
+
+def test_reload_without_paths_replays_and_still_sees_edits(tmp_path: Path, make_skill, walks) -> None:
+    root = tmp_path / "r"
+    _tree(root, make_skill)
+    _age(root)
+    reg = Registry([Root(root, "custom")], host=_host())
+    p = root / "a" / "SKILL.md"
+    p.write_text(p.read_text().replace("useful", "handy"))
+    diff = reg.reload()
+    assert walks == [str(root)] and diff.updated == ["a"] and "handy" in reg.get("a").description
+    make_skill(root, "e")
+    diff = reg.reload()
+    assert walks == [str(root), str(root)] and "e" in reg
