@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import skillyard.registry as registry_module
-from skillyard.discovery import MAX_DEPTH, Root, replay_walk, walk_root
+from skillyard.discovery import MAX_DEPTH, Root, Walker, replay_walk, walk_root
 from skillyard.eligibility import Host
 from skillyard.registry import Registry
 
@@ -37,13 +36,13 @@ def _walk(root: Path):
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Roots walked for real (a replay does not call walk_root)."""
     seen: list[str] = []
-    real = registry_module.walk_root
+    real = Walker.top_entries
 
-    def spy(root: Root, allowed):
-        seen.append(str(root.path))
-        return real(root, allowed)
+    def spy(self: Walker):
+        seen.append(self.top)
+        return real(self)
 
-    monkeypatch.setattr(registry_module, "walk_root", spy)
+    monkeypatch.setattr(Walker, "top_entries", spy)
     return seen
 
 

@@ -165,7 +165,7 @@ def test_reload_diff_and_only_changed_files_reparsed(tmp_path: Path, make_skill,
 
     calls: list[str] = []
     real = registry_module._parse
-    monkeypatch.setattr(registry_module, "_parse", lambda p, s: (calls.append(p), real(p, s))[1])
+    monkeypatch.setattr(registry_module, "_parse", lambda p, s, st=None: (calls.append(p), real(p, s, st))[1])
 
     host.env = {"TOKEN_B": "x"}
     make_skill(tmp_path, "c")
@@ -241,7 +241,7 @@ def test_startup_cache_skips_parsing_unchanged_files(tmp_path: Path, make_skill,
 
     calls: list[str] = []
     real = registry_module._parse
-    monkeypatch.setattr(registry_module, "_parse", lambda p, s: (calls.append(p), real(p, s))[1])
+    monkeypatch.setattr(registry_module, "_parse", lambda p, s, st=None: (calls.append(p), real(p, s, st))[1])
     reg = Registry([Root(root, "custom")], cache=cache_file)
     assert calls == []
     for s1 in first:

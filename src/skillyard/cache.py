@@ -18,6 +18,7 @@ import hashlib
 import marshal
 import os
 from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -215,33 +216,27 @@ def skill_from_blob(blob: bytes | memoryview) -> Skill:
 
 
 def skill_to_row(s: Skill) -> Row:
-    out: list[Any] = []
-    for name in _SKILL_FIELDS:
-        v = getattr(s, name)
-        if name == "path":
-            v = str(v)
-        elif name == "requires":
-            v = (v.bins, v.any_bins, v.env, v.config, v.os)
-        elif name == "install":
-            v = tuple(tuple(getattr(o, f) for f in _INSTALL_FIELDS) for o in v)
-        elif name == "metadata" and v and v == s.frontmatter.get("metadata"):
-            v = _SAME_AS_FRONTMATTER
-        elif name == "tools":
-            v = tuple(
-                (
-                    t.name,
-                    t.description,
-                    t.command,
-                    t.kind,
-                    tuple(tuple(getattr(a, f) for f in _ARG_FIELDS) for a in t.args),
-                    t.timeout,
-                )
-                for t in v
-            )
-        out.append(v)
-    return tuple(out)
+    """Every field in declaration order, as marshal-able data (one C call reads them all)."""
+    v = list(_ALL_FIELDS(s))
+    v[_PATH_I] = str(v[_PATH_I])
+    r = v[_REQ_I]
+    v[_REQ_I] = (r.bins, r.any_bins, r.env, r.config, r.os)
+    if v[_INSTALL_I]:
+        v[_INSTALL_I] = tuple(map(_INSTALL_VALUES, v[_INSTALL_I]))
+    meta = v[_META_I]
+    if meta and meta == s.frontmatter.get("metadata"):
+        v[_META_I] = _SAME_AS_FRONTMATTER
+    if v[_TOOLS_I]:
+        v[_TOOLS_I] = tuple(
+            (t.name, t.description, t.command, t.kind, tuple(map(_ARG_VALUES, t.args)), t.timeout)
+            for t in v[_TOOLS_I]
+        )
+    return tuple(v)
 
 
+_ALL_FIELDS = attrgetter(*_SKILL_FIELDS)
+_INSTALL_VALUES = attrgetter(*_INSTALL_FIELDS)
+_ARG_VALUES = attrgetter(*_ARG_FIELDS)
 _SAME_AS_FRONTMATTER = "\0frontmatter.metadata"
 _PATH_I = _SKILL_FIELDS.index("path")
 _META_I = _SKILL_FIELDS.index("metadata")

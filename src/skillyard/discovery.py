@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 from stat import S_ISREG
+from typing import NamedTuple
 
 from skillyard.config import Config
 from skillyard.model import Diagnostic
@@ -101,6 +102,18 @@ def dedupe(roots: Iterable[Root]) -> list[Root]:
     return out
 
 
+class FileStat(NamedTuple):
+    """The parts of a stat the registry compares; what a worker process hands back."""
+
+    st_mtime_ns: int
+    st_size: int
+    st_ino: int
+
+
+#: A skill file's stat as discovery keeps it.
+AnyStat = os.stat_result | FileStat
+
+
 @dataclass(slots=True)
 class WalkResult:
     """What one walk of a root found: skill files in walk order and every directory whose listing was read."""
@@ -108,7 +121,7 @@ class WalkResult:
     #: path and stat of each skill file, in walk order; the stat is reused to validate cached parses
     #: (two parallel lists rather than pairs: one object fewer per skill for the cyclic GC to walk)
     paths: list[str] = field(default_factory=list)
-    stats: list[os.stat_result] = field(default_factory=list)
+    stats: list[AnyStat] = field(default_factory=list)
     #: (directory, mtime_ns, inode) of every non-skill directory looked into: while none of them
     #: changes, the same skill files are found in the same order (see `replay_walk`)
     listed_dirs: list[tuple[str, int, int]] = field(default_factory=list)
@@ -127,11 +140,11 @@ class WalkResult:
         return self._index
 
     @property
-    def skill_files(self) -> list[tuple[str, os.stat_result]]:
+    def skill_files(self) -> list[tuple[str, AnyStat]]:
         """(path, stat) pairs in walk order."""
         return list(zip(self.paths, self.stats, strict=True))
 
-    def add(self, path: str, st: os.stat_result) -> None:
+    def add(self, path: str, st: AnyStat) -> None:
         self.paths.append(path)
         self.stats.append(st)
 
@@ -143,32 +156,159 @@ class WalkResult:
 
 def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_DEPTH) -> WalkResult:
     """Find skill files under `root`; skill directories are not searched further."""
-    result = WalkResult()
-    top = str(root.path)
-    started = time.time_ns()
-    try:
-        st = os.stat(top)
-    except OSError:
-        result.replayable = False
-        return result  # a missing root is normal (most default roots do not exist)
-    if not stat.S_ISDIR(st.st_mode):
-        result.replayable = False
-        result.diagnostics.append(
-            Diagnostic("warning", "root-not-directory", "search root is not a directory", top)
-        )
+    walker = Walker(root, allowed_real, max_depth=max_depth)
+    entries = walker.top_entries()
+    if entries:
+        walker.visit(entries, walker.top, 0)
+    return walker.finish()
+
+
+class Walker:
+    """One walk of one root. `walk_root` runs it whole; a split scan lists the top directory
+    once and has two walkers (one per process) visit the two halves of that listing."""
+
+    def __init__(self, root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_DEPTH) -> None:
+        self.top = str(root.path)
+        self.allowed_real = allowed_real
+        self.max_depth = max_depth
+        self.result = WalkResult()
+        self.top_real = os.path.realpath(self.top)
+        #: real paths of the root and of directories entered through a symlink (each entered once)
+        self.visited: set[str] = {self.top_real}
+        self.budget = [MAX_DIRS_PER_ROOT]
+        self.started = time.time_ns()
+
+    @property
+    def dirs_used(self) -> int:
+        return MAX_DIRS_PER_ROOT - self.budget[0]
+
+    def top_entries(self) -> list[os.DirEntry[str]] | None:
+        """The root's listing to visit; None when the root is missing, not a directory,
+        unreadable or itself a skill (then the result already holds everything)."""
+        result, top = self.result, self.top
+        try:
+            st = os.stat(top)
+        except OSError:
+            result.replayable = False
+            return None  # a missing root is normal (most default roots do not exist)
+        if not stat.S_ISDIR(st.st_mode):
+            result.replayable = False
+            result.diagnostics.append(
+                Diagnostic("warning", "root-not-directory", "search root is not a directory", top)
+            )
+            return None
+        own = _skill_file(top)
+        if own is not None:  # a root that is itself a skill
+            result.add(own[0], own[1])
+            result.replayable = not own[2]
+            return None
+        return self._list(top, st)
+
+    def finish(self) -> WalkResult:
+        result = self.result
+        if result.replayable:
+            newest = max((m for _, m, _ in result.listed_dirs), default=0)
+            result.replayable = newest < self.started - RACY_NS
         return result
-    own = _skill_file(top)
-    if own is not None:  # a root that is itself a skill
-        result.add(own[0], own[1])
-        result.replayable = not own[2]
-        return result
-    visited: set[str] = {os.path.realpath(top)}
-    budget = [MAX_DIRS_PER_ROOT]
-    _walk(top, st, 0, max_depth, allowed_real, visited, budget, result)
-    if result.replayable:
-        newest = max((m for _, m, _ in result.listed_dirs), default=0)
-        result.replayable = newest < started - RACY_NS
-    return result
+
+    def _list(self, directory: str, dir_st: os.stat_result) -> list[os.DirEntry[str]] | None:
+        try:
+            entries = sorted(os.scandir(directory), key=_BY_NAME)
+        except OSError as e:
+            self.result.replayable = False
+            self.result.diagnostics.append(
+                Diagnostic("warning", "unreadable-dir", f"cannot list directory: {e.strerror}", directory)
+            )
+            return None
+        self.result.listed_dirs.append((directory, dir_st.st_mtime_ns, dir_st.st_ino))
+        return entries
+
+    def visit(self, entries: Iterable[os.DirEntry[str]], directory: str, depth: int) -> None:
+        """Visit the entries of one listed directory (once the directory budget has run out,
+        skill directories are still found but nothing more is descended into)."""
+        result, allowed_real, visited, budget = self.result, self.allowed_real, self.visited, self.budget
+        add_path, add_stat, lstat = result.paths.append, result.stats.append, os.lstat
+        for entry in entries:
+            name = entry.name
+            if name[0] == "." or name in IGNORED_DIRS:
+                continue
+            try:
+                is_link = entry.is_symlink()
+                if not entry.is_dir(follow_symlinks=True):
+                    continue
+            except OSError:
+                result.replayable = False
+                continue
+            path = entry.path
+            if is_link:
+                result.replayable = False
+                real = os.path.realpath(path)
+                if not any(real == a or real.startswith(a + os.sep) for a in allowed_real):
+                    result.diagnostics.append(
+                        Diagnostic(
+                            "warning",
+                            "symlink-outside-root",
+                            f"symlink leaves the skill roots ({real}); not followed",
+                            path,
+                        )
+                    )
+                    continue
+                if real in visited:
+                    continue
+                visited.add(real)
+            # the common case inline: a regular SKILL.md (one lstat, no helper call)
+            candidate = path + _FIRST
+            try:
+                first = lstat(candidate)
+            except OSError:
+                first = None
+            if first is not None and S_ISREG(first.st_mode):
+                add_path(candidate)
+                add_stat(first)
+                continue
+            found = _skill_file(path)
+            if found is not None:
+                skill_file = found[0]
+                if found[2]:
+                    result.replayable = False
+                    real = os.path.realpath(skill_file)
+                    if not any(real.startswith(a + os.sep) for a in allowed_real):
+                        result.diagnostics.append(
+                            Diagnostic(
+                                "warning",
+                                "symlink-outside-root",
+                                f"skill file links outside the skill roots ({real})",
+                                skill_file,
+                            )
+                        )
+                        continue
+                result.add(skill_file, found[1])
+                continue
+            try:
+                sub_st = os.stat(path)
+            except OSError:
+                result.replayable = False
+                continue
+            if depth + 1 >= self.max_depth:
+                # looked into (for a skill file) but not listed: a skill file added here changes its mtime
+                result.listed_dirs.append((path, sub_st.st_mtime_ns, sub_st.st_ino))
+                continue
+            budget[0] -= 1
+            if budget[0] < 0:
+                result.replayable = False
+                if budget[0] == -1:
+                    result.diagnostics.append(
+                        Diagnostic(
+                            "warning",
+                            "walk-limit",
+                            f"more than {MAX_DIRS_PER_ROOT} directories; stopped walking",
+                            directory,
+                        )
+                    )
+                return
+            sub_entries = self._list(path, sub_st)
+            if sub_entries:
+                self.visit(sub_entries, path, depth + 1)
 
 
 def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int, int]]) -> WalkResult | None:
@@ -226,107 +366,6 @@ def _skill_file(directory: str) -> tuple[str, os.stat_result, bool] | None:
         if stat.S_ISREG(st.st_mode):
             return p, st, link
     return None
-
-
-def _walk(
-    directory: str,
-    dir_st: os.stat_result,
-    depth: int,
-    max_depth: int,
-    allowed_real: Sequence[str],
-    visited: set[str],
-    budget: list[int],
-    result: WalkResult,
-) -> None:
-    try:
-        entries = sorted(os.scandir(directory), key=_BY_NAME)
-    except OSError as e:
-        result.replayable = False
-        result.diagnostics.append(
-            Diagnostic("warning", "unreadable-dir", f"cannot list directory: {e.strerror}", directory)
-        )
-        return
-    result.listed_dirs.append((directory, dir_st.st_mtime_ns, dir_st.st_ino))
-    add_path, add_stat, lstat = result.paths.append, result.stats.append, os.lstat
-    for entry in entries:
-        name = entry.name
-        if name[0] == "." or name in IGNORED_DIRS:
-            continue
-        try:
-            is_link = entry.is_symlink()
-            if not entry.is_dir(follow_symlinks=True):
-                continue
-        except OSError:
-            result.replayable = False
-            continue
-        path = entry.path
-        if is_link:
-            result.replayable = False
-            real = os.path.realpath(path)
-            if not any(real == a or real.startswith(a + os.sep) for a in allowed_real):
-                result.diagnostics.append(
-                    Diagnostic(
-                        "warning",
-                        "symlink-outside-root",
-                        f"symlink leaves the skill roots ({real}); not followed",
-                        path,
-                    )
-                )
-                continue
-            if real in visited:
-                continue
-            visited.add(real)
-        # the common case inline: a regular SKILL.md (one lstat, no helper call)
-        candidate = path + _FIRST
-        try:
-            first = lstat(candidate)
-        except OSError:
-            first = None
-        if first is not None and S_ISREG(first.st_mode):
-            add_path(candidate)
-            add_stat(first)
-            continue
-        found = _skill_file(path)
-        if found is not None:
-            skill_file = found[0]
-            if found[2]:
-                result.replayable = False
-                real = os.path.realpath(skill_file)
-                if not any(real.startswith(a + os.sep) for a in allowed_real):
-                    result.diagnostics.append(
-                        Diagnostic(
-                            "warning",
-                            "symlink-outside-root",
-                            f"skill file links outside the skill roots ({real})",
-                            skill_file,
-                        )
-                    )
-                    continue
-            result.add(skill_file, found[1])
-            continue
-        try:
-            sub_st = os.stat(path)
-        except OSError:
-            result.replayable = False
-            continue
-        if depth + 1 >= max_depth:
-            # looked into (for a skill file) but not listed: a skill file added here changes its mtime
-            result.listed_dirs.append((path, sub_st.st_mtime_ns, sub_st.st_ino))
-            continue
-        budget[0] -= 1
-        if budget[0] < 0:
-            result.replayable = False
-            if budget[0] == -1:
-                result.diagnostics.append(
-                    Diagnostic(
-                        "warning",
-                        "walk-limit",
-                        f"more than {MAX_DIRS_PER_ROOT} directories; stopped walking",
-                        directory,
-                    )
-                )
-            return
-        _walk(path, sub_st, depth + 1, max_depth, allowed_real, visited, budget, result)
 
 
 def _path_maker() -> Callable[[str], Path]:

@@ -19,10 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard import cache as cache_mod
+from skillyard import parallel
 from skillyard.config import Config, load_config, persist_disabled
 from skillyard.discovery import (
     SKILL_FILES,
+    AnyStat,
+    FileStat,
     Root,
+    Walker,
     WalkResult,
     path_of,
     replay_walk,
@@ -37,6 +41,9 @@ if TYPE_CHECKING:
 
 
 _BUILD_LOCK = threading.Lock()
+#: Share of a split cold scan the second process takes: a little under half, since it also
+#: packs its results (about 4 us a skill) and this process unpacks them.
+CHILD_SHARE = 0.46
 
 
 class _FileEntry:
@@ -50,7 +57,7 @@ class _FileEntry:
 
     def __init__(
         self,
-        st: os.stat_result,
+        st: AnyStat,
         path: str,
         source: str,
         skill: Skill | None,
@@ -144,10 +151,10 @@ def _load_parser() -> tuple[Callable[..., tuple[Skill | None, list[Diagnostic]]]
     return _parser
 
 
-def _parse(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
+def _parse(path: str, source: str, st: AnyStat | None = None) -> tuple[Skill | None, list[Diagnostic]]:
     parse_skill, path_of = _parser or _load_parser()
     try:
-        return parse_skill(path_of(path), source=source)
+        return parse_skill(path_of(path), source=source, st=st)
     except Exception as e:  # the parser promises not to raise; one bad file must still not stop the others
         return None, [
             Diagnostic("error", "parse-crash", f"unexpected parser failure: {type(e).__name__}: {e}", path)
@@ -175,6 +182,74 @@ def _gc_paused() -> Iterator[None]:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
+
+
+def _scan_part(root: Root, allowed: list[str], entries: Sequence[os.DirEntry[str]]) -> tuple[Any, ...]:
+    """Walk and parse part of a root's listing (in the second process); plain data only."""
+    walker = Walker(root, allowed)
+    walker.visit(entries, walker.top, 0)
+    result = walker.result
+    source = root.source
+    names: list[str | None] = []
+    diag_rows: list[list[tuple[Any, ...]]] = []
+    parts: list[bytes] = []
+    offsets = [0]
+    for path, st in zip(result.paths, result.stats, strict=True):
+        skill, diags = _parse(path, source, st)
+        row = cache_mod.skill_to_blob(skill) if skill is not None else b""
+        names.append(skill.name if skill is not None else None)
+        diag_rows.append([cache_mod.diag_to_row(d) for d in diags])
+        parts.append(row)
+        offsets.append(offsets[-1] + len(row))
+    stats = [(st.st_mtime_ns, st.st_size, st.st_ino) for st in result.stats]
+    return (
+        result.paths,
+        stats,
+        result.listed_dirs,
+        [cache_mod.diag_to_row(d) for d in result.diagnostics],
+        result.replayable,
+        sorted(walker.visited),
+        walker.dirs_used,
+        names,
+        diag_rows,
+        offsets,
+        b"".join(parts),
+    )
+
+
+def _take_part(walker: Walker, data: Any, source: str) -> dict[str, _FileEntry] | None:
+    """Add the other process's part to `walker`'s result; None (nothing added) when it does
+    not combine exactly as one walk would have: a directory entered through symlinks from both
+    parts, or the two together over the directory budget."""
+    try:
+        paths, stats, listed, walk_diags, replayable, visited, used, names, diag_rows, offsets, rows = data
+        if (set(visited) - {walker.top_real}) & walker.visited or used > walker.budget[0]:
+            return None
+        n = len(paths)
+        if not (len(stats) == len(names) == len(diag_rows) == n and len(offsets) == n + 1):
+            return None
+        file_stats = [FileStat(*s) for s in stats]
+        store = cache_mod.Cached(paths=list(paths), names=[], data=rows, offsets=offsets)
+        entries: dict[str, _FileEntry] = {}
+        for k, (path, st, name, drows) in enumerate(zip(paths, file_stats, names, diag_rows, strict=True)):
+            diags = tuple(cache_mod.diag_from_row(d) for d in drows) if drows else ()
+            if name is None:
+                entries[path] = _FileEntry(st, path, source, None, diags)
+            else:
+                entries[path] = _FileEntry(st, path, source, None, diags, name, store, k)
+        walk_diagnostics = [cache_mod.diag_from_row(d) for d in walk_diags]
+        listed_dirs = [tuple(x) for x in listed]
+    except (TypeError, ValueError):
+        return None
+    result = walker.result
+    result.paths.extend(paths)
+    result.stats.extend(file_stats)
+    result.listed_dirs.extend(listed_dirs)  # type: ignore[arg-type]
+    result.diagnostics.extend(walk_diagnostics)
+    result.replayable = result.replayable and bool(replayable)
+    walker.visited.update(visited)
+    walker.budget[0] -= used
+    return entries
 
 
 class Registry:
@@ -215,6 +290,8 @@ class Registry:
             with _gc_paused():
                 self._cached = cache_mod.load(self._cache_file)
         self._fresh = 0
+        #: roots whose cold walk was shared with a second process (see `parallel`)
+        self.split_scans = 0
         self._scan()
         if self._cache_file is not None:
             self._save_cache()
@@ -308,8 +385,11 @@ class Registry:
         for i, root in enumerate(self.roots):
             walk = self._walks.get(i)
             refresh: set[str] = set()
+            ready: dict[str, _FileEntry] = {}
             if changed is None or walk is None or not self._can_reuse_walk(root, walk, changed, refresh):
-                walk = self._replay(root, walk) or walk_root(root, allowed)
+                walk = self._replay(root, walk)
+                if walk is None:
+                    walk, ready = self._walk(root, allowed)
                 refresh = set()
                 reuse = False
             else:
@@ -324,23 +404,31 @@ class Registry:
             stats, names, sources = cached.stats, cached.names, cached.sources
             cached_diags = cached.diags
             lazy = False
-            for path, st in zip(walk.paths, walk.stats, strict=True):
-                if reuse and path not in refresh:
-                    entry = old_files[path]
-                elif (
-                    hits is not None
-                    and (j := hits.get(path)) is not None
-                    and stats[(k := 3 * j)] == st.st_mtime_ns
-                    and stats[k + 1] == st.st_size
-                    and stats[k + 2] == st.st_ino
-                    and sources[j] == source
-                    and path not in cached_diags
-                ):  # the second-start fast path: a valid cache row, nothing built yet
-                    entry = _FileEntry(st, path, source, None, (), names[j], cached, j)
-                    lazy = True
-                else:
-                    entry = self._entry_for(path, source, st)
-                files[path] = entry
+            if len(ready) == len(walk.paths):  # all parsed on the way (in walk order)
+                entries: Iterable[_FileEntry] = ready.values()
+            else:
+                entries = []
+                add = entries.append
+                for path, st in zip(walk.paths, walk.stats, strict=True):
+                    if reuse and path not in refresh:
+                        add(old_files[path])
+                    elif ready and path in ready:
+                        add(ready[path])
+                    elif (
+                        hits is not None
+                        and (j := hits.get(path)) is not None
+                        and stats[(k := 3 * j)] == st.st_mtime_ns
+                        and stats[k + 1] == st.st_size
+                        and stats[k + 2] == st.st_ino
+                        and sources[j] == source
+                        and path not in cached_diags
+                    ):  # the second-start fast path: a valid cache row, nothing built yet
+                        add(_FileEntry(st, path, source, None, (), names[j], cached, j))
+                        lazy = True
+                    else:
+                        add(self._entry_for(path, source, st))
+            for entry in entries:
+                files[entry.path] = entry
                 if entry.diagnostics:
                     diags.extend(entry.diagnostics)
                 name = entry.name
@@ -376,6 +464,38 @@ class Registry:
             }
         self.version += 1
 
+    def _walk(self, root: Root, allowed: list[str]) -> tuple[WalkResult, dict[str, _FileEntry]]:
+        """Walk a root; on a cold start of a big one, half of it is walked and parsed in a
+        second process (see `parallel`), and the entries parsed on the way are returned."""
+        if self._files or self._cached.paths or not parallel.usable(parallel.MIN_ITEMS):
+            return walk_root(root, allowed), {}
+        walker = Walker(root, allowed)
+        entries = walker.top_entries()
+        if not entries or not parallel.usable(len(entries)):
+            if entries:
+                walker.visit(entries, walker.top, 0)
+            return walker.finish(), {}
+        source = root.source
+
+        def here(head: Sequence[os.DirEntry[str]]) -> dict[str, _FileEntry]:
+            walker.visit(head, walker.top, 0)
+            result = walker.result
+            return {
+                p: self._entry_for(p, source, st) for p, st in zip(result.paths, result.stats, strict=True)
+            }
+
+        ready, data, tail = parallel.split(
+            entries, lambda t: _scan_part(root, allowed, t), here, child_share=CHILD_SHARE
+        )
+        theirs = _take_part(walker, data, source) if data is not None else None
+        if theirs is None:  # the other process's part did not arrive or does not combine: do it here
+            walker.visit(tail, walker.top, 0)
+        else:
+            ready.update(theirs)
+            self._fresh += len(theirs)
+        self.split_scans += 1
+        return walker.finish(), ready
+
     def _replay(self, root: Root, previous: WalkResult | None) -> WalkResult | None:
         """The previous walk of this root (this process's, or the start-up cache's) when no
         directory it looked into has changed; None means walk again."""
@@ -410,7 +530,7 @@ class Registry:
             return False
         return True
 
-    def _entry_for(self, path: str, source: str, st: os.stat_result) -> _FileEntry:
+    def _entry_for(self, path: str, source: str, st: AnyStat) -> _FileEntry:
         old = self._files.get(path)
         if (
             old is not None
@@ -432,7 +552,7 @@ class Registry:
                     self._lazy = True
                     return _FileEntry(st, path, source, None, diags, cached.names[i], cached, i)
         self._fresh += 1
-        skill, diags = _parse(path, source)
+        skill, diags = _parse(path, source, st)
         # a tuple: the usual empty one is a shared constant, not one more object per file
         return _FileEntry(st, path, source, skill, tuple(diags))
 

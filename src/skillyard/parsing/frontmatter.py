@@ -118,8 +118,8 @@ def _fast_scalar(key: str, value: str) -> Any:
         if len(value) > 1000 and _LONG_JSON_KEY.search(value):
             raise _Fallback  # YAML limits implicit keys to 1024 characters
         try:
-            data, end = _JSON.raw_decode(value)
-        except (ValueError, RecursionError):
+            data, end = _SCAN(value, 0)  # the C scanner behind raw_decode, without its wrapper
+        except (StopIteration, ValueError, RecursionError):
             raise _Fallback from None
         if end != len(value):
             raise _Fallback
@@ -167,6 +167,7 @@ _FAST_DOC = re.compile(
     rf"^(?:([A-Za-z_][A-Za-z0-9_-]{{0,63}}):(?: +([{_OK_NOSPACE}][{_OK}]*)?)?|(?:#[{_OK}]*| *)|(.+))$", re.M
 )
 _JSON = json.JSONDecoder(parse_float=_json_float)
+_SCAN = _JSON.scan_once
 
 
 def fast_parse(text: str) -> dict[str, Any] | None:

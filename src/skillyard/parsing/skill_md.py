@@ -28,7 +28,7 @@ from skillyard.parsing.skill_toml import (
     render_prompts,
     render_toml_body,
 )
-from skillyard.parsing.text import ReadError, decode_text, read_head, split_frontmatter
+from skillyard.parsing.text import ReadError, StatLike, decode_text, read_head, split_frontmatter
 
 #: Preference when a directory holds several: the spec's name first, then the lowercase variant
 #: (accepted by skills-ref and ClawHub), then ZeroClaw's TOML manifest (merged into a SKILL.md when both exist).
@@ -50,19 +50,24 @@ def find_skill_file(directory: Path) -> Path | None:
 
 
 def parse_skill(
-    path: Path, *, source: str = "custom", toml_sibling: bool | None = None
+    path: Path,
+    *,
+    source: str = "custom",
+    toml_sibling: bool | None = None,
+    st: StatLike | None = None,
 ) -> tuple[Skill | None, list[Diagnostic]]:
     """Parse one skill file (SKILL.md / skill.md / SKILL.toml); never raises.
 
     `toml_sibling` says whether a SKILL.toml sits next to a SKILL.md (its tools and prompts
     are merged in); None means "look" (one stat). Callers that listed the directory pass it.
+    `st` is the file's `lstat` when the caller has one (it is then not stat-ed again).
     """
     spath = str(path)
     try:
         if spath[-5:].lower() == ".toml":
             return parse_skill_toml(spath, source)
-        path_obj = path if isinstance(path, Path) and os.path.isabs(spath) else None
-        return _parse_md(spath, source, path_obj, toml_sibling)
+        path_obj = path if isinstance(path, Path) and spath[:1] == os.sep else None
+        return _parse_md(spath, source, path_obj, toml_sibling, st)
     except Exception as e:  # a parser bug must still only cost this one skill
         return None, [
             Diagnostic(
@@ -141,15 +146,19 @@ def _bool_field(fm: dict[str, Any], key: str, default: bool, path: str, diags: l
 
 
 def _parse_md(
-    path: str, source: str, path_obj: Path | None, toml_sibling: bool | None
+    path: str, source: str, path_obj: Path | None, toml_sibling: bool | None, st: StatLike | None = None
 ) -> tuple[Skill | None, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     try:
-        head = read_head(path)
+        head = read_head(path, st)
     except ReadError as e:
         return None, [Diagnostic("error", e.code, f"skill not loaded: {e.message}", path)]
-    dir_path = os.path.dirname(path if path_obj is not None else os.path.abspath(path))
-    dir_name = os.path.basename(dir_path) or "skill"
+    if path_obj is not None:  # absolute and normal: plain string splits are exact
+        dir_path = path.rpartition(os.sep)[0] or os.sep
+        dir_name = dir_path.rpartition(os.sep)[2] or "skill"
+    else:
+        dir_path = os.path.dirname(os.path.abspath(path))
+        dir_name = os.path.basename(dir_path) or "skill"
     fm: dict[str, Any] | None = None
     if head.frontmatter is not None:
         fm, fdiags = parse_frontmatter(head.frontmatter, path)

@@ -10,9 +10,18 @@ import os
 import re
 from dataclasses import dataclass
 from stat import S_ISREG
+from typing import Protocol
 
 BOM = b"\xef\xbb\xbf"
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class StatLike(Protocol):
+    st_mtime_ns: int
+    st_size: int
+
+
 #: First read at discovery; most frontmatters (and a whole typical skill) fit.
 CHUNK = 8 * 1024
 #: Frontmatter larger than this is refused (hostile or broken file).
@@ -78,22 +87,36 @@ def _check_binary(raw: bytes, complete: bool) -> str:
         raise ReadError("invalid-utf8", f"file is not valid UTF-8 (byte {e.start}: {e.reason})") from None
 
 
-def read_head(path: str) -> Head:
+def read_head(path: str, st: StatLike | None = None) -> Head:
     """Read only the frontmatter (and whatever of the body came along in the same chunk).
 
     One open, one fstat; further reads happen only while the closing `---` has not
-    been seen, capped at MAX_FRONTMATTER.
+    been seen, capped at MAX_FRONTMATTER. Given the `lstat` of a regular file (discovery has
+    one), the file is opened without following a link and not stat-ed again.
     """
+    fd = -1
+    if st is not None and _NOFOLLOW:
+        try:
+            fd = os.open(path, os.O_RDONLY | _NONBLOCK | _NOFOLLOW)
+        except OSError:
+            st = None  # a link after all (or gone): the general way below decides
+    else:
+        st = None
     try:
-        # O_NONBLOCK: a FIFO planted as SKILL.md must not hang discovery (no effect on regular files).
-        fd = os.open(path, os.O_RDONLY | _NONBLOCK)  # Python makes it close-on-exec
+        if fd < 0:
+            # O_NONBLOCK: a FIFO planted as SKILL.md must not hang discovery (no effect on regular files).
+            fd = os.open(path, os.O_RDONLY | _NONBLOCK)  # Python makes it close-on-exec
     except OSError as e:
         raise ReadError("unreadable", f"cannot open file: {e.strerror or e}") from None
     try:
-        st = os.fstat(fd)
-        if not S_ISREG(st.st_mode):
-            raise ReadError("not-a-file", "not a regular file")
-        raw = os.read(fd, CHUNK)
+        if st is None:
+            st = os.fstat(fd)
+            if not S_ISREG(st.st_mode):
+                raise ReadError("not-a-file", "not a regular file")
+        try:
+            raw = os.read(fd, CHUNK)
+        except OSError as e:  # replaced by a directory or a FIFO since it was listed
+            raise ReadError("unreadable", f"cannot read file: {e.strerror or e}") from None
         complete = len(raw) < CHUNK
         if not raw:
             raise ReadError("empty-file", "file is empty")
@@ -109,8 +132,11 @@ def read_head(path: str) -> Head:
                 after = raw[i + 4 : i + 5]
                 if after == b"\n" or (not after and complete):
                     end = i + 4 + len(after)
-                    fm_text = _check_binary(raw[4:i], True) if i > 4 else ""
-                    body_offset = end + len(fm_text) - max(0, i - 4)
+                    try:
+                        fm_text = raw[4:i].decode("utf-8")  # NUL bytes were ruled out above
+                    except UnicodeDecodeError:
+                        fm_text = _check_binary(raw[4:i], True)  # raises with the position
+                    body_offset = end + len(fm_text) - (i - 4 if i > 4 else 0)
                     return Head(fm_text, raw, end, body_offset, complete, st.st_mtime_ns, st.st_size, bom)
                 if after not in (b" ", b"\t", b""):
                     i = raw.find(b"\n---", i + 4)

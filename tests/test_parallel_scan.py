@@ -1,0 +1,188 @@
+"""A cold scan shared with a forked process gives exactly what one process gives."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+import skillyard.registry as registry_module
+from skillyard import cache as cache_mod
+from skillyard import parallel
+from skillyard.discovery import Root
+from skillyard.eligibility import Host
+from skillyard.registry import Registry
+
+FIXTURES = Path(__file__).parent / "fixtures" / "parsing"
+
+pytestmark = pytest.mark.skipif(
+    not (hasattr(os, "fork") and parallel.workers() >= 2 and os.uname().sysname == "Linux"),
+    reason="the split scan needs Linux, fork and two usable CPUs",
+)
+
+
+def _host() -> Host:
+    return Host(env={"PATH": ""}, os_name="linux", path="")
+
+
+@pytest.fixture
+def small_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Split even small trees, so the tests stay fast."""
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 4)
+    monkeypatch.delenv(parallel.ENV, raising=False)
+
+
+def _corpus(root: Path, make_skill) -> None:
+    """Every kind of entry a walk meets, spread over both halves of the top listing."""
+    for i in range(40):
+        make_skill(
+            root,
+            f"s{i:02d}",
+            extra='metadata: {"openclaw": {"requires": {"bins": ["gh"], "env": ["TOKEN"]}, '
+            '"install": [{"kind": "brew", "formula": "gh", "bins": ["gh"]}]}}'
+            if i % 3 == 0
+            else "license: MIT",
+        )
+    make_skill(root / "nested" / "deeper", "n1")
+    make_skill(root, "dup", dirname="zz-dup")  # same name twice: the second is shadowed
+    make_skill(root, "dup", dirname="aa-dup", description="The first dup.")
+    (root / "broken").mkdir()
+    (root / "broken" / "SKILL.md").write_bytes(b"---\nname: broken\n\x00\x01binary\n---\n")
+    (root / "nodesc").mkdir()
+    (root / "nodesc" / "SKILL.md").write_text("---\nname: nodesc\n---\nbody\n")
+    (root / "warned").mkdir()
+    (root / "warned" / "SKILL.md").write_text("---\nname: other-name\ndescription: d\n---\n")
+    for fixture in FIXTURES.iterdir():
+        shutil.copytree(fixture, root / f"zz-{fixture.name}")
+    (root / ".hidden").mkdir()
+    make_skill(root / ".hidden", "hidden")
+
+
+def _same(a: Registry, b: Registry) -> None:
+    assert a.names() == b.names()
+    assert a.diagnostics == b.diagnostics
+    for x, y in zip(a.skills, b.skills, strict=True):
+        assert cache_mod.skill_to_row(x) == cache_mod.skill_to_row(y), x.name
+        assert x.body() == y.body()
+    assert a._counts() == b._counts()
+
+
+def test_split_scan_equals_a_single_process_scan(
+    tmp_path: Path, make_skill, small_split, monkeypatch
+) -> None:
+    root = tmp_path / "r"
+    _corpus(root, make_skill)
+    split = Registry([Root(root, "custom")], host=_host())
+    assert split.split_scans == 1
+    monkeypatch.setenv(parallel.ENV, "1")
+    single = Registry([Root(root, "custom")], host=_host())
+    assert single.split_scans == 0
+    _same(split, single)
+    # the other process's skills are built from their packed rows on first use
+    assert any(e._rows is not None for e in split._files.values()) or not split._files
+
+
+def test_split_scan_then_cache_then_second_start(tmp_path: Path, make_skill, small_split) -> None:
+    root = tmp_path / "r"
+    _corpus(root, make_skill)
+    cache_file = tmp_path / "cache"
+    first = Registry([Root(root, "custom")], host=_host(), cache=cache_file)
+    assert first.split_scans == 1 and cache_file.is_file()
+    second = Registry([Root(root, "custom")], host=_host(), cache=cache_file)
+    assert second.split_scans == 0  # a cache is there: validated, not parsed
+    _same(first, second)
+
+
+@pytest.mark.parametrize("failure", ["raises", "exits", "too-big"])
+def test_a_failed_part_is_done_in_process(
+    tmp_path: Path, make_skill, small_split, monkeypatch, failure: str
+) -> None:
+    root = tmp_path / "r"
+    _corpus(root, make_skill)
+    monkeypatch.setenv(parallel.ENV, "1")
+    single = Registry([Root(root, "custom")], host=_host())
+    monkeypatch.delenv(parallel.ENV)
+    real = registry_module._scan_part
+
+    def broken(*args):
+        if failure == "raises":
+            raise RuntimeError("worker failed")
+        if failure == "exits":
+            os._exit(9)
+        return (real(*args), b"x" * 4096)
+
+    if failure == "too-big":
+        monkeypatch.setattr(parallel, "CAPACITY", 4096)
+    else:
+        monkeypatch.setattr(registry_module, "_scan_part", broken)
+    reg = Registry([Root(root, "custom")], host=_host())
+    assert reg.split_scans == 1
+    _same(reg, single)
+    assert all(e._rows is None for e in reg._files.values())  # everything parsed here
+
+
+def test_malformed_part_data_is_not_trusted(tmp_path: Path, make_skill, small_split, monkeypatch) -> None:
+    root = tmp_path / "r"
+    _corpus(root, make_skill)
+    monkeypatch.setenv(parallel.ENV, "1")
+    single = Registry([Root(root, "custom")], host=_host())
+    monkeypatch.delenv(parallel.ENV)
+    real = registry_module._scan_part
+    for mangle in (
+        lambda d: d[:-1],
+        lambda d: (d[0][:-1], *d[1:]),
+        lambda d: (*d[:9], d[9][:-1], d[10]),
+        lambda d: "not a tuple",
+    ):
+        monkeypatch.setattr(registry_module, "_scan_part", lambda *a, m=mangle: m(real(*a)))
+        _same(Registry([Root(root, "custom")], host=_host()), single)
+
+
+def test_symlinks_into_one_directory_from_both_halves(
+    tmp_path: Path, make_skill, small_split, monkeypatch
+) -> None:
+    """A directory entered through links from both parts is entered once, as in one walk."""
+    root = tmp_path / "r"
+    make_skill(root / "shared-target", "inner")
+    for i in range(10):
+        make_skill(root, f"s{i}")
+    os.symlink(root / "shared-target", root / "a-link")
+    os.symlink(root / "shared-target", root / "z-link")
+    split = Registry([Root(root, "custom")], host=_host())
+    monkeypatch.setenv(parallel.ENV, "1")
+    single = Registry([Root(root, "custom")], host=_host())
+    _same(split, single)
+
+
+def test_no_fork_when_disabled_small_or_threaded(tmp_path: Path, make_skill, monkeypatch) -> None:
+    root = tmp_path / "r"
+    for i in range(6):
+        make_skill(root, f"s{i}")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 4)
+    monkeypatch.setenv(parallel.ENV, "1")
+    assert Registry([Root(root, "custom")]).split_scans == 0
+    monkeypatch.setenv(parallel.ENV, "not-a-number")
+    assert Registry([Root(root, "custom")]).split_scans == 0
+    monkeypatch.delenv(parallel.ENV)
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 100)
+    assert Registry([Root(root, "custom")]).split_scans == 0
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 4)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert Registry([Root(root, "custom")]).split_scans == 0  # never fork with another thread alive
+    finally:
+        stop.set()
+        other.join()
+    assert Registry([Root(root, "custom")]).split_scans == 1
+
+
+def test_split_runs_child_and_parent_parts() -> None:
+    items = list(range(3000))
+    mine, theirs, tail = parallel.split(items, lambda t: [x * 2 for x in t], lambda h: [x * 2 for x in h])
+    assert theirs is not None and mine + theirs == [x * 2 for x in items]
+    assert list(tail) == items[len(mine) :]
