@@ -18,6 +18,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import NamedTuple
 
+from skillyard import parallel
 from skillyard.config import Config
 from skillyard.model import Diagnostic
 
@@ -32,6 +33,8 @@ MAX_DIRS_PER_ROOT = 200_000
 #: A directory modified this close to a walk may change again within the same timestamp tick
 #: (coarse kernel clocks; 2 s on FAT), so its mtime cannot prove its entries unchanged later.
 RACY_NS = 2_000_000_000
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: lstat relative to an open directory (resolves fewer path components) where the platform has it
 _DIR_FD = os.lstat in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
@@ -154,6 +157,35 @@ class WalkResult:
         return self._skill_dirs
 
 
+#: Looks at a candidate skill file during a walk: its stat when it is a regular file (the
+#: probe has then dealt with it, typically parsed it), None to let the walk look the slow way.
+Probe = Callable[[str], "AnyStat | None"]
+
+
+def open_regular(path: str) -> tuple[int, os.stat_result] | None:
+    """`path` opened for reading when it is a regular file and not a link: (fd, its fstat).
+
+    None when it is absent, a link, not a regular file or cannot be opened. One open and one
+    fstat answer "is this the skill file" and start reading it, where an lstat would be
+    followed by an open; a cold scan's probe uses it.
+    """
+    if not _NOFOLLOW:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK | _NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    if not S_ISREG(st.st_mode):
+        os.close(fd)
+        return None
+    return fd, st
+
+
 def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_DEPTH) -> WalkResult:
     """Find skill files under `root`; skill directories are not searched further."""
     walker = Walker(root, allowed_real, max_depth=max_depth)
@@ -167,8 +199,16 @@ class Walker:
     """One walk of one root. `walk_root` runs it whole; a split scan lists the top directory
     once and has two walkers (one per process) visit the two halves of that listing."""
 
-    def __init__(self, root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_DEPTH) -> None:
+    def __init__(
+        self,
+        root: Root,
+        allowed_real: Sequence[str],
+        *,
+        max_depth: int = MAX_DEPTH,
+        probe: Probe | None = None,
+    ) -> None:
         self.top = str(root.path)
+        self.probe = probe
         self.allowed_real = allowed_real
         self.max_depth = max_depth
         self.result = WalkResult()
@@ -227,6 +267,7 @@ class Walker:
         """Visit the entries of one listed directory (once the directory budget has run out,
         skill directories are still found but nothing more is descended into)."""
         result, allowed_real, visited, budget = self.result, self.allowed_real, self.visited, self.budget
+        probe = self.probe
         add_path, add_stat, lstat = result.paths.append, result.stats.append, os.lstat
         for entry in entries:
             name = entry.name
@@ -256,13 +297,18 @@ class Walker:
                 if real in visited:
                     continue
                 visited.add(real)
-            # the common case inline: a regular SKILL.md (one lstat, no helper call)
+            # the common case inline: a regular SKILL.md (one lstat or one probe, no helper call)
             candidate = path + _FIRST
-            try:
-                first = lstat(candidate)
-            except OSError:
-                first = None
-            if first is not None and S_ISREG(first.st_mode):
+            if probe is not None:
+                first = probe(candidate)
+            else:
+                try:
+                    first = lstat(candidate)
+                except OSError:
+                    first = None
+                if first is not None and not S_ISREG(first.st_mode):
+                    first = None
+            if first is not None:
                 add_path(candidate)
                 add_stat(first)
                 continue
@@ -316,22 +362,48 @@ def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int,
     is unchanged (same inode and mtime: entries added, removed or renamed change the mtime).
 
     Each skill file is still `lstat`ed (an edit in place changes no directory), so the result
-    carries fresh stats. None when anything differs: the caller walks for real.
+    carries fresh stats; for many files half of them are checked in a second process (see
+    `parallel`). None when anything differs: the caller walks for real.
     """
-    result = WalkResult()
     try:
         for d, mtime_ns, ino in listed:
             st = os.stat(d)
             if st.st_mtime_ns != mtime_ns or st.st_ino != ino:
                 return None
+        paths = list(paths)
+    except (OSError, TypeError, ValueError, AttributeError):  # a saved walk is untrusted data
+        return None
+    if parallel.usable(len(paths)):
+        stats, theirs, tail = parallel.split(
+            paths, lambda t: _flat(_file_stats(top, t)), lambda h: _file_stats(top, h)
+        )
+        if stats is None or theirs is False:
+            return None
+        if isinstance(theirs, list) and len(theirs) == 3 * len(tail) and set(map(type, theirs)) <= {int}:
+            stats.extend(map(FileStat, theirs[::3], theirs[1::3], theirs[2::3]))
+        else:  # the other process's answer did not arrive: check those here
+            rest = _file_stats(top, tail)
+            if rest is None:
+                return None
+            stats.extend(rest)
+    else:
+        stats = _file_stats(top, paths)
+        if stats is None:
+            return None
+    return WalkResult(paths=paths, stats=stats, listed_dirs=list(listed))
+
+
+def _file_stats(top: str, paths: Sequence[str]) -> list[AnyStat] | None:
+    """The lstat of each skill file, or None at the first that is gone, not regular, or no
+    longer its directory's skill file."""
+    out: list[AnyStat] = []
+    add = out.append
+    lstat = os.lstat
+    fd = -1
+    try:
         base = top + os.sep if _DIR_FD else "\0"  # no path starts with NUL: always absolute
         prefix = len(base)
         fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY) if _DIR_FD else -1
-    except (OSError, TypeError, ValueError, AttributeError):  # a saved walk is untrusted data
-        return None
-    add = result.stats.append
-    lstat = os.lstat
-    try:
         for p in paths:
             # relative to the root's descriptor: the kernel resolves two components, not the whole path
             st = lstat(p[prefix:], dir_fd=fd) if p.startswith(base) else lstat(p)
@@ -347,9 +419,14 @@ def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int,
     finally:
         if fd >= 0:
             os.close(fd)
-    result.paths = list(paths)
-    result.listed_dirs = list(listed)
-    return result
+    return out
+
+
+def _flat(stats: list[AnyStat] | None) -> list[int] | bool:
+    """Stats as plain ints for the trip back from a second process; False for "changed"."""
+    if stats is None:
+        return False
+    return [x for st in stats for x in (st.st_mtime_ns, st.st_size, st.st_ino)]
 
 
 def _skill_file(directory: str) -> tuple[str, os.stat_result, bool] | None:

@@ -14,6 +14,7 @@ it off.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import marshal
 import mmap
@@ -79,6 +80,7 @@ def split(
     Returns (parent's result, the child's result as marshal data or None when it did not
     arrive, the tail). The caller handles a None by doing the tail itself.
     """
+    _reap_finished()
     cut = len(items) - int(len(items) * child_share)
     head, tail = items[:cut], items[cut:]
     try:
@@ -86,27 +88,39 @@ def split(
     except (OSError, ValueError):
         return parent(head), None, tail
     try:
+        done_r, done_w = os.pipe()
+    except OSError:
+        shared.close()
+        return parent(head), None, tail
+    try:
         pid = os.fork()
     except OSError:
+        os.close(done_r)
+        os.close(done_w)
         shared.close()
         return parent(head), None, tail
     if pid == 0:  # the child: never returns into the caller's code
         code = 1
         try:
+            os.close(done_r)
             code = _child_main(shared, child, tail)
         finally:
+            with contextlib.suppress(BaseException):
+                os.write(done_w, b"\1")  # the parent reads the data now, not after our exit
             os._exit(code)
+    os.close(done_w)
     try:
         mine = parent(head)
+        if not _wait_done(done_r, DEADLINE_S):
+            _stop(pid)
+        theirs = _read(shared)
     except BaseException:
         _stop(pid)
-        shared.close()
         raise
-    try:
-        _wait(pid, DEADLINE_S)
-        theirs = _read(shared)
     finally:
+        os.close(done_r)
         shared.close()
+        _reap_later(pid)
     return mine, theirs, tail
 
 
@@ -139,26 +153,45 @@ def _read(shared: mmap.mmap) -> Any | None:
         return None
 
 
-def _wait(pid: int, timeout: float) -> None:
-    """Reap the child, killing it after `timeout` seconds (where pidfds exist to time the wait)."""
+def _wait_done(fd: int, timeout: float) -> bool:
+    """Until the child says it is done (or exits: end of file); False after `timeout` seconds."""
+    ready, _, _ = select.select([fd], [], [], timeout)
+    return bool(ready)
+
+
+#: Children that had not exited yet when their data was read (a big process takes a few
+#: milliseconds to tear down); reaped on the next split and at exit, never waited for in between.
+_UNREAPED: list[int] = []
+
+
+def _reap_later(pid: int) -> None:
     try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        fd = -1
-    if fd >= 0:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored or a host's own handler)
+        return
+    if done == 0:
+        if not _UNREAPED:
+            atexit.unregister(_reap_all)  # registered once, however often this happens
+            atexit.register(_reap_all)
+        _UNREAPED.append(pid)
+
+
+def _reap_finished() -> None:
+    for pid in list(_UNREAPED):
         try:
-            ready, _, _ = select.select([fd], [], [], timeout)
-        finally:
-            os.close(fd)
-        if not ready:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError):  # reaped elsewhere (SIGCHLD ignored): the data decides
-        os.waitpid(pid, 0)
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _UNREAPED.remove(pid)
+
+
+def _reap_all() -> None:
+    while _UNREAPED:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(_UNREAPED.pop(), 0)
 
 
 def _stop(pid: int) -> None:
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)

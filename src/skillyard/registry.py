@@ -25,9 +25,11 @@ from skillyard.discovery import (
     SKILL_FILES,
     AnyStat,
     FileStat,
+    Probe,
     Root,
     Walker,
     WalkResult,
+    open_regular,
     path_of,
     replay_walk,
     resolve_roots,
@@ -151,10 +153,13 @@ def _load_parser() -> tuple[Callable[..., tuple[Skill | None, list[Diagnostic]]]
     return _parser
 
 
-def _parse(path: str, source: str, st: AnyStat | None = None) -> tuple[Skill | None, list[Diagnostic]]:
+def _parse(
+    path: str, source: str, st: AnyStat | None = None, fd: int = -1
+) -> tuple[Skill | None, list[Diagnostic]]:
+    """Parse one skill file; `fd`, when given, is the file already open (this closes it)."""
     parse_skill, path_of = _parser or _load_parser()
     try:
-        return parse_skill(path_of(path), source=source, st=st)
+        return parse_skill(path_of(path), source=source, st=st, fd=fd)
     except Exception as e:  # the parser promises not to raise; one bad file must still not stop the others
         return None, [
             Diagnostic("error", "parse-crash", f"unexpected parser failure: {type(e).__name__}: {e}", path)
@@ -185,20 +190,40 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _scan_part(root: Root, allowed: list[str], entries: Sequence[os.DirEntry[str]]) -> tuple[Any, ...]:
-    """Walk and parse part of a root's listing (in the second process); plain data only."""
-    walker = Walker(root, allowed)
+    """Walk and parse part of a root's listing (in the second process); plain data only.
+    Each skill is packed as soon as it is parsed, so only its bytes stay alive."""
+    source = root.source
+    packed: dict[str, tuple[str | None, list[tuple[Any, ...]], bytes]] = {}
+
+    def pack(path: str, st: AnyStat, fd: int = -1) -> None:
+        skill, diags = _parse(path, source, st, fd)
+        row = cache_mod.skill_to_blob(skill) if skill is not None else b""
+        packed[path] = (
+            skill.name if skill is not None else None,
+            [cache_mod.diag_to_row(d) for d in diags],
+            row,
+        )
+
+    def probe(candidate: str) -> AnyStat | None:
+        opened = open_regular(candidate)
+        if opened is None:
+            return None
+        pack(candidate, opened[1], opened[0])
+        return opened[1]
+
+    walker = Walker(root, allowed, probe=probe)
     walker.visit(entries, walker.top, 0)
     result = walker.result
-    source = root.source
     names: list[str | None] = []
     diag_rows: list[list[tuple[Any, ...]]] = []
     parts: list[bytes] = []
     offsets = [0]
     for path, st in zip(result.paths, result.stats, strict=True):
-        skill, diags = _parse(path, source, st)
-        row = cache_mod.skill_to_blob(skill) if skill is not None else b""
-        names.append(skill.name if skill is not None else None)
-        diag_rows.append([cache_mod.diag_to_row(d) for d in diags])
+        if path not in packed:  # found the slow way (a link, skill.md, SKILL.toml)
+            pack(path, st)
+        name, drows, row = packed[path]
+        names.append(name)
+        diag_rows.append(drows)
         parts.append(row)
         offsets.append(offsets[-1] + len(row))
     stats = [(st.st_mtime_ns, st.st_size, st.st_ino) for st in result.stats]
@@ -465,29 +490,26 @@ class Registry:
         self.version += 1
 
     def _walk(self, root: Root, allowed: list[str]) -> tuple[WalkResult, dict[str, _FileEntry]]:
-        """Walk a root; on a cold start of a big one, half of it is walked and parsed in a
-        second process (see `parallel`), and the entries parsed on the way are returned."""
-        if self._files or self._cached.paths or not parallel.usable(parallel.MIN_ITEMS):
+        """Walk a root. A cold walk parses each skill file as it finds it (see `_probe`), and on
+        a big root half of the listing is walked and parsed in a second process (see `parallel`);
+        the entries parsed on the way are returned with the walk."""
+        if self._files or self._cached.paths:
             return walk_root(root, allowed), {}
-        walker = Walker(root, allowed)
+        ready: dict[str, _FileEntry] = {}
+        walker = Walker(root, allowed, probe=self._probe(root.source, ready))
         entries = walker.top_entries()
         if not entries or not parallel.usable(len(entries)):
             if entries:
                 walker.visit(entries, walker.top, 0)
-            return walker.finish(), {}
-        source = root.source
+            return walker.finish(), ready
 
-        def here(head: Sequence[os.DirEntry[str]]) -> dict[str, _FileEntry]:
+        def here(head: Sequence[os.DirEntry[str]]) -> None:
             walker.visit(head, walker.top, 0)
-            result = walker.result
-            return {
-                p: self._entry_for(p, source, st) for p, st in zip(result.paths, result.stats, strict=True)
-            }
 
-        ready, data, tail = parallel.split(
+        _, data, tail = parallel.split(
             entries, lambda t: _scan_part(root, allowed, t), here, child_share=CHILD_SHARE
         )
-        theirs = _take_part(walker, data, source) if data is not None else None
+        theirs = _take_part(walker, data, root.source) if data is not None else None
         if theirs is None:  # the other process's part did not arrive or does not combine: do it here
             walker.visit(tail, walker.top, 0)
         else:
@@ -495,6 +517,21 @@ class Registry:
             self._fresh += len(theirs)
         self.split_scans += 1
         return walker.finish(), ready
+
+    def _probe(self, source: str, ready: dict[str, _FileEntry]) -> Probe:
+        """Parse a candidate skill file the walk is looking at, opened once (see `open_regular`)."""
+
+        def probe(candidate: str) -> AnyStat | None:
+            opened = open_regular(candidate)
+            if opened is None:
+                return None
+            fd, st = opened
+            self._fresh += 1
+            skill, diags = _parse(candidate, source, st, fd)
+            ready[candidate] = _FileEntry(st, candidate, source, skill, tuple(diags))
+            return st
+
+        return probe
 
     def _replay(self, root: Root, previous: WalkResult | None) -> WalkResult | None:
         """The previous walk of this root (this process's, or the start-up cache's) when no

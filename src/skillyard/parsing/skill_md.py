@@ -55,19 +55,23 @@ def parse_skill(
     source: str = "custom",
     toml_sibling: bool | None = None,
     st: StatLike | None = None,
+    fd: int = -1,
 ) -> tuple[Skill | None, list[Diagnostic]]:
     """Parse one skill file (SKILL.md / skill.md / SKILL.toml); never raises.
 
     `toml_sibling` says whether a SKILL.toml sits next to a SKILL.md (its tools and prompts
     are merged in); None means "look" (one stat). Callers that listed the directory pass it.
-    `st` is the file's `lstat` when the caller has one (it is then not stat-ed again).
+    `st` is the file's `lstat` when the caller has one (it is then not stat-ed again); `fd`,
+    with it, the file already open (discovery's `open_regular`), which this reads and closes.
     """
     spath = str(path)
     try:
         if spath[-5:].lower() == ".toml":
+            if fd >= 0:
+                os.close(fd)
             return parse_skill_toml(spath, source)
         path_obj = path if isinstance(path, Path) and spath[:1] == os.sep else None
-        return _parse_md(spath, source, path_obj, toml_sibling, st)
+        return _parse_md(spath, source, path_obj, toml_sibling, st, fd)
     except Exception as e:  # a parser bug must still only cost this one skill
         return None, [
             Diagnostic(
@@ -146,11 +150,16 @@ def _bool_field(fm: dict[str, Any], key: str, default: bool, path: str, diags: l
 
 
 def _parse_md(
-    path: str, source: str, path_obj: Path | None, toml_sibling: bool | None, st: StatLike | None = None
+    path: str,
+    source: str,
+    path_obj: Path | None,
+    toml_sibling: bool | None,
+    st: StatLike | None = None,
+    fd: int = -1,
 ) -> tuple[Skill | None, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     try:
-        head = read_head(path, st)
+        head = read_head(path, st, fd)
     except ReadError as e:
         return None, [Diagnostic("error", e.code, f"skill not loaded: {e.message}", path)]
     if path_obj is not None:  # absolute and normal: plain string splits are exact

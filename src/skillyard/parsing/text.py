@@ -87,15 +87,19 @@ def _check_binary(raw: bytes, complete: bool) -> str:
         raise ReadError("invalid-utf8", f"file is not valid UTF-8 (byte {e.start}: {e.reason})") from None
 
 
-def read_head(path: str, st: StatLike | None = None) -> Head:
+def read_head(path: str, st: StatLike | None = None, fd: int = -1) -> Head:
     """Read only the frontmatter (and whatever of the body came along in the same chunk).
 
     One open, one fstat; further reads happen only while the closing `---` has not
     been seen, capped at MAX_FRONTMATTER. Given the `lstat` of a regular file (discovery has
-    one), the file is opened without following a link and not stat-ed again.
+    one), the file is opened without following a link and not stat-ed again. Given an open
+    `fd` (discovery's `open_regular`, with its `st`), that is read, and closed.
     """
-    fd = -1
-    if st is not None and _NOFOLLOW:
+    if fd >= 0:
+        if st is None:
+            os.close(fd)
+            raise ReadError("unreadable", "an open file was passed without its stat")
+    elif st is not None and _NOFOLLOW:
         try:
             fd = os.open(path, os.O_RDONLY | _NONBLOCK | _NOFOLLOW)
         except OSError:
