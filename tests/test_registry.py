@@ -463,6 +463,25 @@ def test_truncated_or_foreign_cache_files_mean_a_cold_start(tmp_path: Path, make
     assert sorted(reg.names()) == ["a", "b", "c"]
 
 
+@pytest.mark.parametrize(
+    "walk",
+    [
+        ([1, None], [("x", 1, 2)]),
+        (["/nonexistent/SKILL.md"], []),
+        ([], [(None, None, None)]),
+        ([[]], [[]]),
+        "not a walk",
+    ],
+)
+def test_malformed_saved_walks_mean_a_real_walk(tmp_path: Path, make_skill, walk) -> None:
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    header, rows = _read_cache(cache_file)
+    header["walks"] = {k: walk for k in [*header["walks"], f"custom\0{root}"]}
+    _write_cache(cache_file, header, rows)
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    assert sorted(reg.names()) == ["a", "b", "c"]
+
+
 def _edit(p: Path, old: str, new: str) -> None:
     p.write_text(p.read_text().replace(old, new))
     os.utime(p, ns=(time.time_ns(), time.time_ns() + 10_000_000))

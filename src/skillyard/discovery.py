@@ -33,6 +33,8 @@ MAX_DIRS_PER_ROOT = 200_000
 #: A directory modified this close to a walk may change again within the same timestamp tick
 #: (coarse kernel clocks; 2 s on FAT), so its mtime cannot prove its entries unchanged later.
 RACY_NS = 2_000_000_000
+#: Share of a replay's files the second process checks (it also starts up and hands back).
+REPLAY_SHARE = 0.45
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: lstat relative to an open directory (resolves fewer path components) where the platform has it
@@ -375,7 +377,10 @@ def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int,
         return None
     if parallel.usable(len(paths)):
         stats, theirs, tail = parallel.split(
-            paths, lambda t: _flat(_file_stats(top, t)), lambda h: _file_stats(top, h)
+            paths,
+            lambda t: _flat(_file_stats(top, t)),
+            lambda h: _file_stats(top, h),
+            child_share=REPLAY_SHARE,
         )
         if stats is None or theirs is False:
             return None

@@ -65,7 +65,17 @@ def usable(items: int) -> bool:
         and hasattr(os, "fork")
         and threading.active_count() == 1
         and workers() >= 2
+        and _one_os_thread()
     )
+
+
+def _one_os_thread() -> bool:
+    """No thread at all besides this one, counting those a C library started (Python does not
+    know about them, the kernel does)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
 
 def split(
