@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 import skillyard.registry as registry_module
 from skillyard import cache as cache_mod
 from skillyard import parallel
-from skillyard.discovery import Root
+from skillyard.discovery import Root, Walker
 from skillyard.eligibility import Host
 from skillyard.registry import Registry
 
@@ -28,9 +29,20 @@ def _host() -> Host:
     return Host(env={"PATH": ""}, os_name="linux", path="")
 
 
+def _alone() -> None:
+    """A fork needs this to be the process's only thread; threads an earlier test left behind
+    (a server's worker pool winding down) get a few seconds to finish."""
+    deadline = time.monotonic() + 10
+    while not parallel._one_os_thread() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not parallel._one_os_thread():
+        pytest.skip(f"other threads are still running in this test process: {threading.enumerate()}")
+
+
 @pytest.fixture
 def small_split(monkeypatch: pytest.MonkeyPatch) -> None:
     """Split even small trees, so the tests stay fast."""
+    _alone()
     monkeypatch.setattr(parallel, "MIN_ITEMS", 4)
     monkeypatch.delenv(parallel.ENV, raising=False)
 
@@ -158,6 +170,7 @@ def test_symlinks_into_one_directory_from_both_halves(
 
 
 def test_no_fork_when_disabled_small_or_threaded(tmp_path: Path, make_skill, monkeypatch) -> None:
+    _alone()
     root = tmp_path / "r"
     for i in range(6):
         make_skill(root, f"s{i}")
@@ -182,7 +195,43 @@ def test_no_fork_when_disabled_small_or_threaded(tmp_path: Path, make_skill, mon
 
 
 def test_split_runs_child_and_parent_parts() -> None:
+    _alone()
     items = list(range(3000))
     mine, theirs, tail = parallel.split(items, lambda t: [x * 2 for x in t], lambda h: [x * 2 for x in h])
     assert theirs is not None and mine + theirs == [x * 2 for x in items]
     assert list(tail) == items[len(mine) :]
+
+
+def _age(root: Path) -> None:
+    past = time.time_ns() - 60_000_000_000
+    for dirpath, dirnames, filenames in os.walk(root):
+        for n in [*dirnames, *filenames]:
+            os.utime(os.path.join(dirpath, n), ns=(past, past), follow_symlinks=False)
+    os.utime(root, ns=(past, past))
+
+
+def test_second_start_checks_half_the_files_in_a_fork(
+    tmp_path: Path, make_skill, small_split, monkeypatch
+) -> None:
+    root = tmp_path / "r"
+    _corpus(root, make_skill)
+    _age(root)
+    cache_file = tmp_path / "cache"
+    Registry([Root(root, "custom")], host=_host(), cache=cache_file)
+    walked: list[str] = []
+    real = Walker.top_entries
+    monkeypatch.setattr(Walker, "top_entries", lambda self: (walked.append(self.top), real(self))[1])
+    last = sorted(root.glob("s*/SKILL.md"))[-1]  # in the half the other process checks
+    with open(last, "a") as f:  # an edit in place changes no directory
+        f.write("\nAn appended line.\n")
+    splits: list[int] = []
+    real_split = parallel.split
+    monkeypatch.setattr(
+        parallel, "split", lambda items, *a, **k: (splits.append(len(items)), real_split(items, *a, **k))[1]
+    )
+    second = Registry([Root(root, "custom")], host=_host(), cache=cache_file)
+    assert walked == [] and splits == [len(second._files)]  # replayed (not listed), in two processes
+    monkeypatch.setenv(parallel.ENV, "1")
+    single = Registry([Root(root, "custom")], host=_host())
+    _same(second, single)
+    assert "An appended line." in second.get(last.parent.name).body()
