@@ -73,6 +73,15 @@ def _corpus(root: Path, make_skill) -> None:
     make_skill(root / ".hidden", "hidden")
 
 
+def _corpus_and_single_scan(root: Path, make_skill, monkeypatch: pytest.MonkeyPatch) -> Registry:
+    """The corpus, and what one process makes of it (the reference every split is held to)."""
+    _corpus(root, make_skill)
+    monkeypatch.setenv(parallel.ENV, "1")
+    single = Registry([Root(root, "custom")], host=_host())
+    monkeypatch.delenv(parallel.ENV)
+    return single
+
+
 def _same(a: Registry, b: Registry) -> None:
     assert a.names() == b.names()
     assert a.diagnostics == b.diagnostics
@@ -113,18 +122,12 @@ def test_a_failed_part_is_done_in_process(
     tmp_path: Path, make_skill, small_split, monkeypatch, failure: str
 ) -> None:
     root = tmp_path / "r"
-    _corpus(root, make_skill)
-    monkeypatch.setenv(parallel.ENV, "1")
-    single = Registry([Root(root, "custom")], host=_host())
-    monkeypatch.delenv(parallel.ENV)
-    real = registry_module._scan_part
+    single = _corpus_and_single_scan(root, make_skill, monkeypatch)
 
     def broken(*args):
         if failure == "raises":
             raise RuntimeError("worker failed")
-        if failure == "exits":
-            os._exit(9)
-        return (real(*args), b"x" * 4096)
+        os._exit(9)
 
     if failure == "too-big":
         monkeypatch.setattr(parallel, "CAPACITY", 4096)
@@ -138,10 +141,7 @@ def test_a_failed_part_is_done_in_process(
 
 def test_malformed_part_data_is_not_trusted(tmp_path: Path, make_skill, small_split, monkeypatch) -> None:
     root = tmp_path / "r"
-    _corpus(root, make_skill)
-    monkeypatch.setenv(parallel.ENV, "1")
-    single = Registry([Root(root, "custom")], host=_host())
-    monkeypatch.delenv(parallel.ENV)
+    single = _corpus_and_single_scan(root, make_skill, monkeypatch)
     real = registry_module._scan_part
     for mangle in (
         lambda d: d[:-1],
