@@ -8,9 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from skillyard import discovery
 from skillyard.discovery import MAX_DEPTH, Root, Walker, replay_walk, walk_root
 from skillyard.eligibility import Host
 from skillyard.registry import Registry
+
+
+@pytest.fixture(autouse=True)
+def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Directories these tests just made count as settled (their ctime is always "just now",
+    `utime` cannot move it); the racy window has its own test below."""
+    monkeypatch.setattr(discovery, "RACY_NS", 0)
 
 
 def _host() -> Host:
@@ -68,7 +76,8 @@ def test_replay_equals_walk_when_nothing_changed(tmp_path: Path, make_skill) -> 
     ]
 
 
-def test_a_walk_right_after_a_change_is_not_replayable(tmp_path: Path, make_skill) -> None:
+def test_a_walk_right_after_a_change_is_not_replayable(tmp_path: Path, make_skill, monkeypatch) -> None:
+    monkeypatch.setattr(discovery, "RACY_NS", 2_000_000_000)
     root = tmp_path / "r"
     _tree(root, make_skill)  # just written: the same clock tick could still change them unseen
     assert not _walk(root).replayable
@@ -196,3 +205,68 @@ def test_reload_without_paths_replays_and_still_sees_edits(tmp_path: Path, make_
     make_skill(root, "e")
     diff = reg.reload()
     assert walks == [str(root), str(root)] and "e" in reg
+
+
+def test_dangling_symlinks_make_a_walk_not_replayable(tmp_path: Path, make_skill) -> None:
+    """A link whose target appears later changes no directory the walk looked into."""
+    root = tmp_path / "r"
+    make_skill(root, "alpha")
+    os.symlink(root / ".store" / "beta", root / "beta")  # leads nowhere yet
+    assert not _walk(root).replayable
+    (root / ".store" / "beta").mkdir(parents=True)
+    make_skill(root / ".store", "beta")
+    assert "beta" in Registry([Root(root, "custom")], host=_host()).names()
+
+    other = tmp_path / "o"
+    make_skill(other, "alpha")
+    (other / "gamma").mkdir()
+    os.symlink(other / ".later.md", other / "gamma" / "SKILL.md")  # a dangling skill file
+    assert not _walk(other).replayable
+
+
+def test_a_permission_change_on_a_listed_directory_is_seen(tmp_path: Path, make_skill) -> None:
+    root = tmp_path / "r"
+    _tree(root, make_skill)
+    first = _walk(root)
+    assert first.replayable
+    (root / "group").chmod(0o711)  # no entry changed, so no mtime moved: the ctime did
+    assert replay_walk(str(root), first.paths, first.listed_dirs) is None
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        pytest.param(lambda r: ["/etc/SKILL.md"], id="outside the root"),
+        pytest.param(lambda r: ["a/SKILL.md"], id="relative"),
+        pytest.param(lambda r: [f"{r}/a/../group/b/SKILL.md"], id="dot-dot"),
+        pytest.param(lambda r: [f"{r}/.hidden/x/SKILL.md"], id="hidden"),
+        pytest.param(lambda r: [f"{r}//a/SKILL.md"], id="empty component"),
+        pytest.param(lambda r: [f"{r}/a/nested/SKILL.md"], id="inside a skill"),
+        pytest.param(lambda r: [f"{r}/a/README.md"], id="not a skill file name"),
+        pytest.param(lambda r: [f"{r}/a/SKILL.md", 7], id="not a string"),
+    ],
+)
+def test_a_forged_saved_walk_cannot_add_files(tmp_path: Path, make_skill, forged) -> None:
+    root = tmp_path / "r"
+    _tree(root, make_skill)
+    make_skill(root / "a" / "nested", "n")  # supporting content of skill a, never a skill
+    (root / ".hidden" / "x").mkdir(parents=True)
+    (root / ".hidden" / "x" / "SKILL.md").write_text("---\nname: x\ndescription: d\n---\n")
+    (root / "a" / "README.md").write_text("---\nname: r\ndescription: d\n---\n")
+    first = _walk(root)
+    assert replay_walk(str(root), forged(str(root)), first.listed_dirs) is None
+
+
+@pytest.mark.parametrize(
+    "listed",
+    [
+        pytest.param(lambda r, saved: [("/", *saved[0][1:])], id="a directory outside the root"),
+        pytest.param(lambda r, saved: [(r, 2**70, 0)], id="overflowing numbers"),
+        pytest.param(lambda r, saved: [], id="nothing looked into"),
+    ],
+)
+def test_forged_listed_directories_are_refused(tmp_path: Path, make_skill, listed) -> None:
+    root = tmp_path / "r"
+    _tree(root, make_skill)
+    first = _walk(root)
+    assert replay_walk(str(root), first.paths, listed(str(root), first.listed_dirs)) is None

@@ -12,7 +12,7 @@ import pytest
 
 import skillyard.registry as registry_module
 from skillyard import cache as cache_mod
-from skillyard import parallel
+from skillyard import discovery, parallel
 from skillyard.discovery import Root, Walker
 from skillyard.eligibility import Host
 from skillyard.registry import Registry
@@ -213,6 +213,7 @@ def _age(root: Path) -> None:
 def test_second_start_checks_half_the_files_in_a_fork(
     tmp_path: Path, make_skill, small_split, monkeypatch
 ) -> None:
+    monkeypatch.setattr(discovery, "RACY_NS", 0)  # the tree was just made (see test_discovery_replay)
     root = tmp_path / "r"
     _corpus(root, make_skill)
     _age(root)
@@ -235,3 +236,43 @@ def test_second_start_checks_half_the_files_in_a_fork(
     single = Registry([Root(root, "custom")], host=_host())
     _same(second, single)
     assert "An appended line." in second.get(last.parent.name).body()
+
+
+def test_directory_budget_running_out_in_the_first_part(
+    tmp_path: Path, make_skill, small_split, monkeypatch
+) -> None:
+    """One walk stops at the first directory it cannot descend into; the split one too."""
+    root = tmp_path / "r"
+    for i in range(10):
+        (root / f"a{i}" / "empty").mkdir(parents=True)  # plain directories, each costs budget
+        make_skill(root, f"z{i}")
+    monkeypatch.setattr(discovery, "MAX_DIRS_PER_ROOT", 5)
+    split = Registry([Root(root, "custom")], host=_host())
+    assert split.split_scans == 1
+    monkeypatch.setenv(parallel.ENV, "1")
+    single = Registry([Root(root, "custom")], host=_host())
+    _same(split, single)
+    assert any(d.code == "walk-limit" for d in split.diagnostics)
+
+
+def test_descriptors_above_1023_do_not_break_the_wait(tmp_path: Path, make_skill, small_split) -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"the open-file limit ({hard}) is too low to reach descriptor 1024")
+    root = tmp_path / "r"
+    for i in range(20):
+        make_skill(root, f"s{i}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = []
+    try:
+        while len(held) < 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        reg = Registry([Root(root, "custom")], host=_host())
+        assert reg.split_scans == 1 and len(reg) == 20
+        assert any(e._rows is not None for e in reg._files.values())  # the other part arrived
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

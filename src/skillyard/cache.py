@@ -136,8 +136,8 @@ def load(path: Path) -> Cached:
             return Cached()
         view = memoryview(raw)
         data = marshal.loads(view[_PREFIX : _PREFIX + size])
-    except (OSError, ValueError, EOFError, TypeError):
-        return Cached()
+    except (OSError, ValueError, EOFError, TypeError, MemoryError, OverflowError):
+        return Cached()  # missing, foreign, truncated, or a header claiming absurd sizes
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return Cached()
     paths, stats, sources = data.get("paths"), data.get("stats"), data.get("sources")

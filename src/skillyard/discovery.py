@@ -30,15 +30,17 @@ MAX_DEPTH = 6
 _FIRST = os.sep + SKILL_FILES[0]
 _BY_NAME = attrgetter("name")
 MAX_DIRS_PER_ROOT = 200_000
-#: A directory modified this close to a walk may change again within the same timestamp tick
-#: (coarse kernel clocks; 2 s on FAT), so its mtime cannot prove its entries unchanged later.
+#: A directory changed this close to a walk may change again within the same timestamp tick
+#: (coarse kernel clocks; 2 s on FAT), so its ctime cannot prove its entries unchanged later.
 RACY_NS = 2_000_000_000
 #: Share of a replay's files the second process checks (it also starts up and hands back).
 REPLAY_SHARE = 0.45
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: lstat relative to an open directory (resolves fewer path components) where the platform has it
-_DIR_FD = os.lstat in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
+_DIR_FD = (
+    os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks and hasattr(os, "O_DIRECTORY")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +129,13 @@ class WalkResult:
     #: (two parallel lists rather than pairs: one object fewer per skill for the cyclic GC to walk)
     paths: list[str] = field(default_factory=list)
     stats: list[AnyStat] = field(default_factory=list)
-    #: (directory, mtime_ns, inode) of every non-skill directory looked into: while none of them
-    #: changes, the same skill files are found in the same order (see `replay_walk`)
+    #: (directory, ctime_ns, inode) of every non-skill directory looked into: while none of them
+    #: changes (an entry added, removed or renamed, a permission changed), the same skill files
+    #: are found in the same order (see `replay_walk`)
     listed_dirs: list[tuple[str, int, int]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: True when `listed_dirs` alone decides the result: no symlinks met, nothing unreadable,
-    #: no limit hit, no directory modified just before the walk
+    #: True when `listed_dirs` alone decides the result: no symlink met (even a dangling one),
+    #: nothing unreadable, no limit hit, no directory changed just before the walk
     replayable: bool = True
     #: skill file -> its position in `skill_files`, and the skill directories; built on first use
     _index: dict[str, int] | None = None
@@ -239,17 +242,18 @@ class Walker:
                 Diagnostic("warning", "root-not-directory", "search root is not a directory", top)
             )
             return None
-        own = _skill_file(top)
+        own, linked = _skill_file(top)
+        if linked:
+            result.replayable = False
         if own is not None:  # a root that is itself a skill
             result.add(own[0], own[1])
-            result.replayable = not own[2]
             return None
         return self._list(top, st)
 
     def finish(self) -> WalkResult:
         result = self.result
         if result.replayable:
-            newest = max((m for _, m, _ in result.listed_dirs), default=0)
+            newest = max((c for _, c, _ in result.listed_dirs), default=0)
             result.replayable = newest < self.started - RACY_NS
         return result
 
@@ -262,12 +266,12 @@ class Walker:
                 Diagnostic("warning", "unreadable-dir", f"cannot list directory: {e.strerror}", directory)
             )
             return None
-        self.result.listed_dirs.append((directory, dir_st.st_mtime_ns, dir_st.st_ino))
+        self.result.listed_dirs.append((directory, dir_st.st_ctime_ns, dir_st.st_ino))
         return entries
 
-    def visit(self, entries: Iterable[os.DirEntry[str]], directory: str, depth: int) -> None:
-        """Visit the entries of one listed directory (once the directory budget has run out,
-        skill directories are still found but nothing more is descended into)."""
+    def visit(self, entries: Iterable[os.DirEntry[str]], directory: str, depth: int) -> bool:
+        """Visit the entries of one listed directory. Once the directory budget has run out,
+        each level stops at its next directory to descend into; True when this level stopped."""
         result, allowed_real, visited, budget = self.result, self.allowed_real, self.visited, self.budget
         probe = self.probe
         add_path, add_stat, lstat = result.paths.append, result.stats.append, os.lstat
@@ -277,6 +281,8 @@ class Walker:
                 continue
             try:
                 is_link = entry.is_symlink()
+                if is_link:  # even one that leads nowhere yet: its target may appear unseen
+                    result.replayable = False
                 if not entry.is_dir(follow_symlinks=True):
                     continue
             except OSError:
@@ -284,7 +290,6 @@ class Walker:
                 continue
             path = entry.path
             if is_link:
-                result.replayable = False
                 real = os.path.realpath(path)
                 if not any(real == a or real.startswith(a + os.sep) for a in allowed_real):
                     result.diagnostics.append(
@@ -314,11 +319,12 @@ class Walker:
                 add_path(candidate)
                 add_stat(first)
                 continue
-            found = _skill_file(path)
+            found, linked = _skill_file(path)
+            if linked:
+                result.replayable = False
             if found is not None:
                 skill_file = found[0]
                 if found[2]:
-                    result.replayable = False
                     real = os.path.realpath(skill_file)
                     if not any(real.startswith(a + os.sep) for a in allowed_real):
                         result.diagnostics.append(
@@ -339,7 +345,7 @@ class Walker:
                 continue
             if depth + 1 >= self.max_depth:
                 # looked into (for a skill file) but not listed: a skill file added here changes its mtime
-                result.listed_dirs.append((path, sub_st.st_mtime_ns, sub_st.st_ino))
+                result.listed_dirs.append((path, sub_st.st_ctime_ns, sub_st.st_ino))
                 continue
             budget[0] -= 1
             if budget[0] < 0:
@@ -353,33 +359,47 @@ class Walker:
                             directory,
                         )
                     )
-                return
+                return True
             sub_entries = self._list(path, sub_st)
             if sub_entries:
                 self.visit(sub_entries, path, depth + 1)
+        return False
 
 
 def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int, int]]) -> WalkResult | None:
     """The walk of a root again without listing it: valid while every directory it looked into
-    is unchanged (same inode and mtime: entries added, removed or renamed change the mtime).
+    is unchanged (same inode and ctime: an entry added, removed or renamed, or a permission
+    change, moves the ctime; `utime` cannot set it back).
 
     Each skill file is still `lstat`ed (an edit in place changes no directory), so the result
     carries fresh stats; for many files half of them are checked in a second process (see
     `parallel`). None when anything differs: the caller walks for real.
+
+    A saved walk is data from a file: every path must be a skill file name in a directory
+    the walk looked into, under `top`, with no `.`, `..`, hidden or empty component, so a
+    tampered cache cannot make a file elsewhere a skill of this root (it can still leave
+    skills out, which only a listing would notice).
     """
     try:
-        for d, mtime_ns, ino in listed:
-            st = os.stat(d)
-            if st.st_mtime_ns != mtime_ns or st.st_ino != ino:
+        base = top + os.sep
+        looked: set[str] = set()
+        for d, ctime_ns, ino in listed:
+            if d.__class__ is not str or not (d == top or d.startswith(base)):
                 return None
+            st = os.stat(d)
+            if st.st_ctime_ns != ctime_ns or st.st_ino != ino:
+                return None
+            looked.add(d)
         paths = list(paths)
-    except (OSError, TypeError, ValueError, AttributeError):  # a saved walk is untrusted data
+        if not looked and len(paths) != 1:
+            return None  # only a root that is itself a skill looks into nothing
+    except Exception:  # a saved walk is untrusted data
         return None
     if parallel.usable(len(paths)):
         stats, theirs, tail = parallel.split(
             paths,
-            lambda t: _flat(_file_stats(top, t)),
-            lambda h: _file_stats(top, h),
+            lambda t: _flat(_file_stats(top, t, looked)),
+            lambda h: _file_stats(top, h, looked),
             child_share=REPLAY_SHARE,
         )
         if stats is None or theirs is False:
@@ -387,39 +407,47 @@ def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int,
         if isinstance(theirs, list) and len(theirs) == 3 * len(tail) and set(map(type, theirs)) <= {int}:
             stats.extend(map(FileStat, theirs[::3], theirs[1::3], theirs[2::3]))
         else:  # the other process's answer did not arrive: check those here
-            rest = _file_stats(top, tail)
+            rest = _file_stats(top, tail, looked)
             if rest is None:
                 return None
             stats.extend(rest)
     else:
-        stats = _file_stats(top, paths)
+        stats = _file_stats(top, paths, looked)
         if stats is None:
             return None
     return WalkResult(paths=paths, stats=stats, listed_dirs=list(listed))
 
 
-def _file_stats(top: str, paths: Sequence[str]) -> list[AnyStat] | None:
-    """The lstat of each skill file, or None at the first that is gone, not regular, or no
-    longer its directory's skill file."""
+def _file_stats(top: str, paths: Sequence[str], looked: set[str]) -> list[AnyStat] | None:
+    """The lstat of each skill file, or None at the first that is gone, not regular, no longer
+    its directory's skill file, or not a path the walk of `top` could have found."""
     out: list[AnyStat] = []
     add = out.append
-    lstat = os.lstat
     fd = -1
+    base = top + os.sep
+    hidden = os.sep + "."
+    double = os.sep + os.sep
     try:
-        base = top + os.sep if _DIR_FD else "\0"  # no path starts with NUL: always absolute
-        prefix = len(base)
         fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY) if _DIR_FD else -1
+        prefix = len(base) if fd >= 0 else 0
         for p in paths:
+            if not p.startswith(base) or hidden in p or double in p:
+                return None  # outside the root, or `.`/`..`/hidden/empty parts: never from a walk
+            if p.endswith(_FIRST):
+                skill_dir = p[: -len(_FIRST)]
+            else:  # skill.md / SKILL.toml: a SKILL.md added since would win
+                skill_dir, _, name = p.rpartition(os.sep)
+                found, linked = _skill_file(skill_dir)
+                if name not in SKILL_FILES or linked or found is None or found[0] != p:
+                    return None
+            if skill_dir.rpartition(os.sep)[0] not in looked and not (skill_dir == top and not looked):
+                return None  # a directory the walk never looked into
             # relative to the root's descriptor: the kernel resolves two components, not the whole path
-            st = lstat(p[prefix:], dir_fd=fd) if p.startswith(base) else lstat(p)
+            st = os.stat(p[prefix:], dir_fd=fd, follow_symlinks=False) if fd >= 0 else os.lstat(p)
             if not S_ISREG(st.st_mode):
                 return None
-            if not p.endswith(_FIRST):  # skill.md / SKILL.toml: a SKILL.md added since would win
-                found = _skill_file(p.rpartition(os.sep)[0])
-                if found is None or found[0] != p or found[2]:
-                    return None
             add(st)
-    except (OSError, TypeError, ValueError, AttributeError):  # a saved walk is untrusted data
+    except Exception:  # a saved walk is untrusted data
         return None
     finally:
         if fd >= 0:
@@ -434,20 +462,23 @@ def _flat(stats: list[AnyStat] | None) -> list[int] | bool:
     return [x for st in stats for x in (st.st_mtime_ns, st.st_size, st.st_ino)]
 
 
-def _skill_file(directory: str) -> tuple[str, os.stat_result, bool] | None:
-    """(path, stat, is_symlink): one lstat in the common case."""
+def _skill_file(directory: str) -> tuple[tuple[str, os.stat_result, bool] | None, bool]:
+    """((path, stat, is_symlink) of the directory's skill file or None, whether any candidate
+    name is a symlink, even one leading nowhere): one lstat in the common case."""
+    linked = False
     for name in SKILL_FILES:
         p = directory + os.sep + name
         try:
             st = os.lstat(p)
             link = stat.S_ISLNK(st.st_mode)
             if link:
+                linked = True
                 st = os.stat(p)
         except OSError:
             continue
         if stat.S_ISREG(st.st_mode):
-            return p, st, link
-    return None
+            return (p, st, link), linked
+    return None, linked
 
 
 def _path_maker() -> Callable[[str], Path]:

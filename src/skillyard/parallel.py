@@ -23,6 +23,7 @@ import select
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -33,8 +34,8 @@ R = TypeVar("R")
 MIN_ITEMS = 1_000
 #: The shared mapping the child writes into; only the pages it writes are ever backed.
 CAPACITY = 256 * 1024 * 1024
-#: How long the parent waits for the child after finishing its own part.
-DEADLINE_S = 120.0
+#: The least the parent waits for the child after finishing its own part (seconds).
+DEADLINE_S = 10.0
 ENV = "SKILLYARD_WORKERS"
 
 _READY = b"skillyard-part\0\0"  # written last by the child: the data before it is complete
@@ -102,9 +103,14 @@ def split(
     except OSError:
         shared.close()
         return parent(head), None, tail
+    # Signals stay blocked across the fork: the copy must never run one of the host's handlers
+    # (its KeyboardInterrupt would unwind into the caller's code in a second process), and this
+    # process takes any signal that arrived meanwhile inside the `try` below.
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
     try:
         pid = os.fork()
     except OSError:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         os.close(done_r)
         os.close(done_w)
         shared.close()
@@ -115,30 +121,36 @@ def split(
             os.close(done_r)
             code = _child_main(shared, child, tail)
         finally:
-            with contextlib.suppress(BaseException):
+            try:
                 os.write(done_w, b"\1")  # the parent reads the data now, not after our exit
-            os._exit(code)
+            finally:
+                os._exit(code)
+    proc = _Child(pid)
     os.close(done_w)
+    started = time.monotonic()
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         mine = parent(head)
-        if not _wait_done(done_r, DEADLINE_S):
-            _stop(pid)
+        # as long again as this part took, several times over, and never less than DEADLINE_S
+        if not _wait_done(done_r, max(DEADLINE_S, 4 * (time.monotonic() - started))):
+            proc.kill()
         theirs = _read(shared)
     except BaseException:
-        _stop(pid)
+        proc.kill()
         raise
     finally:
         os.close(done_r)
         shared.close()
-        _reap_later(pid)
+        _reap_later(proc)
     return mine, theirs, tail
 
 
 def _child_main(shared: mmap.mmap, child: Callable[[Sequence[T]], Any], tail: Sequence[T]) -> int:
     try:
-        # the parent's handlers (an MCP server's, a test runner's) are not ours to run twice
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        # interrupting or terminating the copy just ends it (no handler of the host's runs)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
         data = marshal.dumps(child(tail))
         if _HEADER + len(data) > len(shared):
             return 3
@@ -164,44 +176,67 @@ def _read(shared: mmap.mmap) -> Any | None:
 
 
 def _wait_done(fd: int, timeout: float) -> bool:
-    """Until the child says it is done (or exits: end of file); False after `timeout` seconds."""
-    ready, _, _ = select.select([fd], [], [], timeout)
-    return bool(ready)
+    """Until the child says it is done (or exits: end of file); False after `timeout` seconds.
+    `poll`, not `select`: a busy host may hand out descriptors above 1023."""
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        return bool(poller.poll(int(timeout * 1000)))
+    except (OSError, ValueError):
+        return False
+
+
+class _Child:
+    """A forked child, signalled and reaped through a pidfd where the kernel has them, so a pid
+    reused after someone else reaped ours is never touched."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.pidfd = -1
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.pidfd >= 0:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            else:
+                os.kill(self.pid, signal.SIGKILL)
+
+    def reap(self, *, block: bool = False) -> bool:
+        """True once the child is gone (reaped here, or elsewhere)."""
+        flags = 0 if block else os.WNOHANG
+        try:
+            if self.pidfd >= 0 and hasattr(os, "P_PIDFD"):
+                done = os.waitid(os.P_PIDFD, self.pidfd, os.WEXITED | flags) is not None
+            else:
+                done = os.waitpid(self.pid, flags)[0] != 0
+        except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored or a host's own handler)
+            done = True
+        if done and self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
+        return done
 
 
 #: Children that had not exited yet when their data was read (a big process takes a few
 #: milliseconds to tear down); reaped on the next split and at exit, never waited for in between.
-_UNREAPED: list[int] = []
+_UNREAPED: list[_Child] = []
 
 
-def _reap_later(pid: int) -> None:
-    try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored or a host's own handler)
-        return
-    if done == 0:
+def _reap_later(proc: _Child) -> None:
+    if not proc.reap():
         if not _UNREAPED:
             atexit.unregister(_reap_all)  # registered once, however often this happens
             atexit.register(_reap_all)
-        _UNREAPED.append(pid)
+        _UNREAPED.append(proc)
 
 
 def _reap_finished() -> None:
-    for pid in list(_UNREAPED):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _UNREAPED.remove(pid)
+    _UNREAPED[:] = [proc for proc in _UNREAPED if not proc.reap()]
 
 
 def _reap_all() -> None:
     while _UNREAPED:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(_UNREAPED.pop(), 0)
-
-
-def _stop(pid: int) -> None:
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)
+        _UNREAPED.pop().reap(block=True)

@@ -108,7 +108,7 @@ class _FileEntry:
             s = cache_mod.skill_from_blob(self._rows.row(self._row))
             if s.name == self.name and str(s.path) == self.path:
                 return s
-        except (TypeError, ValueError, IndexError, EOFError):
+        except Exception:  # rows are data from a file: anything wrong means "parse it instead"
             pass
         skill, diags = _parse(self.path, self.source)
         if skill is None or skill.name != self.name:  # the name is already registered: keep it
@@ -503,13 +503,16 @@ class Registry:
                 walker.visit(entries, walker.top, 0)
             return walker.finish(), ready
 
-        def here(head: Sequence[os.DirEntry[str]]) -> None:
-            walker.visit(head, walker.top, 0)
+        def here(head: Sequence[os.DirEntry[str]]) -> bool:
+            return walker.visit(head, walker.top, 0)
 
-        _, data, tail = parallel.split(
+        stopped, data, tail = parallel.split(
             entries, lambda t: _scan_part(root, allowed, t), here, child_share=CHILD_SHARE
         )
-        theirs = _take_part(walker, data, root.source) if data is not None else None
+        if stopped:  # the directory budget ran out in the first part: one walk would stop there too
+            theirs: dict[str, _FileEntry] | None = {}
+        else:
+            theirs = _take_part(walker, data, root.source) if data is not None else None
         if theirs is None:  # the other process's part did not arrive or does not combine: do it here
             walker.visit(tail, walker.top, 0)
         else:
