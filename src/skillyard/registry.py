@@ -215,18 +215,19 @@ def _scan_part(root: Root, allowed: list[str], entries: Sequence[os.DirEntry[str
     walker.visit(entries, walker.top, 0)
     result = walker.result
     names: list[str | None] = []
-    diag_rows: list[list[tuple[Any, ...]]] = []
+    diag_rows: dict[int, list[tuple[Any, ...]]] = {}  # only the files that have any
     parts: list[bytes] = []
     offsets = [0]
-    for path, st in zip(result.paths, result.stats, strict=True):
+    for k, (path, st) in enumerate(zip(result.paths, result.stats, strict=True)):
         if path not in packed:  # found the slow way (a link, skill.md, SKILL.toml)
             pack(path, st)
         name, drows, row = packed[path]
         names.append(name)
-        diag_rows.append(drows)
+        if drows:
+            diag_rows[k] = drows
         parts.append(row)
         offsets.append(offsets[-1] + len(row))
-    stats = [(st.st_mtime_ns, st.st_size, st.st_ino) for st in result.stats]
+    stats = [x for st in result.stats for x in (st.st_mtime_ns, st.st_size, st.st_ino)]
     return (
         result.paths,
         stats,
@@ -251,20 +252,20 @@ def _take_part(walker: Walker, data: Any, source: str) -> dict[str, _FileEntry] 
         if (set(visited) - {walker.top_real}) & walker.visited or used > walker.budget[0]:
             return None
         n = len(paths)
-        if not (len(stats) == len(names) == len(diag_rows) == n and len(offsets) == n + 1):
+        if not (len(stats) == 3 * n and len(names) == n and len(offsets) == n + 1):
             return None
-        file_stats = [FileStat(*s) for s in stats]
-        store = cache_mod.Cached(paths=list(paths), names=[], data=rows, offsets=offsets)
+        file_stats = list(map(FileStat, stats[::3], stats[1::3], stats[2::3]))
+        store = cache_mod.Cached(paths=paths, names=[], data=rows, offsets=offsets)
         entries: dict[str, _FileEntry] = {}
-        for k, (path, st, name, drows) in enumerate(zip(paths, file_stats, names, diag_rows, strict=True)):
+        for k, (path, st, name) in enumerate(zip(paths, file_stats, names, strict=True)):
+            drows = diag_rows.get(k)
             diags = tuple(cache_mod.diag_from_row(d) for d in drows) if drows else ()
-            if name is None:
-                entries[path] = _FileEntry(st, path, source, None, diags)
-            else:
-                entries[path] = _FileEntry(st, path, source, None, diags, name, store, k)
+            entries[path] = _FileEntry(
+                st, path, source, None, diags, name, store if name is not None else None, k
+            )
         walk_diagnostics = [cache_mod.diag_from_row(d) for d in walk_diags]
         listed_dirs = [tuple(x) for x in listed]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, AttributeError):
         return None
     result = walker.result
     result.paths.extend(paths)
