@@ -389,7 +389,10 @@ def _read_cache(cache_file: Path) -> tuple[dict, bytes]:
     assert raw.startswith(cache_mod.MAGIC)
     size = int.from_bytes(raw[len(cache_mod.MAGIC) : len(cache_mod.MAGIC) + 8], "little")
     start = len(cache_mod.MAGIC) + 8
-    return marshal.loads(raw[start : start + size]), raw[start + size :]
+    header = marshal.loads(raw[start : start + size])
+    for column in ("stats", "offsets"):  # packed int64s; the loader also takes plain lists
+        header[column] = list(memoryview(header[column]).cast("q"))
+    return header, raw[start + size :]
 
 
 def _write_cache(cache_file: Path, header: dict, rows: bytes) -> None:
@@ -594,3 +597,17 @@ def test_toml_tools_that_cannot_run_are_not_offered_and_are_reported(tmp_path: P
     plan, notes = reg.tool_plan()
     assert sorted(plan) == ["fine"]
     assert any(d.code == "tool-template" and d.level == "error" for d in reg.diagnostics)
+
+
+def test_cache_int_columns_pack_and_fall_back_to_lists() -> None:
+    from skillyard import cache as cache_mod
+
+    packed = cache_mod._packed([1, -2, 2**62])
+    assert isinstance(packed, bytes) and list(cache_mod._ints(packed)) == [1, -2, 2**62]
+    huge = [1, 2**70]  # an inode number beyond int64 stays a plain list
+    assert cache_mod._packed(huge) == huge and cache_mod._ints(huge) == huge
+    assert (
+        cache_mod._ints(b"1234567") is None
+        and cache_mod._ints(["x"]) is None
+        and cache_mod._ints(None) is None
+    )

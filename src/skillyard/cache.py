@@ -17,6 +17,8 @@ import contextlib
 import hashlib
 import marshal
 import os
+from array import array
+from collections.abc import MutableSequence
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from pathlib import Path
@@ -28,7 +30,7 @@ from skillyard.discovery import path_of
 from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
-FORMAT = 6
+FORMAT = 7
 _SKILL_FIELDS = [f.name for f in fields(Skill) if not f.name.startswith("_")]
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]
@@ -41,8 +43,8 @@ class Cached:
     """The loaded cache: parallel columns, one position per skill file that loaded."""
 
     paths: list[str] = field(default_factory=list)
-    #: (mtime_ns, size, inode) of entry i at [3i], [3i+1], [3i+2]
-    stats: list[int] = field(default_factory=list)
+    #: (mtime_ns, size, inode) of entry i at [3i], [3i+1], [3i+2] (a view of packed int64s once loaded)
+    stats: MutableSequence[int] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     #: diagnostic rows of the entries that had any, by path
@@ -52,7 +54,7 @@ class Cached:
     #: every entry's marshalled `skill_to_row`, packed: entry i is data[offsets[i]:offsets[i + 1]]
     #: (one buffer instead of one bytes object per skill; decoded only when the skill is used)
     data: bytes | memoryview = b""
-    offsets: list[int] = field(default_factory=lambda: [0])
+    offsets: MutableSequence[int] = field(default_factory=lambda: [0])
     _parts: list[bytes | memoryview] = field(default_factory=list)
     _index: dict[str, int] | None = None
 
@@ -140,16 +142,17 @@ def load(path: Path) -> Cached:
         return Cached()  # missing, foreign, truncated, or a header claiming absurd sizes
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return Cached()
-    paths, stats, sources = data.get("paths"), data.get("stats"), data.get("sources")
-    names, offsets, diags = data.get("names"), data.get("offsets"), data.get("diags")
+    paths, sources = data.get("paths"), data.get("sources")
+    names, diags = data.get("names"), data.get("diags")
+    stats, offsets = _ints(data.get("stats")), _ints(data.get("offsets"))
     walks = data.get("walks")
     n = len(paths) if isinstance(paths, list) else -1
     if not (
         _all(paths, str)
         and _all(sources, str)
         and _all(names, str)
-        and _all(offsets, int)
-        and _all(stats, int)
+        and offsets is not None
+        and stats is not None
         and isinstance(diags, dict)
         and isinstance(walks, dict)
         and len(sources) == n
@@ -173,16 +176,34 @@ def load(path: Path) -> Cached:
     return Cached(paths, stats, sources, names, diags, good_walks, view[_PREFIX + size :], offsets)
 
 
+def _packed(values: MutableSequence[int]) -> bytes | MutableSequence[int]:
+    """Ints as one buffer of int64s (loaded without building 30,000 int objects); as a list
+    in the rare case one does not fit (an inode number above 2**63, say)."""
+    try:
+        return array("q", values).tobytes()
+    except OverflowError:
+        return values
+
+
+def _ints(value: Any) -> MutableSequence[int] | None:
+    """A column saved by `_packed`: a read-only view of its int64s, or the list itself."""
+    if isinstance(value, bytes):
+        if len(value) % 8:
+            return None
+        return memoryview(value).cast("q")
+    return value if _all(value, int) else None
+
+
 def save(path: Path, cached: Cached) -> None:
     """Write atomically; a cache that cannot be written is simply not used next time."""
     header = marshal.dumps(
         {
             "format": FORMAT,
             "paths": cached.paths,
-            "stats": cached.stats,
+            "stats": _packed(cached.stats),
             "sources": cached.sources,
             "names": cached.names,
-            "offsets": cached.offsets,
+            "offsets": _packed(cached.offsets),
             "diags": cached.diags,
             "walks": cached.walks,
         }

@@ -37,10 +37,6 @@ RACY_NS = 2_000_000_000
 REPLAY_SHARE = 0.45
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-#: lstat relative to an open directory (resolves fewer path components) where the platform has it
-_DIR_FD = (
-    os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks and hasattr(os, "O_DIRECTORY")
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +362,9 @@ class Walker:
         return False
 
 
-def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int, int]]) -> WalkResult | None:
+def replay_walk(
+    top: str, paths: Sequence[str], listed: Sequence[tuple[str, int, int]], *, saved: bool = True
+) -> WalkResult | None:
     """The walk of a root again without listing it: valid while every directory it looked into
     is unchanged (same inode and ctime: an entry added, removed or renamed, or a permission
     change, moves the ctime; `utime` cannot set it back).
@@ -375,10 +373,10 @@ def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int,
     carries fresh stats; for many files half of them are checked in a second process (see
     `parallel`). None when anything differs: the caller walks for real.
 
-    A saved walk is data from a file: every path must be a skill file name in a directory
+    A `saved` walk is data from a file: every path must be a skill file name in a directory
     the walk looked into, under `top`, with no `.`, `..`, hidden or empty component, so a
     tampered cache cannot make a file elsewhere a skill of this root (it can still leave
-    skills out, which only a listing would notice).
+    skills out, which only a listing would notice). A walk this process made is not re-checked.
     """
     try:
         base = top + os.sep
@@ -395,11 +393,12 @@ def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int,
             return None  # only a root that is itself a skill looks into nothing
     except Exception:  # a saved walk is untrusted data
         return None
+    check = looked if saved else None
     if parallel.usable(len(paths)):
         stats, theirs, tail = parallel.split(
             paths,
-            lambda t: _flat(_file_stats(top, t, looked)),
-            lambda h: _file_stats(top, h, looked),
+            lambda t: _flat(_file_stats(top, t, check)),
+            lambda h: _file_stats(top, h, check),
             child_share=REPLAY_SHARE,
         )
         if stats is None or theirs is False:
@@ -407,51 +406,46 @@ def replay_walk(top: str, paths: Sequence[str], listed: Sequence[tuple[str, int,
         if isinstance(theirs, list) and len(theirs) == 3 * len(tail) and set(map(type, theirs)) <= {int}:
             stats.extend(map(FileStat, theirs[::3], theirs[1::3], theirs[2::3]))
         else:  # the other process's answer did not arrive: check those here
-            rest = _file_stats(top, tail, looked)
+            rest = _file_stats(top, tail, check)
             if rest is None:
                 return None
             stats.extend(rest)
     else:
-        stats = _file_stats(top, paths, looked)
+        stats = _file_stats(top, paths, check)
         if stats is None:
             return None
     return WalkResult(paths=paths, stats=stats, listed_dirs=list(listed))
 
 
-def _file_stats(top: str, paths: Sequence[str], looked: set[str]) -> list[AnyStat] | None:
-    """The lstat of each skill file, or None at the first that is gone, not regular, no longer
-    its directory's skill file, or not a path the walk of `top` could have found."""
+def _file_stats(top: str, paths: Sequence[str], looked: set[str] | None) -> list[AnyStat] | None:
+    """The lstat of each skill file, or None at the first that is gone, not regular, or no
+    longer its directory's skill file. With `looked` (a saved walk: data from a file), also
+    None at the first path the walk of `top` could not have found."""
     out: list[AnyStat] = []
     add = out.append
-    fd = -1
+    lstat = os.lstat
     base = top + os.sep
     hidden = os.sep + "."
     double = os.sep + os.sep
     try:
-        fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY) if _DIR_FD else -1
-        prefix = len(base) if fd >= 0 else 0
         for p in paths:
-            if not p.startswith(base) or hidden in p or double in p:
-                return None  # outside the root, or `.`/`..`/hidden/empty parts: never from a walk
-            if p.endswith(_FIRST):
-                skill_dir = p[: -len(_FIRST)]
-            else:  # skill.md / SKILL.toml: a SKILL.md added since would win
+            if looked is not None:
+                if not p.startswith(base) or hidden in p or double in p:
+                    return None  # outside the root, or `.`/`..`/hidden/empty parts: never from a walk
+                skill_dir = p.rpartition(os.sep)[0]
+                if skill_dir.rpartition(os.sep)[0] not in looked and not (skill_dir == top and not looked):
+                    return None  # a directory the walk never looked into
+            if not p.endswith(_FIRST):  # skill.md / SKILL.toml: a SKILL.md added since would win
                 skill_dir, _, name = p.rpartition(os.sep)
                 found, linked = _skill_file(skill_dir)
                 if name not in SKILL_FILES or linked or found is None or found[0] != p:
                     return None
-            if skill_dir.rpartition(os.sep)[0] not in looked and not (skill_dir == top and not looked):
-                return None  # a directory the walk never looked into
-            # relative to the root's descriptor: the kernel resolves two components, not the whole path
-            st = os.stat(p[prefix:], dir_fd=fd, follow_symlinks=False) if fd >= 0 else os.lstat(p)
+            st = lstat(p)
             if not S_ISREG(st.st_mode):
                 return None
             add(st)
     except Exception:  # a saved walk is untrusted data
         return None
-    finally:
-        if fd >= 0:
-            os.close(fd)
     return out
 
 

@@ -542,7 +542,9 @@ class Registry:
         directory it looked into has changed; None means walk again."""
         top = str(root.path)
         if previous is not None:
-            return replay_walk(top, previous.paths, previous.listed_dirs) if previous.replayable else None
+            if not previous.replayable:
+                return None
+            return replay_walk(top, previous.paths, previous.listed_dirs, saved=False)
         saved = self._cached.walks.get(cache_mod.walk_key(top, root.source))
         return replay_walk(top, *saved) if saved is not None else None
 
