@@ -168,7 +168,9 @@ def open_regular(path: str) -> tuple[int, os.stat_result] | None:
 
     None when it is absent, a link, not a regular file or cannot be opened. One open and one
     fstat answer "is this the skill file" and start reading it, where an lstat would be
-    followed by an open; a cold scan's probe uses it.
+    followed by an open; a cold scan's probe uses it. A FIFO planted under that name is
+    opened non-blocking and closed at once (nothing is read from it); a device node there
+    would need root to create.
     """
     if not _NOFOLLOW:
         return None
