@@ -569,8 +569,9 @@ def test_scans_restore_the_collector_and_respect_an_application_freeze(tmp_path:
 
     make_skill(tmp_path, "a")
     assert gc.isenabled()
+    before = gc.get_freeze_count()  # not 0 everywhere: CPython 3.12.1 starts with objects frozen
     Registry.from_roots([tmp_path])
-    assert gc.isenabled() and gc.get_freeze_count() == 0  # promoted, not left frozen
+    assert gc.isenabled() and gc.get_freeze_count() == before  # promoted, not left frozen
     gc.disable()
     try:
         Registry.from_roots([tmp_path]).reload()
