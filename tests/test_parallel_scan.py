@@ -276,3 +276,50 @@ def test_descriptors_above_1023_do_not_break_the_wait(tmp_path: Path, make_skill
         for fd in held:
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_interrupts_at_any_moment_leave_nothing_behind() -> None:
+    """A signal handler that raises (Ctrl-C, a timeout) at a random point of a split: no
+    descriptor, child or blocked signal is left over, and the caller sees the exception."""
+    import random
+    import signal
+
+    _alone()
+
+    class Interrupted(Exception):
+        pass
+
+    def fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    def raise_interrupted(signum, frame):
+        raise Interrupted
+
+    previous = signal.signal(signal.SIGALRM, raise_interrupted)
+    before = fds()
+    rnd = random.Random(7)
+    interrupted = 0
+    try:
+        for _ in range(300):
+            try:
+                signal.setitimer(signal.ITIMER_REAL, rnd.uniform(0.00005, 0.0015))
+                parallel.split(list(range(10)), sum, sum)
+                time.sleep(0.002)
+            except Interrupted:
+                interrupted += 1
+            while True:  # the timer may fire while it is being switched off
+                try:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    break
+                except Interrupted:
+                    interrupted += 1
+            assert not signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    deadline = time.monotonic() + 5
+    while parallel._UNREAPED and time.monotonic() < deadline:
+        time.sleep(0.01)
+        parallel._reap_finished()
+    assert interrupted > 100  # most iterations were interrupted, at every stage of a split
+    assert fds() == before and not parallel._UNREAPED

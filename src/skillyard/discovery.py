@@ -375,24 +375,38 @@ def replay_walk(
     carries fresh stats; for many files half of them are checked in a second process (see
     `parallel`). None when anything differs: the caller walks for real.
 
-    A `saved` walk is data from a file: every path must be a skill file name in a directory
-    the walk looked into, under `top`, with no `.`, `..`, hidden or empty component, so a
-    tampered cache cannot make a file elsewhere a skill of this root (it can still leave
-    skills out, which only a listing would notice). A walk this process made is not re-checked.
+    A `saved` walk is data from a file and is held to the shape a walk produces: listed
+    directories are real directories (not links) below the root, each inside one listed before
+    it; every path is a skill file name, once, in a directory that one of them holds, with no
+    `.`, `..`, hidden, ignored or empty part below the root and no deeper than a walk goes.
+    So a tampered cache cannot make a file elsewhere a skill of this root. What it still can
+    do is leave skills out, or claim a path through a directory that was swapped for a link
+    since (only a listing, or an lstat of every directory, would notice); the cache lives in
+    the user's own cache directory. A walk this process made is not re-checked.
     """
     try:
         base = top + os.sep
         looked: set[str] = set()
         for d, ctime_ns, ino in listed:
-            if d.__class__ is not str or not (d == top or d.startswith(base)):
+            if d == top:
+                st = os.stat(top)  # the root itself may be reached through a link
+            elif (
+                d.__class__ is not str
+                or not d.startswith(base)
+                or not _plain_below(d[len(top) :])
+                or d.rpartition(os.sep)[0] not in looked
+            ):
                 return None
-            st = os.stat(d)
-            if st.st_ctime_ns != ctime_ns or st.st_ino != ino:
+            else:
+                st = os.lstat(d)
+            if not stat.S_ISDIR(st.st_mode) or st.st_ctime_ns != ctime_ns or st.st_ino != ino:
                 return None
             looked.add(d)
         paths = list(paths)
         if not looked and len(paths) != 1:
             return None  # only a root that is itself a skill looks into nothing
+        if saved and len(set(paths)) != len(paths):
+            return None
     except Exception:  # a saved walk is untrusted data
         return None
     check = looked if saved else None
@@ -427,16 +441,28 @@ def _file_stats(top: str, paths: Sequence[str], looked: set[str] | None) -> list
     add = out.append
     lstat = os.lstat
     base = top + os.sep
+    below = len(top)
     hidden = os.sep + "."
     double = os.sep + os.sep
     try:
         for p in paths:
             if looked is not None:
-                if not p.startswith(base) or hidden in p or double in p:
-                    return None  # outside the root, or `.`/`..`/hidden/empty parts: never from a walk
+                rel = p[below:]  # the part below the root, from its leading separator
+                if (
+                    not p.startswith(base)
+                    or hidden in rel
+                    or double in rel
+                    or rel.count(os.sep) > MAX_DEPTH + 1
+                ):
+                    return None  # outside the root, `.`/`..`/hidden/empty parts, too deep: never from a walk
                 skill_dir = p.rpartition(os.sep)[0]
-                if skill_dir.rpartition(os.sep)[0] not in looked and not (skill_dir == top and not looked):
-                    return None  # a directory the walk never looked into
+                if skill_dir == top:
+                    if looked:  # only a root that is itself a skill holds its skill file directly
+                        return None
+                else:
+                    parent, _, dir_name = skill_dir.rpartition(os.sep)
+                    if dir_name in IGNORED_DIRS or skill_dir in looked or parent not in looked:
+                        return None  # a directory the walk never looked into, or would skip
             if not p.endswith(_FIRST):  # skill.md / SKILL.toml: a SKILL.md added since would win
                 skill_dir, _, name = p.rpartition(os.sep)
                 found, linked = _skill_file(skill_dir)
@@ -449,6 +475,15 @@ def _file_stats(top: str, paths: Sequence[str], looked: set[str] | None) -> list
     except Exception:  # a saved walk is untrusted data
         return None
     return out
+
+
+def _plain_below(rel: str) -> bool:
+    """`rel` (from the separator after the root) names directories a walk enters: no hidden,
+    `.`, `..`, ignored or empty part, and not deeper than a walk goes."""
+    parts = rel.split(os.sep)[1:]
+    return 0 < len(parts) <= MAX_DEPTH and all(
+        part and part[0] != "." and part not in IGNORED_DIRS for part in parts
+    )
 
 
 def _flat(stats: list[AnyStat] | None) -> list[int] | bool:

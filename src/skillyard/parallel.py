@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import io
 import marshal
 import mmap
 import os
@@ -94,31 +95,65 @@ def split(
     _reap_finished()
     cut = len(items) - int(len(items) * child_share)
     head, tail = items[:cut], items[cut:]
+    # Signals are blocked from before the fork until this process has tracked the child: the
+    # copy must never run one of the host's handlers (its KeyboardInterrupt would unwind into
+    # the caller's code in a second process), and an interrupt here must not leave a pipe,
+    # a mapping or a child behind. Python runs pending handlers after changing the mask, so
+    # the mask to restore is read first, without changing anything.
+    saved = signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, saved)
+        raise
+    started = _start(child, tail)
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, saved)  # a pending interrupt is raised here, in the try
+        if started is None:
+            return parent(head), None, tail
+        proc, shared, done = started
+        begun = time.monotonic()
+        mine = parent(head)
+        # as long again as this part took, several times over, and never less than DEADLINE_S
+        if not _wait_done(done.fileno(), max(DEADLINE_S, 4 * (time.monotonic() - begun))):
+            proc.kill()
+        return mine, _read(shared), tail
+    except BaseException:
+        if started is not None:
+            started[0].kill()
+        raise
+    finally:
+        if started is not None:
+            _release(*started)
+
+
+def _start(
+    child: Callable[[Sequence[T]], Any], tail: Sequence[T]
+) -> tuple[_Child, mmap.mmap, io.FileIO] | None:
+    """Fork the child (signals are blocked); None when that cannot be done. Never raises.
+
+    The mapping and the pipe's reading end are objects that close themselves when dropped,
+    so an interrupt during the clean-up cannot leak them (nor close a descriptor twice)."""
+    shared: mmap.mmap | None = None
+    done: io.FileIO | None = None
+    done_w = -1
     try:
         shared = mmap.mmap(-1, CAPACITY)
-    except (OSError, ValueError):
-        return parent(head), None, tail
-    try:
         done_r, done_w = os.pipe()
-    except OSError:
-        shared.close()
-        return parent(head), None, tail
-    # Signals stay blocked across the fork: the copy must never run one of the host's handlers
-    # (its KeyboardInterrupt would unwind into the caller's code in a second process), and this
-    # process takes any signal that arrived meanwhile inside the `try` below.
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-    try:
+        done = io.FileIO(done_r, "rb")
         pid = os.fork()
-    except OSError:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        os.close(done_r)
-        os.close(done_w)
-        shared.close()
-        return parent(head), None, tail
+    except (OSError, ValueError):
+        if done_w >= 0:
+            os.close(done_w)
+        if done is not None:
+            done.close()
+        if shared is not None:
+            shared.close()
+        return None
     if pid == 0:  # the child: never returns into the caller's code
         code = 1
         try:
-            os.close(done_r)
+            done.close()
             code = _child_main(shared, child, tail)
         finally:
             try:
@@ -126,23 +161,15 @@ def split(
             finally:
                 os._exit(code)
     proc = _Child(pid)
+    _UNREAPED.append(proc)  # tracked before anything can go wrong; reaped by _release or later
     os.close(done_w)
-    started = time.monotonic()
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        mine = parent(head)
-        # as long again as this part took, several times over, and never less than DEADLINE_S
-        if not _wait_done(done_r, max(DEADLINE_S, 4 * (time.monotonic() - started))):
-            proc.kill()
-        theirs = _read(shared)
-    except BaseException:
-        proc.kill()
-        raise
-    finally:
-        os.close(done_r)
-        shared.close()
-        _reap_later(proc)
-    return mine, theirs, tail
+    return proc, shared, done
+
+
+def _release(proc: _Child, shared: mmap.mmap, done: io.FileIO) -> None:
+    done.close()
+    shared.close()
+    _reap_finished()
 
 
 def _child_main(shared: mmap.mmap, child: Callable[[Sequence[T]], Any], tail: Sequence[T]) -> int:
@@ -181,60 +208,72 @@ def _wait_done(fd: int, timeout: float) -> bool:
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN | select.POLLHUP)
-        return bool(poller.poll(int(timeout * 1000)))
-    except (OSError, ValueError):
+        return bool(poller.poll(int(min(timeout, 86_400) * 1000)))
+    except (OSError, ValueError, OverflowError):
         return False
 
 
 class _Child:
     """A forked child, signalled and reaped through a pidfd where the kernel has them, so a pid
-    reused after someone else reaped ours is never touched."""
+    reused after someone else reaped ours is never touched. The pidfd is held by a file object,
+    so however the clean-up is interrupted it is closed once, when dropped at the latest."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
+        self.pidfd: io.FileIO | None = None
         try:
-            self.pidfd = os.pidfd_open(pid)
+            fd = os.pidfd_open(pid)
         except (AttributeError, OSError):
-            self.pidfd = -1
+            return
+        try:
+            self.pidfd = io.FileIO(fd, "rb")
+        except (OSError, ValueError):
+            os.close(fd)
 
     def kill(self) -> None:
-        with contextlib.suppress(OSError):
-            if self.pidfd >= 0:
-                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        with contextlib.suppress(OSError, ValueError):
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd.fileno(), signal.SIGKILL)
             else:
                 os.kill(self.pid, signal.SIGKILL)
 
     def reap(self, *, block: bool = False) -> bool:
-        """True once the child is gone (reaped here, or elsewhere)."""
+        """True once the child is gone (reaped here, or elsewhere). Never raises."""
         flags = 0 if block else os.WNOHANG
+        pidfd = self.pidfd
+        if pidfd is not None and pidfd.closed:
+            return True  # reaped already (the pid may belong to someone else by now)
         try:
-            if self.pidfd >= 0 and hasattr(os, "P_PIDFD"):
-                done = os.waitid(os.P_PIDFD, self.pidfd, os.WEXITED | flags) is not None
-            else:
+            try:
+                if pidfd is None or not hasattr(os, "P_PIDFD"):
+                    raise OSError("no pidfd")
+                done = os.waitid(os.P_PIDFD, pidfd.fileno(), os.WEXITED | flags) is not None
+            except ChildProcessError:
+                raise
+            except OSError:  # no pidfd, or a kernel without waitid(P_PIDFD)
                 done = os.waitpid(self.pid, flags)[0] != 0
         except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored or a host's own handler)
             done = True
-        if done and self.pidfd >= 0:
-            os.close(self.pidfd)
-            self.pidfd = -1
+        except OSError:
+            return False
+        if done and pidfd is not None:
+            pidfd.close()
         return done
 
 
-#: Children that had not exited yet when their data was read (a big process takes a few
-#: milliseconds to tear down); reaped on the next split and at exit, never waited for in between.
+#: Children not reaped yet (a big process takes a few milliseconds to tear down after handing
+#: its data over); reaped on the next split and at exit, never waited for in between.
 _UNREAPED: list[_Child] = []
-
-
-def _reap_later(proc: _Child) -> None:
-    if not proc.reap():
-        if not _UNREAPED:
-            atexit.unregister(_reap_all)  # registered once, however often this happens
-            atexit.register(_reap_all)
-        _UNREAPED.append(proc)
 
 
 def _reap_finished() -> None:
     _UNREAPED[:] = [proc for proc in _UNREAPED if not proc.reap()]
+    if _UNREAPED and not _AT_EXIT:
+        _AT_EXIT.append(True)
+        atexit.register(_reap_all)
+
+
+_AT_EXIT: list[bool] = []
 
 
 def _reap_all() -> None:

@@ -579,6 +579,7 @@ class Registry:
             old is not None
             and old.st.st_mtime_ns == st.st_mtime_ns
             and old.st.st_size == st.st_size
+            and old.st.st_ino == st.st_ino  # a file replaced by a copy with the same size and time
             and (old.name is None or old.source == source)
         ):
             return old
