@@ -295,6 +295,13 @@ def test_interrupts_at_any_moment_leave_nothing_behind() -> None:
     def raise_interrupted(signum, frame):
         raise Interrupted
 
+    def drain() -> None:  # children of earlier splits hold a pidfd until they are reaped
+        deadline = time.monotonic() + 5
+        while parallel._UNREAPED and time.monotonic() < deadline:
+            time.sleep(0.01)
+            parallel._reap_finished()
+
+    drain()
     previous = signal.signal(signal.SIGALRM, raise_interrupted)
     before = fds()
     rnd = random.Random(7)
@@ -317,9 +324,6 @@ def test_interrupts_at_any_moment_leave_nothing_behind() -> None:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    deadline = time.monotonic() + 5
-    while parallel._UNREAPED and time.monotonic() < deadline:
-        time.sleep(0.01)
-        parallel._reap_finished()
+    drain()
     assert interrupted > 100  # most iterations were interrupted, at every stage of a split
     assert fds() == before and not parallel._UNREAPED
