@@ -612,3 +612,41 @@ def test_cache_int_columns_pack_and_fall_back_to_lists() -> None:
         and cache_mod._ints(["x"]) is None
         and cache_mod._ints(None) is None
     )
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("requires", ((1,), (), (), (), ())),
+        ("requires", (5, (), (), (), ())),
+        ("install", (("brew",),)),
+        ("tools", (("t", "d", "echo", "shell", ((1, 2),), None),)),
+        ("allowed_tools", "Bash"),
+        ("always", "yes"),
+        ("frontmatter", ["not", "a", "mapping"]),
+        ("format", "exe"),
+    ],
+)
+def test_cache_rows_with_fields_of_the_wrong_shape_are_parsed_instead(
+    tmp_path: Path, make_skill, field: str, value
+) -> None:
+    import marshal
+
+    from skillyard import cache as cache_mod
+
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    header, rows = _read_cache(cache_file)
+    offsets = header["offsets"]
+    parts = [rows[offsets[i] : offsets[i + 1]] for i in range(len(header["names"]))]
+    i = header["names"].index("a")
+    row = list(marshal.loads(parts[i]))
+    row[cache_mod._SKILL_FIELDS.index(field)] = value
+    parts[i] = marshal.dumps(tuple(row))
+    header["offsets"] = [0]
+    for part in parts:
+        header["offsets"].append(header["offsets"][-1] + len(part))
+    _write_cache(cache_file, header, b"".join(parts))
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    cold = Registry([Root(root, "custom")], host=no_bins_host())
+    assert reg.reload().current == cold.reload().current  # eligibility of every skill, no exception
+    assert [cache_mod.skill_to_row(s) for s in reg.skills] == [cache_mod.skill_to_row(s) for s in cold.skills]

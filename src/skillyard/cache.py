@@ -267,7 +267,96 @@ _INSTALL_I = _SKILL_FIELDS.index("install")
 _TOOLS_I = _SKILL_FIELDS.index("tools")
 
 
+def _str(v: Any) -> bool:
+    return v.__class__ is str
+
+
+def _opt_str(v: Any) -> bool:
+    return v is None or v.__class__ is str
+
+
+def _strs(v: Any) -> bool:
+    return v.__class__ is tuple and all(x.__class__ is str for x in v)
+
+
+def _install(v: Any) -> bool:
+    return (
+        v.__class__ is tuple
+        and len(v) == len(_INSTALL_FIELDS)
+        and all(map(_str, v[:3]))
+        and all(map(_opt_str, v[3:8]))
+        and _strs(v[8])
+        and _strs(v[9])
+    )
+
+
+def _arg(v: Any) -> bool:
+    return (
+        v.__class__ is tuple
+        and len(v) == len(_ARG_FIELDS)
+        and _str(v[0])
+        and _str(v[1])
+        and _str(v[2])
+        and v[3].__class__ is bool
+        and (v[5] is None or v[5].__class__ is tuple)
+        and v[6].__class__ is bool
+        and v[7].__class__ is bool
+    )
+
+
+def _tool(v: Any) -> bool:
+    return (
+        v.__class__ is tuple
+        and len(v) == 6
+        and all(map(_str, v[:4]))
+        and v[4].__class__ is tuple
+        and all(map(_arg, v[4]))
+        and (v[5] is None or v[5].__class__ in (int, float))
+    )
+
+
+#: What each field of a row must be: a row is data from a file, and a wrong type would only
+#: surface later, far from here (in eligibility, a tool plan, a listing).
+_FIELD_OK: dict[str, Any] = {
+    "name": _str,
+    "description": _str,
+    "path": _str,
+    "source": _str,
+    "format": lambda v: v in ("md", "toml"),
+    "frontmatter": lambda v: v.__class__ is dict,
+    "metadata": lambda v: v.__class__ is dict or v == _SAME_AS_FRONTMATTER,
+    "requires": lambda v: v.__class__ is tuple and len(v) == 5 and all(map(_strs, v)),
+    "install": lambda v: v.__class__ is tuple and all(map(_install, v)),
+    "tools": lambda v: v.__class__ is tuple and all(map(_tool, v)),
+    **dict.fromkeys(
+        (
+            "emoji",
+            "homepage",
+            "license",
+            "compatibility",
+            "when_to_use",
+            "argument_hint",
+            "skill_key",
+            "version",
+            "author",
+        ),
+        _opt_str,
+    ),
+    **dict.fromkeys(("allowed_tools", "arguments", "tags", "prompts"), _strs),
+    **dict.fromkeys(("always", "disable_model_invocation", "user_invocable"), lambda v: v.__class__ is bool),
+    **dict.fromkeys(("body_offset", "mtime_ns", "size"), lambda v: v.__class__ is int),
+}
+assert set(_FIELD_OK) == set(_SKILL_FIELDS), "every Skill field needs a check here"
+_ROW_CHECKS = [_FIELD_OK[name] for name in _SKILL_FIELDS]
+
+
 def skill_from_row(row: Row) -> Skill:
+    """The skill a row stands for; ValueError for a row with a field of the wrong shape."""
+    for check, value in zip(_ROW_CHECKS, row, strict=True):
+        if not check(value):
+            raise ValueError("a cached row field has the wrong shape")
+    if row[_META_I] == _SAME_AS_FRONTMATTER and row[_FM_I].get("metadata").__class__ is not dict:
+        raise ValueError("a cached row's metadata is not a mapping")
     v = list(row)
     v[_PATH_I] = path_of(v[_PATH_I])
     if v[_META_I] == _SAME_AS_FRONTMATTER:
