@@ -270,3 +270,27 @@ def test_forged_listed_directories_are_refused(tmp_path: Path, make_skill, liste
     _tree(root, make_skill)
     first = _walk(root)
     assert replay_walk(str(root), first.paths, listed(str(root), first.listed_dirs)) is None
+
+
+def test_a_file_replaced_by_a_copy_with_the_same_size_and_time_is_seen(tmp_path: Path, make_skill) -> None:
+    root = tmp_path / "r"
+    make_skill(root, "a", description="Version one of this skill.")
+    reg = Registry([Root(root, "custom")], host=_host())
+    p = root / "a" / "SKILL.md"
+    st = p.stat()
+    new = root / "a" / "SKILL.md.new"
+    new.write_text(p.read_text().replace("one", "two"))
+    os.utime(new, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(new, p)  # same size, same mtime, another inode (as `mv`, `cp -p` or tar leave it)
+    assert p.stat().st_size == st.st_size and p.stat().st_mtime_ns == st.st_mtime_ns
+    reg.reload()
+    assert reg.get("a").description == "Version two of this skill."
+
+
+def test_roots_below_hidden_directories_are_replayed(tmp_path: Path, make_skill, walks: list[str]) -> None:
+    root = tmp_path / ".agents" / "skills"  # where most default roots live
+    _tree(root, make_skill)
+    cache_file = tmp_path / "cache"
+    Registry([Root(root, "custom")], host=_host(), cache=cache_file)
+    Registry([Root(root, "custom")], host=_host(), cache=cache_file)
+    assert walks == [str(root)]  # the second start replayed the saved walk

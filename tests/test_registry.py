@@ -650,3 +650,20 @@ def test_cache_rows_with_fields_of_the_wrong_shape_are_parsed_instead(
     cold = Registry([Root(root, "custom")], host=no_bins_host())
     assert reg.reload().current == cold.reload().current  # eligibility of every skill, no exception
     assert [cache_mod.skill_to_row(s) for s in reg.skills] == [cache_mod.skill_to_row(s) for s in cold.skills]
+
+
+def test_watcher_reload_of_a_sibling_skill_toml_reparses_its_skill_md(tmp_path: Path, make_skill) -> None:
+    root = tmp_path / "r"
+    make_skill(root, "a")
+    reg = Registry([Root(root, "custom")], host=no_bins_host())
+    assert reg.get("a").tools == ()
+    toml = root / "a" / "SKILL.toml"
+    toml.write_text('[[tools]]\nname = "hello"\ndescription = "Say hello"\ncommand = "echo hello"\n')
+    reg.reload(changed=[toml])  # added
+    assert [t.name for t in reg.get("a").tools] == ["hello"]
+    toml.write_text('[[tools]]\nname = "bye"\ndescription = "Say bye"\ncommand = "echo bye"\n')
+    reg.reload(changed=[toml])  # edited
+    assert [t.name for t in reg.get("a").tools] == ["bye"]
+    toml.unlink()
+    reg.reload(changed=[toml])  # removed
+    assert reg.get("a").tools == ()

@@ -316,6 +316,8 @@ class Registry:
             with _gc_paused():
                 self._cached = cache_mod.load(self._cache_file)
         self._fresh = 0
+        #: skill files to parse again even though their own stat did not change (a sibling changed)
+        self._forced: set[str] = set()
         #: roots whose cold walk was shared with a second process (see `parallel`)
         self.split_scans = 0
         self._scan()
@@ -354,13 +356,16 @@ class Registry:
         Returns the names whose entries changed when watcher paths allowed an in-place
         update (see `_patch`), None after a full scan.
         """
-        with _gc_paused():
-            if changed is not None:
-                touched = self._patch(changed)
-                if touched is not None:
-                    return touched
-            self._scan_roots(changed)
-        return None
+        try:
+            with _gc_paused():
+                if changed is not None:
+                    touched = self._patch(changed)
+                    if touched is not None:
+                        return touched
+                self._scan_roots(changed)
+            return None
+        finally:
+            self._forced.clear()
 
     def _patch(self, changed: set[str]) -> set[str] | None:
         """Watcher paths that only edit known skill files, keeping their names and diagnostics,
@@ -565,6 +570,16 @@ class Registry:
                 walk.stats[known[c]] = st
                 continue
             parent = os.path.dirname(c)
+            if parent in skill_dirs and os.path.basename(c) == "SKILL.toml":
+                # a SKILL.toml beside a SKILL.md adds its tools and prompts: parse that SKILL.md again
+                md = next(
+                    (p for p in (parent + os.sep + "SKILL.md", parent + os.sep + "skill.md") if p in known),
+                    None,
+                )
+                if md is not None:
+                    refresh.add(md)
+                    self._forced.add(md)
+                    continue
             if parent in skill_dirs and os.path.basename(c) not in SKILL_FILES:
                 continue  # a doc or script inside a skill: listed live, no metadata change
             inside = any(c.startswith(d + os.sep) for d in skill_dirs)
@@ -574,7 +589,7 @@ class Registry:
         return True
 
     def _entry_for(self, path: str, source: str, st: AnyStat) -> _FileEntry:
-        old = self._files.get(path)
+        old = self._files.get(path) if path not in self._forced else None
         if (
             old is not None
             and old.st.st_mtime_ns == st.st_mtime_ns
@@ -584,7 +599,7 @@ class Registry:
         ):
             return old
         cached = self._cached
-        if cached.paths:
+        if cached.paths and path not in self._forced:
             i = cached.lookup(path, st, source)
             if i >= 0:
                 rows = cached.diags.get(path)
