@@ -20,6 +20,7 @@ import os
 from array import array
 from collections.abc import MutableSequence
 from dataclasses import dataclass, field, fields
+from itertools import chain
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -267,36 +268,35 @@ _INSTALL_I = _SKILL_FIELDS.index("install")
 _TOOLS_I = _SKILL_FIELDS.index("tools")
 
 
-def _str(v: Any) -> bool:
-    return v.__class__ is str
-
-
-def _opt_str(v: Any) -> bool:
-    return v is None or v.__class__ is str
-
-
 def _strs(v: Any) -> bool:
-    return v.__class__ is tuple and all(x.__class__ is str for x in v)
+    """A tuple of strings (checked in C: the set of the items' types)."""
+    return v.__class__ is tuple and (not v or set(map(type, v)) == _STR_SET)
+
+
+_STR_SET = {str}
 
 
 def _install(v: Any) -> bool:
     return (
         v.__class__ is tuple
         and len(v) == len(_INSTALL_FIELDS)
-        and all(map(_str, v[:3]))
-        and all(map(_opt_str, v[3:8]))
+        and v[0].__class__ is str
+        and v[1].__class__ is str
+        and v[2].__class__ is str
+        and set(map(type, v[3:8])) <= _OPT_STR
         and _strs(v[8])
         and _strs(v[9])
     )
+
+
+_OPT_STR = {str, type(None)}
 
 
 def _arg(v: Any) -> bool:
     return (
         v.__class__ is tuple
         and len(v) == len(_ARG_FIELDS)
-        and _str(v[0])
-        and _str(v[1])
-        and _str(v[2])
+        and set(map(type, v[:3])) == _STR_SET
         and v[3].__class__ is bool
         and (v[5] is None or v[5].__class__ is tuple)
         and v[6].__class__ is bool
@@ -308,26 +308,20 @@ def _tool(v: Any) -> bool:
     return (
         v.__class__ is tuple
         and len(v) == 6
-        and all(map(_str, v[:4]))
+        and set(map(type, v[:4])) == _STR_SET
         and v[4].__class__ is tuple
         and all(map(_arg, v[4]))
         and (v[5] is None or v[5].__class__ in (int, float))
     )
 
 
-#: What each field of a row must be: a row is data from a file, and a wrong type would only
-#: surface later, far from here (in eligibility, a tool plan, a listing).
-_FIELD_OK: dict[str, Any] = {
-    "name": _str,
-    "description": _str,
-    "path": _str,
-    "source": _str,
-    "format": lambda v: v in ("md", "toml"),
-    "frontmatter": lambda v: v.__class__ is dict,
-    "metadata": lambda v: v.__class__ is dict or v == _SAME_AS_FRONTMATTER,
-    "requires": lambda v: v.__class__ is tuple and len(v) == 5 and all(map(_strs, v)),
-    "install": lambda v: v.__class__ is tuple and all(map(_install, v)),
-    "tools": lambda v: v.__class__ is tuple and all(map(_tool, v)),
+_NONE = type(None)
+#: The types each field of a row may have, in field order: a row is data from a file, and a
+#: wrong type would only surface later, far from here (in eligibility, a tool plan, a listing).
+_FIELD_TYPES: dict[str, frozenset[type]] = {
+    **dict.fromkeys(("name", "description", "path", "source", "format"), frozenset({str})),
+    "frontmatter": frozenset({dict}),
+    "metadata": frozenset({dict, str}),  # str: only the "same as frontmatter" marker, checked below
     **dict.fromkeys(
         (
             "emoji",
@@ -340,23 +334,48 @@ _FIELD_OK: dict[str, Any] = {
             "version",
             "author",
         ),
-        _opt_str,
+        frozenset({str, _NONE}),
     ),
-    **dict.fromkeys(("allowed_tools", "arguments", "tags", "prompts"), _strs),
-    **dict.fromkeys(("always", "disable_model_invocation", "user_invocable"), lambda v: v.__class__ is bool),
-    **dict.fromkeys(("body_offset", "mtime_ns", "size"), lambda v: v.__class__ is int),
+    **dict.fromkeys(
+        ("allowed_tools", "arguments", "tags", "prompts", "requires", "install", "tools"), frozenset({tuple})
+    ),
+    **dict.fromkeys(("always", "disable_model_invocation", "user_invocable"), frozenset({bool})),
+    **dict.fromkeys(("body_offset", "mtime_ns", "size"), frozenset({int})),
 }
-assert set(_FIELD_OK) == set(_SKILL_FIELDS), "every Skill field needs a check here"
-_ROW_CHECKS = [_FIELD_OK[name] for name in _SKILL_FIELDS]
+assert set(_FIELD_TYPES) == set(_SKILL_FIELDS), "every Skill field needs its types here"
+_ROW_TYPES = [_FIELD_TYPES[name] for name in _SKILL_FIELDS]
+_IN = frozenset.__contains__
+_STR_TUPLE_I = [_SKILL_FIELDS.index(n) for n in ("allowed_tools", "arguments", "tags", "prompts")]
+_FORMAT_I = _SKILL_FIELDS.index("format")
+
+
+def _row_ok(row: Row) -> bool:
+    """Every field of the type it must have, nested ones included (C-level checks first)."""
+    if len(row) != len(_ROW_TYPES) or not all(map(_IN, _ROW_TYPES, map(type, row))):
+        return False
+    meta, req = row[_META_I], row[_REQ_I]
+    if len(req) != 5 or not set(map(type, req)) <= _TUPLE_SET:
+        return False
+    a, b, c, d = (row[i] for i in _STR_TUPLE_I)
+    return (
+        set(map(type, chain(a, b, c, d, *req))) <= _STR_SET
+        and row[_FORMAT_I] in ("md", "toml")
+        and (
+            meta.__class__ is dict
+            or (meta == _SAME_AS_FRONTMATTER and row[_FM_I].get("metadata").__class__ is dict)
+        )
+        and all(map(_install, row[_INSTALL_I]))
+        and all(map(_tool, row[_TOOLS_I]))
+    )
+
+
+_TUPLE_SET = {tuple}
 
 
 def skill_from_row(row: Row) -> Skill:
     """The skill a row stands for; ValueError for a row with a field of the wrong shape."""
-    for check, value in zip(_ROW_CHECKS, row, strict=True):
-        if not check(value):
-            raise ValueError("a cached row field has the wrong shape")
-    if row[_META_I] == _SAME_AS_FRONTMATTER and row[_FM_I].get("metadata").__class__ is not dict:
-        raise ValueError("a cached row's metadata is not a mapping")
+    if not _row_ok(row):
+        raise ValueError("a cached row field has the wrong shape")
     v = list(row)
     v[_PATH_I] = path_of(v[_PATH_I])
     if v[_META_I] == _SAME_AS_FRONTMATTER:
