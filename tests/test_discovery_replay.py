@@ -294,3 +294,31 @@ def test_roots_below_hidden_directories_are_replayed(tmp_path: Path, make_skill,
     Registry([Root(root, "custom")], host=_host(), cache=cache_file)
     Registry([Root(root, "custom")], host=_host(), cache=cache_file)
     assert walks == [str(root)]  # the second start replayed the saved walk
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        pytest.param(lambda r: "/etc/SKILL.md", id="outside"),
+        pytest.param(lambda r: f"{r}/.x/SKILL.md", id="hidden"),
+        pytest.param(lambda r: f"{r}/a/../b/SKILL.md", id="dot-dot"),
+        pytest.param(lambda r: f"{r}/node_modules/SKILL.md", id="ignored"),
+        pytest.param(lambda r: f"{r}/a/deeper/SKILL.md", id="inside a skill"),
+        pytest.param(lambda r: f"{r}//a/SKILL.md", id="empty part"),
+        pytest.param(lambda r: f"{r}/a\n/SKILL.md", id="line break"),
+        pytest.param(lambda r: 42, id="not a string"),
+    ],
+)
+def test_a_forged_flat_walk_cannot_add_files(tmp_path: Path, make_skill, forged) -> None:
+    """The whole-list checks for the usual flat root refuse what the per-path checks refuse."""
+    root = tmp_path / "r"
+    for name in ("a", "b"):
+        make_skill(root, name)
+    make_skill(root / "a", "deeper")
+    for odd in (".x", "node_modules"):
+        (root / odd).mkdir()
+        (root / odd / "SKILL.md").write_text("---\nname: odd\ndescription: d\n---\n")
+    first = _walk(root)
+    assert first.listed_dirs[0][0] == str(root) and len(first.listed_dirs) == 1
+    assert replay_walk(str(root), first.paths, first.listed_dirs) is not None
+    assert replay_walk(str(root), [*first.paths, forged(str(root))], first.listed_dirs) is None

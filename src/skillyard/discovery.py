@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
 from stat import S_ISREG
@@ -409,7 +410,9 @@ def replay_walk(
             return None
     except Exception:  # a saved walk is untrusted data
         return None
-    check = looked if saved else None
+    # a saved walk's paths are checked one by one in _file_stats, unless the whole list passes
+    # the same checks at once (the usual flat root: every skill directory straight below it)
+    check = looked if saved and not _flat_walk_ok(top, paths, looked) else None
     if parallel.usable(len(paths)):
         stats, theirs, tail = parallel.split(
             paths,
@@ -475,6 +478,29 @@ def _file_stats(top: str, paths: Sequence[str], looked: set[str] | None) -> list
     except Exception:  # a saved walk is untrusted data
         return None
     return out
+
+
+def _flat_walk_ok(top: str, paths: list[str], looked: set[str]) -> bool:
+    """True when every path is `top/<name>/SKILL.md` for a plain `<name>` and the walk listed only
+    `top`: what `_file_stats` would check per path, done with a few whole-list string operations.
+    False means "check them one by one", not "invalid"."""
+    try:
+        if looked != {top} or not paths or not all(map(str.endswith, paths, repeat(_FIRST))):
+            return False
+        if not all(map(str.startswith, paths, repeat(top + os.sep))):
+            return False
+        joined = "\n".join(paths)
+    except TypeError:  # not all strings: the per-path check refuses them
+        return False
+    if joined.count("\n") != len(paths) - 1:
+        return False  # a name with a line break: the per-path check handles it
+    rels = ("\n" + joined).replace("\n" + top, "\n")  # each path from the separator after the root
+    return (
+        rels.count(os.sep) == 2 * len(paths)  # exactly `/<name>/SKILL.md` below the root
+        and os.sep + "." not in rels  # no hidden, `.` or `..` name
+        and os.sep + os.sep not in rels  # no empty name
+        and not any(f"{os.sep}{name}{os.sep}" in rels for name in IGNORED_DIRS)
+    )
 
 
 def _plain_below(rel: str) -> bool:
