@@ -380,10 +380,10 @@ def replay_walk(
     directories are real directories (not links) below the root, each inside one listed before
     it; every path is a skill file name, once, in a directory that one of them holds, with no
     `.`, `..`, hidden, ignored or empty part below the root and no deeper than a walk goes.
-    So a tampered cache cannot make a file elsewhere a skill of this root. What it still can
-    do is leave skills out, or claim a path through a directory that was swapped for a link
-    since (only a listing, or an lstat of every directory, would notice); the cache lives in
-    the user's own cache directory. A walk this process made is not re-checked.
+    So a tampered cache cannot name a file outside the root's tree. What it still can do is
+    leave skills out, or name a skill directory that is a symlink inside the root (a walk
+    refuses those; noticing would cost an lstat of every skill directory on every start); the
+    cache lives in the user's own cache directory. A walk this process made is not re-checked.
     """
     try:
         base = top + os.sep
