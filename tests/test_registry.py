@@ -8,10 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from skillyard import discovery
 from skillyard.config import parse_config
 from skillyard.discovery import Root, default_roots, resolve_roots
 from skillyard.eligibility import Host
 from skillyard.registry import Registry
+
+
+@pytest.fixture(autouse=True)
+def settled_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files these tests write count as settled at once: without this, everything written in the
+    last two seconds is read again at the next scan and never cached (the racy window, which has
+    its own test: test_an_edit_within_the_racy_window_is_read_again)."""
+    monkeypatch.setattr(discovery, "RACY_NS", 0)
 
 
 def no_bins_host() -> Host:
@@ -667,3 +676,27 @@ def test_watcher_reload_of_a_sibling_skill_toml_reparses_its_skill_md(tmp_path: 
     toml.unlink()
     reg.reload(changed=[toml])  # removed
     assert reg.get("a").tools == ()
+
+
+def test_an_edit_within_the_racy_window_is_read_again(tmp_path: Path, make_skill, monkeypatch) -> None:
+    """Two edits in one timestamp tick can leave the same (mtime, size, inode): a file read while
+    its mtime is that recent is read again at the next scan, and kept out of the start-up cache."""
+    monkeypatch.setattr(discovery, "RACY_NS", 2_000_000_000)
+    root = tmp_path / "r"
+    make_skill(root, "a", description="Version one of this skill.")
+    p = root / "a" / "SKILL.md"
+    cache_file = tmp_path / "cache"
+    reg = Registry([Root(root, "custom")], host=no_bins_host(), cache=cache_file)
+    st = p.stat()
+    p.write_text(p.read_text().replace("one", "two"))  # same size, and the same stat as before:
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))  # as if written within the same tick
+    assert (p.stat().st_size, p.stat().st_mtime_ns, p.stat().st_ino) == (
+        st.st_size,
+        st.st_mtime_ns,
+        st.st_ino,
+    )
+    reg.reload()
+    assert reg.get("a").description == "Version two of this skill."
+    from skillyard import cache as cache_mod
+
+    assert str(p) not in cache_mod.load(cache_file).paths  # a racy file is never cached

@@ -13,13 +13,14 @@ import difflib
 import gc
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard import cache as cache_mod
-from skillyard import parallel
+from skillyard import discovery, parallel
 from skillyard.config import Config, load_config, persist_disabled
 from skillyard.discovery import (
     SKILL_FILES,
@@ -318,6 +319,11 @@ class Registry:
         self._fresh = 0
         #: skill files to parse again even though their own stat did not change (a sibling changed)
         self._forced: set[str] = set()
+        #: skill files read while their mtime was within the racy window of the scan: a second
+        #: edit in the same timestamp tick could keep the same stat, so they are read again at
+        #: the next scan and never written to the start-up cache
+        self._racy: set[str] = set()
+        self._racy_before = 0  #: mtimes at or after this are racy (set when a scan starts)
         #: roots whose cold walk was shared with a second process (see `parallel`)
         self.split_scans = 0
         self._scan()
@@ -356,6 +362,7 @@ class Registry:
         Returns the names whose entries changed when watcher paths allowed an in-place
         update (see `_patch`), None after a full scan.
         """
+        self._racy_before = time.time_ns() - discovery.RACY_NS
         try:
             with _gc_paused():
                 if changed is not None:
@@ -481,6 +488,7 @@ class Registry:
             if lazy:
                 self._lazy = True
         self._walks = walks
+        self._racy.intersection_update(files)
         self._files = files
         self._by_name = by_name
         self._order = order
@@ -524,6 +532,8 @@ class Registry:
         else:
             ready.update(theirs)
             self._fresh += len(theirs)
+            before = self._racy_before
+            self._racy.update(p for p, e in theirs.items() if e.st.st_mtime_ns >= before)
         self.split_scans += 1
         return walker.finish(), ready
 
@@ -536,6 +546,8 @@ class Registry:
                 return None
             fd, st = opened
             self._fresh += 1
+            if st.st_mtime_ns >= self._racy_before:
+                self._racy.add(candidate)
             skill, diags = _parse(candidate, source, st, fd)
             ready[candidate] = _FileEntry(st, candidate, source, skill, tuple(diags))
             return st
@@ -589,7 +601,7 @@ class Registry:
         return True
 
     def _entry_for(self, path: str, source: str, st: AnyStat) -> _FileEntry:
-        old = self._files.get(path) if path not in self._forced else None
+        old = self._files.get(path) if path not in self._forced and path not in self._racy else None
         if (
             old is not None
             and old.st.st_mtime_ns == st.st_mtime_ns
@@ -611,6 +623,10 @@ class Registry:
                     self._lazy = True
                     return _FileEntry(st, path, source, None, diags, cached.names[i], cached, i)
         self._fresh += 1
+        if st.st_mtime_ns >= self._racy_before:
+            self._racy.add(path)
+        else:
+            self._racy.discard(path)
         skill, diags = _parse(path, source, st)
         # a tuple: the usual empty one is a shared constant, not one more object per file
         return _FileEntry(st, path, source, skill, tuple(diags))
@@ -627,7 +643,7 @@ class Registry:
             return
         out = cache_mod.Cached(walks=walks)
         for path, e in self._files.items():
-            if e.name is None:
+            if e.name is None or path in self._racy:
                 continue  # files that did not load are re-read (their diagnostics stay current)
             out.add(
                 path,
