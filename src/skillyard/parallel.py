@@ -1,7 +1,9 @@
-"""A second process for big cold scans: part of the work runs in a fork of this process.
+"""A second process for big scans: part of the work runs in a fork of this process.
 
-Parsing skill files is Python work, so threads cannot share it; a forked child can, and it
-starts in about a millisecond because it inherits everything already imported and listed.
+Used for a cold walk of a big root (half of it walked and parsed there) and for a second
+start's file checks. Parsing skill files is Python work, so threads cannot share it; a forked
+child can, and it starts in about a millisecond because it inherits everything already
+imported and listed.
 The child hands back plain data (`marshal`, through an anonymous shared mapping), never
 objects, and anything unexpected (a crash, a signal, output too large, a missing result)
 simply means the caller does that part itself.
