@@ -134,20 +134,15 @@ class WalkResult:
     #: True when `listed_dirs` alone decides the result: no symlink met (even a dangling one),
     #: nothing unreadable, no limit hit, no directory changed just before the walk
     replayable: bool = True
-    #: skill file -> its position in `skill_files`, and the skill directories; built on first use
+    #: skill file -> its position in `paths`, and the skill directories; built on first use
     _index: dict[str, int] | None = None
     _skill_dirs: frozenset[str] | None = None
 
     def index(self) -> dict[str, int]:
-        """Skill file → position in `skill_files` (built once; reloads with watcher paths reuse it)."""
+        """Skill file → position in `paths` (built once; reloads with watcher paths reuse it)."""
         if self._index is None:
             self._index = {p: i for i, p in enumerate(self.paths)}
         return self._index
-
-    @property
-    def skill_files(self) -> list[tuple[str, AnyStat]]:
-        """(path, stat) pairs in walk order."""
-        return list(zip(self.paths, self.stats, strict=True))
 
     def add(self, path: str, st: AnyStat) -> None:
         self.paths.append(path)
@@ -188,6 +183,21 @@ def open_regular(path: str) -> tuple[int, os.stat_result] | None:
         os.close(fd)
         return None
     return fd, st
+
+
+def opening_probe(handle: Callable[[str, os.stat_result, int], None]) -> Probe:
+    """A probe that opens each candidate once (see `open_regular`) and hands the path, its
+    stat and the open descriptor to `handle`, which must close it (the parser does)."""
+
+    def probe(candidate: str) -> os.stat_result | None:
+        opened = open_regular(candidate)
+        if opened is None:
+            return None
+        fd, st = opened
+        handle(candidate, st, fd)
+        return st
+
+    return probe
 
 
 def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_DEPTH) -> WalkResult:

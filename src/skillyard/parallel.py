@@ -270,14 +270,9 @@ _UNREAPED: list[_Child] = []
 
 def _reap_finished() -> None:
     _UNREAPED[:] = [proc for proc in _UNREAPED if not proc.reap()]
-    if _UNREAPED and not _AT_EXIT:
-        _AT_EXIT.append(True)
-        atexit.register(_reap_all)
 
 
-_AT_EXIT: list[bool] = []
-
-
+@atexit.register
 def _reap_all() -> None:
     while _UNREAPED:
         _UNREAPED.pop().reap(block=True)

@@ -30,7 +30,7 @@ from skillyard.discovery import (
     Root,
     Walker,
     WalkResult,
-    open_regular,
+    opening_probe,
     path_of,
     replay_walk,
     resolve_roots,
@@ -205,14 +205,7 @@ def _scan_part(root: Root, allowed: list[str], entries: Sequence[os.DirEntry[str
             row,
         )
 
-    def probe(candidate: str) -> AnyStat | None:
-        opened = open_regular(candidate)
-        if opened is None:
-            return None
-        pack(candidate, opened[1], opened[0])
-        return opened[1]
-
-    walker = Walker(root, allowed, probe=probe)
+    walker = Walker(root, allowed, probe=opening_probe(pack))
     walker.visit(entries, walker.top, 0)
     result = walker.result
     names: list[str | None] = []
@@ -538,21 +531,16 @@ class Registry:
         return walker.finish(), ready
 
     def _probe(self, source: str, ready: dict[str, _FileEntry]) -> Probe:
-        """Parse a candidate skill file the walk is looking at, opened once (see `open_regular`)."""
+        """Parse each candidate skill file the walk looks at, opened once."""
 
-        def probe(candidate: str) -> AnyStat | None:
-            opened = open_regular(candidate)
-            if opened is None:
-                return None
-            fd, st = opened
+        def parse(candidate: str, st: os.stat_result, fd: int) -> None:
             self._fresh += 1
             if st.st_mtime_ns >= self._racy_before:
                 self._racy.add(candidate)
             skill, diags = _parse(candidate, source, st, fd)
             ready[candidate] = _FileEntry(st, candidate, source, skill, tuple(diags))
-            return st
 
-        return probe
+        return opening_probe(parse)
 
     def _replay(self, root: Root, previous: WalkResult | None) -> WalkResult | None:
         """The previous walk of this root (this process's, or the start-up cache's) when no
