@@ -16,6 +16,8 @@ system-deps:
 	  missing=""; \
 	  command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	  command -v git   >/dev/null 2>&1 || missing="$$missing git"; \
+	  command -v setpriv >/dev/null 2>&1 || missing="$$missing util-linux"; \
+	  ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || missing="$$missing libseccomp2"; \
 	  if [ -n "$$missing" ]; then \
 	    echo "installing:$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \

@@ -4,7 +4,8 @@
 
 Figures:
 - local executor running `true` vs a bare `subprocess.run(["bash", "-c", "true"])`;
-- sandbox executor vs the equivalent bare `bwrap ... bash -c true` call;
+- sandbox executor vs the same bwrap options, seccomp program and uid hand-over written by hand;
+- the seccomp filter's own cost (the hand-written call with and without it);
 - the whole SkillRunner path (workspace, staging check, env, scrub, collect) for local and sandbox;
 - collecting 100 files of 40 KB (inline, MIME sniffing, scrubbing) vs reading them with open().read().
 """
@@ -32,6 +33,7 @@ from skillyard.execution import (
 )
 from skillyard.execution.base import rlimit_setter
 from skillyard.execution.collect import collect
+from skillyard.execution.seccomp import filter_program
 from skillyard.model import Skill
 
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -109,36 +111,48 @@ def main() -> None:
         else:
             job = tmp / "job"
             job.mkdir()
-            drop = sandbox.host_uid() is not None
-            if drop:
-                os.chown(job, 65534, 65534)
-
-            def pre() -> None:
-                if drop:
-                    os.setgroups([])
-                    os.setresgid(65534, 65534, 65534)
-                    os.setresuid(65534, 65534, 65534)
-
+            if sandbox.host_uid() is not None:
+                os.chown(job, sandbox.uid, sandbox.gid)  # what the runner does for its workspaces
             sspec = ExecSpec(
                 argv=["bash", "-c", "true"], cwd="/workspace", env=ENV, binds=[Bind(job, "/workspace", True)]
             )
-            # The equivalent hand-written call: the same bwrap options with a path bind, rlimits and the
-            # uid switch in a pre-exec function, plain subprocess.run with captured output.
-            opts = sandbox.build_args(sspec, [0])
+            # The same recipe written by hand: the same bwrap options (path bind, passwd/group from files,
+            # the same seccomp program read from a file), the same setpriv hand-over as root, rlimits in a
+            # pre-exec function, plain subprocess.run with captured output.
+            program = tmp / "seccomp.bpf"
+            program.write_bytes(filter_program())
+            (tmp / "passwd").write_text(f"sandbox:x:{sandbox.uid}:{sandbox.gid}::/workspace/work:/bin/sh\n")
+            (tmp / "group").write_text(f"sandbox:x:{sandbox.gid}:\n")
+            opts = sandbox.build_args(sspec, [0], [1, 2], 3)
             i = opts.index("--bind-fd")
             opts[i : i + 3] = ["--bind", str(job), "/workspace"]
-            bare_bwrap = ["bwrap", *opts, "--", "bash", "-c", "true"]
+            for name in ("passwd", "group"):
+                i = opts.index(f"/etc/{name}")
+                opts[i - 4 : i + 1] = ["--ro-bind", str(tmp / name), f"/etc/{name}"]
             limits = rlimit_setter(Limits())
+            cmd = [*sandbox.command_prefix(), "bash", "-c", "true"]
 
-            def pre_all() -> None:
-                limits()
-                pre()
-
-            def bare_bw() -> None:
-                subprocess.run(bare_bwrap, env=ENV, preexec_fn=pre_all, check=True, capture_output=True)
+            def bare_bw(seccomp: bool = True) -> None:
+                o = list(opts)
+                i = o.index("--seccomp")
+                with open(program, "rb") as f:
+                    if seccomp:
+                        o[i + 1] = str(f.fileno())
+                    else:
+                        del o[i : i + 2]
+                    subprocess.run(
+                        ["bwrap", *o, "--", *cmd],
+                        env=ENV,
+                        preexec_fn=limits,
+                        check=True,
+                        capture_output=True,
+                        pass_fds=(f.fileno(),),
+                    )
 
             value, base_bw = paired_ms(lambda: sandbox.run(sspec), bare_bw, n)
-            line("sandbox executor vs bare bwrap", value, base_bw)
+            line("sandbox executor vs the same bwrap by hand", value, base_bw)
+            with_filter, without = paired_ms(bare_bw, lambda: bare_bw(False), n)
+            line("seccomp filter: by hand with vs without", with_filter, without)
             srunner = SkillRunner(executor="sandbox", workspace_root=tmp / "ws-sandbox")
             line(
                 "SkillRunner(sandbox) vs bare bwrap",

@@ -15,7 +15,8 @@ def write(p: Path, text: str) -> Path:
 def test_defaults_when_no_file(tmp_path: Path) -> None:
     cfg = load_config(cwd=tmp_path)
     assert cfg.path is None and cfg.roots is None
-    assert cfg.execution.executor == "auto" and cfg.execution.timeout == 60
+    assert cfg.execution.executor == "sandbox" and cfg.execution.timeout == 60
+    assert cfg.execution.sandbox_uid == 65534 == cfg.execution.sandbox_gid
     assert cfg.install_root.name == "skills"
 
 
@@ -55,6 +56,10 @@ env = { API_BASE = "https://api.example" }
     assert cfg.roots == (tmp_path / "skills", Path.home() / "team-skills")
     assert cfg.value("browser.enabled") is True and cfg.value("mail.enabled") == "yes"
     assert cfg.execution.executor == "local" and cfg.execution.timeout == 30.0
+    assert (
+        load_config(write(tmp_path / "u.toml", "[execution]\nsandbox_uid = 4242\n")).execution.sandbox_uid
+        == 4242
+    )
     assert cfg.execution.host_roots == (Path("/data/shared"),)
     assert cfg.trust_sources == ("github.com/anthropics/*",)
     assert cfg.hub_index == "https://hub.example/index.json"
@@ -71,6 +76,9 @@ env = { API_BASE = "https://api.example" }
         ("[execution]\nexecutor = 'vm'\n", "execution.executor"),
         ("[execution]\ntimeout = -1\n", "execution.timeout"),
         ("[execution]\nnetwork = 'yes'\n", "execution.network"),
+        ("[execution]\nsandbox_uid = 0\n", "execution.sandbox_uid"),
+        ("[execution]\nsandbox_gid = 'nobody'\n", "execution.sandbox_gid"),
+        ("[execution]\nsandbox_uid = true\n", "execution.sandbox_uid"),
         ("[skill.x]\ncolour = 1\n", "skill.x.colour"),
         ("[skill.x]\nenv = { A = 1 }\n", "skill.x.env"),
         ("unknown = 1\n", "unknown"),

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from skillyard.execution import (
     ArtifactError,
-    AutoExecutor,
     Bind,
     ContainerExecutor,
     ExecSpec,
@@ -34,7 +33,8 @@ def test_get_executor_names() -> None:
     assert isinstance(get_executor("local"), LocalExecutor)
     assert isinstance(get_executor("sandbox"), SandboxExecutor)
     assert isinstance(get_executor("container"), ContainerExecutor)
-    assert isinstance(get_executor(), AutoExecutor)
+    assert isinstance(get_executor(), SandboxExecutor)
+    assert isinstance(get_executor("auto"), SandboxExecutor)  # the retired name never falls back
     for bad in ("", "docker", "LOCAL", None, 3):
         with pytest.raises(ValueError, match="unknown executor"):
             get_executor(bad)  # type: ignore[arg-type]
@@ -154,10 +154,10 @@ def test_sandbox_argv_and_binds(tmp_path: Path) -> None:
         )
         res = ex.run(spec)
         assert res.stdout == b"visible\nRead-only file system\na'b\"c\n", res
-        args = ex.build_args(spec, [99])
+        args = ex.build_args(spec, [99], [], 98)
         assert "--unshare-net" in args and "--cap-drop" in args and "--clearenv" in args
         assert args[args.index("--ro-bind-fd") + 1 : args.index("--ro-bind-fd") + 3] == ["99", "/data"]
-        net = ex.build_args(ExecSpec(argv=["true"], cwd="/", network=True), [])
+        net = ex.build_args(ExecSpec(argv=["true"], cwd="/", network=True), [], [], 98)
         assert "--unshare-net" not in net
         assert ("/etc/resolv.conf" in net) == os.path.exists("/etc/resolv.conf")
     finally:
@@ -167,19 +167,16 @@ def test_sandbox_argv_and_binds(tmp_path: Path) -> None:
 def test_sandbox_unavailable_is_clear() -> None:
     ex = SandboxExecutor(bwrap=None)
     ex.bwrap = None
-    assert ex.probe() == "bubblewrap (bwrap) is not installed"
-    with pytest.raises(ExecutorUnavailable, match="sandbox unavailable"):
+    assert ex.probe().startswith("bubblewrap (bwrap) is not installed; fix: install bubblewrap")
+    with pytest.raises(ExecutorUnavailable, match="sandbox unavailable") as info:
         ex.run(ExecSpec(argv=["true"], cwd="/"))
+    assert "\n" not in str(info.value) and 'executor = "local"' in str(info.value)
 
 
-def test_auto_picks_sandbox_or_warns(tmp_path: Path) -> None:
-    auto = AutoExecutor()
-    if _SANDBOX_REASON is None:
-        assert auto.chosen.name == "sandbox" and auto.isolated
-    else:
-        assert auto.chosen.name == "local"
-        res = auto.run(ExecSpec(argv=["true"], cwd=str(tmp_path), env={"PATH": "/usr/bin:/bin"}))
-        assert any("without isolation" in w for w in res.warnings)
+def test_local_says_so_on_every_result(tmp_path: Path) -> None:
+    res = LocalExecutor().run(ExecSpec(argv=["true"], cwd=str(tmp_path), env={"PATH": "/usr/bin:/bin"}))
+    assert res.exit_code == 0
+    assert any("no isolation" in w for w in res.warnings)
 
 
 def test_container_command_line_as_data(tmp_path: Path) -> None:
@@ -355,7 +352,7 @@ def test_sandbox_on_an_older_bwrap_without_fd_binds(monkeypatch: pytest.MonkeyPa
         spec.binds = [Bind(d, "/w", writable=True)]
         if ex.host_uid() is not None:
             os.chown(d, ex.host_uid(), ex.host_uid())  # what the runner does for its workspaces
-        args = ex.build_args(spec, [])
+        args = ex.build_args(spec, [], [], 99)
         assert "--bind-fd" not in args and "--size" not in args and "--disable-userns" not in args
         assert args[args.index("--bind") + 1 : args.index("--bind") + 3] == [str(d), "/w"]
         res = ex.run(spec)

@@ -8,12 +8,24 @@ import tempfile
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from skillyard.execution import LocalExecutor
 from skillyard.model import Skill, ToolSpec
 from skillyard.parsing import parse_skill
-from skillyard.toml_tools import build_invocation, plan_tool_names, run_tool, tool_schema
+from skillyard.toml_tools import build_invocation, plan_tool_names, tool_schema
+from skillyard.toml_tools import run_tool as _run_tool
+
+#: What every `local` result ends with; the checks below are about the output before it.
+LOCAL_NOTE = f"\n[{LocalExecutor.WARNING}]"
+
+
+def run_tool(*args: Any, **kwargs: Any) -> tuple[str, bool]:
+    text, err = _run_tool(*args, **kwargs)
+    return text.removesuffix(LOCAL_NOTE), err
+
 
 FIXTURES = Path(__file__).parent / "fixtures" / "toml_tools"
 
@@ -393,3 +405,8 @@ def test_toolkit_exposes_and_calls_toml_tools(open_tmp: Path) -> None:
     assert res.is_error and res.content == "Parameter 'count' declared as integer but got non-numeric value"
     res = kit.call("clash__word_stats", {"file": "a b"})
     assert (res.content.split("\n[")[0], res.is_error) == ("a b", False)
+
+
+def test_local_results_say_there_is_no_isolation(echo_skill: Skill) -> None:
+    text, err = _run_tool(echo_skill, tool(echo_skill, "echo_args"), {"text": "x"}, executor="local")
+    assert not err and text.endswith(LOCAL_NOTE)

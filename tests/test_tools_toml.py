@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from skillyard.config import Config, ExecutionSettings
+from skillyard.execution import LocalExecutor
 from skillyard.registry import Registry
 from skillyard.tools import BUILTIN_TOOLS, Toolkit
 
@@ -62,9 +63,10 @@ def test_names_and_schemas(kit: Toolkit) -> None:
 def test_dispatch_runs_the_command(kit: Toolkit) -> None:
     res = kit.call("greet", {"who": "Ada; rm -rf /"})
     assert not res.is_error
-    assert res.content == "hello Ada; rm -rf /"  # one argv word, never shell syntax
+    note = f"\n[{LocalExecutor.WARNING}]"  # these tests configure `local`; every such result says so
+    assert res.content == "hello Ada; rm -rf /" + note  # one argv word, never shell syntax
     res = kit.call("greet", '{"who": "Bob"}')
-    assert res.content == "hello Bob"
+    assert res.content == "hello Bob" + note
 
 
 def test_dispatch_errors_use_seed_004_words(kit: Toolkit) -> None:

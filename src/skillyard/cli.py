@@ -272,7 +272,12 @@ def validate_cmd(paths: Sequence[Path], strict: bool, as_json: bool) -> None:
 @cli.command("run", context_settings={"ignore_unknown_options": True})
 @click.argument("skill")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-@click.option("--executor", type=click.Choice(["auto", "sandbox", "local", "container"]), default=None)
+@click.option(
+    "--executor",
+    type=click.Choice(["sandbox", "local", "container", "auto"]),
+    default=None,
+    help="Default from config: sandbox. local runs without isolation. (auto is an old name for sandbox.)",
+)
 @click.option("--timeout", type=float, default=None, help="Seconds (default from config, 60).")
 @click.option(
     "--output", "outputs", multiple=True, help="Glob of files to collect (repeatable), e.g. 'out/*.txt'."
@@ -291,7 +296,7 @@ def run_cmd(
     """Run a command in a skill's workspace: skillyard run SKILL -- COMMAND..."""
     import shlex
 
-    from skillyard.execution import RunRequest, SkillRunner
+    from skillyard.execution import RunError, RunRequest, SkillRunner, get_executor
 
     obj = _obj(ctx)
     reg = obj.registry()
@@ -322,7 +327,9 @@ def run_cmd(
     except ValueError as e:
         fail_usage(str(e))
     runner = SkillRunner(
-        executor=executor or settings.executor,
+        executor=get_executor(
+            executor or settings.executor, sandbox_uid=settings.sandbox_uid, sandbox_gid=settings.sandbox_gid
+        ),
         timeout=settings.timeout,
         network=settings.network,
         host_roots=settings.host_roots,
@@ -332,6 +339,11 @@ def run_cmd(
         result = runner.run(
             s, req, session_id=session, extra_env=dict(override.env), network=override.network
         )
+    except RunError as e:  # the run could not start (e.g. no sandbox here): one line, exit 2
+        if as_json:
+            emit_json({"error": str(e)})
+            raise SystemExit(EXIT_USAGE) from None
+        fail_usage(str(e))
     finally:
         runner.close_session(session)
     data = result.to_dict()

@@ -17,7 +17,7 @@ import platformdirs
 from skillyard.fsread import read_regular_file
 
 PROJECT_CONFIG_NAME = "skillyard.toml"
-EXECUTORS = ("auto", "sandbox", "local", "container")
+EXECUTORS = ("sandbox", "local", "container", "auto")  # "auto" is kept for old files and means sandbox
 #: Sources trusted without configuration (seed 000: clawhub and local paths).
 DEFAULT_TRUSTED = ("local:*",)
 #: A config file larger than this is refused (a mistaken path, not a config).
@@ -51,10 +51,12 @@ class SkillOverride:
 
 @dataclass(frozen=True, slots=True)
 class ExecutionSettings:
-    executor: str = "auto"
+    executor: str = "sandbox"
     timeout: float = 60.0
     network: bool = False
     host_roots: tuple[Path, ...] = ()
+    sandbox_uid: int = 65534  #: the unprivileged host uid sandboxed commands run as when skillyard is root
+    sandbox_gid: int = 65534
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,13 +182,21 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
     _flatten("", table("config"), values)
 
     ex_t = table("execution")
-    check_keys("execution", ex_t, {"executor", "timeout", "network", "host_roots"})
-    executor = ex_t.get("executor", "auto")
+    check_keys(
+        "execution", ex_t, {"executor", "timeout", "network", "host_roots", "sandbox_uid", "sandbox_gid"}
+    )
+    executor = ex_t.get("executor", "sandbox")
     if executor not in EXECUTORS:
         raise err("execution.executor", f"must be one of {', '.join(EXECUTORS)} (got {executor!r})")
     timeout = ex_t.get("timeout", 60)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86400:
         raise err("execution.timeout", "must be a number of seconds between 0 and 86400")
+    ids = {}
+    for key in ("sandbox_uid", "sandbox_gid"):
+        v = ex_t.get(key, 65534)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 < v < 2**32 - 1:
+            raise err(f"execution.{key}", "must be a positive integer other than 0 (root is never used)")
+        ids[key] = v
     execution = ExecutionSettings(
         executor=executor,
         timeout=float(timeout),
@@ -194,6 +204,7 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
         host_roots=tuple(
             _resolve(base, r) for r in str_list("execution.host_roots", ex_t.get("host_roots", []))
         ),
+        **ids,
     )
 
     trust_t = table("trust")

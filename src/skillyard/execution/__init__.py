@@ -12,7 +12,7 @@ from skillyard.execution.artifacts import (
 )
 from skillyard.execution.base import Bind, ExecResult, ExecSpec, Executor, ExecutorUnavailable, Limits
 from skillyard.execution.container import ContainerExecutor
-from skillyard.execution.executors import EXECUTOR_NAMES, AutoExecutor, get_executor
+from skillyard.execution.executors import DEFAULT_EXECUTOR, EXECUTOR_NAMES, configured_executor, get_executor
 from skillyard.execution.local import LocalExecutor
 from skillyard.execution.runner import (
     RUN_ARGUMENTS_SCHEMA,
@@ -27,12 +27,12 @@ from skillyard.execution.scrub import scrub
 from skillyard.execution.workspace import Workspace, WorkspaceError, WorkspaceManager
 
 __all__ = [
+    "DEFAULT_EXECUTOR",
     "EXECUTOR_NAMES",
     "RUN_ARGUMENTS_SCHEMA",
     "ArtifactError",
     "ArtifactInfo",
     "ArtifactStore",
-    "AutoExecutor",
     "Bind",
     "ContainerExecutor",
     "ExecResult",
@@ -51,6 +51,7 @@ __all__ = [
     "WorkspaceError",
     "WorkspaceManager",
     "cap_text",
+    "configured_executor",
     "get_executor",
     "parse_artifact_ref",
     "scrub",

@@ -48,8 +48,7 @@ class Limits:
     """Resource limits applied to the command (rlimits before exec, capture caps while reading).
 
     `max_processes` is enforced with RLIMIT_NPROC, which the kernel ignores for
-    root; the sandbox executor therefore drops to an unprivileged host uid when
-    started as root (see docs/execution.md).
+    root; the sandboxed command never runs as root (see docs/execution.md).
     """
 
     max_processes: int = 256
@@ -154,10 +153,6 @@ class Executor(ABC):
     def host_uid(self) -> int | None:
         """The host uid the command's files will be created as, when it differs from ours."""
         return None
-
-    def host_uid_for(self, path: Path) -> int | None:
-        """Like host_uid, for a workspace at `path` (the sandbox may only drop privileges if it can reach it)."""
-        return self.host_uid()
 
 
 def rlimit_setter(limits: Limits, *, nproc_base: int = 0) -> Callable[[], None]:

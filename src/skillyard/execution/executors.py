@@ -1,55 +1,40 @@
-"""Executor lookup by name, and `auto`: the sandbox where it works, else local with a warning."""
+"""Executor lookup by name. The default is the sandbox, and it fails closed.
+
+`auto` is still accepted (configurations written before it was retired use it)
+and means `sandbox`: a run is never moved to `local` because the sandbox is
+missing; it is refused with the reason and the fix instead.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
-from skillyard.execution.base import ExecResult, ExecSpec, Executor
+from skillyard.execution.base import Executor
 from skillyard.execution.container import ContainerExecutor
 from skillyard.execution.local import LocalExecutor
-from skillyard.execution.sandbox import SandboxExecutor
+from skillyard.execution.sandbox import SANDBOX_GID, SANDBOX_UID, SandboxExecutor
 
-EXECUTOR_NAMES = ("auto", "sandbox", "local", "container")
-
-
-class AutoExecutor(Executor):
-    """Delegates to the sandbox when bubblewrap works here (probed once), else to local.
-
-    Falling back is never silent: every result of a local fallback carries a warning.
-    """
-
-    name = "auto"
-
-    def __init__(self) -> None:
-        self._sandbox = SandboxExecutor()
-        reason = self._sandbox.probe()
-        self.fallback_reason = reason
-        self.chosen: Executor = self._sandbox if reason is None else LocalExecutor()
-        self.isolated = self.chosen.isolated
-
-    def host_uid(self) -> int | None:
-        return self.chosen.host_uid()
-
-    def host_uid_for(self, path: Path) -> int | None:
-        return self.chosen.host_uid_for(path)
-
-    def run(self, spec: ExecSpec) -> ExecResult:
-        result = self.chosen.run(spec)
-        if self.fallback_reason is not None:
-            result.warnings.append(
-                f"sandbox unavailable ({self.fallback_reason}); ran with the local executor, without isolation"
-            )
-        return result
+EXECUTOR_NAMES = ("sandbox", "local", "container")
+#: Names accepted for compatibility, and what they mean now.
+EXECUTOR_ALIASES = {"auto": "sandbox"}
+DEFAULT_EXECUTOR = "sandbox"
 
 
-def get_executor(name: str = "auto") -> Executor:
-    """An executor by name: auto, sandbox, local or container (ValueError otherwise)."""
+def get_executor(
+    name: str = DEFAULT_EXECUTOR, *, sandbox_uid: int = SANDBOX_UID, sandbox_gid: int = SANDBOX_GID
+) -> Executor:
+    """An executor by name: sandbox (default), local or container (ValueError otherwise)."""
+    if isinstance(name, str):
+        name = EXECUTOR_ALIASES.get(name, name)
     if not isinstance(name, str) or name not in EXECUTOR_NAMES:
         raise ValueError(f"unknown executor: {name!r} (expected one of {', '.join(EXECUTOR_NAMES)})")
     if name == "local":
         return LocalExecutor()
-    if name == "sandbox":
-        return SandboxExecutor()
     if name == "container":
         return ContainerExecutor()
-    return AutoExecutor()
+    return SandboxExecutor(uid=sandbox_uid, gid=sandbox_gid)
+
+
+def configured_executor(settings: Any) -> Executor:
+    """The executor `[execution]` names, with its sandbox identity (an `ExecutionSettings`)."""
+    return get_executor(settings.executor, sandbox_uid=settings.sandbox_uid, sandbox_gid=settings.sandbox_gid)

@@ -27,6 +27,9 @@ class LocalExecutor(Executor):
     name = "local"
     isolated = False
 
+    #: Every result says so: `local` is only ever chosen explicitly, and the model should know.
+    WARNING = "ran with the local executor: no isolation (host file system, network and user)"
+
     def run(self, spec: ExecSpec) -> ExecResult:
         spec.validate()
         uid = os.getuid()
@@ -35,7 +38,7 @@ class LocalExecutor(Executor):
         if not os.path.isdir(spec.cwd):
             raise ValueError(f"cwd does not exist: {spec.cwd}")
         prefix = rlimit_argv(spec.limits, nproc_base=base)
-        return supervise(
+        result = supervise(
             [*prefix, *spec.argv] if prefix else spec.argv,
             cwd=spec.cwd,
             env=spec.env,
@@ -45,3 +48,5 @@ class LocalExecutor(Executor):
             preexec=None if prefix else rlimit_setter(spec.limits, nproc_base=base),
             executor=self.name,
         )
+        result.warnings.append(self.WARNING)
+        return result

@@ -44,7 +44,7 @@ from skillyard.execution.collect import (
     collect,
     workspace_var_base,
 )
-from skillyard.execution.executors import EXECUTOR_NAMES, get_executor
+from skillyard.execution.executors import DEFAULT_EXECUTOR, EXECUTOR_ALIASES, EXECUTOR_NAMES, get_executor
 from skillyard.execution.scrub import looks_secret_name, scrub
 from skillyard.execution.tracing import span
 from skillyard.execution.workspace import (
@@ -393,7 +393,7 @@ class SkillRunner:
 
     def __init__(
         self,
-        executor: str | Executor = "auto",
+        executor: str | Executor = DEFAULT_EXECUTOR,
         timeout: float = DEFAULT_TIMEOUT,
         network: bool = False,
         host_roots: tuple[str | os.PathLike[str], ...] | list[str | os.PathLike[str]] = (),
@@ -415,7 +415,7 @@ class SkillRunner:
             raise ValueError(f"timeout must be a number of seconds in (0, {MAX_TIMEOUT:g}]")
         self._executor_arg = executor
         self._executor: Executor | None = executor if isinstance(executor, Executor) else None
-        if isinstance(executor, str) and executor not in EXECUTOR_NAMES:
+        if isinstance(executor, str) and EXECUTOR_ALIASES.get(executor, executor) not in EXECUTOR_NAMES:
             raise ValueError(f"unknown executor: {executor!r} (expected one of {', '.join(EXECUTOR_NAMES)})")
         self.timeout = float(timeout)
         #: Ceiling for a timeout asked for in a request (default: 10x the default timeout, at least 10 minutes).
@@ -504,7 +504,7 @@ class SkillRunner:
         with ws.lock:
             try:
                 ws.repair()
-                ws.set_owner(ex.host_uid_for(ws.root))
+                ws.set_owner(ex.host_uid())
                 staged = ws.stage_skill(skill.name, skill.root)
                 run_dir = ws.new_run_dir()
                 with span("workspace.stage.inputs", skill=skill.name, count=len(req.inputs)):

@@ -1,29 +1,39 @@
-"""The `sandbox` executor: bubblewrap with minimal binds, no network, no capabilities.
+"""The `sandbox` executor: bubblewrap, seccomp, no network, no capabilities, never host uid 0.
 
-Recipe (docs/execution.md has the reasoning): `/usr` and a few `/etc` files
-read-only, merged-usr symlinks, fresh `/proc`, `/dev` and a size-capped tmpfs
-`/tmp`, the binds of the spec (workspace read-write, skills read-only), all
-namespaces unshared (network too unless the call allows it), `--cap-drop ALL`,
-uid/gid 65534, `--disable-userns`, `--die-with-parent`, `--new-session`,
-`--clearenv` plus the spec's environment. Arguments travel through a memfd
-(`--args`), so environment values never show up in the host's process list.
+Recipe (docs/execution.md has the reasoning and the threat model): `/usr` and a
+few `/etc` files read-only, merged-usr symlinks, fresh `/proc` with `/proc/sys`
+read-only, minimal `/dev`, a size-capped tmpfs `/tmp`, the spec's binds
+(workspace read-write, skills read-only), pid/ipc/uts/cgroup namespaces (and
+the network one unless the call allows network), `--clearenv` plus the spec's
+environment, and a seccomp filter (`skillyard.execution.seccomp`). Arguments
+travel through a memfd (`--args`), so environment values never show up in the
+host's process list.
 
-When skillyard runs as root, the kernel ignores RLIMIT_NPROC, so bwrap itself
-is started as the unprivileged host uid 65534 (binds are passed as
-pre-opened fds, so that uid needs no path access to the host tree); the
-workspace is chowned to that uid by the runner (`host_uid()`).
+Two ways to reach an unprivileged command, chosen by who runs skillyard:
+
+- an ordinary user: bubblewrap makes a user namespace in which the command is
+  uid/gid 65534, mapped onto the caller's own uid; `--cap-drop ALL` and
+  `--disable-userns`;
+- root: a user namespace would map the command onto host uid 0 (and host uid 0
+  may write sysctls without any capability). So bubblewrap runs as real root
+  without a user namespace, keeps only the capabilities the hand-over needs
+  (`_SWITCH_CAPS`), and the command starts through `setpriv`, which switches to
+  the unprivileged host uid (65534 by default), clears every capability set
+  including the bounding set, and sets no-new-privileges. The seccomp filter
+  stands in for `--disable-userns` there.
+
+When a part is missing (bubblewrap, setpriv, libseccomp, user namespaces), the
+executor refuses with the reason and the fix; it never runs with less.
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import shutil
 import subprocess
-import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from skillyard.execution.base import (
@@ -37,11 +47,11 @@ from skillyard.execution.base import (
     count_user_processes,
     rlimit_argv,
     rlimit_setter,
-    setpriv_argv,
     supervise,
 )
+from skillyard.execution.seccomp import SeccompUnavailable, filter_program
 
-#: The unprivileged identity inside the sandbox (and on the host when started as root).
+#: The unprivileged identity of the command (inside the sandbox, and on the host when skillyard is root).
 SANDBOX_UID = 65534
 SANDBOX_GID = 65534
 
@@ -55,11 +65,13 @@ _ETC_NETWORK = (
     "/etc/ca-certificates",
     "/etc/pki",
 )
+#: Capabilities bubblewrap keeps, as root, until `setpriv` runs: to enter the workspace (owned by the
+#: unprivileged uid, mode 0700), switch uid and empty the bounding set. setpriv then clears them all.
+_SWITCH_CAPS = ("CAP_DAC_READ_SEARCH", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
+_SETPRIV_PATHS = ("/usr/bin/setpriv", "/bin/setpriv")
 
 _probe_lock = threading.Lock()
-_probe_cache: dict[tuple[str, bool], str | None] = {}
-
-
+_probe_cache: dict[tuple[str, bool, int, int], str | None] = {}
 _features_cache: dict[str, frozenset[str]] = {}
 
 
@@ -82,8 +94,17 @@ def find_bwrap() -> str | None:
     return shutil.which("bwrap") or (os.path.exists("/usr/bin/bwrap") and "/usr/bin/bwrap") or None
 
 
+def find_setpriv() -> str | None:
+    """setpriv as the sandbox sees it: under /usr, which is the only system tree mounted."""
+    for p in _SETPRIV_PATHS:
+        if os.access(p, os.X_OK):
+            return os.path.realpath(p)
+    return None
+
+
 def _system_args(network: bool) -> list[str]:
-    args = ["--ro-bind", "/usr", "/usr"]
+    # /etc first, world-readable: bwrap would otherwise create it 0700 as a parent of the first /etc bind.
+    args = ["--ro-bind", "/usr", "/usr", "--perms", "0755", "--dir", "/etc"]
     for d in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
         host = f"/{d}"
         if os.path.islink(host):
@@ -96,110 +117,92 @@ def _system_args(network: bool) -> list[str]:
     return args
 
 
-_identity_lock = threading.Lock()
-_identity_dir: str | None = None
-
-
-def identity_files() -> list[str]:
-    """`--ro-bind` args for a minimal /etc/passwd and /etc/group naming only the sandbox user.
-
-    Tools such as git or `id -un` want a passwd entry; the host's files would reveal its users.
-    """
-    global _identity_dir
-    with _identity_lock:
-        if _identity_dir is None or not os.path.isdir(_identity_dir):
-            d = tempfile.mkdtemp(prefix="skillyard-sandbox-etc-")
-            os.chmod(d, 0o755)
-            with open(os.path.join(d, "passwd"), "w", encoding="utf-8") as f:
-                f.write(f"sandbox:x:{SANDBOX_UID}:{SANDBOX_GID}:skillyard sandbox:/workspace/work:/bin/sh\n")
-            with open(os.path.join(d, "group"), "w", encoding="utf-8") as f:
-                f.write(f"sandbox:x:{SANDBOX_GID}:\n")
-            for n in ("passwd", "group"):
-                os.chmod(os.path.join(d, n), 0o644)
-            atexit.register(shutil.rmtree, d, True)
-            _identity_dir = d
-        d = _identity_dir
-    if not reachable_by(Path(d), SANDBOX_UID):
-        return []
-    return ["--ro-bind", f"{d}/passwd", "/etc/passwd", "--ro-bind", f"{d}/group", "/etc/group"]
-
-
-def _drop_privileges(uid: int, gid: int, then: Callable[[], None]) -> Callable[[], None]:
-    def pre() -> None:
-        then()
-        os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(uid, uid, uid)
-
-    return pre
+#: Why each missing part matters, and what fixes it (shown to people and models alike).
+_FIX_BWRAP = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)"
+_FIX_SETPRIV = "install util-linux's setpriv (Debian/Ubuntu: apt install util-linux)"
+_FIX_SECCOMP = "install libseccomp (Debian/Ubuntu: apt install libseccomp2) and the pyseccomp package"
+_FIX_USERNS = (
+    "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
+    "kernel.apparmor_restrict_unprivileged_userns=0), or run skillyard as root"
+)
+_FIX_LOCAL = 'or, knowing it gives no isolation, set [execution] executor = "local"'
 
 
 class SandboxExecutor(Executor):
-    """bubblewrap isolation; raises ExecutorUnavailable when bwrap is missing or refused."""
+    """bubblewrap isolation; raises ExecutorUnavailable (with the fix) when any part is missing."""
 
     name = "sandbox"
     isolated = True
 
-    def __init__(self, bwrap: str | None = None, *, tmp_size_bytes: int = 256 * MiB) -> None:
+    def __init__(
+        self,
+        bwrap: str | None = None,
+        *,
+        tmp_size_bytes: int = 256 * MiB,
+        uid: int = SANDBOX_UID,
+        gid: int = SANDBOX_GID,
+    ) -> None:
+        for what, v in (("uid", uid), ("gid", gid)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 < v < 2**32 - 1:
+                raise ValueError(f"sandbox {what} must be a positive integer other than 0 (got {v!r})")
         self.bwrap = bwrap or find_bwrap()
         self.tmp_size_bytes = tmp_size_bytes
-        self._mode: str | None = None  # "drop" (root → uid 65534), "plain", or None until probed
-        self.warnings: list[str] = []
+        self.uid = uid
+        self.gid = gid
+        #: True when skillyard runs as root: bwrap without a user namespace, setpriv drops to `uid`.
+        self.as_root = os.geteuid() == 0
+        self.setpriv = find_setpriv() if self.as_root else None
+        self._ok = False
 
     # -- probing -------------------------------------------------------------------------------------------
 
     def probe(self) -> str | None:
-        """None when the sandbox works here, else the reason (cached per process)."""
-        if not self.bwrap:
-            return "bubblewrap (bwrap) is not installed"
-        if self._mode is not None:
+        """None when the full recipe works here, else "<reason>; fix: <how>" (cached per process)."""
+        if self._ok:
             return None
-        with _probe_lock:
-            drop = os.geteuid() == 0
-            reason = self._probe_once(drop)
-            if reason is None:
-                self._mode = "drop" if drop else "plain"
-                return None
-            if drop and self._probe_once(False) is None:
-                self._mode = "plain"
-                self.warnings = [
-                    f"sandbox: cannot start bwrap as uid {SANDBOX_UID} ({reason}); running it as root, "
-                    "so the process-count limit is not enforced"
-                ]
-                return None
-            return reason
-
-    def _probe_once(self, drop: bool) -> str | None:
-        key = (str(self.bwrap), drop)
-        if key in _probe_cache:
-            return _probe_cache[key]
-        argv = [str(self.bwrap), *_system_args(False), *self._ns_args(False), "--", "/usr/bin/true"]
-        pre = _drop_privileges(SANDBOX_UID, SANDBOX_GID, lambda: None) if drop else None
+        if not self.bwrap:
+            return f"bubblewrap (bwrap) is not installed; fix: {_FIX_BWRAP}"
+        missing = {"--seccomp", "--cap-drop"} - self.features
+        if not self.as_root:
+            missing |= {"--unshare-user", "--uid"} - self.features
+        if missing:
+            return f"{self.bwrap} is too old (lacks {', '.join(sorted(missing))}); fix: {_FIX_BWRAP}"
+        if self.as_root and not self.setpriv:
+            return (
+                f"setpriv is not installed, so a root host cannot drop to uid {self.uid}; fix: {_FIX_SETPRIV}"
+            )
         try:
-            r = subprocess.run(
-                argv, capture_output=True, timeout=15, preexec_fn=pre, env={"PATH": "/usr/bin:/bin"}
-            )
-            reason = (
-                None
-                if r.returncode == 0
-                else (r.stderr.decode(errors="replace").strip() or f"exit {r.returncode}")
-            )
-        except (OSError, subprocess.SubprocessError) as e:
-            reason = str(e)
-        _probe_cache[key] = reason
+            filter_program()
+        except SeccompUnavailable as e:
+            return f"{e}; fix: {_FIX_SECCOMP}"
+        key = (str(self.bwrap), self.as_root, self.uid, self.gid)
+        with _probe_lock:
+            if key not in _probe_cache:
+                _probe_cache[key] = self._probe_once()
+            reason = _probe_cache[key]
+        if reason is None:
+            self._ok = True
         return reason
 
-    def host_uid(self) -> int | None:
-        if self.probe() is None and self._mode == "drop":
-            return SANDBOX_UID
-        return None
-
-    def host_uid_for(self, path: Path) -> int | None:
-        """The uid owning files of a workspace at `path`: 65534 only when that uid can reach it."""
-        uid = self.host_uid()
-        if uid is not None and not reachable_by(Path(path).parent, uid):  # the workspace itself gets chowned
+    def _probe_once(self) -> str | None:
+        """Run `id -u` with the real recipe: it must work and report the unprivileged uid."""
+        spec = ExecSpec(argv=["/usr/bin/id", "-u"], cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=15)
+        try:
+            r = self._spawn(spec)
+        except (OSError, SeccompUnavailable) as e:
+            return f"cannot start bubblewrap ({e}); fix: {_FIX_BWRAP}"
+        out = r.stdout.decode(errors="replace").strip()
+        if r.exit_code == 0 and out == str(self.uid):
             return None
-        return uid
+        detail = (r.stderr.decode(errors="replace").strip() or f"exit {r.exit_code}").splitlines()[-1]
+        if r.exit_code == 0:
+            return f"the sandboxed probe ran as uid {out!r}, not {self.uid}; refusing to run"
+        fix = _FIX_USERNS if not self.as_root else f"{_FIX_BWRAP}; check that root may create namespaces here"
+        return f"bubblewrap failed ({detail}); fix: {fix}"
+
+    def host_uid(self) -> int | None:
+        """Root hosts hand the workspace to the unprivileged uid the command runs as."""
+        return self.uid if self.as_root else None
 
     # -- command line --------------------------------------------------------------------------------------
 
@@ -208,43 +211,74 @@ class SandboxExecutor(Executor):
         """Options this bwrap understands (older releases lack --disable-userns, --size, --bind-fd)."""
         return bwrap_features(str(self.bwrap)) if self.bwrap else frozenset()
 
-    def _ns_args(self, network: bool) -> list[str]:
-        args = ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
-        if not network:
-            args.append("--unshare-net")
-        return args + [
-            "--die-with-parent",
-            "--new-session",
+    def _identity_args(self) -> list[str]:
+        """`--uid/--gid` in a user namespace, or the capabilities setpriv needs as root."""
+        if self.as_root:
+            caps: list[str] = ["--cap-drop", "ALL"]
+            for c in _SWITCH_CAPS:
+                caps += ["--cap-add", c]
+            return caps
+        return [
+            "--unshare-user",
             "--cap-drop",
             "ALL",
             "--uid",
-            str(SANDBOX_UID),
+            str(self.uid),
             "--gid",
-            str(SANDBOX_GID),
+            str(self.gid),
             *(["--disable-userns"] if "--disable-userns" in self.features else []),
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
         ]
 
-    def build_args(self, spec: ExecSpec, bind_fds: Sequence[int]) -> list[str]:
-        """The bwrap options (without the command), binds referring to pre-opened fds."""
-        args = _system_args(spec.network) + identity_files()
-        args += self._ns_args(spec.network)
+    def command_prefix(self) -> list[str]:
+        """What runs before the command inside the sandbox: the switch to the unprivileged uid, as root."""
+        if not self.as_root:
+            return []
+        assert self.setpriv is not None
+        return [
+            self.setpriv,
+            f"--reuid={self.uid}",
+            f"--regid={self.gid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--ambient-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+
+    def build_args(
+        self, spec: ExecSpec, bind_fds: Sequence[int], data_fds: Sequence[int], seccomp_fd: int
+    ) -> list[str]:
+        """The bwrap options (without the command); binds refer to pre-opened fds when bwrap has --bind-fd."""
+        args = _system_args(spec.network)
+        if data_fds:
+            args += ["--perms", "0444", "--ro-bind-data", str(data_fds[0]), "/etc/passwd"]
+            args += ["--perms", "0444", "--ro-bind-data", str(data_fds[1]), "/etc/group"]
+        args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
+        if not spec.network:
+            args.append("--unshare-net")
+        args += ["--die-with-parent", "--new-session", *self._identity_args()]
+        # /proc/sys and /sys: read-only or absent, whatever bwrap decides for its own /proc covers.
+        args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
         if "--size" in self.features:
             args += ["--size", str(self.tmp_size_bytes)]
         args += ["--tmpfs", "/tmp"]
         if bind_fds:
             for b, fd in zip(spec.binds, bind_fds, strict=True):
                 args += ["--bind-fd" if b.writable else "--ro-bind-fd", str(fd), b.target]
-        else:  # bwrap without --bind-fd: path binds (reachability is checked before dropping privileges)
+        else:
             for b in spec.binds:
                 args += ["--bind" if b.writable else "--ro-bind", str(b.source), b.target]
-        args += ["--remount-ro", "/", "--chdir", spec.cwd, "--clearenv"]  # the root tmpfs itself read-only
+        args += ["--remount-ro", "/", "--seccomp", str(seccomp_fd), "--chdir", spec.cwd, "--clearenv"]
         for k, v in spec.env.items():
             args += ["--setenv", k, v]
         return args
+
+    def _identity_data(self) -> tuple[bytes, bytes]:
+        """A passwd and group naming only the sandbox user (tools like git and `id -un` want one)."""
+        passwd = f"sandbox:x:{self.uid}:{self.gid}:skillyard sandbox:/workspace/work:/bin/sh\n"
+        group = f"sandbox:x:{self.gid}:\n"
+        return passwd.encode(), group.encode()
 
     # -- running -------------------------------------------------------------------------------------------
 
@@ -252,72 +286,68 @@ class SandboxExecutor(Executor):
         spec.validate()
         reason = self.probe()
         if reason is not None:
-            raise ExecutorUnavailable(f"sandbox unavailable: {reason}")
+            raise ExecutorUnavailable(f"sandbox unavailable: {reason}; {_FIX_LOCAL}")
+        return self._spawn(spec)
+
+    def _spawn(self, spec: ExecSpec) -> ExecResult:
         fds: list[int] = []
-        argfd = -1
         try:
+            bind_fds = []
             if "--bind-fd" in self.features:
                 for b in spec.binds:
-                    fds.append(_open_bind_source(b))
-            argfd = os.memfd_create("skillyard-bwrap-args", 0)
-            blob = b"".join(a.encode("utf-8") + b"\0" for a in self.build_args(spec, fds))
-            view = memoryview(blob)
-            while view:
-                view = view[os.write(argfd, view) :]
-            os.lseek(argfd, 0, os.SEEK_SET)
+                    bind_fds.append(_open_bind_source(b))
+                    fds.append(bind_fds[-1])
+            data_fds = []
+            if {"--ro-bind-data", "--perms"} <= self.features:
+                for blob in self._identity_data():
+                    data_fds.append(_memfd("skillyard-identity", blob))
+                    fds.append(data_fds[-1])
+            sfd = _memfd("skillyard-seccomp", filter_program())
+            fds.append(sfd)
+            argfd = _memfd(
+                "skillyard-bwrap-args",
+                b"".join(a.encode("utf-8") + b"\0" for a in self.build_args(spec, bind_fds, data_fds, sfd)),
+            )
+            fds.append(argfd)
             limits: Limits = spec.limits
-            blocked = [str(b.source) for b in spec.binds if not reachable_by(Path(b.source), SANDBOX_UID)]
-            drop = self._mode == "drop" and not blocked
-            warnings = list(self.warnings)
-            if self._mode == "drop" and blocked:
-                warnings.append(
-                    f"sandbox: {blocked[0]} is not reachable by uid {SANDBOX_UID} (a parent directory lacks o+x); "
-                    "bwrap ran as root, so the process-count limit is not enforced"
-                )
-            if drop:
-                base = count_user_processes(SANDBOX_UID)
-            else:
-                base = count_user_processes(os.getuid()) if os.getuid() != 0 else 0
-            # Fast path: prlimit (+ setpriv) as exec wrappers; slow path: a preexec function.
+            # RLIMIT_NPROC counts every process of the uid the command runs as, so the limit is relative.
+            base = count_user_processes(self.uid if self.as_root else os.getuid())
             prefix = rlimit_argv(limits, nproc_base=base)
-            switch = setpriv_argv(SANDBOX_UID, SANDBOX_GID) if drop else []
-            pre: Callable[[], None] | None = None
-            if prefix is None or switch is None:
-                prefix, switch = [], []
-                pre = rlimit_setter(limits, nproc_base=base)
-                if drop:
-                    pre = _drop_privileges(SANDBOX_UID, SANDBOX_GID, pre)
-            result = supervise(
-                [*prefix, *switch, str(self.bwrap), "--args", str(argfd), "--", *spec.argv],
+            return supervise(
+                [
+                    *(prefix or []),
+                    str(self.bwrap),
+                    "--args",
+                    str(argfd),
+                    "--",
+                    *self.command_prefix(),
+                    *spec.argv,
+                ],
                 cwd="/",
                 env={"PATH": "/usr/bin:/bin"},
                 timeout=float(spec.timeout),
                 limits=limits,
                 stdin=spec.stdin,
-                preexec=pre,
-                pass_fds=[*fds, argfd],
+                preexec=None if prefix is not None else rlimit_setter(limits, nproc_base=base),
+                pass_fds=fds,
                 executor=self.name,
             )
         finally:
-            for fd in [*fds, argfd]:
-                if fd >= 0:
-                    os.close(fd)
-        result.warnings.extend(warnings)
-        return result
+            for fd in fds:
+                os.close(fd)
 
 
-def reachable_by(path: Path, uid: int) -> bool:
-    """True when `uid` (not root, no groups) can traverse every parent of `path` and the path itself."""
-    p = Path(os.path.abspath(path))
-    for d in [p, *p.parents]:
-        try:
-            st = os.stat(d)
-        except OSError:
-            return False
-        bit = 0o100 if st.st_uid == uid else 0o001
-        if not st.st_mode & bit:
-            return False
-    return True
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, 0)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _open_bind_source(b: Bind) -> int:

@@ -17,6 +17,7 @@ relative links.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -280,6 +281,50 @@ def _make_read_only(root: Path) -> None:
             if not os.path.islink(p):
                 os.chmod(p, 0o555)
     os.chmod(root, 0o555)
+
+
+_copies_lock = threading.Lock()
+_copies_dir: Path | None = None
+
+
+def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512 * 1024 * 1024) -> Path:
+    """A read-only copy of a skill that any uid can read, refreshed when the skill changes.
+
+    For commands that see a skill without a workspace (SKILL.toml tools) when the
+    sandboxed uid is not the skill's owner: the original (perhaps under a 0700
+    home) is never mounted, and the copy is root-owned, world-readable, unwritable.
+    """
+    global _copies_dir
+    source = Path(source)
+    if not source.is_dir():
+        raise WorkspaceError(f"skill directory not found: {source}")
+    digest = _tree_signature(source)
+    with _copies_lock:
+        if _copies_dir is None or not _copies_dir.is_dir():
+            _copies_dir = Path(tempfile.mkdtemp(prefix="skillyard-skill-copies-"))
+            os.chmod(_copies_dir, 0o711)
+            atexit.register(remove_tree, _copies_dir)
+        key = hashlib.sha256(f"{source.resolve()}\0{digest}".encode("utf-8", "surrogatepass")).hexdigest()[
+            :24
+        ]
+        dest = _copies_dir / key
+        if dest.is_dir():
+            return dest
+        tmp = Path(tempfile.mkdtemp(dir=_copies_dir, prefix=".stage-"))
+        try:
+            _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
+            for dirpath, dirnames, filenames in os.walk(tmp):
+                for n in dirnames + filenames:
+                    p = os.path.join(dirpath, n)
+                    if not os.path.islink(p):
+                        mode = stat.S_IMODE(os.lstat(p).st_mode)
+                        os.chmod(p, mode | (0o555 if os.path.isdir(p) or mode & 0o100 else 0o444))
+            _make_read_only(tmp)
+            os.rename(tmp, dest)
+        except BaseException:
+            remove_tree(tmp)
+            raise
+        return dest
 
 
 def remove_tree(path: Path) -> None:

@@ -18,6 +18,7 @@ from skillyard.toml_tools.errors import ToolArgError
 from skillyard.toml_tools.invocation import build_invocation
 
 if TYPE_CHECKING:
+    from skillyard.execution.base import Executor
     from skillyard.model import Skill, ToolSpec
 
 #: Longest text handed back to the model (after scrubbing).
@@ -26,22 +27,6 @@ MAX_RESULT_CHARS = 100_000
 SANDBOX_SKILL_DIR = "/skill"
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 DEFAULT_TIMEOUT = 60.0
-
-
-def _scrubber() -> Any:
-    from skillyard.execution.scrub import scrub
-
-    return scrub
-
-
-def _executor_api() -> tuple[Any, Any]:
-    """`ExecSpec` and `get_executor`, from the package or (while it re-exports nothing) its modules."""
-    try:
-        from skillyard.execution import ExecSpec, get_executor
-    except ImportError:
-        from skillyard.execution.base import ExecSpec
-        from skillyard.execution.executors import get_executor
-    return ExecSpec, get_executor
 
 
 def _cap(text: str) -> str:
@@ -74,7 +59,11 @@ def _format(result: Any, timeout: float, scrub: Any) -> tuple[str, bool]:
 
 
 def run_tool(
-    skill: Skill, spec: ToolSpec, args: Any, executor: str = "auto", timeout: float | None = DEFAULT_TIMEOUT
+    skill: Skill,
+    spec: ToolSpec,
+    args: Any,
+    executor: str | Executor = "sandbox",
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> tuple[str, bool]:
     """Validate, build and run one call; return (text for the model, is_error). Never raises.
 
@@ -89,22 +78,22 @@ def run_tool(
     limit = (
         spec.timeout if spec.timeout is not None else (timeout if timeout is not None else DEFAULT_TIMEOUT)
     )
-    try:
-        scrub = _scrubber()
-        ExecSpec, get_executor = _executor_api()
-    except ImportError as e:
-        return f"Failed to execute command: the execution layer is not available ({e})", True
+    # Imported here: loading skills (which plans SKILL.toml tools) must not pull in the execution layer.
+    from skillyard.execution.base import Bind, ExecSpec, ExecutorUnavailable
+    from skillyard.execution.executors import get_executor
+    from skillyard.execution.scrub import scrub
+    from skillyard.execution.workspace import readable_copy
+
     home: str | None = None
     try:
-        ex = get_executor(executor)
-        isolated = bool(getattr(ex, "isolated", False))
+        ex = get_executor(executor) if isinstance(executor, str) else executor
         env = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "SKILL_NAME": skill.name}
-        if isolated:
-            from skillyard.execution.base import Bind
-
+        if ex.isolated:
             cwd = SANDBOX_SKILL_DIR
             env.update(PATH=SANDBOX_PATH, HOME="/tmp", TMPDIR="/tmp", SKILL_DIR=cwd)
-            binds = [Bind(source=skill.root, target=SANDBOX_SKILL_DIR, writable=False)]
+            # As root the command runs as another uid, which may not reach the skill: it gets a readable copy.
+            source = readable_copy(skill.root) if ex.host_uid() is not None else skill.root
+            binds = [Bind(source=source, target=SANDBOX_SKILL_DIR, writable=False)]
         else:
             cwd = str(skill.root)
             home = tempfile.mkdtemp(prefix="skillyard-tool-")
@@ -113,6 +102,8 @@ def run_tool(
         env.update(inv.env)  # after the base: SKILLYARD_ARG_* never shadow it, and never the reverse
         result = ex.run(ExecSpec(argv=inv.argv, cwd=cwd, env=env, timeout=float(limit), binds=binds))
         return _format(result, float(limit), scrub)
+    except ExecutorUnavailable as e:
+        return f"Failed to execute command: {e}", True
     except Exception as e:
         return _cap(f"Failed to execute command: {scrub(str(e))}"), True
     finally:

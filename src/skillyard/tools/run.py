@@ -66,11 +66,11 @@ class RunTool:
     def runner(self) -> Any:
         """The configured runner: `[execution]` executor, timeout, network and host roots."""
         if self._runner is None:
-            from skillyard.execution import SkillRunner
+            from skillyard.execution import SkillRunner, configured_executor
 
             ex = self.registry.config.execution
             self._runner = SkillRunner(
-                ex.executor,
+                configured_executor(ex),
                 ex.timeout,
                 ex.network,
                 host_roots=tuple(ex.host_roots),

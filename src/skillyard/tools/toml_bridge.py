@@ -48,7 +48,11 @@ def _handler(registry: Registry, skill: Skill, spec: ToolSpec) -> Any:
             )
         execution = registry.config.execution
         timeout = spec.timeout if spec.timeout is not None else execution.timeout
-        text, is_error = run_tool(skill, spec, arguments, executor=execution.executor, timeout=timeout)
+        from skillyard.execution import configured_executor
+
+        text, is_error = run_tool(
+            skill, spec, arguments, executor=configured_executor(execution), timeout=timeout
+        )
         return ToolResult(text, bool(is_error), f"{skill.name}/{spec.name}" + (" failed" if is_error else ""))
 
     return handle
