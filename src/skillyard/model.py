@@ -29,8 +29,9 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (
 )
 #: The most of one doc ever read: room for 256K characters of any UTF-8 (what a doc is cut at).
 MAX_DOC_BYTES = 1024 * 1024
-#: The most of a skill file ever read for its instructions (the size `skillyard validate` allows).
-MAX_BODY_BYTES = 16 * 1024 * 1024
+#: The most of a skill file ever read for its instructions: far past what any model context
+#: holds, small enough that a huge file (escaped into JSON, copied a few times) stays cheap.
+MAX_BODY_BYTES = 4 * 1024 * 1024
 #: Directories never walked when listing a skill's files.
 SKIPPED_DIRS = frozenset(
     {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"}
