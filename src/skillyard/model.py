@@ -27,6 +27,11 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "read_skill",
     "skill",
 )
+#: The most of one doc ever read: room for 256K characters of any UTF-8 (what a doc is cut at).
+MAX_DOC_BYTES = 1024 * 1024
+#: The most of a skill file ever read for its instructions: far past what any model context
+#: holds, small enough that a huge file (escaped into JSON, copied a few times) stays cheap.
+MAX_BODY_BYTES = 4 * 1024 * 1024
 #: Directories never walked when listing a skill's files.
 SKIPPED_DIRS = frozenset(
     {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"}
@@ -265,34 +270,71 @@ class Skill:
             self._body = load_body(self)
         return self._body
 
+    def file_ids(self, *, max_files: int = 10_000) -> dict[str, tuple[int, int]]:
+        """Every regular file of the skill (no links, no SKIPPED_DIRS), `/`-separated and relative
+        to the root, with the (st_dev, st_ino) the listing saw, so a read can tell it is the same file."""
+        out: dict[str, tuple[int, int]] = {}
+        stack: list[tuple[str, str]] = [("", str(self.root))]
+        while stack:
+            prefix, path = stack.pop()
+            subdirs: list[str] = []
+            try:
+                it = os.scandir(path)
+            except OSError:
+                continue
+            with it:
+                for e in it:
+                    try:
+                        if e.is_symlink():
+                            continue
+                        if e.is_dir(follow_symlinks=False):
+                            if e.name not in SKIPPED_DIRS:
+                                subdirs.append(e.name)
+                        elif e.is_file(follow_symlinks=False):
+                            st = e.stat(follow_symlinks=False)
+                            out[prefix + e.name] = (st.st_dev, st.st_ino)
+                            if len(out) >= max_files:
+                                return out
+                    except OSError:
+                        continue
+            # depth first, subdirectories in name order (the order `os.walk` with sorted names gives)
+            stack.extend((f"{prefix}{d}/", os.path.join(path, d)) for d in sorted(subdirs, reverse=True))
+        return out
+
     def files(self, *, max_files: int = 10_000) -> list[str]:
         """Every regular file of the skill, `/`-separated and relative to the root, sorted."""
-        out: list[str] = []
-        root = self.root
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(
-                d for d in dirnames if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(dirpath, d))
-            )
-            rel = os.path.relpath(dirpath, root)
-            for f in filenames:
-                full = os.path.join(dirpath, f)
-                if os.path.islink(full) or not os.path.isfile(full):
-                    continue
-                out.append(f if rel == "." else f"{rel.replace(os.sep, '/')}/{f}")
-                if len(out) >= max_files:
-                    return sorted(out)
-        return sorted(out)
+        return sorted(self.file_ids(max_files=max_files))
+
+    def doc_ids(self) -> dict[str, tuple[int, int]]:
+        """Doc paths (layer 3: `.md`/`.txt` files other than the skill file) with their file ids."""
+        own = self.path.name
+        return {f: i for f, i in self.file_ids().items() if f.lower().endswith(DOC_SUFFIXES) and f != own}
 
     def docs(self) -> list[str]:
         """Doc paths (layer 3): `.md`/`.txt` files other than the skill file, sorted."""
-        own = self.path.name
-        return [f for f in self.files() if f.lower().endswith(DOC_SUFFIXES) and f != own]
+        return sorted(self.doc_ids())
+
+    def read_doc_bounded(
+        self, doc: str, listed: dict[str, tuple[int, int]] | None = None, *, limit: int = MAX_DOC_BYTES
+    ) -> tuple[str, int]:
+        """One doc by its listed path, read up to `limit` bytes: (text, bytes left unread).
+
+        Anything not listed is refused (KeyError). The file is opened under the skill root
+        without following links, and must be the very file the listing saw (same st_dev and
+        st_ino): a doc swapped for a link, a FIFO or another file since is an OSError.
+        """
+        from skillyard.fsread import read_under
+
+        ids = self.doc_ids() if listed is None else listed
+        if not isinstance(doc, str) or doc not in ids:
+            raise KeyError(doc)
+        got = read_under(self.root, doc, limit, skip_dirs=SKIPPED_DIRS, expect=ids[doc])
+        unread = got.size - len(got.data) if got.truncated else 0
+        return got.data.decode("utf-8", errors="replace"), unread
 
     def read_doc(self, doc: str) -> str:
-        """Read one doc by its listed path; anything not listed is refused."""
-        if doc not in self.docs():
-            raise KeyError(doc)
-        return (self.root / doc).read_text(encoding="utf-8", errors="replace")
+        """Read one doc by its listed path (its first MAX_DOC_BYTES); anything not listed is refused."""
+        return self.read_doc_bounded(doc)[0]
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,23 +51,42 @@ def order_docs(available: Sequence[str], chosen: Iterable[str]) -> list[str]:
     return [d for d in available if d in wanted]
 
 
-def cap_doc(text: str) -> str:
-    """A doc's text, cut at MAX_DOC_CHARS with a note saying how much was left out."""
-    if len(text) <= MAX_DOC_CHARS:
+def cap_doc(text: str, unread: int = 0) -> str:
+    """A doc's text, cut at MAX_DOC_CHARS with a note saying how much was left out.
+
+    `unread` is how many bytes of the file were never read (reads stop at MAX_DOC_BYTES).
+    """
+    if len(text) <= MAX_DOC_CHARS and not unread:
         return text
-    return text[:MAX_DOC_CHARS] + f"\n[truncated: {len(text) - MAX_DOC_CHARS} more characters]"
+    more = f"{max(len(text) - MAX_DOC_CHARS, 0)} more characters"
+    if unread:
+        more += f" and {unread} more bytes not read"
+    return text[:MAX_DOC_CHARS] + f"\n[truncated: {more}]"
+
+
+def read_docs(skill: Skill, docs: Sequence[str]) -> list[tuple[str, str]]:
+    """(doc, capped text) for each doc, against one listing; raises KeyError or OSError."""
+    listed = skill.doc_ids()
+    out: list[tuple[str, str]] = []
+    for doc in docs:
+        text, unread = skill.read_doc_bounded(doc, listed)
+        out.append((doc, cap_doc(text, unread)))
+    return out
 
 
 def render_skill_block(skill: Skill, docs: Sequence[str]) -> str:
     """Layers 2 and 3 for one skill: `[Loaded] <name>`, the body, then the selected docs."""
     parts = [f"[Loaded] {skill.name}", "", skill.body().strip("\n"), ""]
     parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
+    listed = skill.doc_ids() if docs else {}
     for doc in docs:
         try:
-            content = skill.read_doc(doc)
-        except (KeyError, OSError) as e:
-            content = f"(could not read {doc}: {type(e).__name__})"
-        parts += ["", f"[Doc] {doc}", "", cap_doc(content).strip("\n")]
+            content = cap_doc(*skill.read_doc_bounded(doc, listed))
+        except KeyError:
+            content = f"(could not read {doc}: KeyError)"
+        except OSError as e:
+            content = f"(could not read {doc}: {e.strerror or type(e).__name__})"
+        parts += ["", f"[Doc] {doc}", "", content.strip("\n")]
     return "\n".join(parts)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import errno
 import fnmatch
 import hashlib
 import os
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from skillyard.fsread import Bounded, open_under, read_fd_bounded
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -885,16 +888,37 @@ def _mime(head: bytes) -> str | None:
     return kind.mime if kind is not None else None
 
 
-def _scan_file(full: Path, rel: str, ctx: _Ctx) -> int:
+def _read_for_scan(full: Path, rel: str, root: Path | None) -> Bounded:
+    """At most MAX_SCAN_BYTES of a regular file, never through a link (below `root` when given)
+    and never from a FIFO, so a file swapped after the walk cannot lead the scan elsewhere.
+    A file already too large when opened is not read at all."""
+    if root is not None:
+        fd = open_under(root, rel)
+    else:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(full))
+        if st.st_size > MAX_SCAN_BYTES:
+            return Bounded(b"", True, st.st_size, st.st_mtime_ns)
+        data, more = read_fd_bounded(fd, MAX_SCAN_BYTES)
+        return Bounded(data, more, max(st.st_size, len(data) + more), st.st_mtime_ns)
+    finally:
+        os.close(fd)
+
+
+def _scan_file(full: Path, rel: str, ctx: _Ctx, root: Path | None = None) -> int:
     """Scan one regular file; returns bytes read."""
     by_builtin = {r.builtin: r for r in ctx.rules if r.builtin}
     ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
-    size = full.stat().st_size
-    if size > MAX_SCAN_BYTES:
+    got = _read_for_scan(full, rel, root)
+    size = got.size
+    if got.truncated:
         if r := by_builtin.get("oversized-file"):
             ctx.add(r, rel, None, snippet(f"{size} bytes (scan limit {MAX_SCAN_BYTES})"))
         return 0
-    data = full.read_bytes()
+    data = got.data
     head = data[:8192]
     mime = _mime(head)
     is_exec = head.startswith(_EXEC_MAGIC[:-1]) or (head.startswith(b"MZ") and b"PE\x00\x00" in head[:1024])
@@ -1036,7 +1060,7 @@ def _scan_path(
                 ctx.add(r, rel, None, snippet("device, FIFO or socket"))
             continue
         try:
-            report.bytes_scanned += _scan_file(full, rel, ctx)
+            report.bytes_scanned += _scan_file(full, rel, ctx, root)
         except ScanTimeout:
             _timed_out(ctx, by_builtin, rel)
             break

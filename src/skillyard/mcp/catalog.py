@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import errno
 import hashlib
 import json
 import logging
@@ -35,6 +36,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from skillyard.fsread import open_under, read_under
 from skillyard.model import SKIPPED_DIRS, Skill
 
 if TYPE_CHECKING:
@@ -221,7 +223,7 @@ class SkillCatalog:
 
     # ------------------------------------------------------------ manifests
 
-    def _digest(self, path: str, st: os.stat_result) -> str:
+    def _digest(self, skill: Skill, path: str, st: os.stat_result) -> str:
         key = (path, st.st_mtime_ns, st.st_size, st.st_ino)
         with self._lock:
             hit = self._digests.get(key)
@@ -229,9 +231,19 @@ class SkillCatalog:
                 self._digests.move_to_end(key)
                 return hit
         h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
+        fd = open_under(
+            skill.root, os.path.relpath(path, skill.root).replace(os.sep, "/"), skip_dirs=SKIPPED_DIRS
+        )
+        try:
+            now = os.fstat(fd)
+            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                raise OSError(errno.ESTALE, "changed since it was listed", path)
+            left = MAX_TOTAL_BYTES + 1  # a file grown past the limit is hashed no further
+            while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
                 h.update(chunk)
+                left -= len(chunk)
+        finally:
+            os.close(fd)
         digest = "sha256:" + h.hexdigest()
         with self._lock:
             self._digests[key] = digest
@@ -275,7 +287,7 @@ class SkillCatalog:
         files: list[FileEntry] = []
         for rel, path, st in stats:
             try:
-                files.append(FileEntry(rel, path, st.st_size, self._digest(path, st)))
+                files.append(FileEntry(rel, path, st.st_size, self._digest(skill, path, st)))
             except OSError:
                 continue
         return Manifest(tuple(files))
@@ -325,49 +337,34 @@ class SkillCatalog:
             raise CatalogError(f"No skill is served at {str(uri)[:200]}")
         return skill
 
-    def _disk_path(self, skill: Skill, rel: str) -> str | None:
-        """The file `rel` names inside the skill, by the same rules as the manifest; None if not served."""
+    @staticmethod
+    def _disk_rel(skill: Skill, rel: str) -> str | None:
+        """The path inside the skill directory `rel` names (the skill file for SKILL.md); None if never served."""
         if rel == SKILL_FILE:
-            return str(skill.path)
+            return skill.path.name
         if not _valid_rel(rel) or rel == skill.path.name:
             return None
-        parts = rel.split("/")
-        cur = str(skill.root)
-        for i, seg in enumerate(parts):
-            cur = os.path.join(cur, seg)
-            try:
-                st = os.lstat(cur)
-            except (OSError, ValueError):
-                return None
-            last = i == len(parts) - 1
-            if stat.S_ISLNK(st.st_mode):
-                return None
-            if last and not stat.S_ISREG(st.st_mode):
-                return None
-            if not last and (not stat.S_ISDIR(st.st_mode) or seg in SKIPPED_DIRS):
-                return None
-        return cur
+        return rel
 
     def read(self, uri: Any) -> tuple[bytes, str, Skill, str]:
-        """(bytes, mime type, skill, rel) of a served file; anything else is a CatalogError."""
+        """(bytes, mime type, skill, rel) of a served file; anything else is a CatalogError.
+
+        The file is opened under the skill directory one part at a time without following a
+        link (`open_under`, the manifest's rules: no link, no SKIPPED_DIRS, a regular file),
+        and at most MAX_TOTAL_BYTES + 1 bytes are read.
+        """
         name, rel = self.split_uri(uri)
         skill = self.served_skill(name)
-        path = None if skill is None else self._disk_path(skill, rel)
-        if skill is None or path is None:
+        disk = None if skill is None else self._disk_rel(skill, rel)
+        if skill is None or disk is None:
             raise CatalogError(f"Unknown resource: {str(uri)[:200]}")
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
-            fd = os.open(path, flags)
+            got = read_under(skill.root, disk, MAX_TOTAL_BYTES, skip_dirs=SKIPPED_DIRS)
         except OSError:
             raise CatalogError(f"Unknown resource: {str(uri)[:200]}") from None
-        with os.fdopen(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise CatalogError(f"Unknown resource: {str(uri)[:200]}")
-            data = f.read(MAX_TOTAL_BYTES + 1)
-        if len(data) > MAX_TOTAL_BYTES:
+        if got.truncated:
             raise CatalogError(f"Resource exceeds the {MAX_TOTAL_BYTES}-byte limit: {str(uri)[:200]}")
-        return data, mime_type(rel), skill, rel
+        return got.data, mime_type(rel), skill, rel
 
     def directory(self, uri: Any) -> tuple[Skill, str, list[tuple[str, bool, int | None]]]:
         """Direct children of a served skill directory: (rel path, is_dir, size) sorted by rel."""
@@ -377,25 +374,20 @@ class SkillCatalog:
         bad = CatalogError(f"{str(uri)[:200]} is not a directory resource")
         if skill is None:
             raise bad
-        root = str(skill.root)
-        if rel:
-            if not _valid_rel(rel):
-                raise bad
-            cur = root
-            for seg in rel.split("/"):
-                cur = os.path.join(cur, seg)
-                try:
-                    st = os.lstat(cur)
-                except (OSError, ValueError):
-                    raise bad from None
-                if not stat.S_ISDIR(st.st_mode) or seg in SKIPPED_DIRS:
-                    raise bad
-            target = cur
-        else:
-            target = root
+        if rel and not _valid_rel(rel):
+            raise bad
+        try:
+            # opened part by part without following links, then listed through the descriptor
+            target = open_under(skill.root, rel, skip_dirs=SKIPPED_DIRS, directory=True) if rel else None
+        except OSError:
+            raise bad from None
         own = skill.path.name
         out: list[tuple[str, bool, int | None]] = []
         try:
+            if target is None:
+                target = os.open(
+                    skill.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+                )
             with os.scandir(target) as it:
                 for e in it:
                     child = f"{rel}/{e.name}" if rel else e.name
@@ -416,5 +408,8 @@ class SkillCatalog:
                         continue
         except OSError:
             raise bad from None
+        finally:
+            if target is not None:
+                os.close(target)
         out.sort(key=lambda t: t[0])
         return skill, rel, out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import threading
 import weakref
@@ -314,7 +315,7 @@ class SkillyardServer(MCPServer):
         out: list[tuple[str, int | None]] = []
         for rel, path in self.catalog._listed_files(skill):
             try:
-                out.append((rel, Path(path).stat().st_size))
+                out.append((rel, os.stat(path, follow_symlinks=False).st_size))
             except OSError:
                 continue
         return out

@@ -12,12 +12,15 @@ Choices (also in docs/formats.md):
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
-from skillyard.model import Diagnostic, Skill
+from skillyard.fsread import Bounded, read_fd_bounded, read_under
+from skillyard.model import MAX_BODY_BYTES, Diagnostic, Skill
 from skillyard.parsing.frontmatter import parse_frontmatter
 from skillyard.parsing.openclaw import decode_metadata, read_openclaw, str_list, to_bool
 from skillyard.parsing.skill_toml import (
@@ -394,18 +397,44 @@ def _merge_toml(skill: Skill, toml_path: str, diags: list[Diagnostic]) -> None:
 def load_body(skill: Skill) -> str:
     """The full instructions: Markdown body without frontmatter (plus merged TOML prompts),
     or the rendered body of a TOML skill. Raises OSError when the file cannot be read.
+
+    At most MAX_BODY_BYTES are read (a note says how much was left out), and the file is
+    opened inside the skill directory without following a link (see `_read_skill_file`).
     """
     if skill.format == "toml":
         return render_toml_body(skill)
-    with open(skill.path, "rb") as f:
-        st = os.fstat(f.fileno())
-        data = f.read()
-    text = decode_text(data)
-    if st.st_mtime_ns == skill.mtime_ns and st.st_size == skill.size:
+    got = _read_skill_file(skill)
+    text = decode_text(got.data)
+    if not got.truncated and (got.size, got.mtime_ns) == (skill.size, skill.mtime_ns):
         body = text[skill.body_offset :]
-    else:  # the file changed since discovery: find the body again rather than trust the offset
+    else:  # changed since discovery (or cut short): find the body again rather than trust the offset
         _, body, _ = split_frontmatter(text)
     body = body.lstrip("\n")
+    if got.truncated:
+        body = body.rstrip("\n") + f"\n[truncated: {got.size - len(got.data)} more bytes not read]\n"
     if skill.prompts:
         body = body.rstrip("\n") + "\n\n" + render_prompts(skill.prompts) + "\n"
     return body
+
+
+def _read_skill_file(skill: Skill) -> Bounded:
+    """The start of the skill file, opened in its directory with O_NOFOLLOW.
+
+    Discovery accepts a skill file that is a link staying inside the skill roots. Such a
+    file is opened through the link only when the file reached is a regular file with the
+    size and mtime discovery recorded for it; a link changed since then is refused.
+    """
+    try:
+        return read_under(skill.root, skill.path.name, MAX_BODY_BYTES)
+    except OSError as e:
+        if e.errno not in (errno.ELOOP, errno.EMLINK):
+            raise
+    fd = os.open(skill.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != (skill.size, skill.mtime_ns):
+            raise OSError(errno.ESTALE, "skill file link changed since discovery (reload)", str(skill.path))
+        data, more = read_fd_bounded(fd, MAX_BODY_BYTES)
+        return Bounded(data, more, max(st.st_size, len(data) + more), st.st_mtime_ns)
+    finally:
+        os.close(fd)

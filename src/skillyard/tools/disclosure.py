@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from skillyard.session import ALL_DOCS, cap_doc, order_docs, render_skill_block
+from skillyard.session import ALL_DOCS, order_docs, read_docs, render_skill_block
 from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text
 from skillyard.tools.common import Unavailable, name_property, usable_skill
 
@@ -161,7 +161,7 @@ class DisclosureTools:
         }
         if self.load_mode == "result":
             try:
-                data["docs"] = [{"path": d, "content": cap_doc(skill.read_doc(d))} for d in selected]
+                data["docs"] = [{"path": d, "content": text} for d, text in read_docs(skill, selected)]
             except (KeyError, OSError) as e:
                 return ToolResult(
                     json_text({"error": f"could not read doc: {e}"}), True, "skill_select_docs failed"
