@@ -41,8 +41,8 @@ def _reachable_by(path: Path, uid: int) -> bool:
     return True
 
 
-def _runtime_for(uid: int, tmp: Path) -> tuple[str, dict[str, str]]:
-    """A Python and a PYTHONPATH `uid` can read: copies of skillyard and of the packages it imports."""
+def _runtime_for(uid: int, tmp: Path, modules: str = "skillyard.toml_tools") -> tuple[str, dict[str, str]]:
+    """A Python and a PYTHONPATH `uid` can read: copies of skillyard and of the packages `modules` import."""
     python = sys.executable
     if not _reachable_by(Path(python).resolve(), uid):
         python = "/usr/bin/python3"
@@ -50,7 +50,7 @@ def _runtime_for(uid: int, tmp: Path) -> tuple[str, dict[str, str]]:
         [
             sys.executable,
             "-c",
-            "import json,sys,skillyard.execution,skillyard.toml_tools,pyseccomp;"
+            f"import json,sys,skillyard.execution,pyseccomp,{modules};"
             "print(json.dumps([getattr(m,'__file__',None) for m in list(sys.modules.values())]))",
         ],
         capture_output=True,
@@ -184,3 +184,42 @@ def test_skill_toml_tool_is_unprivileged_and_reads_the_skill(report: dict[str, A
     lines = tool["text"].splitlines()
     assert lines[0] == "65534"
     assert "readable" in lines and "skill-read-only" in lines
+
+
+@pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="needs root to drop to another user")
+def test_escape_suite_passes_as_an_unprivileged_user(base: Path) -> None:
+    """tests/test_sandbox_escape.py, whole, with skillyard running as an ordinary user."""
+    work = Path(tempfile.mkdtemp(dir=base, prefix="escape-suite-"))
+    os.chmod(work, 0o755)
+    python, env = _runtime_for(USER_UID, work, "pytest,_pytest,pluggy,iniconfig,skillyard.model")
+    for name in ("test_sandbox_escape.py", "conftest.py"):
+        shutil.copy2(HERE / name, work / name)
+    (work / "pytest.ini").write_text("[pytest]\naddopts = -q -rs -p no:cacheprovider\n")
+    for dirpath, dirnames, filenames in os.walk(work):
+        for n in [*dirnames, *filenames, "."]:
+            os.chown(os.path.join(dirpath, n), USER_UID, USER_UID)
+    r = subprocess.run(
+        [
+            "setpriv",
+            f"--reuid={USER_UID}",
+            f"--regid={USER_UID}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+            python,
+            "-m",
+            "pytest",
+            "-c",
+            str(work / "pytest.ini"),
+            str(work),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=str(work),
+    )
+    tail = r.stdout[-4000:]
+    assert r.returncode == 0, tail + r.stderr[-2000:]
+    assert "sandbox unavailable" not in tail and " passed" in tail, tail
