@@ -117,3 +117,43 @@ async def test_skill_run_then_install_is_refused(
             assert data["error"] == "installs by the model are disabled"
         assert planted not in {t.name for t in (await c.list_tools()).tools}
     assert registry.get(planted) is None and not install_root.exists()
+
+
+async def test_approval_over_mcp(tmp_path: Path, outside_tmp: Path) -> None:
+    """With installs allowed, the host's approve_install decides; a yes brings the new tool to the client."""
+    roots = tmp_path / "skills"
+    write_skill(roots, "alpha")
+    install_root = outside_tmp / "installed"
+    allowed = outside_tmp / "allowed"
+    src = allowed / "fresh"
+    src.mkdir(parents=True)
+    (src / "SKILL.toml").write_text(PLANTED_TOML.format(name="fresh"), encoding="utf-8")
+    (src / "run.sh").write_text("echo fresh\n", encoding="utf-8")
+    config = Config(
+        install_root_override=install_root,
+        model_installs=True,
+        trust_sources=(f"local:{allowed}/**",),
+        model_local_paths=(allowed,),
+    )
+    registry = Registry.from_roots([roots, install_root], config)
+    answers = [False, True]
+    asked: list[dict[str, Any]] = []
+
+    def approve(req: Any) -> bool:
+        asked.append(req.to_dict())
+        return answers.pop(0)
+
+    with pytest.raises(ValueError, match="approve_install"):
+        build_server(registry, approve_install="yes")  # type: ignore[arg-type]
+    server = build_server(registry, approve_install=approve)
+    async with Client(server) as c:
+        args = {"action": "install", "skill": "fresh", "from": f"local:{src}"}
+        res = await c.call_tool("skills", args)
+        assert res.is_error and json.loads(text(res))["error"] == "install declined by the user"
+        assert not install_root.exists()
+        res = await c.call_tool("skills", args)
+        assert not res.is_error, text(res)
+        assert json.loads(text(res))["installed"] is True
+        assert "go" in {t.name for t in (await c.list_tools()).tools}
+    assert [a["resolved"] for a in asked] == [os.path.realpath(src)] * 2
+    assert asked[0]["audit"] is not None and asked[0]["declared_name"] == "fresh"
