@@ -427,3 +427,14 @@ def test_tmpdir_from_the_environment_refused(env: Env, monkeypatch: pytest.Monke
     data, err = install(env.kit(), "fresh", f"local:{src}")
     assert err and data["error"] == "local source not allowed" and "temporary directory" in data["reason"]
     assert env.nothing_installed()
+
+
+def test_the_real_path_must_match_the_trust_pattern_too(env: Env) -> None:
+    """A listed pattern matched only through a link does not trust what the link leads to."""
+    real = skill_dir(env.allowed / "real", "fresh")
+    (env.allowed / "trusted").mkdir()
+    (env.allowed / "trusted" / "fresh").symlink_to(real)
+    kit = env.kit(env.config(trust_sources=(f"local:{env.allowed / 'trusted'}/**",)))
+    data, err = install(kit, "fresh", f"local:{env.allowed / 'trusted' / 'fresh'}")
+    assert err and data["error"] == "untrusted source" and str(real) in data["reason"]
+    assert env.nothing_installed()

@@ -128,6 +128,15 @@ def _install(
         resolved = real
         if spec.kind == "local":
             install_source = f"local:{real}"  # what was checked is what gets copied
+            if not trust.is_trusted(parse_source(install_source, name)):
+                raise _Refused(
+                    {
+                        "error": "untrusted source",
+                        "reason": f"the real path {real} is not matched by [trust] sources",
+                        "source": raw,
+                        "hint": ENABLE_HINT,
+                    }
+                )
     refuse_existing(registry, name, config.install_root)
     installer = Installer(config.install_root, trust, hub_index=config.hub_index)
     declared: str | None = None
