@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from skillyard.config import Config
 from skillyard.registry import Registry
-from skillyard.tools import Toolkit
-from skillyard.tools.install_gate import InstallRequest
+from skillyard.tools import InstallRequest, Toolkit
 
 
 def skill_dir(root: Path, dirname: str, name: str | None = None, body: str = "Do the thing.\n") -> Path:
