@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -56,3 +56,27 @@ def make_skill() -> SkillMaker:
         return d
 
     return make
+
+
+@pytest.fixture
+def outside_tmp() -> Iterator[Path]:
+    """A fresh directory outside every temporary directory (installs by the model refuse those),
+    under the checkout's ignored `build/`; skipped when the checkout itself lives in a temp dir."""
+    import os
+    import shutil
+    import tempfile
+
+    from skillyard.tools.install_gate import temp_dirs
+
+    base = Path(__file__).resolve().parents[1] / "build" / "test-scratch"
+    real = os.path.realpath(base)
+    for t in temp_dirs():
+        t_real = os.path.realpath(t)
+        if real == t_real or real.startswith(t_real.rstrip("/") + "/"):
+            pytest.skip(f"the checkout is inside the temporary directory {t_real}")
+    base.mkdir(parents=True, exist_ok=True)
+    d = Path(tempfile.mkdtemp(dir=base))
+    try:
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

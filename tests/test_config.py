@@ -114,3 +114,39 @@ def test_with_disabled_is_a_copy() -> None:
     cfg2 = cfg.with_disabled("x", False).with_disabled("y", True)
     assert cfg.is_disabled("x") and not cfg2.is_disabled("x") and cfg2.is_disabled("y")
     assert isinstance(cfg2, Config)
+
+
+def test_model_install_keys_default_off(tmp_path: Path) -> None:
+    cfg = parse_config({"trust": {"sources": ["github.com/acme/*"]}}, tmp_path / "skillyard.toml")
+    assert cfg.model_installs is False and cfg.model_local_paths == ()
+    assert Config().model_installs is False and Config().model_local_paths == ()
+
+
+def test_model_install_keys_parsed(tmp_path: Path) -> None:
+    f = write(
+        tmp_path / "skillyard.toml",
+        '[trust]\nsources = ["local:/srv/skills/**"]\nmodel_installs = true\n'
+        'model_local_paths = ["/srv/skills", "./vetted", "~/reviewed"]\n',
+    )
+    cfg = load_config(f)
+    assert cfg.model_installs is True
+    assert cfg.model_local_paths == (Path("/srv/skills"), tmp_path / "vetted", Path.home() / "reviewed")
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[trust]\nmodel_installs = 'yes'\n", "trust.model_installs"),
+        ("[trust]\nmodel_installs = 1\n", "trust.model_installs"),
+        ("[trust]\nmodel_local_paths = '/srv/skills'\n", "trust.model_local_paths"),
+        ("[trust]\nmodel_local_paths = [1]\n", "trust.model_local_paths"),
+        ("[trust]\nmodel_local_paths = ['']\n", "trust.model_local_paths"),
+        ("[trust]\nmodel_local_paths = ['  ']\n", "trust.model_local_paths"),
+        ("[trust]\nmodel_install = true\n", "trust.model_install"),
+    ],
+)
+def test_model_install_keys_wrong_types(tmp_path: Path, text: str, key: str) -> None:
+    f = write(tmp_path / "c.toml", text)
+    with pytest.raises(ConfigError) as e:
+        load_config(f)
+    assert str(f) in str(e.value) and key in str(e.value)

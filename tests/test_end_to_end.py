@@ -20,7 +20,13 @@ echo "wrote out/hello.txt"
 
 
 @pytest.fixture
-def project(tmp_path: Path, make_skill) -> Path:
+def incoming(outside_tmp: Path) -> Path:
+    """Where a person keeps skills the model may install (never a temporary directory)."""
+    return outside_tmp / "incoming"
+
+
+@pytest.fixture
+def project(tmp_path: Path, incoming: Path, make_skill) -> Path:
     proj = tmp_path / "proj"
     make_skill(
         proj / ".agents" / "skills",
@@ -29,7 +35,9 @@ def project(tmp_path: Path, make_skill) -> Path:
         files={"scripts/hello.sh": HELLO, "USAGE.md": "# Usage\n\nRun `bash scripts/hello.sh NAME`.\n"},
     )
     (proj / "skillyard.toml").write_text(
-        f'[install]\nroot = "{tmp_path / "installed"}"\n\n[execution]\ntimeout = 30\n', encoding="utf-8"
+        f'[install]\nroot = "{tmp_path / "installed"}"\n\n[execution]\ntimeout = 30\n\n'
+        f'[trust]\nmodel_installs = true\nsources = ["local:{incoming}/**"]\nmodel_local_paths = ["{incoming}"]\n',
+        encoding="utf-8",
     )
     return proj
 
@@ -39,7 +47,9 @@ def call(tk: Toolkit, session: Session, name: str, args: dict) -> tuple[str, boo
     return res.content, res.is_error
 
 
-def test_agent_flow(project: Path, tmp_path: Path, make_skill, request: pytest.FixtureRequest) -> None:
+def test_agent_flow(
+    project: Path, tmp_path: Path, incoming: Path, make_skill, request: pytest.FixtureRequest
+) -> None:
     config = load_config(cwd=project)
     reg = Registry.discover(config, cwd=project, cache=False)
     tk = Toolkit(reg)
@@ -68,7 +78,7 @@ def test_agent_flow(project: Path, tmp_path: Path, make_skill, request: pytest.F
     assert any(v["content"] == "hello agent\n" for v in files.values()), files
 
     # install a new skill from a local path, then use it
-    src = make_skill(tmp_path / "incoming", "fresh-skill", "A freshly installed skill for testing installs.")
+    src = make_skill(incoming, "fresh-skill", "A freshly installed skill for testing installs.")
     out, err = call(
         tk, session, "skills", {"action": "install", "skill": "fresh-skill", "from": f"local:{src}"}
     )

@@ -205,3 +205,88 @@ def test_trust_add_without_config_file_writes_user_config(
     target = user_config_path()
     assert str(target).startswith(str(tmp_path))
     assert tomllib.loads(target.read_text())["trust"]["sources"] == ["github.com/anthropics/*"]
+
+
+# ---------------------------------------------------------------- shadow warnings (the real `skillyard` group)
+
+
+def _real_cli(args: list[str]) -> Any:
+    from skillyard.cli import cli
+
+    return CliRunner().invoke(cli, args, catch_exceptions=False)
+
+
+@pytest.fixture
+def shadow_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    """A config naming the install root, a project root (./skills) holding `demo`, and a source for
+    `demo`; the default search path, from a project directory."""
+    monkeypatch.chdir(tmp_path)
+    install_root = tmp_path / "installed"
+    cfg = tmp_path / "skillyard.toml"
+    cfg.write_text(f'[install]\nroot = "{install_root}"\n', encoding="utf-8")
+    project = tmp_path / "skills"
+    make_skill(project / "demo")
+    src = make_skill(tmp_path / "src" / "demo")
+    return cfg, project, src
+
+
+def test_install_warns_when_a_higher_root_wins(shadow_env: tuple[Path, Path, Path]) -> None:
+    cfg, project, src = shadow_env
+    install_root = cfg.parent / "installed"
+    base = ["--config", str(cfg)]
+    r = _real_cli([*base, "install", str(src), "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["installed"] is True
+    assert data["warnings"] == [
+        f"the project skill 'demo' at {project / 'demo' / 'SKILL.md'} wins over the installed copy "
+        "(it comes first on the search path); the installed copy is not used"
+    ]
+    assert data["shadowing"] == [
+        {"path": str(project / "demo" / "SKILL.md"), "source": "project", "installed": False, "wins": True},
+        {
+            "path": str(install_root / "demo" / "SKILL.md"),
+            "source": "install",
+            "installed": True,
+            "wins": False,
+        },
+    ]
+    human = _real_cli([*base, "install", str(src), "--force"])
+    assert human.exit_code == 0, human.output
+    flat = " ".join(human.output.split())
+    assert "warning:" in flat and "wins over the installed copy" in flat and "not used" in flat
+
+
+def test_install_warns_when_it_shadows_a_bundled_skill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default search path (no --root): the install root comes before the bundled skills."""
+    from skillyard.discovery import bundled_root
+
+    monkeypatch.chdir(tmp_path)  # no project roots from the checkout
+
+    install_root = tmp_path / "installed"
+    cfg = tmp_path / "skillyard.toml"
+    cfg.write_text(f'[install]\nroot = "{install_root}"\n', encoding="utf-8")
+    src = make_skill(tmp_path / "src" / "skill-authoring", name="skill-authoring")
+    base = ["--config", str(cfg)]
+    r = _real_cli([*base, "install", str(src), "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    bundled = bundled_root() / "skill-authoring" / "SKILL.md"
+    assert data["warnings"] == [
+        f"the installed 'skill-authoring' shadows the bundled skill of the same name at {bundled}: "
+        "the installed copy wins (it comes first on the search path)"
+    ]
+    assert [c["wins"] for c in data["shadowing"]] == [True, False]
+    human = _real_cli([*base, "install", str(src), "--force"])
+    flat = " ".join(human.output.split())
+    assert human.exit_code == 0 and "shadows the bundled skill" in flat
+
+
+def test_install_without_a_namesake_has_no_shadow_warning(shadow_env: tuple[Path, Path, Path]) -> None:
+    cfg, project, _ = shadow_env
+    other = make_skill(cfg.parent / "src" / "other", name="other")
+    r = _real_cli(["--config", str(cfg), "install", str(other), "--json"])
+    data = json.loads(r.output)
+    assert r.exit_code == 0 and "shadowing" not in data and not data.get("warnings")

@@ -243,3 +243,33 @@ def test_lookalike_names_warn(tmp_path: Path) -> None:
     assert res["installed"] is True and "typosquat" in res["warnings"][0]
     assert lookalike_warnings("himalaya-x7k2q", ["himalaya"])[0].endswith("'himalaya'")
     assert lookalike_warnings("weather", ["himalaya", "pdf"]) == []
+
+
+def test_vet_refuses_before_the_commit(tmp_path: Path) -> None:
+    from skillyard.install import InstallError
+
+    src = make_skill(tmp_path / "src" / "pkgdir", name="real-name")
+    seen: list[tuple[str, bool]] = []
+
+    def vet(final: str, report: object) -> None:
+        seen.append((final, getattr(report, "blocked", None)))
+        raise InstallError("refused by vet", name=final)
+
+    inst = Installer(tmp_path / "root")
+    res = inst.install(str(src), vet=vet).to_dict()
+    assert res == {"installed": False, "error": "refused by vet", "name": "real-name"}
+    assert seen == [("real-name", False)]
+    assert not (tmp_path / "root" / "real-name").exists()
+    assert not any((tmp_path / "root" / ".staging").iterdir())
+
+
+def test_preview_local_reads_in_place(tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "src" / "pkgdir", name="real-name")
+    root = tmp_path / "root"
+    preview = Installer(root).preview_local(f"local:{src}")
+    assert preview is not None
+    chosen, skill, report = preview
+    assert chosen == src and skill.name == "real-name" and report.summary()["files"] == 1
+    assert not root.exists()  # nothing written, not even the install root
+    (tmp_path / "a.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    assert Installer(root).preview_local(str(tmp_path / "a.zip")) is None

@@ -66,6 +66,21 @@ def test_precedence_and_shadowing(tmp_path: Path, make_skill) -> None:
     assert Registry.from_roots([lo, hi]).get("same").description == "from the low root"
 
 
+def test_copies_lists_every_skill_of_a_name_winner_first(tmp_path: Path, make_skill) -> None:
+    hi, lo = tmp_path / "hi", tmp_path / "lo"
+    make_skill(hi, "same")
+    make_skill(lo, "same")
+    make_skill(lo, "Other")
+    reg = Registry.from_roots([hi, lo])
+    assert reg.copies("same") == [
+        ("same", hi / "same" / "SKILL.md", "custom"),
+        ("same", lo / "same" / "SKILL.md", "custom"),
+    ]
+    assert reg.copies("other") == [] and reg.copies("missing") == []
+    assert reg.copies("other", fold=True) == [("Other", lo / "Other" / "SKILL.md", "custom")]
+    assert reg.copies("ＯＴＨＥＲ", fold=True)[0][0] == "Other"  # NFKC: full-width letters
+
+
 def test_broken_skill_does_not_stop_others(tmp_path: Path, make_skill) -> None:
     make_skill(tmp_path, "good")
     make_skill(tmp_path, "nodesc", description=None)

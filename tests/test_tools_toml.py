@@ -96,8 +96,8 @@ def test_only_toml_tools(kit: Toolkit) -> None:
 
 
 @pytest.fixture
-def install_env(tmp_path: Path, make_skill: Any) -> tuple[Toolkit, Path, Path]:
-    src = tmp_path / "src"
+def install_env(tmp_path: Path, outside_tmp: Path, make_skill: Any) -> tuple[Toolkit, Path, Path]:
+    src = outside_tmp / "src"  # installs by the model never read from a temporary directory
     make_skill(
         src,
         "himalaya",
@@ -110,7 +110,12 @@ def install_env(tmp_path: Path, make_skill: Any) -> tuple[Toolkit, Path, Path]:
     )
     install_root = tmp_path / "installed"
     install_root.mkdir()
-    config = Config(install_root_override=install_root)
+    config = Config(
+        install_root_override=install_root,
+        model_installs=True,
+        trust_sources=(f"local:{src}/**",),
+        model_local_paths=(src,),
+    )
     reg = Registry.from_roots([install_root], config)
     return Toolkit(reg, tools=["skills"]), src, install_root
 
@@ -126,15 +131,14 @@ def test_install_from_local_path(install_env: tuple[Toolkit, Path, Path]) -> Non
     assert data["missing"] == {"bins": ["skillyard-himalaya-missing"]}
     assert {"kind": "cargo", "command": "cargo install himalaya"} in data["install_hints"]
     assert kit.registry.get("himalaya") is not None
-    # a second install of the same name is refused unless force
-    res = kit.call("skills", {"action": "install", "skill": "himalaya", "from": f"local:{src / 'himalaya'}"})
-    data = json.loads(res.content)
-    assert res.is_error and data["installed"] is False and data["error"]
-    res = kit.call(
-        "skills",
-        {"action": "install", "skill": "himalaya", "from": f"local:{src / 'himalaya'}", "force": True},
-    )
-    assert not res.is_error
+    # a second install of the same name is refused, force or not: the model never replaces a skill
+    for force in (False, True):
+        res = kit.call(
+            "skills",
+            {"action": "install", "skill": "himalaya", "from": f"local:{src / 'himalaya'}", "force": force},
+        )
+        data = json.loads(res.content)
+        assert res.is_error and data["installed"] is False and data["error"] == "skill exists"
     # audit of an installed skill
     res = kit.call("skills", {"action": "audit", "skill": "himalaya"})
     report = json.loads(res.content)

@@ -7,6 +7,7 @@ trust_sources, hub_index, install_root) and `.registry()`.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,8 @@ def _installer(ctx: click.Context, policy: ScanPolicy | None = None) -> Installe
 
 
 def _enrich(ctx: click.Context, data: dict[str, Any]) -> dict[str, Any]:
-    """Add the seed's eligibility fields (eligible, missing, install_hints) after a reload."""
+    """Add the seed's eligibility fields (eligible, missing, install_hints) after a reload, and say
+    when the installed skill and another of the same name shadow one another."""
     obj = ctx.obj
     if not data.get("installed") or not hasattr(obj, "registry"):
         return data
@@ -67,7 +69,50 @@ def _enrich(ctx: click.Context, data: dict[str, Any]) -> dict[str, Any]:
     except Exception as e:
         data.setdefault("warnings", []).append(f"could not load the registry: {e}")
         return data
-    return add_eligibility(data, reg)
+    data = add_eligibility(data, reg)
+    try:
+        _add_shadowing(data, reg, Path(_config(ctx).install_root))
+    except Exception as e:  # extra information; the install itself succeeded
+        data.setdefault("warnings", []).append(f"could not check for skills of the same name: {e}")
+    return data
+
+
+def _add_shadowing(data: dict[str, Any], reg: Any, install_root: Path) -> None:
+    """`shadowing` (every copy of the name, the one that wins first) and one warning per other copy.
+
+    Precedence is the search path's order (docs/discovery.md): the first root holding a name wins.
+    """
+    name = data.get("name")
+    if not isinstance(name, str):
+        return
+    mine = os.path.realpath(install_root / name)
+    copies = [
+        {"path": str(p), "source": src, "installed": _within(os.path.realpath(p), mine)}
+        for _, p, src in reg.copies(name)
+    ]
+    others = [c for c in copies if not c["installed"]]
+    if not others:
+        return
+    for i, c in enumerate(copies):
+        c["wins"] = i == 0
+    data["shadowing"] = copies
+    warnings = data.setdefault("warnings", [])
+    winner = copies[0]
+    if winner["installed"]:
+        for c in others:
+            warnings.append(
+                f"the installed '{name}' shadows the {c['source']} skill of the same name at {c['path']}: "
+                "the installed copy wins (it comes first on the search path)"
+            )
+    else:
+        warnings.append(
+            f"the {winner['source']} skill '{name}' at {winner['path']} wins over the installed copy "
+            "(it comes first on the search path); the installed copy is not used"
+        )
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, verb: str) -> None:
@@ -85,6 +130,10 @@ def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, ver
                 con.print(f"  [yellow]not eligible yet[/yellow]: missing {data.get('missing')}")
                 for h in data.get("install_hints") or []:
                     con.print(f"    {h.get('command')}")
+            from rich.markup import escape
+
+            for w in data.get("warnings") or []:
+                con.print(f"  [yellow]warning:[/yellow] {escape(str(w))}")
         else:
             err = _console(stderr=True)
             err.print(f"[red]error:[/red] {data.get('error')}")

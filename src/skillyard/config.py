@@ -69,6 +69,10 @@ class Config:
     values: dict[str, Any] = field(default_factory=dict)  #: flattened dotted keys for requires.config
     execution: ExecutionSettings = field(default_factory=ExecutionSettings)
     trust_sources: tuple[str, ...] = ()
+    #: `[trust] model_installs`: the model may use the `skills` tool's install action (off unless a person opts in)
+    model_installs: bool = False
+    #: `[trust] model_local_paths`: the only directories the model may install local sources from
+    model_local_paths: tuple[Path, ...] = ()
     hub_index: str | None = None
     install_root_override: Path | None = None
     skills: dict[str, SkillOverride] = field(default_factory=dict)
@@ -208,8 +212,14 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
     )
 
     trust_t = table("trust")
-    check_keys("trust", trust_t, {"sources"})
+    check_keys("trust", trust_t, {"sources", "model_installs", "model_local_paths"})
     trust_sources = tuple(str_list("trust.sources", trust_t.get("sources", [])))
+    model_installs = boolean("trust.model_installs", trust_t.get("model_installs", False))
+    raw_local = str_list("trust.model_local_paths", trust_t.get("model_local_paths", []))
+    for r in raw_local:  # "" would silently mean the config file's own directory
+        if not r.strip() or "\0" in r:
+            raise err("trust.model_local_paths", f"not a usable directory path: {r!r}")
+    model_local_paths = tuple(_resolve(base, r) for r in raw_local)
 
     hub_t = table("hub")
     check_keys("hub", hub_t, {"index"})
@@ -249,6 +259,8 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
         values=values,
         execution=execution,
         trust_sources=trust_sources,
+        model_installs=model_installs,
+        model_local_paths=model_local_paths,
         hub_index=hub_index,
         install_root_override=install_root,
         skills=overrides,

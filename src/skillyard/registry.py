@@ -14,6 +14,7 @@ import gc
 import os
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -270,6 +271,10 @@ def _take_part(walker: Walker, data: Any, source: str) -> dict[str, _FileEntry] 
     walker.visited.update(visited)
     walker.budget[0] -= used
     return entries
+
+
+def _fold(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 class Registry:
@@ -754,6 +759,21 @@ class Registry:
             return None
         e = self._by_name.get(name)
         return None if e is None else e.skill
+
+    def copies(self, name: str, *, fold: bool = False) -> list[tuple[str, Path, str]]:
+        """Every skill on the search path named `name` as (name, skill file, root label), the one
+        that wins first, shadowed ones after it in precedence order. `fold` also matches names that
+        differ only in case or Unicode form (a look-alike a person could mistake for the other)."""
+        if not isinstance(name, str):
+            return []
+        key = _fold(name) if fold else name
+        with self._lock:
+            entries = list(self._files.values())
+        return [
+            (e.name, Path(e.path), e.source)
+            for e in entries
+            if e.name is not None and (_fold(e.name) if fold else e.name) == key
+        ]
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self._by_name

@@ -12,6 +12,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,8 @@ SKILL_FILES = ("SKILL.md", "skill.md", "SKILL.toml")
 MAX_SEARCH_DEPTH = 5
 LOCK_FILE_NAME = ".install.lock"
 STALE_STAGING_SECONDS = 600
+#: vet(final name, scan report) runs after the scan and before the commit; it refuses by raising InstallError
+Vet = Callable[[str, ScanReport], None]
 
 
 @dataclass(slots=True)
@@ -123,6 +126,14 @@ def find_skill_dirs(root: Path, max_depth: int = MAX_SEARCH_DEPTH) -> list[Path]
             (c, depth + 1) for c in children if not c.name.startswith(".") and c.name != "node_modules"
         )
     return out
+
+
+def _local_source(spec: SourceSpec) -> Path:
+    """The real path of a local source (a link to the skill is fine; links inside are checked later)."""
+    src = Path(os.path.realpath(spec.location))
+    if not src.exists():
+        raise SourceError("fetch failed", reason="local path does not exist", path=spec.location)
+    return src
 
 
 def _pid_alive(pid: int) -> bool:
@@ -249,16 +260,24 @@ class Installer:
 
     # ------------------------------------------------------------ install
 
-    def install(self, source: str, *, name: str | None = None, force: bool = False) -> InstallResult:
-        """Install from `source`; never raises for bad input, the result carries the error."""
+    def install(
+        self, source: str, *, name: str | None = None, force: bool = False, vet: Vet | None = None
+    ) -> InstallResult:
+        """Install from `source`; never raises for bad input, the result carries the error.
+
+        `vet` lets a caller with extra rules (installs by the model) refuse once the package's
+        real name and scan are known, before anything reaches the install root.
+        """
         try:
-            return self._install(source, name=name, force=force)
+            return self._install(source, name=name, force=force, vet=vet)
         except InstallError as e:
             return InstallResult(False, error=e, scan=getattr(e, "report", None))
         except (OSError, LockfileError, filelock.Timeout) as e:
             return InstallResult(False, error=InstallError("install failed", reason=str(e)))
 
-    def _install(self, source: str, *, name: str | None, force: bool) -> InstallResult:
+    def _install(
+        self, source: str, *, name: str | None, force: bool, vet: Vet | None = None
+    ) -> InstallResult:
         if name is not None and (not isinstance(name, str) or not valid_name(name)):
             raise InstallError(
                 "invalid name", name=str(name)[:200], reason="names are letters, digits, '.', '_', '-'"
@@ -287,7 +306,7 @@ class Installer:
             )
         staging = self._staging()
         try:
-            return self._install_staged(spec, staging, name=name, force=force)
+            return self._install_staged(spec, staging, name=name, force=force, vet=vet)
         finally:
             rmtree(staging)
 
@@ -295,17 +314,11 @@ class Installer:
         """Materialise the source under staging/raw; returns (tree root, resolved revision)."""
         raw = staging / "raw"
         if spec.kind == "local":
-            src = Path(
-                os.path.realpath(spec.location)
-            )  # a link to the skill is fine; links inside are checked
-            if not src.exists():
-                raise SourceError("fetch failed", reason="local path does not exist", path=spec.location)
-            if src.is_file():
-                if src.name in SKILL_FILES:
-                    return src.parent, None
+            src = _local_source(spec)
+            if src.is_file() and src.name not in SKILL_FILES:
                 extract_archive(src, raw, self.limits)
                 return raw, None
-            return src, None
+            return (src.parent if src.is_file() else src), None
         if spec.kind == "git":
             sha = fetch_git(spec, raw, timeout=self.git_timeout)
             return raw, sha
@@ -352,8 +365,29 @@ class Installer:
             available=sorted(d.name for d in found)[:100],
         )
 
+    def preview_local(self, source: str, *, name: str | None = None) -> tuple[Path, Any, ScanReport] | None:
+        """For a local directory or skill-file source: (skill dir, parsed skill, scan), read in place.
+
+        Nothing is written, so a host can be asked before an install touches the disk.
+        None for a local archive file (it must be extracted to be read).
+        """
+        spec = parse_source(source, name)
+        if spec.kind != "local":
+            raise SourceError("invalid source", reason="not a local source")
+        src = _local_source(spec)
+        if src.is_file() and src.name not in SKILL_FILES:
+            return None
+        tree = src.parent if src.is_file() else src
+        chosen = self._select(tree, spec, name)
+        skill, errors = _parse(chosen)
+        if skill is None or errors:
+            raise InstallError(
+                "invalid skill", reason="; ".join(errors) or "the skill file could not be parsed"
+            )
+        return chosen, skill, scan_path(chosen, policy=self.policy, name=skill.name)
+
     def _install_staged(
-        self, spec: SourceSpec, staging: Path, *, name: str | None, force: bool
+        self, spec: SourceSpec, staging: Path, *, name: str | None, force: bool, vet: Vet | None = None
     ) -> InstallResult:
         tree, revision = self._fetch(spec, staging)
         chosen = self._select(tree, spec, name)
@@ -387,6 +421,8 @@ class Installer:
             )
             err.report = report  # type: ignore[attr-defined]
             raise err
+        if vet is not None:
+            vet(final, report)
         th = tree_hash(pkg)
         sel = name if name and spec.kind != "hub" else None
         entry = LockEntry(

@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -67,6 +67,9 @@ from skillyard.mcp.prompts import MAX_ARGUMENTS_CHARS, substitute
 from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
 from skillyard.model import Skill
 from skillyard.registry import Registry
+
+if TYPE_CHECKING:
+    from skillyard.tools.install_gate import ApproveInstall
 
 log = logging.getLogger("skillyard.mcp")
 
@@ -161,8 +164,13 @@ class SkillyardServer(MCPServer):
         page_size: int = DEFAULT_PAGE_SIZE,
         name: str = "skillyard",
         log_level: str = "WARNING",
+        approve_install: ApproveInstall | None = None,
     ) -> None:
+        if approve_install is not None and not callable(approve_install):
+            raise ValueError("approve_install must be callable (request) -> bool")
         self.registry = registry
+        #: passed to the Toolkit: asked before the `skills` tool installs what a client's model asked for
+        self._approve_install = approve_install
         self.catalog = SkillCatalog(registry)
         self.skills_extension = SkillsExtension(self.catalog, page_size=page_size)
         self.watch = watch
@@ -213,7 +221,12 @@ class SkillyardServer(MCPServer):
             try:
                 from skillyard.tools import Toolkit
 
-                self._toolkit = Toolkit(self.registry, load_mode="result", tools=self._tool_names)
+                self._toolkit = Toolkit(
+                    self.registry,
+                    load_mode="result",
+                    tools=self._tool_names,
+                    approve_install=self._approve_install,
+                )
             except Exception as e:  # the extension and resources still work without tools
                 self._toolkit_error = f"{type(e).__name__}: {e}"
                 log.error("agent tools unavailable: %s", self._toolkit_error)
@@ -534,6 +547,10 @@ def build_server(
     tools: Sequence[str] | None = None,
     watch: bool = False,
     page_size: int = DEFAULT_PAGE_SIZE,
+    approve_install: ApproveInstall | None = None,
 ) -> SkillyardServer:
-    """An MCP server over `registry`: `tools` limits the agent tools (None = all), `watch` reloads on change."""
-    return SkillyardServer(registry, tools=tools, watch=watch, page_size=page_size)
+    """An MCP server over `registry`: `tools` limits the agent tools (None = all), `watch` reloads on change,
+    `approve_install` is the Toolkit's (see `skillyard.tools.Toolkit`; called from a worker thread)."""
+    return SkillyardServer(
+        registry, tools=tools, watch=watch, page_size=page_size, approve_install=approve_install
+    )

@@ -9,6 +9,7 @@ single source of truth. Executor, timeout, network and host roots come from
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard.tools.base import ToolDef, ToolResult, json_text
@@ -81,6 +82,29 @@ class RunTool:
     def _lookup(self, name: str) -> Any:
         """skill:// inputs may only read eligible skills."""
         return self.registry.get(name) if self.registry.is_eligible(name) else None
+
+    def writable_roots(self) -> list[tuple[str, Path]]:
+        """Where the model can put files through skill_run: never an install source for it.
+
+        The default workspace root lies in the temporary directory, which is refused anyway;
+        a configured one is only known once the runner exists (or was handed in).
+        """
+        out: list[tuple[str, Path]] = []
+        try:
+            from skillyard.execution.artifacts import default_artifact_root
+
+            out.append(("artifact store", default_artifact_root()))
+        except ImportError:
+            pass
+        runner = self._runner
+        if runner is not None:
+            workspaces = getattr(runner, "workspaces", None)
+            if getattr(workspaces, "root", None) is not None:
+                out.append(("workspace", Path(workspaces.root)))
+            store = getattr(runner, "artifact_store", None)
+            if getattr(store, "root", None) is not None:
+                out.append(("artifact store", Path(store.root)))
+        return out
 
     def close_session(self, session_id: str) -> None:
         if self._runner is not None:

@@ -7,6 +7,8 @@ never drift apart. Errors are the seed's `{"error": ...}` objects.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard import reports
@@ -16,6 +18,7 @@ from skillyard.tools.common import MAX_NAME_CHARS
 if TYPE_CHECKING:
     from skillyard.registry import Registry
     from skillyard.session import Session
+    from skillyard.tools.install_gate import ApproveInstall
 
 ACTIONS = ("list", "info", "check", "search", "install", "reload", "enable", "disable", "audit")
 #: actions that need the `skill` field
@@ -26,6 +29,15 @@ DESCRIPTION = (
     "Query the skills registry. List available skills, check eligibility, get details and install hints; "
     "search skills by keyword; reload after installing binaries; enable or disable a skill; install a skill "
     "from a trusted source; audit a skill for dangerous patterns."
+)
+#: the `install` action stays in the enum either way; its description says whether this host allows it
+INSTALL_OFF = (
+    " The install action is disabled here: a person enables installs by the model with "
+    "`[trust] model_installs = true` in skillyard.toml, or installs skills with `skillyard install`."
+)
+INSTALL_ON = (
+    " install only takes sources the user listed, never replaces or shadows an existing skill"
+    " and may need the user's approval."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -59,12 +71,14 @@ SCHEMA: dict[str, Any] = {
         "from": {
             "type": "string",
             "maxLength": 4096,
-            "description": "Install source: a hub name, a repository URL, or local:/path (default: the hub)",
+            "description": "Install source: a hub name, a repository URL, or local:/path (default: the hub); "
+            "only sources the user allows for installs by the model",
         },
         "force": {
             "type": "boolean",
             "default": False,
-            "description": "Overwrite an installed skill of the same name",
+            "description": "Not honoured: installs by the model never replace an existing skill "
+            "(a person does that with `skillyard install --force`)",
         },
         "persist": {
             "type": "boolean",
@@ -84,15 +98,27 @@ def _result(data: dict[str, Any], display: str) -> ToolResult:
 class SkillsTool:
     """Handlers for each action, bound to one registry."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        approve_install: ApproveInstall | None = None,
+        writable_roots: Callable[[], list[tuple[str, Path]]] | None = None,
+    ) -> None:
         self.registry = registry
+        #: the host's yes/no for each install the model asks for (None: no extra step)
+        self.approve_install = approve_install
+        #: where the model can write files (workspaces, artifacts): never an install source
+        self.writable_roots = writable_roots
         #: serialised `list` answers for the current registry version (the model asks the same question often)
         self._lists: dict[tuple[str, bool], ToolResult] = {}
         self._lists_version = -1
 
     def definition(self) -> ToolDef:
+        on = bool(getattr(self.registry.config, "model_installs", False))
+        description = DESCRIPTION + (INSTALL_ON if on else INSTALL_OFF)
         return ToolDef(
-            "skills", DESCRIPTION, SCHEMA, self.handle, soft_enums=("action",), format_error=json_error
+            "skills", description, SCHEMA, self.handle, soft_enums=("action",), format_error=json_error
         )
 
     def handle(self, args: dict[str, Any], session: Session) -> ToolResult:
@@ -125,7 +151,7 @@ class SkillsTool:
         if action in ("enable", "disable"):
             return self._toggle(skill, action == "enable", bool(args.get("persist", False)))
         if action == "install":
-            return self._install(skill, args.get("from"), bool(args.get("force", False)))
+            return self._install(skill, args.get("from"))
         return self._audit(skill)
 
     def _list(self, filter: str, verbose: bool) -> ToolResult:
@@ -161,11 +187,25 @@ class SkillsTool:
         }
         return _result(data, f"{'enabled' if enabled else 'disabled'} {name}")
 
-    def _install(self, name: str, source: Any, force: bool) -> ToolResult:
-        from skillyard.tools import install_bridge
+    def _install(self, name: str, source: Any) -> ToolResult:
+        """Through `install_gate` (the model's rules), never straight to the installer; `force` is
+        not honoured: installs by the model never replace a skill."""
+        from skillyard.tools import install_gate
 
         reg = self.registry
-        outcome = install_bridge.install(reg, name, source if isinstance(source, str) else None, force=force)
+        try:
+            protected = self.writable_roots() if self.writable_roots is not None else []
+        except Exception as e:  # not knowing where the model writes means not installing
+            reason = f"cannot tell where the model can write: {type(e).__name__}: {e}"
+            data = {"installed": False, "error": "install failed", "reason": reason}
+            return ToolResult(json_text(data), True, f"install {name}: install failed")
+        outcome = install_gate.model_install(
+            reg,
+            name,
+            source if isinstance(source, str) else None,
+            approve=self.approve_install,
+            protected=protected,
+        )
         if "error" in outcome or not outcome.get("installed"):
             outcome.setdefault("installed", False)
             outcome.setdefault("error", "install failed")

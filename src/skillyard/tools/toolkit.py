@@ -25,6 +25,7 @@ from skillyard.tools.skills_tool import SkillsTool
 
 if TYPE_CHECKING:
     from skillyard.registry import Registry
+    from skillyard.tools.install_gate import ApproveInstall
 
 #: Built-in tools, in the order they are exported.
 BUILTIN_TOOLS = BUILTIN_TOOL_NAMES
@@ -40,6 +41,9 @@ class Toolkit:
     `tools`: names from BUILTIN_TOOLS plus "toml" for SKILL.toml tools (default: all).
     `load_mode`: "system" (the host rebuilds the system message from the session) or
     "result" (bodies and docs come back in tool results, for hosts like MCP clients).
+    `approve_install`: called with an `InstallRequest` before the `skills` tool installs anything
+    the model asked for (only when `[trust] model_installs` allows such installs at all); only a
+    True answer lets it go on. Without it there is no extra approval step.
     """
 
     def __init__(
@@ -51,6 +55,7 @@ class Toolkit:
         runner: Any = None,
         catalog_format: str = "xml",
         budget: int | None = None,
+        approve_install: ApproveInstall | None = None,
     ) -> None:
         if load_mode not in LOAD_MODES:
             raise ValueError(f"unknown load_mode: {load_mode!r} (expected one of: {', '.join(LOAD_MODES)})")
@@ -74,10 +79,14 @@ class Toolkit:
         #: the session used when `call()` is given none
         self.session = Session()
         self._chosen = tuple(chosen)
-        self._skills = SkillsTool(registry)
+        if approve_install is not None and not callable(approve_install):
+            raise ValueError("approve_install must be callable (request) -> bool")
+        self._run = RunTool(registry, runner)
+        self._skills = SkillsTool(
+            registry, approve_install=approve_install, writable_roots=self._run.writable_roots
+        )
         self._disclosure = DisclosureTools(registry, load_mode)
         self._invoke = InvokeTools(registry)
-        self._run = RunTool(registry, runner)
         self._version = -1
         self._defs: list[ToolDef] = []
         self._by_name: dict[str, ToolDef] = {}
