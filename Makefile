@@ -1,6 +1,6 @@
 # Two entry points a fresh machine needs: `make demo` and `make test`.
-# Both create .venv, install skillyard with its test extras and, when run as
-# root on Debian, the system tools the sandbox and installer use.
+# Both create .venv, install skillyard with its test extras (and Ray, whose tests run here) and,
+# when run as root on Debian, the system tools the sandbox, installer and Ray tests use.
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -17,6 +17,7 @@ system-deps:
 	  command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	  command -v git   >/dev/null 2>&1 || missing="$$missing git"; \
 	  command -v setpriv >/dev/null 2>&1 || missing="$$missing util-linux"; \
+	  command -v ip >/dev/null 2>&1 || missing="$$missing iproute2"; \
 	  ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || missing="$$missing libseccomp2"; \
 	  if [ -n "$$missing" ]; then \
 	    echo "installing:$$missing"; \
@@ -28,7 +29,7 @@ $(STAMP): pyproject.toml | system-deps
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "skillyard needs Python >= 3.11"'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install -q --upgrade pip
-	@$(PY) -m pip install -q -e '.[dev]'
+	@$(PY) -m pip install -q -e '.[dev,ray]'
 	@touch $(STAMP)
 
 demo: setup

@@ -274,9 +274,10 @@ def validate_cmd(paths: Sequence[Path], strict: bool, as_json: bool) -> None:
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.option(
     "--executor",
-    type=click.Choice(["sandbox", "local", "container", "auto"]),
+    type=click.Choice(["sandbox", "local", "container", "ray", "auto"]),
     default=None,
-    help="Default from config: sandbox. local runs without isolation. (auto is an old name for sandbox.)",
+    help="Default from config: sandbox. local runs without isolation. ray runs on a Ray cluster "
+    "([execution.ray]). (auto is an old name for sandbox.)",
 )
 @click.option("--timeout", type=float, default=None, help="Seconds (default from config, 60).")
 @click.option(
@@ -328,7 +329,10 @@ def run_cmd(
         fail_usage(str(e))
     runner = SkillRunner(
         executor=get_executor(
-            executor or settings.executor, sandbox_uid=settings.sandbox_uid, sandbox_gid=settings.sandbox_gid
+            executor or settings.executor,
+            sandbox_uid=settings.sandbox_uid,
+            sandbox_gid=settings.sandbox_gid,
+            ray=settings.ray,
         ),
         timeout=settings.timeout,
         network=settings.network,

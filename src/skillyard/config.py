@@ -17,7 +17,7 @@ import platformdirs
 from skillyard.fsread import read_regular_file
 
 PROJECT_CONFIG_NAME = "skillyard.toml"
-EXECUTORS = ("sandbox", "local", "container", "auto")  # "auto" is kept for old files and means sandbox
+EXECUTORS = ("sandbox", "local", "container", "ray", "auto")  # "auto" is kept for old files and means sandbox
 #: Sources trusted without configuration (seed 000: clawhub and local paths).
 DEFAULT_TRUSTED = ("local:*",)
 #: A config file larger than this is refused (a mistaken path, not a config).
@@ -50,6 +50,22 @@ class SkillOverride:
 
 
 @dataclass(frozen=True, slots=True)
+class RaySettings:
+    """`[execution.ray]`: where runs go with `executor = "ray"` and how workers run them."""
+
+    address: str | None = None  #: None: RAY_ADDRESS, else "auto" (a cluster started on this machine)
+    worker_executor: str = "sandbox"  #: the boundary on every node: sandbox or container
+    num_cpus: float = 1.0
+    resources: dict[str, float] = field(default_factory=dict)
+    runtime_env: dict[str, Any] | None = None
+    bin_resources: bool = False  #: ask for `skillyard-bin:<name>` per required binary
+    connect_timeout: float = 15.0
+
+    def resolved_address(self) -> str:
+        return self.address or os.environ.get("RAY_ADDRESS") or "auto"
+
+
+@dataclass(frozen=True, slots=True)
 class ExecutionSettings:
     executor: str = "sandbox"
     timeout: float = 60.0
@@ -57,6 +73,7 @@ class ExecutionSettings:
     host_roots: tuple[Path, ...] = ()
     sandbox_uid: int = 65534  #: the unprivileged host uid sandboxed commands run as when skillyard is root
     sandbox_gid: int = 65534
+    ray: RaySettings = field(default_factory=RaySettings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +204,9 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
 
     ex_t = table("execution")
     check_keys(
-        "execution", ex_t, {"executor", "timeout", "network", "host_roots", "sandbox_uid", "sandbox_gid"}
+        "execution",
+        ex_t,
+        {"executor", "timeout", "network", "host_roots", "sandbox_uid", "sandbox_gid", "ray"},
     )
     executor = ex_t.get("executor", "sandbox")
     if executor not in EXECUTORS:
@@ -208,6 +227,7 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
         host_roots=tuple(
             _resolve(base, r) for r in str_list("execution.host_roots", ex_t.get("host_roots", []))
         ),
+        ray=_ray_settings(ex_t.get("ray", {}), err, check_keys, boolean),
         **ids,
     )
 
@@ -314,3 +334,48 @@ def persist_disabled(path: Path, name: str, disabled: bool) -> None:
             per["enabled"] = not disabled
 
     update_config_file(path, mutate)
+
+
+def _ray_settings(t: Any, err: Any, check_keys: Any, boolean: Any) -> RaySettings:
+    if not isinstance(t, dict):
+        raise err("execution.ray", "must be a table")
+    keys = {
+        "address",
+        "worker_executor",
+        "num_cpus",
+        "resources",
+        "runtime_env",
+        "bin_resources",
+        "connect_timeout",
+    }
+    check_keys("execution.ray", t, keys)
+    address = t.get("address")
+    if address is not None and (not isinstance(address, str) or not address.strip()):
+        raise err("execution.ray.address", 'must be "auto", "host:port" or "ray://host:port"')
+    worker = t.get("worker_executor", "sandbox")
+    if worker not in ("sandbox", "container"):
+        raise err(
+            "execution.ray.worker_executor", "must be sandbox or container (the boundary on every node)"
+        )
+    for key in ("num_cpus", "connect_timeout"):
+        v = t.get(key, 1.0 if key == "num_cpus" else 15.0)
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= 10_000:
+            raise err(f"execution.ray.{key}", "must be a positive number")
+    resources = t.get("resources", {})
+    if not isinstance(resources, dict) or not all(
+        isinstance(k, str) and not isinstance(v, bool) and isinstance(v, int | float) and v > 0
+        for k, v in resources.items()
+    ):
+        raise err("execution.ray.resources", "must be a table of resource names to positive amounts")
+    runtime_env = t.get("runtime_env")
+    if runtime_env is not None and not isinstance(runtime_env, dict):
+        raise err("execution.ray.runtime_env", "must be a table (Ray's runtime_env)")
+    return RaySettings(
+        address=address,
+        worker_executor=worker,
+        num_cpus=float(t.get("num_cpus", 1.0)),
+        resources={k: float(v) for k, v in resources.items()},
+        runtime_env=runtime_env,
+        bin_resources=boolean("execution.ray.bin_resources", t.get("bin_resources", False)),
+        connect_timeout=float(t.get("connect_timeout", 15.0)),
+    )

@@ -99,6 +99,8 @@ class ExecSpec:
     binds: Sequence[Bind] = ()
     network: bool = False
     stdin: bytes | None = None
+    #: Binaries the skill requires; an executor that runs elsewhere (ray) checks them where it runs.
+    needs_bins: Sequence[str] = ()
 
     def validate(self) -> None:
         """Reject malformed specs with a clear message before anything is spawned."""

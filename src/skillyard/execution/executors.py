@@ -14,16 +14,23 @@ from skillyard.execution.container import ContainerExecutor
 from skillyard.execution.local import LocalExecutor
 from skillyard.execution.sandbox import SANDBOX_GID, SANDBOX_UID, SandboxExecutor
 
-EXECUTOR_NAMES = ("sandbox", "local", "container")
+EXECUTOR_NAMES = ("sandbox", "local", "container", "ray")
 #: Names accepted for compatibility, and what they mean now.
 EXECUTOR_ALIASES = {"auto": "sandbox"}
 DEFAULT_EXECUTOR = "sandbox"
 
 
 def get_executor(
-    name: str = DEFAULT_EXECUTOR, *, sandbox_uid: int = SANDBOX_UID, sandbox_gid: int = SANDBOX_GID
+    name: str = DEFAULT_EXECUTOR,
+    *,
+    sandbox_uid: int = SANDBOX_UID,
+    sandbox_gid: int = SANDBOX_GID,
+    ray: Any = None,
 ) -> Executor:
-    """An executor by name: sandbox (default), local or container (ValueError otherwise)."""
+    """An executor by name: sandbox (default), local, container or ray (ValueError otherwise).
+
+    `ray` is a `RaySettings` (`[execution.ray]`); defaults apply when it is None.
+    """
     if isinstance(name, str):
         name = EXECUTOR_ALIASES.get(name, name)
     if not isinstance(name, str) or name not in EXECUTOR_NAMES:
@@ -32,9 +39,18 @@ def get_executor(
         return LocalExecutor()
     if name == "container":
         return ContainerExecutor()
+    if name == "ray":
+        from skillyard.execution.ray_executor import RayExecutor
+
+        return RayExecutor(ray, sandbox_uid=sandbox_uid, sandbox_gid=sandbox_gid)
     return SandboxExecutor(uid=sandbox_uid, gid=sandbox_gid)
 
 
 def configured_executor(settings: Any) -> Executor:
     """The executor `[execution]` names, with its sandbox identity (an `ExecutionSettings`)."""
-    return get_executor(settings.executor, sandbox_uid=settings.sandbox_uid, sandbox_gid=settings.sandbox_gid)
+    return get_executor(
+        settings.executor,
+        sandbox_uid=settings.sandbox_uid,
+        sandbox_gid=settings.sandbox_gid,
+        ray=getattr(settings, "ray", None),
+    )

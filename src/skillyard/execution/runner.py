@@ -548,6 +548,7 @@ class SkillRunner:
                 Bind(ws.skills_dir, SANDBOX_WORKSPACE + "/skills", False),
             ],
             network=network,
+            needs_bins=tuple(skill.requires.bins),
         )
         with span("workspace.run", skill=skill.name, executor=ex.name, network=network):
             try:

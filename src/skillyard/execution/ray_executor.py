@@ -1,0 +1,411 @@
+"""The `ray` executor: each run is a Ray task, and the worker runs it with its own executor.
+
+The boundary stays the sandbox on every node (`worker_executor = "sandbox"`):
+Ray only moves the run. What travels:
+
+- read-only binds (the staged skills, a SKILL.toml tool's skill) as a tar
+  archive addressed by its sha256, put in the object store once per content
+  and unpacked once per node into a cache directory;
+- writable binds (the workspace) as a tar archive with the task, and back
+  again with the result, so outputs are collected, scrubbed and saved into the
+  caller's artifact store exactly as for a local run;
+- the spec itself (argv, env, cwd, timeout, limits, network).
+
+The skill's required binaries are checked on the node that runs it
+(`Missing binary: ffmpeg (on ray node ...)`), and with `bin_resources = true`
+the task asks for a custom resource per binary (`skillyard-bin:ffmpeg`), so
+Ray schedules it only on nodes started with that resource. Timeouts are the
+worker executor's own (it kills the process tree); on top, the caller waits
+at most the timeout plus a grace period and then force-cancels the task, which
+ends the worker process and, through `--die-with-parent`, the sandbox.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import socket
+import stat
+import tarfile
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from skillyard.config import RaySettings
+from skillyard.execution.base import Bind, ExecResult, ExecSpec, Executor, ExecutorUnavailable, Limits
+
+#: Custom resource a node offers for a binary it has: `ray start --resources '{"skillyard-bin:ffmpeg": 1000}'`.
+BIN_RESOURCE = "skillyard-bin:{}"
+_BIN_AMOUNT = 0.001
+#: Seconds the caller waits beyond the run's own timeout before it force-cancels the task.
+_GRACE = 30.0
+_MAX_TREE_BYTES = 1024 * 1024 * 1024
+#: What a worker may run the command with: only isolating executors (the command sees bind targets).
+WORKER_EXECUTORS = ("sandbox", "container")
+
+
+class RayExecutor(Executor):
+    """Runs each spec as a Ray task on the cluster at `settings.address`."""
+
+    name = "ray"
+    isolated = True
+
+    def __init__(
+        self, settings: RaySettings | None = None, *, sandbox_uid: int = 65534, sandbox_gid: int = 65534
+    ) -> None:
+        self.settings = settings or RaySettings()
+        if self.settings.worker_executor not in WORKER_EXECUTORS:
+            raise ValueError(
+                f"execution.ray.worker_executor must be one of {', '.join(WORKER_EXECUTORS)} "
+                f"(got {self.settings.worker_executor!r}): the boundary stays on every node"
+            )
+        self.sandbox_uid = sandbox_uid
+        self.sandbox_gid = sandbox_gid
+        self._lock = threading.Lock()
+        self._task: Any = None
+        self._trees: dict[tuple[str, str], tuple[str, Any]] = {}  # (path, signature) -> (digest, ObjectRef)
+
+    # -- connecting ----------------------------------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        try:
+            import ray
+        except ImportError:
+            raise ExecutorUnavailable(
+                "the ray executor needs Ray; fix: pip install 'skillyard[ray]'"
+            ) from None
+        with self._lock:
+            if self._task is not None:
+                return ray
+            address = self.settings.resolved_address()
+            _check_reachable(address, self.settings.connect_timeout)
+            try:
+                if not ray.is_initialized():
+                    ray.init(
+                        address=address,
+                        namespace="skillyard",
+                        log_to_driver=False,
+                        logging_level="ERROR",
+                        configure_logging=False,
+                    )
+            except Exception as e:  # ConnectionError, RuntimeError, ...: all mean "no cluster for us"
+                raise ExecutorUnavailable(f"cannot connect to the Ray cluster at {address}: {e}") from None
+            self._task = ray.remote(max_retries=0)(run_on_worker)
+            return ray
+
+    # -- running -------------------------------------------------------------------------------------------
+
+    def run(self, spec: ExecSpec) -> ExecResult:
+        spec.validate()
+        ray = self._connect()
+        ro = [b for b in spec.binds if not b.writable]
+        rw = [b for b in spec.binds if b.writable]
+        trees = [self._tree_ref(ray, b) for b in ro]
+        uploads = [_pack(Path(b.source), exclude=_nested(b, ro)) for b in rw]
+        options: dict[str, Any] = {"num_cpus": self.settings.num_cpus}
+        resources = dict(self.settings.resources)
+        if self.settings.bin_resources:
+            for name in spec.needs_bins:
+                resources[BIN_RESOURCE.format(name)] = _BIN_AMOUNT
+            self._check_resources(ray, resources)
+        if resources:
+            options["resources"] = resources
+        if self.settings.runtime_env:
+            options["runtime_env"] = dict(self.settings.runtime_env)
+        payload = {
+            "argv": list(spec.argv),
+            "cwd": spec.cwd,
+            "env": dict(spec.env),
+            "timeout": float(spec.timeout),
+            "limits": _limits_dict(spec.limits),
+            "network": spec.network,
+            "stdin": spec.stdin,
+            "needs_bins": list(spec.needs_bins),
+            "ro": [(b.target, digest, ref) for b, (digest, ref) in zip(ro, trees, strict=True)],
+            "rw": [(b.target, data) for b, data in zip(rw, uploads, strict=True)],
+            "executor": self.settings.worker_executor,
+            "uid": self.sandbox_uid,
+            "gid": self.sandbox_gid,
+        }
+        ref = self._task.options(**options).remote(payload)
+        try:
+            out = ray.get(ref, timeout=float(spec.timeout) + _GRACE)
+        except BaseException as e:
+            ray.cancel(ref, force=True)
+            if isinstance(e, ray.exceptions.GetTimeoutError):
+                return ExecResult(b"", b"", -1, True, int((spec.timeout + _GRACE) * 1000), executor=self.name)
+            if isinstance(e, Exception) and not isinstance(e, ExecutorUnavailable):
+                raise ExecutorUnavailable(f"ray: the run failed on the cluster ({_first_line(e)})") from None
+            raise
+        if out.get("unavailable"):
+            raise ExecutorUnavailable(f"ray node {out.get('node', '?')}: {out['unavailable']}")
+        for b, data in zip(rw, out["rw"] or [None] * len(rw), strict=True):
+            if data is not None:
+                _replace_tree(Path(b.source), data, keep=_nested(b, ro))
+        result = ExecResult(
+            stdout=out["stdout"],
+            stderr=out["stderr"],
+            exit_code=out["exit_code"],
+            timed_out=out["timed_out"],
+            duration_ms=out["duration_ms"],
+            stdout_truncated=out["stdout_truncated"],
+            stderr_truncated=out["stderr_truncated"],
+            executor=self.name,
+            warnings=list(out["warnings"]),
+        )
+        return result
+
+    def _tree_ref(self, ray: Any, b: Bind) -> tuple[str, Any]:
+        """(digest, ObjectRef) of a read-only tree, uploaded once per content."""
+        from skillyard.execution.workspace import _tree_signature
+
+        src = Path(b.source)
+        key = (str(src), _tree_signature(src))
+        with self._lock:
+            if key not in self._trees:
+                data = _pack(src, exclude=())
+                self._trees[key] = (hashlib.sha256(data).hexdigest(), ray.put(data))
+            return self._trees[key]
+
+    @staticmethod
+    def _check_resources(ray: Any, wanted: Mapping[str, float]) -> None:
+        """An infeasible task would wait for ever: say which binary no node offers instead."""
+        have = ray.cluster_resources()
+        missing = [k for k in wanted if k.startswith(BIN_RESOURCE.format("")) and k not in have]
+        if missing:
+            names = ", ".join(k.split(":", 1)[1] for k in missing)
+            raise ExecutorUnavailable(
+                f"Missing binary: {names} (no node of the Ray cluster offers it; start such nodes with "
+                f"--resources '{{\"{missing[0]}\": 1000}}')"
+            )
+
+
+# -- the worker side ----------------------------------------------------------------------------------------
+
+
+def run_on_worker(payload: dict[str, Any]) -> dict[str, Any]:
+    """Materialise the binds on this node, run with the worker executor, hand back output and the workspace."""
+    from skillyard.execution.executors import get_executor
+    from skillyard.execution.workspace import remove_tree
+
+    node = socket.gethostname()
+    try:
+        import ray
+
+        node = ray.get_runtime_context().get_node_id()[:12]
+    except Exception:
+        pass
+    missing = [b for b in payload["needs_bins"] if not _which(b)]
+    if missing:
+        msg = f"Missing binary: {', '.join(missing)} (on ray node {node})\n".encode()
+        return _result_dict(ExecResult(b"", msg, 127, False, 0), None)  # nothing ran: the workspace stays
+    try:
+        ex = get_executor(payload["executor"], sandbox_uid=payload["uid"], sandbox_gid=payload["gid"])
+    except ValueError as e:
+        return {"unavailable": str(e), "node": node}
+    work = Path(tempfile.mkdtemp(prefix="skillyard-ray-run-"))
+    os.chmod(work, 0o711)
+    try:
+        binds: list[Bind] = []
+        local_rw: list[Path] = []
+        for i, (target, data) in enumerate(payload["rw"]):
+            dest = work / f"rw{i}"
+            _unpack(data, dest)
+            owner = ex.host_uid()
+            if owner is not None:
+                _chown_tree(dest, owner)
+            binds.append(Bind(dest, target, True))
+            local_rw.append(dest)
+        for target, digest, ref in payload["ro"]:
+            binds.append(Bind(_cached_tree(digest, ref), target, False))
+        # Nested binds must come after their parents, as the caller ordered them.
+        binds.sort(key=lambda b: b.target.count("/"))
+        limits = Limits(**payload["limits"])
+        spec = ExecSpec(
+            argv=payload["argv"],
+            cwd=payload["cwd"],
+            env=payload["env"],
+            timeout=payload["timeout"],
+            limits=limits,
+            binds=binds,
+            network=payload["network"],
+            stdin=payload["stdin"],
+        )
+        try:
+            res = ex.run(spec)
+        except Exception as e:  # ExecutorUnavailable and friends: the caller says which node
+            return {"unavailable": _first_line(e), "node": node}
+        nested = {b.target for b in binds if not b.writable}
+        back = []
+        for (target, _), dest in zip(payload["rw"], local_rw, strict=True):
+            skip = {t[len(target) :].strip("/").split("/")[0] for t in nested if t.startswith(target + "/")}
+            back.append(_pack(dest, exclude=tuple(skip)))
+        return _result_dict(res, back)
+    finally:
+        remove_tree(work)
+
+
+def _result_dict(res: ExecResult, rw: list[bytes] | None) -> dict[str, Any]:
+    return {
+        "stdout": res.stdout,
+        "stderr": res.stderr,
+        "exit_code": res.exit_code,
+        "timed_out": res.timed_out,
+        "duration_ms": res.duration_ms,
+        "stdout_truncated": res.stdout_truncated,
+        "stderr_truncated": res.stderr_truncated,
+        "warnings": list(res.warnings),
+        "rw": rw,
+    }
+
+
+_cache_lock = threading.Lock()
+
+
+def _cached_tree(digest: str, ref: Any) -> Path:
+    """The read-only tree for `digest` on this node, unpacked once; content is checked against the digest."""
+    import ray
+
+    root = Path(tempfile.gettempdir()) / f"skillyard-ray-trees-{os.geteuid()}"
+    with _cache_lock:
+        root.mkdir(mode=0o711, exist_ok=True)
+        st = os.lstat(root)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            raise ExecutorUnavailable(f"refusing the tree cache {root}: not a private directory of ours")
+        dest = root / digest
+        if dest.is_dir():
+            return dest
+        data = ray.get(ref) if not isinstance(ref, bytes) else ref
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise ExecutorUnavailable("a skill tree arrived with the wrong digest; refusing it")
+        tmp = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-"))
+        _unpack(data, tmp)
+        for dirpath, dirnames, filenames in os.walk(tmp):
+            for n in dirnames + filenames:
+                p = os.path.join(dirpath, n)
+                if not os.path.islink(p):
+                    mode = stat.S_IMODE(os.lstat(p).st_mode)
+                    os.chmod(p, (mode | (0o555 if os.path.isdir(p) or mode & 0o100 else 0o444)) & ~0o222)
+        os.chmod(tmp, 0o555)
+        os.rename(tmp, dest)
+        return dest
+
+
+# -- trees as tar archives ----------------------------------------------------------------------------------
+
+
+def _nested(b: Bind, ro: Sequence[Bind]) -> tuple[str, ...]:
+    """Top-level names inside a writable bind that another (read-only) bind covers: they do not travel."""
+    out = []
+    for o in ro:
+        if o.target.startswith(b.target.rstrip("/") + "/"):
+            out.append(o.target[len(b.target.rstrip("/")) + 1 :].split("/")[0])
+    return tuple(out)
+
+
+def _pack(root: Path, exclude: Sequence[str]) -> bytes:
+    """A tar of `root`'s regular files, dirs and symlinks (never followed), modes kept, owners dropped."""
+    buf = io.BytesIO()
+    total = 0
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for dirpath, dirnames, filenames in os.walk(root):
+            rel_dir = os.path.relpath(dirpath, root)
+            if rel_dir == ".":
+                dirnames[:] = [d for d in dirnames if d not in exclude]
+                filenames = [f for f in filenames if f not in exclude]
+            for n in sorted(dirnames) + sorted(filenames):
+                p = os.path.join(dirpath, n)
+                st = os.lstat(p)
+                if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+                    continue  # FIFOs, sockets, devices never travel
+                info = tar.gettarinfo(p, arcname=os.path.normpath(os.path.join(rel_dir, n)))
+                info.uid = info.gid = 0
+                info.uname = info.gname = ""
+                if info.isreg():
+                    total += info.size
+                    if total > _MAX_TREE_BYTES:
+                        raise ExecutorUnavailable(
+                            f"{root} is larger than {_MAX_TREE_BYTES} bytes; too big to ship"
+                        )
+                    with open(p, "rb") as f:
+                        tar.addfile(info, f)
+                else:
+                    tar.addfile(info)
+    return buf.getvalue()
+
+
+def _unpack(data: bytes, dest: Path) -> None:
+    """Unpack into a fresh directory; tarfile's `tar` filter refuses absolute, `..` and link-escaping names."""
+    dest.mkdir(mode=0o700, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+        tar.extractall(dest, filter="tar")
+
+
+def _replace_tree(root: Path, data: bytes, keep: Sequence[str]) -> None:
+    """Make the host's writable tree what the run left, except the names `keep` (read-only binds)."""
+    fresh = Path(tempfile.mkdtemp(dir=root.parent, prefix=f".{root.name}-back-"))
+    try:
+        _unpack(data, fresh)
+        from skillyard.execution.workspace import remove_tree
+
+        for entry in os.scandir(root):
+            if entry.name not in keep:
+                p = Path(entry.path)
+                if entry.is_dir(follow_symlinks=False):
+                    remove_tree(p)
+                else:
+                    p.unlink()
+        for entry in os.scandir(fresh):
+            if entry.name not in keep:
+                os.rename(entry.path, root / entry.name)
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    for dirpath, dirnames, filenames in os.walk(root):
+        os.chown(dirpath, uid, uid, follow_symlinks=False)
+        for n in dirnames + filenames:
+            os.chown(os.path.join(dirpath, n), uid, uid, follow_symlinks=False)
+
+
+def _limits_dict(limits: Limits) -> dict[str, Any]:
+    return {
+        "max_processes": limits.max_processes,
+        "max_memory_bytes": limits.max_memory_bytes,
+        "max_file_size_bytes": limits.max_file_size_bytes,
+        "max_open_files": limits.max_open_files,
+        "cpu_seconds": limits.cpu_seconds,
+        "stdout_bytes": limits.stdout_bytes,
+        "stderr_bytes": limits.stderr_bytes,
+    }
+
+
+def _which(name: str) -> bool:
+    """The sandbox sees only /usr, so a binary counts when it is on the sandbox's PATH."""
+    return shutil.which(name, path="/usr/local/bin:/usr/bin:/bin") is not None
+
+
+def _check_reachable(address: str, timeout: float) -> None:
+    """A bounded TCP connect first: an unreachable `host:port` fails in seconds, never hangs."""
+    hostport = address.removeprefix("ray://")
+    if address in ("auto", "local") or ":" not in hostport:
+        return
+    host, _, port = hostport.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except (OSError, ValueError) as e:
+        raise ExecutorUnavailable(
+            f"cannot reach the Ray cluster at {address} within {timeout:g} s ({e}); "
+            "fix: start it (ray start --head) or set [execution.ray] address / RAY_ADDRESS"
+        ) from None
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip() or type(e).__name__
+    return text.splitlines()[-1][:500]
