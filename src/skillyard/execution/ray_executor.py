@@ -105,7 +105,8 @@ class RayExecutor(Executor):
         ro = [b for b in spec.binds if not b.writable]
         rw = [b for b in spec.binds if b.writable]
         trees = [self._tree_ref(ray, b) for b in ro]
-        uploads = [_pack(Path(b.source), exclude=_nested(b, ro)) for b in rw]
+        excluded = [_shipped_exclusions(b, ro, spec.env) for b in rw]
+        uploads = [_pack(Path(b.source), ex) for b, ex in zip(rw, excluded, strict=True)]
         options: dict[str, Any] = {"num_cpus": self.settings.num_cpus}
         resources = dict(self.settings.resources)
         if self.settings.bin_resources:
@@ -143,9 +144,9 @@ class RayExecutor(Executor):
             raise
         if out.get("unavailable"):
             raise ExecutorUnavailable(f"ray node {out.get('node', '?')}: {out['unavailable']}")
-        for b, data in zip(rw, out["rw"] or [None] * len(rw), strict=True):
+        for b, ex, data in zip(rw, excluded, out["rw"] or [None] * len(rw), strict=True):
             if data is not None:
-                _replace_tree(Path(b.source), data, keep=_nested(b, ro))
+                _sync_tree(Path(b.source), data, ex)
         result = ExecResult(
             stdout=out["stdout"],
             stderr=out["stderr"],
@@ -167,7 +168,7 @@ class RayExecutor(Executor):
         key = (str(src), _tree_signature(src))
         with self._lock:
             if key not in self._trees:
-                data = _pack(src, exclude=())
+                data = _pack(src)
                 self._trees[key] = (hashlib.sha256(data).hexdigest(), ray.put(data))
             return self._trees[key]
 
@@ -239,11 +240,11 @@ def run_on_worker(payload: dict[str, Any]) -> dict[str, Any]:
             res = ex.run(spec)
         except Exception as e:  # ExecutorUnavailable and friends: the caller says which node
             return {"unavailable": _first_line(e), "node": node}
-        nested = {b.target for b in binds if not b.writable}
-        back = []
-        for (target, _), dest in zip(payload["rw"], local_rw, strict=True):
-            skip = {t[len(target) :].strip("/").split("/")[0] for t in nested if t.startswith(target + "/")}
-            back.append(_pack(dest, exclude=tuple(skip)))
+        ro_binds = [b for b in binds if not b.writable]
+        back = [
+            _pack(dest, _nested(Bind(dest, target, True), ro_binds))
+            for (target, _), dest in zip(payload["rw"], local_rw, strict=True)
+        ]
         return _result_dict(res, back)
     finally:
         remove_tree(work)
@@ -298,31 +299,48 @@ def _cached_tree(digest: str, ref: Any) -> Path:
 # -- trees as tar archives ----------------------------------------------------------------------------------
 
 
-def _nested(b: Bind, ro: Sequence[Bind]) -> tuple[str, ...]:
-    """Top-level names inside a writable bind that another (read-only) bind covers: they do not travel."""
-    out = []
-    for o in ro:
-        if o.target.startswith(b.target.rstrip("/") + "/"):
-            out.append(o.target[len(b.target.rstrip("/")) + 1 :].split("/")[0])
-    return tuple(out)
+def _nested(b: Bind, ro: Sequence[Bind]) -> frozenset[str]:
+    """Paths inside a writable bind that another (read-only) bind covers: they do not travel."""
+    base = b.target.rstrip("/") + "/"
+    return frozenset(o.target[len(base) :].split("/")[0] for o in ro if o.target.startswith(base))
 
 
-def _pack(root: Path, exclude: Sequence[str]) -> bytes:
+def _shipped_exclusions(b: Bind, ro: Sequence[Bind], env: Mapping[str, str]) -> frozenset[str]:
+    """What stays with the caller: read-only binds, and the run directories of earlier runs.
+
+    A workspace gains a `runs/run_<ts>` per run; shipping all of them both ways
+    would make every run slower than the last. The current one (`RUN_DIR`) travels.
+    """
+    out = set(_nested(b, ro))
+    run_dir = env.get("RUN_DIR", "")
+    base = b.target.rstrip("/") + "/"
+    if run_dir.startswith(base):
+        rel = run_dir[len(base) :].strip("/")
+        parent, _, current = rel.rpartition("/")
+        if parent and current:
+            try:
+                names = os.listdir(Path(b.source) / parent)
+            except OSError:
+                names = []
+            out.update(f"{parent}/{n}" for n in names if n != current)
+    return frozenset(out)
+
+
+def _pack(root: Path, exclude: frozenset[str] = frozenset()) -> bytes:
     """A tar of `root`'s regular files, dirs and symlinks (never followed), modes kept, owners dropped."""
     buf = io.BytesIO()
     total = 0
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for dirpath, dirnames, filenames in os.walk(root):
             rel_dir = os.path.relpath(dirpath, root)
-            if rel_dir == ".":
-                dirnames[:] = [d for d in dirnames if d not in exclude]
-                filenames = [f for f in filenames if f not in exclude]
-            for n in sorted(dirnames) + sorted(filenames):
+            prefix = "" if rel_dir == "." else f"{rel_dir}/"
+            dirnames[:] = sorted(d for d in dirnames if prefix + d not in exclude)
+            for n in dirnames + sorted(f for f in filenames if prefix + f not in exclude):
                 p = os.path.join(dirpath, n)
                 st = os.lstat(p)
                 if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
                     continue  # FIFOs, sockets, devices never travel
-                info = tar.gettarinfo(p, arcname=os.path.normpath(os.path.join(rel_dir, n)))
+                info = tar.gettarinfo(p, arcname=prefix + n)
                 info.uid = info.gid = 0
                 info.uname = info.gname = ""
                 if info.isreg():
@@ -345,25 +363,69 @@ def _unpack(data: bytes, dest: Path) -> None:
         tar.extractall(dest, filter="tar")
 
 
-def _replace_tree(root: Path, data: bytes, keep: Sequence[str]) -> None:
-    """Make the host's writable tree what the run left, except the names `keep` (read-only binds)."""
+def _sync_tree(root: Path, data: bytes, exclude: frozenset[str]) -> None:
+    """Make the host's writable tree what the run left; only what changed is written or removed.
+
+    The archive is unpacked into a fresh directory first (tarfile's `tar` filter),
+    then moved into place top-down: every directory on the way is checked to be
+    a real directory of the tree, so a symlink the command planted is replaced,
+    never followed. Paths in `exclude` (not shipped) are left alone.
+    """
     fresh = Path(tempfile.mkdtemp(dir=root.parent, prefix=f".{root.name}-back-"))
     try:
         _unpack(data, fresh)
-        from skillyard.execution.workspace import remove_tree
-
-        for entry in os.scandir(root):
-            if entry.name not in keep:
-                p = Path(entry.path)
-                if entry.is_dir(follow_symlinks=False):
-                    remove_tree(p)
-                else:
-                    p.unlink()
-        for entry in os.scandir(fresh):
-            if entry.name not in keep:
-                os.rename(entry.path, root / entry.name)
+        _sync_dir(str(fresh), str(root), "", exclude)
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
+
+
+def _sync_dir(src: str, dst: str, rel: str, exclude: frozenset[str]) -> None:
+    from skillyard.execution.workspace import remove_tree
+
+    incoming = {e.name: e for e in os.scandir(src)}
+    for e in os.scandir(dst):
+        r = f"{rel}{e.name}"
+        if r not in exclude and e.name not in incoming:
+            _remove(e.path, remove_tree)
+    for name, e in incoming.items():
+        r = f"{rel}{name}"
+        if r in exclude:
+            continue
+        s_st = e.stat(follow_symlinks=False)
+        d = os.path.join(dst, name)
+        try:
+            d_st: os.stat_result | None = os.lstat(d)
+        except FileNotFoundError:
+            d_st = None
+        if stat.S_ISDIR(s_st.st_mode):
+            if d_st is None or not stat.S_ISDIR(d_st.st_mode):
+                if d_st is not None:
+                    _remove(d, remove_tree)
+                os.mkdir(d, 0o700)
+            os.chmod(d, stat.S_IMODE(s_st.st_mode), follow_symlinks=False)
+            _sync_dir(e.path, d, f"{r}/", exclude)
+        elif d_st is not None and _same(e.path, s_st, d, d_st):
+            continue
+        else:
+            if d_st is not None and stat.S_ISDIR(d_st.st_mode):
+                remove_tree(Path(d))
+            os.replace(e.path, d)
+
+
+def _same(src: str, s: os.stat_result, dst: str, d: os.stat_result) -> bool:
+    """Unchanged by the run: same type, size, mode and mtime (to the microsecond the archive keeps)."""
+    if stat.S_IFMT(s.st_mode) != stat.S_IFMT(d.st_mode) or stat.S_IMODE(s.st_mode) != stat.S_IMODE(d.st_mode):
+        return False
+    if stat.S_ISLNK(s.st_mode):
+        return os.readlink(src) == os.readlink(dst)
+    return s.st_size == d.st_size and abs(s.st_mtime_ns - d.st_mtime_ns) < 2000
+
+
+def _remove(path: str, remove_tree: Any) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        remove_tree(Path(path))
+    else:
+        os.unlink(path)
 
 
 def _chown_tree(root: Path, uid: int) -> None:
