@@ -203,6 +203,14 @@ class SkillyardServer(MCPServer):
 
         low.create_initialization_options = create_initialization_options  # type: ignore[method-assign]
 
+    async def run_stdio_async(self) -> None:
+        """The SDK's serving loop over skillyard's stdio framing: a malformed line gets its error reply."""
+        from skillyard.mcp.stdio import stdio_transport
+
+        low = self._lowlevel_server
+        async with stdio_transport() as (read_stream, write_stream):
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
     # ------------------------------------------------------------ toolkit
 
     @property
