@@ -7,12 +7,16 @@ and that nothing else came back in between.
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import json
 import queue
+import socket
 import subprocess
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -488,3 +492,151 @@ def test_every_request_with_a_valid_id_is_answered_exactly_once(tmp_path: Path) 
             assert "id" not in late, late
     finally:
         assert w.close() == 0
+
+
+# ---------------------------------------------------------------- streamable HTTP
+
+
+class HttpWire:
+    """`skillyard serve --transport http` on loopback, spoken to with raw POSTs."""
+
+    def __init__(self, tree: Path, home: Path, log: Path) -> None:
+        from test_mcp_support import free_port
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self._log = open(log, "wb")  # noqa: SIM115 - closed in close()
+        self.proc = subprocess.Popen(
+            [
+                PYTHON,
+                "-m",
+                "skillyard",
+                "--root",
+                str(tree),
+                "serve",
+                "--transport",
+                "http",
+                "--port",
+                str(self.port),
+            ],
+            env=subprocess_env(home),
+            cwd=str(tree.parent),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.proc.poll() is None, log.read_text(errors="replace")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+
+    def post(self, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:
+        """(status, content type, body) of one POST."""
+        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        h.update(headers or {})
+        req = urllib.request.Request(self.url, data=body, headers=h, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.headers.get("content-type", ""), r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("content-type", ""), e.read()
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self._log.close()
+
+
+@pytest.fixture(scope="module")
+def http_wire(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[HttpWire, dict[str, dict[str, str]]]]:
+    """The server, and the headers of each protocol era (a handshake-era session is opened here)."""
+    base = tmp_path_factory.mktemp("mcp-errors-http")
+    w = HttpWire(make_tree(base / "skills"), base / "home", base / "server.log")
+    try:
+        init = line_of(
+            id=0,
+            method="initialize",
+            params={
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        )
+        req = urllib.request.Request(
+            w.url,
+            data=init,
+            headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+            method="POST",
+        )
+        with urllib.request.urlopen(req, timeout=30) as r:
+            session = r.headers["mcp-session-id"]
+            r.read()
+        legacy = {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+        assert w.post(line_of(method="notifications/initialized"), legacy)[0] == 202
+        modern = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"}
+        yield w, {"legacy": legacy, "modern": modern}
+    finally:
+        w.close()
+
+
+HTTP_CASES = [
+    (b"{oops", PARSE_ERROR, None),
+    (b'{"jsonrpc":"2.0","id":3,"method":"tools/list","x":"\xff"}', PARSE_ERROR, None),
+    (b"[" * 100_000, PARSE_ERROR, None),
+    (b"[]", INVALID_REQUEST, None),
+    (b"[" + line_of(id=4, method="tools/list") + b"]", INVALID_REQUEST, None),
+    (b"42", INVALID_REQUEST, None),
+    (line_of(id={"a": 1}, method="tools/list"), INVALID_REQUEST, None),
+    (line_of(id=None, method="tools/list"), INVALID_REQUEST, None),
+    (json.dumps({"jsonrpc": "1.0", "id": 5, "method": "tools/list"}).encode(), INVALID_REQUEST, 5),
+    (line_of(id="m", method=5), INVALID_REQUEST, "m"),
+    (line_of(id=6, method="tools/call", params="str"), INVALID_PARAMS, 6),
+    (line_of(method="notifications/initialized", params="str"), INVALID_REQUEST, None),
+]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+@pytest.mark.parametrize(("body", "code", "rid"), HTTP_CASES)
+def test_http_malformed_body_is_a_400_with_its_jsonrpc_error(
+    http_wire: tuple[HttpWire, dict[str, dict[str, str]]],
+    era: str,
+    body: bytes,
+    code: int,
+    rid: int | str | None,
+) -> None:
+    w, headers = http_wire
+    status, content_type, data = w.post(body, headers[era])
+    assert status == 400 and content_type.startswith("application/json"), (status, data)
+    reply = json.loads(data)
+    assert reply["error"]["code"] == code and "id" in reply and reply["id"] == rid, reply
+    params = {"_meta": MODERN_META} if era == "modern" else None
+    status, _, data = w.post(line_of(id=77, method="tools/list", params=params), headers[era])
+    assert status == 200 and b'"id":77' in data and b'"tools"' in data, (status, data[:300])
+
+
+def test_http_sdk_checks_still_come_first(http_wire: tuple[HttpWire, dict[str, dict[str, str]]]) -> None:
+    """A foreign Origin is refused before the body is looked at; an over-long body gets the SDK's 413."""
+    w, headers = http_wire
+    assert w.post(b"{oops", {**headers["legacy"], "Origin": "http://evil.example"})[0] == 403
+    assert w.post(b"{oops", {**headers["legacy"], "Content-Type": "text/plain"})[0] == 400
+    conn = http.client.HTTPConnection("127.0.0.1", w.port, timeout=30)
+    try:  # headers only: the SDK answers from Content-Length, before a byte of the body is read
+        conn.putrequest("POST", "/mcp")
+        for key, value in {**headers["legacy"], "Content-Type": "application/json"}.items():
+            conn.putheader(key, value)
+        conn.putheader("Accept", "application/json, text/event-stream")
+        conn.putheader("Content-Length", str(MAX_LINE_BYTES + 1))
+        conn.endheaders()
+        assert conn.getresponse().status == 413
+    finally:
+        conn.close()

@@ -211,6 +211,20 @@ class SkillyardServer(MCPServer):
         async with stdio_transport() as (read_stream, write_stream):
             await low.run(read_stream, write_stream, low.create_initialization_options())
 
+    def streamable_http_app(self, **kwargs: Any) -> Any:  # type: ignore[override]
+        """The SDK's app with a malformed POST body answered 400 and its JSON-RPC error, never 202."""
+        from skillyard.mcp.http_guard import MalformedBodyGuard
+
+        app = super().streamable_http_app(**kwargs)
+        manager = self._lowlevel_server.session_manager
+        app.add_middleware(
+            MalformedBodyGuard,
+            path=kwargs.get("streamable_http_path", "/mcp").rstrip("/"),
+            security=manager.security_settings,
+            max_body_bytes=manager.max_request_body_size,
+        )
+        return app
+
     # ------------------------------------------------------------ toolkit
 
     @property
