@@ -625,10 +625,12 @@ def test_http_malformed_body_is_a_400_with_its_jsonrpc_error(
 
 
 def test_http_sdk_checks_still_come_first(http_wire: tuple[HttpWire, dict[str, dict[str, str]]]) -> None:
-    """A foreign Origin is refused before the body is looked at; an over-long body gets the SDK's 413."""
+    """A foreign Origin or an unacceptable Accept is refused before the body is looked at; a huge body gets 413."""
     w, headers = http_wire
     assert w.post(b"{oops", {**headers["legacy"], "Origin": "http://evil.example"})[0] == 403
     assert w.post(b"{oops", {**headers["legacy"], "Content-Type": "text/plain"})[0] == 400
+    assert w.post(b"{oops", {**headers["legacy"], "Accept": "text/html"})[0] == 406
+    assert w.post(b"{oops", {**headers["modern"], "Accept": "text/html"})[0] == 406
     conn = http.client.HTTPConnection("127.0.0.1", w.port, timeout=30)
     try:  # headers only: the SDK answers from Content-Length, before a byte of the body is read
         conn.putrequest("POST", "/mcp")

@@ -121,11 +121,11 @@ def classify_value(value: Any) -> JSONRPCMessage | Rejection:
 def _notification(value: dict[str, Any]) -> JSONRPCNotification | Rejection:
     params = value.get("params")
     if value.get("jsonrpc") != "2.0" or (params is not None and not isinstance(params, dict)):
-        return Rejection(None, f"malformed notification {str(value['method'])[:100]!r} dropped")
+        return Rejection(None, f"malformed notification {str(value['method'])[:100]!r}")
     try:
         return JSONRPCNotification.model_validate(value)
     except ValidationError:
-        return Rejection(None, "malformed notification dropped")
+        return Rejection(None, "malformed notification")
 
 
 def _response(value: dict[str, Any]) -> JSONRPCResponse | JSONRPCError | Rejection:
@@ -133,7 +133,7 @@ def _response(value: dict[str, Any]) -> JSONRPCResponse | JSONRPCError | Rejecti
     try:
         return model.model_validate(value)
     except ValidationError:
-        return Rejection(None, "malformed response dropped")
+        return Rejection(None, "malformed response")
 
 
 def classify_oversized(line: Oversized, limit: int = MAX_LINE_BYTES) -> Rejection:

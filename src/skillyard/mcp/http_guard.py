@@ -9,9 +9,9 @@ them. This ASGI middleware classifies the body with `skillyard.mcp.framing`
 and answers what it rejects; everything else reaches the SDK untouched (the
 body is replayed, so the SDK's own checks and limits still apply).
 
-Order is kept: a request the SDK's Host/Origin/Content-Type checks would
-refuse, or a body over the SDK's size limit, is passed through unread so the
-SDK refuses it as before.
+Order is kept: a request the SDK's Accept, Host, Origin or Content-Type
+checks would refuse, or a body over the SDK's size limit, is passed through
+unread so the SDK refuses it as before.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
+from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp_types import INVALID_REQUEST
 from starlette.requests import Request
@@ -40,8 +41,10 @@ class MalformedBodyGuard:
         path: str,
         security: TransportSecuritySettings | None = None,
         max_body_bytes: int = MAX_LINE_BYTES,
+        json_response: bool = False,
     ) -> None:
         self.app = app
+        self.json_response = json_response
         self.path = path
         self.security = TransportSecurityMiddleware(security)
         self.max_body_bytes = max_body_bytes
@@ -51,11 +54,8 @@ class MalformedBodyGuard:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
-        declared = request.headers.get("content-length", "")
-        if (declared.isdigit() and int(declared) > self.max_body_bytes) or (
-            await self.security.validate_request(request, is_post=True) is not None
-        ):
-            await self.app(scope, receive, send)  # the SDK refuses these itself
+        if not await self._sdk_would_read_body(request):
+            await self.app(scope, receive, send)  # the SDK refuses it itself, as it always did
             return
         seen: deque[Message] = deque()
         body = bytearray()
@@ -84,3 +84,13 @@ class MalformedBodyGuard:
             return seen.popleft() if seen else await receive()
 
         await self.app(scope, replay, send)
+
+    async def _sdk_would_read_body(self, request: Request) -> bool:
+        """Whether the request passes the SDK's checks made before the body (Accept, Host, Origin, size)."""
+        has_json, has_sse = check_accept_headers(request)
+        if not has_json or not (has_sse or self.json_response):
+            return False
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_body_bytes:
+            return False
+        return await self.security.validate_request(request, is_post=True) is None

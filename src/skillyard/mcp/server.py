@@ -222,6 +222,7 @@ class SkillyardServer(MCPServer):
             path=kwargs.get("streamable_http_path", "/mcp").rstrip("/"),
             security=manager.security_settings,
             max_body_bytes=manager.max_request_body_size,
+            json_response=manager.json_response,
         )
         return app
 
