@@ -16,7 +16,7 @@ import logging
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import BinaryIO
 
 import anyio
@@ -67,7 +67,8 @@ def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
         os.dup2(2, 1)
     finally:
         os.close(null)
-    # closefd=False: a read can still be blocked in a worker thread after serving ends.
+    # closefd=False, and wire_in is never closed: a read can still be blocked on it in a worker
+    # thread after serving ends, and a recycled descriptor number would feed that read something else.
     reader = os.fdopen(wire_in, "rb", buffering=0, closefd=False)
     writer = os.fdopen(wire_out, "wb", closefd=False)
     try:
@@ -82,14 +83,19 @@ def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
         os.close(wire_out)
 
 
-def _encode(message: SessionMessage) -> bytes:
-    """One message as one line; a reply that cannot be serialized becomes an internal error for its id."""
+def _encode(message: SessionMessage) -> bytes | None:
+    """One message as one line; a reply that cannot be serialized becomes an internal error for its id.
+
+    None for any other message that cannot be serialized: it is logged and
+    skipped rather than ending the writer, and with it the connection.
+    """
     msg = message.message
     try:
         return msg.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
     except Exception:
         if not isinstance(msg, JSONRPCResponse | JSONRPCError):
-            raise
+            log.exception("a %s could not be serialized; not sent", type(msg).__name__)
+            return None
         log.exception("reply to %r could not be serialized", msg.id)
         fallback = error_reply(msg.id, INTERNAL_ERROR, "Internal error: reply could not be serialized")
         return fallback.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
@@ -114,13 +120,21 @@ async def framed_streams(
     replies = outbound_send.clone()
     reading = anyio.CancelScope()
 
+    async def read() -> bytes:
+        try:
+            # abandon_on_cancel: a read blocked on the pipe must not hold the server open
+            return await anyio.to_thread.run_sync(read_chunk, CHUNK_BYTES, abandon_on_cancel=True)
+        except OSError as e:  # a broken stdin ends the input, as end of file does
+            log.debug("stdin unreadable: %s", e)
+            return b""
+
     async def reader() -> None:
         splitter = LineSplitter(max_line_bytes)
-        with reading:
+        with reading, suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            # The serving loop closing its end means it is done: stop reading, quietly.
             async with inbound_send, replies:
                 while True:
-                    # abandon_on_cancel: a read blocked on the pipe must not hold the server open
-                    chunk = await anyio.to_thread.run_sync(read_chunk, CHUNK_BYTES, abandon_on_cancel=True)
+                    chunk = await read()
                     for line in splitter.feed(chunk) if chunk else splitter.close():
                         outcome = (
                             classify_oversized(line, max_line_bytes)
@@ -142,8 +156,11 @@ async def framed_streams(
             async for message in outbound_receive:
                 if broken:
                     continue  # the client is gone; drain so no sender blocks
+                data = _encode(message)
+                if data is None:
+                    continue
                 try:
-                    await anyio.to_thread.run_sync(write, _encode(message))
+                    await anyio.to_thread.run_sync(write, data)
                 except OSError as e:
                     log.debug("stdout closed: %s", e)
                     broken = True
