@@ -8,12 +8,16 @@
 2. stdio round trip to a `skillyard serve` subprocess (target p50 <= 5 ms);
    baseline: the same request in-process;
 3. `skills/list` over N skills, paginated: the first page on a fresh server
-   (target <= 50 ms); baseline: an in-process `tools/list` round trip.
+   (target <= 50 ms); baseline: an in-process `tools/list` round trip;
+4. checking one stdio line before the SDK sees it (skillyard.mcp.framing), a
+   typical `tools/call` and a 1 MB one (target: no slower than the baseline);
+   baseline: the SDK's own validation of the same line.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -154,6 +158,34 @@ async def bench_catalog(root: Path, n: int) -> None:
     )
 
 
+def bench_framing() -> None:
+    from mcp_types import jsonrpc_message_adapter
+
+    from skillyard.mcp.framing import classify
+
+    call = {"jsonrpc": "2.0", "id": 12, "method": "tools/call"}
+    lines = {
+        "typical": {**call, "params": {"name": "skills", "arguments": {"action": "search", "query": "pdf"}}},
+        "1 MB": {**call, "params": {"name": "skills", "arguments": {"q": ["x" * 100] * 10_000}}},
+    }
+    for label, message in lines.items():
+        line = json.dumps(message).encode()
+        n = 20_000 if len(line) < 10_000 else 30
+        sdk = _per_call_ms(lambda line=line: jsonrpc_message_adapter.validate_json(line, by_name=False), n)
+        ours = _per_call_ms(lambda line=line: classify(line), n)
+        report(f"framing one stdio line, {label}", [ours], [sdk], sdk)
+
+
+def _per_call_ms(fn: Callable[[], Any], n: int) -> float:
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) * 1000 / n)
+    return best
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skills", type=int, default=10_000)
@@ -172,6 +204,7 @@ async def main() -> None:
         big = Path(tmp) / "big"
         make_skills(big, args.skills)
         await bench_catalog(big, args.skills)
+    bench_framing()
 
 
 if __name__ == "__main__":

@@ -212,6 +212,29 @@ class SkillyardServer(MCPServer):
 
         low.create_initialization_options = create_initialization_options  # type: ignore[method-assign]
 
+    async def run_stdio_async(self) -> None:
+        """The SDK's serving loop over skillyard's stdio framing: a malformed line gets its error reply."""
+        from skillyard.mcp.stdio import stdio_transport
+
+        low = self._lowlevel_server
+        async with stdio_transport() as (read_stream, write_stream):
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+    def streamable_http_app(self, **kwargs: Any) -> Any:  # type: ignore[override]
+        """The SDK's app with a malformed POST body answered 400 and its JSON-RPC error, never 202."""
+        from skillyard.mcp.http_guard import MalformedBodyGuard
+
+        app = super().streamable_http_app(**kwargs)
+        manager = self._lowlevel_server.session_manager
+        app.add_middleware(
+            MalformedBodyGuard,
+            path=kwargs.get("streamable_http_path", "/mcp").rstrip("/"),
+            security=manager.security_settings,
+            max_body_bytes=manager.max_request_body_size,
+            json_response=manager.json_response,
+        )
+        return app
+
     # ------------------------------------------------------------ toolkit
 
     @property

@@ -1,0 +1,96 @@
+"""Malformed POST bodies on streamable HTTP: answered 400 with the JSON-RPC error the stdio wire gives.
+
+The SDK already answers invalid JSON with -32700, but on the handshake-era
+transport a request whose `id` is an object or null is taken for a
+notification (202 Accepted, and the client waits for a reply that never
+comes), and a batch, a scalar or `"params": "str"` get -32602 with id null and
+pydantic's text; the 2026-07-28 entry says -32600 with id null for all of
+them. This ASGI middleware classifies the body with `skillyard.mcp.framing`
+and answers what it rejects; everything else reaches the SDK untouched (the
+body is replayed, so the SDK's own checks and limits still apply).
+
+Order is kept: a request the SDK's Accept, Host, Origin or Content-Type
+checks would refuse, or a body over the SDK's size limit, is passed through
+unread so the SDK refuses it as before.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Final
+
+from mcp.server.streamable_http import check_accept_headers
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp_types import INVALID_REQUEST
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from skillyard.mcp.framing import MAX_LINE_BYTES, Rejection, classify, error_reply
+
+BAD_REQUEST: Final = 400
+
+
+class MalformedBodyGuard:
+    """ASGI middleware: a POST to `path` whose body framing rejects gets 400 and its JSON-RPC error."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        path: str,
+        security: TransportSecuritySettings | None = None,
+        max_body_bytes: int = MAX_LINE_BYTES,
+        json_response: bool = False,
+    ) -> None:
+        self.app = app
+        self.json_response = json_response
+        self.path = path
+        self.security = TransportSecurityMiddleware(security)
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        if not await self._sdk_would_read_body(request):
+            await self.app(scope, receive, send)  # the SDK refuses it itself, as it always did
+            return
+        seen: deque[Message] = deque()
+        body = bytearray()
+        while True:
+            message = await receive()
+            seen.append(message)
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if len(body) > self.max_body_bytes or not message.get("more_body", False):
+                break
+        complete = bool(seen) and seen[-1]["type"] == "http.request" and not seen[-1].get("more_body", False)
+        if complete and len(body) <= self.max_body_bytes:
+            outcome = classify(bytes(body))
+            if isinstance(outcome, Rejection):
+                reply = outcome.reply or error_reply(
+                    None, INVALID_REQUEST, f"Invalid Request: {outcome.reason}"
+                )
+                data = reply.model_dump_json(by_alias=True, exclude_unset=True)
+                await Response(data, status_code=BAD_REQUEST, media_type="application/json")(
+                    scope, receive, send
+                )
+                return
+
+        async def replay() -> Message:
+            return seen.popleft() if seen else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _sdk_would_read_body(self, request: Request) -> bool:
+        """Whether the request passes the SDK's checks made before the body (Accept, Host, Origin, size)."""
+        has_json, has_sse = check_accept_headers(request)
+        if not has_json or not (has_sse or self.json_response):
+            return False
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_body_bytes:
+            return False
+        return await self.security.validate_request(request, is_post=True) is None
