@@ -146,6 +146,31 @@ def test_string_that_may_reach_arithmetic_through_a_variable_is_refused(command:
     assert reason in diags[0].message
 
 
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("bash -c 'echo $(( $1 ))' _ {lines}", "$1 inside $(( )) of a nested shell"),
+        ('timeout 5 bash -ec "echo \\$(( \\$1 ))" _ {lines}', "$1 inside $(( )) of a nested shell"),
+        ("env n={lines} bash -c 'echo $((n))'", "variable 'n'"),
+        ("export n={lines}; sh -c 'echo $((n))'", "an assignment to 'n'"),
+    ],
+)
+def test_nested_shell_scripts_are_scanned_even_in_argv_mode(
+    skill_dir: Path, command: str, reason: str
+) -> None:
+    """`bash -c '...'` evaluates arithmetic in a shell of its own; the values reach it as $1 or the environment."""
+    diags = lint_tool(spec(command, "string"))
+    assert [d.level for d in diags] == ["error"] and reason in diags[0].message, diags
+    s = spec(command)
+    assert lint_tool(s) == []
+    skill = skill_at(skill_dir)
+    for value in hostile(skill_dir / "CANARY"):
+        text, err = run_tool(skill, s, {"lines": value}, executor="local")
+        assert err and text.startswith("Parameter 'lines' declared as integer"), text
+    assert run_tool(skill, s, {"lines": -3}, executor="local") == ("-3", False)
+    assert not (skill_dir / "CANARY").exists()
+
+
 def test_closed_arithmetic_leaves_other_string_placeholders_alone(skill_dir: Path) -> None:
     s = ToolSpec(
         "repeat",

@@ -46,6 +46,8 @@ DECLARATION_BUILTINS = frozenset({"declare", "typeset", "local", "export", "read
 NAME_SETTING_BUILTINS = frozenset({"read", "mapfile", "readarray", "getopts", "unset", "wait"})
 #: Builtins that run text as code.
 CODE_BUILTINS = frozenset({"eval", "source", "."})
+#: Shells whose `-c` script is scanned with the template (it sees the template's exported variables).
+SHELL_PROGRAMS = frozenset({"bash", "sh", "dash", "ksh", "mksh", "zsh", "busybox"})
 #: Variables bash keeps as integers by itself; reading them in arithmetic is harmless.
 BASH_INTEGER_VARS = frozenset(
     {"RANDOM", "SRANDOM", "SECONDS", "LINENO", "EPOCHSECONDS", "BASHPID", "PPID", "UID", "EUID"}
@@ -72,6 +74,8 @@ class ArithInfo:
     sites: dict[int, ArithSite]
     #: when set, every placeholder counts as arithmetic, for this reason
     everywhere: str | None
+    #: the template starts a shell with a `-c` script (arithmetic happens even in argv mode)
+    nested_shell: bool = False
 
     def context(self, pos: int) -> str | None:
         site = self.sites.get(pos)
@@ -100,6 +104,7 @@ class _Scanner:
         self.assign_sites: list[tuple[str, int]] = []
         #: context of the arithmetic a command substitution is nested in
         self.sub_context: str | None = None
+        self.nested_shell = False
 
     # ------------------------------------------------------------------ helpers
 
@@ -431,9 +436,37 @@ class _Scanner:
             if any("$" in a or "`" in a for a in args):
                 self.dynamic.append(f"'{cmd}' with a computed variable name")
         for x in range(k, len(words)):
-            self.subscripts(*words[x])
+            if _unquote(raws[x]).rsplit("/", 1)[-1] in SHELL_PROGRAMS:
+                script = next((y + 1 for y in range(x + 1, len(words) - 1) if _is_dash_c(raws[y])), None)
+                if script is not None:
+                    self.nested(*words[script])
+                    handled.add(script)
+                break
+        for x in range(k, len(words)):
             if x not in handled:
+                self.subscripts(*words[x])
                 self.tokens(*words[x])
+
+    def nested(self, a: int, b: int) -> None:
+        """The script of `bash -c '...'`: its arithmetic reads the variables this template exports."""
+        raw = self.src[a:b]
+        self.nested_shell = True
+        if PLACEHOLDER_RE.fullmatch(raw):
+            return  # `bash -c {script}`: the value is the program, by the author's choice
+        child = _Scanner(_script_text(raw), self.int_names, self.assoc)
+        child.run()
+        for name, context in child.reads.items():
+            self.read(name, f"{context} of a nested shell (sh -c)")
+        self.assigned |= child.assigned
+        self.unsafe |= child.unsafe
+        self.dynamic += child.dynamic
+        for why in child.opened:
+            self.open(f"{why} of a nested shell (sh -c)")
+        if child.sites:
+            self.open("a placeholder inside the script of a nested shell (sh -c)")
+        for m in PLACEHOLDER_RE.finditer(self.src, a, b):
+            self.site(m.start(), "the script of a nested shell (sh -c)", False)
+        self.cover(a, b)
 
     def assignment(self, word: tuple[int, int]) -> None:
         """`name=value`, `name+=value`, `name[sub]=value`, on its own or after declare."""
@@ -509,6 +542,39 @@ def _is_assignment(raw: str) -> bool:
     return raw.startswith("=", j) or raw.startswith("+=", j)
 
 
+def _is_dash_c(raw: str) -> bool:
+    """`-c`, or an option cluster holding it (`-ec`)."""
+    return raw.startswith("-") and not raw.startswith("--") and "c" in raw
+
+
+def _script_text(raw: str) -> str:
+    """The text a shell word stands for, quotes and escapes removed (expansions left as written)."""
+    out: list[str] = []
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        if c == "'":
+            j = raw.find("'", i + 1)
+            j = n if j < 0 else j
+            out.append(raw[i + 1 : j])
+            i = j + 1
+        elif c == '"':
+            i += 1
+            while i < n and raw[i] != '"':
+                if raw[i] == "\\" and i + 1 < n and raw[i + 1] in '$`"\\':
+                    i += 1
+                out.append(raw[i])
+                i += 1
+            i += 1
+        elif c == "\\" and i + 1 < n:
+            out.append(raw[i + 1])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 def _bracket_close(src: str, i: int, limit: int) -> int:
     """Index past the `]` closing a `[` just before i (or `limit` when it is not closed)."""
     depth = 1
@@ -564,4 +630,4 @@ def arith_contexts(src: str) -> ArithInfo:
     for name, pos in s.assign_sites:
         if name in reads and pos not in sites:
             sites[pos] = ArithSite(f"an assignment to '{name}', which is evaluated in {reads[name]}", False)
-    return ArithInfo(sites, everywhere)
+    return ArithInfo(sites, everywhere, s.nested_shell)

@@ -135,9 +135,12 @@ def tool_schema(spec: ToolSpec) -> dict[str, Any]:
 
 
 def arithmetic_slots(ct: CompiledTemplate) -> dict[str, str]:
-    """Placeholder name -> the bash arithmetic context its value may reach (shell mode only)."""
-    if not ct.shell:
-        return {}  # argv mode runs no shell, so nothing is ever evaluated as arithmetic
+    """Placeholder name -> the bash arithmetic context its value may reach.
+
+    Argv mode runs no shell of its own; only a `bash -c '...'` it starts can evaluate arithmetic.
+    """
+    if not ct.shell and not ct.nested_shell:
+        return {}
     out: dict[str, str] = {}
     for slot in ct.slots():
         if slot.arith is not None:

@@ -98,6 +98,8 @@ class CompiledTemplate:
     error: str | None
     #: placeholders inside arithmetic expressions, not pinned to a word of their own
     inner: tuple[Slot, ...] = ()
+    #: the command starts a shell with a `-c` script, whose arithmetic sees the values too
+    nested_shell: bool = False
 
     def slots(self) -> tuple[Slot, ...]:
         """Every placeholder occurrence: the word slots, then the inner ones."""
@@ -465,6 +467,7 @@ def compile_template(source: str) -> CompiledTemplate:
         inner.extend(here)
     if not s.reasons:
         errors.extend(argv_only)  # no bash, no arithmetic: a placeholder mid-word is just unsupported
+    if not s.reasons and not arith.nested_shell:
         words = [w if w.slot is None else replace(w, slot=replace(w.slot, arith=None)) for w in words]
     if not words and not errors:
         errors.append("the command is empty")
@@ -479,6 +482,7 @@ def compile_template(source: str) -> CompiledTemplate:
         shell_reasons=tuple(s.reasons),
         error="; ".join(dict.fromkeys(errors)) if errors else None,
         inner=tuple(inner),
+        nested_shell=arith.nested_shell,
     )
 
 
