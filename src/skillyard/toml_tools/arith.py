@@ -46,6 +46,25 @@ DECLARATION_BUILTINS = frozenset({"declare", "typeset", "local", "export", "read
 NAME_SETTING_BUILTINS = frozenset({"read", "mapfile", "readarray", "getopts", "unset", "wait"})
 #: Builtins that run text as code.
 CODE_BUILTINS = frozenset({"eval", "source", "."})
+#: Words that may come before the command they apply to (`if let ...`, `! [[ ... ]]`, `command let ...`).
+PREFIX_WORDS = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "while",
+        "until",
+        "do",
+        "!",
+        "{",
+        "time",
+        "-p",
+        "command",
+        "builtin",
+        "exec",
+    }
+)
 #: Shells whose `-c` script is scanned with the template (it sees the template's exported variables).
 SHELL_PROGRAMS = frozenset({"bash", "sh", "dash", "ksh", "mksh", "zsh", "busybox"})
 #: Variables bash keeps as integers by itself; reading them in arithmetic is harmless.
@@ -379,8 +398,9 @@ class _Scanner:
         src = self.src
         raws = [src[a:b] for a, b in words]
         k = 0
-        while k < len(words) and _is_assignment(raws[k]):
-            self.assignment(words[k])
+        while k < len(words) and (_is_assignment(raws[k]) or raws[k] in PREFIX_WORDS):
+            if raws[k] not in PREFIX_WORDS:
+                self.assignment(words[k])
             k += 1
         if self.sub_context is not None:
             for a, b in words:
@@ -420,15 +440,23 @@ class _Scanner:
                     handled.add(x)
                 else:
                     self.dynamic.append(f"'{cmd}' with a computed name")
-        elif cmd == "[[":
-            for x in rest:
+        if "[[" in raws[k:]:  # `[[` may follow `if`, `!`, `&&` or a function's `{`
+            lo = raws.index("[[", k)
+            for x in range(lo + 1, len(words)):
                 if raws[x] in ARITH_TEST_OPS:
                     for y in (x - 1, x + 1):
-                        if y > k and y < len(words) and raws[y] != "]]":
+                        if lo < y < len(words) and raws[y] != "]]":
                             self.arith(*words[y], f"[[ {raws[x]} ]]")
                             handled.add(y)
-        elif cmd in CODE_BUILTINS:
+        if cmd in CODE_BUILTINS:
             self.dynamic.append(f"'{cmd}'")
+            if cmd == "eval":
+                for x in rest:
+                    self.nested(*words[x], f"'{cmd}'")
+                    handled.add(x)
+        elif cmd == "trap" and rest and not raws[rest[0]].startswith("-"):
+            self.nested(*words[rest[0]], "'trap'")
+            handled.add(rest[0])
         elif cmd in NAME_SETTING_BUILTINS or cmd == "printf":
             args = [raws[x] for x in rest]
             if cmd == "printf":
@@ -439,7 +467,7 @@ class _Scanner:
             if _unquote(raws[x]).rsplit("/", 1)[-1] in SHELL_PROGRAMS:
                 script = next((y + 1 for y in range(x + 1, len(words) - 1) if _is_dash_c(raws[y])), None)
                 if script is not None:
-                    self.nested(*words[script])
+                    self.nested(*words[script], "a nested shell (sh -c)")
                     handled.add(script)
                 break
         for x in range(k, len(words)):
@@ -447,25 +475,26 @@ class _Scanner:
                 self.subscripts(*words[x])
                 self.tokens(*words[x])
 
-    def nested(self, a: int, b: int) -> None:
-        """The script of `bash -c '...'`: its arithmetic reads the variables this template exports."""
+    def nested(self, a: int, b: int, what: str) -> None:
+        """A word run as a script (`bash -c '...'`, `eval`, `trap`): its arithmetic sees our variables."""
         raw = self.src[a:b]
-        self.nested_shell = True
-        if PLACEHOLDER_RE.fullmatch(raw):
+        if what.startswith("a nested shell"):
+            self.nested_shell = True
+        if PLACEHOLDER_RE.fullmatch(_script_text(raw)):
             return  # `bash -c {script}`: the value is the program, by the author's choice
         child = _Scanner(_script_text(raw), self.int_names, self.assoc)
         child.run()
         for name, context in child.reads.items():
-            self.read(name, f"{context} of a nested shell (sh -c)")
+            self.read(name, f"{context} of {what}")
         self.assigned |= child.assigned
         self.unsafe |= child.unsafe
         self.dynamic += child.dynamic
         for why in child.opened:
-            self.open(f"{why} of a nested shell (sh -c)")
+            self.open(f"{why} of {what}")
         if child.sites:
-            self.open("a placeholder inside the script of a nested shell (sh -c)")
+            self.open(f"a placeholder inside the script of {what}")
         for m in PLACEHOLDER_RE.finditer(self.src, a, b):
-            self.site(m.start(), "the script of a nested shell (sh -c)", False)
+            self.site(m.start(), f"the script of {what}", False)
         self.cover(a, b)
 
     def assignment(self, word: tuple[int, int]) -> None:
