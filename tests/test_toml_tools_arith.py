@@ -272,8 +272,32 @@ ARITH_FORMS = [
     "echo $(( $(echo {x}) ))",
     "f() { (( $1 )); }; f {x}",
 ]
-SAFE_FORMS = ["echo {x}", "echo '{x}'", 'echo "{x}"', "printf '%s\\n' {x}", "echo --v={x}", "[ -n {x} ]"]
-SURROUNDINGS = ["", "true; ", "echo a | cat; ", "n=1; ", "(( 2 + 3 )); ", "echo $(( n + 1 )); "]
+SAFE_FORMS = [
+    "echo {y}",
+    "echo '{y}'",
+    'echo "{y}"',
+    "printf '%s\\n' {y}",
+    "echo --v={y}",
+    "[ -n {y} ]",
+    "w={y}",
+]
+#: Shell text around the two forms: variables, arithmetic of their own, reads, arrays.
+FILLER = [
+    "",
+    "true; ",
+    "echo a | cat; ",
+    "n=1; ",
+    "(( n++ )); ",
+    "echo $(( n + 1 )); ",
+    "a=(1 2 3); ",
+    'echo "${a[1]}"; ',
+    "read -r n < /dev/null; ",
+    "declare -i m; ",
+    "m=$(( 4 )); ",
+    "w=$n; ",
+    "echo $(( w )); ",
+    "if [[ 2 -gt 1 ]]; then :; fi; ",
+]
 PAYLOADS = [
     "x[$(touch {c})]",
     "a[`touch {c}`]",
@@ -289,36 +313,44 @@ PAYLOADS = [
     "7",
     "-3",
 ]
+payloads = st.tuples(st.sampled_from(PAYLOADS), st.text(alphabet="ab \"'$[]{}()", max_size=4)).map(
+    lambda p: p[0] if p[0] in ("7", "-3") else p[0] + p[1]
+)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    before=st.sampled_from(SURROUNDINGS),
-    form=st.sampled_from(ARITH_FORMS + SAFE_FORMS),
+    fill=st.lists(st.sampled_from(FILLER), max_size=3),
+    form=st.one_of(
+        st.sampled_from(ARITH_FORMS), st.sampled_from([f.replace("{y}", "{x}") for f in SAFE_FORMS])
+    ),
+    safe=st.sampled_from(["", *SAFE_FORMS]),
     after=st.sampled_from(["", "; echo done", " && echo ok", " || true", "\necho end"]),
     type_=st.sampled_from(["string", "string", "integer", "number"]),
-    payload=st.sampled_from(PAYLOADS),
-    noise=st.text(alphabet="ab \"'$[]{}()", max_size=4),
+    x=payloads,
+    y=payloads,
 )
 def test_hostile_values_never_run_in_arithmetic(
-    before: str, form: str, after: str, type_: str, payload: str, noise: str
+    fill: list[str], form: str, safe: str, after: str, type_: str, x: str, y: str
 ) -> None:
-    """Refused at load, or the value refused, or it runs and the payload's canary does not exist."""
+    """Refused at load, or a value refused, or it runs and no payload's canary exists."""
     d = Path(tempfile.mkdtemp(prefix="skillyard-arith-prop-"))
     try:
         (d / "skill").mkdir()
         canary = d / "CANARY"
-        s = ToolSpec("t", "t", before + form + after, args=(ToolArg("x", type=type_, allow_dash=True),))
-        value = payload.replace("{c}", str(canary)) + (noise if payload not in ("7", "-3") else "")
+        command = "".join(fill[:1]) + form + "; " + "".join(fill[1:]) + (safe or "true") + after
+        args = (ToolArg("x", type=type_, allow_dash=True), ToolArg("y", allow_dash=True))
+        s = ToolSpec("t", "t", command, args=args if safe else args[:1])
+        values = {"x": x.replace("{c}", str(canary))} | ({"y": y.replace("{c}", str(canary))} if safe else {})
         if any(dg.level == "error" for dg in lint_tool(s)):
             event("refused at load")
             with pytest.raises(ToolArgError):
-                build_invocation(s, {"x": value})
+                build_invocation(s, values)
             return
-        text, err = run_tool(skill_at(d), s, {"x": value}, executor="local", timeout=20)
-        event("value refused" if text.startswith("Parameter 'x'") else "ran")
-        assert not canary.exists(), (s.command, value, text)
-        if type_ != "string" and form in ARITH_FORMS:
-            assert err or payload in ("7", "-3"), (s.command, value, text)
+        text, err = run_tool(skill_at(d), s, values, executor="local", timeout=20)
+        event("a value refused" if text.startswith("Parameter '") else "ran")
+        assert not canary.exists(), (command, values, text)
+        if type_ != "string" and form in ARITH_FORMS and x not in ("7", "-3"):
+            assert err, (command, values, text)
     finally:
         shutil.rmtree(d, ignore_errors=True)
