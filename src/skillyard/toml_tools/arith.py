@@ -102,9 +102,9 @@ class ArithInfo:
 
 
 class _Scanner:
-    """One pass over a template; `int_names` and `assoc` come from a previous pass."""
+    """One pass over a template; `int_names` (declared `-i`) come from a previous pass."""
 
-    def __init__(self, src: str, int_names: set[str], assoc: set[str]) -> None:
+    def __init__(self, src: str, int_names: set[str]) -> None:
         self.src = src
         self.n = len(src)
         self.covered = bytearray(self.n)
@@ -116,9 +116,7 @@ class _Scanner:
         self.opened: list[str] = []
         self.dynamic: list[str] = []
         self.int_names = int_names
-        self.assoc = assoc
         self.new_int: set[str] = set()
-        self.new_assoc: set[str] = set()
         #: (variable, placeholder offset) for `name={x}` assignments
         self.assign_sites: list[tuple[str, int]] = []
         #: context of the arithmetic a command substitution is nested in
@@ -261,10 +259,8 @@ class _Scanner:
         if j < body_end and src[j] == "[":
             close = match_close(src, j + 1, "[", "]")
             close = body_end if close is None or close > body_end else close
-            if name in self.assoc:
-                self.words_text(j + 1, close - 1, context)
-            else:
-                self.arith(j + 1, close - 1, "an array subscript ${name[...]}")
+            # associative keys too: whether `name` is one is decided at run time (`local -A` in a function)
+            self.arith(j + 1, close - 1, "an array subscript ${name[...]}")
             j = close
         if context is not None:
             self.arith(j, body_end, context)  # defaults, patterns: their text lands in the expression
@@ -411,6 +407,14 @@ class _Scanner:
         cmd = _unquote(raws[k])
         rest = list(range(k + 1, len(words)))
         handled: set[int] = set()
+        if "$" in cmd or "`" in cmd:
+            # `$cmd n={x}`: the command may be let, declare -i or a shell, decided at run time
+            self.dynamic.append("a command name computed at run time")
+            for a, b in words[k + 1 :]:
+                for m in PLACEHOLDER_RE.finditer(src, a, b):
+                    self.site(m.start(), f"an argument of the computed command {raws[k]}", False)
+        if cmd == "alias":
+            self.open("an alias (it can stand for let or declare -i)")
         if cmd == "let":
             for x in rest:
                 self.arith(*words[x], "let")
@@ -423,19 +427,22 @@ class _Scanner:
                 raw = raws[x]
                 if raw[:1] in "-+":
                     continue
+                if "i" in opts and _ASSIGN_WORD_RE.match(_unquote(raw)) is not None:
+                    # `declare -i n=...`, however quoted: the value is evaluated as arithmetic
+                    self.new_int.add(_ASSIGN_WORD_RE.match(_unquote(raw)).group(1))  # type: ignore[union-attr]
+                    if not _is_assignment(raw) and "=" in raw:
+                        self.arith(*words[x], "an assignment to an integer variable (declare -i)")
+                        handled.add(x)
+                        continue
                 m = _IDENT_RE.fullmatch(raw)
                 if m is not None:
                     if "i" in opts:
                         self.new_int.add(raw)
-                    if "A" in opts:
-                        self.new_assoc.add(raw)
                     handled.add(x)
                 elif _is_assignment(raw):
                     name = _ASSIGN_WORD_RE.match(raw).group(1)  # type: ignore[union-attr]
                     if "i" in opts:
                         self.new_int.add(name)
-                    if "A" in opts:
-                        self.new_assoc.add(name)
                     self.assignment(words[x])
                     handled.add(x)
                 else:
@@ -482,7 +489,7 @@ class _Scanner:
             self.nested_shell = True
         if PLACEHOLDER_RE.fullmatch(_script_text(raw)):
             return  # `bash -c {script}`: the value is the program, by the author's choice
-        child = _Scanner(_script_text(raw), self.int_names, self.assoc)
+        child = _Scanner(_script_text(raw), self.int_names)
         child.run()
         for name, context in child.reads.items():
             self.read(name, f"{context} of {what}")
@@ -507,10 +514,7 @@ class _Scanner:
         j = m.end()
         if m.group(2):
             close = _bracket_close(src, j, b)
-            if name in self.assoc:
-                self.words_text(j, close - 1, None)
-            else:
-                self.arith(j, close - 1, "an array subscript name[...]")
+            self.arith(j, close - 1, "an array subscript name[...]")
             j = close
         if src.startswith("+=", j):
             j += 2
@@ -543,8 +547,6 @@ class _Scanner:
             if self.covered[start - 1]:
                 continue
             close = _bracket_close(src, start, b)
-            if m.group()[:-1] in self.assoc:
-                continue
             self.arith(
                 start, close - 1 if src[close - 1 : close] == "]" else close, "an array subscript name[...]"
             )
@@ -640,14 +642,14 @@ def _why_open(s: _Scanner, name: str) -> str | None:
 
 def arith_contexts(src: str) -> ArithInfo:
     """Where bash would evaluate the template's placeholders as arithmetic (see the module docstring)."""
-    first = _Scanner(src, set(), set())
+    first = _Scanner(src, set())
     first.run()
-    s = _Scanner(src, first.new_int, first.new_assoc)
+    s = _Scanner(src, first.new_int)
     s.run()
     everywhere: str | None = None
     reads = dict(s.reads)
     for name in s.new_int:
-        reads.setdefault(name, f"integer variable '{name}' (declare -i)")
+        reads.setdefault(name, "every assignment to it (declare -i)")
     sites = dict(s.sites)
     for name, context in reads.items():
         why = _why_open(s, name)

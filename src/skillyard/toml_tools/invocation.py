@@ -3,7 +3,8 @@
 The contract: every value becomes exactly one argv element (or, for array
 parameters, one element per item), in the word the template put its
 placeholder in, or — when the template needs bash — one double-quoted
-expansion of an environment variable. No value is ever parsed as shell text,
+expansion of an environment variable (inside a bash arithmetic expression, an
+unquoted one, of a value checked to be a plain integer: see `arith`). No value is ever parsed as shell text,
 so no value can add a command, a redirection or a word. What values can still
 do is look like options, so a string that starts with `-` is refused unless
 the parameter declares `allow_dash`.
