@@ -642,10 +642,13 @@ def _why_open(s: _Scanner, name: str) -> str | None:
 
 def arith_contexts(src: str) -> ArithInfo:
     """Where bash would evaluate the template's placeholders as arithmetic (see the module docstring)."""
-    first = _Scanner(src, set())
-    first.run()
-    s = _Scanner(src, first.new_int)
+    if PLACEHOLDER_RE.search(src) is None:
+        return ArithInfo({}, None)
+    s = _Scanner(src, set())
     s.run()
+    if s.new_int:  # `declare -i n` may come after `n={x}` in the text: scan again knowing the names
+        s = _Scanner(src, s.new_int)
+        s.run()
     everywhere: str | None = None
     reads = dict(s.reads)
     for name in s.new_int:
