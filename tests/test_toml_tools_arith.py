@@ -38,6 +38,8 @@ FORMS = [
     ("for (( i=0; i<{lines}; i++ )); do :; done; echo $i", "(( ))", "42", "0"),
     ("if [[ 1 -lt {lines} ]]; then echo big; else echo small; fi", "[[ -lt ]]", "big", "small"),
     ("! [[ {lines} -ge 0 ]] && echo neg || echo pos", "[[ -ge ]]", "pos", "neg"),
+    ("[[ 1 -eq 1 && 2 -lt {lines} ]] && echo big || echo small", "[[ -lt ]]", "big", "small"),
+    ("[[ ( 1 -lt {lines} ) || {lines} -lt -5 ]] && echo big || echo small", "[[ -lt ]]", "big", "small"),
     ("if command let n={lines}; then echo $n; fi", "let", "42", "-3"),
     ("f() { local -i n; n={lines}; echo $n; }; f", "declare -i", "42", "-3"),
     ('s=abcdefghij; echo "${s:0:{lines}}"', "substring", "abcdefghij", "abcdefg"),

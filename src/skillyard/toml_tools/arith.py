@@ -296,11 +296,16 @@ class _Scanner:
         words: list[tuple[int, int]] = []
         start: int | None = None
         depth = 0
+        in_test = False  # inside `[[ ... ]]`, where && || ( ) < > belong to the expression
 
         def end_word(j: int) -> None:
-            nonlocal start
+            nonlocal start, in_test
             if start is not None:
                 words.append((start, j))
+                if src[start:j] == "[[":
+                    in_test = True
+                elif src[start:j] == "]]":
+                    in_test = False
                 start = None
 
         def end_command() -> None:
@@ -353,6 +358,9 @@ class _Scanner:
                 self.cover(i, end)
                 words.append((i, end))
                 i = end
+            elif c in "|&<>()" and in_test:
+                end_word(i)
+                i += 1
             elif c in "|&;<>()":
                 end_word(i)
                 if c == "(":
