@@ -3,7 +3,8 @@
 The contract: every value becomes exactly one argv element (or, for array
 parameters, one element per item), in the word the template put its
 placeholder in, or — when the template needs bash — one double-quoted
-expansion of an environment variable. No value is ever parsed as shell text,
+expansion of an environment variable (inside a bash arithmetic expression, an
+unquoted one, of a value checked to be a plain integer: see `arith`). No value is ever parsed as shell text,
 so no value can add a command, a redirection or a word. What values can still
 do is look like options, so a string that starts with `-` is refused unless
 the parameter declares `allow_dash`.
@@ -31,6 +32,10 @@ ARRAY_ENV_PREFIX = "SKILLYARD_ARR_"
 BASH_ARGV = ("bash", "--noprofile", "--norc", "-c")
 
 _SHORT_FLAG_RE = re.compile(r"-[A-Za-z0-9]")
+#: What a value may look like where bash evaluates it as arithmetic: a plain 64-bit decimal integer.
+_ARITH_VALUE_RE = re.compile(r"-?[0-9]{1,19}")
+#: Parameter types whose values can be checked to be plain integers.
+ARITH_TYPES = ("integer", "number")
 _MISSING = object()
 
 
@@ -130,6 +135,39 @@ def tool_schema(spec: ToolSpec) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
 
 
+def arithmetic_slots(ct: CompiledTemplate) -> dict[str, str]:
+    """Placeholder name -> the bash arithmetic context its value may reach.
+
+    Argv mode runs no shell of its own; only a `bash -c '...'` it starts can evaluate arithmetic.
+    """
+    if not ct.shell and not ct.nested_shell:
+        return {}
+    out: dict[str, str] = {}
+    for slot in ct.slots():
+        if slot.arith is not None:
+            out.setdefault(slot.name, slot.arith)
+    return out
+
+
+def arithmetic_problems(spec: ToolSpec, ct: CompiledTemplate) -> list[str]:
+    """Placeholders in bash arithmetic whose parameter is not typed integer or number.
+
+    Quoting cannot protect such a value (bash runs `$(...)` inside an array subscript while
+    it evaluates the expression), so only parameters whose values are checked to be plain
+    integers may sit there.
+    """
+    problems: list[str] = []
+    for name, context in arithmetic_slots(ct).items():
+        arg = spec.arg(name)
+        kind = arg.type if arg is not None else "string"
+        if kind not in ARITH_TYPES:
+            problems.append(
+                f"placeholder {{{name}}} is inside a bash arithmetic context ({context}); "
+                f"declare the argument as type integer (it is {kind})"
+            )
+    return problems
+
+
 def _show_key(key: Any) -> str:
     return brief(key, 64) if isinstance(key, str) else repr(key)[:64]
 
@@ -169,6 +207,8 @@ def _resolve(
     values: dict[str, str | list[str]] = {}
     omitted: set[str] = set()
     dash_checked = {w.slot.name for w in ct.words if w.slot is not None and w.slot.form == "whole"}
+    arith = arithmetic_slots(ct)
+    inner = {slot.name for slot in ct.inner}
     for p in params:
         raw = args.get(p.name, _MISSING)
         if raw is _MISSING or raw is None:
@@ -181,11 +221,16 @@ def _resolve(
                     else f"Required parameter '{p.name}' must not be null"
                 )
                 continue
+            elif p.name in inner:
+                errors.append(f"Missing parameter '{p.name}' (the command uses it in arithmetic)")
+                continue
             else:
                 omitted.add(p.name)
                 continue
         if raw == "" or (isinstance(raw, list) and not raw):
-            if p.required and p.default is None:
+            if p.name in inner:
+                errors.append(f"Parameter '{p.name}' must not be empty (the command uses it in arithmetic)")
+            elif p.required and p.default is None:
                 errors.append(f"Required parameter '{p.name}' must not be empty")
             else:
                 omitted.add(p.name)
@@ -200,6 +245,12 @@ def _resolve(
             if any(item.startswith("-") for item in items):
                 errors.append(f"Parameter '{p.name}' must not start with '-' (it would be read as an option)")
                 continue
+        if p.name in arith and not (isinstance(value, str) and _ARITH_VALUE_RE.fullmatch(value)):
+            # bash evaluates this value as an expression: only a plain integer cannot run anything
+            errors.append(
+                f"Parameter '{p.name}' must be a whole number here (bash arithmetic), got '{brief(raw)}'"
+            )
+            continue
         values[p.name] = value
     if not errors:
         total = sum(
@@ -232,6 +283,9 @@ def build_invocation(spec: ToolSpec, args: Any, *, force_shell: bool = False) ->
     ct = compile_template(spec.command)
     if ct.error is not None:
         raise TemplateError(f"Tool '{spec.name}' has an unusable command template: {ct.error}")
+    problems = arithmetic_problems(spec, ct)
+    if problems:
+        raise TemplateError(f"Tool '{spec.name}' has an unusable command template: {'; '.join(problems)}")
     for w in ct.words:
         arg = spec.arg(w.slot.name) if w.slot is not None else None
         if w.slot is not None and w.slot.form == "value" and arg is not None and arg.type == "array":
@@ -279,6 +333,12 @@ def build_invocation(spec: ToolSpec, args: Any, *, force_shell: bool = False) ->
             edits.append((w.start, w.end, '"${' + var + '}"'))
         else:
             edits.append((w.slot.span[0], w.slot.span[1], _expansion(var, w.slot.ctx)))
+    for slot in ct.inner:
+        var = ENV_PREFIX + slot.name
+        env[var] = str(values[slot.name])
+        # a checked integer needs no quotes (nothing to split or glob), and arithmetic takes none
+        text = "${" + var + "}" if slot.ctx in ("none", "opaque") else _expansion(var, slot.ctx)
+        edits.append((slot.span[0], slot.span[1], text))
     script = ct.source
     for start, end, text in sorted(edits, reverse=True):
         script = script[:start] + text + script[end:]

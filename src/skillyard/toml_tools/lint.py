@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skillyard.model import Diagnostic, ToolSpec
-from skillyard.toml_tools.invocation import _is_own_flag, parameters
+from skillyard.toml_tools.invocation import _is_own_flag, arithmetic_problems, parameters
 from skillyard.toml_tools.template import compile_template
 from skillyard.toml_tools.values import ValueProblem, render_value
 
@@ -28,6 +28,11 @@ def lint_tool(spec: ToolSpec, path: str = "") -> list[Diagnostic]:
     ct = compile_template(spec.command)
     if ct.error is not None:
         out.append(Diagnostic("error", "tool-template", f"tool '{spec.name}': {ct.error}", path))
+        return out
+    problems = arithmetic_problems(spec, ct)
+    for problem in problems:
+        out.append(Diagnostic("error", "tool-template", f"tool '{spec.name}': {problem}", path))
+    if problems:
         return out
     used = set(ct.names)
     for arg in spec.args:

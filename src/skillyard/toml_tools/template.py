@@ -14,9 +14,12 @@ builtins). Everything else runs as a plain argv with no shell at all.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from skillyard.toml_tools.arith import ArithInfo
 
 #: Placeholder names: what the SKILL.toml parser extracts from `{name}` (ASCII identifiers).
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -56,14 +59,17 @@ class Slot:
     """One placeholder occurrence, pinned to its word."""
 
     name: str
-    #: "whole": the placeholder is the entire word; "value": the word is `<prefix>={name}`.
-    form: Literal["whole", "value"]
+    #: "whole": the placeholder is the entire word; "value": the word is `<prefix>={name}`;
+    #: "inner": part of a bash arithmetic expression (`$(( {n} + 1 ))`, `a[{i}]`), integers only.
+    form: Literal["whole", "value", "inner"]
     #: decoded literal text before the placeholder ("" for whole words), e.g. `--limit=`
     prefix: str
     #: source span of the `{name}` characters
     span: tuple[int, int]
     #: quoting context of the placeholder in the template
     ctx: Ctx
+    #: the bash arithmetic context the value may reach (None: never evaluated as arithmetic)
+    arith: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +96,14 @@ class CompiledTemplate:
     shell_reasons: tuple[str, ...]
     #: why the template cannot be used at all (None when it can)
     error: str | None
+    #: placeholders inside arithmetic expressions, not pinned to a word of their own
+    inner: tuple[Slot, ...] = ()
+    #: the command starts a shell with a `-c` script, whose arithmetic sees the values too
+    nested_shell: bool = False
+
+    def slots(self) -> tuple[Slot, ...]:
+        """Every placeholder occurrence: the word slots, then the inner ones."""
+        return tuple(w.slot for w in self.words if w.slot is not None) + self.inner
 
     @property
     def shell(self) -> bool:
@@ -154,6 +168,9 @@ def _skip_expansion(src: str, i: int) -> tuple[int, bool] | None:
         return None if end is None else (end, True)
     if d == "{":
         end = _match_close(src, i + 2, "{", "}")
+        return None if end is None else (end, True)
+    if d == "[":  # `$[ ]`, the old form of `$(( ))`
+        end = _match_close(src, i + 2, "[", "]")
         return None if end is None else (end, True)
     if d == "'":
         j = i + 2
@@ -374,19 +391,26 @@ def compile_template(source: str) -> CompiledTemplate:
     words: list[Word] = []
     names: list[str] = []
     expect_program = True
+    from skillyard.toml_tools.arith import arith_contexts  # it reads this module's helpers
+
+    arith = arith_contexts(source)
+    inner: list[Slot] = []
+    argv_only: list[str] = []  # why the inner slots are unusable when no shell runs the template
     for start, end, command, chars, before in s.words:
         raw = source[start:end]
         if before == "sep":
             expect_program = True
         at_program = expect_program and before != "redirect"
         slots = _find_slots(chars)
-        opaque_text = "".join(c.ch for c in chars if c.ctx == "opaque")
-        if PLACEHOLDER_RE.search(opaque_text):
+        ctx_at = {c.pos: c.ctx for c in chars}
+        hidden = [m for m in PLACEHOLDER_RE.finditer(source, start, end) if ctx_at.get(m.start()) == "opaque"]
+        if any(not _inline(arith, m.start()) for m in hidden):
             errors.append(
                 f"a placeholder inside $(...), ${{...}} or `...` is not supported (in {_show(raw)})"
             )
             continue
-        if s.heredoc_at is not None and start > s.heredoc_at and slots:
+        here = [Slot(m.group(1), "inner", "", m.span(), "opaque", arith.context(m.start())) for m in hidden]
+        if s.heredoc_at is not None and start > s.heredoc_at and (slots or here):
             errors.append("placeholders after a here-document (<<) are not supported")
             continue
         text = "".join(c.ch for c in chars)
@@ -405,29 +429,46 @@ def compile_template(source: str) -> CompiledTemplate:
             if not slots and all(c.ctx == "none" and not c.escaped for c in chars) and text in SHELL_WORDS:
                 s.reason(f"shell keyword or builtin {text!r}")
                 expect_program = True  # `if cmd`, `! cmd`, `exec cmd`: the next word is a program too
-        if not slots:
-            words.append(Word(start, end, command, text))
-            continue
-        if len(slots) > 1:
-            errors.append(f"a word may hold only one placeholder (in {_show(raw)})")
-            continue
-        a, b, name = slots[0]
-        span = (chars[a].pos, chars[b - 1].pos + 1)
-        if a == 0 and b == len(chars):
-            slot = Slot(name, "whole", "", span, chars[a].ctx)
-        elif b == len(chars) and text[a - 1] == "=" and all(c.ctx != "opaque" for c in chars[:a]):
-            slot = Slot(name, "value", text[:a], span, chars[a].ctx)
-        else:
-            errors.append(
-                f"placeholder {{{name}}} must be a whole word or the value of --flag={{{name}}} (in {_show(raw)})"
-            )
-            continue
-        if at_program and slot.form == "whole":
-            errors.append(f"the program (first word of a command) cannot be a placeholder: {{{name}}}")
+        slot: Slot | None = None
+        problem: str | None = None
+        if len(slots) == 1 and not here:
+            a, b, name = slots[0]
+            span = (chars[a].pos, chars[b - 1].pos + 1)
+            if a == 0 and b == len(chars):
+                slot = Slot(name, "whole", "", span, chars[a].ctx, arith.context(span[0]))
+            elif b == len(chars) and text[a - 1] == "=" and all(c.ctx != "opaque" for c in chars[:a]):
+                slot = Slot(name, "value", text[:a], span, chars[a].ctx, arith.context(span[0]))
+            else:
+                problem = (
+                    f"placeholder {{{name}}} must be a whole word or the value of --flag={{{name}}} "
+                    f"(in {_show(raw)})"
+                )
+        elif len(slots) + len(here) > 1:
+            problem = f"a word may hold only one placeholder (in {_show(raw)})"
+        if problem is not None:
+            # Inside an arithmetic expression (`a[{i}]=1`, `let 'n={x}+1'`) a placeholder needs no word of its own.
+            if not all(_inline(arith, chars[a].pos) for a, _, _ in slots):
+                errors.append(problem)
+                continue
+            for a, b, name in slots:
+                pos = chars[a].pos
+                here.append(
+                    Slot(name, "inner", "", (pos, chars[b - 1].pos + 1), chars[a].ctx, arith.context(pos))
+                )
+            argv_only.append(problem)
+        # `(( {n} > 1 ))`: inside arithmetic the first word is an operand, not a program
+        if slot is not None and at_program and slot.form == "whole" and not _inline(arith, slot.span[0]):
+            errors.append(f"the program (first word of a command) cannot be a placeholder: {{{slot.name}}}")
             continue
         words.append(Word(start, end, command, text, slot))
-        if name not in names:
-            names.append(name)
+        for found in ([slot] if slot is not None else []) + here:
+            if found.name not in names:
+                names.append(found.name)
+        inner.extend(here)
+    if not s.reasons:
+        errors.extend(argv_only)  # no bash, no arithmetic: a placeholder mid-word is just unsupported
+    if not s.reasons and not arith.nested_shell:
+        words = [w if w.slot is None else replace(w, slot=replace(w.slot, arith=None)) for w in words]
     if not words and not errors:
         errors.append("the command is empty")
     # Placeholders the scanner could not pin (e.g. inside $(...)) still name parameters for the schema.
@@ -440,4 +481,12 @@ def compile_template(source: str) -> CompiledTemplate:
         names=tuple(names),
         shell_reasons=tuple(s.reasons),
         error="; ".join(dict.fromkeys(errors)) if errors else None,
+        inner=tuple(inner),
+        nested_shell=arith.nested_shell,
     )
+
+
+def _inline(arith: ArithInfo, pos: int) -> bool:
+    """The placeholder at `pos` is part of an arithmetic expression itself."""
+    site = arith.sites.get(pos)
+    return site is not None and site.inline

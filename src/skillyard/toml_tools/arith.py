@@ -1,0 +1,675 @@
+"""Finding the placeholders of a shell-mode template that bash would evaluate as arithmetic.
+
+Quoting does not protect a value in bash arithmetic: `x[$(cmd)]` is an array
+subscript, and bash runs the command substitution inside it while it evaluates
+the expression. A variable named in arithmetic is evaluated the same way, so a
+value stored in one and read later is just as dangerous. This scanner marks
+every placeholder that may end up in arithmetic so that only integer values
+reach it.
+
+Direct contexts: `$(( ))`, `(( ))` (and `for (( ;; ))`), `$[ ]`, `let`, values
+assigned to `declare/typeset/local -i` variables, the operands of `-eq -ne -lt
+-le -gt -ge` in `[[ ]]`, `${var:offset:length}`, and array subscripts
+(`name[...]` in any quoting). A placeholder assigned to a variable
+(`n={x}`) is arithmetic when that variable is read in arithmetic.
+
+Through variables: every name read in arithmetic must be *closed*: set only by
+arithmetic, by an integer literal or by a placeholder (which then counts as
+arithmetic itself), and read elsewhere only as `$name` / `${name}`. When a name
+is not closed (it is set by `read`, `for`, a command substitution, bash itself,
+`eval`...), or arithmetic reads `$1`, `$_`, a command substitution or an
+indirect expansion, the scanner cannot tell where the text comes from and every
+placeholder of the template counts as arithmetic.
+
+The scanner errs on the side of "arithmetic": a false alarm asks the author
+for an integer type, a miss would run a value as code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from skillyard.toml_tools.template import NAME_CHARS, PLACEHOLDER_RE
+from skillyard.toml_tools.template import _match_close as match_close
+
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGN_WORD_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[)?")
+_ARITH_ASSIGN_RE = re.compile(r"\s*(?:<<|>>|[-+*/%&^|])?=(?!=)|\s*(?:\+\+|--)")
+_INT_LITERAL_RE = re.compile(r"[+-]?[0-9]+")
+#: `[[ ]]` operators whose operands bash evaluates as arithmetic.
+ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+#: Builtins whose operands may carry `name=value` and attribute options.
+DECLARATION_BUILTINS = frozenset({"declare", "typeset", "local", "export", "readonly"})
+#: Builtins that set variables named by their arguments; a computed name defeats the analysis.
+NAME_SETTING_BUILTINS = frozenset({"read", "mapfile", "readarray", "getopts", "unset", "wait"})
+#: Builtins that run text as code.
+CODE_BUILTINS = frozenset({"eval", "source", "."})
+#: Words that may come before the command they apply to (`if let ...`, `! [[ ... ]]`, `command let ...`).
+PREFIX_WORDS = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "while",
+        "until",
+        "do",
+        "!",
+        "{",
+        "time",
+        "-p",
+        "command",
+        "builtin",
+        "exec",
+    }
+)
+#: Shells whose `-c` script is scanned with the template (it sees the template's exported variables).
+SHELL_PROGRAMS = frozenset({"bash", "sh", "dash", "ksh", "mksh", "zsh", "busybox"})
+#: Variables bash keeps as integers by itself; reading them in arithmetic is harmless.
+BASH_INTEGER_VARS = frozenset(
+    {"RANDOM", "SRANDOM", "SECONDS", "LINENO", "EPOCHSECONDS", "BASHPID", "PPID", "UID", "EUID"}
+)
+#: Special parameters that only ever hold integers.
+_INTEGER_SPECIALS = frozenset("#?$!")
+_UPPER_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class ArithSite:
+    """Why a placeholder counts as arithmetic, and whether it sits in arithmetic text itself."""
+
+    context: str
+    #: True when the placeholder is part of the expression (not inside a command substitution in it)
+    inline: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ArithInfo:
+    """The placeholders a template exposes to bash arithmetic."""
+
+    #: offset of a placeholder's `{` -> why it is arithmetic
+    sites: dict[int, ArithSite]
+    #: when set, every placeholder counts as arithmetic, for this reason
+    everywhere: str | None
+    #: the template starts a shell with a `-c` script (arithmetic happens even in argv mode)
+    nested_shell: bool = False
+
+    def context(self, pos: int) -> str | None:
+        site = self.sites.get(pos)
+        return site.context if site is not None else self.everywhere
+
+
+class _Scanner:
+    """One pass over a template; `int_names` (declared `-i`) come from a previous pass."""
+
+    def __init__(self, src: str, int_names: set[str]) -> None:
+        self.src = src
+        self.n = len(src)
+        self.covered = bytearray(self.n)
+        self.sites: dict[int, ArithSite] = {}
+        #: name -> first arithmetic context that reads it
+        self.reads: dict[str, str] = {}
+        self.assigned: set[str] = set()
+        self.unsafe: set[str] = set()
+        self.opened: list[str] = []
+        self.dynamic: list[str] = []
+        self.int_names = int_names
+        self.new_int: set[str] = set()
+        #: (variable, placeholder offset) for `name={x}` assignments
+        self.assign_sites: list[tuple[str, int]] = []
+        #: context of the arithmetic a command substitution is nested in
+        self.sub_context: str | None = None
+        self.nested_shell = False
+
+    # ------------------------------------------------------------------ helpers
+
+    def cover(self, a: int, b: int) -> None:
+        self.covered[a:b] = b"\x01" * (max(b, a) - a)
+
+    def site(self, pos: int, context: str, inline: bool) -> None:
+        if pos not in self.sites:
+            self.sites[pos] = ArithSite(context, inline and self.sub_context is None)
+
+    def open(self, why: str) -> None:
+        if why not in self.opened:
+            self.opened.append(why)
+
+    def read(self, name: str, context: str) -> None:
+        self.reads.setdefault(name, context)
+
+    # ------------------------------------------------------------------ arithmetic text
+
+    def arith(self, a: int, b: int, context: str) -> None:
+        """Scan src[a:b] as an arithmetic expression."""
+        src = self.src
+        i = a
+        while i < b:
+            c = src[i]
+            if c == "{":
+                m = PLACEHOLDER_RE.match(src, i)
+                if m is not None and m.end() <= b:
+                    self.site(i, context, True)
+                    i = m.end()
+                    continue
+                i += 1
+            elif c in "0123456789":
+                i += 1
+                while i < b and (src[i] in NAME_CHARS or src[i] in "#@"):
+                    i += 1  # 42, 0x1f, 16#ff, 64#@_
+            elif (m := _IDENT_RE.match(src, i)) is not None:
+                name = m.group()
+                self.read(name, context)
+                after = _ARITH_ASSIGN_RE.match(src, m.end())
+                before = src[max(a, i - 2) : i]
+                if (after is not None and after.end() <= b) or before in ("++", "--"):
+                    self.assigned.add(name)
+                i = m.end()
+            elif c == "$":
+                i = self.dollar(i, context)
+            elif c == "`":
+                i = self.command_sub(i + 1, "`", context) + 1
+            elif c == "\\":
+                i += 2
+            else:
+                i += 1
+        self.cover(a, b)
+
+    def command_sub(self, i: int, closer: str, context: str | None) -> int:
+        """A `$(...)` or backtick body; inside arithmetic its output is evaluated too."""
+        outer = self.sub_context
+        if context is not None:
+            self.open(f"a command substitution inside {context}")
+            self.sub_context = f"a command substitution inside {context}"
+        end = self.shell(i, closer)
+        self.sub_context = outer
+        return end
+
+    def dollar(self, i: int, context: str | None) -> int:
+        """The `$` construct at i; `context` is the arithmetic it is in (None: shell text)."""
+        src, n = self.src, self.n
+        d = src[i + 1] if i + 1 < n else ""
+        if d == "(":
+            end = match_close(src, i + 2, "(", ")")
+            if end is None:
+                return n
+            if src.startswith("((", i + 1) and src.startswith("))", end - 2):
+                self.arith(i + 3, end - 2, "$(( ))")
+                self.cover(i, end)
+                return end
+            end = self.command_sub(i + 2, ")", context) + 1
+            self.cover(i, end)
+            return end
+        if d == "[":
+            end = match_close(src, i + 2, "[", "]")
+            if end is None:
+                return n
+            self.arith(i + 2, end - 1, "$[ ]")
+            self.cover(i, end)
+            return end
+        if d == "{":
+            return self.parameter(i, context)
+        if d == "'":
+            j = i + 2
+            while j < n and src[j] != "'":
+                j += 2 if src[j] == "\\" else 1
+            return min(j + 1, n)
+        m = _IDENT_RE.match(src, i + 1)
+        if m is not None:
+            if context is not None:
+                self.read(m.group(), context)
+            self.cover(i, m.end())
+            return m.end()
+        if d and d in "0123456789@*#?$!-_":
+            if context is not None and d not in _INTEGER_SPECIALS:
+                self.open(f"${d} inside {context}")
+            self.cover(i, i + 2)
+            return i + 2
+        return i + 1
+
+    def parameter(self, i: int, context: str | None) -> int:
+        """A `${...}` expansion: subscripts and substring offsets are arithmetic."""
+        src = self.src
+        end = match_close(src, i + 2, "{", "}")
+        if end is None:
+            return self.n
+        body_end = end - 1
+        j = i + 2
+        length = False
+        if j < body_end and src[j] in "#!" and j + 1 < body_end and src[j + 1] not in "}":
+            if src[j] == "!":
+                if context is not None:
+                    self.open(f"an indirect expansion ${{!...}} inside {context}")
+            else:
+                length = True
+            j += 1
+        m = _IDENT_RE.match(src, j)
+        name = m.group() if m is not None and m.end() <= body_end else None
+        if name is not None:
+            j = m.end()  # type: ignore[union-attr]
+            if context is not None and not length:
+                self.read(name, context)
+        elif j < body_end and src[j] in "0123456789@*#?$!-_":
+            if context is not None and not length and src[j] not in _INTEGER_SPECIALS:
+                self.open(f"${{{src[j]}}} inside {context}")
+            j += 1
+            while j < body_end and src[j] in "0123456789":
+                j += 1
+        if j < body_end and src[j] == "[":
+            close = match_close(src, j + 1, "[", "]")
+            close = body_end if close is None or close > body_end else close
+            # associative keys too: whether `name` is one is decided at run time (`local -A` in a function)
+            self.arith(j + 1, close - 1, "an array subscript ${name[...]}")
+            j = close
+        if context is not None:
+            self.arith(j, body_end, context)  # defaults, patterns: their text lands in the expression
+        elif j < body_end and src[j] == ":" and j + 1 < body_end and src[j + 1] not in "-=?+":
+            self.arith(j + 1, body_end, "a substring expansion ${var:offset:length}")
+        else:
+            if name is not None and (src.startswith("=", j) or src.startswith(":=", j)):
+                self.unsafe.add(name)  # ${name:=word} sets name
+            self.words_text(j, body_end, None)
+        self.cover(i, end)
+        return end
+
+    def words_text(self, a: int, b: int, context: str | None) -> None:
+        """Text inside an expansion that is not arithmetic: only nested constructs matter."""
+        src = self.src
+        i = a
+        while i < b:
+            c = src[i]
+            if c == "$":
+                i = self.dollar(i, context)
+            elif c == "`":
+                i = self.command_sub(i + 1, "`", context) + 1
+            elif c == "\\":
+                i += 2
+            else:
+                i += 1
+
+    # ------------------------------------------------------------------ shell text
+
+    def shell(self, i: int, closer: str | None) -> int:
+        """Scan shell text from i up to `closer` (")" of `$(`, a backtick, or the end)."""
+        src, n = self.src, self.n
+        words: list[tuple[int, int]] = []
+        start: int | None = None
+        depth = 0
+        in_test = False  # inside `[[ ... ]]`, where && || ( ) < > belong to the expression
+
+        def end_word(j: int) -> None:
+            nonlocal start, in_test
+            if start is not None:
+                words.append((start, j))
+                if src[start:j] == "[[":
+                    in_test = True
+                elif src[start:j] == "]]":
+                    in_test = False
+                start = None
+
+        def end_command() -> None:
+            self.command(list(words))
+            words.clear()
+
+        while i < n:
+            c = src[i]
+            if closer == "`" and c == "`":
+                break
+            if closer == ")" and c == ")" and depth == 0:
+                break
+            if c in " \t":
+                end_word(i)
+                i += 1
+            elif c == "\n":
+                end_word(i)
+                end_command()
+                i += 1
+            elif c == "#" and start is None:
+                j = src.find("\n", i)
+                i = n if j < 0 else j
+            elif c == "\\":
+                start = i if start is None else start
+                i += 2
+            elif c == "'":
+                start = i if start is None else start
+                j = src.find("'", i + 1)
+                i = n if j < 0 else j + 1
+            elif c == '"':
+                start = i if start is None else start
+                i = self.double_quoted(i + 1)
+            elif c == "$":
+                start = i if start is None else start
+                i = self.dollar(i, None)
+            elif c == "`":
+                start = i if start is None else start
+                j = self.command_sub(i + 1, "`", None)
+                self.cover(i, min(j + 1, n))
+                i = j + 1
+            elif c == "(" and start is None and src.startswith("((", i):
+                end = match_close(src, i + 1, "(", ")")
+                if end is None or not src.startswith("))", end - 2):
+                    depth += 1
+                    end_word(i)
+                    end_command()
+                    i += 1
+                    continue
+                self.arith(i + 2, end - 2, "(( ))")
+                self.cover(i, end)
+                words.append((i, end))
+                i = end
+            elif c in "|&<>()" and in_test:
+                end_word(i)
+                i += 1
+            elif c in "|&;<>()":
+                end_word(i)
+                if c == "(":
+                    depth += 1
+                elif c == ")":
+                    depth -= 1
+                if c not in "<>":
+                    end_command()
+                i += 1
+            else:
+                start = i if start is None else start
+                i += 1
+        end_word(min(i, n))
+        end_command()
+        return i
+
+    def double_quoted(self, i: int) -> int:
+        src, n = self.src, self.n
+        while i < n:
+            c = src[i]
+            if c == "\\":
+                i += 2
+            elif c == '"':
+                return i + 1
+            elif c == "$":
+                i = self.dollar(i, None)
+            elif c == "`":
+                i = self.command_sub(i + 1, "`", None) + 1
+            else:
+                i += 1
+        return n
+
+    # ------------------------------------------------------------------ commands
+
+    def command(self, words: list[tuple[int, int]]) -> None:
+        """Word-level contexts of one simple command: assignments, let, declare, [[ ]]."""
+        if not words:
+            return
+        src = self.src
+        raws = [src[a:b] for a, b in words]
+        k = 0
+        while k < len(words) and (_is_assignment(raws[k]) or raws[k] in PREFIX_WORDS):
+            if raws[k] not in PREFIX_WORDS:
+                self.assignment(words[k])
+            k += 1
+        if self.sub_context is not None:
+            for a, b in words:
+                for m in PLACEHOLDER_RE.finditer(src, a, b):
+                    self.site(m.start(), self.sub_context, False)
+        if k == len(words):
+            return
+        cmd = _unquote(raws[k])
+        rest = list(range(k + 1, len(words)))
+        handled: set[int] = set()
+        if "$" in cmd or "`" in cmd:
+            # `$cmd n={x}`: the command may be let, declare -i or a shell, decided at run time
+            self.dynamic.append("a command name computed at run time")
+            for a, b in words[k + 1 :]:
+                for m in PLACEHOLDER_RE.finditer(src, a, b):
+                    self.site(m.start(), f"an argument of the computed command {raws[k]}", False)
+        if cmd == "alias":
+            self.open("an alias (it can stand for let or declare -i)")
+        if cmd == "let":
+            for x in rest:
+                self.arith(*words[x], "let")
+            return
+        if cmd in DECLARATION_BUILTINS:
+            opts = "".join(raws[x][1:] for x in rest if raws[x][:1] in "-+")
+            if "n" in opts:
+                self.dynamic.append(f"'{cmd} -n'")
+            for x in rest:
+                raw = raws[x]
+                if raw[:1] in "-+":
+                    continue
+                if "i" in opts and _ASSIGN_WORD_RE.match(_unquote(raw)) is not None:
+                    # `declare -i n=...`, however quoted: the value is evaluated as arithmetic
+                    self.new_int.add(_ASSIGN_WORD_RE.match(_unquote(raw)).group(1))  # type: ignore[union-attr]
+                    if not _is_assignment(raw) and "=" in raw:
+                        self.arith(*words[x], "an assignment to an integer variable (declare -i)")
+                        handled.add(x)
+                        continue
+                m = _IDENT_RE.fullmatch(raw)
+                if m is not None:
+                    if "i" in opts:
+                        self.new_int.add(raw)
+                    handled.add(x)
+                elif _is_assignment(raw):
+                    name = _ASSIGN_WORD_RE.match(raw).group(1)  # type: ignore[union-attr]
+                    if "i" in opts:
+                        self.new_int.add(name)
+                    self.assignment(words[x])
+                    handled.add(x)
+                else:
+                    self.dynamic.append(f"'{cmd}' with a computed name")
+        if "[[" in raws[k:]:  # `[[` may follow `if`, `!`, `&&` or a function's `{`
+            lo = raws.index("[[", k)
+            for x in range(lo + 1, len(words)):
+                if raws[x] in ARITH_TEST_OPS:
+                    for y in (x - 1, x + 1):
+                        if lo < y < len(words) and raws[y] != "]]":
+                            self.arith(*words[y], f"[[ {raws[x]} ]]")
+                            handled.add(y)
+        if cmd in CODE_BUILTINS:
+            self.dynamic.append(f"'{cmd}'")
+            if cmd == "eval":
+                for x in rest:
+                    self.nested(*words[x], f"'{cmd}'")
+                    handled.add(x)
+        elif cmd == "trap" and rest and not raws[rest[0]].startswith("-"):
+            self.nested(*words[rest[0]], "'trap'")
+            handled.add(rest[0])
+        elif cmd in NAME_SETTING_BUILTINS or cmd == "printf":
+            args = [raws[x] for x in rest]
+            if cmd == "printf":
+                args = [a for p, a in zip(["", *args], args, strict=False) if p == "-v" or a.startswith("-v")]
+            if any("$" in a or "`" in a for a in args):
+                self.dynamic.append(f"'{cmd}' with a computed variable name")
+        for x in range(k, len(words)):
+            if _unquote(raws[x]).rsplit("/", 1)[-1] in SHELL_PROGRAMS:
+                script = next((y + 1 for y in range(x + 1, len(words) - 1) if _is_dash_c(raws[y])), None)
+                if script is not None:
+                    self.nested(*words[script], "a nested shell (sh -c)")
+                    handled.add(script)
+                break
+        for x in range(k, len(words)):
+            if x not in handled:
+                self.subscripts(*words[x])
+                self.tokens(*words[x])
+
+    def nested(self, a: int, b: int, what: str) -> None:
+        """A word run as a script (`bash -c '...'`, `eval`, `trap`): its arithmetic sees our variables."""
+        raw = self.src[a:b]
+        if what.startswith("a nested shell"):
+            self.nested_shell = True
+        if PLACEHOLDER_RE.fullmatch(_script_text(raw)):
+            return  # `bash -c {script}`: the value is the program, by the author's choice
+        child = _Scanner(_script_text(raw), self.int_names)
+        child.run()
+        for name, context in child.reads.items():
+            self.read(name, f"{context} of {what}")
+        self.assigned |= child.assigned
+        self.unsafe |= child.unsafe
+        self.dynamic += child.dynamic
+        for why in child.opened:
+            self.open(f"{why} of {what}")
+        if child.sites:
+            self.open(f"a placeholder inside the script of {what}")
+        for m in PLACEHOLDER_RE.finditer(self.src, a, b):
+            self.site(m.start(), f"the script of {what}", False)
+        self.cover(a, b)
+
+    def assignment(self, word: tuple[int, int]) -> None:
+        """`name=value`, `name+=value`, `name[sub]=value`, on its own or after declare."""
+        a, b = word
+        src = self.src
+        m = _ASSIGN_WORD_RE.match(src, a)
+        assert m is not None
+        name = m.group(1)
+        j = m.end()
+        if m.group(2):
+            close = _bracket_close(src, j, b)
+            self.arith(j, close - 1, "an array subscript name[...]")
+            j = close
+        if src.startswith("+=", j):
+            j += 2
+        elif src.startswith("=", j):
+            j += 1
+        self.cover(a, j)
+        if name in self.int_names:
+            self.arith(j, b, f"an assignment to integer variable '{name}' (declare -i)")
+            self.assigned.add(name)
+            return
+        value = _unquote(src[j:b])
+        if b < self.n and src[b] == "(" and j == b:
+            self.unsafe.add(name)  # name=( ... ): an array filled with words
+        elif value == "" or _INT_LITERAL_RE.fullmatch(value):
+            self.assigned.add(name)
+            self.cover(j, b)
+        elif (ph := PLACEHOLDER_RE.fullmatch(value)) is not None and src.find(ph.group(), j, b) >= 0:
+            self.assigned.add(name)
+            self.assign_sites.append((name, src.find(ph.group(), j, b)))
+            self.cover(j, b)
+        else:
+            self.unsafe.add(name)
+            self.tokens(j, b)
+
+    def subscripts(self, a: int, b: int) -> None:
+        """`name[...]` in a word, in any quoting: bash evaluates it whenever the word names a variable."""
+        src = self.src
+        for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*\[", src[a:b]):
+            start = a + m.end()
+            if self.covered[start - 1]:
+                continue
+            close = _bracket_close(src, start, b)
+            self.arith(
+                start, close - 1 if src[close - 1 : close] == "]" else close, "an array subscript name[...]"
+            )
+
+    def tokens(self, a: int, b: int) -> None:
+        """Names in words outside arithmetic: each may be a variable the command sets."""
+        text = PLACEHOLDER_RE.sub(lambda m: " " * len(m.group()), self.src[a:b])
+        for m in _TOKEN_RE.finditer(text):
+            if not self.covered[a + m.start()]:
+                self.unsafe.add(m.group())
+
+    def run(self) -> None:
+        self.shell(0, None)
+
+
+def _is_assignment(raw: str) -> bool:
+    m = _ASSIGN_WORD_RE.match(raw)
+    if m is None:
+        return False
+    j = m.end()
+    if m.group(2):
+        close = _bracket_close(raw, j, len(raw))
+        j = close
+    return raw.startswith("=", j) or raw.startswith("+=", j)
+
+
+def _is_dash_c(raw: str) -> bool:
+    """`-c`, or an option cluster holding it (`-ec`)."""
+    return raw.startswith("-") and not raw.startswith("--") and "c" in raw
+
+
+def _script_text(raw: str) -> str:
+    """The text a shell word stands for, quotes and escapes removed (expansions left as written)."""
+    out: list[str] = []
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        if c == "'":
+            j = raw.find("'", i + 1)
+            j = n if j < 0 else j
+            out.append(raw[i + 1 : j])
+            i = j + 1
+        elif c == '"':
+            i += 1
+            while i < n and raw[i] != '"':
+                if raw[i] == "\\" and i + 1 < n and raw[i + 1] in '$`"\\':
+                    i += 1
+                out.append(raw[i])
+                i += 1
+            i += 1
+        elif c == "\\" and i + 1 < n:
+            out.append(raw[i + 1])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _bracket_close(src: str, i: int, limit: int) -> int:
+    """Index past the `]` closing a `[` just before i (or `limit` when it is not closed)."""
+    depth = 1
+    while i < limit:
+        c = src[i]
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return limit
+
+
+def _unquote(raw: str) -> str:
+    """A word's text with simple quoting removed (enough to recognise names and literals)."""
+    return raw.replace("'", "").replace('"', "").replace("\\", "")
+
+
+def _why_open(s: _Scanner, name: str) -> str | None:
+    if s.dynamic:
+        return f"the template uses {s.dynamic[0]}, which can set any variable"
+    if name.startswith("SKILLYARD_"):
+        return "it holds a raw argument value"
+    if _UPPER_RE.fullmatch(name) and name not in BASH_INTEGER_VARS:
+        return "bash or the environment may set it"
+    if name in s.unsafe:
+        return "the template may set it from other text"
+    if name not in s.assigned and name not in BASH_INTEGER_VARS:
+        return "the template never sets it"
+    return None
+
+
+def arith_contexts(src: str) -> ArithInfo:
+    """Where bash would evaluate the template's placeholders as arithmetic (see the module docstring)."""
+    if PLACEHOLDER_RE.search(src) is None:
+        return ArithInfo({}, None)
+    s = _Scanner(src, set())
+    s.run()
+    if s.new_int:  # `declare -i n` may come after `n={x}` in the text: scan again knowing the names
+        s = _Scanner(src, s.new_int)
+        s.run()
+    everywhere: str | None = None
+    reads = dict(s.reads)
+    for name in s.new_int:
+        reads.setdefault(name, "every assignment to it (declare -i)")
+    sites = dict(s.sites)
+    for name, context in reads.items():
+        why = _why_open(s, name)
+        if why is not None:
+            everywhere = f"variable '{name}' is evaluated in {context} and {why}"
+            break
+    if everywhere is None and s.opened:
+        everywhere = s.opened[0]
+    for name, pos in s.assign_sites:
+        if name in reads and pos not in sites:
+            sites[pos] = ArithSite(f"an assignment to '{name}', which is evaluated in {reads[name]}", False)
+    return ArithInfo(sites, everywhere, s.nested_shell)
