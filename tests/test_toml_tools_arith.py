@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from skillyard.config import Config, ExecutionSettings
 from skillyard.model import Skill, ToolArg, ToolSpec
 from skillyard.registry import Registry
-from skillyard.toml_tools import ToolArgError, build_invocation, compile_template, lint_tool, run_tool
+from skillyard.toml_tools import ToolArgError, build_invocation, compile_template, lint_tool
+from toml_run_support import run_tool
 
 #: (template, context named in the refusal, output for 42, output for -3)
 FORMS = [
