@@ -368,3 +368,40 @@ def test_hostile_values_never_run_in_arithmetic(
             assert err, (command, values, text)
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    ("command", "context"),
+    [
+        ('v={lines}; echo "${!v}"', "indirect expansion"),
+        ("v={lines}; echo ${!v}", "indirect expansion"),
+        ('v={lines}; echo "${v@P}"', "prompt expansion"),
+        ("unset {lines}", "variable name (unset)"),
+        ("read {lines} < /dev/null", "variable name (read)"),
+        ("printf -v {lines} %s 1; echo done", "variable name (printf)"),
+        ("[[ -v {lines} ]] && echo set", "-v"),
+        ("test -v {lines} && echo set", "-v"),
+        ("[ -v {lines} ] && echo set", "-v"),
+    ],
+)
+def test_values_used_as_names_or_prompts_are_refused(skill_dir: Path, command: str, context: str) -> None:
+    """Bash evaluates a name's subscript (`a[$(cmd)]`) and a prompt's `$(cmd)`: quoting cannot help."""
+    diags = lint_tool(spec(command, "string"))
+    assert diags and diags[0].code == "tool-template", diags
+    # Refused for what it is, or earlier for a stricter rule (a placeholder as a builtin's first word).
+    assert context in diags[0].message or "cannot be a placeholder" in diags[0].message, diags
+    s = spec(command, "integer")
+    if lint_tool(s):
+        return
+    canary = skill_dir / "CANARY"
+    for value in hostile(canary):
+        text, err = run_tool(skill_at(skill_dir), s, {"lines": value}, executor="local")
+        assert err and not canary.exists(), (value, text)
+
+
+@pytest.mark.parametrize("opener", ["$(", "${x:-", "$((", "`echo "])
+def test_deep_nesting_is_refused_not_a_crash(opener: str) -> None:
+    closer = {"$(": ")", "${x:-": "}", "$((": "))", "`echo ": "`"}[opener]
+    command = "echo " + opener * 5000 + "{lines}" + closer * 5000
+    diags = lint_tool(spec(command, "integer"))
+    assert diags and diags[0].code == "tool-template"

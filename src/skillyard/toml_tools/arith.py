@@ -244,12 +244,19 @@ class _Scanner:
             else:
                 length = True
             j += 1
+        indirect = src[i + 2] == "!" and j == i + 3
         m = _IDENT_RE.match(src, j)
         name = m.group() if m is not None and m.end() <= body_end else None
         if name is not None:
             j = m.end()  # type: ignore[union-attr]
             if context is not None and not length:
                 self.read(name, context)
+            # The value of `v` in ${!v} is a name (its subscript is evaluated); in ${v@P} it is a prompt
+            # (command substitutions in it run): both flow like arithmetic.
+            if indirect and context is None:
+                self.read(name, "an indirect expansion ${!name}")
+            if src.startswith("@P", j) and context is None:
+                self.read(name, "a prompt expansion ${name@P}")
         elif j < body_end and src[j] in "0123456789@*#?$!-_":
             if context is not None and not length and src[j] not in _INTEGER_SPECIALS:
                 self.open(f"${{{src[j]}}} inside {context}")
@@ -473,11 +480,22 @@ class _Scanner:
             self.nested(*words[rest[0]], "'trap'")
             handled.add(rest[0])
         elif cmd in NAME_SETTING_BUILTINS or cmd == "printf":
-            args = [raws[x] for x in rest]
+            names = [x for x in rest if not raws[x].startswith("-")]
             if cmd == "printf":
-                args = [a for p, a in zip(["", *args], args, strict=False) if p == "-v" or a.startswith("-v")]
+                names = [y for x, y in zip(rest, rest[1:], strict=False) if raws[x] == "-v"]
+            args = [raws[x] for x in names]
             if any("$" in a or "`" in a for a in args):
                 self.dynamic.append(f"'{cmd}' with a computed variable name")
+            for x in names:  # a placeholder as the name: `unset a[$(cmd)]` runs cmd
+                for m in PLACEHOLDER_RE.finditer(src, *words[x]):
+                    self.site(m.start(), f"a variable name ({cmd})", False)
+                    handled.add(x)
+        if cmd in ("test", "[", "[[") or "[[" in raws[k:]:
+            for x in range(k, len(words) - 1):  # `-v name` tests evaluate the subscript of the name
+                if raws[x] == "-v":
+                    for m in PLACEHOLDER_RE.finditer(src, *words[x + 1]):
+                        self.site(m.start(), f"a variable name ({raws[k]} -v)", False)
+                        handled.add(x + 1)
         for x in range(k, len(words)):
             if _unquote(raws[x]).rsplit("/", 1)[-1] in SHELL_PROGRAMS:
                 script = next((y + 1 for y in range(x + 1, len(words) - 1) if _is_dash_c(raws[y])), None)

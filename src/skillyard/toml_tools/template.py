@@ -385,7 +385,13 @@ def compile_template(source: str) -> CompiledTemplate:
         )
     if "\x00" in source:
         return CompiledTemplate(source, (), (), (), "the command contains a NUL byte")
-    source = source.replace("\r\n", "\n")
+    try:
+        return _compile(source.replace("\r\n", "\n"))
+    except RecursionError:  # thousands of nested $( or ${: refused, never a crash of the loader
+        return CompiledTemplate(source[:100], (), (), (), "the command nests too deeply to be checked")
+
+
+def _compile(source: str) -> CompiledTemplate:
     s = _scan(source)
     errors = list(s.errors)
     words: list[Word] = []
