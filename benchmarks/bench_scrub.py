@@ -1,6 +1,6 @@
 """Credential scrubbing throughput against literal-replace baselines in the same process (prints, asserts nothing).
 
-    .venv/bin/python benchmarks/bench_scrub.py [--runs 15] [--mb 1]
+    .venv/bin/python benchmarks/bench_scrub.py [--runs 15] [--mb 1] [--against OLD_SCRUB_PY]
 
 Text: about 1 MB of typical command output (pip and compiler logs, paths, JSON,
 hashes, wrapped base64, `key=value` lines), generated from a fixed seed, with
@@ -18,6 +18,7 @@ import argparse
 import base64
 import gzip
 import hashlib
+import importlib.util
 import json
 import random
 import re
@@ -110,6 +111,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--mb", type=float, default=1.0)
+    ap.add_argument("--against", help="path of another scrub.py to time alternately with this one")
     args = ap.parse_args()
     size = int(args.mb * 1_000_000)
     text = typical_output(size)
@@ -143,12 +145,24 @@ def main() -> None:
     t_l, t_r2 = paired_ms(run_leaky, run_replace, args.runs)
     out = scrub(leaky, secrets)
     marks = len(re.findall(r"\[REDACTED:[a-z0-9-]+\]", out)) - len(
-        re.findall(r"\[REDACTED:[a-z0-9-]+\]", scrub(text))
+        re.findall(r"\[REDACTED:[a-z0-9-]+\]", scrub(text, secrets))
     )
     print(
         f"  {'scrub, 5 secrets printed in 5 forms':<40} {t_l:8.2f} ms  {mb / t_l * 1000:7.1f} MB/s"
         f"  ratio {t_l / t_r2:7.1f}x  ({marks} extra redactions)"
     )
+    if args.against:
+        spec = importlib.util.spec_from_file_location("scrub_against", args.against)
+        assert spec and spec.loader
+        other = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(other)
+        for label, body in (("no secret printed", text), ("5 secrets printed in 5 forms", leaky)):
+            t_new, t_old = paired_ms(
+                lambda b=body: scrub(b, secrets), lambda b=body: other.scrub(b, secrets), args.runs
+            )
+            print(
+                f"  {label:<40} this {t_new:8.2f} ms, --against {t_old:8.2f} ms, this / against {t_new / t_old:5.2f}"
+            )
 
 
 if __name__ == "__main__":
