@@ -424,3 +424,16 @@ def test_gzip_after_a_flood_of_plain_base64_is_still_found() -> None:
     leak = base64.b64encode(gzip.compress(b"token Zq8vR2mK5wT9xLp3")).decode()
     out = scrub(" ".join([*flood, leak]), SECRETS5)
     assert out.endswith(" [REDACTED:secret-value-gzip-base64]")
+
+
+@pytest.mark.parametrize("shift", range(-24, 8))
+def test_offsets_map_back_across_4k_chunks(shift: int) -> None:
+    secret = "Hq7pL2xN9vK4mT8w"
+    shown = "Hq7p  L2xN\n\t9vK4 mT8w"
+    head = ("word " * 1000)[: 4096 + shift] + "  \n"
+    text = head + shown + " \n tail " + "x " * 3000 + shown.upper() + " end"
+    out = scrub(text, [secret])
+    expected = (
+        head + "[REDACTED:secret-value-split] \n tail " + "x " * 3000 + "[REDACTED:secret-value-split] end"
+    )
+    assert out == expected

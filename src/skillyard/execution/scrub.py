@@ -291,6 +291,35 @@ def _rule(kind: str, span: str, nd: _Needles) -> str:
     return "secret-value-split" if any(c.isspace() for c in span) else "secret-value-case"
 
 
+class _OffsetMap:
+    """Maps offsets of the whitespace-free text back to the original, mapping a 4 KiB chunk only when a hit
+    falls in it: text with a few hits costs a little more than text with none, not a walk over every word."""
+
+    CHUNK = 4096
+
+    def __init__(self, folded: str) -> None:
+        self.text = folded
+        self.cum = [0]  # whitespace-free offset where each chunk starts
+        for s in range(0, len(folded), self.CHUNK):
+            self.cum.append(self.cum[-1] + len("".join(folded[s : s + self.CHUNK].split())))
+        self.words: dict[int, tuple[list[int], list[int]]] = {}
+
+    def orig(self, ci: int) -> int:
+        k = bisect.bisect_right(self.cum, ci) - 1
+        if k not in self.words:
+            starts: list[int] = []
+            offsets: list[int] = []
+            n = 0
+            for m in _WORDS.finditer(self.text, k * self.CHUNK, (k + 1) * self.CHUNK):
+                starts.append(m.start())
+                offsets.append(n)
+                n += m.end() - m.start()
+            self.words[k] = (starts, offsets)
+        starts, offsets = self.words[k]
+        j = bisect.bisect_right(offsets, ci - self.cum[k]) - 1
+        return starts[j] + ci - self.cum[k] - offsets[j]
+
+
 def _value_spans(text: str, nd: _Needles) -> list[tuple[int, int, str]]:
     """Spans of `text` holding an exact value in any of its forms, also case-changed or whitespace-split.
 
@@ -309,18 +338,7 @@ def _value_spans(text: str, nd: _Needles) -> list[tuple[int, int, str]]:
     found = _hits(compact, nd)
     if not found:
         return spans
-    word_starts: list[int] = []
-    compact_starts: list[int] = []
-    n = 0
-    for m in _WORDS.finditer(folded):
-        word_starts.append(m.start())
-        compact_starts.append(n)
-        n += m.end() - m.start()
-
-    def orig(ci: int) -> int:
-        k = bisect.bisect_right(compact_starts, ci) - 1
-        return word_starts[k] + ci - compact_starts[k]
-
+    orig = _OffsetMap(folded).orig
     for needle, kind in found:
         i = compact.find(needle)
         while i >= 0:
