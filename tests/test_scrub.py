@@ -437,3 +437,9 @@ def test_offsets_map_back_across_4k_chunks(shift: int) -> None:
         head + "[REDACTED:secret-value-split] \n tail " + "x " * 3000 + "[REDACTED:secret-value-split] end"
     )
     assert out == expected
+
+
+def test_base64_of_non_ascii_text_holding_a_secret_in_another_case() -> None:
+    secret = "ключ-доступа-2024"
+    blob = base64.b64encode(f"пароль: {secret.upper()}\n".encode()).decode()
+    assert scrub(f"cfg {blob} ok", [secret]) == "cfg [REDACTED:secret-value-in-base64] ok"

@@ -191,8 +191,8 @@ _MAX_RUN_CHARS = 4 << 20
 _MAX_DECODED = 1 << 20
 _MAX_INFLATED = 1 << 20
 _MAX_INFLATED_TOTAL = 4 << 20
-#: Bytes that count as text when deciding whether a decoded run is worth searching (NUL: UTF-16).
-_TEXT_BYTES = bytes(range(32, 127)) + b"\0\t\n\r"
+#: Control bytes: a decoded run with many of them (besides NUL, UTF-16's high bytes) is binary.
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\0\t\n\r") + b"\x7f"
 
 
 def _cores(raw: bytes, encode: Callable[[bytes], bytes], block: int, bits: int) -> list[str]:
@@ -473,8 +473,13 @@ def _decoded_runs(text: str, budget: _Budget) -> Iterator[tuple[int, int, str, s
         budget.runs -= 1
         data = _b64decode(text[start : min(end, start + budget.decoded * 4 // 3 + 4)])[: budget.decoded]
         budget.decoded -= len(data)
-        if len(data) >= MIN_SECRET_LEN and len(data.translate(None, _TEXT_BYTES)) * 10 <= len(data):
-            yield start, end, data.decode("utf-8", "replace"), "secret-value-in-base64"
+        if (
+            len(data) >= MIN_SECRET_LEN
+            and len(data) - len(data.translate(None, _CONTROL_BYTES)) <= len(data) // 10
+        ):
+            decoded = data.decode("utf-8", "replace")
+            if decoded.count("\ufffd") <= len(decoded) // 10:  # text, in any script, not random bytes
+                yield start, end, decoded, "secret-value-in-base64"
 
 
 def _contains(text: str, nd: _Needles, budget: _Budget, depth: int) -> bool:
