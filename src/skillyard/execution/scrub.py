@@ -271,10 +271,12 @@ class _Needles:
 
 @lru_cache(maxsize=64)
 def _needles_for(secrets: tuple[str, ...]) -> _Needles:
+    """Needles per set of secrets: the same env and config come back on every call."""
     return _Needles(secrets)
 
 
 def _hits(compact: str, nd: _Needles) -> list[tuple[str, str]]:
+    """Needles present in `compact`; UTF-16 ones only when it has a NUL, which most output has not."""
     found = [(n, k) for n, k in nd.needles if n in compact]
     if "\0" in compact:
         found += [(n, k) for n, k in nd.nul_needles if n in compact]
@@ -282,6 +284,7 @@ def _hits(compact: str, nd: _Needles) -> list[tuple[str, str]]:
 
 
 def _rule(kind: str, span: str, nd: _Needles) -> str:
+    """Marker name of a match, telling a reader which form of a value was printed."""
     if kind != "plain":
         return f"secret-value-{kind}"
     if span in nd.plain:
@@ -380,6 +383,7 @@ def _inflate(data: bytes, budget: _Budget) -> bytes | None:
 
 
 def _b64decode(chars: str) -> bytes:
+    """Bytes of a base64 run, standard or URL-safe, wrapped or not, padded or not; never raises."""
     chars = "".join(chars.split()).rstrip("=").replace("-", "+").replace("_", "/")
     chars = chars[: len(chars) - len(chars) % 4] if len(chars) % 4 == 1 else chars + "=" * (-len(chars) % 4)
     try:
