@@ -443,3 +443,31 @@ def test_base64_of_non_ascii_text_holding_a_secret_in_another_case() -> None:
     secret = "ключ-доступа-2024"
     blob = base64.b64encode(f"пароль: {secret.upper()}\n".encode()).decode()
     assert scrub(f"cfg {blob} ok", [secret]) == "cfg [REDACTED:secret-value-in-base64] ok"
+
+
+def _folded(s: str) -> str:
+    return "".join(s.lower().split())
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    secret=st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=8, max_size=30),
+    before=st.text(max_size=50),
+    after=st.text(max_size=50),
+    k=st.integers(1, 5),
+    how=st.sampled_from(["plain", "upper", "lower", "split"]),
+)
+def test_any_unicode_secret_in_any_case_or_split(
+    secret: str, before: str, after: str, k: int, how: str
+) -> None:
+    assume(len(_folded(secret)) >= 8 and len(set(_folded(secret))) >= 4)
+    assume(_folded(secret) not in _folded(before + " " + after))
+    shown = {
+        "plain": secret,
+        "upper": secret.upper(),
+        "lower": secret.lower(),
+        "split": " ".join(secret[i : i + k] for i in range(0, len(secret), k)),
+    }[how]
+    out = scrub(f"{before} {shown} {after}", [secret])
+    assert "[REDACTED:secret-value" in out, (shown, out)
+    assert _folded(shown) not in _folded(MARKER.sub("\x01", out)), out
