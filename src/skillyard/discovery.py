@@ -19,7 +19,6 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import NamedTuple
 
-from skillyard import parallel
 from skillyard.config import Config
 from skillyard.model import Diagnostic
 
@@ -34,8 +33,6 @@ MAX_DIRS_PER_ROOT = 200_000
 #: A directory changed this close to a walk may change again within the same timestamp tick
 #: (coarse kernel clocks; 2 s on FAT), so its ctime cannot prove its entries unchanged later.
 RACY_NS = 2_000_000_000
-#: Share of a replay's files the second process checks (it also starts up and hands back).
-REPLAY_SHARE = 0.45
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
@@ -210,8 +207,8 @@ def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_D
 
 
 class Walker:
-    """One walk of one root. `walk_root` runs it whole; a split scan lists the top directory
-    once and has two walkers (one per process) visit the two halves of that listing."""
+    """One walk of one root; `walk_root` runs it whole, a registry's cold scan runs it with a
+    probe that parses each skill file as it is found."""
 
     def __init__(
         self,
@@ -231,10 +228,6 @@ class Walker:
         self.visited: set[str] = {self.top_real}
         self.budget = [MAX_DIRS_PER_ROOT]
         self.started = time.time_ns()
-
-    @property
-    def dirs_used(self) -> int:
-        return MAX_DIRS_PER_ROOT - self.budget[0]
 
     def top_entries(self) -> list[os.DirEntry[str]] | None:
         """The root's listing to visit; None when the root is missing, not a directory,
@@ -383,8 +376,7 @@ def replay_walk(
     change, moves the ctime; `utime` cannot set it back).
 
     Each skill file is still `lstat`ed (an edit in place changes no directory), so the result
-    carries fresh stats; for many files half of them are checked in a second process (see
-    `parallel`). None when anything differs: the caller walks for real.
+    carries fresh stats. None when anything differs: the caller walks for real.
 
     A `saved` walk is data from a file and is held to the shape a walk produces: listed
     directories are real directories (not links) below the root, each inside one listed before
@@ -423,26 +415,9 @@ def replay_walk(
     # a saved walk's paths are checked one by one in _file_stats, unless the whole list passes
     # the same checks at once (the usual flat root: every skill directory straight below it)
     check = looked if saved and not _flat_walk_ok(top, paths, looked) else None
-    if parallel.usable(len(paths)):
-        stats, theirs, tail = parallel.split(
-            paths,
-            lambda t: _flat(_file_stats(top, t, check)),
-            lambda h: _file_stats(top, h, check),
-            child_share=REPLAY_SHARE,
-        )
-        if stats is None or theirs is False:
-            return None
-        if isinstance(theirs, list) and len(theirs) == 3 * len(tail) and set(map(type, theirs)) <= {int}:
-            stats.extend(map(FileStat, theirs[::3], theirs[1::3], theirs[2::3]))
-        else:  # the other process's answer did not arrive: check those here
-            rest = _file_stats(top, tail, check)
-            if rest is None:
-                return None
-            stats.extend(rest)
-    else:
-        stats = _file_stats(top, paths, check)
-        if stats is None:
-            return None
+    stats = _file_stats(top, paths, check)
+    if stats is None:
+        return None
     return WalkResult(paths=paths, stats=stats, listed_dirs=list(listed))
 
 
@@ -520,13 +495,6 @@ def _plain_below(rel: str) -> bool:
     return 0 < len(parts) <= MAX_DEPTH and all(
         part and part[0] != "." and part not in IGNORED_DIRS for part in parts
     )
-
-
-def _flat(stats: list[AnyStat] | None) -> list[int] | bool:
-    """Stats as plain ints for the trip back from a second process; False for "changed"."""
-    if stats is None:
-        return False
-    return [x for st in stats for x in (st.st_mtime_ns, st.st_size, st.st_ino)]
 
 
 def _skill_file(directory: str) -> tuple[tuple[str, os.stat_result, bool] | None, bool]:

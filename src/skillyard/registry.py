@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard import cache as cache_mod
-from skillyard import discovery, parallel
+from skillyard import discovery
 from skillyard.config import Config, load_config, persist_disabled
 from skillyard.discovery import (
     SKILL_FILES,
     AnyStat,
-    FileStat,
     Probe,
     Root,
     Walker,
@@ -44,9 +43,6 @@ if TYPE_CHECKING:
 
 
 _BUILD_LOCK = threading.Lock()
-#: Share of a split cold scan the second process takes: a little under half, since it also
-#: packs its results (about 4 us a skill) and this process unpacks them.
-CHILD_SHARE = 0.46
 
 
 class _FileEntry:
@@ -190,88 +186,6 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _scan_part(root: Root, allowed: list[str], entries: Sequence[os.DirEntry[str]]) -> tuple[Any, ...]:
-    """Walk and parse part of a root's listing (in the second process); plain data only.
-    Each skill is packed as soon as it is parsed, so only its bytes stay alive."""
-    source = root.source
-    packed: dict[str, tuple[str | None, list[tuple[Any, ...]], bytes]] = {}
-
-    def pack(path: str, st: AnyStat, fd: int = -1) -> None:
-        skill, diags = _parse(path, source, st, fd)
-        row = cache_mod.skill_to_blob(skill) if skill is not None else b""
-        packed[path] = (
-            skill.name if skill is not None else None,
-            [cache_mod.diag_to_row(d) for d in diags],
-            row,
-        )
-
-    walker = Walker(root, allowed, probe=opening_probe(pack))
-    walker.visit(entries, walker.top, 0)
-    result = walker.result
-    names: list[str | None] = []
-    diag_rows: dict[int, list[tuple[Any, ...]]] = {}  # only the files that have any
-    parts: list[bytes] = []
-    offsets = [0]
-    for k, (path, st) in enumerate(zip(result.paths, result.stats, strict=True)):
-        if path not in packed:  # found the slow way (a link, skill.md, SKILL.toml)
-            pack(path, st)
-        name, drows, row = packed[path]
-        names.append(name)
-        if drows:
-            diag_rows[k] = drows
-        parts.append(row)
-        offsets.append(offsets[-1] + len(row))
-    stats = [x for st in result.stats for x in (st.st_mtime_ns, st.st_size, st.st_ino)]
-    return (
-        result.paths,
-        stats,
-        result.listed_dirs,
-        [cache_mod.diag_to_row(d) for d in result.diagnostics],
-        result.replayable,
-        sorted(walker.visited),
-        walker.dirs_used,
-        names,
-        diag_rows,
-        offsets,
-        b"".join(parts),
-    )
-
-
-def _take_part(walker: Walker, data: Any, source: str) -> dict[str, _FileEntry] | None:
-    """Add the other process's part to `walker`'s result; None (nothing added) when it does
-    not combine exactly as one walk would have: a directory entered through symlinks from both
-    parts, or the two together over the directory budget."""
-    try:
-        paths, stats, listed, walk_diags, replayable, visited, used, names, diag_rows, offsets, rows = data
-        if (set(visited) - {walker.top_real}) & walker.visited or used > walker.budget[0]:
-            return None
-        n = len(paths)
-        if not (len(stats) == 3 * n and len(names) == n and len(offsets) == n + 1):
-            return None
-        file_stats = list(map(FileStat, stats[::3], stats[1::3], stats[2::3]))
-        store = cache_mod.Cached(paths=paths, names=[], data=rows, offsets=offsets)
-        entries: dict[str, _FileEntry] = {}
-        for k, (path, st, name) in enumerate(zip(paths, file_stats, names, strict=True)):
-            drows = diag_rows.get(k)
-            diags = tuple(cache_mod.diag_from_row(d) for d in drows) if drows else ()
-            entries[path] = _FileEntry(
-                st, path, source, None, diags, name, store if name is not None else None, k
-            )
-        walk_diagnostics = [cache_mod.diag_from_row(d) for d in walk_diags]
-        listed_dirs = [tuple(x) for x in listed]
-    except (TypeError, ValueError, AttributeError):
-        return None
-    result = walker.result
-    result.paths.extend(paths)
-    result.stats.extend(file_stats)
-    result.listed_dirs.extend(listed_dirs)  # type: ignore[arg-type]
-    result.diagnostics.extend(walk_diagnostics)
-    result.replayable = result.replayable and bool(replayable)
-    walker.visited.update(visited)
-    walker.budget[0] -= used
-    return entries
-
-
 class Registry:
     """Skills found on the search path, by priority, with eligibility for this host."""
 
@@ -317,8 +231,6 @@ class Registry:
         #: the next scan and never written to the start-up cache
         self._racy: set[str] = set()
         self._racy_before = 0  #: mtimes at or after this are racy (set when a scan starts)
-        #: roots whose cold walk was shared with a second process (see `parallel`)
-        self.split_scans = 0
         self._scan()
         if self._cache_file is not None:
             self._save_cache()
@@ -497,37 +409,15 @@ class Registry:
         self.version += 1
 
     def _walk(self, root: Root, allowed: list[str]) -> tuple[WalkResult, dict[str, _FileEntry]]:
-        """Walk a root. A cold walk parses each skill file as it finds it (see `_probe`), and on
-        a big root half of the listing is walked and parsed in a second process (see `parallel`);
+        """Walk a root. A cold walk parses each skill file as it finds it (see `_probe`);
         the entries parsed on the way are returned with the walk."""
         if self._files or self._cached.paths:
             return walk_root(root, allowed), {}
         ready: dict[str, _FileEntry] = {}
         walker = Walker(root, allowed, probe=self._probe(root.source, ready))
         entries = walker.top_entries()
-        if not entries or not parallel.usable(len(entries)):
-            if entries:
-                walker.visit(entries, walker.top, 0)
-            return walker.finish(), ready
-
-        def here(head: Sequence[os.DirEntry[str]]) -> bool:
-            return walker.visit(head, walker.top, 0)
-
-        stopped, data, tail = parallel.split(
-            entries, lambda t: _scan_part(root, allowed, t), here, child_share=CHILD_SHARE
-        )
-        if stopped:  # the directory budget ran out in the first part: one walk would stop there too
-            theirs: dict[str, _FileEntry] | None = {}
-        else:
-            theirs = _take_part(walker, data, root.source) if data is not None else None
-        if theirs is None:  # the other process's part did not arrive or does not combine: do it here
-            walker.visit(tail, walker.top, 0)
-        else:
-            ready.update(theirs)
-            self._fresh += len(theirs)
-            before = self._racy_before
-            self._racy.update(p for p, e in theirs.items() if e.st.st_mtime_ns >= before)
-        self.split_scans += 1
+        if entries:
+            walker.visit(entries, walker.top, 0)
         return walker.finish(), ready
 
     def _probe(self, source: str, ready: dict[str, _FileEntry]) -> Probe:
