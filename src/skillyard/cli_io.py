@@ -44,3 +44,13 @@ def tolerant_streams() -> None:
                 stream.reconfigure(errors="backslashreplace")
             except (ValueError, OSError):  # a closed or detached stream: nothing to print to anyway
                 pass
+
+
+def dumps_json(data: Any) -> str:
+    """Indented for a person at a terminal; compact (through the C encoder) for a program reading
+    a pipe. The content is the same either way."""
+    import json
+
+    if sys.stdout.isatty():
+        return json.dumps(data, indent=2, ensure_ascii=False)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
