@@ -700,3 +700,43 @@ def test_an_edit_within_the_racy_window_is_read_again(tmp_path: Path, make_skill
     from skillyard import cache as cache_mod
 
     assert str(p) not in cache_mod.load(cache_file).paths  # a racy file is never cached
+
+
+def test_listing_from_the_startup_cache_builds_no_skill_and_matches_a_cold_listing(
+    tmp_path: Path, make_skill
+) -> None:
+    """`skillyard list` answers from the cache's summary rows; the answer equals one from full skills."""
+    from skillyard import reports
+
+    root = tmp_path / "r"
+    make_skill(root, "plain", extra='metadata: {"openclaw": {"emoji": "🔧"}}')
+    make_skill(root, "needs-ffmpeg", extra='metadata: {"openclaw": {"requires": {"bins": ["ffmpeg"]}}}')
+    make_skill(root, "needs-token", extra='metadata: {"openclaw": {"requires": {"env": ["TOKEN"]}}}')
+    make_skill(root, "token-too", extra='metadata: {"openclaw": {"requires": {"env": ["TOKEN"]}}}')
+    make_skill(root, "on-mac", extra='metadata: {"openclaw": {"os": ["darwin"]}}')
+    make_skill(
+        root, "always", extra='metadata: {"openclaw": {"always": true, "requires": {"bins": ["nope"]}}}'
+    )
+    make_skill(root, "off")
+    make_skill(
+        root,
+        "with-tools",
+        files={"SKILL.toml": '[[tools]]\nname = "hello"\ndescription = "Say hello."\ncommand = "echo hi"\n'},
+    )
+    config = parse_config({"skill": {"off": {"enabled": False}, "token-too": {"env": {"TOKEN": "x"}}}})
+    cache_file = tmp_path / "cache.marshal"
+    cold = Registry([Root(root, "custom")], config, host=no_bins_host(), cache=cache_file)
+    for f in reports.FILTERS:
+        expected = [
+            {"name": s.name, "emoji": s.emoji or "", "description": s.description, "eligible": e.eligible}
+            for s in cold.skills
+            if (e := cold.eligibility(s)) and (f == "all" or e.eligible is (f == "eligible"))
+        ]
+        warm = Registry([Root(root, "custom")], config, host=no_bins_host(), cache=cache_file)
+        assert reports.list_report(warm, f) == {"count": len(expected), "skills": expected}
+        assert [d.to_dict() for d in warm.diagnostics] == [d.to_dict() for d in cold.diagnostics]
+        built = {e.name for e in warm._order if e._skill is not None}
+        assert built <= {"with-tools"}  # only a skill offering tools is built (for the tool plan)
+    assert reports.list_report(cold)["count"] == 8
+    eligible = {i["name"] for i in reports.list_report(cold, "eligible")["skills"]}
+    assert eligible == {"plain", "token-too", "always", "with-tools"}

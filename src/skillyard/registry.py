@@ -35,8 +35,8 @@ from skillyard.discovery import (
     resolve_roots,
     walk_root,
 )
-from skillyard.eligibility import Host, evaluate
-from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Eligibility, Skill, ToolSpec
+from skillyard.eligibility import Host, evaluate, is_eligible
+from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Eligibility, Requirements, Skill, ToolSpec
 
 if TYPE_CHECKING:
     from skillyard.search import SearchHit, SearchIndex
@@ -90,6 +90,15 @@ class _FileEntry:
         if self._rows is not None:
             return self._rows.row(self._row)
         return cache_mod.skill_to_blob(self.loaded())
+
+    def summary(self) -> cache_mod.Row:
+        """The skill's `cache.summary_of` row, from the cache while the skill is not built yet."""
+        rows = self._rows
+        if self._skill is None and rows is not None:
+            found = rows.summary(self._row)
+            if found is not None:
+                return found
+        return cache_mod.summary_of(self.loaded())
 
     def loaded(self) -> Skill:
         """The skill of an entry that has a name (every entry in a registry's order)."""
@@ -530,6 +539,7 @@ class Registry:
                 e.name,
                 e.row(),
                 [cache_mod.diag_to_row(d) for d in e.diagnostics],
+                e.summary(),
             )
         cache_mod.save(self._cache_file, out)
 
@@ -629,7 +639,9 @@ class Registry:
             from skillyard.toml_tools import lint_tool
             from skillyard.toml_tools.naming import plan_tool_names
 
-            skills = [s for s in self.eligible_skills() if s.tools and not s.disable_model_invocation]
+            # only skills that offer tools are built (a listing from the start-up cache builds none)
+            with_tools = [e.loaded() for e in self._order if e.summary()[4]]
+            skills = [s for s in with_tools if self.eligibility(s).eligible]
             plan, notes = plan_tool_names(skills, BUILTIN_TOOL_NAMES) if skills else ({}, [])
             for name, (skill, spec) in list(plan.items()):
                 found = lint_tool(spec, str(skill.root / "SKILL.toml"))
@@ -638,6 +650,35 @@ class Registry:
                     del plan[name]  # a template that can never run is not offered to the model
             self._tool_plan = (self.version, plan, notes)
         return self._tool_plan[1], self._tool_plan[2]
+
+    def summaries(self) -> list[tuple[str, str, str, bool]]:
+        """(name, emoji, description, eligible) of every loaded skill, in `skills` order.
+
+        What `skillyard list` shows. Skills still held as start-up cache rows are answered from
+        their small summary rows, so listing a cached catalog builds no `Skill`."""
+        out = []
+        host, config = self.host, self.config
+        #: answers by (requirements, always) for skills whose answer does not depend on their name
+        shared: dict[tuple[object, ...], bool] = {}
+        for e in self._order:
+            if e._skill is None and not self._is_installed_source(e.source):
+                emoji, desc, always, req, _ = e.summary()
+                name = str(e.name)
+                if not any(req):
+                    ok = not config.is_disabled(name)
+                elif req[2] or config.is_disabled(name):  # env: per-skill overrides; disabled: by name
+                    ok = is_eligible(name, Requirements(*req), always, host, config)
+                else:
+                    key = (req, always)
+                    hit = shared.get(key)
+                    if hit is None:
+                        hit = shared[key] = is_eligible(name, Requirements(*req), always, host, config)
+                    ok = hit
+            else:
+                s = e.loaded()
+                emoji, desc, ok = s.emoji, s.description, self.eligibility(s).eligible
+            out.append((str(e.name), emoji or "", desc, ok))
+        return out
 
     def get(self, name: str) -> Skill | None:
         if not isinstance(name, str):
@@ -691,6 +732,10 @@ class Registry:
     def _is_installed(skill: Skill) -> bool:
         """Skills from the install root; `resolve_roots` labels that root "install" however it was named."""
         return skill.source == "install"
+
+    @staticmethod
+    def _is_installed_source(source: str) -> bool:
+        return source == "install"
 
     def _modified_since_install(self, skill: Skill) -> bool:
         if not self._is_installed(skill):
