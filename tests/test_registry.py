@@ -740,3 +740,28 @@ def test_listing_from_the_startup_cache_builds_no_skill_and_matches_a_cold_listi
     assert reports.list_report(cold)["count"] == 8
     eligible = {i["name"] for i in reports.list_report(cold, "eligible")["skills"]}
     assert eligible == {"plain", "token-too", "always", "with-tools"}
+
+
+def test_other_agents_folders_join_the_default_path_only_when_they_exist(tmp_path: Path, make_skill) -> None:
+    proj, home = tmp_path / "proj", tmp_path / "home"
+    bare = default_roots(parse_config({}), cwd=proj, home=home)
+    for parts in discovery.VENDOR_PROJECT_DIRS:
+        make_skill(proj.joinpath(*parts), "shared", f"from {'/'.join(parts)}")
+    for parts in discovery.VENDOR_USER_DIRS:
+        make_skill(home.joinpath(*parts), "shared", f"from ~/{'/'.join(parts)}")
+    make_skill(proj / ".claude" / "skills", "shared", "from .claude/skills")
+    make_skill(proj / "skills", "plain-project", "from ./skills")
+    roots = default_roots(parse_config({}), cwd=proj, home=home)
+    n_project = 3 + len(discovery.VENDOR_PROJECT_DIRS)
+    assert len(roots) == len(bare) + len(discovery.VENDOR_PROJECT_DIRS) + len(discovery.VENDOR_USER_DIRS)
+    assert [r.path for r in roots[2 : n_project - 1]] == [
+        proj.joinpath(*p) for p in discovery.VENDOR_PROJECT_DIRS
+    ]
+    assert roots[n_project - 1].path == proj / "skills"
+    user = [r for r in roots if r.source == "user"]
+    assert [r.path for r in user[2:]] == [home.joinpath(*p) for p in discovery.VENDOR_USER_DIRS]
+    # same precedence and shadowing as the other roots: `.claude/skills` wins, the rest are shadowed
+    reg = Registry(roots, parse_config({}))
+    assert reg.get("shared").description == "from .claude/skills"
+    shadowed = [d for d in reg.diagnostics if d.code == "shadowed"]
+    assert len(shadowed) == len(discovery.VENDOR_PROJECT_DIRS) + len(discovery.VENDOR_USER_DIRS)

@@ -49,19 +49,49 @@ def bundled_root() -> Path:
     return Path(__file__).parent / "builtin"
 
 
+#: Other agents' skill folders, each searched only if it exists (docs/discovery.md lists them):
+#: project level, relative to the working directory, after `.agents` and `.claude` and before `./skills`.
+VENDOR_PROJECT_DIRS = (
+    (".github", "skills"),  # GitHub Copilot, VS Code
+    (".cursor", "skills"),  # Cursor
+    (".codex", "skills"),  # OpenAI Codex
+    (".gemini", "skills"),  # Gemini CLI
+    (".opencode", "skills"),  # OpenCode
+    (".goose", "skills"),  # Goose
+)
+#: User level, relative to the home directory, after `~/.agents` and `~/.claude`.
+VENDOR_USER_DIRS = (
+    (".copilot", "skills"),  # GitHub Copilot
+    (".cursor", "skills"),  # Cursor
+    (".codex", "skills"),  # OpenAI Codex
+    (".gemini", "skills"),  # Gemini CLI
+    (".config", "opencode", "skills"),  # OpenCode
+    (".config", "goose", "skills"),  # Goose
+    (".config", "agents", "skills"),  # Goose's agent-neutral folder
+)
+
+
 def default_roots(config: Config, cwd: Path | None = None, home: Path | None = None) -> list[Root]:
-    """Project roots, then user roots, then the install root, then bundled skills."""
+    """Project roots, then user roots, then the install root, then bundled skills.
+
+    Other agents' folders join only when they exist, so a machine without them keeps the short path."""
     cwd = cwd or Path.cwd()
     home = home or Path.home()
     return [
         Root(cwd / ".agents" / "skills", "project"),
         Root(cwd / ".claude" / "skills", "project"),
+        *_existing(cwd, VENDOR_PROJECT_DIRS, "project"),
         Root(cwd / "skills", "project"),
         Root(home / ".agents" / "skills", "user"),
         Root(home / ".claude" / "skills", "user"),
+        *_existing(home, VENDOR_USER_DIRS, "user"),
         Root(config.install_root, "install"),
         Root(bundled_root(), "bundled"),
     ]
+
+
+def _existing(base: Path, dirs: Sequence[tuple[str, ...]], source: str) -> list[Root]:
+    return [Root(p, source) for parts in dirs if (p := base.joinpath(*parts)).is_dir()]
 
 
 def resolve_roots(
@@ -104,7 +134,7 @@ def dedupe(roots: Iterable[Root]) -> list[Root]:
 
 
 class FileStat(NamedTuple):
-    """The parts of a stat the registry compares; what a worker process hands back."""
+    """The parts of a stat the registry compares; what the start-up cache keeps of one."""
 
     st_mtime_ns: int
     st_size: int
