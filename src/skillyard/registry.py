@@ -9,7 +9,6 @@ or mtime changed.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import gc
 import os
 import threading
@@ -636,18 +635,21 @@ class Registry:
         Computed once per registry version, so every surface agrees on the names.
         """
         if self._tool_plan is None or self._tool_plan[0] != self.version:
-            from skillyard.toml_tools import lint_tool
-            from skillyard.toml_tools.naming import plan_tool_names
-
             # only skills that offer tools are built (a listing from the start-up cache builds none)
             with_tools = [e.loaded() for e in self._order if e.summary()[4]]
             skills = [s for s in with_tools if self.eligibility(s).eligible]
-            plan, notes = plan_tool_names(skills, BUILTIN_TOOL_NAMES) if skills else ({}, [])
-            for name, (skill, spec) in list(plan.items()):
-                found = lint_tool(spec, str(skill.root / "SKILL.toml"))
-                notes.extend(found)
-                if any(d.level == "error" for d in found):
-                    del plan[name]  # a template that can never run is not offered to the model
+            plan: dict[str, tuple[Skill, ToolSpec]] = {}
+            notes: list[Diagnostic] = []
+            if skills:
+                from skillyard.toml_tools import lint_tool
+                from skillyard.toml_tools.naming import plan_tool_names
+
+                plan, notes = plan_tool_names(skills, BUILTIN_TOOL_NAMES)
+                for name, (skill, spec) in list(plan.items()):
+                    found = lint_tool(spec, str(skill.root / "SKILL.toml"))
+                    notes.extend(found)
+                    if any(d.level == "error" for d in found):
+                        del plan[name]  # a template that can never run is not offered to the model
             self._tool_plan = (self.version, plan, notes)
         return self._tool_plan[1], self._tool_plan[2]
 
@@ -699,6 +701,8 @@ class Registry:
         """'Did you mean' candidates for an unknown name."""
         if not isinstance(name, str) or not name:
             return []
+        import difflib  # only when a name was not found
+
         names = list(self._by_name)
         hits = difflib.get_close_matches(name, names, n=n, cutoff=0.6)
         hits += [x for x in names if name.lower() in x.lower() and x not in hits]
