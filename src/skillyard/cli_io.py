@@ -47,10 +47,11 @@ def tolerant_streams() -> None:
 
 
 def dumps_json(data: Any) -> str:
-    """Indented for a person at a terminal; compact (through the C encoder) for a program reading
-    a pipe. The content is the same either way."""
+    """Indented, with non-ASCII text as is, for a person at a terminal; compact and ASCII (`\\u`
+    escapes: the C encoder's fastest path) for a program reading a pipe. The decoded content is the
+    same either way."""
     import json
 
     if sys.stdout.isatty():
         return json.dumps(data, indent=2, ensure_ascii=False)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(data, separators=(",", ":"))
