@@ -718,12 +718,20 @@ def test_listing_from_the_startup_cache_builds_no_skill_and_matches_a_cold_listi
         root, "always", extra='metadata: {"openclaw": {"always": true, "requires": {"bins": ["nope"]}}}'
     )
     make_skill(root, "off")
+    make_skill(  # the same requirements as "always", turned off by the `[skills] disabled` list
+        root, "listed-off", extra='metadata: {"openclaw": {"always": true, "requires": {"bins": ["nope"]}}}'
+    )
     make_skill(
         root,
         "with-tools",
         files={"SKILL.toml": '[[tools]]\nname = "hello"\ndescription = "Say hello."\ncommand = "echo hi"\n'},
     )
-    config = parse_config({"skill": {"off": {"enabled": False}, "token-too": {"env": {"TOKEN": "x"}}}})
+    config = parse_config(
+        {
+            "skills": {"disabled": ["listed-off"]},
+            "skill": {"off": {"enabled": False}, "token-too": {"env": {"TOKEN": "x"}}},
+        }
+    )
     cache_file = tmp_path / "cache.marshal"
     cold = Registry([Root(root, "custom")], config, host=no_bins_host(), cache=cache_file)
     for f in reports.FILTERS:
@@ -737,7 +745,7 @@ def test_listing_from_the_startup_cache_builds_no_skill_and_matches_a_cold_listi
         assert [d.to_dict() for d in warm.diagnostics] == [d.to_dict() for d in cold.diagnostics]
         built = {e.name for e in warm._order if e._skill is not None}
         assert built <= {"with-tools"}  # only a skill offering tools is built (for the tool plan)
-    assert reports.list_report(cold)["count"] == 8
+    assert reports.list_report(cold)["count"] == 9
     eligible = {i["name"] for i in reports.list_report(cold, "eligible")["skills"]}
     assert eligible == {"plain", "token-too", "always", "with-tools"}
 
@@ -765,3 +773,27 @@ def test_other_agents_folders_join_the_default_path_only_when_they_exist(tmp_pat
     assert reg.get("shared").description == "from .claude/skills"
     shadowed = [d for d in reg.diagnostics if d.code == "shadowed"]
     assert len(shadowed) == len(discovery.VENDOR_PROJECT_DIRS) + len(discovery.VENDOR_USER_DIRS)
+
+
+def test_cached_summary_rows_of_the_wrong_shape_are_not_trusted() -> None:
+    """Summary rows are data from a file: a bad one means "build that skill", the others stay usable."""
+    import marshal
+
+    from skillyard import cache as cache_mod
+
+    good = ("🔧", "Does things.", False, (("git",), (), (), (), ()), False)
+    bad_rows = [
+        ("🔧", 42, False, ((), (), (), (), ()), False),  # description not text
+        (None, "x", "yes", ((), (), (), (), ()), False),  # always not a bool
+        (None, "x", False, ((1,), (), (), (), ()), False),  # a requirement that is not text
+        (None, "x", False, ((), (), ()), False),  # too few requirement lists
+        "not a tuple",
+    ]
+    rows = [good, *bad_rows, good]
+    c = cache_mod.Cached(paths=[f"/p{i}" for i in range(len(rows))], summaries=marshal.dumps(rows))
+    assert [c.summary(i) for i in range(len(rows))] == [good, *[None] * len(bad_rows), good]
+    whole = cache_mod.Cached(paths=["/a", "/b"], summaries=marshal.dumps([good, good]))
+    assert whole.summary(1) == good and whole.summary(2) is None
+    short = cache_mod.Cached(paths=["/a", "/b"], summaries=marshal.dumps([good]))  # wrong length: none used
+    assert short.summary(0) is None
+    assert cache_mod.Cached(paths=["/a"], summaries=b"\x00junk").summary(0) is None

@@ -84,7 +84,9 @@ class Cached:
                 loaded = []
             if not isinstance(loaded, list) or len(loaded) != len(self.paths):
                 loaded = []
-            self._summaries = [r if _summary_ok(r) else None for r in loaded]
+            self._summaries = (
+                loaded if _summaries_ok(loaded) else [r if _summary_ok(r) else None for r in loaded]
+            )
         try:
             return self._summaries[i]
         except IndexError:
@@ -274,6 +276,29 @@ def summary_of(s: Skill) -> Row:
         (r.bins, r.any_bins, r.env, r.config, r.os),
         bool(s.tools) and not s.disable_model_invocation,
     )
+
+
+def _summaries_ok(rows: list[Any]) -> bool:
+    """Every row of the shape `summary_of` makes, checked column by column in C (`map(type, ...)`);
+    False means "check them one by one", not "all invalid"."""
+    if not rows:
+        return True
+    if set(map(type, rows)) != {tuple} or set(map(len, rows)) != {5}:
+        return False
+    emojis, descriptions, always, reqs, tools = zip(*rows, strict=True)
+    return (
+        set(map(type, emojis)) <= _OPT_STR
+        and set(map(type, descriptions)) == _STR_SET
+        and set(map(type, always)) <= _BOOL_SET
+        and set(map(type, tools)) <= _BOOL_SET
+        and set(map(type, reqs)) == _TUPLE_SET
+        and set(map(len, reqs)) == {5}
+        and set(map(type, chain.from_iterable(reqs))) <= _TUPLE_SET
+        and set(map(type, chain.from_iterable(chain.from_iterable(reqs)))) <= _STR_SET
+    )
+
+
+_BOOL_SET = {bool}
 
 
 def _summary_ok(row: Any) -> bool:

@@ -660,7 +660,8 @@ class Registry:
         their small summary rows, so listing a cached catalog builds no `Skill`."""
         out = []
         host, config = self.host, self.config
-        #: answers by (requirements, always) for skills whose answer does not depend on their name
+        #: answers by (requirements, always) for skills without a per-skill config section, whose
+        #: answer does not depend on their name
         shared: dict[tuple[object, ...], bool] = {}
         for e in self._order:
             if e._skill is None and not self._is_installed_source(e.source):
@@ -668,7 +669,7 @@ class Registry:
                 name = str(e.name)
                 if not any(req):
                     ok = not config.is_disabled(name)
-                elif req[2] or config.is_disabled(name):  # env: per-skill overrides; disabled: by name
+                elif name in config.skills or name in config.disabled:  # decided by name too
                     ok = is_eligible(name, Requirements(*req), always, host, config)
                 else:
                     key = (req, always)
