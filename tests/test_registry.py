@@ -797,3 +797,23 @@ def test_cached_summary_rows_of_the_wrong_shape_are_not_trusted() -> None:
     short = cache_mod.Cached(paths=["/a", "/b"], summaries=marshal.dumps([good]))  # wrong length: none used
     assert short.summary(0) is None
     assert cache_mod.Cached(paths=["/a"], summaries=b"\x00junk").summary(0) is None
+
+
+def test_a_big_scan_and_its_second_start_stay_in_this_process(tmp_path: Path) -> None:
+    """Discovery never forks or starts a thread, however big the root: the host process is the
+    embedder's, with its own signals, locks and descriptors."""
+    import threading
+
+    root = tmp_path / "big"
+    for i in range(1200):
+        d = root / f"s{i:04d}"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: s{i:04d}\ndescription: Skill {i}.\n---\n", encoding="utf-8")
+    forks: list[int] = []
+    os.register_at_fork(before=lambda: forks.append(os.getpid()))
+    threads = threading.active_count()
+    cache_file = tmp_path / "cache.marshal"
+    cold = Registry([Root(root, "custom")], cache=cache_file)
+    warm = Registry([Root(root, "custom")], cache=cache_file)
+    assert len(cold) == len(warm) == 1200 and warm.names() == cold.names()
+    assert forks == [] and threading.active_count() == threads
