@@ -109,3 +109,19 @@ def test_json_is_compact_for_a_pipe_and_indented_for_a_terminal(tmp_path) -> Non
     shown = b"".join(chunks).decode().replace("\r\n", "\n")
     assert shown.startswith('{\n  "count": 1,')
     assert json.loads(shown) == json.loads(piped)
+
+
+@pytest.mark.parametrize("args", [["validate", "{skill}"], ["info", "a"], ["check", "a"], ["info", "nope"]])
+def test_plain_output_to_a_pipe_loads_no_rich(tmp_path, args: list[str]) -> None:
+    """Line-by-line human output goes through rich only at a terminal; a pipe gets the same text plain."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A [bold]skill[/bold].\n---\nbody\n")
+    argv = ["skillyard", "--root", str(tmp_path), *(a.format(skill=tmp_path / "a") for a in args)]
+    code = f"import sys; sys.argv = {argv!r}\nfrom skillyard.cli import main\ntry: main()\nexcept SystemExit: pass"
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True)
+    names = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
+    assert _heavy(names) == []
+    if args == ["info", "a"]:
+        assert "A [bold]skill[/bold]." in proc.stdout  # text, never read as markup
+    if args == ["info", "nope"]:
+        assert "skill not found: nope" in proc.stderr

@@ -95,11 +95,20 @@ def err_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def err(message: str, style: str = "red") -> None:
-    """One line on stderr, coloured when stderr is a terminal."""
+def say(*parts: str | tuple[str, str], err: bool = False) -> None:
+    """One line of human output from (text, style) parts: coloured through rich at a terminal,
+    plain text otherwise (then rich is not even imported). Never read as rich markup."""
+    if not (sys.stderr if err else sys.stdout).isatty():
+        click.echo("".join(p if isinstance(p, str) else p[0] for p in parts), err=err)
+        return
     from rich.text import Text
 
-    err_console().print(Text(message, style=style))
+    (err_console() if err else out()).print(Text.assemble(*parts))
+
+
+def err(message: str, style: str = "red") -> None:
+    """One line on stderr."""
+    say((message, style), err=True)
 
 
 def warn(message: str) -> None:
@@ -310,24 +319,21 @@ def info_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    from rich.text import Text
-
-    con = out()
-    status = Text("eligible", style="green") if data["eligible"] else Text("not eligible", style="red")
-    con.print(Text.assemble((f"{data['emoji']} {data['name']}".strip(), "bold"), "  ", status))
-    con.print(data["description"])
-    con.print(Text(f"{data['path']}  ({data['source']}, {data['format']})", style="dim"))
+    status = ("eligible", "green") if data["eligible"] else ("not eligible", "red")
+    say((f"{data['emoji']} {data['name']}".strip(), "bold"), "  ", status)
+    say(data["description"])
+    say((f"{data['path']}  ({data['source']}, {data['format']})", "dim"))
     req = {k: v for k, v in data["requires"].items() if v}
     if req:
-        con.print("requires: " + ", ".join(f"{k}={' '.join(v)}" for k, v in req.items()))
+        say("requires: " + ", ".join(f"{k}={' '.join(v)}" for k, v in req.items()))
     for r in data["reasons"]:
-        con.print(Text(f"  ✗ {r}", style="yellow"))
+        say((f"  ✗ {r}", "yellow"))
     for opt in data["install"]:
-        con.print(Text(f"  install: {opt.get('label', '')} ({opt['kind']})", style="cyan"))
+        say((f"  install: {opt.get('label', '')} ({opt['kind']})", "cyan"))
     if data["docs"]:
-        con.print("docs: " + ", ".join(data["docs"]))
+        say("docs: " + ", ".join(data["docs"]))
     if data.get("tools"):
-        con.print("tools: " + ", ".join(data["tools"]))
+        say("tools: " + ", ".join(data["tools"]))
 
 
 @cli.command("check")
@@ -344,19 +350,16 @@ def check_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    from rich.text import Text
-
-    con = out()
     if data["eligible"]:
-        con.print(Text.assemble(("✓ ", "green"), (name, "bold"), " is eligible"))
+        say(("✓ ", "green"), (name, "bold"), " is eligible")
         return
-    con.print(Text.assemble(("✗ ", "red"), (name, "bold"), " is not eligible"))
+    say(("✗ ", "red"), (name, "bold"), " is not eligible")
     for r in data["reasons"]:
-        con.print(f"  - {r}")
+        say(f"  - {r}")
     if data["fixes"]:
-        con.print("fix with:")
+        say("fix with:")
         for f in data["fixes"]:
-            con.print(Text(f"  $ {f}", style="cyan"))
+            say((f"  $ {f}", "cyan"))
 
 
 # ---------------------------------------------------------------- validate
@@ -378,18 +381,15 @@ def validate_cmd(paths: Sequence[str], strict: bool, as_json: bool) -> None:
     if as_json:
         emit_json({"skills": [r.to_dict() for r in results]})
     else:
-        from rich.text import Text
-
-        con = out()
         for r in results:
             if r.valid:
-                con.print(Text.assemble(("✓ ", "green"), f"Valid skill: {r.path}"))
+                say(("✓ ", "green"), f"Valid skill: {r.path}")
             else:
-                con.print(Text.assemble(("✗ ", "red"), f"Validation failed for {r.path}:"))
+                say(("✗ ", "red"), f"Validation failed for {r.path}:")
             for e in r.errors:
-                con.print(Text(f"  - {e}", style="red"))
+                say((f"  - {e}", "red"))
             for w in r.warnings:
-                con.print(Text(f"  ! {w}", style="yellow"))
+                say((f"  ! {w}", "yellow"))
     if any(not r.valid for r in results):
         raise SystemExit(EXIT_FAIL)
 
