@@ -664,7 +664,8 @@ class Registry:
         #: answer does not depend on their name
         shared: dict[tuple[object, ...], bool] = {}
         for e in self._order:
-            if e._skill is None and not self._is_installed_source(e.source):
+            # an installed skill is built: `eligibility` checks its files against the lockfile
+            if e._skill is None and e.source != "install":
                 emoji, desc, always, req, _ = e.summary()
                 name = str(e.name)
                 if not any(req):
@@ -737,10 +738,6 @@ class Registry:
     def _is_installed(skill: Skill) -> bool:
         """Skills from the install root; `resolve_roots` labels that root "install" however it was named."""
         return skill.source == "install"
-
-    @staticmethod
-    def _is_installed_source(source: str) -> bool:
-        return source == "install"
 
     def _modified_since_install(self, skill: Skill) -> bool:
         if not self._is_installed(skill):
