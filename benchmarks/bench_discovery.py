@@ -7,17 +7,15 @@ noisy on shared machines; ratios are not). Targets (issue: foundation):
 cold <= 2.0x floor, second start with the cache <= 0.5x, reload after touching
 one skill <= 20 ms, peak memory of a 10,000-skill registry <= 80 MiB.
 
-On a machine with two or more CPUs a cold scan of a big root and a second start
-share their work with a forked process (see skillyard.parallel); the same
-measures with SKILLYARD_WORKERS=1 (one process) are printed too, and so is
-the bill for building every Skill object from the packed rows a second process
-or the cache handed over.
+Everything runs in this one process. The bill for building every Skill
+object from the packed rows the start-up cache handed over is printed too.
+benchmarks/bench_cli.py measures the same corpus through whole `skillyard`
+processes.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import json
 import os
@@ -83,20 +81,6 @@ def bare_read(paths: list[str]) -> float:
         with open(p, "rb") as f:
             f.read()
     return time.perf_counter() - t
-
-
-@contextlib.contextmanager
-def one_process():
-    """Measure with the work in this process only (SKILLYARD_WORKERS=1)."""
-    before = os.environ.get("SKILLYARD_WORKERS")
-    os.environ["SKILLYARD_WORKERS"] = "1"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["SKILLYARD_WORKERS"]
-        else:
-            os.environ["SKILLYARD_WORKERS"] = before
 
 
 def median_of(fn, runs: int) -> float:
@@ -165,8 +149,6 @@ def main() -> int:
             return time.perf_counter() - t
 
         cold_all_t = median_of(cold_all, args.runs)
-        with one_process():
-            cold_one_t = median_of(cold, args.runs)
 
         held = Registry([Root(root, "custom")], Config())
 
@@ -213,8 +195,6 @@ def main() -> int:
             return dt
 
         cached_t = median_of(second_start, args.runs)
-        with one_process():
-            cached_one_t = median_of(second_start, args.runs)
 
         def second_start_all() -> float:
             """The lazy part's bill: a second start, then every skill object built."""
@@ -234,12 +214,11 @@ def main() -> int:
         noop_t = median_of(noop_reload, args.runs)
 
         gc.collect()
-        with one_process():  # every object built in this process, where tracemalloc sees it
-            tracemalloc.start()
-            reg2 = Registry([Root(root, "custom")], Config())
-            assert len(reg2.skills) == n
-            _cur, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
+        tracemalloc.start()
+        reg2 = Registry([Root(root, "custom")], Config())
+        assert len(reg2.skills) == n
+        _cur, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
         del reg2
 
         print()
@@ -252,7 +231,6 @@ def main() -> int:
             f"{'  of which GC passes inside the constructor':44} {cold_gc_t * 1000:8.1f}ms {cold_gc_t / floor:8.2f}"
         )
         print(f"{'cold, then every Skill built':44} {cold_all_t * 1000:8.1f}ms {cold_all_t / floor:8.2f}")
-        print(f"{'cold, one process (SKILLYARD_WORKERS=1)':44} {cold_one_t * 1000:8.1f}ms {cold_one_t / floor:8.2f}")
         print(
             f"{'a full GC pass with the registry alive':44} {full_gc_t * 1000:8.1f}ms {full_gc_t / floor:8.2f}"
         )
@@ -263,18 +241,13 @@ def main() -> int:
             f"{'second start, then every Skill built':44} {cached_all_t * 1000:8.1f}ms {cached_all_t / floor:8.2f}"
         )
         print(
-            f"{'second start, one process':44} {cached_one_t * 1000:8.1f}ms {cached_one_t / floor:8.2f}"
-        )
-        print(
             f"{'reload, one skill touched (full re-walk)':44} {reload_t * 1000:8.1f}ms {reload_t / floor:8.2f}  <= 20 ms"
         )
         print(
             f"{'reload, one skill touched (watcher paths)':44} {watched_t * 1000:8.1f}ms {watched_t / floor:8.2f}  <= 20 ms"
         )
         print(f"{'reload, nothing changed':44} {noop_t * 1000:8.1f}ms {noop_t / floor:8.2f}")
-        print(
-            f"{'peak traced memory, registry + every Skill':44} {peak / 2**20:8.1f}MiB {'':8}  <= 80 MiB"
-        )
+        print(f"{'peak traced memory, registry + every Skill':44} {peak / 2**20:8.1f}MiB {'':8}  <= 80 MiB")
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -715,3 +715,120 @@ def test_an_edit_within_the_racy_window_is_read_again(tmp_path: Path, make_skill
     from skillyard import cache as cache_mod
 
     assert str(p) not in cache_mod.load(cache_file).paths  # a racy file is never cached
+
+
+def test_listing_from_the_startup_cache_builds_no_skill_and_matches_a_cold_listing(
+    tmp_path: Path, make_skill
+) -> None:
+    """`skillyard list` answers from the cache's summary rows; the answer equals one from full skills."""
+    from skillyard import reports
+
+    root = tmp_path / "r"
+    make_skill(root, "plain", extra='metadata: {"openclaw": {"emoji": "🔧"}}')
+    make_skill(root, "needs-ffmpeg", extra='metadata: {"openclaw": {"requires": {"bins": ["ffmpeg"]}}}')
+    make_skill(root, "needs-token", extra='metadata: {"openclaw": {"requires": {"env": ["TOKEN"]}}}')
+    make_skill(root, "token-too", extra='metadata: {"openclaw": {"requires": {"env": ["TOKEN"]}}}')
+    make_skill(root, "on-mac", extra='metadata: {"openclaw": {"os": ["darwin"]}}')
+    make_skill(
+        root, "always", extra='metadata: {"openclaw": {"always": true, "requires": {"bins": ["nope"]}}}'
+    )
+    make_skill(root, "off")
+    make_skill(  # the same requirements as "always", turned off by the `[skills] disabled` list
+        root, "listed-off", extra='metadata: {"openclaw": {"always": true, "requires": {"bins": ["nope"]}}}'
+    )
+    make_skill(
+        root,
+        "with-tools",
+        files={"SKILL.toml": '[[tools]]\nname = "hello"\ndescription = "Say hello."\ncommand = "echo hi"\n'},
+    )
+    config = parse_config(
+        {
+            "skills": {"disabled": ["listed-off"]},
+            "skill": {"off": {"enabled": False}, "token-too": {"env": {"TOKEN": "x"}}},
+        }
+    )
+    cache_file = tmp_path / "cache.marshal"
+    cold = Registry([Root(root, "custom")], config, host=no_bins_host(), cache=cache_file)
+    for f in reports.FILTERS:
+        expected = [
+            {"name": s.name, "emoji": s.emoji or "", "description": s.description, "eligible": e.eligible}
+            for s in cold.skills
+            if (e := cold.eligibility(s)) and (f == "all" or e.eligible is (f == "eligible"))
+        ]
+        warm = Registry([Root(root, "custom")], config, host=no_bins_host(), cache=cache_file)
+        assert reports.list_report(warm, f) == {"count": len(expected), "skills": expected}
+        assert [d.to_dict() for d in warm.diagnostics] == [d.to_dict() for d in cold.diagnostics]
+        built = {e.name for e in warm._order if e._skill is not None}
+        assert built <= {"with-tools"}  # only a skill offering tools is built (for the tool plan)
+    assert reports.list_report(cold)["count"] == 9
+    eligible = {i["name"] for i in reports.list_report(cold, "eligible")["skills"]}
+    assert eligible == {"plain", "token-too", "always", "with-tools"}
+
+
+def test_other_agents_folders_join_the_default_path_only_when_they_exist(tmp_path: Path, make_skill) -> None:
+    proj, home = tmp_path / "proj", tmp_path / "home"
+    bare = default_roots(parse_config({}), cwd=proj, home=home)
+    for parts in discovery.VENDOR_PROJECT_DIRS:
+        make_skill(proj.joinpath(*parts), "shared", f"from {'/'.join(parts)}")
+    for parts in discovery.VENDOR_USER_DIRS:
+        make_skill(home.joinpath(*parts), "shared", f"from ~/{'/'.join(parts)}")
+    make_skill(proj / ".claude" / "skills", "shared", "from .claude/skills")
+    make_skill(proj / "skills", "plain-project", "from ./skills")
+    roots = default_roots(parse_config({}), cwd=proj, home=home)
+    n_project = 3 + len(discovery.VENDOR_PROJECT_DIRS)
+    assert len(roots) == len(bare) + len(discovery.VENDOR_PROJECT_DIRS) + len(discovery.VENDOR_USER_DIRS)
+    assert [r.path for r in roots[2 : n_project - 1]] == [
+        proj.joinpath(*p) for p in discovery.VENDOR_PROJECT_DIRS
+    ]
+    assert roots[n_project - 1].path == proj / "skills"
+    user = [r for r in roots if r.source == "user"]
+    assert [r.path for r in user[2:]] == [home.joinpath(*p) for p in discovery.VENDOR_USER_DIRS]
+    # same precedence and shadowing as the other roots: `.claude/skills` wins, the rest are shadowed
+    reg = Registry(roots, parse_config({}))
+    assert reg.get("shared").description == "from .claude/skills"
+    shadowed = [d for d in reg.diagnostics if d.code == "shadowed"]
+    assert len(shadowed) == len(discovery.VENDOR_PROJECT_DIRS) + len(discovery.VENDOR_USER_DIRS)
+
+
+def test_cached_summary_rows_of_the_wrong_shape_are_not_trusted() -> None:
+    """Summary rows are data from a file: a bad one means "build that skill", the others stay usable."""
+    import marshal
+
+    from skillyard import cache as cache_mod
+
+    good = ("🔧", "Does things.", False, (("git",), (), (), (), ()), False)
+    bad_rows = [
+        ("🔧", 42, False, ((), (), (), (), ()), False),  # description not text
+        (None, "x", "yes", ((), (), (), (), ()), False),  # always not a bool
+        (None, "x", False, ((1,), (), (), (), ()), False),  # a requirement that is not text
+        (None, "x", False, ((), (), ()), False),  # too few requirement lists
+        "not a tuple",
+    ]
+    rows = [good, *bad_rows, good]
+    c = cache_mod.Cached(paths=[f"/p{i}" for i in range(len(rows))], summaries=marshal.dumps(rows))
+    assert [c.summary(i) for i in range(len(rows))] == [good, *[None] * len(bad_rows), good]
+    whole = cache_mod.Cached(paths=["/a", "/b"], summaries=marshal.dumps([good, good]))
+    assert whole.summary(1) == good and whole.summary(2) is None
+    short = cache_mod.Cached(paths=["/a", "/b"], summaries=marshal.dumps([good]))  # wrong length: none used
+    assert short.summary(0) is None
+    assert cache_mod.Cached(paths=["/a"], summaries=b"\x00junk").summary(0) is None
+
+
+def test_a_big_scan_and_its_second_start_stay_in_this_process(tmp_path: Path) -> None:
+    """Discovery never forks or starts a thread, however big the root: the host process is the
+    embedder's, with its own signals, locks and descriptors."""
+    import threading
+
+    root = tmp_path / "big"
+    for i in range(1200):
+        d = root / f"s{i:04d}"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: s{i:04d}\ndescription: Skill {i}.\n---\n", encoding="utf-8")
+    forks: list[int] = []
+    os.register_at_fork(before=lambda: forks.append(os.getpid()))
+    threads = threading.active_count()
+    cache_file = tmp_path / "cache.marshal"
+    cold = Registry([Root(root, "custom")], cache=cache_file)
+    warm = Registry([Root(root, "custom")], cache=cache_file)
+    assert len(cold) == len(warm) == 1200 and warm.names() == cold.names()
+    assert forks == [] and threading.active_count() == threads

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from skillyard.model import Diagnostic, Eligibility, InstallOption, Requirements, Skill, ToolArg, ToolSpec
-
 __version__ = "0.1.0"
 
 __all__ = [
@@ -23,13 +21,24 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from skillyard.model import Diagnostic, Eligibility, InstallOption, Requirements, Skill, ToolArg, ToolSpec
     from skillyard.registry import Registry
     from skillyard.session import Session
     from skillyard.tools import Toolkit
 
 
+_MODEL_NAMES = frozenset(
+    {"Diagnostic", "Eligibility", "InstallOption", "Requirements", "Skill", "ToolArg", "ToolSpec"}
+)
+
+
 def __getattr__(name: str) -> Any:
-    # Lazy so `import skillyard` stays cheap for the CLI and the parser benchmarks.
+    # Imported on first use: every `skillyard` command imports this package first, and `--help`
+    # or `validate` need none of these.
+    if name in _MODEL_NAMES:
+        from skillyard import model
+
+        return getattr(model, name)
     if name == "Registry":
         from skillyard.registry import Registry
 

@@ -14,9 +14,9 @@ a `Skill` is only rebuilt from its row when someone asks for it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import os
+import zlib
 from array import array
 from collections.abc import MutableSequence
 from dataclasses import dataclass, field, fields
@@ -31,7 +31,7 @@ from skillyard.discovery import path_of
 from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
-FORMAT = 7
+FORMAT = 8
 _SKILL_FIELDS = [f.name for f in fields(Skill) if not f.name.startswith("_")]
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]
@@ -56,8 +56,11 @@ class Cached:
     #: (one buffer instead of one bytes object per skill; decoded only when the skill is used)
     data: bytes | memoryview = b""
     offsets: MutableSequence[int] = field(default_factory=lambda: [0])
+    #: every entry's `summary_of` row, marshalled as one list (decoded on first `summary`)
+    summaries: bytes = b""
     _parts: list[bytes | memoryview] = field(default_factory=list)
     _index: dict[str, int] | None = None
+    _summaries: list[Any] | None = None
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -71,6 +74,23 @@ class Cached:
     def row(self, i: int) -> memoryview:
         """Entry i's packed skill row (a view: nothing is copied)."""
         return memoryview(self.data)[self.offsets[i] : self.offsets[i + 1]]
+
+    def summary(self, i: int) -> Row | None:
+        """Entry i's `summary_of` row; None when the cache holds none of the right shape."""
+        if self._summaries is None:
+            try:
+                loaded = marshal.loads(self.summaries) if self.summaries else []
+            except (ValueError, EOFError, TypeError):
+                loaded = []
+            if not isinstance(loaded, list) or len(loaded) != len(self.paths):
+                loaded = []
+            self._summaries = (
+                loaded if _summaries_ok(loaded) else [r if _summary_ok(r) else None for r in loaded]
+            )
+        try:
+            return self._summaries[i]
+        except IndexError:
+            return None
 
     def lookup(self, path: str, st: os.stat_result, source: str) -> int:
         """Position of `path` when its cached stat and source still match, else -1."""
@@ -96,6 +116,7 @@ class Cached:
         name: str,
         row: bytes | memoryview,
         diags: list[Row],
+        summary: Row,
     ) -> None:
         self.paths.append(path)
         self.stats.extend(stat)
@@ -103,6 +124,9 @@ class Cached:
         self.names.append(name)
         self._parts.append(row)
         self.offsets.append(self.offsets[-1] + len(row))
+        if self._summaries is None:
+            self._summaries = []
+        self._summaries.append(summary)
         if diags:
             self.diags[path] = diags
         self._index = None
@@ -115,7 +139,10 @@ def walk_key(root: str, source: str) -> str:
 def cache_path(roots: list[str]) -> Path:
     from skillyard import __version__
 
-    key = hashlib.sha256("\0".join([__version__, *roots]).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    # a name per set of roots, not a security boundary (rows are validated by path and stat):
+    # two zlib checksums, which every start has loaded already, instead of importing hashlib
+    raw = "\0".join([__version__, *roots]).encode("utf-8", "surrogatepass")
+    key = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
     return Path(platformdirs.user_cache_dir("skillyard")) / f"registry-{key}.v{FORMAT}.marshal"
 
 
@@ -174,7 +201,18 @@ def load(path: Path) -> Cached:
     }
     # offsets are not checked one by one: a row sliced wrongly fails to decode (or decodes to
     # another skill) and that file is parsed instead (see the registry's `_materialise`)
-    return Cached(paths, stats, sources, names, diags, good_walks, view[_PREFIX + size :], offsets)
+    summaries = data.get("summaries")
+    return Cached(
+        paths,
+        stats,
+        sources,
+        names,
+        diags,
+        good_walks,
+        view[_PREFIX + size :],
+        offsets,
+        summaries if isinstance(summaries, bytes) else b"",
+    )
 
 
 def _packed(values: MutableSequence[int]) -> bytes | MutableSequence[int]:
@@ -207,6 +245,7 @@ def save(path: Path, cached: Cached) -> None:
             "offsets": _packed(cached.offsets),
             "diags": cached.diags,
             "walks": cached.walks,
+            "summaries": marshal.dumps(cached._summaries or []),
         }
     )
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -223,6 +262,60 @@ def save(path: Path, cached: Cached) -> None:
 
 
 # ---------------------------------------------------------------- rows
+
+
+def summary_of(s: Skill) -> Row:
+    """What a listing and the eligibility check read of a skill: (emoji, description, always,
+    (bins, anyBins, env, config, os), offers tools to the model). Kept beside the full row, so
+    `skillyard list` over a cached catalog decodes this small tuple, not every `Skill`."""
+    r = s.requires
+    return (
+        s.emoji,
+        s.description,
+        s.always,
+        (r.bins, r.any_bins, r.env, r.config, r.os),
+        bool(s.tools) and not s.disable_model_invocation,
+    )
+
+
+def _summaries_ok(rows: list[Any]) -> bool:
+    """Every row of the shape `summary_of` makes, checked column by column in C (`map(type, ...)`);
+    False means "check them one by one", not "all invalid"."""
+    if not rows:
+        return True
+    if set(map(type, rows)) != {tuple} or set(map(len, rows)) != {5}:
+        return False
+    emojis, descriptions, always, reqs, tools = zip(*rows, strict=True)
+    return (
+        set(map(type, emojis)) <= _OPT_STR
+        and set(map(type, descriptions)) == _STR_SET
+        and set(map(type, always)) <= _BOOL_SET
+        and set(map(type, tools)) <= _BOOL_SET
+        and set(map(type, reqs)) == _TUPLE_SET
+        and set(map(len, reqs)) == {5}
+        and set(map(type, chain.from_iterable(reqs))) <= _TUPLE_SET
+        and set(map(type, chain.from_iterable(chain.from_iterable(reqs)))) <= _STR_SET
+    )
+
+
+_BOOL_SET = {bool}
+
+
+def _summary_ok(row: Any) -> bool:
+    """A summary row of the shape `summary_of` makes (it is data from a file)."""
+    if row.__class__ is not tuple or len(row) != 5:
+        return False
+    emoji, description, always, req, tools = row
+    return (
+        description.__class__ is str
+        and emoji.__class__ in _OPT_STR
+        and always.__class__ is bool
+        and tools.__class__ is bool
+        and req.__class__ is tuple
+        and len(req) == 5
+        and set(map(type, req)) <= _TUPLE_SET
+        and set(map(type, chain(*req))) <= _STR_SET
+    )
 
 
 def skill_to_blob(s: Skill) -> bytes:

@@ -3,45 +3,50 @@
 Every command answers `--json` with the same shapes the agent tools return,
 and exits 0 on success, 1 when the command ran and reports a failure, 2 on a
 usage or configuration error.
+
+Agents and scripts start this command many times, so a start loads only what
+the chosen command uses: the commands defined in other modules are imported
+when chosen (see `LazyGroup`), and the registry, reports and rich inside the
+commands that need them.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from skillyard import reports
-from skillyard.cli_io import SafePath, tolerant_streams
-from skillyard.config import Config, ConfigError, load_config
-from skillyard.discovery import resolve_roots
-from skillyard.registry import Registry
+from skillyard.cli_io import SafePath, dumps_json, tolerant_streams
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from skillyard.config import Config
+    from skillyard.registry import Registry
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: `list --filter` values (the same as `reports.FILTERS`, which needs the registry to import)
+FILTERS = ("all", "eligible", "ineligible")
 
 
-@dataclass
 class CliContext:
     """What every command needs: the effective config and (lazily) the registry."""
 
-    roots: tuple[str, ...] = ()
-    config_path: str | None = None
-    _config: Config | None = None
-    _registry: Registry | None = field(default=None, repr=False)
+    def __init__(self, roots: tuple[str, ...] = (), config_path: str | None = None) -> None:
+        self.roots = roots
+        self.config_path = config_path
+        self._config: Config | None = None
+        self._registry: Registry | None = None
 
     @property
     def config(self) -> Config:
         if self._config is None:
+            from skillyard.config import ConfigError, load_config
+
             try:
                 self._config = load_config(self.config_path)
             except ConfigError as e:
@@ -53,6 +58,10 @@ class CliContext:
 
         Read-only commands use `config`, which still refuses a missing explicit file.
         """
+        from pathlib import Path
+
+        from skillyard.config import Config
+
         explicit = self.config_path or os.environ.get("SKILLYARD_CONFIG") or None
         if self._config is None and explicit is not None and not os.path.lexists(explicit):
             return Config(path=Path(explicit))
@@ -60,35 +69,144 @@ class CliContext:
 
     def registry(self) -> Registry:
         if self._registry is None:
+            from skillyard.discovery import resolve_roots
+            from skillyard.registry import Registry
+
             config = self.config
             for r in self.roots:
                 # discovery treats a missing root as normal (most default roots do not exist), but a root
                 # typed on the command line that is not there is almost always a typo: say so on stderr
                 if not os.path.exists(r):
-                    err_console().print(Text(f"warning: --root {r}: no such directory", style="yellow"))
+                    warn(f"warning: --root {r}: no such directory")
             self._registry = Registry(resolve_roots(list(self.roots) or None, config), config, cache=True)
         return self._registry
 
 
 def out() -> Console:
+    from rich.console import Console
+
     return Console(soft_wrap=True, highlight=False)
 
 
 def err_console() -> Console:
+    from rich.console import Console
+
     # soft_wrap: an error naming a long path must not be broken across lines
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def say(*parts: str | tuple[str, str], err: bool = False) -> None:
+    """One line of human output from (text, style) parts: coloured through rich at a terminal,
+    plain text otherwise (then rich is not even imported). Never read as rich markup."""
+    if not (sys.stderr if err else sys.stdout).isatty():
+        click.echo("".join(p if isinstance(p, str) else p[0] for p in parts), err=err)
+        return
+    from rich.text import Text
+
+    (err_console() if err else out()).print(Text.assemble(*parts))
+
+
+def err(message: str, style: str = "red") -> None:
+    """One line on stderr."""
+    say((message, style), err=True)
+
+
+def warn(message: str) -> None:
+    err(message, "yellow")
+
+
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(dumps_json(data))
 
 
-def fail_usage(message: str) -> None:
-    err_console().print(Text(f"error: {message}", style="red"))
+def fail_usage(message: str) -> NoReturn:
+    err(f"error: {message}")
     raise SystemExit(EXIT_USAGE)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: Commands defined in other modules: name -> (module, attribute, one-line help for `--help`).
+#: The module is imported only when its command is chosen (tests check the help lines match).
+LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "prompt": (
+        "skillyard.cli_tools",
+        "prompt",
+        "Print the skills catalog (or the whole system message of a session).",
+    ),
+    "tools": ("skillyard.cli_tools", "tools", "Print the tool definitions in a provider's format (JSON)."),
+    "call": (
+        "skillyard.cli_tools",
+        "call",
+        "Call TOOL with JSON ARGUMENTS and print exactly what the model would get ('-' reads stdin).",
+    ),
+    "search": ("skillyard.cli_tools", "search", "Find skills by keyword."),
+    "install": (
+        "skillyard.cli_install",
+        "install",
+        "Install a skill from a path, git repository, archive URL or hub:NAME.",
+    ),
+    "uninstall": ("skillyard.cli_install", "uninstall", "Remove a skill installed by skillyard."),
+    "update": (
+        "skillyard.cli_install",
+        "update",
+        "Re-install a skill from the source recorded in skills.lock.",
+    ),
+    "audit": (
+        "skillyard.cli_install",
+        "audit",
+        "Scan skills for dangerous patterns; exit 1 when any is blocked.",
+    ),
+    "trust": (
+        "skillyard.cli_install",
+        "trust",
+        "Manage trusted install sources ([trust] sources in the config file).",
+    ),
+    "serve": (
+        "skillyard.cli_serve",
+        "serve",
+        "Serve skills over MCP: the agent tools, the Skills extension, resources and prompts.",
+    ),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands from `LAZY_COMMANDS` are imported when chosen, not at start."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = self.commands.get(cmd_name)
+        if cmd is None and cmd_name in LAZY_COMMANDS:
+            module_name, attr, _ = LAZY_COMMANDS[cmd_name]
+            found = getattr(importlib.import_module(module_name), attr)
+            if not isinstance(found, click.Command):
+                raise TypeError(f"{module_name}.{attr} is not a click command")
+            self.add_command(found, cmd_name)
+            cmd = found
+        return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the help lines above, so `--help` imports no command module."""
+        from click.utils import make_default_short_help
+
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = []
+        for name in names:
+            loaded = self.commands.get(name)
+            if loaded is not None:
+                if loaded.hidden:
+                    continue
+                rows.append((name, loaded.get_short_help_str(limit)))
+            else:
+                rows.append((name, make_default_short_help(LAZY_COMMANDS[name][2], limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--root",
     "roots",
@@ -120,18 +238,23 @@ def _obj(ctx: click.Context) -> CliContext:
 
 
 @cli.command("list")
-@click.option("--filter", "filter_", type=click.Choice(reports.FILTERS), default="all", show_default=True)
+@click.option("--filter", "filter_", type=click.Choice(FILTERS), default="all", show_default=True)
 @click.option("--verbose", "-v", is_flag=True, help="Paths, requirements and reasons.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> None:
     """List skills and whether each is usable here."""
+    from skillyard import reports
+
     reg = _obj(ctx).registry()
     data = reports.list_report(reg, filter_, verbose)
     if as_json:
         data["diagnostics"] = [d.to_dict() for d in reg.diagnostics]
         emit_json(data)
         return
+    from rich.table import Table
+    from rich.text import Text
+
     con = out()
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     widest = max((len(i["name"]) + len(i["emoji"]) + 2 for i in data["skills"]), default=5)
@@ -169,6 +292,8 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
 def _lookup_or_fail(reg: Registry, name: str, as_json: bool) -> None:
     if reg.get(name) is not None:
         return
+    from skillyard import reports
+
     data = reports.not_found(name, reg)
     if as_json:
         emit_json(data)
@@ -176,7 +301,7 @@ def _lookup_or_fail(reg: Registry, name: str, as_json: bool) -> None:
         msg = data["error"]
         if data.get("did_you_mean"):
             msg += f" (did you mean: {', '.join(data['did_you_mean'])}?)"
-        err_console().print(Text(msg, style="red"))
+        err(msg)
     raise SystemExit(EXIT_FAIL)
 
 
@@ -186,28 +311,29 @@ def _lookup_or_fail(reg: Registry, name: str, as_json: bool) -> None:
 @click.pass_context
 def info_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     """Everything known about one skill."""
+    from skillyard import reports
+
     reg = _obj(ctx).registry()
     _lookup_or_fail(reg, name, as_json)
     data = reports.info_report(reg, name)
     if as_json:
         emit_json(data)
         return
-    con = out()
-    status = Text("eligible", style="green") if data["eligible"] else Text("not eligible", style="red")
-    con.print(Text.assemble((f"{data['emoji']} {data['name']}".strip(), "bold"), "  ", status))
-    con.print(data["description"])
-    con.print(Text(f"{data['path']}  ({data['source']}, {data['format']})", style="dim"))
+    status = ("eligible", "green") if data["eligible"] else ("not eligible", "red")
+    say((f"{data['emoji']} {data['name']}".strip(), "bold"), "  ", status)
+    say(data["description"])
+    say((f"{data['path']}  ({data['source']}, {data['format']})", "dim"))
     req = {k: v for k, v in data["requires"].items() if v}
     if req:
-        con.print("requires: " + ", ".join(f"{k}={' '.join(v)}" for k, v in req.items()))
+        say("requires: " + ", ".join(f"{k}={' '.join(v)}" for k, v in req.items()))
     for r in data["reasons"]:
-        con.print(Text(f"  ✗ {r}", style="yellow"))
+        say((f"  ✗ {r}", "yellow"))
     for opt in data["install"]:
-        con.print(Text(f"  install: {opt.get('label', '')} ({opt['kind']})", style="cyan"))
+        say((f"  install: {opt.get('label', '')} ({opt['kind']})", "cyan"))
     if data["docs"]:
-        con.print("docs: " + ", ".join(data["docs"]))
+        say("docs: " + ", ".join(data["docs"]))
     if data.get("tools"):
-        con.print("tools: " + ", ".join(data["tools"]))
+        say("tools: " + ", ".join(data["tools"]))
 
 
 @cli.command("check")
@@ -216,52 +342,54 @@ def info_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
 @click.pass_context
 def check_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     """Why a skill is not usable here, and the commands that fix it."""
+    from skillyard import reports
+
     reg = _obj(ctx).registry()
     _lookup_or_fail(reg, name, as_json)
     data = reports.check_report(reg, name)
     if as_json:
         emit_json(data)
         return
-    con = out()
     if data["eligible"]:
-        con.print(Text.assemble(("✓ ", "green"), (name, "bold"), " is eligible"))
+        say(("✓ ", "green"), (name, "bold"), " is eligible")
         return
-    con.print(Text.assemble(("✗ ", "red"), (name, "bold"), " is not eligible"))
+    say(("✗ ", "red"), (name, "bold"), " is not eligible")
     for r in data["reasons"]:
-        con.print(f"  - {r}")
+        say(f"  - {r}")
     if data["fixes"]:
-        con.print("fix with:")
+        say("fix with:")
         for f in data["fixes"]:
-            con.print(Text(f"  $ {f}", style="cyan"))
+            say((f"  $ {f}", "cyan"))
 
 
 # ---------------------------------------------------------------- validate
 
 
 @cli.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=SafePath(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=SafePath(path_type=str))
 @click.option(
     "--strict", is_flag=True, help="Apply every agentskills.io rule (name == directory, known fields only)."
 )
 @click.option("--json", "as_json", is_flag=True)
-def validate_cmd(paths: Sequence[Path], strict: bool, as_json: bool) -> None:
+def validate_cmd(paths: Sequence[str], strict: bool, as_json: bool) -> None:
     """Check skill folders against the spec; exit 1 on any error."""
+    from pathlib import Path
+
     from skillyard.validate import validate_skill_dir
 
-    results = [validate_skill_dir(p, strict=strict) for p in paths]
+    results = [validate_skill_dir(Path(p), strict=strict) for p in paths]
     if as_json:
         emit_json({"skills": [r.to_dict() for r in results]})
     else:
-        con = out()
         for r in results:
             if r.valid:
-                con.print(Text.assemble(("✓ ", "green"), f"Valid skill: {r.path}"))
+                say(("✓ ", "green"), f"Valid skill: {r.path}")
             else:
-                con.print(Text.assemble(("✗ ", "red"), f"Validation failed for {r.path}:"))
+                say(("✗ ", "red"), f"Validation failed for {r.path}:")
             for e in r.errors:
-                con.print(Text(f"  - {e}", style="red"))
+                say((f"  - {e}", "red"))
             for w in r.warnings:
-                con.print(Text(f"  ! {w}", style="yellow"))
+                say((f"  ! {w}", "yellow"))
     if any(not r.valid for r in results):
         raise SystemExit(EXIT_FAIL)
 
@@ -311,9 +439,7 @@ def run_cmd(
             "reasons": list(elig.reasons),
             "fixes": list(elig.fixes),
         }
-        emit_json(data) if as_json else err_console().print(
-            Text(f"{data['error']}: {'; '.join(elig.reasons)}", style="red")
-        )
+        emit_json(data) if as_json else err(f"{data['error']}: {'; '.join(elig.reasons)}")
         raise SystemExit(EXIT_FAIL)
     settings = obj.config.execution
     override = obj.config.override(skill)
@@ -359,52 +485,23 @@ def run_cmd(
         if data.get("stderr"):
             click.echo(data["stderr"], nl=not data["stderr"].endswith("\n"), err=True)
         for f in data.get("output_files", []):
-            err_console().print(
-                Text(
-                    f"[output] {f['name']} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)",
-                    style="dim",
-                )
-            )
+            err(f"[output] {f['name']} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)", "dim")
         for w in data.get("warnings", []):
-            err_console().print(Text(f"warning: {w}", style="yellow"))
+            warn(f"warning: {w}")
         if data.get("timed_out"):
-            err_console().print(Text("timed out", style="red"))
+            err("timed out")
     if data.get("exit_code") != 0 or data.get("timed_out"):
         raise SystemExit(EXIT_FAIL)
-
-
-# ---------------------------------------------------------------- commands defined elsewhere
-
-#: (module, command attribute names) registered on the group; each module owns one surface.
-_EXTERNAL = (
-    ("skillyard.cli_tools", ("prompt", "tools", "call", "search")),
-    ("skillyard.cli_install", ("install", "uninstall", "update", "audit", "trust")),
-    ("skillyard.cli_serve", ("serve",)),
-)
-
-
-def _register_external() -> None:
-    for module_name, names in _EXTERNAL:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as e:
-            if e.name == module_name:
-                continue  # that surface is not part of this build
-            raise
-        for n in names:
-            cmd = getattr(module, n, None) or getattr(module, f"{n}_cmd", None)
-            if isinstance(cmd, click.Command):
-                cli.add_command(cmd, n)
-
-
-_register_external()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="skillyard", standalone_mode=True)
-    except ConfigError as e:
-        fail_usage(str(e))
+    except Exception as e:
+        config = sys.modules.get("skillyard.config")  # loaded by then if the error is one of its own
+        if config is not None and isinstance(e, config.ConfigError):
+            fail_usage(str(e))
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,7 +6,6 @@ trust_sources, hub_index, install_root) and `.registry()`.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import click
 
+from skillyard.cli_io import dumps_json
 from skillyard.config import ConfigError
 from skillyard.install import (
     Installer,
@@ -39,7 +39,7 @@ def _config(ctx: click.Context) -> Any:
 
 
 def _emit(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(dumps_json(data))
 
 
 def _console(stderr: bool = False) -> Any:

@@ -44,3 +44,14 @@ def tolerant_streams() -> None:
                 stream.reconfigure(errors="backslashreplace")
             except (ValueError, OSError):  # a closed or detached stream: nothing to print to anyway
                 pass
+
+
+def dumps_json(data: Any) -> str:
+    """Indented, with non-ASCII text as is, for a person at a terminal; compact and ASCII (`\\u`
+    escapes: the C encoder's fastest path) for a program reading a pipe. The decoded content is the
+    same either way."""
+    import json
+
+    if sys.stdout.isatty():
+        return json.dumps(data, indent=2, ensure_ascii=False)
+    return json.dumps(data, separators=(",", ":"))

@@ -7,18 +7,14 @@ shell. The commands only need `ctx.obj` to offer `.registry()` and `.config`
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from skillyard import reports
 from skillyard.catalog import FORMATS, render_catalog
-from skillyard.cli_io import SafePath
+from skillyard.cli_io import SafePath, dumps_json
 from skillyard.session import Session, SessionError
 from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
 from skillyard.tools.toolkit import MAX_ARGUMENT_BYTES
@@ -34,12 +30,15 @@ def _registry(ctx: click.Context) -> Any:
 
 
 def _usage(message: str) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
     Console(stderr=True, highlight=False, soft_wrap=True).print(Text(f"error: {message}", style="red"))
     raise SystemExit(EXIT_USAGE)
 
 
 def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(dumps_json(data))
 
 
 def _load_session(path: str | None) -> Session:
@@ -164,6 +163,10 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     if as_json:
         _emit_json(data)
         return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     con = Console(soft_wrap=False, highlight=False)
     if not data["skills"]:
         con.print(Text(f"no skills match {query!r}", style="yellow"))

@@ -7,7 +7,6 @@ security setting such as `network` must never be silently ignored.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -148,6 +147,8 @@ def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> 
         return Config()
     except OSError as e:
         raise ConfigError(f"{path}: cannot read config file: {e.strerror or e}") from None
+    import tomllib  # only when there is a config file to read
+
     try:
         data = tomllib.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
@@ -307,6 +308,8 @@ def _flatten(prefix: str, tbl: dict[str, Any], out: dict[str, Any]) -> None:
 
 def update_config_file(path: Path, mutate: Any) -> None:
     """Apply `mutate(data: dict)` to the TOML file at `path` and write it back atomically."""
+    import tomllib
+
     import tomli_w
 
     data: dict[str, Any] = {}

@@ -19,7 +19,6 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import NamedTuple
 
-from skillyard import parallel
 from skillyard.config import Config
 from skillyard.model import Diagnostic
 
@@ -34,8 +33,6 @@ MAX_DIRS_PER_ROOT = 200_000
 #: A directory changed this close to a walk may change again within the same timestamp tick
 #: (coarse kernel clocks; 2 s on FAT), so its ctime cannot prove its entries unchanged later.
 RACY_NS = 2_000_000_000
-#: Share of a replay's files the second process checks (it also starts up and hands back).
-REPLAY_SHARE = 0.45
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
@@ -52,19 +49,49 @@ def bundled_root() -> Path:
     return Path(__file__).parent / "builtin"
 
 
+#: Other agents' skill folders, each searched only if it exists (docs/discovery.md lists them):
+#: project level, relative to the working directory, after `.agents` and `.claude` and before `./skills`.
+VENDOR_PROJECT_DIRS = (
+    (".github", "skills"),  # GitHub Copilot, VS Code
+    (".cursor", "skills"),  # Cursor
+    (".codex", "skills"),  # OpenAI Codex
+    (".gemini", "skills"),  # Gemini CLI
+    (".opencode", "skills"),  # OpenCode
+    (".goose", "skills"),  # Goose
+)
+#: User level, relative to the home directory, after `~/.agents` and `~/.claude`.
+VENDOR_USER_DIRS = (
+    (".copilot", "skills"),  # GitHub Copilot
+    (".cursor", "skills"),  # Cursor
+    (".codex", "skills"),  # OpenAI Codex
+    (".gemini", "skills"),  # Gemini CLI
+    (".config", "opencode", "skills"),  # OpenCode
+    (".config", "goose", "skills"),  # Goose
+    (".config", "agents", "skills"),  # Goose's agent-neutral folder
+)
+
+
 def default_roots(config: Config, cwd: Path | None = None, home: Path | None = None) -> list[Root]:
-    """Project roots, then user roots, then the install root, then bundled skills."""
+    """Project roots, then user roots, then the install root, then bundled skills.
+
+    Other agents' folders join only when they exist, so a machine without them keeps the short path."""
     cwd = cwd or Path.cwd()
     home = home or Path.home()
     return [
         Root(cwd / ".agents" / "skills", "project"),
         Root(cwd / ".claude" / "skills", "project"),
+        *_existing(cwd, VENDOR_PROJECT_DIRS, "project"),
         Root(cwd / "skills", "project"),
         Root(home / ".agents" / "skills", "user"),
         Root(home / ".claude" / "skills", "user"),
+        *_existing(home, VENDOR_USER_DIRS, "user"),
         Root(config.install_root, "install"),
         Root(bundled_root(), "bundled"),
     ]
+
+
+def _existing(base: Path, dirs: Sequence[tuple[str, ...]], source: str) -> list[Root]:
+    return [Root(p, source) for parts in dirs if (p := base.joinpath(*parts)).is_dir()]
 
 
 def resolve_roots(
@@ -107,7 +134,7 @@ def dedupe(roots: Iterable[Root]) -> list[Root]:
 
 
 class FileStat(NamedTuple):
-    """The parts of a stat the registry compares; what a worker process hands back."""
+    """The parts of a stat the registry compares; what the start-up cache keeps of one."""
 
     st_mtime_ns: int
     st_size: int
@@ -210,8 +237,8 @@ def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_D
 
 
 class Walker:
-    """One walk of one root. `walk_root` runs it whole; a split scan lists the top directory
-    once and has two walkers (one per process) visit the two halves of that listing."""
+    """One walk of one root; `walk_root` runs it whole, a registry's cold scan runs it with a
+    probe that parses each skill file as it is found."""
 
     def __init__(
         self,
@@ -231,10 +258,6 @@ class Walker:
         self.visited: set[str] = {self.top_real}
         self.budget = [MAX_DIRS_PER_ROOT]
         self.started = time.time_ns()
-
-    @property
-    def dirs_used(self) -> int:
-        return MAX_DIRS_PER_ROOT - self.budget[0]
 
     def top_entries(self) -> list[os.DirEntry[str]] | None:
         """The root's listing to visit; None when the root is missing, not a directory,
@@ -383,8 +406,7 @@ def replay_walk(
     change, moves the ctime; `utime` cannot set it back).
 
     Each skill file is still `lstat`ed (an edit in place changes no directory), so the result
-    carries fresh stats; for many files half of them are checked in a second process (see
-    `parallel`). None when anything differs: the caller walks for real.
+    carries fresh stats. None when anything differs: the caller walks for real.
 
     A `saved` walk is data from a file and is held to the shape a walk produces: listed
     directories are real directories (not links) below the root, each inside one listed before
@@ -423,26 +445,9 @@ def replay_walk(
     # a saved walk's paths are checked one by one in _file_stats, unless the whole list passes
     # the same checks at once (the usual flat root: every skill directory straight below it)
     check = looked if saved and not _flat_walk_ok(top, paths, looked) else None
-    if parallel.usable(len(paths)):
-        stats, theirs, tail = parallel.split(
-            paths,
-            lambda t: _flat(_file_stats(top, t, check)),
-            lambda h: _file_stats(top, h, check),
-            child_share=REPLAY_SHARE,
-        )
-        if stats is None or theirs is False:
-            return None
-        if isinstance(theirs, list) and len(theirs) == 3 * len(tail) and set(map(type, theirs)) <= {int}:
-            stats.extend(map(FileStat, theirs[::3], theirs[1::3], theirs[2::3]))
-        else:  # the other process's answer did not arrive: check those here
-            rest = _file_stats(top, tail, check)
-            if rest is None:
-                return None
-            stats.extend(rest)
-    else:
-        stats = _file_stats(top, paths, check)
-        if stats is None:
-            return None
+    stats = _file_stats(top, paths, check)
+    if stats is None:
+        return None
     return WalkResult(paths=paths, stats=stats, listed_dirs=list(listed))
 
 
@@ -520,13 +525,6 @@ def _plain_below(rel: str) -> bool:
     return 0 < len(parts) <= MAX_DEPTH and all(
         part and part[0] != "." and part not in IGNORED_DIRS for part in parts
     )
-
-
-def _flat(stats: list[AnyStat] | None) -> list[int] | bool:
-    """Stats as plain ints for the trip back from a second process; False for "changed"."""
-    if stats is None:
-        return False
-    return [x for st in stats for x in (st.st_mtime_ns, st.st_size, st.st_ino)]
 
 
 def _skill_file(directory: str) -> tuple[tuple[str, os.stat_result, bool] | None, bool]:

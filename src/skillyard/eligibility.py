@@ -116,9 +116,30 @@ def _memo_key(
     return (req, False, skill.install, host.os_name, disabled, bins, any_bins, env, cfg)
 
 
+def _missing(name: str, req: Requirements, always: bool, host: Host, config: Config) -> Requirements:
+    """The requirements this host does not meet (`always` skips all but `os`)."""
+    wanted = tuple(normalise_os(o) for o in req.os)
+    miss_os = wanted if wanted and host.os_name not in wanted else ()
+    if always:
+        return Requirements(os=miss_os)
+    miss_bins = tuple(b for b in req.bins if not host.has_bin(b))
+    miss_any = req.any_bins if req.any_bins and not any(host.has_bin(b) for b in req.any_bins) else ()
+    per_skill_env = config.override(name).env if req.env else {}
+    miss_env = tuple(e for e in req.env if not (host.env.get(e) or per_skill_env.get(e)))
+    miss_cfg = tuple(c for c in req.config if not _truthy(config.value(c)))
+    return Requirements(bins=miss_bins, any_bins=miss_any, env=miss_env, config=miss_cfg, os=miss_os)
+
+
+def is_eligible(name: str, req: Requirements, always: bool, host: Host, config: Config) -> bool:
+    """`evaluate(...).eligible` for a skill not installed by skillyard, from its requirements alone
+    (a listing answers this without building the skill)."""
+    if config.is_disabled(name):
+        return False
+    return req.is_empty() or _missing(name, req, always, host, config).is_empty()
+
+
 def evaluate_plain(skill: Skill, host: Host, config: Config, *, modified: bool = False) -> Eligibility:
     """The decision itself, step by step, with no memo (`evaluate` is the entry point)."""
-    req = skill.requires
     reasons: list[str] = []
     fixes: list[str] = []
     if config.is_disabled(skill.name):
@@ -126,31 +147,20 @@ def evaluate_plain(skill: Skill, host: Host, config: Config, *, modified: bool =
     if modified:
         reasons.append("Modified since install")
         fixes.append(f"skillyard trust accept {skill.name}")
-    miss_os: tuple[str, ...] = ()
-    wanted = tuple(normalise_os(o) for o in req.os)
-    if wanted and host.os_name not in wanted:
-        miss_os = wanted
-        label = " or ".join(OS_LABELS.get(o, o) for o in wanted)
+    missing = _missing(skill.name, skill.requires, skill.always, host, config)
+    miss_os, miss_bins, miss_any = missing.os, missing.bins, missing.any_bins
+    miss_env, miss_cfg = missing.env, missing.config
+    if miss_os:
+        label = " or ".join(OS_LABELS.get(o, o) for o in miss_os)
         reasons.append(f"Requires {label} (current: {host.os_name})")
-    miss_bins: tuple[str, ...] = ()
-    miss_any: tuple[str, ...] = ()
-    miss_env: tuple[str, ...] = ()
-    miss_cfg: tuple[str, ...] = ()
-    if not skill.always:
-        miss_bins = tuple(b for b in req.bins if not host.has_bin(b))
-        reasons.extend(f"Missing binary: {b}" for b in miss_bins)
-        if req.any_bins and not any(host.has_bin(b) for b in req.any_bins):
-            miss_any = req.any_bins
-            reasons.append(f"Requires one of: {', '.join(req.any_bins)}")
-        per_skill_env = config.override(skill.name).env
-        miss_env = tuple(e for e in req.env if not (host.env.get(e) or per_skill_env.get(e)))
-        reasons.extend(f"Missing environment variable: {e}" for e in miss_env)
-        miss_cfg = tuple(c for c in req.config if not _truthy(config.value(c)))
-        reasons.extend(f"Missing config: {c}" for c in miss_cfg)
+    reasons.extend(f"Missing binary: {b}" for b in miss_bins)
+    if miss_any:
+        reasons.append(f"Requires one of: {', '.join(miss_any)}")
+    reasons.extend(f"Missing environment variable: {e}" for e in miss_env)
+    reasons.extend(f"Missing config: {c}" for c in miss_cfg)
     if miss_bins or miss_any:
         fixes.extend(install_fixes(skill, set(miss_bins) | set(miss_any), host.os_name))
     fixes.extend(f"export {e}=<value>" for e in miss_env)
-    missing = Requirements(bins=miss_bins, any_bins=miss_any, env=miss_env, config=miss_cfg, os=miss_os)
     return Eligibility(
         eligible=not reasons, missing=missing, reasons=tuple(reasons), fixes=tuple(dict.fromkeys(fixes))
     )

@@ -9,7 +9,6 @@ or mtime changed.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import gc
 import os
 import threading
@@ -21,12 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard import cache as cache_mod
-from skillyard import discovery, parallel
+from skillyard import discovery
 from skillyard.config import Config, load_config, persist_disabled
 from skillyard.discovery import (
     SKILL_FILES,
     AnyStat,
-    FileStat,
     Probe,
     Root,
     Walker,
@@ -37,17 +35,14 @@ from skillyard.discovery import (
     resolve_roots,
     walk_root,
 )
-from skillyard.eligibility import Host, evaluate
-from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Eligibility, Skill, ToolSpec
+from skillyard.eligibility import Host, evaluate, is_eligible
+from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Eligibility, Requirements, Skill, ToolSpec
 
 if TYPE_CHECKING:
     from skillyard.search import SearchHit, SearchIndex
 
 
 _BUILD_LOCK = threading.Lock()
-#: Share of a split cold scan the second process takes: a little under half, since it also
-#: packs its results (about 4 us a skill) and this process unpacks them.
-CHILD_SHARE = 0.46
 
 
 class _FileEntry:
@@ -95,6 +90,15 @@ class _FileEntry:
         if self._rows is not None:
             return self._rows.row(self._row)
         return cache_mod.skill_to_blob(self.loaded())
+
+    def summary(self) -> cache_mod.Row:
+        """The skill's `cache.summary_of` row, from the cache while the skill is not built yet."""
+        rows = self._rows
+        if self._skill is None and rows is not None:
+            found = rows.summary(self._row)
+            if found is not None:
+                return found
+        return cache_mod.summary_of(self.loaded())
 
     def loaded(self) -> Skill:
         """The skill of an entry that has a name (every entry in a registry's order)."""
@@ -191,88 +195,6 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _scan_part(root: Root, allowed: list[str], entries: Sequence[os.DirEntry[str]]) -> tuple[Any, ...]:
-    """Walk and parse part of a root's listing (in the second process); plain data only.
-    Each skill is packed as soon as it is parsed, so only its bytes stay alive."""
-    source = root.source
-    packed: dict[str, tuple[str | None, list[tuple[Any, ...]], bytes]] = {}
-
-    def pack(path: str, st: AnyStat, fd: int = -1) -> None:
-        skill, diags = _parse(path, source, st, fd)
-        row = cache_mod.skill_to_blob(skill) if skill is not None else b""
-        packed[path] = (
-            skill.name if skill is not None else None,
-            [cache_mod.diag_to_row(d) for d in diags],
-            row,
-        )
-
-    walker = Walker(root, allowed, probe=opening_probe(pack))
-    walker.visit(entries, walker.top, 0)
-    result = walker.result
-    names: list[str | None] = []
-    diag_rows: dict[int, list[tuple[Any, ...]]] = {}  # only the files that have any
-    parts: list[bytes] = []
-    offsets = [0]
-    for k, (path, st) in enumerate(zip(result.paths, result.stats, strict=True)):
-        if path not in packed:  # found the slow way (a link, skill.md, SKILL.toml)
-            pack(path, st)
-        name, drows, row = packed[path]
-        names.append(name)
-        if drows:
-            diag_rows[k] = drows
-        parts.append(row)
-        offsets.append(offsets[-1] + len(row))
-    stats = [x for st in result.stats for x in (st.st_mtime_ns, st.st_size, st.st_ino)]
-    return (
-        result.paths,
-        stats,
-        result.listed_dirs,
-        [cache_mod.diag_to_row(d) for d in result.diagnostics],
-        result.replayable,
-        sorted(walker.visited),
-        walker.dirs_used,
-        names,
-        diag_rows,
-        offsets,
-        b"".join(parts),
-    )
-
-
-def _take_part(walker: Walker, data: Any, source: str) -> dict[str, _FileEntry] | None:
-    """Add the other process's part to `walker`'s result; None (nothing added) when it does
-    not combine exactly as one walk would have: a directory entered through symlinks from both
-    parts, or the two together over the directory budget."""
-    try:
-        paths, stats, listed, walk_diags, replayable, visited, used, names, diag_rows, offsets, rows = data
-        if (set(visited) - {walker.top_real}) & walker.visited or used > walker.budget[0]:
-            return None
-        n = len(paths)
-        if not (len(stats) == 3 * n and len(names) == n and len(offsets) == n + 1):
-            return None
-        file_stats = list(map(FileStat, stats[::3], stats[1::3], stats[2::3]))
-        store = cache_mod.Cached(paths=paths, names=[], data=rows, offsets=offsets)
-        entries: dict[str, _FileEntry] = {}
-        for k, (path, st, name) in enumerate(zip(paths, file_stats, names, strict=True)):
-            drows = diag_rows.get(k)
-            diags = tuple(cache_mod.diag_from_row(d) for d in drows) if drows else ()
-            entries[path] = _FileEntry(
-                st, path, source, None, diags, name, store if name is not None else None, k
-            )
-        walk_diagnostics = [cache_mod.diag_from_row(d) for d in walk_diags]
-        listed_dirs = [tuple(x) for x in listed]
-    except (TypeError, ValueError, AttributeError):
-        return None
-    result = walker.result
-    result.paths.extend(paths)
-    result.stats.extend(file_stats)
-    result.listed_dirs.extend(listed_dirs)  # type: ignore[arg-type]
-    result.diagnostics.extend(walk_diagnostics)
-    result.replayable = result.replayable and bool(replayable)
-    walker.visited.update(visited)
-    walker.budget[0] -= used
-    return entries
-
-
 def _fold(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold()
 
@@ -322,8 +244,6 @@ class Registry:
         #: the next scan and never written to the start-up cache
         self._racy: set[str] = set()
         self._racy_before = 0  #: mtimes at or after this are racy (set when a scan starts)
-        #: roots whose cold walk was shared with a second process (see `parallel`)
-        self.split_scans = 0
         self._scan()
         if self._cache_file is not None:
             self._save_cache()
@@ -502,37 +422,15 @@ class Registry:
         self.version += 1
 
     def _walk(self, root: Root, allowed: list[str]) -> tuple[WalkResult, dict[str, _FileEntry]]:
-        """Walk a root. A cold walk parses each skill file as it finds it (see `_probe`), and on
-        a big root half of the listing is walked and parsed in a second process (see `parallel`);
+        """Walk a root. A cold walk parses each skill file as it finds it (see `_probe`);
         the entries parsed on the way are returned with the walk."""
         if self._files or self._cached.paths:
             return walk_root(root, allowed), {}
         ready: dict[str, _FileEntry] = {}
         walker = Walker(root, allowed, probe=self._probe(root.source, ready))
         entries = walker.top_entries()
-        if not entries or not parallel.usable(len(entries)):
-            if entries:
-                walker.visit(entries, walker.top, 0)
-            return walker.finish(), ready
-
-        def here(head: Sequence[os.DirEntry[str]]) -> bool:
-            return walker.visit(head, walker.top, 0)
-
-        stopped, data, tail = parallel.split(
-            entries, lambda t: _scan_part(root, allowed, t), here, child_share=CHILD_SHARE
-        )
-        if stopped:  # the directory budget ran out in the first part: one walk would stop there too
-            theirs: dict[str, _FileEntry] | None = {}
-        else:
-            theirs = _take_part(walker, data, root.source) if data is not None else None
-        if theirs is None:  # the other process's part did not arrive or does not combine: do it here
-            walker.visit(tail, walker.top, 0)
-        else:
-            ready.update(theirs)
-            self._fresh += len(theirs)
-            before = self._racy_before
-            self._racy.update(p for p, e in theirs.items() if e.st.st_mtime_ns >= before)
-        self.split_scans += 1
+        if entries:
+            walker.visit(entries, walker.top, 0)
         return walker.finish(), ready
 
     def _probe(self, source: str, ready: dict[str, _FileEntry]) -> Probe:
@@ -645,6 +543,7 @@ class Registry:
                 e.name,
                 e.row(),
                 [cache_mod.diag_to_row(d) for d in e.diagnostics],
+                e.summary(),
             )
         cache_mod.save(self._cache_file, out)
 
@@ -741,18 +640,54 @@ class Registry:
         Computed once per registry version, so every surface agrees on the names.
         """
         if self._tool_plan is None or self._tool_plan[0] != self.version:
-            from skillyard.toml_tools import lint_tool
-            from skillyard.toml_tools.naming import plan_tool_names
+            # only skills that offer tools are built (a listing from the start-up cache builds none)
+            with_tools = [e.loaded() for e in self._order if e.summary()[4]]
+            skills = [s for s in with_tools if self.eligibility(s).eligible]
+            plan: dict[str, tuple[Skill, ToolSpec]] = {}
+            notes: list[Diagnostic] = []
+            if skills:
+                from skillyard.toml_tools import lint_tool
+                from skillyard.toml_tools.naming import plan_tool_names
 
-            skills = [s for s in self.eligible_skills() if s.tools and not s.disable_model_invocation]
-            plan, notes = plan_tool_names(skills, BUILTIN_TOOL_NAMES) if skills else ({}, [])
-            for name, (skill, spec) in list(plan.items()):
-                found = lint_tool(spec, str(skill.root / "SKILL.toml"))
-                notes.extend(found)
-                if any(d.level == "error" for d in found):
-                    del plan[name]  # a template that can never run is not offered to the model
+                plan, notes = plan_tool_names(skills, BUILTIN_TOOL_NAMES)
+                for name, (skill, spec) in list(plan.items()):
+                    found = lint_tool(spec, str(skill.root / "SKILL.toml"))
+                    notes.extend(found)
+                    if any(d.level == "error" for d in found):
+                        del plan[name]  # a template that can never run is not offered to the model
             self._tool_plan = (self.version, plan, notes)
         return self._tool_plan[1], self._tool_plan[2]
+
+    def summaries(self) -> list[tuple[str, str, str, bool]]:
+        """(name, emoji, description, eligible) of every loaded skill, in `skills` order.
+
+        What `skillyard list` shows. Skills still held as start-up cache rows are answered from
+        their small summary rows, so listing a cached catalog builds no `Skill`."""
+        out = []
+        host, config = self.host, self.config
+        #: answers by (requirements, always) for skills without a per-skill config section, whose
+        #: answer does not depend on their name
+        shared: dict[tuple[object, ...], bool] = {}
+        for e in self._order:
+            # an installed skill is built: `eligibility` checks its files against the lockfile
+            if e._skill is None and e.source != "install":
+                emoji, desc, always, req, _ = e.summary()
+                name = str(e.name)
+                if not any(req):
+                    ok = not config.is_disabled(name)
+                elif name in config.skills or name in config.disabled:  # decided by name too
+                    ok = is_eligible(name, Requirements(*req), always, host, config)
+                else:
+                    key = (req, always)
+                    hit = shared.get(key)
+                    if hit is None:
+                        hit = shared[key] = is_eligible(name, Requirements(*req), always, host, config)
+                    ok = hit
+            else:
+                s = e.loaded()
+                emoji, desc, ok = s.emoji, s.description, self.eligibility(s).eligible
+            out.append((str(e.name), emoji or "", desc, ok))
+        return out
 
     def get(self, name: str) -> Skill | None:
         if not isinstance(name, str):
@@ -788,6 +723,8 @@ class Registry:
         """'Did you mean' candidates for an unknown name."""
         if not isinstance(name, str) or not name:
             return []
+        import difflib  # only when a name was not found
+
         names = list(self._by_name)
         hits = difflib.get_close_matches(name, names, n=n, cutoff=0.6)
         hits += [x for x in names if name.lower() in x.lower() and x not in hits]

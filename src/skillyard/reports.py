@@ -28,6 +28,13 @@ def not_found(name: str, registry: Registry | None = None) -> dict[str, Any]:
 
 
 def list_report(registry: Registry, filter: str = "all", verbose: bool = False) -> dict[str, Any]:
+    if not verbose:  # from the registry's summaries: a cached catalog is listed without building skills
+        items = [
+            {"name": name, "emoji": emoji, "description": desc, "eligible": ok}
+            for name, emoji, desc, ok in registry.summaries()
+            if filter not in ("eligible", "ineligible") or ok is (filter == "eligible")
+        ]
+        return {"count": len(items), "skills": items}
     skills = []
     for s in registry.skills:
         elig = registry.eligibility(s)

@@ -13,6 +13,9 @@ Which problems are errors:
 * only with `strict=True`: a name that differs from the directory name, unexpected frontmatter
   fields, and YAML that only loads after the colon repair (these are warnings otherwise).
 
+Only with `strict=True`, a warning: `metadata` values that are not strings (agentskills.io maps
+strings to strings; skillyard reads nested maps, other tools may not).
+
 Always warnings: a UTF-8 BOM (only reported in strict mode; skillyard reads such files), a body
 over 500 lines, Markdown links to files that do not exist in the skill, links deeper than one
 level (`a/b/c.md`), links leaving the skill directory.
@@ -64,6 +67,7 @@ _COVERED_CODES = frozenset(
         "toml-missing-skill",
         "toml-bad-tool",
         "file-too-large",
+        "description-too-long",
     }
 )
 
@@ -205,7 +209,7 @@ def _read_text(path: Path, c: _Collector) -> str | None:
 
 
 def _validate_md(skill_file: Path, c: _Collector) -> str | None:
-    from skillyard.parsing.frontmatter import _yaml_load, parse_frontmatter, to_jsonable
+    from skillyard.parsing.frontmatter import _to_file_lines, _yaml_load, parse_frontmatter, to_jsonable
 
     text = _read_text(skill_file, c)
     if text is None:
@@ -228,7 +232,7 @@ def _validate_md(skill_file: Path, c: _Collector) -> str | None:
     try:
         _yaml_load(fm_text)
     except Exception as e:
-        strict_error = " ".join(str(e).replace(' in "<unicode string>",', " at").split())
+        strict_error = " ".join(str(_to_file_lines(e)).replace(' in "<unicode string>",', " at").split())
     data, diags = parse_frontmatter(fm_text, str(skill_file))
     if strict_error is not None:
         unsafe = any(d.code in ("yaml-unsafe-tag", "yaml-too-complex") for d in diags)
@@ -254,13 +258,16 @@ def _validate_md(skill_file: Path, c: _Collector) -> str | None:
     for key in ("name", "description"):
         if key not in data:
             c.error(f"Missing required field in frontmatter: {key}")
-    if c.errors:
-        return data.get("name") if isinstance(data.get("name"), str) else None
+    # reported even when a required field is missing: an author fixes both in one pass
     extra = sorted(set(data) - ALLOWED_FIELDS)
     if extra:
         c.strict_error(
             f"Unexpected fields in frontmatter: {', '.join(extra)}. Only {sorted(ALLOWED_FIELDS)} are allowed."
         )
+    if c.strict:
+        _check_metadata(data.get("metadata"), c)
+    if c.errors:
+        return data.get("name") if isinstance(data.get("name"), str) else None
     name = _check_name(data.get("name"), skill_file.parent, c)
     _check_description(data.get("description"), c)
     if "compatibility" in data:
@@ -293,6 +300,19 @@ def _check_name(raw: Any, skill_dir: Path, c: _Collector) -> str | None:
     if unicodedata.normalize("NFKC", skill_dir.name) != name:
         c.strict_error(f"Directory name '{skill_dir.name}' must match skill name '{name}'")
     return name
+
+
+def _check_metadata(raw: Any, c: _Collector) -> None:
+    """Strict mode: agentskills.io defines `metadata` as a map of strings; skillyard reads nested
+    maps (OpenClaw requirements), other tools may not. Put those in a JSON string instead."""
+    if not isinstance(raw, dict):
+        return
+    nested = sorted(k for k, v in raw.items() if not isinstance(v, str))
+    if nested:
+        c.warn(
+            f"metadata.{', metadata.'.join(nested)}: not portable: agentskills.io metadata maps strings to "
+            "strings (write the value as a JSON string)"
+        )
 
 
 def _check_description(raw: Any, c: _Collector) -> None:
@@ -361,6 +381,7 @@ def _validate_toml(path: Path, c: _Collector, *, merged: bool = False) -> str | 
         TOOL_NAME_RE,
         placeholders,
         read_toml_file,
+        skill_table,
     )
 
     data, diags, _, _ = read_toml_file(str(path))
@@ -368,10 +389,15 @@ def _validate_toml(path: Path, c: _Collector, *, merged: bool = False) -> str | 
         for d in diags:
             c.error(f"SKILL.toml: {d.message}")
         return None
-    for key in sorted(set(data) - TOML_TOP_KEYS):
+    table = skill_table(data)
+    flat = table is not None and table is not data.get("skill")
+    if flat:
+        c.strict_error(
+            "SKILL.toml: the skill's fields are at the top level; the spec form is a [skill] table"
+        )
+    for key in sorted(set(data) - TOML_TOP_KEYS - (set(table) if flat and table else set())):
         c.strict_error(f"SKILL.toml: unexpected top-level key '{key}'")
     name: str | None = None
-    table = data.get("skill")
     if not merged:
         if not isinstance(table, dict):
             c.error("SKILL.toml: missing [skill] table")

@@ -379,10 +379,27 @@ def _unquote(v: str) -> str:
 # ------------------------------------------------------------------- the chain
 
 
+def _to_file_lines(e: BaseException) -> BaseException:
+    """Make the error's positions count lines of the file, not of the frontmatter: its message
+    and the diagnostic's `line` then agree. (The opening `---` is line 1 of the file.)"""
+    for attr in ("problem_mark", "context_mark"):
+        mark = getattr(e, attr, None)
+        if mark is not None and isinstance(getattr(mark, "line", None), int):
+            # libyaml's marks are read-only: put a plain one in their place
+            setattr(e, attr, yaml.error.Mark(mark.name, mark.index, mark.line + 1, mark.column, None, None))
+    return e
+
+
 def _mark_line(e: BaseException) -> int | None:
+    """The 1-based file line of an error passed through `_to_file_lines` (marks are 0-based)."""
     mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-    # +2: the opening `---` is line 1 of the file and marks are 0-based.
-    return mark.line + 2 if mark is not None else None
+    return mark.line + 1 if mark is not None else None
+
+
+def _is_unsafe_tag(e: yaml.constructor.ConstructorError) -> bool:
+    """A tag no safe constructor knows (`!!python/object`...), as opposed to data the safe
+    constructor cannot build (an unhashable key, say), which the line fallback may still read."""
+    return "could not determine a constructor" in str(getattr(e, "problem", "") or "")
 
 
 def parse_frontmatter(text: str, path: str = "") -> tuple[dict[str, Any] | None, list[Diagnostic]]:
@@ -403,6 +420,12 @@ def parse_frontmatter(text: str, path: str = "") -> tuple[dict[str, Any] | None,
     try:
         data = _yaml_load(text)
     except yaml.constructor.ConstructorError as e:
+        _to_file_lines(e)
+        if not _is_unsafe_tag(e):
+            data, diags = _recover(text, path, e)
+            if data is None:
+                return None, diags
+            return _finish(data, path, diags)
         msg = str(getattr(e, "problem", "") or e).strip()
         diags.append(
             Diagnostic(
@@ -421,7 +444,7 @@ def parse_frontmatter(text: str, path: str = "") -> tuple[dict[str, Any] | None,
         diags.append(Diagnostic("error", "yaml-too-complex", "frontmatter nests too deeply", path))
         return None, diags
     except yaml.YAMLError as e:
-        data, diags = _recover(text, path, e)
+        data, diags = _recover(text, path, _to_file_lines(e))
         if data is None:
             return None, diags
     except Exception as e:  # libyaml reader errors and the like

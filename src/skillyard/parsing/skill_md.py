@@ -24,6 +24,7 @@ from skillyard.model import MAX_BODY_BYTES, Diagnostic, Skill
 from skillyard.parsing.frontmatter import parse_frontmatter
 from skillyard.parsing.openclaw import decode_metadata, read_openclaw, str_list, to_bool
 from skillyard.parsing.skill_toml import (
+    long_description,
     parse_skill_toml,
     read_prompts,
     read_toml_file,
@@ -230,6 +231,8 @@ def _parse_md(
                     path,
                 )
             )
+    if (too_long := long_description(description, path)) is not None:
+        diags.append(too_long)
     skill = _build(fm_data, name, description, path, source, diags, path_obj, toml_sibling, dir_path)
     skill.body_offset = head.body_offset
     skill.mtime_ns = head.mtime_ns

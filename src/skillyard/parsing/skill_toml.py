@@ -284,13 +284,45 @@ def _opt_str(v: Any) -> str | None:
     return None
 
 
+#: The agentskills.io limit on `description`; longer ones load, with a warning.
+MAX_DESCRIPTION_CHARS = 1024
+
+
+def long_description(description: str, path: str) -> Diagnostic | None:
+    """A warning for a description over the spec's limit: the skill loads, but other tools reject
+    it, and catalogs spend the whole text on every prompt."""
+    if len(description) <= MAX_DESCRIPTION_CHARS:
+        return None
+    return Diagnostic(
+        "warning",
+        "description-too-long",
+        f"description is {len(description)} characters; agentskills.io allows {MAX_DESCRIPTION_CHARS}",
+        path,
+    )
+
+
+#: Keys of a SKILL.toml that are never the skill's own fields.
+_NOT_SKILL_FIELDS = frozenset({"tools", "prompts", "skill"})
+
+
+def skill_table(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The skill's fields: the `[skill]` table or, as ZeroClaw/OpenClaw manifests write them, top-level
+    `name`/`description` keys with no `[skill]` table. None when there is neither."""
+    table = data.get("skill")
+    if isinstance(table, dict):
+        return table
+    if table is None and ("name" in data or "description" in data):
+        return {k: v for k, v in data.items() if k not in _NOT_SKILL_FIELDS}
+    return None
+
+
 def parse_skill_toml(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
     """A SKILL.toml as a Skill(format="toml"); never raises."""
     data, diags, mtime_ns, size = read_toml_file(path)
     if data is None:
         return None, diags
-    table = data.get("skill")
-    if not isinstance(table, dict):
+    table = skill_table(data)
+    if table is None:
         diags.append(Diagnostic("error", "toml-missing-skill", "SKILL.toml has no [skill] table", path))
         return None, diags
     dir_name = os.path.basename(os.path.dirname(path))
@@ -322,6 +354,16 @@ def parse_skill_toml(path: str, source: str) -> tuple[Skill | None, list[Diagnos
             )
         )
         return None, diags
+    if (too_long := long_description(description, path)) is not None:
+        diags.append(too_long)
+    from skillyard.parsing.openclaw import read_openclaw
+
+    metadata = to_jsonable(table["metadata"]) if isinstance(table.get("metadata"), dict) else {}
+    block = table.get("openclaw", data.get("openclaw"))
+    if block is not None:  # `[openclaw.requires]` and friends, as ZeroClaw/OpenClaw manifests write them
+        metadata = {**metadata, "openclaw": to_jsonable(block)}
+    oc, odiags = read_openclaw({}, metadata, path)
+    diags.extend(odiags)
     tags_raw = table.get("tags", [])
     tags = (
         tuple(str(t).strip() for t in tags_raw if isinstance(t, str) and t.strip())
@@ -338,6 +380,13 @@ def parse_skill_toml(path: str, source: str) -> tuple[Skill | None, list[Diagnos
         version=_opt_str(table.get("version")),
         author=_opt_str(table.get("author")),
         tags=tags,
+        metadata=metadata,
+        emoji=oc.emoji,
+        homepage=oc.homepage,
+        skill_key=oc.skill_key,
+        requires=oc.requires,
+        install=oc.install,
+        always=oc.always,
         tools=read_tools(data, path, diags),
         prompts=read_prompts(data, path, diags),
         mtime_ns=mtime_ns,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from skillyard.model import Diagnostic, ToolSpec
 from skillyard.toml_tools.invocation import _is_own_flag, arithmetic_problems, parameters
 from skillyard.toml_tools.template import compile_template
@@ -27,7 +29,11 @@ def lint_tool(spec: ToolSpec, path: str = "") -> list[Diagnostic]:
         return out
     ct = compile_template(spec.command)
     if ct.error is not None:
-        out.append(Diagnostic("error", "tool-template", f"tool '{spec.name}': {ct.error}", path))
+        out.append(
+            Diagnostic(
+                "error", "tool-template", f"tool '{spec.name}': {_with_hint(spec.command, ct.error)}", path
+            )
+        )
         return out
     problems = arithmetic_problems(spec, ct)
     for problem in problems:
@@ -72,3 +78,16 @@ def lint_tool(spec: ToolSpec, path: str = "") -> list[Diagnostic]:
                 f"write {prev.text}={{{p.name}}}",
             )
     return out
+
+
+#: `{{name}}`: the placeholder spelling of Jinja, Mustache and Handlebars templates.
+_DOUBLED = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def _with_hint(command: str, error: str) -> str:
+    """The template error, led by what to write instead when the command uses `{{name}}`."""
+    names = list(dict.fromkeys(m.group(1) for m in _DOUBLED.finditer(command)))
+    if not names:
+        return error
+    hint = "; ".join(f"use {{{n}}}, not {{{{{n}}}}}" for n in names)
+    return f"placeholders take single braces: {hint} ({error})"

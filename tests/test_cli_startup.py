@@ -1,0 +1,127 @@
+"""What a `skillyard` start imports: only what the chosen command uses.
+
+Agents and scripts start the command many times, so `import skillyard.cli` and
+`skillyard --help` must not load the MCP server, the installer, the scanner,
+rich or an HTTP client. Checked with `python -X importtime` in a fresh process.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from skillyard.cli import FILTERS, LAZY_COMMANDS, cli
+
+HEAVY = (
+    "mcp",
+    "skillyard.install.scanner",
+    "skillyard.install.installer",
+    "skillyard.mcp",
+    "rich",
+    "filelock",
+    "urllib.request",
+    "http.client",
+)
+
+
+def _imported(code: str) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True
+    )
+    names = set()
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+def _heavy(names: set[str]) -> list[str]:
+    return sorted(n for n in names for h in HEAVY if n == h or n.startswith(h + "."))
+
+
+def test_import_cli_loads_no_heavy_module() -> None:
+    assert _heavy(_imported("import skillyard.cli")) == []
+
+
+def test_help_loads_no_heavy_module() -> None:
+    code = "import sys; sys.argv = ['skillyard', '--help']\nfrom skillyard.cli import main\ntry: main()\nexcept SystemExit: pass"
+    names = _imported(code)
+    assert "skillyard.cli" in names
+    assert _heavy(names) == []
+
+
+def test_list_json_loads_no_heavy_module(tmp_path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A skill.\n---\nbody\n")
+    code = (
+        "import sys; sys.argv = ['skillyard', '--root', sys.argv[1], 'list', '--json']\n"
+        "from skillyard.cli import main\ntry: main()\nexcept SystemExit: pass"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code, str(tmp_path)], capture_output=True, text=True
+    )
+    names = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
+    assert json.loads(proc.stdout)["count"] == 1
+    assert _heavy(names) == []
+
+
+@pytest.mark.parametrize("name", sorted(LAZY_COMMANDS))
+def test_lazy_help_line_matches_the_command(name: str) -> None:
+    """`--help` lists lazy commands from LAZY_COMMANDS; each line must say what the command says."""
+    cmd = cli.get_command(None, name)  # type: ignore[arg-type]
+    assert cmd is not None
+    assert cmd.get_short_help_str(limit=1000) == LAZY_COMMANDS[name][2]
+
+
+def test_filters_match_reports() -> None:
+    from skillyard import reports
+
+    assert FILTERS == reports.FILTERS
+
+
+def test_json_is_compact_for_a_pipe_and_indented_for_a_terminal(tmp_path) -> None:
+    """Same content either way; a pipe gets the compact form (no indent, no spaces)."""
+    import os
+    import pty
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A skill.\n---\nbody\n")
+    argv = [sys.executable, "-m", "skillyard", "--root", str(tmp_path), "list", "--json"]
+    piped = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    assert "\n" not in piped.strip() and '{"count":1,' in piped
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(argv, stdout=follower, stderr=subprocess.DEVNULL)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    proc.wait()
+    os.close(leader)
+    shown = b"".join(chunks).decode().replace("\r\n", "\n")
+    assert shown.startswith('{\n  "count": 1,')
+    assert json.loads(shown) == json.loads(piped)
+
+
+@pytest.mark.parametrize("args", [["validate", "{skill}"], ["info", "a"], ["check", "a"], ["info", "nope"]])
+def test_plain_output_to_a_pipe_loads_no_rich(tmp_path, args: list[str]) -> None:
+    """Line-by-line human output goes through rich only at a terminal; a pipe gets the same text plain."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A [bold]skill[/bold].\n---\nbody\n")
+    argv = ["skillyard", "--root", str(tmp_path), *(a.format(skill=tmp_path / "a") for a in args)]
+    code = f"import sys; sys.argv = {argv!r}\nfrom skillyard.cli import main\ntry: main()\nexcept SystemExit: pass"
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True)
+    names = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
+    assert _heavy(names) == []
+    if args == ["info", "a"]:
+        assert "A [bold]skill[/bold]." in proc.stdout  # text, never read as markup
+    if args == ["info", "nope"]:
+        assert "skill not found: nope" in proc.stderr
