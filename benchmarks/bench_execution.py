@@ -15,11 +15,8 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from skillyard.execution import (
@@ -35,36 +32,9 @@ from skillyard.execution.base import rlimit_setter
 from skillyard.execution.collect import collect
 from skillyard.execution.seccomp import filter_program
 from skillyard.model import Skill
+from timing import median_ms, paired_ms
 
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-
-
-def median_ms(fn: Callable[[], object], runs: int, warmup: int = 3) -> float:
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t) * 1000)
-    return statistics.median(samples)
-
-
-def paired_ms(fn: Callable[[], object], base: Callable[[], object], runs: int) -> tuple[float, float]:
-    """Medians of `fn` and `base`, measured alternately so machine noise hits both alike."""
-    for _ in range(3):
-        fn()
-        base()
-    a: list[float] = []
-    b: list[float] = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        base()
-        b.append((time.perf_counter() - t) * 1000)
-        t = time.perf_counter()
-        fn()
-        a.append((time.perf_counter() - t) * 1000)
-    return statistics.median(a), statistics.median(b)
 
 
 def line(label: str, value: float, base: float) -> None:

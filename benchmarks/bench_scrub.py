@@ -22,12 +22,10 @@ import importlib.util
 import json
 import random
 import re
-import statistics
 import string
-import time
-from collections.abc import Callable
 
 from skillyard.execution.scrub import scrub
+from timing import paired_ms
 
 SECRETS = (
     "Zq8vR2mK5wT9xLp3",
@@ -90,23 +88,6 @@ def leaked_forms() -> str:
     return f"\n{s[0]}\n{s[1].upper()}\n{grouped}\n{base64.b32encode(s[3].encode()).decode()}\n{gz}\n"
 
 
-def paired_ms(fn: Callable[[], object], base: Callable[[], object], runs: int) -> tuple[float, float]:
-    """Medians of `fn` and `base`, measured alternately so machine noise hits both alike."""
-    for _ in range(2):
-        fn()
-        base()
-    a: list[float] = []
-    b: list[float] = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        base()
-        b.append((time.perf_counter() - t) * 1000)
-        t = time.perf_counter()
-        fn()
-        a.append((time.perf_counter() - t) * 1000)
-    return statistics.median(a), statistics.median(b)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=15)
@@ -131,8 +112,8 @@ def main() -> None:
     def run_resub() -> None:
         literal.sub("x", text)
 
-    t_s, t_r = paired_ms(run_scrub, run_replace, args.runs)
-    t_s2, t_re = paired_ms(run_scrub, run_resub, args.runs)
+    t_s, t_r = paired_ms(run_scrub, run_replace, args.runs, warmup=2)
+    t_s2, t_re = paired_ms(run_scrub, run_resub, args.runs, warmup=2)
     t_s = min(t_s, t_s2)
     print(f"  {'scrub, no secret printed':<40} {t_s:8.2f} ms  {mb / t_s * 1000:7.1f} MB/s")
     print(f"  {'baseline str.replace of a literal':<40} {t_r:8.2f} ms  ratio {t_s / t_r:7.1f}x")
@@ -142,7 +123,7 @@ def main() -> None:
     def run_leaky() -> None:
         scrub(leaky, secrets)
 
-    t_l, t_r2 = paired_ms(run_leaky, run_replace, args.runs)
+    t_l, t_r2 = paired_ms(run_leaky, run_replace, args.runs, warmup=2)
     out = scrub(leaky, secrets)
     marks = len(re.findall(r"\[REDACTED:[a-z0-9-]+\]", out)) - len(
         re.findall(r"\[REDACTED:[a-z0-9-]+\]", scrub(text, secrets))

@@ -138,7 +138,8 @@ def main() -> None:
         report["state"] = run(runner, hello, command="cat $WORK_DIR/state.txt")
         report["big_stdout"] = run(runner, hello, command="head -c 1000000 /dev/zero | tr '\\0' a")
         t = time.monotonic()
-        report["timeout"] = run(runner, hello, command="sleep 30; echo late", timeout=2)
+        late = f"late-{secrets.token_hex(6)}"  # other processes on this machine may sleep 30 too
+        report["timeout"] = run(runner, hello, command=f"sleep 30; echo {late}", timeout=2)
         report["timeout_seconds"] = time.monotonic() - t
         time.sleep(1)
         report["sleep_left"] = (

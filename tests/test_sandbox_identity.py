@@ -27,6 +27,16 @@ from skillyard.execution.seccomp import DENIED_SYSCALLS
 _REASON = SandboxExecutor().probe()
 #: An unprivileged uid with no passwd entry, so nothing else on the host runs as it.
 USER_UID = 47211
+#: How a root test process starts a program as that user, with no capabilities left.
+AS_USER = [
+    "setpriv",
+    f"--reuid={USER_UID}",
+    f"--regid={USER_UID}",
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--",
+]
 ROOT = os.geteuid() == 0
 HERE = Path(__file__).resolve().parent
 
@@ -73,6 +83,12 @@ def _runtime_for(uid: int, tmp: Path, modules: str = "skillyard.toml_tools") -> 
     return python, {"PYTHONPATH": str(lib), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp)}
 
 
+def _give_to_user(work: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(work):
+        for n in [*dirnames, *filenames, "."]:
+            os.chown(os.path.join(dirpath, n), USER_UID, USER_UID)
+
+
 @pytest.fixture(scope="module")
 def base() -> Iterator[Path]:
     d = Path(tempfile.mkdtemp(prefix="skillyard-identity-"))
@@ -90,17 +106,9 @@ def _drive(base: Path, who: str, layout: str) -> dict[str, Any]:
         env = dict(os.environ)
     else:
         python, env = _runtime_for(USER_UID, work)
-        for dirpath, dirnames, filenames in os.walk(work):
-            for n in [*dirnames, *filenames, "."]:
-                os.chown(os.path.join(dirpath, n), USER_UID, USER_UID)
+        _give_to_user(work)
         argv = [
-            "setpriv",
-            f"--reuid={USER_UID}",
-            f"--regid={USER_UID}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--",
+            *AS_USER,
             python,
             str(work / "sandbox_driver.py"),
             str(work),
@@ -195,18 +203,10 @@ def test_escape_suite_passes_as_an_unprivileged_user(base: Path) -> None:
     for name in ("test_sandbox_escape.py", "conftest.py"):
         shutil.copy2(HERE / name, work / name)
     (work / "pytest.ini").write_text("[pytest]\naddopts = -q -rs -p no:cacheprovider\n")
-    for dirpath, dirnames, filenames in os.walk(work):
-        for n in [*dirnames, *filenames, "."]:
-            os.chown(os.path.join(dirpath, n), USER_UID, USER_UID)
+    _give_to_user(work)
     r = subprocess.run(
         [
-            "setpriv",
-            f"--reuid={USER_UID}",
-            f"--regid={USER_UID}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--",
+            *AS_USER,
             python,
             "-m",
             "pytest",
