@@ -29,7 +29,7 @@ import yaml
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
-RULES_PATH = Path(__file__).with_name("rules") / "rules.yaml"
+RULES_PATH = Path(__file__).resolve().parent.parent / "rules" / "rules.yaml"
 MAX_SNIPPET = 160
 #: A text file above this size is reported as unscannable instead of being truncated.
 MAX_SCAN_BYTES = 5 * 1024 * 1024
@@ -345,10 +345,22 @@ class Invisible:
     display: str
 
 
+#: U+1F3F4 WAVING BLACK FLAG + tag letters/digits + U+E007F CANCEL TAG: a subdivision flag (🏴 England).
+_FLAG_SEQ = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
+
+
 def _reveal_line(raw: str, number: int, inv: list[Invisible]) -> tuple[str, str]:
     """(clean text for matching, display text) for one physical line, recording invisible characters."""
     if raw.isascii():
         return raw, raw
+    if "\U0001f3f4" in raw:
+        flags = _FLAG_SEQ.findall(raw)
+        if flags:
+            stripped = _FLAG_SEQ.sub("\U0001f3f4", raw)
+            clean, display = _reveal_line(stripped, number, inv)
+            for f in flags:
+                display = display.replace("\U0001f3f4", "\x00" + f, 1)
+            return clean, display.replace("\x00", "")
     clean: list[str] = []
     shown: list[str] = []
     hidden: list[str] = []
@@ -437,6 +449,9 @@ def normalise(text: str) -> tuple[list[Line], list[Invisible]]:
 
 # ---------------------------------------------------------------- redaction and snippets
 
+#: A value that is an expression (`os.getenv(`, `config["db"]`, `self.token`) is code, not a secret.
+_NOT_CODE = r"(?![A-Za-z_][\w.]*\s*[(\[])(?!(?:self|os|process|env|config|settings|args|cls)\.)"
+
 _SECRET_PATTERNS = [
     re.compile(r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}"),
     re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"),
@@ -453,12 +468,12 @@ _SECRET_PATTERNS = [
     re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[^-]*"),
     re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
-    re.compile(r"(?i)(?<=password)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=passwd)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=secret)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=token)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=api_key)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=apikey)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=password)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=passwd)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=secret)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=token)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=api_key)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=apikey)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
 ]
 
 
@@ -875,6 +890,11 @@ _EXEC_MAGIC = (
 )
 
 
+_LFS_POINTER = re.compile(
+    rb"version https://git-lfs\.github\.com/spec/v1\noid sha256:[0-9a-f]{64}\nsize \d+\n?\Z"
+)
+
+
 def _mime(head: bytes) -> str | None:
     import filetype
 
@@ -919,6 +939,8 @@ def _scan_file(full: Path, rel: str, ctx: _Ctx) -> int:
         ):
             ctx.add(r, rel, None, snippet(f".{ext or '(no extension)'} file is actually {mime}"))
         return len(data)
+    if ext in _MEDIA_EXT and size < 1024 and _LFS_POINTER.match(data):
+        return len(data)  # the real file lives in Git LFS; the pointer is three lines of metadata
     if ext in _MEDIA_EXT:
         expected = _MEDIA_EXT[ext]
         if mime != expected and not (mime and mime.split("/")[0] == expected.split("/")[0]):
