@@ -27,6 +27,9 @@ from typing import Any
 
 import yaml
 
+from skillyard.install.scanner import _archive, _context
+from skillyard.install.scanner._flows import CodeFacts
+
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 RULES_PATH = Path(__file__).resolve().parent.parent / "rules" / "rules.yaml"
@@ -90,6 +93,13 @@ BUILTINS = frozenset(
         "padding-long-whitespace",
         "encoded-payload",
         "special-file",
+        "flow-secret-network",
+        "flow-download-exec",
+        "flow-persistence",
+        "flow-destruction",
+        "flow-kernel",
+        "assembled-command",
+        "encrypted-archive",
     }
 )
 
@@ -195,9 +205,13 @@ class Finding:
     line: int | None
     snippet: str
     remediation: str
+    #: (line, step) from where a value comes from to where it goes, for flow findings
+    flow: tuple[tuple[int, str], ...] = ()
+    #: the author's reason when a `skillyard: ignore[RULE]` comment covers this finding
+    suppressed: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "rule_id": self.rule_id,
             "category": self.category,
             "severity": self.severity,
@@ -207,6 +221,11 @@ class Finding:
             "snippet": self.snippet,
             "remediation": self.remediation,
         }
+        if self.flow:
+            out["flow"] = [{"line": n, "step": s} for n, s in self.flow]
+        if self.suppressed is not None:
+            out["suppressed"] = self.suppressed
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +251,8 @@ class ScanPolicy:
     def blocks(self, f: Finding) -> bool:
         if self.block_at == "none" or f.rule_id in self.allowed_rules:
             return False
+        if f.suppressed is not None and f.severity != "critical":
+            return False  # an author's suppression never lowers a critical finding
         return SEVERITY_RANK[f.severity] >= SEVERITY_RANK[self.block_at]
 
     def fingerprint(self) -> str:
@@ -664,25 +685,42 @@ class _Ctx:
     policy: ScanPolicy
     findings: list[Finding]
     seen: set[tuple[str, str, int | None]]
+    #: (file, line) -> (rule ids or {"*"}, reason) from `skillyard: ignore[...]` comments
+    suppress: dict[tuple[str, int], tuple[frozenset[str], str]] = field(default_factory=dict)
+    #: files SKILL.md names (they inherit its instructions: never weighed as reference material)
+    referenced: set[str] = field(default_factory=set)
 
-    def add(self, rule: Rule, rel: str, line: int | None, snip: str, title: str | None = None) -> None:
+    def add(
+        self,
+        rule: Rule,
+        rel: str,
+        line: int | None,
+        snip: str,
+        title: str | None = None,
+        *,
+        severity: str | None = None,
+        demote: tuple[int, str] = (0, ""),
+        flow: tuple[tuple[int, str], ...] = (),
+    ) -> None:
         if rule.id in self.policy.disabled_rules:
             return
         key = (rule.id, rel, line)
         if key in self.seen:
             return
         self.seen.add(key)
+        sev = self.policy.severity_for(rule.id, severity or rule.severity)
+        title = title or rule.title
+        steps, why = demote
+        if steps and not any(r == rule.id for r, _ in self.policy.severity_overrides):
+            sev = SEVERITIES[max(0, SEVERITY_RANK[sev] - steps)]
+            title = f"{title} ({why})"
+        suppressed = None
+        if line is not None and (hit := self.suppress.get((rel, line))) is not None:
+            ids, reason = hit
+            if rule.id in ids or "*" in ids:
+                suppressed = reason
         self.findings.append(
-            Finding(
-                rule.id,
-                rule.category,
-                self.policy.severity_for(rule.id, rule.severity),
-                title or rule.title,
-                rel,
-                line,
-                snip,
-                rule.remediation,
-            )
+            Finding(rule.id, rule.category, sev, title, rel, line, snip, rule.remediation, flow, suppressed)
         )
 
 
@@ -742,6 +780,19 @@ def scan_text(
     ctx = _ctx or _Ctx(rules, policy or ScanPolicy(), [], set())
     by_builtin = {r.builtin: r for r in rules if r.builtin}
     lines, invisibles = normalise(text)
+    fctx: _context.FileContext | None = None
+    facts: CodeFacts | None = None
+    if _depth == 0 and _line_base is None:
+        ctx.suppress.update(_context.suppressions(rel, text))
+        if rel.lower() == "skill.md":
+            ctx.referenced |= _context.referenced_paths(text)
+        fctx = _context.build(rel, text, ctx.referenced)
+        facts = _read_code(rel, text, fctx)
+        if facts is not None:
+            fctx.data_lines = facts.data_lines
+
+    def weigh(rule: Rule, n: int, line_text: str, start: int) -> tuple[int, str]:
+        return fctx.demotion(n, rule.category, rule.id, line_text, start) if fctx else (0, "")
 
     def where(n: int) -> int:
         return _line_base if _line_base is not None else n
@@ -772,7 +823,13 @@ def scan_text(
                 continue
             m = _search(r.match, r.unless, ln.text)
             if m is not None:
-                ctx.add(r, rel, where(ln.number), snippet(ln.text, m[0], m[1]))
+                ctx.add(
+                    r,
+                    rel,
+                    where(ln.number),
+                    snippet(ln.text, m[0], m[1]),
+                    demote=weigh(r, ln.number, ln.text, m[0]),
+                )
     for r in paired:
         gate = gates[r.id]
         starts = [
@@ -786,9 +843,17 @@ def scan_text(
             for j in range(i, min(len(lines), i + r.within + 1)):
                 m = _search(r.then, r.unless, lines[j].text)
                 if m is not None:
-                    ctx.add(r, rel, where(lines[j].number), snippet(lines[j].text, m[0], m[1]))
+                    ctx.add(
+                        r,
+                        rel,
+                        where(lines[j].number),
+                        snippet(lines[j].text, m[0], m[1]),
+                        demote=weigh(r, lines[j].number, lines[j].text, m[0]),
+                    )
                     break
     _padding(lines, rel, by_builtin, ctx, where)
+    if facts is not None and fctx is not None:
+        _report_code(facts, fctx, text, rel, ctx, by_builtin, _depth)
 
     enc = by_builtin.get("encoded-payload")
     if enc is not None and _depth < MAX_DECODE_DEPTH:
@@ -811,6 +876,142 @@ def scan_text(
                         title=f"{enc.title}: {worst.title}",
                     )
     return ctx.findings
+
+
+_FLOW_BUILTIN = {
+    "secret-network": "flow-secret-network",
+    "download-exec": "flow-download-exec",
+    "persistence": "flow-persistence",
+    "destruction": "flow-destruction",
+    "kernel": "flow-kernel",
+}
+#: Assembled strings longer than this are not rescanned (the regex pass saw their pieces).
+MAX_ASSEMBLED = 64 * 1024
+_SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?\S*?(python[0-9.]*|(?:ba|z|da|k)?sh)\b")
+
+
+def _language(rel: str, text: str) -> str | None:
+    base = rel.rsplit("/", 1)[-1].lower()
+    ext = base.rsplit(".", 1)[-1] if "." in base else ""
+    if ext in ("py", "pyw"):
+        return "python"
+    if ext in ("sh", "bash", "zsh", "ksh", "command"):
+        return "shell"
+    if ext in ("", "txt") or base in ("dockerfile", "makefile"):
+        m = _SHEBANG.match(text)
+        if m:
+            return "python" if m.group(1).startswith("python") else "shell"
+    return None
+
+
+def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | None:
+    """Parse the code in one file (or in a Markdown file's blocks) and follow its values."""
+    lang = _language(rel, text)
+    facts = CodeFacts()
+    if lang == "python":
+        from skillyard.install.scanner import _python
+
+        if (got := _python.analyse(text)) is not None:
+            facts.extend(got)
+    elif lang == "shell":
+        from skillyard.install.scanner import _shell
+
+        if (got := _shell.analyse(text)) is not None:
+            facts.extend(got)
+    elif fctx.markdown:
+        for fence in fctx.fences:
+            body = fence.body
+            if fence.lang in _context.SHELL_LANGS:
+                from skillyard.install.scanner import _shell
+
+                if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
+                    body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
+                got = _shell.analyse(body)
+            elif fence.lang in _context.PYTHON_LANGS:
+                from skillyard.install.scanner import _python
+
+                got = _python.analyse(body)
+            else:
+                continue
+            if got is not None:
+                facts.extend(got, fence.first_line - 1)
+        for line, cmd in fctx.bang:
+            from skillyard.install.scanner import _shell
+
+            if (got := _shell.analyse(cmd)) is not None:
+                facts.extend(got, line - 1)
+    else:
+        return None
+    if facts.shell:
+        # Commands code hands to a shell are read together: a download in one call and its
+        # execution in the next is one flow.
+        from skillyard.install.scanner import _shell
+
+        origin = [n for n, _ in facts.shell]
+        got = _shell.analyse("\n".join(c.replace("\n", " ") for _, c in facts.shell), depth=1)
+        if got is not None:
+            for fl in got.flows:
+                at = origin[min(len(origin), fl.line) - 1]
+                steps = tuple((origin[min(len(origin), k) - 1], s) for k, s in fl.steps)
+                facts.flows.append(type(fl)(fl.kind, fl.severity, at, fl.text, steps))
+    return facts
+
+
+def _report_code(
+    facts: CodeFacts,
+    fctx: _context.FileContext,
+    text: str,
+    rel: str,
+    ctx: _Ctx,
+    by_builtin: dict[str | None, Rule],
+    depth: int,
+) -> None:
+    physical = text.split("\n")
+
+    def code_at(n: int) -> str:
+        return physical[n - 1] if 0 < n <= len(physical) else ""
+
+    for fl in facts.flows:
+        r = by_builtin.get(_FLOW_BUILTIN[fl.kind])
+        if r is None:
+            continue
+        ctx.add(
+            r,
+            rel,
+            fl.line,
+            snippet(code_at(fl.line) or fl.text),
+            title=f"{r.title}: {fl.text}",
+            severity=fl.severity,
+            demote=fctx.demotion(fl.line, r.category, r.id, "", 0),
+            flow=fl.steps,
+        )
+    asm = by_builtin.get("assembled-command")
+    if asm is None or depth >= MAX_DECODE_DEPTH:
+        return
+    done: set[tuple[int, str]] = set()
+    for line, code in facts.assembled:
+        if len(code) > MAX_ASSEMBLED or (line, code) in done or code.strip() in code_at(line):
+            continue
+        done.add((line, code))
+        inner = _Ctx(ctx.rules, ctx.policy, [], set())
+        scan_text(code, rel, rules=ctx.rules, _ctx=inner, _depth=depth + 1, _line_base=line)
+        here = {f.rule_id for f in ctx.findings if f.file == rel and f.line == line}
+        dangerous = [
+            f
+            for f in inner.findings
+            if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"] and f.rule_id not in here
+        ]
+        if dangerous:
+            worst = max(dangerous, key=lambda f: SEVERITY_RANK[f.severity])
+            ctx.add(
+                asm,
+                rel,
+                line,
+                snippet(f"assembles to: {code}"),
+                title=f"{asm.title}: {worst.title}",
+                severity=worst.severity,
+                demote=fctx.demotion(line, asm.category, asm.id, "", 0),
+            )
 
 
 def _padding(lines: list[Line], rel: str, by_builtin: dict[str | None, Rule], ctx: _Ctx, where: Any) -> None:
@@ -907,14 +1108,59 @@ def _mime(head: bytes) -> str | None:
 
 def _scan_file(full: Path, rel: str, ctx: _Ctx) -> int:
     """Scan one regular file; returns bytes read."""
+    size = full.stat().st_size
+    if size > MAX_SCAN_BYTES:
+        by_builtin = {r.builtin: r for r in ctx.rules if r.builtin}
+        if r := by_builtin.get("oversized-file"):
+            ctx.add(r, rel, None, snippet(f"{size} bytes (scan limit {MAX_SCAN_BYTES})"))
+        return 0
+    return _scan_bytes(full.read_bytes(), rel, ctx, 0)
+
+
+def _scan_archive(data: bytes, rel: str, ctx: _Ctx, by_builtin: dict[str | None, Rule], nesting: int) -> None:
+    """List an archive: encrypted is a finding by itself; members of a readable one are scanned."""
+    listing = _archive.inspect(data)
+    if listing.encrypted and (r := by_builtin.get("encrypted-archive")):
+        ctx.add(
+            r,
+            rel,
+            None,
+            snippet(f"{listing.kind} archive with password-protected content ({len(data)} bytes)"),
+        )
+    nested = by_builtin.get("nested-archive")
+    if listing.unreadable or nesting >= _archive.MAX_NESTING:
+        if nested:
+            why = listing.unreadable or "archive nested too deeply"
+            ctx.add(
+                nested,
+                rel,
+                None,
+                snippet(f"{listing.kind} archive ({len(data)} bytes) cannot be scanned: {why}"),
+            )
+        if nesting >= _archive.MAX_NESTING:
+            return
+    elif nested:
+        ctx.add(
+            nested,
+            rel,
+            None,
+            snippet(f"{listing.kind} archive: {len(listing.members)} member(s) listed and scanned"),
+            severity="low",
+        )
+    for name, body in listing.members:
+        _check_deadline()
+        _scan_bytes(body, f"{rel}!/{name}", ctx, nesting + 1)
+
+
+def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> int:
+    """Scan one file's content (a file of the skill or an archive member); returns bytes read."""
     by_builtin = {r.builtin: r for r in ctx.rules if r.builtin}
     ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
-    size = full.stat().st_size
+    size = len(data)
     if size > MAX_SCAN_BYTES:
         if r := by_builtin.get("oversized-file"):
             ctx.add(r, rel, None, snippet(f"{size} bytes (scan limit {MAX_SCAN_BYTES})"))
         return 0
-    data = full.read_bytes()
     head = data[:8192]
     mime = _mime(head)
     is_exec = head.startswith(_EXEC_MAGIC[:-1]) or (head.startswith(b"MZ") and b"PE\x00\x00" in head[:1024])
@@ -931,11 +1177,12 @@ def _scan_file(full: Path, rel: str, ctx: _Ctx) -> int:
         if (ext in _MEDIA_EXT or ext in _TEXTISH_EXT) and (r := by_builtin.get("misleading-file-type")):
             ctx.add(r, rel, None, snippet(f".{ext} file is actually an executable"))
         return len(data)
-    if mime in _ARCHIVE_MIME:
-        if r := by_builtin.get("nested-archive"):
-            ctx.add(r, rel, None, snippet(f"{mime} ({size} bytes) cannot be scanned in place"))
-        if ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst") and (
-            r := by_builtin.get("misleading-file-type")
+    if mime in _ARCHIVE_MIME or _archive.kind_of(head) in ("zip", "7z", "rar", "tar"):
+        _scan_archive(data, rel, ctx, by_builtin, nesting)
+        if (
+            mime
+            and ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst")
+            and (r := by_builtin.get("misleading-file-type"))
         ):
             ctx.add(r, rel, None, snippet(f".{ext or '(no extension)'} file is actually {mime}"))
         return len(data)
