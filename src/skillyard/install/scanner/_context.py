@@ -42,7 +42,8 @@ _COMMAND_START = re.compile(
     r"chmod|chown|bash|sh|zsh|python[0-9.]*|node|perl|ruby|php|crontab|tee|eval|exec|nc|ncat|socat|ssh|scp|dd|mkfs\S*|"
     r"base64|find|export|source|launchctl|systemctl|security|sed|tar|unzip|7z|iwr|irm|powershell|pip[0-9.]*|npm|npx|"
     r"docker|kubectl|xattr|osascript|env|printenv|schtasks|reg|sysctl|mkfifo|openssl|xxd|shred|diskutil|git|"
-    r"Remove-Item|Invoke-\w+|Start-Process|if|for|while|then|do)\b)"
+    r"Remove-Item|Invoke-\w+|Start-Process|if|for|while|then|do)\b"
+    r"(?!\s+(?:\w+(?<!ss)s|is|are|can|will|would|should|must|may|lets?|and|or|to)\b))"
 )
 COMMANDISH = frozenset(
     {
@@ -111,10 +112,12 @@ class FileContext:
         if kind == "comment":
             return 0, ""
         prefix = text[:start]
-        if category in COMMANDISH and (_COMMAND_LINE.match(prefix) or _COMMAND_START.match(text)):
+        if category in COMMANDISH and (
+            _COMMAND_START.match(text) or (prefix.strip() and _COMMAND_LINE.match(prefix))
+        ):
             return (1, "in reference material") if self.reference else (0, "")
         if category in COMMANDISH or rule_id == "SY-CRED-007":
-            if _MENTION.search(prefix) or _described(text, start):
+            if _MENTION.search(prefix) or _described(text, start) or _PROSE_SUBJECT.match(text[start:]):
                 return 2, "mentioned in prose, not an instruction"
             return (1, "in reference material") if self.reference else (0, "")
         if category in SPEECH:
@@ -127,6 +130,10 @@ class FileContext:
 _DESCRIBES = re.compile(
     r"^\s*(?:--|—|-|,)?\s*(?:\w+(?<!ss)s|is|are|was|were|would|could|can|will|might|may)\b(?!\s+(?:it|them|the\s+\w+)\s*$)"
 )
+
+
+#: "curl reads ~/.netrc when ..." : a command name as the subject of a sentence.
+_PROSE_SUBJECT = re.compile(r"^[\w.-]+\s+(?:\w+(?<!ss)s|is|are|can|will|would|may|lets?)\s+[a-z]")
 
 
 def _described(text: str, start: int) -> bool:

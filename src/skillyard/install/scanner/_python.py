@@ -71,12 +71,14 @@ _DNS = {
     "gethostbyname",
     "getaddrinfo",
 }
+_SAY = {"print", "logging.info", "logging.warning", "logging.debug", "log.info", "logger.info", "click.echo"}
 _READ_METHODS = {"read", "read_text", "read_bytes", "readlines", "readline"}
 
 
 class _Reader:
     def __init__(self) -> None:
         self.env: dict[str, Any] = {}  # name -> folded str | ("mod", dotted)
+        self.lists: dict[str, list[str]] = {}  # name -> constant list it was given
         self.taint: dict[str, tuple[str, int, bool]] = {}  # name -> (what, line, strong)
         self.facts = CodeFacts()
         self.budget = MAX_NODES
@@ -119,6 +121,9 @@ class _Reader:
         return out
 
     def _fold(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = self.fold(node.operand)
+            return f"-{inner}" if inner is not None and inner.isdigit() else None
         if isinstance(node, ast.Constant):
             if isinstance(node.value, str):
                 return node.value
@@ -169,8 +174,8 @@ class _Reader:
             s = self.fold(node.value)
             sl = node.slice
             if s is not None and sl.lower is None and sl.upper is None:
-                step = sl.step.value if isinstance(sl.step, ast.Constant) else None
-                if step == -1:
+                step = self.fold(sl.step) if sl.step is not None else None
+                if step == "-1":
                     return s[::-1]
             return None
         if isinstance(node, ast.Subscript):
@@ -363,11 +368,19 @@ class _Reader:
                 if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
                     self.taint[item.optional_vars.id] = src
         elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
-            items = self._fold_items(node.iter) if isinstance(node.iter, ast.List | ast.Tuple) else None
+            if isinstance(node.iter, ast.Name):
+                items = self.lists.get(node.iter.id)
+            else:
+                items = self._fold_items(node.iter) if isinstance(node.iter, ast.List | ast.Tuple) else None
             if items:
                 self.env[node.target.id] = "\n".join(items)
         elif isinstance(node, ast.Call):
             self._call(node)
+            if (self.qual(node.func) or "") in _SAY:
+                # a message shown to the user ("run: systemctl ...") is text, not a command
+                for a in node.args:
+                    if isinstance(a, ast.Constant | ast.JoinedStr):
+                        self.facts.data_lines.update(range(a.lineno, (a.end_lineno or a.lineno) + 1))
         elif (
             isinstance(node, ast.List | ast.Tuple | ast.Set)
             and len(node.elts) >= 2
@@ -380,9 +393,23 @@ class _Reader:
         value = node.value
         if value is None:
             return
+        if (
+            isinstance(node, ast.Assign)
+            and len(targets) == 1
+            and isinstance(targets[0], ast.Tuple)
+            and isinstance(value, ast.Tuple)
+            and len(targets[0].elts) == len(value.elts)
+        ):
+            for t, v in zip(targets[0].elts, value.elts, strict=True):
+                if isinstance(t, ast.Name) and (f := self.fold(v)) is not None:
+                    self.env[t.id] = f
+            return
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         if not names:
             return
+        if isinstance(value, ast.List | ast.Tuple) and (items := self._fold_items(value)) is not None:
+            for n in names:
+                self.lists[n] = items
         if isinstance(node, ast.AugAssign):
             if isinstance(node.op, ast.Add):
                 cur = self.env.get(names[0])

@@ -306,6 +306,18 @@ class _Reader:
                 dest = _dest(words) or "the network"
                 sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
                 self.flow("secret-network", sev, line, f"reads {src[0]} and sends it to {dest}", src)
+        elif name in ("scp", "rsync", "sftp"):
+            for w in words[1:-1]:
+                if not w.startswith("-") and (s := secret_path(w)):
+                    dest = words[-1]
+                    self.flow(
+                        "secret-network",
+                        "critical",
+                        line,
+                        f"reads {s} and copies it to {dest}",
+                        (s, line, True),
+                    )
+                    break
         elif name in _DNS:
             for n, w in zip(nodes[1:], words[1:], strict=False):
                 src = self.taint_of(n)
