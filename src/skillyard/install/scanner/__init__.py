@@ -1389,6 +1389,36 @@ def to_sarif(
             }
             if f.rule_id in index:
                 res["ruleIndex"] = index[f.rule_id]
+            if f.flow:
+                res["codeFlows"] = [
+                    {
+                        "message": {"text": f.title},
+                        "threadFlows": [
+                            {
+                                "locations": [
+                                    {
+                                        "location": {
+                                            "physicalLocation": {
+                                                "artifactLocation": {"uri": f.file, "uriBaseId": "SKILLROOT"},
+                                                "region": {"startLine": n},
+                                            },
+                                            "message": {"text": step},
+                                        }
+                                    }
+                                    for n, step in f.flow
+                                ]
+                            }
+                        ],
+                    }
+                ]
+            if f.suppressed is not None:
+                res["suppressions"] = [
+                    {
+                        "kind": "inSource",
+                        "justification": f.suppressed,
+                        "status": "rejected" if f.severity == "critical" else "accepted",
+                    }
+                ]
             results.append(res)
         runs.append(
             {
@@ -1447,6 +1477,11 @@ def render_human(report: ScanReport, console: Any = None) -> None:
         loc = f"{f.file}:{f.line}" if f.line else f.file
         body = Text(f.title, style="bold")
         body.append(f"\n{f.snippet}", style="dim")
+        for n, step in f.flow[:-1]:
+            body.append(f"\n  line {n}: {step}")
+        if f.suppressed is not None:
+            honoured = "not honoured for critical findings" if f.severity == "critical" else "not blocking"
+            body.append(f"\nignored by the author ({honoured}): {f.suppressed}", style="italic")
         body.append(f"\n→ {f.remediation}")
         table.add_row(Text(f.severity, style=_STYLE[f.severity]), f.rule_id, loc, body)
     con.print(table)

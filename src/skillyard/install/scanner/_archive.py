@@ -7,8 +7,6 @@ reported as unscannable rather than partly read, so padding a member past a limi
 from __future__ import annotations
 
 import io
-import tarfile
-import zipfile
 from dataclasses import dataclass, field
 
 from skillyard.install.hygiene import Limits
@@ -51,6 +49,9 @@ def kind_of(data: bytes) -> str | None:
 
 def inspect(data: bytes, limits: Limits | None = None) -> Listing:
     """List an archive held in memory; never raises on malformed input."""
+    import tarfile
+    import zipfile
+
     limits = limits or Limits()
     kind = kind_of(data) or "unknown"
     try:
@@ -78,6 +79,8 @@ def inspect(data: bytes, limits: Limits | None = None) -> Listing:
 
 
 def _zip(data: bytes, limits: Limits) -> Listing:
+    import zipfile
+
     out = Listing("zip")
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         infos = zf.infolist()
@@ -109,6 +112,8 @@ def _zip(data: bytes, limits: Limits) -> Listing:
 
 
 def _tar(data: bytes, kind: str, limits: Limits) -> Listing:
+    import tarfile
+
     out = Listing(kind)
     mode = {"gzip": "r:gz", "bzip2": "r:bz2", "xz": "r:xz", "tar": "r:"}[kind]
     if kind != "tar":

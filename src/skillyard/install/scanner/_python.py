@@ -236,8 +236,10 @@ class _Reader:
                 return base.format(*vals, **kw)
             except (IndexError, KeyError, ValueError, AttributeError):
                 return None
-        if short in ("decode", "strip", "lower", "upper", "expanduser", "resolve", "absolute") and isinstance(
-            node.func, ast.Attribute
+        if (
+            short in ("decode", "strip", "lower", "upper", "expanduser", "resolve", "absolute")
+            and isinstance(node.func, ast.Attribute)
+            and not f.startswith("codecs.")
         ):
             s = self.fold(node.func.value)
             if s is None:
