@@ -897,6 +897,12 @@ def _language(rel: str, text: str) -> str | None:
         return "python"
     if ext in ("sh", "bash", "zsh", "ksh", "command"):
         return "shell"
+    if ext in ("js", "mjs", "cjs", "jsx"):
+        return "javascript"
+    if ext in ("ts", "mts", "cts"):
+        return "typescript"
+    if ext == "tsx":
+        return "tsx"
     if ext in ("", "txt") or base in ("dockerfile", "makefile"):
         m = _SHEBANG.match(text)
         if m:
@@ -918,6 +924,11 @@ def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | N
 
         if (got := _shell.analyse(text)) is not None:
             facts.extend(got)
+    elif lang in ("javascript", "typescript", "tsx"):
+        from skillyard.install.scanner import _js
+
+        if (got := _js.analyse(text, lang)) is not None:
+            facts.extend(got)
     elif fctx.markdown:
         for fence in fctx.fences:
             body = fence.body
@@ -931,6 +942,10 @@ def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | N
                 from skillyard.install.scanner import _python
 
                 got = _python.analyse(body)
+            elif fence.lang in _context.JS_LANGS:
+                from skillyard.install.scanner import _js
+
+                got = _js.analyse(body, _context.JS_LANGS[fence.lang])
             else:
                 continue
             if got is not None:

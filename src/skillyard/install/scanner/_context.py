@@ -233,3 +233,12 @@ SHELL_LANGS = frozenset(
     {"", "sh", "bash", "shell", "zsh", "console", "shell-session", "terminal", "ksh", "dash"}
 )
 PYTHON_LANGS = frozenset({"python", "py", "python3", "pycon"})
+JS_LANGS = {
+    "js": "javascript",
+    "javascript": "javascript",
+    "jsx": "javascript",
+    "mjs": "javascript",
+    "ts": "typescript",
+    "typescript": "typescript",
+    "tsx": "tsx",
+}
