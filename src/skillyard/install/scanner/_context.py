@@ -86,6 +86,8 @@ class FileContext:
     reference: bool
     kinds: dict[int, str] = field(default_factory=dict)
     example_lines: set[int] = field(default_factory=set)
+    #: lines of fences in a data language (YARA rules, JSON, logs): text that is matched or shown
+    data_fence_lines: set[int] = field(default_factory=set)
     fences: list[Fence] = field(default_factory=list)
     bang: list[tuple[int, str]] = field(default_factory=list)
     data_lines: set[int] = field(default_factory=set)
@@ -106,6 +108,8 @@ class FileContext:
         if kind == "fence":
             if line in self.example_lines:
                 return (2 if self.reference else 1), "shown as an example of an attack"
+            if line in self.data_fence_lines:
+                return (2 if self.reference else 1), "in a data block, not a command"
             return (1, "in reference material") if self.reference else (0, "")
         if kind in ("table", "quote", "heading"):
             return 2, f"mentioned in a {kind}, not an instruction"
@@ -178,6 +182,8 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
             ctx.kinds[i] = "fence"
             if fence[3]:
                 ctx.example_lines.add(i)
+            if fence[1] in DATA_LANGS:
+                ctx.data_fence_lines.add(i)
             body.append(line)
             continue
         m = _FENCE.match(line)
@@ -229,6 +235,24 @@ def referenced_paths(text: str) -> set[str]:
     return {m.group(1).removeprefix("./") for m in _PATH_TOKEN.finditer(text)}
 
 
+DATA_LANGS = frozenset(
+    {
+        "yara",
+        "json",
+        "jsonc",
+        "yaml",
+        "yml",
+        "xml",
+        "csv",
+        "text",
+        "txt",
+        "log",
+        "output",
+        "diff",
+        "mermaid",
+        "sigma",
+    }
+)
 SHELL_LANGS = frozenset(
     {"", "sh", "bash", "shell", "zsh", "console", "shell-session", "terminal", "ksh", "dash"}
 )
