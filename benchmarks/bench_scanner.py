@@ -1,64 +1,224 @@
-"""Scanner benchmark: detection and false-positive rates on the fixture corpus, plus throughput.
+"""Scanner benchmark: detection and false positives on labelled corpora, real collections, timings.
 
-Run:  .venv/bin/python benchmarks/bench_scanner.py [--repeat N]
+Run:  .venv/bin/python benchmarks/bench_scanner.py [--repeat N] [--real DIR] [--list]
 
-Throughput is reported as a ratio against a baseline measured in the same process (a plain
-read + UTF-8 decode + line split of the same files), so figures compare across machines.
+- fixtures: tests/fixtures/scanner/{malicious,benign} (one skill per directory).
+- corpus: benchmarks/scanner_corpus/{tune,heldout}/cases.yaml, malicious/benign pairs; the
+  held-out half is never used to change rules. A case is "detected" / a "false positive" when
+  the default policy blocks it (a finding at severity high or above that is not suppressed).
+- --real DIR: every directory under DIR holding a SKILL.md is scanned as a skill (public
+  collections checked out by the user; nothing is downloaded here). Prints the share flagged
+  high or above and, with --list, why, per skill.
+- timings: median per skill in process; one `skillyard audit` process for one skill, next to
+  a bare interpreter start in the same run so the figure compares across machines.
+
+Throughput is also reported as a ratio against reading, decoding and splitting the same files.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import io
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+import zipfile
 from pathlib import Path
+from typing import Any
 
-from skillyard.install import load_rules, scan_path
+import yaml
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "scanner"
+from skillyard.install import load_rules, scan_path, scan_text
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "scanner"
+CORPUS = Path(__file__).resolve().parent / "scanner_corpus"
 
 
 def _files(root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file()]
 
 
-def baseline(dirs: list[Path]) -> float:
-    """Time to read, decode and split every file: the floor any scanner pays."""
-    t = time.perf_counter()
-    n = 0
-    for d in dirs:
-        for f in _files(d):
-            n += len(f.read_bytes().decode("utf-8", "replace").splitlines())
-    return time.perf_counter() - t
+def _encrypted(data: bytes) -> bytes:
+    """Mark every member of a stored zip as encrypted (flag bit 0), as a password-protected zip is."""
+    out = bytearray(data)
+    i = 0
+    while (i := out.find(b"PK\x03\x04", i)) != -1:
+        out[i + 6] |= 1
+        i += 4
+    i = 0
+    while (i := out.find(b"PK\x01\x02", i)) != -1:
+        out[i + 8] |= 1
+        i += 4
+    return bytes(out)
+
+
+def _content(spec: Any) -> bytes:
+    if isinstance(spec, str):
+        return spec.encode("utf-8")
+    if "zip" in spec:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            for name, text in spec["zip"].items():
+                z.writestr(name, text)
+        return _encrypted(buf.getvalue()) if spec.get("encrypted") else buf.getvalue()
+    if "tar" in spec:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as t:
+            for name, text in spec["tar"].items():
+                raw = text.encode()
+                info = tarfile.TarInfo(name)
+                info.size = len(raw)
+                t.addfile(info, io.BytesIO(raw))
+        return buf.getvalue()
+    if "base64" in spec:
+        return base64.b64decode(spec["base64"])
+    raise ValueError(f"unknown file spec {spec!r}")
+
+
+def materialise(half: str, into: Path) -> list[tuple[str, str, Path]]:
+    """Write one corpus half as skill directories; returns (name, label, path)."""
+    doc = yaml.safe_load((CORPUS / half / "cases.yaml").read_text("utf-8"))
+    out = []
+    for case in doc["cases"]:
+        d = into / half / case["name"]
+        d.mkdir(parents=True)
+        files = dict(case["files"])
+        files.setdefault(
+            "SKILL.md", f"---\nname: {case['name']}\ndescription: Corpus case.\n---\nUse the scripts.\n"
+        )
+        for rel, spec in files.items():
+            p = d / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(_content(spec))
+        out.append((case["name"], case["label"], d))
+    return out
+
+
+def rates(cases: list[tuple[str, str, Path]], rules: Any) -> dict[str, Any]:
+    mal = [c for c in cases if c[1] == "malicious"]
+    ben = [c for c in cases if c[1] == "benign"]
+    missed = [n for n, _, p in mal if not scan_path(p, rules=rules).blocked]
+    fps = [n for n, _, p in ben if scan_path(p, rules=rules).blocked]
+    return {
+        "malicious": len(mal),
+        "benign": len(ben),
+        "detection": 1 - len(missed) / max(1, len(mal)),
+        "fp": len(fps) / max(1, len(ben)),
+        "missed": missed,
+        "false_positives": fps,
+    }
+
+
+def report_half(title: str, r: dict[str, Any]) -> None:
+    print(
+        f"{title}: detection {r['malicious'] - len(r['missed'])}/{r['malicious']} = {r['detection']:.1%}, "
+        f"false positives {len(r['false_positives'])}/{r['benign']} = {r['fp']:.1%}"
+    )
+    if r["missed"]:
+        print(f"  missed: {', '.join(r['missed'])}")
+    if r["false_positives"]:
+        print(f"  blocked benign: {', '.join(r['false_positives'])}")
+
+
+def real_collections(root: Path, rules: Any, show: bool) -> list[float]:
+    skills = sorted({p.parent for p in root.rglob("SKILL.md") if ".git" not in p.parts})
+    times = []
+    flagged = []
+    for s in skills:
+        t = time.perf_counter()
+        rep = scan_path(s, rules=rules)
+        times.append(time.perf_counter() - t)
+        high = [f for f in rep.findings if f.severity in ("high", "critical")]
+        if high:
+            flagged.append((s, high))
+    n = max(1, len(skills))
+    print(
+        f"real collections: {len(skills)} skills, {len(flagged)} flagged high or above = {len(flagged) / n:.1%}"
+    )
+    by_rule: dict[str, int] = {}
+    for _, fs in flagged:
+        for rid in {f.rule_id for f in fs}:
+            by_rule[rid] = by_rule.get(rid, 0) + 1
+    print(
+        "  skills per rule: " + ", ".join(f"{k} {v}" for k, v in sorted(by_rule.items(), key=lambda x: -x[1]))
+    )
+    if show:
+        for s, fs in flagged:
+            print(f"  {s.relative_to(root)}")
+            for f in fs[:4]:
+                print(f"    {f.rule_id} {f.severity} {f.file}:{f.line} {f.title[:100]} | {f.snippet[:90]}")
+    return times
+
+
+def process_time(skill: Path, repeat: int) -> tuple[float, float]:
+    """Median wall time of `skillyard audit SKILL` and of a bare interpreter start."""
+    exe = Path(sys.executable).with_name("skillyard")
+    cmd = (
+        [str(exe), "audit", str(skill)] if exe.exists() else [sys.executable, "-m", "skillyard.cli", "audit"]
+    )
+    audit, bare = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=False)
+        audit.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=False)
+        bare.append(time.perf_counter() - t)
+    return statistics.median(audit), statistics.median(bare)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--real", type=Path, help="directory of public skill collections to measure")
+    ap.add_argument("--list", action="store_true", help="with --real: list each flagged skill and why")
     args = ap.parse_args()
     rules = load_rules()
-    mal = sorted(p for p in (CORPUS / "malicious").iterdir() if p.is_dir())
-    ben = sorted(p for p in (CORPUS / "benign").iterdir() if p.is_dir())
-
-    detected = [d.name for d in mal if scan_path(d, rules=rules).blocked]
-    false_pos = [d.name for d in ben if scan_path(d, rules=rules).blocked]
-    flagged_benign = [
-        d.name for d in ben if scan_path(d, rules=rules).max_severity in ("medium", "high", "critical")
-    ]
     print(f"rules: {len(rules)}")
-    print(f"detection rate (blocked malicious): {len(detected)}/{len(mal)} = {len(detected) / len(mal):.1%}")
-    missed = sorted(set(d.name for d in mal) - set(detected))
-    if missed:
-        print(f"  missed: {', '.join(missed)}")
-    print(
-        f"false-positive rate (blocked benign): {len(false_pos)}/{len(ben)} = {len(false_pos) / len(ben):.1%}"
+
+    mal = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
+    ben = sorted(p for p in (FIXTURES / "benign").iterdir() if p.is_dir())
+    report_half(
+        "fixtures",
+        rates([(p.name, "malicious", p) for p in mal] + [(p.name, "benign", p) for p in ben], rules),
     )
-    if false_pos:
-        print(f"  blocked benign: {', '.join(false_pos)}")
-    print(f"benign with medium+ findings (reported, not blocking): {len(flagged_benign)}/{len(ben)}")
+
+    with tempfile.TemporaryDirectory(prefix="skillyard-corpus-") as tmp:
+        for half in ("tune", "heldout"):
+            cases = materialise(half, Path(tmp))
+            report_half(f"corpus {half} ({len(cases)} cases)", rates(cases, rules))
+        one = Path(tmp) / "tune" / "cred-aws-concat"
+        corpus_dirs = [p for p in (Path(tmp) / "tune").iterdir()] + [
+            p for p in (Path(tmp) / "heldout").iterdir()
+        ]
+        per_skill = []
+        for d in corpus_dirs:
+            t = time.perf_counter()
+            scan_path(d, rules=rules)
+            per_skill.append(time.perf_counter() - t)
+        print(f"corpus: median {statistics.median(per_skill) * 1000:.1f} ms per skill in process")
+        audit, bare = process_time(one, args.repeat)
+        print(
+            f"one skill as a `skillyard audit` process: {audit * 1000:.0f} ms median "
+            f"(bare interpreter start {bare * 1000:.0f} ms)"
+        )
+
+    if args.real:
+        times = real_collections(args.real, rules, args.list)
+        if times:
+            print(
+                f"  median {statistics.median(times) * 1000:.1f} ms per skill in process, "
+                f"p95 {sorted(times)[int(len(times) * 0.95)] * 1000:.1f} ms"
+            )
 
     dirs = mal + ben
     total_bytes = sum(f.stat().st_size for d in dirs for f in _files(d))
-    base = min(baseline(dirs) for _ in range(args.repeat))
+    base = min(_baseline(dirs) for _ in range(args.repeat))
     scans = []
     for _ in range(args.repeat):
         t = time.perf_counter()
@@ -66,17 +226,14 @@ def main() -> None:
             scan_path(d, rules=rules)
         scans.append(time.perf_counter() - t)
     best = min(scans)
-    print(f"corpus: {len(dirs)} skills, {total_bytes / 1024:.1f} KiB")
+    print(f"fixtures: {len(dirs)} skills, {total_bytes / 1024:.1f} KiB")
     print(f"scan throughput: {total_bytes / best / 1024 / 1024:.2f} MiB/s, {len(dirs) / best:.0f} skills/s")
     print(f"scan time / read-decode-split baseline: {best / base:.1f}x")
 
-    # a large benign file: linear behaviour on size (no truncation)
     big = "\n".join(
         f"Line {i}: run `python3 scripts/tool.py --input data/{i}.csv` and check output."
         for i in range(50_000)
     )
-    from skillyard.install import scan_text
-
     t = time.perf_counter()
     scan_text(big, "SKILL.md", rules=rules)
     big_t = time.perf_counter() - t
@@ -84,8 +241,19 @@ def main() -> None:
     big.encode().decode().splitlines()
     big_base = time.perf_counter() - t
     print(
-        f"large file ({len(big) / 1024 / 1024:.1f} MiB): {len(big) / big_t / 1024 / 1024:.2f} MiB/s, {big_t / max(big_base, 1e-9):.0f}x baseline"
+        f"large file ({len(big) / 1024 / 1024:.1f} MiB): {len(big) / big_t / 1024 / 1024:.2f} MiB/s, "
+        f"{big_t / max(big_base, 1e-9):.0f}x baseline"
     )
+
+
+def _baseline(dirs: list[Path]) -> float:
+    """Time to read, decode and split every file: the floor any scanner pays."""
+    t = time.perf_counter()
+    n = 0
+    for d in dirs:
+        for f in _files(d):
+            n += len(f.read_bytes().decode("utf-8", "replace").splitlines())
+    return time.perf_counter() - t
 
 
 if __name__ == "__main__":

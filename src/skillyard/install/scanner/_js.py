@@ -1,0 +1,332 @@
+"""JavaScript and TypeScript read with tree-sitter: strings folded, `child_process` and secrets followed.
+
+Folding covers `+` concatenation, template literals with known parts, `[...].join("")`,
+`path.join`, `os.homedir()`, `Buffer.from(x, "base64"|"hex").toString()`, `atob` and
+`String.fromCharCode` of constants; names bound by `const`/`let`/`var` and `require`/`import` of
+modules are resolved. Like the Python reader it is flow-insensitive within a file.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from skillyard.install.scanner._flows import (
+    SECRET_ENV,
+    CodeFacts,
+    Flow,
+    exfil_shaped,
+    secret_path,
+)
+
+MAX_BYTES = 512 * 1024
+MAX_FOLD = 64 * 1024
+_parsers: dict[str, Any] = {}
+_EXEC = {"exec", "execSync", "spawn", "spawnSync", "execFile", "execFileSync"}
+_NET = {
+    "fetch",
+    "axios.post",
+    "axios.put",
+    "axios",
+    "http.request",
+    "https.request",
+    "got.post",
+    "needle.post",
+}
+_DNS = {"dns.lookup", "dns.resolve", "dns.resolve4", "dns.promises.lookup", "dns.promises.resolve"}
+_READ = {"fs.readFileSync", "fs.readFile", "fs.promises.readFile", "readFileSync", "readFile"}
+
+
+def _parser(lang: str) -> Any:
+    if lang not in _parsers:
+        from tree_sitter import Language, Parser
+
+        if lang == "javascript":
+            import tree_sitter_javascript as mod
+
+            _parsers[lang] = Parser(Language(mod.language()))
+        else:
+            import tree_sitter_typescript as ts
+
+            grammar = ts.language_tsx() if lang == "tsx" else ts.language_typescript()
+            _parsers[lang] = Parser(Language(grammar))
+    return _parsers[lang]
+
+
+class _Reader:
+    def __init__(self, src: bytes) -> None:
+        self.src = src
+        self.env: dict[str, str] = {}
+        self.mods: dict[str, str] = {}
+        self.taint: dict[str, tuple[str, int, bool]] = {}
+        self.facts = CodeFacts()
+
+    def text(self, n: Any) -> str:
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
+
+    def qual(self, n: Any) -> str:
+        if n.type == "identifier":
+            name = self.text(n)
+            return self.mods.get(name, name)
+        if n.type == "member_expression":
+            obj = n.child_by_field_name("object")
+            prop = n.child_by_field_name("property")
+            if obj is not None and prop is not None:
+                return f"{self.qual(obj)}.{self.text(prop)}"
+        if n.type == "subscript_expression":
+            obj = n.child_by_field_name("object")
+            idx = n.child_by_field_name("index")
+            key = self.fold(idx) if idx is not None else None
+            if obj is not None and key:
+                return f"{self.qual(obj)}.{key}"
+        if n.type == "call_expression":
+            f = n.child_by_field_name("function")
+            args = n.child_by_field_name("arguments")
+            if f is not None and self.text(f) == "require" and args is not None and args.named_children:
+                mod = self.fold(args.named_children[0])
+                if mod:
+                    return mod.removeprefix("node:")
+        return self.text(n)[:200]
+
+    def fold(self, n: Any) -> str | None:
+        out = self._fold(n)
+        return out if out is None or len(out) <= MAX_FOLD else None
+
+    def _fold(self, n: Any) -> str | None:
+        t = n.type
+        if t == "string":
+            return "".join(
+                self.text(c) for c in n.named_children if c.type in ("string_fragment", "escape_sequence")
+            )
+        if t == "template_string":
+            parts = []
+            for c in n.named_children:
+                if c.type == "string_fragment":
+                    parts.append(self.text(c))
+                elif c.type == "template_substitution" and c.named_children:
+                    s = self.fold(c.named_children[0])
+                    if s is None:
+                        return None
+                    parts.append(s)
+            return "".join(parts)
+        if t == "identifier":
+            return self.env.get(self.text(n))
+        if t == "number":
+            return self.text(n)
+        if t == "parenthesized_expression" and n.named_children:
+            return self.fold(n.named_children[0])
+        if t == "binary_expression":
+            op = n.child_by_field_name("operator")
+            if op is not None and self.text(op) == "+":
+                a = self.fold(n.child_by_field_name("left"))
+                b = self.fold(n.child_by_field_name("right"))
+                return a + b if a is not None and b is not None else None
+            return None
+        if t == "member_expression":
+            if self.qual(n) == "process.env.HOME":
+                return "~"
+            return None
+        if t == "call_expression":
+            return self._fold_call(n)
+        return None
+
+    def _fold_call(self, n: Any) -> str | None:
+        f = n.child_by_field_name("function")
+        args = n.child_by_field_name("arguments")
+        if f is None or args is None:
+            return None
+        q = self.qual(f)
+        a = args.named_children
+        if q in ("os.homedir", "homedir"):
+            return "~"
+        if q in ("path.join", "path.resolve", "join"):
+            vals = [self.fold(x) for x in a]
+            if not vals or any(v is None for v in vals):
+                return None
+            return "/".join(str(v).strip("/") if i else str(v).rstrip("/") for i, v in enumerate(vals))
+        if q == "atob" and a:
+            s = self.fold(a[0])
+            return _b64(s) if s is not None else None
+        if q == "String.fromCharCode":
+            try:
+                return "".join(chr(int(self.text(x))) for x in a)
+            except ValueError:
+                return None
+        if f.type == "member_expression":
+            prop = self.text(f.child_by_field_name("property"))
+            obj = f.child_by_field_name("object")
+            if prop == "join" and obj is not None and obj.type == "array":
+                sep = self.fold(a[0]) if a else ","
+                items = [self.fold(x) for x in obj.named_children]
+                if sep is not None and all(i is not None for i in items):
+                    return sep.join(str(i) for i in items)
+            if prop == "toString" and obj is not None and obj.type == "call_expression":
+                inner_f = obj.child_by_field_name("function")
+                inner_a = obj.child_by_field_name("arguments")
+                if inner_f is not None and self.text(inner_f) == "Buffer.from" and inner_a is not None:
+                    xs = inner_a.named_children
+                    data = self.fold(xs[0]) if xs else None
+                    enc = self.fold(xs[1]) if len(xs) > 1 else None
+                    if data is not None and enc == "base64":
+                        return _b64(data)
+                    if data is not None and enc == "hex":
+                        try:
+                            return bytes.fromhex(data).decode("latin-1")
+                        except ValueError:
+                            return None
+        return None
+
+    def source(self, n: Any) -> tuple[str, int, bool] | None:
+        stack = [n]
+        while stack:
+            x = stack.pop()
+            if x.type == "identifier" and self.text(x) in self.taint:
+                return self.taint[self.text(x)]
+            if x.type == "member_expression":
+                q = self.qual(x)
+                if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):
+                    return (f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
+            if x.type == "call_expression":
+                f = x.child_by_field_name("function")
+                args = x.child_by_field_name("arguments")
+                q = self.qual(f) if f is not None else ""
+                if q in _READ and args is not None and args.named_children:
+                    p = self.fold(args.named_children[0])
+                    if p and (s := secret_path(p)):
+                        return (s, x.start_point[0] + 1, True)
+                if (
+                    q == "JSON.stringify"
+                    and args is not None
+                    and args.named_children
+                    and self.text(args.named_children[0]) == "process.env"
+                ):
+                    return ("the whole environment", x.start_point[0] + 1, True)
+            stack.extend(x.named_children)
+        return None
+
+    def run(self, root: Any) -> CodeFacts:
+        for _ in range(2):
+            self.facts = CodeFacts()
+            stack = [root]
+            while stack:
+                n = stack.pop()
+                if n.type == "variable_declarator":
+                    self.declare(n)
+                elif n.type == "import_statement":
+                    self.imports(n)
+                elif n.type == "call_expression":
+                    self.call(n)
+                stack.extend(reversed(n.named_children))
+        return self.facts
+
+    def declare(self, n: Any) -> None:
+        name = n.child_by_field_name("name")
+        value = n.child_by_field_name("value")
+        if name is None or value is None:
+            return
+        if value.type == "call_expression" and self.text(value.child_by_field_name("function")) == "require":
+            mod = self.qual(value)
+            if name.type == "identifier":
+                self.mods[self.text(name)] = mod
+            elif name.type == "object_pattern":
+                for c in name.named_children:
+                    if c.type == "shorthand_property_identifier_pattern":
+                        self.mods[self.text(c)] = f"{mod}.{self.text(c)}"
+                    elif c.type == "pair_pattern":
+                        k, v = c.child_by_field_name("key"), c.child_by_field_name("value")
+                        if k is not None and v is not None:
+                            self.mods[self.text(v)] = f"{mod}.{self.text(k)}"
+            return
+        if name.type != "identifier":
+            return
+        key = self.text(name)
+        folded = self.fold(value)
+        if folded is not None:
+            self.env[key] = folded
+        if src := self.source(value):
+            self.taint[key] = src
+
+    def imports(self, n: Any) -> None:
+        src = n.child_by_field_name("source")
+        if src is None:
+            return
+        mod = (self.fold(src) or "").removeprefix("node:")
+        for c in _walk(n):
+            if c.type == "import_specifier":
+                name = c.child_by_field_name("name")
+                alias = c.child_by_field_name("alias") or name
+                if name is not None and alias is not None:
+                    self.mods[self.text(alias)] = f"{mod}.{self.text(name)}"
+            elif c.type in ("namespace_import", "import_clause") and c.named_children:
+                first = c.named_children[0]
+                if first.type == "identifier":
+                    self.mods[self.text(first)] = mod
+
+    def call(self, n: Any) -> None:
+        f = n.child_by_field_name("function")
+        args = n.child_by_field_name("arguments")
+        if f is None or args is None:
+            return
+        q = self.qual(f)
+        a = args.named_children
+        line = n.start_point[0] + 1
+        short = q.rsplit(".", 1)[-1]
+        if q.startswith("child_process.") and short in _EXEC and a:
+            cmd = self.fold(a[0])
+            if cmd and short.startswith(("spawn", "execFile")) and len(a) > 1 and a[1].type == "array":
+                parts = [self.fold(x) for x in a[1].named_children]
+                cmd = " ".join([cmd, *[p for p in parts if p]])
+            if cmd:
+                self.facts.shell.append((line, cmd))
+                if a[0].type != "string":
+                    self.facts.assembled.append((line, cmd))
+            return
+        if q in ("eval", "Function") and a:
+            code = self.fold(a[0])
+            if code and a[0].type != "string":
+                self.facts.assembled.append((line, code))
+            return
+        dns = q in _DNS
+        if dns or q in _NET or (short in ("post", "put") and q.split(".")[0] in ("axios", "got", "needle")):
+            for x in a:
+                src = self.source(x)
+                if not src:
+                    continue
+                dest = self.fold(a[0]) or "the network"
+                if dns:
+                    text, sev = f"reads {src[0]} and sends it in a DNS lookup of {dest}", "critical"
+                else:
+                    text = f"reads {src[0]} and sends it to {dest}"
+                    sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
+                steps = ((src[1], f"reads {src[0]}"), (line, text))
+                self.facts.flows.append(Flow("secret-network", sev, line, text, steps))
+                return
+
+
+def _walk(n: Any) -> list[Any]:
+    out, stack = [], [n]
+    while stack:
+        x = stack.pop()
+        out.append(x)
+        stack.extend(x.named_children)
+    return out
+
+
+def _b64(s: str) -> str | None:
+    try:
+        return base64.b64decode(s + "=" * (-len(s) % 4)).decode("latin-1")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def analyse(text: str, lang: str = "javascript") -> CodeFacts | None:
+    """Facts for one JavaScript/TypeScript source; None when too large to read."""
+    data = text.encode("utf-8", "replace")
+    if len(data) > MAX_BYTES:
+        return None
+    try:
+        tree = _parser(lang).parse(data)
+        return _Reader(data).run(tree.root_node)
+    except (ValueError, RecursionError):
+        return None

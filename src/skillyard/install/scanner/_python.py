@@ -1,0 +1,579 @@
+"""Python read with `ast`: constants folded, names resolved, secrets followed to sinks.
+
+Folding covers what a disguise needs and no more: concatenation, f-strings, `%` and `.format`
+with constant parts, `os.path.join`/`expanduser`/`Path` arithmetic, `"".join`, reversal slices,
+`getattr`/`importlib.import_module`/`__import__` with constant names, and base64/hex/rot13
+decoding of constants. The reader is flow-insensitive within a file (a name keeps the last
+constant it was given), which is the cheap and conservative choice for a gate.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import codecs
+import shlex
+from typing import Any
+
+from skillyard.install.scanner._flows import (
+    DESTROY_TARGET,
+    KERNEL_PATH,
+    PERSIST_PATH,
+    SECRET_ENV,
+    CodeFacts,
+    Flow,
+    exfil_shaped,
+    persistence_severity,
+    secret_path,
+)
+
+MAX_FOLD = 64 * 1024
+MAX_NODES = 200_000
+
+_EXEC = {
+    "subprocess.run",
+    "subprocess.call",
+    "subprocess.check_call",
+    "subprocess.check_output",
+    "subprocess.Popen",
+    "subprocess.getoutput",
+    "subprocess.getstatusoutput",
+    "os.system",
+    "os.popen",
+    "pty.spawn",
+    "asyncio.create_subprocess_shell",
+    "asyncio.create_subprocess_exec",
+}
+_EXEC_PREFIX = ("os.exec", "os.spawn", "os.posix_spawn")
+_CODE = {"eval", "exec", "builtins.eval", "builtins.exec", "compile"}
+_NET = {
+    "urllib.request.urlopen",
+    "urllib.request.Request",
+    "urllib.request.urlretrieve",
+    "urlopen",
+    "Request",
+    "socket.create_connection",
+    "smtplib.SMTP",
+    "smtplib.SMTP_SSL",
+    "http.client.HTTPConnection",
+    "http.client.HTTPSConnection",
+    "ftplib.FTP",
+}
+_NET_MODULES = ("requests.", "httpx.", "aiohttp.", "urllib3.")
+_NET_METHODS = {"send", "sendall", "sendto", "post", "put", "patch", "request", "connect", "urlopen"}
+_DNS = {
+    "socket.gethostbyname",
+    "socket.gethostbyname_ex",
+    "socket.getaddrinfo",
+    "dns.resolver.resolve",
+    "dns.resolver.query",
+    "gethostbyname",
+    "getaddrinfo",
+}
+_SAY = {"print", "logging.info", "logging.warning", "logging.debug", "log.info", "logger.info", "click.echo"}
+_READ_METHODS = {"read", "read_text", "read_bytes", "readlines", "readline"}
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.env: dict[str, Any] = {}  # name -> folded str | ("mod", dotted)
+        self.lists: dict[str, list[str]] = {}  # name -> constant list it was given
+        self.taint: dict[str, tuple[str, int, bool]] = {}  # name -> (what, line, strong)
+        self.facts = CodeFacts()
+        self.budget = MAX_NODES
+
+    # ------------------------------------------------------------ names
+
+    def qual(self, node: ast.AST) -> str | None:
+        """Dotted name a callee resolves to (`m.run` with `m = import_module("subprocess")`)."""
+        if isinstance(node, ast.Name):
+            v = self.env.get(node.id)
+            if isinstance(v, tuple) and v[0] == "mod":
+                return v[1]
+            return node.id
+        if isinstance(node, ast.Attribute):
+            base = self.qual(node.value)
+            return f"{base}.{node.attr}" if base else node.attr
+        if isinstance(node, ast.Call):
+            f = self.qual(node.func)
+            if f == "getattr" and len(node.args) >= 2:
+                base = self.qual(node.args[0])
+                attr = self.fold(node.args[1])
+                if base and attr:
+                    return f"{base}.{attr}"
+            if f in ("importlib.import_module", "import_module", "__import__") and node.args:
+                return self.fold(node.args[0])
+        return None
+
+    # ------------------------------------------------------------ constants
+
+    def fold(self, node: ast.AST | None) -> str | None:
+        """The string `node` always evaluates to, when that can be known without running it."""
+        if node is None:
+            return None
+        self.budget -= 1
+        if self.budget < 0:
+            return None
+        out = self._fold(node)
+        if out is not None and len(out) > MAX_FOLD:
+            return None
+        return out
+
+    def _fold(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = self.fold(node.operand)
+            return f"-{inner}" if inner is not None and inner.isdigit() else None
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str):
+                return node.value
+            if isinstance(node.value, bytes):
+                return node.value.decode("latin-1")
+            if isinstance(node.value, int) and not isinstance(node.value, bool):
+                return str(node.value)
+            return None
+        if isinstance(node, ast.Name):
+            v = self.env.get(node.id)
+            return v if isinstance(v, str) else None
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for v in node.values:
+                if isinstance(v, ast.FormattedValue):
+                    s = self.fold(v.value)
+                else:
+                    s = self.fold(v)
+                if s is None:
+                    return None
+                parts.append(s)
+            return "".join(parts)
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.Add | ast.Div):
+                a, b = self.fold(node.left), self.fold(node.right)
+                if a is None or b is None:
+                    return None
+                return a + b if isinstance(node.op, ast.Add) else a.rstrip("/") + "/" + b
+            if isinstance(node.op, ast.Mod):
+                a = self.fold(node.left)
+                if a is None:
+                    return None
+                elts = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+                vals = [self.fold(e) for e in elts]
+                if any(v is None for v in vals):
+                    return None
+                try:
+                    return a % tuple(vals)
+                except (TypeError, ValueError):
+                    return None
+            if isinstance(node.op, ast.Mult):
+                a = self.fold(node.left)
+                n = node.right.value if isinstance(node.right, ast.Constant) else None
+                if a is not None and isinstance(n, int) and 0 <= n * len(a) <= MAX_FOLD:
+                    return a * n
+            return None
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            s = self.fold(node.value)
+            sl = node.slice
+            if s is not None and sl.lower is None and sl.upper is None:
+                step = self.fold(sl.step) if sl.step is not None else None
+                if step == "-1":
+                    return s[::-1]
+            return None
+        if isinstance(node, ast.Subscript):
+            q = self.qual(node.value)
+            if q in ("os.environ", "environ") and self.fold(node.slice) == "HOME":
+                return "~"
+            return None
+        if isinstance(node, ast.List | ast.Tuple):
+            vals = [self.fold(e) for e in node.elts]
+            if vals and all(v is not None for v in vals):
+                return shlex.join([v for v in vals if v is not None])
+            return None
+        if isinstance(node, ast.Call):
+            return self._fold_call(node)
+        return None
+
+    def _fold_call(self, node: ast.Call) -> str | None:
+        f = self.qual(node.func) or ""
+        args = node.args
+        short = f.rsplit(".", 1)[-1]
+        if f in ("os.path.join", "posixpath.join", "path.join", "join") and args and short == "join":
+            if isinstance(node.func, ast.Attribute) and not f.startswith(("os.", "posixpath", "path.")):
+                base = self.fold(node.func.value)
+                if base is not None and len(args) == 1:
+                    items = self._fold_items(args[0])
+                    return base.join(items) if items is not None else None
+            vals = [self.fold(a) for a in args]
+            if all(v is not None for v in vals):
+                out = ""
+                for v in vals:
+                    assert v is not None
+                    out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
+                return out
+            return None
+        if short == "join" and isinstance(node.func, ast.Attribute) and len(args) == 1:
+            base = self.fold(node.func.value)
+            items = self._fold_items(args[0])
+            if base is not None and items is not None:
+                return base.join(items)
+            return None
+        if f in ("os.path.expanduser", "expanduser", "os.path.expandvars", "os.path.abspath", "str", "Path"):
+            return self.fold(args[0]) if len(args) == 1 else None
+        if f.endswith(("Path.home", "os.path.expanduser")) or f in ("Path.home", "pathlib.Path.home"):
+            return "~"
+        if (
+            f in ("os.getenv", "os.environ.get", "environ.get", "getenv")
+            and args
+            and self.fold(args[0]) == "HOME"
+        ):
+            return "~"
+        if short == "format" and isinstance(node.func, ast.Attribute):
+            base = self.fold(node.func.value)
+            vals = [self.fold(a) for a in args]
+            kw = {k.arg: self.fold(k.value) for k in node.keywords if k.arg}
+            if base is None or any(v is None for v in vals) or any(v is None for v in kw.values()):
+                return None
+            try:
+                return base.format(*vals, **kw)
+            except (IndexError, KeyError, ValueError, AttributeError):
+                return None
+        if (
+            short in ("decode", "strip", "lower", "upper", "expanduser", "resolve", "absolute")
+            and isinstance(node.func, ast.Attribute)
+            and not f.startswith("codecs.")
+        ):
+            s = self.fold(node.func.value)
+            if s is None:
+                return None
+            return {"strip": s.strip(), "lower": s.lower(), "upper": s.upper()}.get(short, s)
+        if short == "joinpath" and isinstance(node.func, ast.Attribute):
+            parts = [self.fold(node.func.value)] + [self.fold(a) for a in args]
+            return "/".join(p.rstrip("/") for p in parts if p is not None) if None not in parts else None
+        if f == "chr" and args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, int):
+            try:
+                return chr(args[0].value)
+            except (ValueError, OverflowError):
+                return None
+        if args and short in ("b64decode", "standard_b64decode", "urlsafe_b64decode", "decodebytes"):
+            s = self.fold(args[0])
+            if s is None:
+                return None
+            try:
+                return base64.b64decode(s + "=" * (-len(s) % 4)).decode("latin-1")
+            except (binascii.Error, ValueError):
+                return None
+        if args and (f in ("bytes.fromhex", "binascii.unhexlify", "unhexlify") or short == "fromhex"):
+            s = self.fold(args[0])
+            try:
+                return bytes.fromhex(s).decode("latin-1") if s is not None else None
+            except ValueError:
+                return None
+        if f in ("codecs.decode", "codecs.encode") and len(args) >= 2:
+            s, enc = self.fold(args[0]), self.fold(args[1])
+            if s is not None and enc and enc.replace("_", "").lower() == "rot13":
+                return codecs.decode(s, "rot13")
+        return None
+
+    def _fold_items(self, node: ast.AST) -> list[str] | None:
+        if isinstance(node, ast.List | ast.Tuple):
+            vals = [self.fold(e) for e in node.elts]
+            return None if any(v is None for v in vals) else [v for v in vals if v is not None]
+        if isinstance(node, ast.GeneratorExp | ast.ListComp) and len(node.generators) == 1:
+            return None
+        s = self.fold(node)
+        return list(s) if s is not None else None
+
+    # ------------------------------------------------------------ secrets
+
+    def source(self, node: ast.AST) -> tuple[str, int, bool] | None:
+        """(what, line, strong) if `node` evaluates to secret material; strong = a credential store."""
+        for sub in ast.walk(node):
+            self.budget -= 1
+            if self.budget < 0:
+                return None
+            if isinstance(sub, ast.Name) and sub.id in self.taint:
+                return self.taint[sub.id]
+            if isinstance(sub, ast.Call):
+                got = self._source_call(sub)
+                if got:
+                    return got
+            if isinstance(sub, ast.Subscript):
+                q = self.qual(sub.value)
+                if q in ("os.environ", "environ"):
+                    name = self.fold(sub.slice)
+                    if name and SECRET_ENV.match(name):
+                        return (f"${name}", sub.lineno, False)
+        return None
+
+    def _source_call(self, call: ast.Call) -> tuple[str, int, bool] | None:
+        f = self.qual(call.func) or ""
+        short = f.rsplit(".", 1)[-1]
+        line = call.lineno
+        if f in ("open", "io.open", "builtins.open", "Path", "pathlib.Path") and call.args:
+            p = self.fold(call.args[0])
+            mode = self.fold(call.args[1]) if len(call.args) > 1 else None
+            if p and (mode is None or "r" in mode or mode == "b") and (s := secret_path(p)):
+                return (s, line, True)
+        if short in _READ_METHODS and isinstance(call.func, ast.Attribute):
+            p = self.fold(call.func.value)
+            if p and (s := secret_path(p)):
+                return (s, line, True)
+        if f in ("os.getenv", "os.environ.get", "environ.get", "getenv") and call.args:
+            name = self.fold(call.args[0])
+            if name and SECRET_ENV.match(name):
+                return (f"${name}", line, False)
+        if (
+            f in ("dict", "json.dumps", "str", "repr")
+            and call.args
+            and self.qual(call.args[0]) == "os.environ"
+        ):
+            return ("the whole environment", line, True)
+        if f in ("os.environ.copy", "os.environ.items"):
+            return ("the whole environment", line, True)
+        if f in ("glob.glob", "glob.iglob", "os.listdir", "os.walk") and call.args:
+            p = self.fold(call.args[0])
+            if p and (s := secret_path(p.rstrip("*/").rstrip("/") or p)):
+                return (s, line, True)
+        if f.startswith("subprocess.") and call.args:
+            cmd = self.fold(call.args[0]) or ""
+            if "find-generic-password" in cmd or "dump-keychain" in cmd or "find-internet-password" in cmd:
+                return ("the macOS keychain", line, True)
+        return None
+
+    # ------------------------------------------------------------ statements
+
+    def run(self, tree: ast.AST) -> CodeFacts:
+        # Two passes: the first learns constants and imports anywhere in the file, the second
+        # follows values (a helper defined below its first use still resolves).
+        for _ in range(2):
+            self.facts = CodeFacts()
+            for node in ast.walk(tree):
+                self.budget -= 1
+                if self.budget < 0:
+                    break
+                self.visit(node)
+        return self.facts
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                self.env[a.asname or a.name.split(".")[0]] = (
+                    "mod",
+                    a.name if a.asname else a.name.split(".")[0],
+                )
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                self.env[a.asname or a.name] = ("mod", f"{node.module}.{a.name}")
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            self._assign(node)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
+                    self.taint[item.optional_vars.id] = src
+        elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            if isinstance(node.iter, ast.Name):
+                items = self.lists.get(node.iter.id)
+            else:
+                items = self._fold_items(node.iter) if isinstance(node.iter, ast.List | ast.Tuple) else None
+            if items:
+                self.env[node.target.id] = "\n".join(items)
+        elif isinstance(node, ast.Call):
+            self._call(node)
+            if (self.qual(node.func) or "") in _SAY:
+                # a message shown to the user ("run: systemctl ...") is text, not a command
+                for a in node.args:
+                    if isinstance(a, ast.Constant | ast.JoinedStr):
+                        self.facts.data_lines.update(range(a.lineno, (a.end_lineno or a.lineno) + 1))
+        elif (
+            isinstance(node, ast.List | ast.Tuple | ast.Set)
+            and len(node.elts) >= 2
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+        ):
+            self.facts.data_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    def _assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        value = node.value
+        if value is None:
+            return
+        if (
+            isinstance(node, ast.Assign)
+            and len(targets) == 1
+            and isinstance(targets[0], ast.Tuple)
+            and isinstance(value, ast.Tuple)
+            and len(targets[0].elts) == len(value.elts)
+        ):
+            for t, v in zip(targets[0].elts, value.elts, strict=True):
+                if isinstance(t, ast.Name) and (f := self.fold(v)) is not None:
+                    self.env[t.id] = f
+            return
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if not names:
+            return
+        if isinstance(value, ast.List | ast.Tuple) and (items := self._fold_items(value)) is not None:
+            for n in names:
+                self.lists[n] = items
+        if isinstance(node, ast.AugAssign):
+            if isinstance(node.op, ast.Add):
+                cur = self.env.get(names[0])
+                add = self.fold(value)
+                if isinstance(cur, str) and add is not None and len(cur) + len(add) <= MAX_FOLD:
+                    self.env[names[0]] = cur + add
+            src = self.source(value)
+            if src:
+                self.taint[names[0]] = src
+            return
+        q = self.qual(value) if isinstance(value, ast.Call) else None
+        folded = self.fold(value)
+        for n in names:
+            if isinstance(value, ast.Call) and (
+                self.qual(value.func) in ("importlib.import_module", "import_module", "__import__")
+            ):
+                if q:
+                    self.env[n] = ("mod", q)
+                continue
+            qv = self.qual(value) if isinstance(value, ast.Attribute | ast.Name) else None
+            if qv and "." in qv and isinstance(self.env.get(qv.split(".")[0]), tuple):
+                self.env[n] = ("mod", qv)
+                continue
+            if folded is not None:
+                self.env[n] = folded
+            src = self.source(value)
+            if src:
+                self.taint[n] = src
+            elif isinstance(value, ast.Call) and self._is_download(value):
+                self.taint[n] = (
+                    f"content downloaded from {self._dest(value) or 'the network'}",
+                    node.lineno,
+                    True,
+                )
+
+    def _is_download(self, call: ast.Call) -> bool:
+        f = self.qual(call.func) or ""
+        if f in ("urllib.request.urlopen", "urlopen") or f.startswith(("requests.get", "httpx.get")):
+            return True
+        # urlopen(...).read()
+        return (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr in _READ_METHODS | {"text", "content", "json"}
+            and isinstance(call.func.value, ast.Call)
+            and self._is_download(call.func.value)
+        )
+
+    def _dest(self, call: ast.Call) -> str | None:
+        for a in [*call.args, *(k.value for k in call.keywords if k.arg in ("url", "host", "address"))]:
+            s = self.fold(a)
+            if s and ("://" in s or "." in s):
+                return s
+            if isinstance(a, ast.Tuple) and a.elts:
+                h = self.fold(a.elts[0])
+                if h:
+                    return h
+        return None
+
+    def _call(self, call: ast.Call) -> None:
+        f = self.qual(call.func) or ""
+        short = f.rsplit(".", 1)[-1]
+        line = call.lineno
+        args = [*call.args, *(k.value for k in call.keywords)]
+        # execution sinks
+        if f in _EXEC or f.startswith(_EXEC_PREFIX):
+            cmd = self.fold(call.args[0]) if call.args else None
+            if cmd is None and len(call.args) > 1 and f.startswith(("os.exec", "os.spawn")):
+                vals = [self.fold(a) for a in call.args[1:]]
+                cmd = " ".join(v for v in vals if v) or None
+            if cmd:
+                self.facts.shell.append((line, cmd))
+                if not self._literal_in_source(call.args[0] if call.args else None, cmd):
+                    self.facts.assembled.append((line, cmd))
+            return
+        if f in _CODE and call.args:
+            code = self.fold(call.args[0])
+            if code and not isinstance(call.args[0], ast.Constant):
+                self.facts.assembled.append((line, code))
+            src = self.source(call.args[0])
+            if src and src[0].startswith("content downloaded"):
+                self._flow("download-exec", "critical", line, f"runs {src[0]} as Python code", src)
+            elif isinstance(call.args[0], ast.Call) and self._is_download(call.args[0]):
+                dest = self._dest(call.args[0]) or self._dest(_inner_call(call.args[0])) or "the network"
+                self._flow(
+                    "download-exec", "critical", line, f"downloads {dest} and runs it as Python code", None
+                )
+            return
+        # network sinks
+        dns = f in _DNS
+        net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
+        if net and args:
+            for a in args:
+                src = self.source(a)
+                if not src:
+                    continue
+                dest = self.fold(a) if dns else (self._dest(call) or _receiver(f))
+                what, sline, strong = src
+                if what.startswith("content downloaded"):
+                    continue
+                if dns:
+                    text = f"reads {what} and sends it in a DNS lookup of {dest or 'a name built from it'}"
+                    sev = "critical"
+                else:
+                    text = f"reads {what} and sends it to {dest or 'the network'}"
+                    sev = "critical" if strong or (dest and exfil_shaped(dest)) else "medium"
+                self._flow("secret-network", sev, line, text, src)
+                break
+            return
+        # writes: persistence, kernel knobs
+        if f in ("open", "io.open", "builtins.open") and len(call.args) >= 2:
+            p, mode = self.fold(call.args[0]), self.fold(call.args[1])
+            if p and mode and ("w" in mode or "a" in mode):
+                self._write(p, line)
+            return
+        if short in ("write_text", "write_bytes") and isinstance(call.func, ast.Attribute):
+            p = self.fold(call.func.value)
+            if p:
+                self._write(p, line)
+            return
+        if f in ("shutil.rmtree", "rmtree") and call.args:
+            p = self.fold(call.args[0])
+            if p and DESTROY_TARGET.match(p.rstrip("/") or "/"):
+                self._flow("destruction", "high", line, f"recursively deletes {p}", None)
+
+    def _write(self, path: str, line: int) -> None:
+        if KERNEL_PATH.match(path):
+            sev = "critical" if path.endswith(("core_pattern", "modprobe")) else "high"
+            self._flow("kernel", sev, line, f"writes the kernel setting {path}", None)
+        elif PERSIST_PATH.search(path):
+            self._flow(
+                "persistence",
+                persistence_severity(path),
+                line,
+                f"writes {path}, which runs or is read on every session",
+                None,
+            )
+
+    def _literal_in_source(self, node: ast.AST | None, value: str) -> bool:
+        return isinstance(node, ast.Constant) and node.value == value
+
+    def _flow(self, kind: str, sev: str, line: int, text: str, src: tuple[str, int, bool] | None) -> None:
+        steps = ((src[1], f"reads {src[0]}"), (line, text)) if src else ((line, text),)
+        self.facts.flows.append(Flow(kind, sev, line, text, steps))
+
+
+def _inner_call(node: ast.Call) -> ast.Call:
+    while isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call):
+        node = node.func.value
+    return node
+
+
+def _receiver(f: str) -> str | None:
+    return f"a {f.split('.')[0]} connection" if "." in f else None
+
+
+def analyse(text: str) -> CodeFacts | None:
+    """Facts for one Python source; None when it does not parse (the regex rules still run)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    try:
+        return _Reader().run(tree)
+    except RecursionError:
+        return None

@@ -1,0 +1,404 @@
+"""Shell read with tree-sitter-bash: words folded, variables followed, pipelines read as flows.
+
+Folding joins what the shell would join: adjacent quoted and unquoted pieces (`b""ash`),
+variables assigned constants (`A=cu; B=rl; $A$B`), and the strings handed to `eval`, `sh -c`
+and `bash -c`, which are read again as shell (bounded depth). The parser is imported on first
+use so a skill without shell code pays nothing for it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from skillyard.install.scanner._flows import (
+    DESTROY_TARGET,
+    KERNEL_PATH,
+    PERSIST_PATH,
+    SECRET_ENV,
+    CodeFacts,
+    Flow,
+    exfil_shaped,
+    persistence_severity,
+    secret_path,
+)
+
+MAX_DEPTH = 3
+MAX_BYTES = 512 * 1024
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash"}
+_INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
+_READERS = {"cat", "head", "tail", "base64", "xxd", "od", "tar", "zip", "gzip", "openssl", "strings", "less"}
+_SENDERS = {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "scp", "rsync", "ftp", "sftp"}
+_DNS = {"dig", "nslookup", "host", "drill", "ping"}
+_parser: Any = None
+
+
+def _get_parser() -> Any:
+    global _parser
+    if _parser is None:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        _parser = Parser(Language(tree_sitter_bash.language()))
+    return _parser
+
+
+def _base(cmd: str) -> str:
+    return cmd.rsplit("/", 1)[-1]
+
+
+class _Reader:
+    def __init__(self, src: bytes, depth: int) -> None:
+        self.src = src
+        self.depth = depth
+        self.env: dict[str, str] = {"HOME": "~"}
+        self.taint: dict[str, tuple[str, int, bool]] = {}
+        self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
+        self.facts = CodeFacts()
+
+    def text(self, node: Any) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    # ------------------------------------------------------------ words
+
+    def word(self, node: Any) -> str | None:
+        """The string the shell makes of one word, or None when it depends on run time."""
+        t = node.type
+        if t in ("word", "number"):
+            return re.sub(r"\\(.)", r"\1", self.text(node))
+        if t == "raw_string":
+            return self.text(node)[1:-1]
+        if t == "ansi_c_string":
+            try:
+                return self.text(node)[2:-1].encode("latin-1", "replace").decode("unicode_escape")
+            except UnicodeDecodeError:
+                return None
+        if t == "simple_expansion" or t == "expansion":
+            name = next((c for c in node.named_children if c.type == "variable_name"), None)
+            if name is None or (t == "expansion" and len(node.named_children) != 1):
+                return None
+            return self.env.get(self.text(name))
+        if t in ("string", "concatenation"):
+            out = []
+            if t == "string":
+                body = self.text(node)[1:-1]
+                if not node.named_children:
+                    return body.replace('\\"', '"')
+            for c in node.named_children if t == "concatenation" else node.children:
+                if t == "string" and c.type in ('"',):
+                    continue
+                if c.type == "string_content":
+                    out.append(self.text(c))
+                    continue
+                s = self.word(c)
+                if s is None:
+                    return None
+                out.append(s)
+            return "".join(out)
+        return None
+
+    def shown(self, node: Any) -> str:
+        """The folded word where known, else its source text (so `$T` stays visible)."""
+        s = self.word(node)
+        return s if s is not None else self.text(node)
+
+    def taint_of(self, node: Any) -> tuple[str, int, bool] | None:
+        """Secret material that flows into this word: a tainted variable or a command substitution."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type in ("simple_expansion", "expansion"):
+                name = next((c for c in n.named_children if c.type == "variable_name"), None)
+                if name is not None:
+                    v = self.text(name)
+                    if v in self.taint:
+                        return self.taint[v]
+                    if SECRET_ENV.match(v):
+                        return (f"${v}", n.start_point[0] + 1, False)
+            if n.type == "command_substitution":
+                src = self.pipeline_source(n)
+                if src:
+                    return src
+            stack.extend(n.children)
+        return None
+
+    # ------------------------------------------------------------ commands
+
+    def argv(self, cmd: Any) -> tuple[list[str], list[Any]]:
+        words: list[str] = []
+        nodes: list[Any] = []
+        for c in cmd.named_children:
+            if c.type == "command_name":
+                inner = c.named_children[0] if c.named_children else c
+                words.append(self.shown(inner))
+                nodes.append(inner)
+            elif c.type in (
+                "variable_assignment",
+                "file_redirect",
+                "heredoc_redirect",
+                "herestring_redirect",
+            ):
+                continue
+            else:
+                words.append(self.shown(c))
+                nodes.append(c)
+        return words, nodes
+
+    def reads_secret(self, words: list[str], line: int) -> tuple[str, int, bool] | None:
+        if not words:
+            return None
+        name = _base(words[0])
+        if name in ("env", "printenv") and len(words) == 1:
+            return ("the whole environment", line, True)
+        if name in ("security",) and any("password" in w or "keychain" in w for w in words[1:]):
+            return ("the macOS keychain", line, True)
+        if name in _READERS or name in ("cp", "find", "grep", "awk", "sed", "jq"):
+            for w in words[1:]:
+                if s := secret_path(w):
+                    return (s, line, True)
+        return None
+
+    def pipeline_source(self, node: Any) -> tuple[str, int, bool] | None:
+        for cmd in _commands(node):
+            words, nodes = self.argv(cmd)
+            if src := self.reads_secret(words, cmd.start_point[0] + 1):
+                return src
+            for n in nodes[1:]:
+                if src := self.taint_of(n):
+                    return src
+        return None
+
+    def run(self, root: Any) -> CodeFacts:
+        self.walk(root)
+        return self.facts
+
+    def walk(self, node: Any) -> None:
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            t = n.type
+            if t == "variable_assignment":
+                self.assign(n)
+            elif t == "pipeline":
+                self.pipeline(n)
+                continue  # its commands are handled here
+            elif t == "command":
+                self.command(n, None)
+            elif t == "redirected_statement":
+                self.redirects(n)
+            stack.extend(reversed(n.children))
+
+    def assign(self, n: Any) -> None:
+        name = n.child_by_field_name("name")
+        value = n.child_by_field_name("value")
+        if name is None or value is None:
+            return
+        key = self.text(name)
+        v = self.word(value)
+        if v is not None and len(v) <= MAX_BYTES:
+            self.env[key] = v
+        else:
+            self.env.pop(key, None)
+        src = self.taint_of(value)
+        if src:
+            self.taint[key] = src
+
+    def pipeline(self, n: Any) -> None:
+        cmds = [c for c in n.named_children if c.type in ("command", "redirected_statement")]
+        src: tuple[str, int, bool] | None = None
+        shown = []
+        for i, c in enumerate(cmds):
+            cmd = (
+                c if c.type == "command" else next((x for x in c.named_children if x.type == "command"), None)
+            )
+            if cmd is None:
+                continue
+            words, nodes = self.argv(cmd)
+            shown.append(shlex.join(words) if words else self.text(c))
+            line = cmd.start_point[0] + 1
+            if i == 0:
+                src = self.reads_secret(words, line) or next(
+                    (s for s in (self.taint_of(x) for x in nodes[1:]) if s), None
+                )
+            elif src and words and _base(words[0]) in _SENDERS | _DNS:
+                dest = _dest(words) or "the network"
+                self.flow("secret-network", "critical", line, f"reads {src[0]} and sends it to {dest}", src)
+                src = None
+            if c.type == "redirected_statement":
+                self.redirects(c)
+            self.command(cmd, None)
+        joined = " | ".join(shown)
+        if joined != self.text(n) and len(shown) == len(cmds):
+            self.facts.assembled.append((n.start_point[0] + 1, joined))
+
+    def redirects(self, n: Any) -> None:
+        for r in n.named_children:
+            if r.type != "file_redirect":
+                continue
+            op = self.text(r).lstrip("0123456789&")
+            if not op.startswith(">"):
+                continue
+            dest = r.child_by_field_name("destination") or (
+                r.named_children[-1] if r.named_children else None
+            )
+            if dest is None:
+                continue
+            path = self.shown(dest)
+            line = r.start_point[0] + 1
+            if KERNEL_PATH.match(path):
+                body = self.text(n)
+                sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
+                if path.endswith(("drop_caches", "swappiness")):
+                    continue
+                self.flow("kernel", sev, line, f"writes the kernel setting {path}", None)
+            elif PERSIST_PATH.search(path.replace("$HOME", "~")):
+                self.flow(
+                    "persistence",
+                    persistence_severity(path),
+                    line,
+                    f"writes {path}, which runs or is read on every session",
+                    None,
+                )
+
+    def command(self, cmd: Any, words: list[str] | None) -> None:
+        words, nodes = self.argv(cmd)
+        if not words:
+            return
+        line = cmd.start_point[0] + 1
+        name = _base(words[0])
+        raw = self.text(cmd)
+        canon = shlex.join(words)
+        if canon != raw and ("$" in raw or '""' in raw or "''" in raw):
+            self.facts.assembled.append((line, canon))
+        # strings handed to a shell again
+        inner: str | None = None
+        if name == "eval":
+            inner = " ".join(words[1:])
+        elif name in _SHELLS and len(words) >= 3 and words[1] in ("-c", "-lc", "-ic"):
+            inner = words[2]
+        if inner and self.depth < MAX_DEPTH:
+            self.facts.assembled.append((line, inner))
+            sub = analyse(inner, self.depth + 1)
+            if sub is not None:
+                sub.assembled.clear()
+                self.facts.extend(sub, line - 1)
+        # downloads to a file, then running that file
+        if name in ("curl", "wget"):
+            out = _output_file(words)
+            if out:
+                self.downloads[out] = (_dest(words) or "the network", line)
+            src = None
+            for i, w in enumerate(words[1:], 1):
+                if w.startswith("@"):
+                    path = w[1:]
+                elif "=@" in w:
+                    path = w.split("=@", 1)[1]
+                elif words[i - 1] in ("-T", "--upload-file", "--post-file"):
+                    path = w
+                else:
+                    continue
+                if s := secret_path(path.strip("\"'")):
+                    src = (s, line, True)
+            for n in nodes[1:]:
+                src = src or self.taint_of(n)
+            if src:
+                dest = _dest(words) or "the network"
+                sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
+                self.flow("secret-network", sev, line, f"reads {src[0]} and sends it to {dest}", src)
+        elif name in ("scp", "rsync", "sftp"):
+            for w in words[1:-1]:
+                if not w.startswith("-") and (s := secret_path(w)):
+                    dest = words[-1]
+                    self.flow(
+                        "secret-network",
+                        "critical",
+                        line,
+                        f"reads {s} and copies it to {dest}",
+                        (s, line, True),
+                    )
+                    break
+        elif name in _DNS:
+            for n, w in zip(nodes[1:], words[1:], strict=False):
+                src = self.taint_of(n)
+                if src:
+                    self.flow(
+                        "secret-network",
+                        "critical",
+                        line,
+                        f"reads {src[0]} and sends it in a DNS lookup of {w}",
+                        src,
+                    )
+                    break
+        elif name in _INTERP or words[0] in self.downloads:
+            script = (
+                next((w for w in words[1:] if not w.startswith("-")), None) if name in _INTERP else words[0]
+            )
+            if script in self.downloads:
+                url, dline = self.downloads[script]
+                self.flow(
+                    "download-exec",
+                    "critical",
+                    line,
+                    f"downloads {url} to {script} and runs it",
+                    (f"downloads {url} to {script}", dline, True),
+                )
+        elif name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:]):
+            for w in words[1:]:
+                if not w.startswith("-") and DESTROY_TARGET.match(w):
+                    self.flow("destruction", "high", line, f"recursively deletes {w}", None)
+                    break
+
+    def flow(self, kind: str, sev: str, line: int, text: str, src: tuple[str, int, bool] | None) -> None:
+        if src is None:
+            self.facts.flows.append(Flow(kind, sev, line, text, ((line, text),)))
+            return
+        first = src[0] if src[0].startswith("downloads") else f"reads {src[0]}"
+        self.facts.flows.append(Flow(kind, sev, line, text, ((src[1], first), (line, text))))
+
+
+def _commands(node: Any) -> list[Any]:
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "command":
+            out.append(n)
+        stack.extend(reversed(n.children))
+    return out
+
+
+def _dest(words: list[str]) -> str | None:
+    for w in words[1:]:
+        if "://" in w:
+            return w
+    for w in reversed(words[1:]):
+        if not w.startswith("-") and re.match(r"^[\w.-]+\.[a-z]{2,}|^\d{1,3}(?:\.\d{1,3}){3}", w):
+            return w
+    return None
+
+
+def _output_file(words: list[str]) -> str | None:
+    for i, w in enumerate(words[:-1]):
+        if w in ("-o", "--output", "-O", "--output-document") and not (w == "-O" and words[0] == "curl"):
+            return words[i + 1]
+    if words[0].endswith("curl") and ("-O" in words or "--remote-name" in words):
+        url = _dest(words)
+        if url:
+            return url.rstrip("/").rsplit("/", 1)[-1]
+    return None
+
+
+def analyse(text: str, depth: int = 0) -> CodeFacts | None:
+    """Facts for one shell script; None when it is too large or deeply nested to read."""
+    data = text.encode("utf-8", "replace")
+    if len(data) > MAX_BYTES or depth > MAX_DEPTH:
+        return None
+    try:
+        tree = _get_parser().parse(data)
+    except (ValueError, RecursionError):
+        return None
+    try:
+        return _Reader(data, depth).run(tree.root_node)
+    except RecursionError:
+        return None
