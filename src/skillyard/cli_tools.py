@@ -172,8 +172,12 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     table.add_column("", no_wrap=True)
     table.add_column("skill", style="bold", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("match", no_wrap=True)
     table.add_column("description", overflow="ellipsis", max_width=70)
     for item in data["skills"]:
         mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
-        table.add_row(mark, item["name"], f"{item['score']:.2f}", item["description"])
+        match = Text(item["confidence"], style="green" if item["confidence"] == "strong" else "yellow")
+        table.add_row(mark, item["name"], f"{item['score']:.2f}", match, item["description"])
     con.print(table)
+    if "note" in data:
+        con.print(Text(data["note"], style="yellow"))
