@@ -238,13 +238,17 @@ def test_budget_fifty_skills_shortens_then_drops(fmt: str) -> None:
     assert out.shown == 50 and out.shortened > 0
     assert len(out.text) <= len(full.text) - 300
     assert skills[0].description.strip() in out.text  # short description kept whole (common cap)
-    # Very tight: descriptions already at the floor, so the least relevant (last) skills go.
-    out2 = render_catalog(skills, fmt, len(full.text) // 4)
+    # Tight: descriptions at the floor for the first skills, names only after them; every name listed.
+    names_only = render_catalog(skills, fmt, len(full.text) // 4)
+    if names_only.shown == 50:
+        assert all(s.name in names_only.text for s in skills)
+    # Tighter than every name: names are dropped, and the notice says how many and how to search.
+    out2 = render_catalog(skills, fmt, len(full.text) // 12)
     assert 0 < out2.shown < 50
-    assert len(out2.text) <= len(full.text) // 4
-    assert out2.names == tuple(s.name for s in skills[: out2.shown])  # a priority prefix
+    assert len(out2.text) <= len(full.text) // 12
     m = _notice(out2.text)
     assert m and m.groups() == (str(out2.shown), "50")
+    assert f"({50 - out2.shown} not shown)" in out2.text and '"action": "search"' in out2.text
 
 
 def test_budget_ten_thousand_skills_in_memory() -> None:
@@ -264,7 +268,7 @@ def test_pathological_budgets_return_the_notice(fmt: str) -> None:
     for budget in (0, 1, 10):
         out = render_catalog(skills, fmt, budget)
         assert out.shown == 0 and out.truncated
-        assert out.text in ("<!-- 0 of 5 skills shown -->", "0 of 5 skills shown.")
+        assert out.text.lstrip("<!- ").startswith("0 of 5 skills shown (5 not shown); find the others")
     notice_len = len(render_catalog(skills, fmt, 0).text)
     for budget in range(notice_len, notice_len + 400, 7):
         assert len(render_catalog(skills, fmt, budget).text) <= budget

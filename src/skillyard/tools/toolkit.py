@@ -173,8 +173,9 @@ class Toolkit:
 
     # ------------------------------------------------------------ system message
 
-    def system_message(self, session: Session | None = None) -> str:
-        """Guidance for the exposed tools, the catalog and (in "system" mode) the loaded skills and docs."""
+    def system_message(self, session: Session | None = None, *, query: str | None = None) -> str:
+        """Guidance for the exposed tools, the catalog and (in "system" mode) the loaded skills and docs;
+        with `query` (the user's request) the most relevant skills lead the catalog."""
         s = session if session is not None else self.session
         return s.render(
             self.registry,
@@ -182,6 +183,7 @@ class Toolkit:
             catalog_format=self.catalog_format,
             budget=self.budget,
             include_loaded=self.load_mode == "system",
+            query=query,
         )
 
 
