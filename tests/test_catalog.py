@@ -268,7 +268,7 @@ def test_pathological_budgets_return_the_notice(fmt: str) -> None:
     for budget in (0, 1, 10):
         out = render_catalog(skills, fmt, budget)
         assert out.shown == 0 and out.truncated
-        assert out.text.lstrip("<!- ").startswith("0 of 5 skills shown (5 not shown); find the others")
+        assert out.text.lstrip("<!- ").startswith("0 of 5 skills shown")
     notice_len = len(render_catalog(skills, fmt, 0).text)
     for budget in range(notice_len, notice_len + 400, 7):
         assert len(render_catalog(skills, fmt, budget).text) <= budget
@@ -351,3 +351,27 @@ def test_hostile_containers_and_paths() -> None:
     for fmt in FORMATS:
         out = render_catalog(iter([nul, odd]), fmt, home="/tmp")
         assert out.shown == 2
+
+
+# ---------------------------------------------------------------- query-aware catalogs
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_relevant_skills_come_first_with_full_descriptions(fmt: str) -> None:
+    skills = [mem_skill(i, f"Skill {i}: " + "detail " * 30) for i in range(60)]
+    full = render_catalog(skills, fmt)
+    budget = len(full.text) // 5
+    out = render_catalog(skills, fmt, budget, relevant=["skill-00042", "skill-00007"])
+    assert len(out.text) <= budget
+    assert out.names[:2] == ("skill-00042", "skill-00007")
+    assert skills[42].description.strip() in out.text  # whole, not shortened
+    assert '"action": "search"' in out.text.splitlines()[-1]
+
+
+def test_dropped_names_rotate_with_the_offset() -> None:
+    skills = [mem_skill(i, "x" * 80) for i in range(200)]
+    budget = 1500
+    a = render_catalog(skills, "markdown", budget, offset=0)
+    b = render_catalog(skills, "markdown", budget, offset=a.shown)
+    assert a.shown < 200 and b.shown < 200
+    assert not set(a.names) & set(b.names)  # the next window, not the same skills again

@@ -214,8 +214,8 @@ def _notice_words(shown: int, total: int, shortened: bool) -> str:
     if shortened:
         words += ", descriptions shortened"
     if shown < total:
-        words += f" ({total - shown} not shown); {SEARCH_ROUTE}"
-    return words
+        words += f" ({total - shown} not shown)"
+    return f"{words}; {SEARCH_ROUTE}"
 
 
 def _xml_entry(name: str, desc: str, loc: str) -> str:
@@ -550,6 +550,16 @@ def render_catalog(
     notice = spec.notice(len(chosen), total, shortened > 0)
     if not chosen:
         framed = _assemble(spec, [], notice)
-        return Catalog(framed if len(framed) <= budget else notice, 0, total, True, fmt)
+        if len(framed) <= budget:
+            return Catalog(framed, 0, total, True, fmt)
+        # The shortest notices still say how many are hidden; the search route goes first when it must.
+        short = [
+            notice,
+            spec.notice(0, total, False).replace(SEARCH_ROUTE, 'use the skills tool\'s "search"'),
+        ]
+        bare = f"0 of {total} skills shown"
+        short.append(f"<!-- {bare} -->" if spec.escape is not None else bare + ".")
+        fitting = [n for n in short if len(n) <= budget]
+        return Catalog(fitting[0] if fitting else short[-1], 0, total, True, fmt)
     text = render(chosen, notice)
     return Catalog(text, len(chosen), total, True, fmt, tuple(e.name for e in chosen), shortened)
