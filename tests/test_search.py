@@ -590,3 +590,25 @@ def test_search_config_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             parse_config({"search": bad})
     monkeypatch.setenv("SKILLYARD_EMBEDDER", "fastembed:BAAI/bge-small-en-v1.5")
     assert embedder_spec(cfg.search) == "fastembed:BAAI/bge-small-en-v1.5"
+
+
+def test_snapshot_restores_the_same_index_and_ignores_a_changed_set(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    skills = [_pool_skill(i, 0) for i in range(12)]
+    snap = tmp_path / "snap"
+    first = SearchIndex(skills, snapshot_dir=snap)
+    first.index_bodies()
+    expected = {q: first.search(q, 8) for q in ("pdf guide", "deploy steps", "weather chart")}
+    assert sorted(p.suffix for p in snap.iterdir()) == [".body", ".meta"]
+    again = SearchIndex(skills, snapshot_dir=snap)
+    again.index_bodies()
+    assert {q: again.search(q, 8) for q in expected} == expected
+    again.update([_pool_skill(3, 5)], [])  # a restored index still updates in place
+    assert "pool-3" in again and len(again) == 12
+    # another set of skills (a changed size) gets its own snapshot, never the old one
+    changed = [replace(s, size=s.size + 1) if s.name == "pool-0" else s for s in skills]
+    other = SearchIndex(changed, snapshot_dir=snap)
+    other.index_bodies()
+    other.search("pdf")
+    assert len(list(snap.iterdir())) == 4

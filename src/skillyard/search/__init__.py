@@ -15,6 +15,7 @@ the tuning set: docs/search.md.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Iterable, Sequence
@@ -33,6 +34,7 @@ from skillyard.search._embed import (
 from skillyard.search._lexical import (
     BODY_CHARS,
     MAX_LIMIT,
+    SNAPSHOT_VERSION,
     STRONG_COVERAGE,
     LexicalIndex,
     SearchHit,
@@ -88,8 +90,17 @@ class SearchIndex:
         body_chars: int = BODY_CHARS,
         embedder: Embedder | None = None,
         cache: EmbeddingCache | None = None,
+        snapshot_dir: str | Path | None = None,
     ) -> None:
-        self._lexical = LexicalIndex(skills, body_chars=body_chars)
+        self._snapshot: Path | None = None
+        lexical: LexicalIndex | None = None
+        if snapshot_dir is not None:
+            skills = list(skills)
+            self._snapshot = Path(snapshot_dir) / _fingerprint(skills, body_chars)
+            lexical = _restore(self._snapshot, skills, body_chars)
+            if lexical is not None:
+                self._snapshot = None  # already on disk
+        self._lexical = lexical if lexical is not None else LexicalIndex(skills, body_chars=body_chars)
         self.embedder = embedder
         self._cache = cache if cache is not None else EmbeddingCache(None)
         self._lock = threading.Lock()
@@ -233,7 +244,11 @@ class SearchIndex:
         if limit <= 0 or not isinstance(query, str):
             return []
         limit = min(limit, MAX_LIMIT)
-        lexical = self._lexical.rank(query)
+        lexical = self._lexical.rank(
+            query, max(limit, SEMANTIC_DEPTH) if self.embedder is not None else limit
+        )
+        if self._snapshot is not None and not self._lexical.bodies_pending():
+            self._save_snapshot()
         semantic = self.semantic_rank(query) if lexical or self._lexical.query_terms(query) else None
         if semantic is None:
             return [self._hit(n, sc, cov >= STRONG_COVERAGE) for n, sc, cov in lexical[:limit]]
@@ -253,6 +268,21 @@ class SearchIndex:
         ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:limit]
         return [self._hit(n, round(s * 100, 4), strong[n]) for n, s in ranked]
 
+    def _save_snapshot(self) -> None:
+        """Write the fully built index once, so the next start answers its first search from disk."""
+        path, self._snapshot = self._snapshot, None
+        parts = self._lexical.snapshot() if path is not None else None
+        if path is None or parts is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for suffix, data in zip((".meta", ".body"), parts, strict=True):
+                tmp = path.with_suffix(f"{suffix}.{os.getpid()}.tmp")
+                tmp.write_bytes(data)
+                os.replace(tmp, path.with_suffix(suffix))
+        except OSError:
+            pass  # an unwritable cache only costs the next start a rebuild
+
     def _hit(self, name: str, score: float, strong: bool) -> SearchHit:
         skill = self._lexical.skill(name)
         desc = _as_text(skill.description) if skill is not None else ""
@@ -267,6 +297,23 @@ class SearchIndex:
         if self.semantic_error:
             out["semantic_error"] = self.semantic_error
         return out
+
+
+def _fingerprint(skills: Sequence[Skill], body_chars: int) -> str:
+    """Names the snapshot of exactly these skills (paths, sizes and times, in order)."""
+    h = hashlib.sha256(f"{SNAPSHOT_VERSION}:{body_chars}".encode())
+    for s in skills:
+        h.update(f"\0{s.name}\0{s.path}\0{s.mtime_ns}\0{s.size}".encode("utf-8", "surrogatepass"))
+    return "index-" + h.hexdigest()[:32]
+
+
+def _restore(path: Path, skills: Sequence[Skill], body_chars: int) -> LexicalIndex | None:
+    try:
+        meta = path.with_suffix(".meta").read_bytes()
+    except OSError:
+        return None
+    body = path.with_suffix(".body")
+    return LexicalIndex.restore(skills, meta, body.read_bytes, body_chars=body_chars)
 
 
 def _unit(vec: Sequence[float]) -> list[float]:
@@ -316,12 +363,11 @@ def index_from_settings(skills: Sequence[Skill], settings: Any = None) -> Search
         )
     except (ValueError, EmbedderError) as e:
         error = str(e)
-    cache = None
-    if embedder is not None:
-        import platformdirs
+    import platformdirs
 
-        cache = EmbeddingCache(Path(platformdirs.user_cache_dir("skillyard")) / "embeddings.sqlite")
-    index = SearchIndex(skills, embedder=embedder, cache=cache)
+    cache_dir = Path(platformdirs.user_cache_dir("skillyard"))
+    cache = EmbeddingCache(cache_dir / "embeddings.sqlite") if embedder is not None else None
+    index = SearchIndex(skills, embedder=embedder, cache=cache, snapshot_dir=cache_dir / "search")
     index.semantic_error = error
     return index
 

@@ -19,11 +19,14 @@
 
 from __future__ import annotations
 
+import heapq
+import marshal
 import math
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from skillyard.model import Skill
 from skillyard.search._text import MAX_FIELD_CHARS, SYNONYMS, term_counts, tokenize
@@ -61,6 +64,8 @@ SYNC_BODIES = 1500
 #: Bodies indexed per locked merge step of the background thread.
 BODY_BATCH = 256
 MAX_QUERY_CHARS = 1000
+#: Bumped whenever tokenisation or the snapshot layout changes, so old snapshots are ignored.
+SNAPSHOT_VERSION = 1
 MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.
@@ -174,10 +179,12 @@ def _deletes(term: str) -> set[str]:
     return {term, *(term[:i] + term[i + 1 :] for i in range(len(term)))}
 
 
-#: One matched variant of a query word: scores per document, documents matching outside the body,
-#: and the IDF mass a match explains.
-_Variant = tuple[dict[int, float], frozenset[int], float]
-_Word = tuple[dict[int, float], tuple[_Variant, ...], float]
+#: One query word: its score per document, the IDF mass it explains per document, and its weight.
+_Word = tuple[dict[int, float], dict[int, float], float]
+
+
+def _rank_key(hit: tuple[str, float, float]) -> tuple[float, str]:
+    return (-hit[1], hit[0])
 
 
 class LexicalIndex:
@@ -194,6 +201,8 @@ class LexicalIndex:
         self._lens: dict[str, list[int]] = {f: [] for f in _FIELD_NAMES}
         self._len_sum: dict[str, int] = dict.fromkeys(_FIELD_NAMES, 0)
         self._doc_terms: list[dict[str, tuple[str, ...]] | None] = []
+        self._doc_terms_stale = False
+        self._snapshot_body: Callable[[], tuple[Any, ...] | None] | None = None
         self._skills: list[Skill | None] = []
         self._by_name: dict[str, int] = {}
         self._df: dict[str, int] = {}
@@ -235,9 +244,24 @@ class LexicalIndex:
                 if isinstance(s, Skill):
                     self._add(s)
 
+    def _terms_of_docs(self) -> list[dict[str, tuple[str, ...]] | None]:
+        """Each document's terms per field; rebuilt from the postings after a snapshot was loaded."""
+        if self._doc_terms_stale:
+            per: list[dict[str, list[str]] | None] = [{} if s is not None else None for s in self._skills]
+            for f in _FIELD_NAMES:
+                for t, p in self._postings[f].items():
+                    for doc in p:
+                        d = per[doc]
+                        if d is not None:
+                            d.setdefault(f, []).append(t)
+            self._doc_terms = [None if d is None else {f: tuple(ts) for f, ts in d.items()} for d in per]
+            self._doc_terms_stale = False
+        return self._doc_terms
+
     def _add(self, skill: Skill) -> None:
         if not isinstance(skill, Skill) or not isinstance(skill.name, str):
             return
+        self._terms_of_docs()
         if skill.name in self._by_name:
             self._remove(skill.name)
         if self._free:
@@ -264,7 +288,7 @@ class LexicalIndex:
         if not counts:
             return
         postings = self._postings[field]
-        doc_terms = self._doc_terms[doc]
+        doc_terms = self._terms_of_docs()[doc]
         assert doc_terms is not None
         for t, c in counts.items():
             p = postings.get(t)
@@ -296,7 +320,7 @@ class LexicalIndex:
         doc = self._by_name.pop(name, None)
         if doc is None:
             return
-        doc_terms = self._doc_terms[doc] or {}
+        doc_terms = self._terms_of_docs()[doc] or {}
         all_terms: set[str] = set()
         for field, terms in doc_terms.items():
             postings = self._postings[field]
@@ -327,6 +351,107 @@ class LexicalIndex:
         self._norms = None
         self._words = {}
 
+    # ------------------------------------------------------------ snapshots
+
+    def snapshot(self) -> tuple[bytes, bytes] | None:
+        """The index as (metadata part, body part) for `restore`; None while bodies are pending or
+        documents were removed (a snapshot is only of a freshly built index)."""
+        with self._lock:
+            if self._pending_body or self._free or (self._body_thread and self._body_thread.is_alive()):
+                return None
+            meta_fields = [f for f in _FIELD_NAMES if f not in ("headings", "body")]
+            df_meta: dict[str, int] = {}
+            for doc_terms in self._terms_of_docs():
+                if doc_terms:
+                    for t in {t for f in meta_fields for t in doc_terms.get(f, ())}:
+                        df_meta[t] = df_meta.get(t, 0) + 1
+            meta = (
+                SNAPSHOT_VERSION,
+                {f: self._postings[f] for f in meta_fields},
+                {f: self._lens[f] for f in meta_fields},
+                df_meta,
+            )
+            body = (
+                SNAPSHOT_VERSION,
+                {f: self._postings[f] for f in ("headings", "body")},
+                {f: self._lens[f] for f in ("headings", "body")},
+                self._df,
+            )
+            return marshal.dumps(meta), marshal.dumps(body)
+
+    @classmethod
+    def restore(
+        cls,
+        skills: Sequence[Skill],
+        meta: bytes,
+        body: Callable[[], bytes | None],
+        *,
+        body_chars: int = BODY_CHARS,
+    ) -> LexicalIndex | None:
+        """An index over `skills` (the same, in the same order, as when the snapshot was taken) from its
+        metadata part now and its body part (`body()`, read in the background) on the first search."""
+        try:
+            version, postings, lens, df = marshal.loads(meta)
+        except (ValueError, EOFError, TypeError):
+            return None
+        if version != SNAPSHOT_VERSION or any(len(v) != len(skills) for v in lens.values()):
+            return None
+        ix = cls([], body_chars=body_chars)
+        ix._skills = list(skills)
+        ix._by_name = {s.name: i for i, s in enumerate(skills)}
+        if len(ix._by_name) != len(skills):
+            return None
+        ix._postings.update(postings)
+        ix._lens.update(lens)
+        for f in _FIELD_NAMES:
+            if f not in lens:
+                ix._lens[f] = [0] * len(skills)
+            ix._len_sum[f] = sum(ix._lens[f])
+        ix._df = df
+        ix._doc_terms_stale = True
+        ix._pending_body = set(range(len(skills))) if body_chars else set()
+
+        def load_body() -> tuple[Any, ...] | None:
+            try:
+                data = body()
+                parts = marshal.loads(data) if data else None
+            except (OSError, ValueError, EOFError, TypeError):
+                return None
+            if (
+                not parts
+                or parts[0] != SNAPSHOT_VERSION
+                or any(len(v) != len(skills) for v in parts[2].values())
+            ):
+                return None
+            return parts
+
+        ix._snapshot_body = load_body
+        return ix
+
+    def _merge_snapshot_body(self) -> bool:
+        """Take the bodies from the snapshot (in the background thread); False when it cannot be used."""
+        loader, self._snapshot_body = self._snapshot_body, None
+        parts = loader() if loader is not None else None
+        if parts is None:
+            return False
+        _v, postings, lens, df = parts
+        with self._lock:
+            if len(self._free) or any(self._skills[d] is None for d in self._pending_body):
+                return False  # changed since: index the bodies the ordinary way
+            if self._pending_body != set(range(len(self._skills))):
+                return False
+            self._postings.update(postings)
+            for f, v in lens.items():
+                self._lens[f] = v
+                self._len_sum[f] = sum(v)
+            self._df = df
+            self._doc_terms_stale = True
+            self._pending_body.clear()
+            self._spell = None
+            self._roots = None
+            self._invalidate()
+        return True
+
     # ------------------------------------------------------------ bodies
 
     def bodies_pending(self) -> int:
@@ -339,13 +464,15 @@ class LexicalIndex:
             thread = self._body_thread
             if thread is not None:
                 thread.join()
+            if self._snapshot_body is not None:
+                self._merge_snapshot_body()
             with self._lock:
                 self._index_pending(list(self._pending_body))
             return
         with self._lock:
             if not self._pending_body or (self._body_thread is not None and self._body_thread.is_alive()):
                 return
-            if len(self._pending_body) <= SYNC_BODIES:
+            if len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
                 self._index_pending(list(self._pending_body))
                 return
             self._body_thread = threading.Thread(
@@ -375,6 +502,8 @@ class LexicalIndex:
 
     def _index_in_background(self) -> None:
         """Read bodies outside the lock, merge them in small locked steps; searches rank on what is merged."""
+        if self._snapshot_body is not None and self._merge_snapshot_body():
+            return
         while True:
             with self._lock:
                 batch = sorted(self._pending_body)[:BODY_BATCH]
@@ -460,8 +589,9 @@ class LexicalIndex:
         return sorted(self._roots.get(root(term), set()) - {term})
 
     def _word(self, term: str) -> _Word:
-        """For one query word: score per document through its best variant (the word, a synonym or a
-        correction), the variants that matched (for coverage), and the word's weight in the query's mass."""
+        """For one query word: score per document through its best variant (the word, a word with the same
+        root, a synonym or a spelling correction), the IDF mass each document explains through its best
+        variant, and the word's weight in the query's mass. Cached until the index changes."""
         cached = self._words.get(term)
         if cached is not None:
             return cached
@@ -480,20 +610,23 @@ class LexicalIndex:
         else:
             weight_t = self._idf(term) * UNKNOWN_WEIGHT
         best: dict[int, float] = {}
-        matched: list[_Variant] = []
+        explained: dict[int, float] = {}
         seen: set[str] = set()
         for v, w in known:
             if v in seen:
                 continue
             seen.add(v)
             per_doc, strong = self._term_scores(v)
-            matched.append((per_doc, strong, weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)))
-            get = best.get
+            cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
+            get, eget = best.get, explained.get
             for doc, sc in per_doc.items():
                 sc *= w
                 if sc > get(doc, 0.0):
                     best[doc] = sc
-        result = (best, tuple(matched), weight_t)
+                x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
+                if x > eget(doc, 0.0):
+                    explained[doc] = x
+        result = (best, explained, weight_t)
         if len(self._words) >= MAX_CACHED_TERMS:
             self._words = {}
         self._words[term] = result
@@ -512,38 +645,47 @@ class LexicalIndex:
                 break
         return terms
 
-    def rank(self, query: str) -> list[tuple[str, float, float]]:
-        """Every matching skill as (name, score, coverage), best first; ties by name."""
+    def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
+        """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
         terms = self.query_terms(query)
         if not terms:
             return []
-        self.index_bodies(wait=False)
+        if self._pending_body and len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
+            self.index_bodies(wait=False)  # a small catalog: cheap enough to index before answering
+        try:
+            return self._rank(terms, limit)
+        finally:
+            # Bodies are read after the first answer, so that answer never waits for them.
+            self.index_bodies(wait=False)
+
+    def _rank(self, terms: list[str], limit: int | None) -> list[tuple[str, float, float]]:
         with self._lock:
             if not self._by_name:
                 return []
             words = [self._word(t) for t in terms]
-            mass = sum(w for _b, _v, w in words)
+            mass = sum(w for _b, _e, w in words)
             scores: dict[int, float] = {}
-            for best, _v, _w in words:
+            covered: dict[int, float] = {}
+            for best, explained, _w in words:
                 get = scores.get
                 for doc, sc in best.items():
                     scores[doc] = get(doc, 0.0) + sc
+                cget = covered.get
+                for doc, x in explained.items():
+                    covered[doc] = cget(doc, 0.0) + x
+            skills = self._skills
+            inv = 1.0 / mass if mass > 0 else 0.0
             out: list[tuple[str, float, float]] = []
             for doc, sc in scores.items():
-                skill = self._skills[doc]
+                skill = skills[doc]
                 if skill is None or sc <= 0.0:
                     continue
-                explained = 0.0
-                for _b, variants, _w in words:
-                    top = 0.0
-                    for per_doc, strong, cov_w in variants:
-                        if doc in per_doc:
-                            x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
-                            top = max(top, x)
-                    explained += top
-                cov = explained / mass if mass > 0 else 0.0
+                cov = covered.get(doc, 0.0) * inv
                 out.append((skill.name, round(sc * (COVERAGE_BASE + cov), 4), cov))
-        out.sort(key=lambda h: (-h[1], h[0]))
+        key = _rank_key
+        if limit is not None and limit < len(out):
+            return heapq.nsmallest(limit, out, key=key)
+        out.sort(key=key)
         return out
 
     def explain(self, query: str, limit: int = 10) -> dict[str, object]:
@@ -560,7 +702,7 @@ class LexicalIndex:
         n = max(min(limit, MAX_LIMIT), 0) if isinstance(limit, int) and not isinstance(limit, bool) else 10
         out["candidates"] = [
             {"name": name, "score": score, "coverage": round(cov, 4)}
-            for name, score, cov in self.rank(query)[:n]
+            for name, score, cov in self.rank(query, n)
         ]
         return out
 
