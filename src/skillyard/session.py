@@ -132,19 +132,22 @@ class Session:
 
         With `query` (the user's request), the skills most relevant to it lead the catalog.
         """
+        from skillyard import telemetry
         from skillyard.catalog import relevant_names, render_catalog, tool_guidance
 
         sections: list[str] = []
         guidance = tool_guidance(list(tool_names))
         if guidance:
             sections.append(guidance)
-        catalog = render_catalog(
+        rendered = render_catalog(
             registry.eligible_skills(),
             catalog_format,
             budget,
             relevant=relevant_names(registry, query),
             offset=zlib.crc32(self.session_id.encode("utf-8", "replace")),
-        ).text
+        )
+        telemetry.record("offered", rendered.names)
+        catalog = rendered.text
         if catalog:
             sections.append(catalog)
         if include_loaded:
