@@ -394,13 +394,20 @@ def _best_cap(entries: list[_Entry], avail: int, low: int) -> int:
 
 #: Skills a request pins to the top of the catalog (search hits, strong or weak).
 RELEVANT_SKILLS = 5
+#: A weak hit is pinned only when it scores at least this share of the best hit.
+RELEVANT_SHARE = 0.5
 
 
 def relevant_names(registry: Any, query: str | None, limit: int = RELEVANT_SKILLS) -> list[str]:
     """Names of the skills most relevant to the user's request, best first ([] without a request)."""
     if not isinstance(query, str) or not query.strip():
         return []
-    return [h.name for h in registry.search(query, limit=limit)]
+    hits = registry.search(query, limit=limit)
+    if not hits:
+        return []
+    # Strong hits, and weak ones close to the best: a long tail of weak hits would crowd the catalog.
+    top = hits[0].score
+    return [h.name for h in hits if h.confidence == "strong" or h.score >= RELEVANT_SHARE * top]
 
 
 SEARCH_ROUTE = 'find the others with the skills tool: {"action": "search", "query": "<what the user wants>"}'
