@@ -174,9 +174,18 @@ def root(term: str) -> str:
     return term
 
 
-def _deletes(term: str) -> set[str]:
-    """The term and every string one deletion away (symmetric-delete spelling candidates)."""
-    return {term, *(term[:i] + term[i + 1 :] for i in range(len(term)))}
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_META_FIELDS = ("name", "description", "tags", "when_to_use", "headings")
+
+
+def _edits(term: str) -> set[str]:
+    """Every string one insertion, deletion, substitution or adjacent swap away from `term`."""
+    splits = [(term[:i], term[i:]) for i in range(len(term) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)
+    out.update(a + c + b[1:] for a, b in splits if b for c in _LETTERS)
+    out.update(a + c + b for a, b in splits for c in _LETTERS)
+    return out
 
 
 #: One query word: its score per document, the IDF mass it explains per document, and its weight.
@@ -211,8 +220,6 @@ class LexicalIndex:
         self._body_thread: threading.Thread | None = None
         self._norms: dict[str, list[float]] | None = None
         self._words: dict[str, _Word] = {}
-        self._spell: dict[str, set[str]] | None = None
-        self._roots: dict[str, set[str]] | None = None
         for s in skills:
             self._add(s)
 
@@ -304,13 +311,6 @@ class LexicalIndex:
         doc_terms[field] = tuple(counts)
         self._lens[field][doc] = length
         self._len_sum[field] += length
-        if self._spell is not None and field != "body":
-            for t in counts:
-                for d in _deletes(t) if len(t) >= MIN_CORRECTABLE else ():
-                    self._spell.setdefault(d, set()).add(t)
-        if self._roots is not None:
-            for t in counts:
-                self._roots.setdefault(root(t), set()).add(t)
 
     def _index_field(self, doc: int, field: str, text: str) -> None:
         counts, length = term_counts(text, camel=field != "body")
@@ -343,8 +343,6 @@ class LexicalIndex:
         self._doc_terms[doc] = None
         self._pending_body.discard(doc)
         self._free.append(doc)
-        self._spell = None  # rebuilt on demand: removed words must stop being suggested
-        self._roots = None
         self._invalidate()
 
     def _invalidate(self) -> None:
@@ -447,8 +445,6 @@ class LexicalIndex:
             self._df = df
             self._doc_terms_stale = True
             self._pending_body.clear()
-            self._spell = None
-            self._roots = None
             self._invalidate()
         return True
 
@@ -559,34 +555,28 @@ class LexicalIndex:
         scale = self._idf(term) * (K1 + 1.0)
         return {d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong)
 
+    def _in_metadata(self, term: str) -> bool:
+        return any(term in self._postings[f] for f in _META_FIELDS)
+
     def corrections(self, term: str) -> list[str]:
-        """Words of the skills' metadata one edit (insert, delete, substitute, swap) from `term`."""
-        if len(term) < MIN_CORRECTABLE or not term.isalpha():
+        """Words of the skills' metadata (or of the synonym groups) one edit from `term`: a letter
+        inserted, deleted, changed, or two neighbours swapped. Candidates are generated, not looked up
+        in a prebuilt table, so nothing is built before the first misspelt request."""
+        if len(term) < MIN_CORRECTABLE or not term.isascii() or not term.isalpha():
             return []
-        if self._spell is None:
-            spell: dict[str, set[str]] = {}
-            words = [t for f in _FIELD_NAMES if f != "body" for t in self._postings[f]]
-            for t in [*words, *SYNONYMS]:
-                if len(t) >= MIN_CORRECTABLE:
-                    for d in _deletes(t):
-                        spell.setdefault(d, set()).add(t)
-            self._spell = spell
-        found: set[str] = set()
-        for d in _deletes(term):
-            found.update(self._spell.get(d, ()))
+        found = {c for c in _edits(term) if c in SYNONYMS or self._in_metadata(c)}
         found.discard(term)
-        # Equal-length deletes also pair two substitutions apart ("abcd"/"abxe" share no delete, fine,
-        # but "abcd"/"bacd" do through swaps): keep only true one-edit neighbours.
-        return sorted(t for t in found if _one_edit(term, t))
+        return sorted(found)
 
     def relatives(self, term: str) -> list[str]:
         """Indexed words with the same root as `term` ("apologise" ~ "apology"), other than itself."""
-        if self._roots is None:
-            roots: dict[str, set[str]] = {}
-            for t in self._df:
-                roots.setdefault(root(t), set()).add(t)
-            self._roots = roots
-        return sorted(self._roots.get(root(term), set()) - {term})
+        base = root(term)
+        out = set()
+        for suffix in ("", *ROOT_SUFFIXES, "e", "es", "s"):
+            c = base + suffix
+            if c != term and c in self._df and root(c) == base:
+                out.add(c)
+        return sorted(out)
 
     def _word(self, term: str) -> _Word:
         """For one query word: score per document through its best variant (the word, a word with the same
@@ -705,26 +695,3 @@ class LexicalIndex:
             for name, score, cov in self.rank(query, n)
         ]
         return out
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """True when `b` is one insertion, deletion, substitution or adjacent swap away from `a`."""
-    la, lb = len(a), len(b)
-    if abs(la - lb) > 1:
-        return False
-    if la == lb:
-        diff = [i for i in range(la) if a[i] != b[i]]
-        if len(diff) == 1:
-            return True
-        return (
-            len(diff) == 2
-            and diff[1] == diff[0] + 1
-            and a[diff[0]] == b[diff[1]]
-            and a[diff[1]] == b[diff[0]]
-        )
-    if la > lb:
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    return a[i:] == b[i + 1 :]
