@@ -413,7 +413,7 @@ def relevant_names(registry: Any, query: str | None, limit: int = RELEVANT_SKILL
 SEARCH_ROUTE = 'find the others with the skills tool: {"action": "search", "query": "<what the user wants>"}'
 
 
-def _order_rest(rest: list[_Entry], offset: int) -> list[_Entry]:
+def _order_rest(rest: list[Skill], offset: int) -> list[Skill]:
     """Rotate the skills a catalog may drop so that a different window is shown per `offset`."""
     if not rest or not offset:
         return rest
@@ -481,7 +481,20 @@ def render_catalog(
     pinned_skills = sorted((s for s in listed if s.name in rank), key=lambda s: rank[s.name])
     rest_skills = [s for s in listed if s.name not in rank]
     pinned = [_prepare(s, fmt, spec, homes) for s in pinned_skills]
-    rest = [_prepare(s, fmt, spec, homes) for s in rest_skills]
+    # The others are prepared in priority order only while every name could still fit: past that,
+    # names are dropped and only the window that is shown is prepared (a small budget over 10,000
+    # skills touches a few hundred).
+    rest: list[_Entry] = []
+    names_fit = True
+    names_len = 0
+    for s in rest_skills:
+        e = _prepare(s, fmt, spec, homes)
+        rest.append(e)
+        if budget is not None:
+            names_len += len(spec.entry(e.display, "", e.location)) + 1
+            if names_len > budget:
+                names_fit = False
+                break
     #: per entry: None = full description, int = shortened to that cap, -1 = name only
     caps: dict[int, int | None] = {}
 
@@ -498,7 +511,7 @@ def render_catalog(
     frame, frame_parts = _frame_len(spec)
     entries = pinned + rest
     full_len = frame + frame_parts - 1 + sum(e.fixed + e.full + 1 for e in entries)
-    if budget is None or full_len <= budget:
+    if budget is None or (names_fit and full_len <= budget):
         return Catalog(render(entries, None), total, total, False, fmt, tuple(e.name for e in entries))
     notice_len = len(spec.notice(total, total, True)) + len(f" ({total} not shown); {SEARCH_ROUTE}")
     avail = budget - frame - frame_parts - notice_len
@@ -526,12 +539,12 @@ def render_catalog(
     else:
         chosen = list(pinned)
         room = avail - pinned_full
-        if rest and _fits_all(rest, low, room):
+        if names_fit and _fits_all(rest, low, room):
             cap = _best_cap(rest, room, low)
             for e in rest:
                 caps[id(e)] = cap if len(e.src) > cap else None
             chosen += rest
-        elif rest and sum(bare(e) for e in rest) <= room:
+        elif names_fit and sum(bare(e) for e in rest) <= room:
             # Every name fits: descriptions at the floor for the first skills, names only after them.
             names_total = sum(bare(e) for e in rest)
             used = 0
@@ -545,9 +558,10 @@ def render_catalog(
             for i, e in enumerate(rest):
                 caps[id(e)] = (low if len(e.src) > low else None) if i < k else -1
             chosen += rest
-        elif rest:
+        else:
             used = 0
-            for e in _order_rest(rest, offset):
+            for s in _order_rest(rest_skills, offset):
+                e = _prepare(s, fmt, spec, homes)
                 if used + bare(e) > room:
                     break
                 caps[id(e)] = -1
