@@ -612,3 +612,22 @@ def test_snapshot_restores_the_same_index_and_ignores_a_changed_set(tmp_path: Pa
     other.index_bodies()
     other.search("pdf")
     assert len(list(snap.iterdir())) == 4
+
+
+def test_old_snapshots_are_pruned(tmp_path: Path) -> None:
+    import os
+
+    from skillyard.search import KEEP_SNAPSHOTS
+
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    for i in range(KEEP_SNAPSHOTS + 3):
+        for suffix in (".meta", ".body"):
+            p = snap / f"index-old{i:02d}{suffix}"
+            p.write_bytes(b"x")
+            os.utime(p, (1000 + i, 1000 + i))
+    ix = SearchIndex([_pool_skill(1, 0)], snapshot_dir=snap)
+    ix.search("pdf")
+    metas = sorted(p.name for p in snap.glob("*.meta"))
+    assert len(metas) == KEEP_SNAPSHOTS and "index-old00.meta" not in metas
+    assert len(list(snap.glob("*.body"))) == KEEP_SNAPSHOTS

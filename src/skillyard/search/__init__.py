@@ -49,6 +49,7 @@ __all__ = [
     "EmbedderError",
     "EmbeddingCache",
     "SearchHit",
+    "KEEP_SNAPSHOTS",
     "SEMANTIC_STRONG",
     "SearchIndex",
     "build_index",
@@ -70,6 +71,8 @@ SEMANTIC_DEPTH = 30
 SEMANTIC_FLOOR = 0.2
 #: A hit whose cosine reaches this is "strong" even when few of its words match.
 SEMANTIC_STRONG = 0.5
+#: Index snapshots kept in the cache folder (one per set of skills).
+KEEP_SNAPSHOTS = 8
 #: Characters of body text embedded with the name and description.
 EMBED_BODY_CHARS = 600
 
@@ -280,6 +283,7 @@ class SearchIndex:
                 tmp = path.with_suffix(f"{suffix}.{os.getpid()}.tmp")
                 tmp.write_bytes(data)
                 os.replace(tmp, path.with_suffix(suffix))
+            _prune(path.parent)
         except OSError:
             pass  # an unwritable cache only costs the next start a rebuild
 
@@ -305,6 +309,14 @@ def _fingerprint(skills: Sequence[Skill], body_chars: int) -> str:
     for s in skills:
         h.update(f"\0{s.name}\0{s.path}\0{s.mtime_ns}\0{s.size}".encode("utf-8", "surrogatepass"))
     return "index-" + h.hexdigest()[:32]
+
+
+def _prune(folder: Path) -> None:
+    """Keep the most recent KEEP_SNAPSHOTS snapshots: each set of skills a user had makes one."""
+    metas = sorted(folder.glob("index-*.meta"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in metas[KEEP_SNAPSHOTS:]:
+        for suffix in (".meta", ".body"):
+            old.with_suffix(suffix).unlink(missing_ok=True)
 
 
 def _restore(path: Path, skills: Sequence[Skill], body_chars: int) -> LexicalIndex | None:
