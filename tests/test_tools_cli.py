@@ -92,7 +92,8 @@ def test_search(root: Path) -> None:
     res = run(root, "search", "pdf", "--json")
     data = json.loads(res.output)
     assert data["query"] == "pdf" and data["skills"][0]["name"] == "pdf-reader"
-    assert set(data["skills"][0]) == {"name", "description", "eligible", "score"}
+    assert set(data["skills"][0]) == {"name", "description", "eligible", "score", "confidence"}
+    assert data["skills"][0]["confidence"] in ("strong", "weak")
     res = run(root, "search", "weather forecast")
     assert res.exit_code == 0 and "weather" in res.output
     res = run(root, "search", "zzzqqq")

@@ -125,7 +125,8 @@ def test_search(kit: Toolkit) -> None:
     assert data["query"] == "pdf text"
     assert data["skills"][0]["name"] == "pdf-reader"
     assert data["count"] == len(data["skills"]) <= 2
-    assert set(data["skills"][0]) == {"name", "description", "eligible", "score"}
+    assert set(data["skills"][0]) == {"name", "description", "eligible", "score", "confidence"}
+    assert data["skills"][0]["confidence"] in ("strong", "weak")
     data, err = call(kit, {"action": "search"})
     assert err and data["error"] == "query required for 'search' action"
 

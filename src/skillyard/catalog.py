@@ -26,6 +26,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from skillyard.model import Skill
 
@@ -210,7 +211,11 @@ class _Format:
 
 def _notice_words(shown: int, total: int, shortened: bool) -> str:
     words = f"{shown} of {total} skills shown"
-    return words + ", descriptions shortened" if shortened else words
+    if shortened:
+        words += ", descriptions shortened"
+    if shown < total:
+        words += f" ({total - shown} not shown)"
+    return f"{words}; {SEARCH_ROUTE}"
 
 
 def _xml_entry(name: str, desc: str, loc: str) -> str:
@@ -387,6 +392,35 @@ def _best_cap(entries: list[_Entry], avail: int, low: int) -> int:
     return lo
 
 
+#: Skills a request pins to the top of the catalog (search hits, strong or weak).
+RELEVANT_SKILLS = 5
+#: A weak hit is pinned only when it scores at least this share of the best hit.
+RELEVANT_SHARE = 0.5
+
+
+def relevant_names(registry: Any, query: str | None, limit: int = RELEVANT_SKILLS) -> list[str]:
+    """Names of the skills most relevant to the user's request, best first ([] without a request)."""
+    if not isinstance(query, str) or not query.strip():
+        return []
+    hits = registry.search(query, limit=limit)
+    if not hits:
+        return []
+    # Strong hits, and weak ones close to the best: a long tail of weak hits would crowd the catalog.
+    top = hits[0].score
+    return [h.name for h in hits if h.confidence == "strong" or h.score >= RELEVANT_SHARE * top]
+
+
+SEARCH_ROUTE = 'find the others with the skills tool: {"action": "search", "query": "<what the user wants>"}'
+
+
+def _order_rest(rest: list[Skill], offset: int) -> list[Skill]:
+    """Rotate the skills a catalog may drop so that a different window is shown per `offset`."""
+    if not rest or not offset:
+        return rest
+    k = offset % len(rest)
+    return rest[k:] + rest[:k]
+
+
 def render_catalog(
     skills: Sequence[Skill],
     fmt: str = "xml",
@@ -394,11 +428,21 @@ def render_catalog(
     *,
     home: str | None = None,
     min_description: int = MIN_DESCRIPTION_CHARS,
+    relevant: Sequence[str] = (),
+    offset: int = 0,
 ) -> Catalog:
     """Render the skills (already filtered to the eligible ones, by priority) as a prompt catalog.
 
     `budget` caps the length of the returned text in characters; `home` is the
     directory shown as ``~/`` in the openclaw format (default: the user's home).
+    `relevant` names the skills most relevant to the user's request, best first:
+    they come first with full descriptions. When the budget cannot hold every
+    skill, the others are degraded in this order: every description shortened to
+    a common cap (not below `min_description`), then descriptions dropped from the
+    end (names only), then names dropped; dropped names start at `offset` in the
+    priority order (pass e.g. a session number so that no skill stays hidden in
+    every session). The last line then says how many skills are shown and how to
+    search for the rest.
     """
     if not isinstance(fmt, str) or fmt not in _FORMATS:
         raise ValueError(f"unknown catalog format: {fmt!r} (expected one of: {', '.join(FORMATS)})")
@@ -406,8 +450,12 @@ def render_catalog(
         raise ValueError(f"budget must be a non-negative integer or None, not {budget!r}")
     if isinstance(min_description, bool) or not isinstance(min_description, int) or min_description < 1:
         raise ValueError("min_description must be a positive integer")
+    if isinstance(offset, bool) or not isinstance(offset, int):
+        raise ValueError("offset must be an integer")
     if skills is None or isinstance(skills, str | bytes) or not isinstance(skills, Iterable):
         raise TypeError(f"skills must be a sequence of Skill objects, not {type(skills).__name__}")
+    if relevant is None or isinstance(relevant, str | bytes) or not isinstance(relevant, Iterable):
+        raise TypeError("relevant must be a sequence of skill names")
     spec = _FORMATS[fmt]
     listed = [s for s in skills if isinstance(s, Skill) and not s.disable_model_invocation]
     homes: list[str] = []
@@ -426,42 +474,113 @@ def render_catalog(
             text = ""
         return Catalog(text, 0, 0, False, fmt)
 
-    def render(chosen: list[_Entry], cap: int | None, notice: str | None) -> str:
+    rank: dict[str, int] = {}
+    for n in relevant:
+        if isinstance(n, str) and n not in rank:
+            rank[n] = len(rank)
+    pinned_skills = sorted((s for s in listed if s.name in rank), key=lambda s: rank[s.name])
+    rest_skills = [s for s in listed if s.name not in rank]
+    pinned = [_prepare(s, fmt, spec, homes) for s in pinned_skills]
+    # The others are prepared in priority order only while every name could still fit: past that,
+    # names are dropped and only the window that is shown is prepared (a small budget over 10,000
+    # skills touches a few hundred).
+    rest: list[_Entry] = []
+    names_fit = True
+    names_len = 0
+    for s in rest_skills:
+        e = _prepare(s, fmt, spec, homes)
+        rest.append(e)
+        if budget is not None:
+            names_len += len(spec.entry(e.display, "", e.location)) + 1
+            if names_len > budget:
+                names_fit = False
+                break
+    #: per entry: None = full description, int = shortened to that cap, -1 = name only
+    caps: dict[int, int | None] = {}
+
+    def render(chosen: list[_Entry], notice: str | None) -> str:
         if fmt == "openclaw":
             chosen = sorted(chosen, key=lambda e: (e.name.casefold(), e.name))
-        parts = [spec.entry(e.display, _render_desc(e, spec, cap), e.location) for e in chosen]
+        parts = []
+        for e in chosen:
+            cap = caps.get(id(e))
+            desc = "" if cap == -1 else _render_desc(e, spec, cap)
+            parts.append(spec.entry(e.display, desc, e.location))
         return _assemble(spec, parts, notice)
 
     frame, frame_parts = _frame_len(spec)
-    # "\n".join(frame + entries + notice) = frame + notice + frame_parts newlines + (entry + newline) each.
-    avail = None if budget is None else budget - frame - frame_parts - len(spec.notice(total, total, True))
+    entries = pinned + rest
+    full_len = frame + frame_parts - 1 + sum(e.fixed + e.full + 1 for e in entries)
+    if budget is None or (names_fit and full_len <= budget):
+        return Catalog(render(entries, None), total, total, False, fmt, tuple(e.name for e in entries))
+    notice_len = len(spec.notice(total, total, True)) + len(f" ({total} not shown); {SEARCH_ROUTE}")
+    avail = budget - frame - frame_parts - notice_len
     low = min_description
-    # Entries stay in priority (input) order; preparing stops once even the shortest descriptions
-    # cannot fit, so a tight budget over 10,000 skills only touches the skills it can show.
-    entries: list[_Entry] = []
-    fitting = 0  #: how many leading entries fit (with the notice) with descriptions at the floor
-    full_len = frame + frame_parts - 1  #: length of the untruncated text so far
-    floor_sum = 0
-    for s in listed:
-        e = _prepare(s, fmt, spec, homes)
-        entries.append(e)
-        full_len += e.fixed + e.full + 1
-        floor_sum += e.fixed + 1 + _desc_len(e, low)
-        if avail is not None and floor_sum > avail:
-            if full_len > budget:  # neither everything nor any later skill can fit
+
+    def bare(e: _Entry) -> int:
+        return len(spec.entry(e.display, "", e.location)) + 1
+
+    chosen: list[_Entry] = []
+    pinned_full = sum(e.fixed + 1 + e.full for e in pinned)
+    if pinned and pinned_full > avail:
+        # Even the relevant skills do not fit whole: shorten them, then keep as many as fit.
+        fit: list[_Entry] = []
+        used = 0
+        for e in pinned:
+            if used + e.fixed + 1 + _desc_len(e, low) > avail:
                 break
-        elif fitting == len(entries) - 1:
-            fitting += 1
-    if budget is None or full_len <= budget:
-        return Catalog(render(entries, None, None), total, total, False, fmt, tuple(e.name for e in entries))
-    assert avail is not None
-    chosen = entries[:fitting]
-    if not chosen:
-        notice = spec.notice(0, total, False)
-        framed = _assemble(spec, [], notice)
-        return Catalog(framed if len(framed) <= budget else notice, 0, total, True, fmt)
-    cap = _best_cap(chosen, avail, low)
-    shortened = sum(1 for e in chosen if len(e.src) > cap)
+            fit.append(e)
+            used += e.fixed + 1 + _desc_len(e, low)
+        if fit:
+            cap = _best_cap(fit, avail, low)
+            for e in fit:
+                caps[id(e)] = cap if len(e.src) > cap else None
+        chosen = fit
+    else:
+        chosen = list(pinned)
+        room = avail - pinned_full
+        if names_fit and _fits_all(rest, low, room):
+            cap = _best_cap(rest, room, low)
+            for e in rest:
+                caps[id(e)] = cap if len(e.src) > cap else None
+            chosen += rest
+        elif names_fit and sum(bare(e) for e in rest) <= room:
+            # Every name fits: descriptions at the floor for the first skills, names only after them.
+            names_total = sum(bare(e) for e in rest)
+            used = 0
+            k = 0
+            for e in rest:
+                extra = e.fixed + 1 + _desc_len(e, low) - bare(e)
+                if names_total + used + extra > room:
+                    break
+                used += extra
+                k += 1
+            for i, e in enumerate(rest):
+                caps[id(e)] = (low if len(e.src) > low else None) if i < k else -1
+            chosen += rest
+        else:
+            used = 0
+            for s in _order_rest(rest_skills, offset):
+                e = _prepare(s, fmt, spec, homes)
+                if used + bare(e) > room:
+                    break
+                caps[id(e)] = -1
+                chosen.append(e)
+                used += bare(e)
+    shortened = sum(1 for e in chosen if caps.get(id(e)) is not None)
     notice = spec.notice(len(chosen), total, shortened > 0)
-    text = render(chosen, cap, notice)
+    if not chosen:
+        framed = _assemble(spec, [], notice)
+        if len(framed) <= budget:
+            return Catalog(framed, 0, total, True, fmt)
+        # The shortest notices still say how many are hidden; the search route goes first when it must.
+        short = [
+            notice,
+            spec.notice(0, total, False).replace(SEARCH_ROUTE, 'use the skills tool\'s "search"'),
+        ]
+        bare = f"0 of {total} skills shown"
+        short.append(f"<!-- {bare} -->" if spec.escape is not None else bare + ".")
+        fitting = [n for n in short if len(n) <= budget]
+        return Catalog(fitting[0] if fitting else short[-1], 0, total, True, fmt)
+    text = render(chosen, notice)
     return Catalog(text, len(chosen), total, True, fmt, tuple(e.name for e in chosen), shortened)

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from skillyard import reports
-from skillyard.catalog import FORMATS, render_catalog
+from skillyard.catalog import FORMATS, relevant_names, render_catalog
 from skillyard.cli_io import SafePath, dumps_json
 from skillyard.session import Session, SessionError
 from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
@@ -70,18 +70,26 @@ def _read_stdin() -> str:
     default=None,
     help="Session file: print the whole system-message text (guidance, catalog, loaded skills, docs).",
 )
+@click.option("--query", default=None, help="The user's request: the skills most relevant to it come first.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-def prompt(ctx: click.Context, fmt: str, budget: int | None, session_path: str | None, as_json: bool) -> None:
+def prompt(
+    ctx: click.Context,
+    fmt: str,
+    budget: int | None,
+    session_path: str | None,
+    query: str | None,
+    as_json: bool,
+) -> None:
     """Print the skills catalog (or the whole system message of a session)."""
     reg = _registry(ctx)
     if session_path is not None:
         session = _load_session(session_path)
-        text = Toolkit(reg, catalog_format=fmt, budget=budget).system_message(session)
+        text = Toolkit(reg, catalog_format=fmt, budget=budget).system_message(session, query=query)
         data: dict[str, Any] = {"text": text, "format": fmt, "session_id": session.session_id}
         data["loaded"] = list(session.loaded)
     else:
-        cat = render_catalog(reg.eligible_skills(), fmt, budget)
+        cat = render_catalog(reg.eligible_skills(), fmt, budget, relevant=relevant_names(reg, query))
         text = cat.text
         data = {
             "text": text,
@@ -175,8 +183,12 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     table.add_column("", no_wrap=True)
     table.add_column("skill", style="bold", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("match", no_wrap=True)
     table.add_column("description", overflow="ellipsis", max_width=70)
     for item in data["skills"]:
         mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
-        table.add_row(mark, item["name"], f"{item['score']:.2f}", item["description"])
+        match = Text(item["confidence"], style="green" if item["confidence"] == "strong" else "yellow")
+        table.add_row(mark, item["name"], f"{item['score']:.2f}", match, item["description"])
     con.print(table)
+    if "note" in data:
+        con.print(Text(data["note"], style="yellow"))

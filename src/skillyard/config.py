@@ -76,6 +76,20 @@ class ExecutionSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """`[search]`: the embedder for hybrid search (docs/search.md); "none" keeps search lexical."""
+
+    embedder: str = (
+        "none"  #: none | fastembed:<model> | openai:<model> | sentence-transformers:<name or path>
+    )
+    base_url: str | None = None  #: for openai:<model>; else OPENAI_BASE_URL
+    api_key: str | None = None  #: for openai:<model>; else OPENAI_API_KEY
+
+
+_EMBEDDER_KINDS = ("fastembed", "openai", "sentence-transformers")
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The effective configuration (defaults when no file exists)."""
 
@@ -92,6 +106,7 @@ class Config:
     hub_index: str | None = None
     install_root_override: Path | None = None
     skills: dict[str, SkillOverride] = field(default_factory=dict)
+    search: SearchSettings = field(default_factory=SearchSettings)
 
     @property
     def install_root(self) -> Path:
@@ -158,7 +173,7 @@ def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> 
     return parse_config(data, path)
 
 
-_TOP = {"skills", "config", "execution", "trust", "hub", "skill", "install"}
+_TOP = {"skills", "config", "execution", "trust", "hub", "skill", "install", "search"}
 
 
 def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
@@ -256,6 +271,20 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
             raise err("install.root", "must be a path string")
         install_root = _resolve(base, install_t["root"])
 
+    search_t = table("search")
+    check_keys("search", search_t, {"embedder", "base_url", "api_key"})
+    for key in ("embedder", "base_url", "api_key"):
+        if key in search_t and not isinstance(search_t[key], str):
+            raise err(f"search.{key}", "must be a string")
+    embedder = search_t.get("embedder", "none").strip()
+    kind, sep, model = embedder.partition(":")
+    if embedder != "none" and (not sep or kind not in _EMBEDDER_KINDS or not model.strip()):
+        raise err(
+            "search.embedder",
+            "must be none, fastembed:<model>, openai:<model> or sentence-transformers:<name or path>",
+        )
+    search = SearchSettings(embedder, search_t.get("base_url"), search_t.get("api_key"))
+
     overrides: dict[str, SkillOverride] = {}
     for name, t in table("skill").items():
         key = f"skill.{name}"
@@ -285,6 +314,7 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
         hub_index=hub_index,
         install_root_override=install_root,
         skills=overrides,
+        search=search,
     )
 
 

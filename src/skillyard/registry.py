@@ -794,12 +794,12 @@ class Registry:
     # ------------------------------------------------------------ search
 
     def search(self, query: str, limit: int = 5) -> list[SearchHit]:
-        """Ranked skills for a free-text query ([] when nothing is a good match)."""
+        """Ranked skills for a free-text query, each with its confidence ([] only when nothing matches)."""
         with self._lock:
             if self._index is None:
-                from skillyard.search import SearchIndex
+                from skillyard.search import index_from_settings
 
-                self._index = SearchIndex(self.skills)
+                self._index = index_from_settings(self.skills, self.config.search)
             return self._index.search(query, limit=limit)
 
     def _refresh_index(self, before: dict[str, _FileEntry], touched: set[str] | None = None) -> None:

@@ -181,6 +181,7 @@ def install_hints_for(registry: Registry, name: str) -> list[dict[str, str]]:
 
 
 def search_report(registry: Registry, query: str, limit: int = 5) -> dict[str, Any]:
+    """The `skills` tool's search result and `skillyard search --json`; `note` when every hit is weak."""
     hits = registry.search(query, limit=limit)
     skills = []
     for h in hits:
@@ -193,6 +194,13 @@ def search_report(registry: Registry, query: str, limit: int = 5) -> dict[str, A
                 "description": s.description,
                 "eligible": registry.eligibility(s).eligible,
                 "score": h.score,
+                "confidence": h.confidence,
             }
         )
-    return {"query": query, "count": len(skills), "skills": skills}
+    data: dict[str, Any] = {"query": query, "count": len(skills), "skills": skills}
+    if skills and all(s["confidence"] == "weak" for s in skills):
+        data["note"] = (
+            "No skill clearly matches this request: every result is a weak match. Check the descriptions "
+            "before loading one, or search again with other words."
+        )
+    return data

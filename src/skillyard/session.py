@@ -14,6 +14,7 @@ import os
 import re
 import tempfile
 import uuid
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,15 +145,28 @@ class Session:
         catalog_format: str = "xml",
         budget: int | None = None,
         include_loaded: bool = True,
+        query: str | None = None,
     ) -> str:
-        """The whole system-message text: tool guidance, catalog, loaded bodies, selected docs."""
-        from skillyard.catalog import render_catalog, tool_guidance
+        """The whole system-message text: tool guidance, catalog, loaded bodies, selected docs.
+
+        With `query` (the user's request), the skills most relevant to it lead the catalog.
+        """
+        from skillyard import telemetry
+        from skillyard.catalog import relevant_names, render_catalog, tool_guidance
 
         sections: list[str] = []
         guidance = tool_guidance(list(tool_names))
         if guidance:
             sections.append(guidance)
-        catalog = render_catalog(registry.eligible_skills(), catalog_format, budget).text
+        rendered = render_catalog(
+            registry.eligible_skills(),
+            catalog_format,
+            budget,
+            relevant=relevant_names(registry, query),
+            offset=zlib.crc32(self.session_id.encode("utf-8", "replace")),
+        )
+        telemetry.record("offered", rendered.names)
+        catalog = rendered.text
         if catalog:
             sections.append(catalog)
         if include_loaded:

@@ -63,7 +63,13 @@ from skillyard.mcp.catalog import (
     mime_type,
     skill_uri,
 )
-from skillyard.mcp.prompts import MAX_ARGUMENTS_CHARS, substitute
+from skillyard.mcp.prompts import (
+    CATALOG_PROMPT,
+    CATALOG_PROMPT_DESCRIPTION,
+    MAX_ARGUMENTS_CHARS,
+    catalog_text,
+    substitute,
+)
 from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
 from skillyard.model import Skill
 from skillyard.registry import Registry
@@ -413,6 +419,13 @@ class SkillyardServer(MCPServer):
             )
             for s in skills
         ]
+        if cursor is None:
+            catalog = Prompt(
+                name=CATALOG_PROMPT,
+                description=CATALOG_PROMPT_DESCRIPTION,
+                arguments=[PromptArgument(name="query", description="The user's request", required=False)],
+            )
+            prompts.insert(0, catalog)
         result = ListPromptsResult(prompts=prompts)
         if next_after is not None:
             result.next_cursor = encode_cursor("prompts", next_after)
@@ -424,6 +437,18 @@ class SkillyardServer(MCPServer):
         return await anyio.to_thread.run_sync(self.render_prompt, name, arguments)
 
     def render_prompt(self, name: str, arguments: dict[str, Any] | None) -> GetPromptResult:
+        if name == CATALOG_PROMPT:
+            query = (arguments or {}).get("query")
+            if query is not None and not isinstance(query, str):
+                raise MCPError(INVALID_PARAMS, "Prompt argument 'query' must be a string")
+            try:
+                text = catalog_text(self.registry, query)
+            except ValueError as e:
+                raise MCPError(INVALID_PARAMS, str(e)) from None
+            return GetPromptResult(
+                description=CATALOG_PROMPT_DESCRIPTION,
+                messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))],
+            )
         skill = self.catalog.served_skill(name) if isinstance(name, str) else None
         if skill is None or not self._prompt_skill(skill):
             raise MCPError(INVALID_PARAMS, f"Unknown prompt: {str(name)[:200]}")

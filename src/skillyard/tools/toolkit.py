@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from skillyard import telemetry
 from skillyard.model import BUILTIN_TOOL_NAMES
 from skillyard.session import Session
 from skillyard.tools.base import ToolDef, ToolResult
@@ -159,10 +160,12 @@ class Toolkit:
         if problem is not None:
             return tool.error(problem)
         try:
-            return tool.handler(args, session if session is not None else self.session)
+            result = tool.handler(args, session if session is not None else self.session)
         except Exception as e:  # a handler bug must reach the model as an error result, not crash the host
             message = f"{type(e).__name__}: {e}"
             return ToolResult(f"Error: tool '{tool.name}' failed: {message}", True, f"{tool.name} failed")
+        _record_usage(tool.name, args, result)
+        return result
 
     # ------------------------------------------------------------ lifecycle
 
@@ -182,8 +185,9 @@ class Toolkit:
 
     # ------------------------------------------------------------ system message
 
-    def system_message(self, session: Session | None = None) -> str:
-        """Guidance for the exposed tools, the catalog and (in "system" mode) the loaded skills and docs."""
+    def system_message(self, session: Session | None = None, *, query: str | None = None) -> str:
+        """Guidance for the exposed tools, the catalog and (in "system" mode) the loaded skills and docs;
+        with `query` (the user's request) the most relevant skills lead the catalog."""
         s = session if session is not None else self.session
         return s.render(
             self.registry,
@@ -191,7 +195,22 @@ class Toolkit:
             catalog_format=self.catalog_format,
             budget=self.budget,
             include_loaded=self.load_mode == "system",
+            query=query,
         )
+
+
+#: Tools whose success means a skill was loaded, and the argument naming it.
+_LOADING_TOOLS = {"skill_load": "skill", "read_skill": "skill_name", "skill": "skill"}
+
+
+def _record_usage(tool: str, args: dict[str, Any], result: ToolResult) -> None:
+    """Usage events (skillyard.telemetry): a skill loaded or run through the tools."""
+    if result.is_error:
+        return
+    if tool in _LOADING_TOOLS:
+        telemetry.record("loaded", str(args.get(_LOADING_TOOLS[tool], "")))
+    elif tool == "skill_run":
+        telemetry.record("run", str(args.get("skill", "")))
 
 
 def _decode(arguments: Any) -> dict[str, Any] | str:

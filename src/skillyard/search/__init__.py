@@ -1,0 +1,389 @@
+"""Skill search: a lexical ranker over the whole SKILL.md, optionally fused with embeddings.
+
+`SearchIndex.search(query, limit)` is the one ranking path. The lexical half
+(`_lexical`) always answers and returns every skill any query word (or its
+synonym or spelling correction) matches, so a search is never empty while
+some skill shares a word with the request. Each hit carries `confidence`:
+"strong" when the skill explains most of the request, "weak" otherwise.
+
+With an embedder (`_embed`), skills are embedded in a background thread, in
+batches, through an on-disk cache keyed by content hash. Until every skill has
+a vector, searches stay lexical (they never wait for embeddings); then the
+lexical and semantic rankings are fused by reciprocal rank fusion. Figures and
+the tuning set: docs/search.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from skillyard.model import Skill
+from skillyard.search._embed import (
+    EMBEDDER_KINDS,
+    Embedder,
+    EmbedderError,
+    EmbeddingCache,
+    make_embedder,
+    parse_spec,
+)
+from skillyard.search._lexical import (
+    BODY_CHARS,
+    MAX_LIMIT,
+    SNAPSHOT_VERSION,
+    STRONG_COVERAGE,
+    LexicalIndex,
+    SearchHit,
+    _as_text,
+    body_head,
+)
+from skillyard.search._text import SYNONYMS, stem, tokenize
+
+__all__ = [
+    "EMBEDDER_KINDS",
+    "Embedder",
+    "EmbedderError",
+    "EmbeddingCache",
+    "SearchHit",
+    "KEEP_SNAPSHOTS",
+    "SEMANTIC_STRONG",
+    "SearchIndex",
+    "build_index",
+    "embedder_spec",
+    "index_from_settings",
+    "make_embedder",
+    "parse_spec",
+    "stem",
+    "tokenize",
+    "SYNONYMS",
+]
+
+#: Reciprocal rank fusion: score = 1 / (RRF_K + lexical rank) + SEMANTIC_WEIGHT / (RRF_K + semantic rank).
+RRF_K = 20
+SEMANTIC_WEIGHT = 1.0
+#: Semantic candidates considered per query (best cosine first).
+SEMANTIC_DEPTH = 30
+#: A semantic candidate below this cosine is not a candidate at all.
+SEMANTIC_FLOOR = 0.2
+#: A hit whose cosine reaches this is "strong" even when few of its words match.
+SEMANTIC_STRONG = 0.5
+#: Index snapshots kept in the cache folder (one per set of skills).
+KEEP_SNAPSHOTS = 8
+#: Characters of body text embedded with the name and description.
+EMBED_BODY_CHARS = 600
+
+
+def embedding_text(skill: Skill) -> str:
+    """What a skill is embedded as: name, description and the start of its body."""
+    head = " ".join(body_head(skill, EMBED_BODY_CHARS).split())
+    return f"{skill.name}: {_as_text(skill.description)}\n{head}"
+
+
+class SearchIndex:
+    """Ranked search over skills: lexical always, hybrid once an embedder's vectors are ready."""
+
+    def __init__(
+        self,
+        skills: Sequence[Skill],
+        *,
+        body_chars: int = BODY_CHARS,
+        embedder: Embedder | None = None,
+        cache: EmbeddingCache | None = None,
+        snapshot_dir: str | Path | None = None,
+    ) -> None:
+        self._snapshot: Path | None = None
+        lexical: LexicalIndex | None = None
+        if snapshot_dir is not None:
+            skills = list(skills)
+            self._snapshot = Path(snapshot_dir) / _fingerprint(skills, body_chars)
+            lexical = _restore(self._snapshot, skills, body_chars)
+            if lexical is not None:
+                self._snapshot = None  # already on disk
+        self._lexical = lexical if lexical is not None else LexicalIndex(skills, body_chars=body_chars)
+        self.embedder = embedder
+        self._cache = cache if cache is not None else EmbeddingCache(None)
+        self._lock = threading.Lock()
+        self._vectors: dict[str, tuple[str, list[float]]] = {}  #: name -> (text key, unit vector)
+        self._matrix: Any = None  #: (names, numpy matrix or list of vectors), rebuilt after a change
+        self._thread: threading.Thread | None = None
+        self._queries: dict[str, list[float]] = {}
+        #: why semantic search is off (an embedder that failed), or None
+        self.semantic_error: str | None = None
+
+    # ------------------------------------------------------------ maintenance
+
+    @property
+    def body_chars(self) -> int:
+        return self._lexical.body_chars
+
+    def __len__(self) -> int:
+        return len(self._lexical)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._lexical
+
+    def update(self, added: Sequence[Skill], removed: Sequence[str]) -> None:
+        """Remove skills by name, then add (or replace) skills; only the touched skills are re-indexed."""
+        self._lexical.update(added, removed)
+        with self._lock:
+            for name in removed:
+                if isinstance(name, str):
+                    self._vectors.pop(name, None)
+            for s in added:
+                if isinstance(s, Skill):
+                    self._vectors.pop(s.name, None)
+            self._matrix = None
+
+    def index_bodies(self, *, wait: bool = True) -> None:
+        """Index pending bodies now (`wait`) or in the background; searches do the latter by themselves."""
+        self._lexical.index_bodies(wait=wait)
+
+    def bodies_pending(self) -> int:
+        return self._lexical.bodies_pending()
+
+    # ------------------------------------------------------------ semantic half
+
+    def semantic_ready(self) -> bool:
+        """True when every skill has a vector, so searches are hybrid."""
+        return self.embedder is not None and self.semantic_error is None and not self._missing_vectors()
+
+    def _missing_vectors(self) -> list[str]:
+        return [n for n in self._lexical.names() if n not in self._vectors]
+
+    def embed_skills(self, *, wait: bool = True) -> None:
+        """Compute missing skill vectors (cache first, then the embedder in batches); in the background
+        unless `wait`."""
+        if self.embedder is None or self.semantic_error is not None:
+            return
+        if wait:
+            thread = self._thread
+            if thread is not None:
+                thread.join()
+            self._embed_missing()
+            return
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            if not self._missing_vectors():
+                return
+            self._thread = threading.Thread(target=self._embed_missing, name="skillyard-embed", daemon=True)
+            self._thread.start()
+
+    def _embed_missing(self) -> None:
+        embedder = self.embedder
+        if embedder is None:
+            return
+        from skillyard.search._embed import BATCH
+
+        try:
+            while True:
+                todo: list[tuple[str, str, str]] = []
+                for name in self._missing_vectors():
+                    skill = self._lexical.skill(name)
+                    if skill is not None:
+                        text = embedding_text(skill)
+                        todo.append((name, EmbeddingCache.key(embedder.model_id, text), text))
+                if not todo:
+                    return
+                cached = self._cache.get_many([k for _n, k, _t in todo])
+                fresh = [(n, k, t) for n, k, t in todo if k not in cached]
+                for i in range(0, len(fresh), BATCH):
+                    batch = fresh[i : i + BATCH]
+                    vecs = embedder.embed([t for _n, _k, t in batch])
+                    got = {k: _unit(v) for (_n, k, _t), v in zip(batch, vecs, strict=True)}
+                    self._cache.put_many(got)
+                    cached.update(got)
+                with self._lock:
+                    for name, key, _t in todo:
+                        if key in cached and self._lexical.skill(name) is not None:
+                            self._vectors[name] = (key, cached[key])
+                    self._matrix = None
+        except Exception as e:  # a broken embedder leaves search lexical, and says why
+            self.semantic_error = f"{type(e).__name__}: {e}"
+
+    def _query_vector(self, query: str) -> list[float] | None:
+        vec = self._queries.get(query)
+        if vec is None and self.embedder is not None:
+            try:
+                vec = _unit(self.embedder.embed([query])[0])
+            except Exception as e:
+                self.semantic_error = f"{type(e).__name__}: {e}"
+                return None
+            if len(self._queries) > 256:
+                self._queries.clear()
+            self._queries[query] = vec
+        return vec
+
+    def semantic_rank(self, query: str) -> list[tuple[str, float]] | None:
+        """(name, cosine) best first, or None while vectors are missing (they are then computed in the
+        background and this search stays lexical)."""
+        if self.embedder is None or self.semantic_error is not None or not query.strip():
+            return None
+        if self._missing_vectors():
+            self.embed_skills(wait=False)
+            return None
+        qv = self._query_vector(query[:2000])
+        if qv is None:
+            return None
+        with self._lock:
+            if self._matrix is None:
+                names = [n for n in self._lexical.names() if n in self._vectors]
+                self._matrix = (names, _stack([self._vectors[n][1] for n in names]))
+            names, matrix = self._matrix
+        sims = _dot(matrix, qv)
+        ranked = sorted(zip(names, sims, strict=True), key=lambda x: (-x[1], x[0]))
+        return [(n, s) for n, s in ranked[:SEMANTIC_DEPTH] if s >= SEMANTIC_FLOOR]
+
+    # ------------------------------------------------------------ query
+
+    def search(self, query: str, limit: int = 5) -> list[SearchHit]:
+        """Skills ranked for `query`, best first, each with its confidence; [] only when nothing matches."""
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise ValueError(f"limit must be an integer, not {type(limit).__name__}")
+        if limit <= 0 or not isinstance(query, str):
+            return []
+        limit = min(limit, MAX_LIMIT)
+        lexical = self._lexical.rank(
+            query, max(limit, SEMANTIC_DEPTH) if self.embedder is not None else limit
+        )
+        if self._snapshot is not None and not self._lexical.bodies_pending():
+            self._save_snapshot()
+        semantic = self.semantic_rank(query) if lexical or self._lexical.query_terms(query) else None
+        if semantic is None:
+            return [self._hit(n, sc, cov >= STRONG_COVERAGE) for n, sc, cov in lexical[:limit]]
+        return self._fuse(lexical, semantic, limit)
+
+    def _fuse(
+        self, lexical: list[tuple[str, float, float]], semantic: list[tuple[str, float]], limit: int
+    ) -> list[SearchHit]:
+        fused: dict[str, float] = {}
+        strong: dict[str, bool] = {}
+        for rank, (name, _sc, cov) in enumerate(lexical[: max(SEMANTIC_DEPTH, limit)]):
+            fused[name] = 1.0 / (RRF_K + rank + 1)
+            strong[name] = cov >= STRONG_COVERAGE
+        for rank, (name, cos) in enumerate(semantic):
+            fused[name] = fused.get(name, 0.0) + SEMANTIC_WEIGHT / (RRF_K + rank + 1)
+            strong[name] = strong.get(name, False) or cos >= SEMANTIC_STRONG
+        ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:limit]
+        return [self._hit(n, round(s * 100, 4), strong[n]) for n, s in ranked]
+
+    def _save_snapshot(self) -> None:
+        """Write the fully built index once, so the next start answers its first search from disk."""
+        path, self._snapshot = self._snapshot, None
+        parts = self._lexical.snapshot() if path is not None else None
+        if path is None or parts is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for suffix, data in zip((".meta", ".body"), parts, strict=True):
+                tmp = path.with_suffix(f"{suffix}.{os.getpid()}.tmp")
+                tmp.write_bytes(data)
+                os.replace(tmp, path.with_suffix(suffix))
+            _prune(path.parent)
+        except OSError:
+            pass  # an unwritable cache only costs the next start a rebuild
+
+    def _hit(self, name: str, score: float, strong: bool) -> SearchHit:
+        skill = self._lexical.skill(name)
+        desc = _as_text(skill.description) if skill is not None else ""
+        return SearchHit(name, score, desc, "strong" if strong else "weak")
+
+    def explain(self, query: str, limit: int = 10) -> dict[str, object]:
+        """How a query was read and scored (terms, synonyms, corrections, candidates) for debugging."""
+        out = self._lexical.explain(query, limit)
+        semantic = self.semantic_rank(query) if isinstance(query, str) else None
+        if semantic is not None:
+            out["semantic"] = [{"name": n, "cosine": round(c, 4)} for n, c in semantic[:limit]]
+        if self.semantic_error:
+            out["semantic_error"] = self.semantic_error
+        return out
+
+
+def _fingerprint(skills: Sequence[Skill], body_chars: int) -> str:
+    """Names the snapshot of exactly these skills (paths, sizes and times, in order)."""
+    h = hashlib.sha256(f"{SNAPSHOT_VERSION}:{body_chars}".encode())
+    for s in skills:
+        h.update(f"\0{s.name}\0{s.path}\0{s.mtime_ns}\0{s.size}".encode("utf-8", "surrogatepass"))
+    return "index-" + h.hexdigest()[:32]
+
+
+def _prune(folder: Path) -> None:
+    """Keep the most recent KEEP_SNAPSHOTS snapshots: each set of skills a user had makes one."""
+    metas = sorted(folder.glob("index-*.meta"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in metas[KEEP_SNAPSHOTS:]:
+        for suffix in (".meta", ".body"):
+            old.with_suffix(suffix).unlink(missing_ok=True)
+
+
+def _restore(path: Path, skills: Sequence[Skill], body_chars: int) -> LexicalIndex | None:
+    try:
+        meta = path.with_suffix(".meta").read_bytes()
+    except OSError:
+        return None
+    body = path.with_suffix(".body")
+    return LexicalIndex.restore(skills, meta, body.read_bytes, body_chars=body_chars)
+
+
+def _unit(vec: Sequence[float]) -> list[float]:
+    norm = sum(x * x for x in vec) ** 0.5
+    return [float(x) / norm for x in vec] if norm > 0 else [0.0 for _ in vec]
+
+
+def _stack(vectors: list[list[float]]) -> Any:
+    try:
+        import numpy as np
+    except ImportError:
+        return vectors
+    return np.asarray(vectors, dtype=np.float32) if vectors else np.zeros((0, 1), dtype=np.float32)
+
+
+def _dot(matrix: Any, vec: list[float]) -> list[float]:
+    if isinstance(matrix, list):
+        return [sum(a * b for a, b in zip(row, vec, strict=False)) for row in matrix]
+    import numpy as np
+
+    if matrix.shape[0] == 0:
+        return []
+    return (matrix @ np.asarray(vec, dtype=np.float32)).tolist()
+
+
+def embedder_spec(settings: Any = None) -> str:
+    """The embedder in force: SKILLYARD_EMBEDDER, else `[search] embedder`, else "none"."""
+    env = os.environ.get("SKILLYARD_EMBEDDER", "").strip()
+    if env:
+        return env
+    spec = getattr(settings, "embedder", None)
+    return spec if isinstance(spec, str) and spec.strip() else "none"
+
+
+def index_from_settings(skills: Sequence[Skill], settings: Any = None) -> SearchIndex:
+    """The index a registry uses: lexical, plus the configured embedder with the user's on-disk cache.
+
+    An embedder that cannot be built (a missing package, a bad spec) leaves search lexical and is
+    reported in `semantic_error`, so a search never fails because of it.
+    """
+    spec = embedder_spec(settings)
+    embedder: Embedder | None = None
+    error: str | None = None
+    try:
+        embedder = make_embedder(
+            spec, base_url=getattr(settings, "base_url", None), api_key=getattr(settings, "api_key", None)
+        )
+    except (ValueError, EmbedderError) as e:
+        error = str(e)
+    import platformdirs
+
+    cache_dir = Path(platformdirs.user_cache_dir("skillyard"))
+    cache = EmbeddingCache(cache_dir / "embeddings.sqlite") if embedder is not None else None
+    index = SearchIndex(skills, embedder=embedder, cache=cache, snapshot_dir=cache_dir / "search")
+    index.semantic_error = error
+    return index
+
+
+def build_index(skills: Iterable[Skill], **kwargs: Any) -> SearchIndex:
+    """Convenience for callers holding an iterable."""
+    return SearchIndex(list(skills), **kwargs)

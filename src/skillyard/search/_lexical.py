@@ -1,0 +1,697 @@
+"""The lexical ranker: BM25F over a skill's metadata and its whole SKILL.md body.
+
+* Fields are scored BM25F-style: each field's term frequency is length-normalised
+  and weighted (name > description, tags > when_to_use > body headings > body
+  text) and the weighted sum is saturated once, so a word repeated across fields
+  does not count twice as much as one strong match.
+* A query word matches through its best variant: the word itself, a synonym
+  (`_text.SYNONYM_GROUPS`), or, when no skill uses the word, a spelling
+  correction (one edit away from a word some skill's metadata uses).
+* Recall first: every skill matching any variant of any query word is a result.
+  Coverage (the share of the query's IDF mass a skill explains) no longer hides
+  results; it decides each hit's `confidence`.
+* One ranking path: score every matching skill, sort by (score, name).
+* Metadata is indexed when the index is built. Bodies are indexed on the first
+  search: in the caller's thread for small catalogs, in a background thread for
+  large ones (searches meanwhile rank on metadata), so the first search of a
+  large catalog costs no more than the metadata path.
+"""
+
+from __future__ import annotations
+
+import heapq
+import marshal
+import math
+import re
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from skillyard.model import Skill
+from skillyard.search._text import MAX_FIELD_CHARS, SYNONYMS, term_counts, tokenize
+
+K1 = 1.2
+#: field -> (weight, length-normalisation b)
+FIELDS: dict[str, tuple[float, float]] = {
+    "name": (3.0, 0.3),
+    "description": (2.0, 0.75),
+    "tags": (2.0, 0.3),
+    "when_to_use": (1.5, 0.75),
+    "headings": (1.0, 0.5),
+    "body": (0.6, 0.75),
+}
+_FIELD_NAMES = tuple(FIELDS)
+#: A synonym matches with this fraction of the word's own weight.
+SYNONYM_WEIGHT = 0.7
+#: A spelling correction matches with this fraction of the word's own weight.
+CORRECTION_WEIGHT = 0.8
+#: Scores are multiplied by (COVERAGE_BASE + coverage): a skill explaining more of the request ranks higher.
+COVERAGE_BASE = 0.25
+#: A hit is "strong" when it explains at least this share of the query's IDF mass.
+STRONG_COVERAGE = 0.5
+#: In the coverage mass, a word no skill uses (and with no synonym or correction any skill uses) counts
+#: this much: such words are often names, places and dates ("in London", "on Thursday") rather than the task.
+UNKNOWN_WEIGHT = 0.4
+#: A word matched only in the body explains this much of itself (body text mentions many things).
+BODY_ONLY_WEIGHT = 0.5
+#: A synonym or a correction explains this much of the word it stands for.
+VARIANT_COVERAGE = 0.8
+#: Characters of body text indexed per skill.
+BODY_CHARS = 32_768
+#: Up to this many pending bodies are indexed in the searching thread; more go to a background thread.
+SYNC_BODIES = 1500
+#: Bodies indexed per locked merge step of the background thread.
+BODY_BATCH = 256
+MAX_QUERY_CHARS = 1000
+#: Bumped whenever tokenisation or the snapshot layout changes, so old snapshots are ignored.
+SNAPSHOT_VERSION = 1
+MAX_QUERY_TERMS = 32
+MAX_LIMIT = 1000
+#: Query words whose per-skill scores are kept until the index changes.
+MAX_CACHED_TERMS = 4096
+#: Spelling correction only for words at least this long (shorter ones have too many neighbours).
+MIN_CORRECTABLE = 4
+#: A word sharing the query word's root ("correlated" ~ "correlation") matches with this fraction.
+ROOT_WEIGHT = 0.6
+#: Derivational suffixes dropped to find a word's root, longest first; a root keeps at least 5 letters.
+ROOT_SUFFIXES = (
+    "ations",
+    "ation",
+    "ition",
+    "ution",
+    "ments",
+    "ment",
+    "ness",
+    "ities",
+    "ity",
+    "ives",
+    "ive",
+    "ise",
+    "ize",
+    "ist",
+    "ism",
+    "ers",
+    "er",
+    "ors",
+    "or",
+    "als",
+    "al",
+    "ic",
+    "ly",
+    "is",
+    "iz",
+    "at",
+    "y",
+)
+MIN_ROOT = 5
+
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One ranked result; `confidence` is "strong" when the skill explains most of the request."""
+
+    name: str
+    score: float
+    description: str
+    confidence: str = "strong"
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, str):
+        return value[:MAX_FIELD_CHARS]
+    if isinstance(value, list | tuple):
+        return " ".join(str(v) for v in value if isinstance(v, str | int | float))[:MAX_FIELD_CHARS]
+    return ""
+
+
+def _tags(skill: Skill) -> str:
+    tags: list[str] = [t for t in skill.tags if isinstance(t, str)]
+    meta = skill.metadata if isinstance(skill.metadata, dict) else {}
+    for key in ("tags", "keywords", "category"):
+        v = meta.get(key)
+        if isinstance(v, str):
+            tags.append(v)
+        elif isinstance(v, list):
+            tags.extend(x for x in v if isinstance(x, str))
+    return " ".join(tags)[:MAX_FIELD_CHARS]
+
+
+def body_head(skill: Skill, limit: int) -> str:
+    """The first `limit` characters of the body, without reading (or caching) a whole large file."""
+    if limit <= 0:
+        return ""
+    cached = skill._body
+    if isinstance(cached, str):
+        return cached[:limit]
+    if skill.format != "md":
+        return " ".join(p for p in skill.prompts if isinstance(p, str))[:limit]
+    try:
+        # Universal newlines and a stripped BOM: the same text body_offset counts in.
+        with open(skill.path, encoding="utf-8-sig", errors="replace") as f:
+            text = f.read(max(skill.body_offset, 0) + limit)
+    except (OSError, ValueError, TypeError):
+        return ""
+    return text[max(skill.body_offset, 0) :]
+
+
+def _body_fields(skill: Skill, limit: int) -> tuple[str, str]:
+    """(headings, body text) of the body, plus the skill's declared tools as headings."""
+    head = body_head(skill, limit)
+    headings = [m.group(1) for m in _HEADING.finditer(head)]
+    for tool in skill.tools:
+        headings.append(f"{tool.name} {tool.description}")
+    return " ".join(headings)[:MAX_FIELD_CHARS], head
+
+
+def root(term: str) -> str:
+    """A stem's root for derivational matches: one derivational suffix dropped, if enough is left."""
+    for suffix in ROOT_SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= MIN_ROOT:
+            return term[: -len(suffix)]
+    return term
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_META_FIELDS = ("name", "description", "tags", "when_to_use", "headings")
+
+
+def _edits(term: str) -> set[str]:
+    """Every string one insertion, deletion, substitution or adjacent swap away from `term`."""
+    splits = [(term[:i], term[i:]) for i in range(len(term) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)
+    out.update(a + c + b[1:] for a, b in splits if b for c in _LETTERS)
+    out.update(a + c + b for a, b in splits for c in _LETTERS)
+    return out
+
+
+#: One query word: its score per document, the IDF mass it explains per document, and its weight.
+_Word = tuple[dict[int, float], dict[int, float], float]
+
+
+def _rank_key(hit: tuple[str, float, float]) -> tuple[float, str]:
+    return (-hit[1], hit[0])
+
+
+class LexicalIndex:
+    """An in-memory BM25F index over skills, updated in place on reload; safe to search from many threads."""
+
+    def __init__(self, skills: Sequence[Skill], *, body_chars: int = BODY_CHARS) -> None:
+        if skills is None or isinstance(skills, str | bytes) or not isinstance(skills, Iterable):
+            raise TypeError(f"skills must be a sequence of Skill objects, not {type(skills).__name__}")
+        if isinstance(body_chars, bool) or not isinstance(body_chars, int):
+            raise TypeError("body_chars must be an integer")
+        self.body_chars = max(body_chars, 0)
+        self._lock = threading.RLock()
+        self._postings: dict[str, dict[str, dict[int, int]]] = {f: {} for f in _FIELD_NAMES}
+        self._lens: dict[str, list[int]] = {f: [] for f in _FIELD_NAMES}
+        self._len_sum: dict[str, int] = dict.fromkeys(_FIELD_NAMES, 0)
+        self._doc_terms: list[dict[str, tuple[str, ...]] | None] = []
+        self._doc_terms_stale = False
+        self._snapshot_body: Callable[[], tuple[Any, ...] | None] | None = None
+        self._skills: list[Skill | None] = []
+        self._by_name: dict[str, int] = {}
+        self._df: dict[str, int] = {}
+        self._free: list[int] = []
+        self._pending_body: set[int] = set()
+        self._body_thread: threading.Thread | None = None
+        self._norms: dict[str, list[float]] | None = None
+        self._words: dict[str, _Word] = {}
+        for s in skills:
+            self._add(s)
+
+    # ------------------------------------------------------------ maintenance
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def skill(self, name: str) -> Skill | None:
+        doc = self._by_name.get(name)
+        return None if doc is None else self._skills[doc]
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def update(self, added: Sequence[Skill], removed: Sequence[str]) -> None:
+        """Remove skills by name, then add (or replace) skills; only the touched skills are (re)indexed."""
+        for arg, what in ((added, "added"), (removed, "removed")):
+            if arg is None or isinstance(arg, str | bytes) or not isinstance(arg, Iterable):
+                raise TypeError(f"{what} must be a sequence, not {type(arg).__name__}")
+        with self._lock:
+            for name in removed:
+                if isinstance(name, str):
+                    self._remove(name)
+            for s in added:
+                if isinstance(s, Skill):
+                    self._add(s)
+
+    def _terms_of_docs(self) -> list[dict[str, tuple[str, ...]] | None]:
+        """Each document's terms per field; rebuilt from the postings after a snapshot was loaded."""
+        if self._doc_terms_stale:
+            per: list[dict[str, list[str]] | None] = [{} if s is not None else None for s in self._skills]
+            for f in _FIELD_NAMES:
+                for t, p in self._postings[f].items():
+                    for doc in p:
+                        d = per[doc]
+                        if d is not None:
+                            d.setdefault(f, []).append(t)
+            self._doc_terms = [None if d is None else {f: tuple(ts) for f, ts in d.items()} for d in per]
+            self._doc_terms_stale = False
+        return self._doc_terms
+
+    def _add(self, skill: Skill) -> None:
+        if not isinstance(skill, Skill) or not isinstance(skill.name, str):
+            return
+        self._terms_of_docs()
+        if skill.name in self._by_name:
+            self._remove(skill.name)
+        if self._free:
+            doc = self._free.pop()
+            self._skills[doc] = skill
+            self._doc_terms[doc] = {}
+        else:
+            doc = len(self._skills)
+            self._skills.append(skill)
+            self._doc_terms.append({})
+            for f in _FIELD_NAMES:
+                self._lens[f].append(0)
+        self._by_name[skill.name] = doc
+        name_text = skill.name.replace("-", " ").replace("_", " ")
+        self._index_field(doc, "name", name_text)
+        self._index_field(doc, "description", _as_text(skill.description))
+        self._index_field(doc, "tags", _tags(skill))
+        self._index_field(doc, "when_to_use", _as_text(skill.when_to_use))
+        if self.body_chars:
+            self._pending_body.add(doc)
+        self._invalidate()
+
+    def _index_counts(self, doc: int, field: str, counts: dict[str, int], length: int) -> None:
+        if not counts:
+            return
+        postings = self._postings[field]
+        doc_terms = self._terms_of_docs()[doc]
+        assert doc_terms is not None
+        for t, c in counts.items():
+            p = postings.get(t)
+            if p is None:
+                postings[t] = {doc: c}
+            else:
+                p[doc] = c
+        # document frequency counts a skill once, whichever fields the term is in
+        new_terms = counts.keys() - set().union(*doc_terms.values()) if doc_terms else counts.keys()
+        df = self._df
+        for t in new_terms:
+            df[t] = df.get(t, 0) + 1
+        doc_terms[field] = tuple(counts)
+        self._lens[field][doc] = length
+        self._len_sum[field] += length
+
+    def _index_field(self, doc: int, field: str, text: str) -> None:
+        counts, length = term_counts(text, camel=field != "body")
+        self._index_counts(doc, field, counts, length)
+
+    def _remove(self, name: str) -> None:
+        doc = self._by_name.pop(name, None)
+        if doc is None:
+            return
+        doc_terms = self._terms_of_docs()[doc] or {}
+        all_terms: set[str] = set()
+        for field, terms in doc_terms.items():
+            postings = self._postings[field]
+            for t in terms:
+                p = postings.get(t)
+                if p is not None:
+                    p.pop(doc, None)
+                    if not p:
+                        del postings[t]
+            all_terms.update(terms)
+            self._len_sum[field] -= self._lens[field][doc]
+            self._lens[field][doc] = 0
+        for t in all_terms:
+            n = self._df.get(t, 0) - 1
+            if n > 0:
+                self._df[t] = n
+            else:
+                self._df.pop(t, None)
+        self._skills[doc] = None
+        self._doc_terms[doc] = None
+        self._pending_body.discard(doc)
+        self._free.append(doc)
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._norms = None
+        self._words = {}
+
+    # ------------------------------------------------------------ snapshots
+
+    def snapshot(self) -> tuple[bytes, bytes] | None:
+        """The index as (metadata part, body part) for `restore`; None while bodies are pending or
+        documents were removed (a snapshot is only of a freshly built index)."""
+        with self._lock:
+            if self._pending_body or self._free or (self._body_thread and self._body_thread.is_alive()):
+                return None
+            meta_fields = [f for f in _FIELD_NAMES if f not in ("headings", "body")]
+            df_meta: dict[str, int] = {}
+            for doc_terms in self._terms_of_docs():
+                if doc_terms:
+                    for t in {t for f in meta_fields for t in doc_terms.get(f, ())}:
+                        df_meta[t] = df_meta.get(t, 0) + 1
+            meta = (
+                SNAPSHOT_VERSION,
+                {f: self._postings[f] for f in meta_fields},
+                {f: self._lens[f] for f in meta_fields},
+                df_meta,
+            )
+            body = (
+                SNAPSHOT_VERSION,
+                {f: self._postings[f] for f in ("headings", "body")},
+                {f: self._lens[f] for f in ("headings", "body")},
+                self._df,
+            )
+            return marshal.dumps(meta), marshal.dumps(body)
+
+    @classmethod
+    def restore(
+        cls,
+        skills: Sequence[Skill],
+        meta: bytes,
+        body: Callable[[], bytes | None],
+        *,
+        body_chars: int = BODY_CHARS,
+    ) -> LexicalIndex | None:
+        """An index over `skills` (the same, in the same order, as when the snapshot was taken) from its
+        metadata part now and its body part (`body()`, read in the background) on the first search."""
+        try:
+            version, postings, lens, df = marshal.loads(meta)
+        except (ValueError, EOFError, TypeError):
+            return None
+        if version != SNAPSHOT_VERSION or any(len(v) != len(skills) for v in lens.values()):
+            return None
+        ix = cls([], body_chars=body_chars)
+        ix._skills = list(skills)
+        ix._by_name = {s.name: i for i, s in enumerate(skills)}
+        if len(ix._by_name) != len(skills):
+            return None
+        ix._postings.update(postings)
+        ix._lens.update(lens)
+        for f in _FIELD_NAMES:
+            if f not in lens:
+                ix._lens[f] = [0] * len(skills)
+            ix._len_sum[f] = sum(ix._lens[f])
+        ix._df = df
+        ix._doc_terms_stale = True
+        ix._pending_body = set(range(len(skills))) if body_chars else set()
+
+        def load_body() -> tuple[Any, ...] | None:
+            try:
+                data = body()
+                parts = marshal.loads(data) if data else None
+            except (OSError, ValueError, EOFError, TypeError):
+                return None
+            if (
+                not parts
+                or parts[0] != SNAPSHOT_VERSION
+                or any(len(v) != len(skills) for v in parts[2].values())
+            ):
+                return None
+            return parts
+
+        ix._snapshot_body = load_body
+        return ix
+
+    def _merge_snapshot_body(self) -> bool:
+        """Take the bodies from the snapshot (in the background thread); False when it cannot be used."""
+        loader, self._snapshot_body = self._snapshot_body, None
+        parts = loader() if loader is not None else None
+        if parts is None:
+            return False
+        _v, postings, lens, df = parts
+        with self._lock:
+            if len(self._free) or any(self._skills[d] is None for d in self._pending_body):
+                return False  # changed since: index the bodies the ordinary way
+            if self._pending_body != set(range(len(self._skills))):
+                return False
+            self._postings.update(postings)
+            for f, v in lens.items():
+                self._lens[f] = v
+                self._len_sum[f] = sum(v)
+            self._df = df
+            self._doc_terms_stale = True
+            self._pending_body.clear()
+            self._invalidate()
+        return True
+
+    # ------------------------------------------------------------ bodies
+
+    def bodies_pending(self) -> int:
+        """How many skills' bodies are not indexed yet."""
+        return len(self._pending_body)
+
+    def index_bodies(self, *, wait: bool = True) -> None:
+        """Index the pending bodies: now in this thread (`wait`), or start the background indexer."""
+        if wait:
+            thread = self._body_thread
+            if thread is not None:
+                thread.join()
+            if self._snapshot_body is not None:
+                self._merge_snapshot_body()
+            with self._lock:
+                self._index_pending(list(self._pending_body))
+            return
+        with self._lock:
+            if not self._pending_body or (self._body_thread is not None and self._body_thread.is_alive()):
+                return
+            if len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
+                self._index_pending(list(self._pending_body))
+                return
+            self._body_thread = threading.Thread(
+                target=self._index_in_background, name="skillyard-search-bodies", daemon=True
+            )
+            self._body_thread.start()
+
+    def _read_body(self, skill: Skill) -> tuple[tuple[dict[str, int], int], tuple[dict[str, int], int]]:
+        try:
+            headings, body = _body_fields(skill, self.body_chars)
+        except Exception:  # a skill whose body cannot be read is still found by its metadata
+            headings, body = "", ""
+        return term_counts(headings), term_counts(body, camel=False)
+
+    def _index_pending(self, docs: list[int]) -> None:
+        """Read and index these pending bodies (the caller holds the lock)."""
+        for doc in sorted(docs):
+            skill = self._skills[doc]
+            if skill is None or doc not in self._pending_body:
+                continue
+            heads, body = self._read_body(skill)
+            self._index_counts(doc, "headings", *heads)
+            self._index_counts(doc, "body", *body)
+            self._pending_body.discard(doc)
+        if docs:
+            self._invalidate()
+
+    def _index_in_background(self) -> None:
+        """Read bodies outside the lock, merge them in small locked steps; searches rank on what is merged."""
+        if self._snapshot_body is not None and self._merge_snapshot_body():
+            return
+        while True:
+            with self._lock:
+                batch = sorted(self._pending_body)[:BODY_BATCH]
+                snapshot = [(d, self._skills[d]) for d in batch]
+            if not batch:
+                return
+            read = [(d, s, self._read_body(s)) for d, s in snapshot if s is not None]
+            with self._lock:
+                for doc, skill, (heads, body) in read:
+                    if self._skills[doc] is not skill or doc not in self._pending_body:
+                        continue  # replaced or removed meanwhile: its own entry is pending
+                    self._index_counts(doc, "headings", *heads)
+                    self._index_counts(doc, "body", *body)
+                    self._pending_body.discard(doc)
+                for doc, _s in snapshot:
+                    if self._skills[doc] is None:
+                        self._pending_body.discard(doc)
+                self._invalidate()
+
+    # ------------------------------------------------------------ scoring
+
+    def _field_norms(self) -> dict[str, list[float]]:
+        """Per field and document: weight / (1 - b + b * len / avglen), recomputed only after a change."""
+        if self._norms is None:
+            n = max(len(self._by_name), 1)
+            norms: dict[str, list[float]] = {}
+            for f, (w, b) in FIELDS.items():
+                avg = self._len_sum[f] / n or 1.0
+                norms[f] = [w / (1.0 - b + b * ln / avg) for ln in self._lens[f]]
+            self._norms = norms
+        return self._norms
+
+    def _idf(self, term: str) -> float:
+        n = len(self._by_name)
+        df = self._df.get(term, 0)
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def _term_scores(self, term: str) -> tuple[dict[int, float], frozenset[int]]:
+        """Saturated BM25F score per document, and the documents matching outside the body."""
+        norms = self._field_norms()
+        acc: dict[int, float] = {}
+        strong: set[int] = set()
+        for f in _FIELD_NAMES:
+            p = self._postings[f].get(term)
+            if not p:
+                continue
+            nf = norms[f]
+            get = acc.get
+            for doc, tf in p.items():
+                acc[doc] = get(doc, 0.0) + tf * nf[doc]
+            if f != "body":
+                strong.update(p)
+        scale = self._idf(term) * (K1 + 1.0)
+        return {d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong)
+
+    def _in_metadata(self, term: str) -> bool:
+        return any(term in self._postings[f] for f in _META_FIELDS)
+
+    def corrections(self, term: str) -> list[str]:
+        """Words of the skills' metadata (or of the synonym groups) one edit from `term`: a letter
+        inserted, deleted, changed, or two neighbours swapped. Candidates are generated, not looked up
+        in a prebuilt table, so nothing is built before the first misspelt request."""
+        if len(term) < MIN_CORRECTABLE or not term.isascii() or not term.isalpha():
+            return []
+        found = {c for c in _edits(term) if c in SYNONYMS or self._in_metadata(c)}
+        found.discard(term)
+        return sorted(found)
+
+    def relatives(self, term: str) -> list[str]:
+        """Indexed words with the same root as `term` ("apologise" ~ "apology"), other than itself."""
+        base = root(term)
+        out = set()
+        for suffix in ("", *ROOT_SUFFIXES, "e", "es", "s"):
+            c = base + suffix
+            if c != term and c in self._df and root(c) == base:
+                out.add(c)
+        return sorted(out)
+
+    def _word(self, term: str) -> _Word:
+        """For one query word: score per document through its best variant (the word, a word with the same
+        root, a synonym or a spelling correction), the IDF mass each document explains through its best
+        variant, and the word's weight in the query's mass. Cached until the index changes."""
+        cached = self._words.get(term)
+        if cached is not None:
+            return cached
+        variants: list[tuple[str, float]] = [(term, 1.0)]
+        variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
+        variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
+        if term not in self._df and term not in SYNONYMS and not variants[1:]:
+            for c in self.corrections(term):
+                variants.append((c, CORRECTION_WEIGHT))
+                variants.extend((v, SYNONYM_WEIGHT * CORRECTION_WEIGHT) for v in sorted(SYNONYMS.get(c, ())))
+        known = [(v, w) for v, w in variants if v in self._df]
+        if term in self._df:
+            weight_t = self._idf(term)
+        elif known:  # a misspelt or paraphrased word weighs what its stand-ins weigh
+            weight_t = max(self._idf(v) for v, _w in known)
+        else:
+            weight_t = self._idf(term) * UNKNOWN_WEIGHT
+        best: dict[int, float] = {}
+        explained: dict[int, float] = {}
+        seen: set[str] = set()
+        for v, w in known:
+            if v in seen:
+                continue
+            seen.add(v)
+            per_doc, strong = self._term_scores(v)
+            cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
+            get, eget = best.get, explained.get
+            for doc, sc in per_doc.items():
+                sc *= w
+                if sc > get(doc, 0.0):
+                    best[doc] = sc
+                x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
+                if x > eget(doc, 0.0):
+                    explained[doc] = x
+        result = (best, explained, weight_t)
+        if len(self._words) >= MAX_CACHED_TERMS:
+            self._words = {}
+        self._words[term] = result
+        return result
+
+    @staticmethod
+    def query_terms(query: str) -> list[str]:
+        """Distinct normalised query terms, in order, capped (hostile queries cost a bounded amount)."""
+        if not isinstance(query, str):
+            return []
+        terms: list[str] = []
+        for t in tokenize(query[:MAX_QUERY_CHARS]):
+            if t not in terms:
+                terms.append(t)
+            if len(terms) >= MAX_QUERY_TERMS:
+                break
+        return terms
+
+    def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
+        """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
+        terms = self.query_terms(query)
+        if not terms:
+            return []
+        if self._pending_body and len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
+            self.index_bodies(wait=False)  # a small catalog: cheap enough to index before answering
+        try:
+            return self._rank(terms, limit)
+        finally:
+            # Bodies are read after the first answer, so that answer never waits for them.
+            self.index_bodies(wait=False)
+
+    def _rank(self, terms: list[str], limit: int | None) -> list[tuple[str, float, float]]:
+        with self._lock:
+            if not self._by_name:
+                return []
+            words = [self._word(t) for t in terms]
+            mass = sum(w for _b, _e, w in words)
+            scores: dict[int, float] = {}
+            covered: dict[int, float] = {}
+            for best, explained, _w in words:
+                get = scores.get
+                for doc, sc in best.items():
+                    scores[doc] = get(doc, 0.0) + sc
+                cget = covered.get
+                for doc, x in explained.items():
+                    covered[doc] = cget(doc, 0.0) + x
+            skills = self._skills
+            inv = 1.0 / mass if mass > 0 else 0.0
+            out: list[tuple[str, float, float]] = []
+            for doc, sc in scores.items():
+                skill = skills[doc]
+                if skill is None or sc <= 0.0:
+                    continue
+                cov = covered.get(doc, 0.0) * inv
+                out.append((skill.name, round(sc * (COVERAGE_BASE + cov), 4), cov))
+        key = _rank_key
+        if limit is not None and limit < len(out):
+            return heapq.nsmallest(limit, out, key=key)
+        out.sort(key=key)
+        return out
+
+    def explain(self, query: str, limit: int = 10) -> dict[str, object]:
+        """How a query was read and scored: terms, variants, corrections and the top candidates."""
+        terms = self.query_terms(query)
+        with self._lock:
+            out: dict[str, object] = {
+                "terms": terms,
+                "synonyms": {t: sorted(SYNONYMS.get(t, ())) for t in terms},
+                "corrections": {t: self.corrections(t) for t in terms if t not in self._df},
+                "idf": {t: round(self._idf(t), 4) for t in terms},
+                "strong_coverage": STRONG_COVERAGE,
+            }
+        n = max(min(limit, MAX_LIMIT), 0) if isinstance(limit, int) and not isinstance(limit, bool) else 10
+        out["candidates"] = [
+            {"name": name, "score": score, "coverage": round(cov, 4)}
+            for name, score, cov in self.rank(query, n)
+        ]
+        return out
