@@ -229,6 +229,7 @@ def test_strict_details(kit: Toolkit) -> None:
     pair_list = env["anyOf"][0]
     assert pair_list["type"] == "array" and pair_list["items"]["required"] == ["name", "value"]
     assert p["skill_run"]["properties"]["skill"]["enum"] == ["alpha", "beta", "ops"]
+    assert p["skill"]["properties"]["skill"]["enum"] == ["alpha", "beta", "ops"]
     assert "default: 2" in p["head_lines"]["properties"]["count"]["description"]
     assert p["skills"]["properties"]["skill"]["type"] == ["string", "null"]
     assert p["skill_run"]["properties"]["command"] == {
