@@ -376,6 +376,7 @@ _EXTERNAL = (
     ("skillyard.cli_tools", ("prompt", "tools", "call", "search")),
     ("skillyard.cli_install", ("install", "uninstall", "update", "audit", "trust")),
     ("skillyard.cli_serve", ("serve",)),
+    ("skillyard.cli_chat", ("chat",)),
 )
 
 
