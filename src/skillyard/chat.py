@@ -111,7 +111,10 @@ class Chat:
         self.session = Session()
         self.messages: list[dict[str, Any]] = []
         self._system = ""
+        self._system_key: tuple[Any, ...] | None = None
         self._query: str | None = None
+        self._ranked = "query" in inspect.signature(toolkit.system_message).parameters
+        self._exported: tuple[int, list[dict[str, Any]]] | None = None
 
     # ------------------------------------------------------------ the loop
 
@@ -120,6 +123,7 @@ class Chat:
         if self._query is None:
             self._query = user_text
         self._add({"role": "user", "content": user_text})
+        self._system_key = None  # bodies and docs are read afresh each turn, so edits show up
         result = TurnResult()
         while True:
             self._refresh_system()
@@ -163,13 +167,25 @@ class Chat:
         self.transcript.write(message)
 
     def _refresh_system(self) -> None:
-        text = _system_message(self.toolkit, self.session, self._query)
+        """Within a turn, the system message changes only when the registry or the session does."""
+        key = (self.toolkit.registry.version, json.dumps(self.session.loaded, sort_keys=True))
+        if key == self._system_key:
+            return
+        self._system_key = key
+        if self._ranked and self._query is not None:
+            text = self.toolkit.system_message(self.session, query=self._query)
+        else:
+            text = self.toolkit.system_message(self.session)
         if text != self._system:
             self._system = text
             self.transcript.write({"role": "system", "content": text})
 
     def _tools(self) -> list[dict[str, Any]]:
-        return self.toolkit.export("openai", strict=self.strict)
+        """The exported tools, built again only when the registry changes (enums of names follow it)."""
+        version = self.toolkit.registry.version
+        if self._exported is None or self._exported[0] != version:
+            self._exported = (version, self.toolkit.export("openai", strict=self.strict))
+        return self._exported[1]
 
     def _request(self) -> dict[str, Any]:
         """One request to the endpoint; the assistant message it answered with."""
@@ -253,13 +269,6 @@ def _assistant(content: str | None, calls: list[dict[str, str]]) -> dict[str, An
             for i, c in enumerate(calls)
         ]
     return message
-
-
-def _system_message(toolkit: Toolkit, session: Session, query: str | None) -> str:
-    """The toolkit's system message; ranked by the user's first message where the toolkit can do that."""
-    if query is not None and "query" in inspect.signature(toolkit.system_message).parameters:
-        return toolkit.system_message(session, query=query)
-    return toolkit.system_message(session)
 
 
 def _where(client: Any) -> str:
