@@ -506,3 +506,36 @@ def test_strict_rules_in_words() -> None:
     """The docs name the shape a strict call uses for env; keep the two in step."""
     doc = (Path(__file__).parents[1] / "docs" / "tools.md").read_text(encoding="utf-8")
     assert "--strict" in doc and "{name, value}" in textwrap.dedent(doc)
+
+
+def test_strict_shape_through_the_mcp_server(kit: Toolkit) -> None:
+    """An MCP client sending strict-shape arguments (nulls, env pairs) is answered like any other."""
+    import anyio
+    from mcp import Client
+
+    from skillyard.mcp import build_server
+
+    async def main() -> list[tuple[bool, str]]:
+        out = []
+        async with Client(build_server(kit.registry)) as client:
+            for name, args in (
+                ("skill_load", {"skill": "alpha", "docs": None, "include_all_docs": None}),
+                (
+                    "skill_run",
+                    {
+                        "skill": "alpha",
+                        "command": "echo $A",
+                        "env": [{"name": "A", "value": "z"}],
+                        "cwd": None,
+                    },
+                ),
+                ("head_lines", {"count": None, "file": None, "extra": None}),
+            ):
+                res = await client.call_tool(name, args)
+                out.append((res.is_error, res.content[0].text))
+        return out
+
+    (load_err, load), (run_err, run), (head_err, head) = anyio.run(main)
+    assert not load_err and "[Loaded] alpha" in load
+    assert not run_err and json.loads(run)["stdout"] == "z\n"
+    assert not head_err and head.startswith("one\ntwo\n")
