@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from openai_server import ChatServer, Reply, scripted
 
@@ -287,3 +289,79 @@ def test_usage_errors(project: Path) -> None:
     cmd = [sys.executable, "-m", "skillyard", "--root", str(project / "skills"), "chat", "--once", "x"]
     proc = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, timeout=30, check=False)
     assert proc.returncode == 2 and "OPENAI_API_KEY is not set" in proc.stderr
+
+
+# ---------------------------------------------------------------- hostile model output never crashes the loop
+
+_NAMES = [
+    "skills",
+    "skill_load",
+    "skill_run",
+    "skill_list_docs",
+    "read_skill",
+    "skill",
+    "",
+    "x" * 300,
+    "../etc",
+]
+_ARGUMENTS = st.one_of(
+    st.text(max_size=40),
+    st.dictionaries(
+        st.sampled_from(["skill", "docs", "command", "env", "action", "skill_name", "mode", "junk"]),
+        st.one_of(
+            st.none(), st.booleans(), st.integers(), st.text(max_size=10), st.lists(st.text(max_size=5))
+        ),
+        max_size=4,
+    ).map(json.dumps),
+)
+_REPLIES = st.lists(
+    st.builds(
+        Reply,
+        content=st.one_of(st.none(), st.text(max_size=30)),
+        tool_calls=st.lists(st.tuples(st.sampled_from(_NAMES), _ARGUMENTS), max_size=3),
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@pytest.fixture(scope="module")
+def hostile_server() -> Any:
+    state: dict[str, Any] = {"replies": [Reply(content="x")], "start": 0}
+
+    def script(_body: dict[str, Any], index: int) -> Reply:
+        replies = state["replies"]
+        return replies[min(index - state["start"], len(replies) - 1)]
+
+    with ChatServer(script) as server:
+        yield server, state
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(replies=_REPLIES, stream=st.booleans())
+def test_hostile_model_output_never_crashes(
+    project: Path, hostile_server: Any, replies: list[Reply], stream: bool
+) -> None:
+    from skillyard.chat import Chat, make_client
+    from skillyard.config import load_config
+    from skillyard.registry import Registry
+    from skillyard.tools import Toolkit
+
+    server, state = hostile_server
+    state["replies"], state["start"] = replies, len(server.requests)
+    registry = Registry.from_roots([project / "skills"], load_config(project / "skillyard.toml"))
+    with Toolkit(registry) as toolkit:
+        chat = Chat(
+            toolkit,
+            make_client(server.url, "sk-test", timeout=10),
+            "m",
+            approve=lambda name, raw: "runs are off in this test",
+            max_tool_calls=5,
+            stream=stream,
+        )
+        result = chat.turn("hello")
+    calls = sum(len(m.get("tool_calls") or []) for m in chat.messages if m["role"] == "assistant")
+    answers = [m for m in chat.messages if m["role"] == "tool"]
+    assert len(answers) == calls  # every call the model made got an answer
+    assert all(isinstance(m["content"], str) for m in answers)
+    assert result.stopped is not None or result.text == (chat.messages[-1]["content"] or "")
