@@ -26,6 +26,8 @@ class Reply:
     tool_calls: list[tuple[str, str]] = field(default_factory=list)
     status: int = 200
     delay: float = 0.0
+    #: seconds to stall after the first streamed chunk (a server that stops mid-answer)
+    stall: float = 0.0
 
 
 #: script(request body, request index) -> the reply
@@ -96,9 +98,11 @@ class ChatServer:
                 self.send_header("Connection", "close")
                 self.end_headers()
                 self.close_connection = True
-                for chunk in _chunks(body, reply, index):
+                for i, chunk in enumerate(_chunks(body, reply, index)):
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
+                    if i == 0 and reply.stall:
+                        time.sleep(reply.stall)
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
 

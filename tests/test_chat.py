@@ -230,6 +230,45 @@ def test_endpoint_slow(project: Path) -> None:
     assert transcript(project)[0]["content"] == "hello"
 
 
+def test_endpoint_stalls_mid_answer(project: Path) -> None:
+    with ChatServer(scripted([Reply(content="a long answer", stall=6)])) as server:
+        start = time.monotonic()
+        proc = run_chat(project, server.url, "--once", "hello", "--timeout", "1")
+        elapsed = time.monotonic() - start
+    assert proc.returncode == 1 and "did not answer in time" in proc.stderr
+    assert elapsed < 15
+
+
+def test_endpoint_that_is_not_openai(project: Path) -> None:
+    """A 200 answer without choices: a clear error, not a traceback."""
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            raw = b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        proc = run_chat(project, url, "--once", "hello", "--no-stream")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert proc.returncode == 1 and "could not be read: IndexError" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_endpoint_error_status(project: Path) -> None:
     with ChatServer(scripted([Reply(status=400)])) as server:
         proc = run_chat(project, server.url, "--once", "hello")

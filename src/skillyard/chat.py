@@ -218,6 +218,15 @@ class Chat:
             ) from e
         except openai.OpenAIError as e:
             raise ChatError(f"the model endpoint failed: {e}") from e
+        except (
+            ValueError,
+            LookupError,
+            TypeError,
+            AttributeError,
+        ) as e:  # a server that is not quite OpenAI's
+            raise ChatError(
+                f"the model endpoint sent an answer that could not be read: {type(e).__name__}: {e}"
+            ) from e
 
     def _collect(self, stream: Iterable[Any]) -> dict[str, Any]:
         """A streamed answer, put together: text as it arrives, tool calls by index."""
