@@ -147,6 +147,29 @@ def test_a_full_turn(project: Path, stream: bool) -> None:
     assert json.loads(lines[6]["content"])["stdout"] == "4\n"
 
 
+def test_strict_tools_and_strict_calls(project: Path) -> None:
+    strict_run = {
+        "skill": "wordcount",
+        "command": "echo $WHO",
+        "cwd": None,
+        "env": [{"name": "WHO", "value": "strict"}],
+        "output_files": None,
+        "inputs": None,
+        "outputs": None,
+        "timeout": None,
+        "save_as_artifacts": None,
+        "omit_inline_content": None,
+        "artifact_prefix": None,
+    }
+    replies = [Reply(tool_calls=[("skill_run", json.dumps(strict_run))]), Reply(content="ok")]
+    with ChatServer(scripted(replies)) as server:
+        proc = run_chat(project, server.url, "--once", "who", "--yes", "--strict")
+    assert proc.returncode == 0, proc.stderr
+    tools = server.requests[0]["tools"]
+    assert all(t["function"]["strict"] is True for t in tools)
+    assert json.loads(tool_messages(server.requests[1])[0])["stdout"] == "strict\n"
+
+
 def test_unknown_tools_and_bad_json_go_back_to_the_model(project: Path) -> None:
     replies = [
         Reply(tool_calls=[("no_such_tool", "{}"), ("skill_load", '{"skill": "wordc'), ("skill_load", "[1]")]),
