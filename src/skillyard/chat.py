@@ -17,6 +17,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
@@ -271,7 +272,7 @@ def _assistant(content: str | None, calls: list[dict[str, str]]) -> dict[str, An
     if calls:
         message["tool_calls"] = [
             {
-                "id": c["id"] or f"call_{i}",
+                "id": c["id"] or f"call_{uuid.uuid4().hex[:12]}",  # some servers send none; results need one
                 "type": "function",
                 "function": {"name": c["name"], "arguments": c["arguments"]},
             }
