@@ -89,7 +89,9 @@ class ChatServer:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(raw)))
+                self.send_header("Connection", "close")
                 self.end_headers()
+                self.close_connection = True
                 self.wfile.write(raw)
 
             def _stream(self, body: dict[str, Any], reply: Reply, index: int) -> None:
@@ -107,7 +109,9 @@ class ChatServer:
                 self.wfile.flush()
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        # one request per connection, and closing waits for every handler: no thread outlives the server
+        self._server.daemon_threads = False
+        self._server.block_on_close = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -118,6 +122,7 @@ class ChatServer:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+        self._thread.join()
 
 
 def _calls(reply: Reply, index: int) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ framework is not installed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -134,7 +135,8 @@ def test_openai_agents_sdk_strict_tools(kit: Toolkit, monkeypatch: pytest.Monkey
         )
         # the SDK's own answer to a tool it does not have is an exception, unless told otherwise
         config = RunConfig(tool_not_found_behavior="return_error_to_model", tracing_disabled=True)
-        result = Runner.run_sync(agent, "count", run_config=config)
+        # asyncio.run shuts the loop's worker threads down (the tools run in them), so none outlives the test
+        result = asyncio.run(Runner.run(agent, "count", run_config=config))
     assert result.final_output == "done"
     first, second, third = server.requests
     sent = {t["function"]["name"]: t["function"] for t in first["tools"]}
@@ -228,16 +230,21 @@ class MessagesServer:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(raw)))
+                self.send_header("Connection", "close")
                 self.end_headers()
+                self.close_connection = True
                 self.wfile.write(raw)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = False  # closing waits for the handlers: no thread outlives the test
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
 
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+        self._thread.join()
 
 
 def test_anthropic_tool_runner(kit: Toolkit) -> None:

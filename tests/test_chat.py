@@ -281,13 +281,16 @@ def test_endpoint_that_is_not_openai(project: Path) -> None:
             self.wfile.write(raw)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server.daemon_threads = False
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/v1"
         proc = run_chat(project, url, "--once", "hello", "--no-stream")
     finally:
         server.shutdown()
         server.server_close()
+        thread.join()
     assert proc.returncode == 1 and "could not be read: IndexError" in proc.stderr
     assert "Traceback" not in proc.stderr
 
