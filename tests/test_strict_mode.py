@@ -223,6 +223,19 @@ def test_every_strict_export_obeys_the_rules(kit: Toolkit, provider: str) -> Non
         assert all(set(t) == {"type", "name", "description", "parameters", "strict"} for t in exported)
 
 
+def test_openai_sdk_types_accept_strict_exports(kit: Toolkit) -> None:
+    from openai.types.chat import ChatCompletionToolParam
+    from openai.types.responses import FunctionToolParam
+    from pydantic import TypeAdapter
+
+    chat = TypeAdapter(ChatCompletionToolParam)
+    for tool in kit.export("openai", strict=True):
+        chat.validate_python(tool)
+    responses = TypeAdapter(FunctionToolParam)
+    for tool in kit.export("openai-responses", strict=True):
+        responses.validate_python(tool)
+
+
 def test_strict_details(kit: Toolkit) -> None:
     p = _params(kit, "openai", True)
     env = p["skill_run"]["properties"]["env"]
