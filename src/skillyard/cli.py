@@ -377,6 +377,7 @@ _EXTERNAL = (
     ("skillyard.cli_install", ("install", "uninstall", "update", "audit", "trust")),
     ("skillyard.cli_serve", ("serve",)),
     ("skillyard.cli_chat", ("chat",)),
+    ("skillyard.cli_remote", ("remote",)),
 )
 
 

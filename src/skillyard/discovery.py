@@ -53,7 +53,7 @@ def bundled_root() -> Path:
 
 
 def default_roots(config: Config, cwd: Path | None = None, home: Path | None = None) -> list[Root]:
-    """Project roots, then user roots, then the install root, then bundled skills."""
+    """Project roots, then user roots, then the install root, then skills fetched from remotes, then bundled."""
     cwd = cwd or Path.cwd()
     home = home or Path.home()
     return [
@@ -63,6 +63,7 @@ def default_roots(config: Config, cwd: Path | None = None, home: Path | None = N
         Root(home / ".agents" / "skills", "user"),
         Root(home / ".claude" / "skills", "user"),
         Root(config.install_root, "install"),
+        *(Root(r.root, "remote") for r in config.remotes),
         Root(bundled_root(), "bundled"),
     ]
 
