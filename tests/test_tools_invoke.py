@@ -114,6 +114,33 @@ def test_skill_errors(reg: Registry) -> None:
     assert res.is_error and "field 'args' must be a string" in res.content
 
 
+def test_skill_lists_the_names_like_read_skill(reg: Registry) -> None:
+    kit = Toolkit(reg, tools=["skill", "read_skill"])
+    skill_prop = kit.get("skill").parameters["properties"]["skill"]
+    read_prop = kit.get("read_skill").parameters["properties"]["skill_name"]
+    assert skill_prop["enum"] == read_prop["enum"] == ["data-analysis", "fix-issue", "greet"]
+    # the enum advertises; "/name" (how a user types it) and unknown names get the tool's own answers
+    assert not kit.call("skill", {"skill": "/greet"}).is_error
+    res = kit.call("skill", {"skill": "gret"})
+    assert res.content == 'Skill "gret" not found (did you mean: greet?)'
+    res = kit.call("skill", {"skill": "blocke"})  # ineligible skills are never suggested
+    assert res.content == 'Skill "blocke" not found'
+
+
+def test_skill_without_enum_on_a_large_registry(tmp_path: Path, make_skill: Any) -> None:
+    from skillyard.tools.common import MAX_ENUM_NAMES
+
+    r = tmp_path / "skills"
+    for i in range(MAX_ENUM_NAMES + 1):
+        make_skill(r, f"skill-{i:04d}", f"Skill number {i}")
+    make_skill(r, "pdf-reader", "Reads PDFs")
+    kit = Toolkit(Registry.from_roots([r]), tools=["skill", "read_skill"])
+    assert "enum" not in kit.get("skill").parameters["properties"]["skill"]
+    assert "enum" not in kit.get("read_skill").parameters["properties"]["skill_name"]
+    res = kit.call("skill", {"skill": "pdf-reder"})
+    assert (res.content, res.is_error) == ('Skill "pdf-reder" not found (did you mean: pdf-reader?)', True)
+
+
 def test_skill_argument_substitution(reg: Registry) -> None:
     kit = Toolkit(reg, tools=["skill"])
     text = json.loads(kit.call("skill", {"skill": "fix-issue", "args": '123 "my repo"'}).content)[1]["text"]

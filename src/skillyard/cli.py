@@ -165,6 +165,16 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "serve",
         "Serve skills over MCP: the agent tools, the Skills extension, resources and prompts.",
     ),
+    "chat": (
+        "skillyard.cli_chat",
+        "chat",
+        "Talk to a model that uses the skills (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, llama.cpp).",
+    ),
+    "remote": (
+        "skillyard.cli_remote",
+        "remote",
+        "Skills from other MCP servers ([[skills.remote]] in the config file).",
+    ),
 }
 
 

@@ -109,16 +109,24 @@ def prompt(
 @click.option(
     "--tool", "tool_names", multiple=True, help="Only these tools (repeatable; 'toml' = SKILL.toml tools)."
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="OpenAI strict mode: every schema in its subset, with strict: true (openai, openai-responses).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (always JSON).")
 @click.pass_context
-def tools(ctx: click.Context, provider: str, tool_names: tuple[str, ...], as_json: bool) -> None:
+def tools(
+    ctx: click.Context, provider: str, tool_names: tuple[str, ...], strict: bool, as_json: bool
+) -> None:
     """Print the tool definitions in a provider's format (JSON)."""
     reg = _registry(ctx)
     try:
         toolkit = Toolkit(reg, tools=list(tool_names) or None)
+        exported = toolkit.export(provider, strict=strict)
     except ValueError as e:
         _usage(str(e))
-    _emit_json(toolkit.export(provider))
+    _emit_json(exported)
 
 
 @click.command("call")

@@ -7,6 +7,7 @@ security setting such as `network` must never be silently ignored.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,21 @@ class RaySettings:
 
 
 @dataclass(frozen=True, slots=True)
+class RemoteSkills:
+    """`[[skills.remote]]`: an MCP server whose `skill://` resources `skillyard remote sync` fetches."""
+
+    name: str
+    command: tuple[str, ...] = ()  #: a stdio server: program and arguments
+    url: str | None = None  #: a streamable HTTP server
+    timeout: float = 60.0
+
+    @property
+    def root(self) -> Path:
+        """Where the fetched skills live: a root of the default search path, after the install root."""
+        return user_data_dir() / "remote" / self.name
+
+
+@dataclass(frozen=True, slots=True)
 class ExecutionSettings:
     executor: str = "sandbox"
     timeout: float = 60.0
@@ -107,6 +123,7 @@ class Config:
     install_root_override: Path | None = None
     skills: dict[str, SkillOverride] = field(default_factory=dict)
     search: SearchSettings = field(default_factory=SearchSettings)
+    remotes: tuple[RemoteSkills, ...] = ()
 
     @property
     def install_root(self) -> Path:
@@ -209,7 +226,8 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
     check_keys("", data, _TOP)
 
     skills_t = table("skills")
-    check_keys("skills", skills_t, {"roots", "disabled"})
+    check_keys("skills", skills_t, {"roots", "disabled", "remote"})
+    remotes = _remotes(skills_t.get("remote", []), err, check_keys)
     roots = None
     if "roots" in skills_t:
         roots = tuple(_resolve(base, r) for r in str_list("skills.roots", skills_t["roots"]))
@@ -315,7 +333,42 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
         install_root_override=install_root,
         skills=overrides,
         search=search,
+        remotes=remotes,
     )
+
+
+_REMOTE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def _remotes(raw: Any, err: Any, check_keys: Any) -> tuple[RemoteSkills, ...]:
+    """`[[skills.remote]]` entries: a unique name, and exactly one of `command` (stdio) or `url` (HTTP)."""
+    if not isinstance(raw, list):
+        raise err("skills.remote", "must be an array of tables ([[skills.remote]])")
+    out: list[RemoteSkills] = []
+    for i, t in enumerate(raw):
+        key = f"skills.remote[{i}]"
+        if not isinstance(t, dict):
+            raise err(key, "must be a table")
+        check_keys(key, t, {"name", "command", "url", "timeout"})
+        name = t.get("name")
+        if not isinstance(name, str) or not _REMOTE_NAME.match(name):
+            raise err(f"{key}.name", "must be 1-64 lower-case letters, digits, '-' or '_'")
+        if any(r.name == name for r in out):
+            raise err(f"{key}.name", f"{name!r} is used twice")
+        command, url = t.get("command"), t.get("url")
+        if (command is None) == (url is None):
+            raise err(key, "needs exactly one of command (a stdio server) or url (an HTTP server)")
+        if command is not None and (
+            not isinstance(command, list) or not command or not all(isinstance(c, str) and c for c in command)
+        ):
+            raise err(f"{key}.command", "must be a non-empty list of strings (program and arguments)")
+        if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
+            raise err(f"{key}.url", "must be an http:// or https:// URL")
+        timeout = t.get("timeout", 60)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3600:
+            raise err(f"{key}.timeout", "must be a number of seconds between 0 and 3600")
+        out.append(RemoteSkills(name, tuple(command or ()), url, float(timeout)))
+    return tuple(out)
 
 
 def _resolve(base: Path, raw: str) -> Path:

@@ -72,7 +72,7 @@ VENDOR_USER_DIRS = (
 
 
 def default_roots(config: Config, cwd: Path | None = None, home: Path | None = None) -> list[Root]:
-    """Project roots, then user roots, then the install root, then bundled skills.
+    """Project roots, then user roots, then the install root, then skills fetched from remotes, then bundled.
 
     Other agents' folders join only when they exist, so a machine without them keeps the short path."""
     cwd = cwd or Path.cwd()
@@ -86,6 +86,7 @@ def default_roots(config: Config, cwd: Path | None = None, home: Path | None = N
         Root(home / ".claude" / "skills", "user"),
         *_existing(home, VENDOR_USER_DIRS, "user"),
         Root(config.install_root, "install"),
+        *(Root(r.root, "remote") for r in config.remotes),
         Root(bundled_root(), "bundled"),
     ]
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from skillyard.tools.strict import Normalizer, normalizer
 from skillyard.tools.validate import Check, compile_schema
 
 if TYPE_CHECKING:
@@ -48,12 +49,20 @@ class ToolDef:
     #: hand the arguments over undecoded and unvalidated (SKILL.toml tools check them in seed 004's words)
     raw_arguments: bool = False
     _check: Check | None = field(default=None, repr=False)
+    _normalize: Normalizer | None = field(default=None, repr=False)
 
     def validate(self, arguments: Any) -> str | None:
         """The first problem with `arguments`, or None when they match the schema."""
         if self._check is None:
             self._check = compile_schema(self.parameters, soft_enums=self.soft_enums)
         return self._check(arguments, "")
+
+    def normalize(self, arguments: dict[str, Any]) -> dict[str, Any] | str:
+        """`arguments` in this tool's own shape: strict-mode calls send `null` for "not given" and
+        open maps as `{name, value}` lists. A sentence instead when a pair list is malformed."""
+        if self._normalize is None:
+            self._normalize = normalizer(self.parameters)
+        return self._normalize(arguments)
 
     def error(self, message: str) -> ToolResult:
         return ToolResult(self.format_error(self.name, message), True, f"{self.name}: {message}")

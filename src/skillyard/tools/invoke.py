@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard.tools.arguments import substitute_arguments
 from skillyard.tools.base import ToolDef, ToolResult
-from skillyard.tools.common import MAX_NAME_CHARS, Unavailable, name_property, usable_skill
+from skillyard.tools.common import MAX_NAME_CHARS, Unavailable, model_names, name_property, usable_skill
 
 if TYPE_CHECKING:
     from skillyard.registry import Registry
@@ -36,6 +36,15 @@ def _skill_error(tool: str, message: str) -> str:
     return f"Error: invalid arguments for {tool}: {message}"
 
 
+def _hints(registry: Registry, name: str) -> str:
+    """` (did you mean: a, b?)` among the names the model may use, or nothing."""
+    if not 0 < len(name) <= MAX_NAME_CHARS:
+        return ""
+    usable = set(model_names(registry))
+    close = [n for n in registry.suggest(name, 5) if n in usable][:3]
+    return f" (did you mean: {', '.join(close)}?)" if close else ""
+
+
 class InvokeTools:
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
@@ -49,14 +58,13 @@ class InvokeTools:
             "required": ["skill_name"],
             "additionalProperties": False,
         }
+        # the same enum rule as read_skill; a leading "/" (how users type a skill) is still accepted
+        skill_prop = name_property(self.registry, "The skill name to execute")
+        skill_prop["maxLength"] = MAX_NAME_CHARS + 1
         skill_schema = {
             "type": "object",
             "properties": {
-                "skill": {
-                    "type": "string",
-                    "maxLength": MAX_NAME_CHARS + 1,
-                    "description": "The skill name to execute",
-                },
+                "skill": skill_prop,
                 "args": {
                     "type": "string",
                     "maxLength": MAX_ARGS_CHARS,
@@ -70,7 +78,7 @@ class InvokeTools:
             ToolDef(
                 "read_skill", READ_DESCRIPTION, read_schema, self.read_skill, ("skill_name",), _read_error
             ),
-            ToolDef("skill", SKILL_DESCRIPTION, skill_schema, self.skill, (), _skill_error),
+            ToolDef("skill", SKILL_DESCRIPTION, skill_schema, self.skill, ("skill",), _skill_error),
         ]
 
     def read_skill(self, args: dict[str, Any], session: Session) -> ToolResult:
@@ -97,7 +105,8 @@ class InvokeTools:
             skill = usable_skill(self.registry, name)
         except Unavailable as e:
             if e.kind == "missing":
-                return ToolResult(f'Skill "{name}" not found', True, f'Skill "{name}" not found')
+                hints = _hints(self.registry, name)
+                return ToolResult(f'Skill "{name}" not found{hints}', True, f'Skill "{name}" not found')
             return ToolResult(e.message, True, f"skill: {name} unavailable")
         try:
             body = skill.body()

@@ -4,6 +4,8 @@ The internal schema is plain JSON Schema (draft 2020-12 subset). OpenAI,
 Anthropic and MCP take it as is; Gemini takes an OpenAPI 3.0 subset, so its
 export uppercases types and drops what Gemini rejects (`additionalProperties`,
 `$schema`, `default`, non-string enums, free-form objects without properties).
+With `strict=True`, the two OpenAI exports carry the strict-mode rewrite of each
+schema (`skillyard.tools.strict`) and `strict: true`.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from skillyard.tools.base import ToolDef
+from skillyard.tools.strict import strict_schema
 
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
+#: Providers with a strict mode that `strict=True` exports for.
+STRICT_PROVIDERS = ("openai", "openai-responses")
 
 _GEMINI_KEEP = frozenset(
     {
@@ -40,8 +45,14 @@ _GEMINI_KEEP = frozenset(
 )
 
 
-def export_tools(defs: Sequence[ToolDef], provider: str) -> list[dict[str, Any]]:
+def export_tools(defs: Sequence[ToolDef], provider: str, *, strict: bool = False) -> list[dict[str, Any]]:
     """`defs` in `provider`'s request format; raises ValueError naming the choices for an unknown provider."""
+    if strict:
+        if provider not in STRICT_PROVIDERS:
+            raise ValueError(
+                f"strict mode is only for the {' and '.join(STRICT_PROVIDERS)} exports (got {provider!r})"
+            )
+        return _strict_openai(defs, provider)
     if provider == "openai":
         return [
             {
@@ -86,6 +97,17 @@ def export_tools(defs: Sequence[ToolDef], provider: str) -> list[dict[str, Any]]
             }
         ]
     raise ValueError(f"unknown provider: {provider!r} (expected one of: {', '.join(PROVIDERS)})")
+
+
+def _strict_openai(defs: Sequence[ToolDef], provider: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for d in defs:
+        fn = {"name": d.name, "description": d.description, "parameters": strict_schema(d.parameters)}
+        if provider == "openai":
+            out.append({"type": "function", "function": {**fn, "strict": True}})
+        else:
+            out.append({"type": "function", **fn, "strict": True})
+    return out
 
 
 def gemini_schema(schema: dict[str, Any]) -> dict[str, Any]:

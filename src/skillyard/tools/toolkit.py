@@ -127,11 +127,15 @@ class Toolkit:
     def get(self, name: str) -> ToolDef | None:
         return self._current().get(name) if isinstance(name, str) else None
 
-    def export(self, provider: str) -> list[dict[str, Any]]:
-        """The definitions in `provider`'s format (one of PROVIDERS)."""
+    def export(self, provider: str, *, strict: bool = False) -> list[dict[str, Any]]:
+        """The definitions in `provider`'s format (one of PROVIDERS).
+
+        `strict=True` (openai and openai-responses only) exports schemas in OpenAI's strict-mode
+        subset with `strict: true`; `call()` reads calls in that shape back (docs/tools.md).
+        """
         if provider not in PROVIDERS:
             raise ValueError(f"unknown provider: {provider!r} (expected one of: {', '.join(PROVIDERS)})")
-        return export_tools(self.definitions(), provider)
+        return export_tools(self.definitions(), provider, strict=strict)
 
     # ------------------------------------------------------------ dispatch
 
@@ -154,6 +158,8 @@ class Toolkit:
                     f"Error: tool '{tool.name}' failed: {type(e).__name__}: {e}", True, "failed"
                 )
         args = _decode(arguments)
+        if not isinstance(args, str):
+            args = tool.normalize(args)
         if isinstance(args, str):
             return tool.error(args)
         problem = tool.validate(args)

@@ -1,0 +1,236 @@
+"""`skillyard chat`: the agent loop of `skillyard.chat` in a terminal.
+
+The command needs only `ctx.obj` to offer `.registry()` (the main group's
+CliContext). Runs of commands (`skill_run`, SKILL.toml tools) are asked about
+first unless `--yes`; without a terminal to ask on, they are refused and the
+model is told why, so a script never hangs on a question nobody sees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from typing import IO, Any
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from skillyard.chat import DEFAULT_MAX_TOOL_CALLS, DEFAULT_TIMEOUT, Chat, ChatError, make_client
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: Longest argument text shown when asking before a run.
+SHOWN_ARGS = 600
+
+
+def _err() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _describe(name: str, raw: Any) -> str:
+    """The call as the user is asked about it: for skill_run, the skill and the command."""
+    try:
+        args = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        args = raw
+    if name == "skill_run" and isinstance(args, dict):
+        return f"skill_run in {args.get('skill')!s}: {args.get('command')!s}"[:SHOWN_ARGS]
+    shown = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+    return f"{name} {shown}"[:SHOWN_ARGS]
+
+
+def _approver(yes: bool, interactive: bool) -> Any:
+    def approve(name: str, raw: Any) -> str | None:
+        if yes:
+            return None
+        what = _describe(name, raw)
+        if not interactive:
+            _err().print(
+                Text(f"refused (no terminal to ask on; pass --yes to allow runs): {what}", style="yellow")
+            )
+            return "the user must approve runs and there is no terminal to ask on (skillyard chat --yes allows them)"
+        try:
+            answer = click.prompt(f"run {what}? [y/N]", default="n", show_default=False, err=True)
+        except (EOFError, click.Abort):
+            answer = "n"
+        if answer.strip().lower() in ("y", "yes"):
+            return None
+        return "the user declined this run"
+
+    return approve
+
+
+def _show_tool(console: Console) -> Any:
+    def show(name: str, raw: Any, result: Any) -> None:
+        if result is None:
+            return
+        style = "red" if result.is_error else "dim"
+        console.print(
+            Text(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}", style=style)
+        )
+        if name != "skill_run" or result.is_error:
+            return
+        try:
+            data = json.loads(result.content)
+        except ValueError:
+            return
+        for f in data.get("output_files") or []:
+            console.print(
+                Text(
+                    f"  [output] {f.get('name')} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)"
+                )
+            )
+        for a in data.get("artifact_files") or []:
+            console.print(Text(f"  [artifact] {a.get('name')} v{a.get('version')}"))
+
+    return show
+
+
+@click.command("chat")
+@click.option(
+    "--base-url", default=None, help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else OpenAI)."
+)
+@click.option(
+    "--model",
+    default=None,
+    help="Model name (default: SKILLYARD_CHAT_MODEL, else gpt-4o-mini).",
+)
+@click.option("--yes", "yes", is_flag=True, help="Run commands without asking.")
+@click.option("--ask", "ask", is_flag=True, help="Ask before every skill_run and SKILL.toml tool (default).")
+@click.option(
+    "--transcript",
+    "transcript_path",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Append every message to FILE as JSON lines.",
+)
+@click.option("--once", "once", default=None, metavar="PROMPT", help="Run one user turn and exit.")
+@click.option(
+    "--max-tool-calls",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_TOOL_CALLS,
+    show_default=True,
+    help="Tool calls per turn before the model is stopped.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    help="Seconds per request.",
+)
+@click.option("--no-stream", is_flag=True, help="Ask for whole answers instead of streamed ones.")
+@click.option("--strict", is_flag=True, help="Send the tools in OpenAI strict mode.")
+@click.pass_context
+def chat(
+    ctx: click.Context,
+    base_url: str | None,
+    model: str | None,
+    yes: bool,
+    ask: bool,
+    transcript_path: str | None,
+    once: str | None,
+    max_tool_calls: int,
+    timeout: float,
+    no_stream: bool,
+    strict: bool,
+) -> None:
+    """Talk to a model that uses the skills (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, llama.cpp)."""
+    from skillyard.tools import Toolkit
+
+    if yes and ask:
+        _usage("--yes and --ask contradict each other")
+    obj = ctx.obj
+    if obj is None or not hasattr(obj, "registry"):
+        _usage("no registry available (run through the skillyard command)")
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    model = model or os.environ.get("SKILLYARD_CHAT_MODEL") or "gpt-4o-mini"
+    try:
+        client = make_client(base_url, None, timeout)
+    except ChatError as e:
+        _usage(str(e))
+    out = Console(highlight=False, soft_wrap=True)
+    err = _err()
+    interactive = sys.stdin.isatty()
+    transcript: IO[str] | None = None
+    if transcript_path is not None:
+        try:
+            transcript = open(transcript_path, "a", encoding="utf-8")  # noqa: SIM115 (closed in finally)
+        except OSError as e:
+            _usage(f"cannot write transcript {transcript_path}: {e.strerror or e}")
+    toolkit = Toolkit(obj.registry())
+    session = Chat(
+        toolkit,
+        client,
+        model,
+        approve=_approver(yes, interactive),
+        transcript=transcript,
+        max_tool_calls=max_tool_calls,
+        stream=not no_stream,
+        strict=strict,
+        on_text=lambda t: (out.file.write(t), out.file.flush()),
+        on_tool=_show_tool(err),
+    )
+    # Ctrl-C reaches the command being run too; the loop answers what is left open and goes on.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    code = EXIT_OK
+    try:
+        if once is not None:
+            code = _one_turn(session, once, out, err)
+        else:
+            code = _repl(session, out, err, interactive)
+    finally:
+        session.close()
+        toolkit.close()
+        if transcript is not None:
+            transcript.close()
+    raise SystemExit(code)
+
+
+def _one_turn(session: Chat, prompt: str, out: Console, err: Console) -> int:
+    try:
+        result = session.turn(prompt)
+    except KeyboardInterrupt:
+        session.interrupted()
+        out.file.write("\n")
+        err.print(Text("interrupted", style="yellow"))
+        return EXIT_INTERRUPTED
+    except ChatError as e:
+        out.file.write("\n")
+        err.print(Text(f"error: {e}", style="red"))
+        return EXIT_FAIL
+    if not result.text.endswith("\n"):
+        out.file.write("\n")
+    out.file.flush()
+    if result.stopped:
+        err.print(Text(result.stopped, style="yellow"))
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def _repl(session: Chat, out: Console, err: Console, interactive: bool) -> int:
+    if interactive:
+        err.print(Text(f"skillyard chat with {session.model}; Ctrl-C stops a turn, Ctrl-D ends", style="dim"))
+    code = EXIT_OK
+    while True:
+        try:
+            line = input("> " if interactive else "")
+        except EOFError:
+            return code
+        except KeyboardInterrupt:
+            out.file.write("\n")
+            return EXIT_INTERRUPTED
+        if not line.strip():
+            continue
+        if line.strip() in ("/exit", "/quit"):
+            return code
+        code = _one_turn(session, line, out, err)
+        if code == EXIT_INTERRUPTED:
+            code = EXIT_OK  # a stopped turn, not a stopped conversation
+
+
+def _usage(message: str) -> None:
+    _err().print(Text(f"error: {message}", style="red"))
+    raise SystemExit(EXIT_USAGE)

@@ -1,0 +1,67 @@
+"""`skillyard remote sync`: fetch the skills of the MCP servers in `[[skills.remote]]`.
+
+The command needs only `ctx.obj` to offer `.config` (the main group's CliContext).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _err() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+@click.group("remote")
+def remote() -> None:
+    """Skills from other MCP servers ([[skills.remote]] in the config file)."""
+
+
+@remote.command("sync")
+@click.argument("names", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
+    """Fetch the skills of every configured remote (or only NAMES) into its cache."""
+    from skillyard.remote import RemoteError, sync
+
+    config = ctx.find_root().obj.config
+    remotes = [r for r in config.remotes if not names or r.name in names]
+    unknown = sorted(set(names) - {r.name for r in config.remotes})
+    if unknown or not remotes:
+        known = ", ".join(r.name for r in config.remotes) or "none configured"
+        what = f"unknown remote: {', '.join(unknown)}" if unknown else "no [[skills.remote]] in the config"
+        _err().print(Text(f"error: {what} (remotes: {known})", style="red"))
+        raise SystemExit(EXIT_USAGE)
+    reports: list[dict[str, Any]] = []
+    failed = False
+    for r in remotes:
+        try:
+            reports.append(sync(r).to_dict())
+        except RemoteError as e:
+            failed = True
+            reports.append({"remote": r.name, "root": str(r.root), "error": str(e)})
+    if as_json:
+        click.echo(json.dumps({"remotes": reports}, indent=2, ensure_ascii=False))
+    else:
+        con = Console(highlight=False, soft_wrap=True)
+        for rep in reports:
+            if "error" in rep:
+                _err().print(Text(f"✗ {rep['remote']}: {rep['error']}", style="red"))
+                continue
+            con.print(
+                Text.assemble(
+                    ("✓ ", "green"), f"{rep['remote']}: {len(rep['skills'])} skills -> {rep['root']}"
+                )
+            )
+            for item in rep["refused"]:
+                con.print(Text(f"  refused {item['skill']}: {item['reason']}", style="yellow"))
+    if failed or any(rep.get("refused") for rep in reports):
+        raise SystemExit(EXIT_FAIL)

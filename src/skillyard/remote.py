@@ -1,0 +1,210 @@
+"""Skills from other MCP servers: `[[skills.remote]]`, fetched by `skillyard remote sync`.
+
+A remote is an MCP server that serves skills as `skill://<name>/<path>`
+resources (a `skillyard serve`, or any server of the MCP Skills extension).
+Syncing lists its resources over plain MCP (`resources/list`,
+`resources/read`, so older servers work too), and writes each skill into the
+remote's cache directory, which is a root of the default search path after the
+install root: from then on the skills are found, checked for eligibility and
+run like any other, and a local skill of the same name wins.
+
+Configuring the remote is the trust decision; what it sends is still checked
+before anything is written. Every path must be a plain relative path inside
+its skill (the install hygiene rules: no `..`, no absolute paths, no
+backslashes or control characters, no case-folding clashes), each skill must
+have a SKILL.md and stay within the install size limits, and the install
+scanner must not block it. A skill that fails is left out and reported; the
+others are kept. The cache is replaced in one rename, so a failed sync leaves
+the previous copy as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from skillyard.config import RemoteSkills
+from skillyard.install.hygiene import HygieneError, Limits, check_member_name
+
+SCHEME = "skill://"
+#: The agentskills.io naming rule; a `skill://` URI's first segment must follow it.
+_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$")
+#: Most skills one remote may bring.
+MAX_SKILLS = 1000
+
+
+class RemoteError(Exception):
+    """The remote could not be reached or read; the message says which and why."""
+
+
+@dataclass
+class SyncReport:
+    """What one sync did: skills written, skills refused (with the reason), and problems with the listing."""
+
+    remote: str
+    root: str
+    skills: list[str] = field(default_factory=list)
+    refused: list[dict[str, str]] = field(default_factory=list)
+    files: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "remote": self.remote,
+            "root": self.root,
+            "skills": self.skills,
+            "refused": self.refused,
+            "files": self.files,
+        }
+
+
+def sync(remote: RemoteSkills, *, limits: Limits | None = None) -> SyncReport:
+    """Fetch `remote`'s skills and replace its cache with them; RemoteError when the server fails."""
+    import anyio
+
+    files = anyio.run(_fetch, remote)
+    return store(remote.name, files, remote.root, limits=limits)
+
+
+async def _fetch(remote: RemoteSkills) -> dict[str, bytes]:
+    """Every `skill://` resource of the server, by URI."""
+    import base64
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    target: Any
+    if remote.command:
+        target = StdioServerParameters(command=remote.command[0], args=list(remote.command[1:]))
+    else:
+        target = remote.url
+    out: dict[str, bytes] = {}
+    try:
+        with anyio.fail_after(remote.timeout):
+            async with Client(target, read_timeout_seconds=remote.timeout) as client:
+                uris: list[str] = []
+                cursor: str | None = None
+                for _page in range(10_000):
+                    page = await client.list_resources(cursor=cursor)
+                    uris += [str(r.uri) for r in page.resources if str(r.uri).startswith(SCHEME)]
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+                for uri in uris:
+                    result = await client.read_resource(uri)
+                    for content in result.contents:
+                        if getattr(content, "text", None) is not None:
+                            out[uri] = content.text.encode("utf-8")
+                        elif getattr(content, "blob", None) is not None:
+                            out[uri] = base64.b64decode(content.blob)
+                        break
+    except TimeoutError:
+        raise RemoteError(f"remote '{remote.name}' did not answer within {remote.timeout:g} s") from None
+    except Exception as e:  # the SDK and its transports raise their own kinds (MCPError, exception groups)
+        raise RemoteError(f"remote '{remote.name}' failed: {type(e).__name__}: {e}") from None
+    return out
+
+
+def store(name: str, files: Mapping[str, bytes], root: Path, *, limits: Limits | None = None) -> SyncReport:
+    """Check `files` (`skill://` URI -> bytes) skill by skill and make `root` hold exactly the good ones."""
+    from skillyard.install.scanner import scan_path
+
+    limits = limits or Limits()
+    report = SyncReport(name, str(root))
+    by_skill: dict[str, dict[PurePosixPath, bytes]] = {}
+    bad: dict[str, str] = {}
+    for uri, data in files.items():
+        skill, _, rel = uri[len(SCHEME) :].partition("/")
+        if not _NAME.match(skill):
+            report.refused.append(
+                {"skill": skill[:100], "reason": f"not a valid skill name in {uri[:200]!r}"}
+            )
+            continue
+        if skill in bad:
+            continue
+        try:
+            path = check_member_name(rel)
+        except HygieneError as e:
+            bad[skill] = f"{e} ({rel[:200]!r})"
+            continue
+        by_skill.setdefault(skill, {})[path] = data
+    for skill, reason in bad.items():
+        report.refused.append({"skill": skill, "reason": reason})
+        by_skill.pop(skill, None)
+    if len(by_skill) > MAX_SKILLS:
+        raise RemoteError(f"remote '{name}' offers {len(by_skill)} skills (at most {MAX_SKILLS})")
+
+    root.parent.mkdir(parents=True, exist_ok=True)
+    staging = root.parent / f".{root.name}.sync-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        for skill in sorted(by_skill):
+            problem = _check_skill(by_skill[skill], limits)
+            if problem is None:
+                _write(staging / skill, by_skill[skill])
+                scan = scan_path(staging / skill, name=skill)
+                if scan.blocked:
+                    problem = f"blocked by the scanner ({scan.max_severity})"
+            if problem is not None:
+                shutil.rmtree(staging / skill, ignore_errors=True)
+                report.refused.append({"skill": skill, "reason": problem})
+                continue
+            report.skills.append(skill)
+            report.files += len(by_skill[skill])
+        _replace(staging, root)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return report
+
+
+def _check_skill(files: Mapping[PurePosixPath, bytes], limits: Limits) -> str | None:
+    """Why these files cannot be a skill here, or None."""
+    if PurePosixPath("SKILL.md") not in files and PurePosixPath("skill.md") not in files:
+        return "no SKILL.md"
+    if len(files) > limits.max_files:
+        return f"too many files ({len(files)}, at most {limits.max_files})"
+    total = 0
+    seen: dict[str, str] = {}
+    paths = set(files)
+    for path, data in files.items():
+        text = str(path)
+        if len(text) > limits.max_path_len or len(path.parts) > limits.max_depth:
+            return f"path too long or too deep: {text[:200]!r}"
+        key = unicodedata.normalize("NFC", text).casefold()
+        if key in seen:
+            return f"{text!r} clashes with {seen[key]!r} after case-folding"
+        seen[key] = text
+        if any(parent in paths for parent in path.parents):
+            return f"{text!r} is inside a file"
+        if len(data) > limits.max_file_bytes:
+            return f"{text!r} is larger than {limits.max_file_bytes} bytes"
+        total += len(data)
+    if total > limits.max_total_bytes:
+        return f"larger than {limits.max_total_bytes} bytes"
+    return None
+
+
+def _write(dest: Path, files: Mapping[PurePosixPath, bytes]) -> None:
+    """Plain files only, never executable or writable by others; no path can leave `dest`."""
+    for path, data in files.items():
+        target = dest.joinpath(*path.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+
+
+def _replace(staging: Path, root: Path) -> None:
+    """Swap the new copy in with renames, so readers see the old copy or the new one, never a mix."""
+    old = root.parent / f".{root.name}.old-{os.getpid()}"
+    shutil.rmtree(old, ignore_errors=True)
+    if root.exists():
+        os.rename(root, old)
+    os.rename(staging, root)
+    shutil.rmtree(old, ignore_errors=True)
