@@ -60,20 +60,29 @@ def make_skill() -> SkillMaker:
 
 @pytest.fixture
 def outside_tmp() -> Iterator[Path]:
-    """A fresh directory outside every temporary directory (installs by the model refuse those),
-    under the checkout's ignored `build/`; skipped when the checkout itself lives in a temp dir."""
+    """A fresh directory outside every temporary directory (installs by the model refuse those).
+
+    Under the checkout's ignored `build/`, or, when the checkout itself lives in a temp dir (CI may
+    clone there), under /var/lib as root; skipped only when neither is possible."""
     import os
     import shutil
     import tempfile
 
     from skillyard.tools.install_gate import temp_dirs
 
-    base = Path(__file__).resolve().parents[1] / "build" / "test-scratch"
-    real = os.path.realpath(base)
-    for t in temp_dirs():
-        t_real = os.path.realpath(t)
-        if real == t_real or real.startswith(t_real.rstrip("/") + "/"):
-            pytest.skip(f"the checkout is inside the temporary directory {t_real}")
+    def in_temp(p: Path) -> bool:
+        real = os.path.realpath(p)
+        return any(
+            real == os.path.realpath(t) or real.startswith(os.path.realpath(t).rstrip("/") + "/")
+            for t in temp_dirs()
+        )
+
+    candidates = [Path(__file__).resolve().parents[1] / "build" / "test-scratch"]
+    if os.geteuid() == 0:
+        candidates.append(Path("/var/lib/skillyard-test-scratch"))
+    base = next((c for c in candidates if not in_temp(c)), None)
+    if base is None:
+        pytest.skip("the checkout is inside a temporary directory and /var/lib needs root")
     base.mkdir(parents=True, exist_ok=True)
     d = Path(tempfile.mkdtemp(dir=base))
     try:
