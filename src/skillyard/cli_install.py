@@ -25,7 +25,6 @@ from skillyard.install import (
     scan_path,
     to_sarif,
 )
-from skillyard.install.installer import add_eligibility
 from skillyard.install.scanner import SEVERITIES
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -69,6 +68,8 @@ def _enrich(ctx: click.Context, data: dict[str, Any]) -> dict[str, Any]:
     except Exception as e:
         data.setdefault("warnings", []).append(f"could not load the registry: {e}")
         return data
+    from skillyard.reports import add_eligibility  # the registry only when an install succeeded
+
     data = add_eligibility(data, reg)
     try:
         _add_shadowing(data, reg, Path(_config(ctx).install_root))

@@ -204,3 +204,28 @@ def search_report(registry: Registry, query: str, limit: int = 5) -> dict[str, A
             "before loading one, or search again with other words."
         )
     return data
+
+
+def add_eligibility(data: dict[str, Any], registry: Any) -> dict[str, Any]:
+    """Complete a successful install answer with the seed's `eligible`, `missing`, `install_hints`.
+
+    Reloads `registry` first so the new skill is seen. It lives here, with the reports, so that the
+    installer knows nothing about the registry.
+    """
+    name = data.get("name")
+    if not data.get("installed") or not isinstance(name, str):
+        return data
+    try:
+        registry.reload()
+        skill = registry.get(name)
+        if skill is None:
+            data.setdefault("warnings", []).append(
+                f"{name} is installed but not visible in the current skill roots"
+            )
+            return data
+        data["eligible"] = registry.eligibility(skill).eligible
+        data["missing"] = missing_compact(registry, name)
+        data["install_hints"] = install_hints_for(registry, name)
+    except Exception as e:  # eligibility is extra information; the install itself succeeded
+        data.setdefault("warnings", []).append(f"could not reload the registry: {e}")
+    return data

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from skillyard.install.errors import HygieneError, InstallError, SourceError
 from skillyard.install.hygiene import Limits
-from skillyard.install.installer import Installer, InstallResult, accept, add_eligibility
+from skillyard.install.installer import Installer, InstallResult, accept
 from skillyard.install.lockfile import LockEntry, Lockfile, LockfileError, is_modified, tree_hash
 from skillyard.install.scanner import (
     Finding,
@@ -42,7 +42,6 @@ __all__ = [
     "TrustError",
     "TrustPolicy",
     "accept",
-    "add_eligibility",
     "is_modified",
     "load_rules",
     "parse_source",

@@ -597,30 +597,3 @@ def accept(
 
 def result_json(result: InstallResult) -> str:
     return json.dumps(result.to_dict(), indent=2, ensure_ascii=False)
-
-
-def add_eligibility(data: dict[str, Any], registry: Any) -> dict[str, Any]:
-    """Complete a successful install answer with the seed's `eligible`, `missing`, `install_hints`.
-
-    Reloads `registry` (a `skillyard.registry.Registry`) first so the new skill is seen; used by the
-    CLI and meant for the `skills` tool's install action too.
-    """
-    name = data.get("name")
-    if not data.get("installed") or not isinstance(name, str):
-        return data
-    try:
-        registry.reload()
-        skill = registry.get(name)
-        if skill is None:
-            data.setdefault("warnings", []).append(
-                f"{name} is installed but not visible in the current skill roots"
-            )
-            return data
-        from skillyard.reports import install_hints_for, missing_compact
-
-        data["eligible"] = registry.eligibility(skill).eligible
-        data["missing"] = missing_compact(registry, name)
-        data["install_hints"] = install_hints_for(registry, name)
-    except Exception as e:  # eligibility is extra information; the install itself succeeded
-        data.setdefault("warnings", []).append(f"could not reload the registry: {e}")
-    return data

@@ -1,0 +1,82 @@
+"""Data flows one way: model <- parsing <- discovery/registry <- tools/mcp/cli.
+
+Every `import skillyard...` in the package, including those inside functions, is
+read with `ast` and checked against the layers. A lower layer reaching up is a
+cycle waiting to happen, however it is hidden.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "skillyard"
+
+#: The surfaces: what people and models talk to. Nothing below them may import them.
+SURFACES = {
+    "tools",
+    "mcp",
+    "cli",
+    "cli_io",
+    "cli_install",
+    "cli_tools",
+    "cli_serve",
+    "cli_chat",
+    "cli_remote",
+}
+SURFACES |= {"chat", "adapters", "remote", "__main__"}
+#: The map of skills a host asks: discovery, registry and what they serve.
+MAP = {"registry", "discovery", "cache", "search", "catalog", "reports", "session", "telemetry"}
+#: Known exception: `Skill.body()` reads its body through parsing on first use.
+ALLOWED = {("model", "parsing")}
+
+
+def _imports() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC.parent).with_suffix("")
+        module = ".".join(rel.parts).removesuffix(".__init__")
+        deps = graph.setdefault(module, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names if a.name.startswith("skillyard."))
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and (node.module or "").startswith("skillyard.")
+            ):
+                deps.add(node.module or "")
+    return graph
+
+
+def _top(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _violations(lower: set[str], upper: set[str]) -> list[str]:
+    return sorted(
+        f"{m} imports {d}"
+        for m, deps in _imports().items()
+        for d in deps
+        if _top(m) in lower and _top(d) in upper and (_top(m), _top(d)) not in ALLOWED
+    )
+
+
+def test_the_graph_is_read() -> None:
+    graph = _imports()
+    assert "skillyard.registry" in graph and "skillyard.model" in graph["skillyard.registry"]
+
+
+def test_nothing_below_the_surfaces_imports_them() -> None:
+    below = {_top(m) for m in _imports()} - SURFACES - {""}
+    assert _violations(below, SURFACES) == []
+
+
+def test_install_and_execution_know_nothing_of_the_map_or_the_surfaces() -> None:
+    assert _violations({"install", "execution"}, MAP | SURFACES) == []
+
+
+def test_model_and_parsing_are_the_bottom() -> None:
+    upper = MAP | SURFACES | {"install", "execution", "toml_tools", "eligibility", "validate"}
+    assert _violations({"model", "parsing", "fsread"}, upper) == []
