@@ -37,6 +37,7 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 from mcp_types import (
     INTERNAL_ERROR,
@@ -54,6 +55,7 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from skillyard.mcp.auth import TokenVerifier, granted_scopes
 from skillyard.mcp.catalog import (
     SKILL_FILE,
     CatalogError,
@@ -179,6 +181,8 @@ class SkillyardServer(MCPServer):
         self._toolkit_error: str | None = None
         self._tools_cache: tuple[int, list[Tool]] | None = None
         self._sessions = _SessionStore()
+        #: set by http_app(stateless=True): no session outlives its request (replicas share nothing)
+        self.stateless = False
         self._legacy_connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self._notified_version = registry.version
         self._notify_lock = anyio.Lock()
@@ -219,6 +223,28 @@ class SkillyardServer(MCPServer):
         low = self._lowlevel_server
         async with stdio_transport() as (read_stream, write_stream):
             await low.run(read_stream, write_stream, low.create_initialization_options())
+
+    def http_app(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        stateless: bool = False,
+        verifier: TokenVerifier | None = None,
+        issuer: str | None = None,
+        resource: str | None = None,
+        allowed_hosts: Sequence[str] = (),
+        allowed_origins: Sequence[str] = (),
+    ) -> Any:
+        """The streamable-HTTP ASGI app skillyard serves: Host/Origin checks always, the bearer-token gate
+        when a verifier is given, and no server-side session with `stateless` (for replicas)."""
+        from skillyard.mcp.auth import AuthGate
+
+        self.stateless = stateless
+        security = transport_security(host, allowed_hosts, allowed_origins)
+        app = self.streamable_http_app(host=host, stateless_http=stateless, transport_security=security)
+        if verifier is not None:
+            app.add_middleware(AuthGate, verifier=verifier, issuer=issuer, resource=resource)
+        return app
 
     def streamable_http_app(self, **kwargs: Any) -> Any:  # type: ignore[override]
         """The SDK's app with a malformed POST body answered 400 and its JSON-RPC error, never 202."""
@@ -288,7 +314,12 @@ class SkillyardServer(MCPServer):
         if kit is None:
             return _error_result(f"Error: tools are unavailable ({self._toolkit_error})")
         rctx = getattr(context, "request_context", None) if context is not None else None
-        if rctx is None:
+        missing = self._missing_scope(rctx, name, arguments)
+        if missing is not None:
+            return _error_result(
+                json.dumps({"error": f"this token lacks the scope {missing}, which {name} needs"}),
+            )
+        if rctx is None or self.stateless:
             sid, session, lock = "", _new_session(), anyio.Lock()
         else:
             sid, session, lock = self._sessions.resolve(rctx)
@@ -301,9 +332,23 @@ class SkillyardServer(MCPServer):
             ) as e:  # the Toolkit promises results, never exceptions; keep that promise here too
                 log.exception("tool %r raised", name)
                 return _error_result(f"Error: {type(e).__name__}: {e}", sid)
+            finally:
+                if not sid:  # nobody can come back to this session: its skill_run workspace goes now
+                    await anyio.to_thread.run_sync(kit.close_session, session)
         if self.registry.version != before:
             await self.notify_changed()
         return _tool_result(res, sid)
+
+    def _missing_scope(self, rctx: Any, name: str, arguments: Any) -> str | None:
+        """The scope this call needs that the request's token lacks (None: allowed, or no auth in play)."""
+        from skillyard.mcp.auth import required_scope
+        from skillyard.model import BUILTIN_TOOL_NAMES
+
+        granted = granted_scopes(rctx)
+        if granted is None:
+            return None
+        needed = required_scope(name, arguments, BUILTIN_TOOL_NAMES)
+        return needed if needed is not None and needed not in granted else None
 
     # ------------------------------------------------------------ resources
 
@@ -561,6 +606,29 @@ def _tool_result(res: Any, sid: str) -> CallToolResult:
         structured_content=structured,
         is_error=bool(getattr(res, "is_error", False)),
         _meta={SESSION_META_KEY: sid} if sid else None,
+    )
+
+
+LOOPBACK_HOST_PATTERNS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+LOOPBACK_ORIGIN_PATTERNS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+
+
+def transport_security(
+    host: str, allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = ()
+) -> TransportSecuritySettings:
+    """DNS-rebinding protection for any bind address: loopback names, the bind address itself (unless it is
+    a wildcard) and the configured names are the only Host values served; Origin likewise."""
+    hosts = list(LOOPBACK_HOST_PATTERNS)
+    origins = list(LOOPBACK_ORIGIN_PATTERNS)
+    bind = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    if host not in ("0.0.0.0", "::", "") and f"{bind}:*" not in hosts:
+        hosts += [bind, f"{bind}:*"]
+        origins += [f"http://{bind}:*", f"https://{bind}"]
+    for h in allowed_hosts:
+        hosts += [h] if ":" in h.rsplit("]", 1)[-1] else [h, f"{h}:*"]
+    origins += list(allowed_origins)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
 
 
