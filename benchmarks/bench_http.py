@@ -56,6 +56,20 @@ def make_skills(root: Path, n: int) -> None:
         (d / "references" / "notes.md").write_text("# notes\n" * 10, encoding="utf-8")
 
 
+def bearer_check_us(tokens: int, n: int = 5000) -> float:
+    """In-process cost of one static-token check (header parse + digest compare against every token)."""
+    from skillyard.mcp.auth import _bearer_token, parse_tokens
+
+    values = [secrets.token_urlsafe(32) for _ in range(tokens)]
+    verifier = parse_tokens(values)
+    header = [f"Bearer {values[-1]}".encode()]
+    t0 = time.perf_counter()
+    for _ in range(n):
+        token = _bearer_token(header)
+        assert token is not None and verifier.lookup(token) is not None
+    return (time.perf_counter() - t0) / n * 1e6
+
+
 def rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status", encoding="ascii") as fh:
         for line in fh:
@@ -140,10 +154,16 @@ async def run_era(
     errors: list[str] = []
     until = time.monotonic() + seconds
     cpu0 = cpu_s(pid) if pid else 0.0
+    own0 = time.process_time()
     async with anyio.create_task_group() as tg:
         for _ in range(clients):
             tg.start_soon(one_client, url, token, mode, until, skills, lat, errors, rate)
-    return {"lat": lat, "errors": errors, "cpu": (cpu_s(pid) - cpu0) if pid else 0.0}
+    return {
+        "lat": lat,
+        "errors": errors,
+        "cpu": (cpu_s(pid) - cpu0) if pid else 0.0,
+        "client_cpu": time.process_time() - own0,
+    }
 
 
 def report(era: str, out: dict[str, Any], seconds: float) -> float:
@@ -153,7 +173,10 @@ def report(era: str, out: dict[str, Any], seconds: float) -> float:
         f"\n{era}: {total} calls in {seconds:.0f} s ({total / seconds:.0f}/s), errors: {len(errors)} (target 0)"
     )
     if out.get("cpu") and total:
-        print(f"  server CPU {out['cpu']:.1f} s, {out['cpu'] / total * 1000:.2f} ms per call")
+        print(
+            f"  server CPU {out['cpu']:.1f} s, {out['cpu'] / total * 1000:.2f} ms per call; "
+            f"the clients' own CPU {out['client_cpu']:.1f} s"
+        )
     worst = 0.0
     for call in CALLS:
         v = lat[call]
@@ -179,6 +202,10 @@ async def main() -> int:
     args = ap.parse_args()
     seconds = min(args.seconds, (HARD_LIMIT_S - 15) / 2)
     started = time.monotonic()
+    print(
+        f"bearer check in-process: {bearer_check_us(10):.1f} us with 10 tokens, "
+        f"{bearer_check_us(1000, 500):.0f} us with 1,000"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "skills"
         make_skills(root, args.skills)

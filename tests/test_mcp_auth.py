@@ -522,3 +522,40 @@ def test_private_token_file_is_read_once(tmp_path: Path) -> None:
 
     with pytest.raises(AuthSetupError):
         load_token_file(f)
+
+
+def test_session_belongs_to_its_token(static_url: str) -> None:
+    """A 2025-11-25 session opened with one token cannot be used with another (answered as if unknown)."""
+    opened = post(static_url, {"Authorization": f"Bearer {FULL}"})
+    assert opened.status_code == 200
+    sid = opened.headers["mcp-session-id"]
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+    proto = {"mcp-protocol-version": "2025-11-25", "mcp-session-id": sid}
+    stolen = post(static_url, {"Authorization": f"Bearer {READER}", **proto}, body=listing)
+    assert stolen.status_code == 404, stolen.text
+    own = post(static_url, {"Authorization": f"Bearer {FULL}", **proto}, body=listing)
+    assert own.status_code in (200, 202), own.text
+
+
+def test_two_stateless_replicas(tree: Path, tmp_path: Path) -> None:
+    """Behind a round-robin balancer: a 2025-11-25 client opens on one replica and goes on on the other."""
+    f = token_file(tmp_path, FULL + "\n")
+    with (
+        serving(tree, tmp_path, "--stateless", "--auth-token-file", str(f)) as a,
+        serving(tree, tmp_path, "--stateless", "--auth-token-file", str(f)) as b,
+    ):
+        auth = {"Authorization": f"Bearer {FULL}"}
+        opened = post(a, auth)
+        assert opened.status_code == 200 and "mcp-session-id" not in opened.headers
+        proto = {**auth, "mcp-protocol-version": "2025-11-25"}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "skills", "arguments": {"action": "list"}},
+        }
+        for url in (b, a, b):
+            resp = post(url, proto, body=call)
+            assert resp.status_code == 200, resp.text
+            assert "pdf-tools" in resp.text
+        assert_401(post(b), error=False)
