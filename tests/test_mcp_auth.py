@@ -9,6 +9,7 @@ scope, nothing of the token echoed back, never a 500.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -445,7 +446,6 @@ def test_oauth_refusals(oauth_url: str, issuer: Issuer) -> None:
     pem = issuer.key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
-    import base64
     import hashlib
     import hmac as hmac_mod
 
@@ -559,3 +559,37 @@ def test_two_stateless_replicas(tree: Path, tmp_path: Path) -> None:
             assert resp.status_code == 200, resp.text
             assert "pdf-tools" in resp.text
         assert_401(post(b), error=False)
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    token=st.one_of(
+        st.text(max_size=300),
+        st.lists(
+            st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", max_size=60),
+            min_size=1,
+            max_size=4,
+        ).map(".".join),
+        st.dictionaries(
+            st.sampled_from(["alg", "kid", "typ", "crit", "jku"]),
+            st.one_of(st.text(max_size=10), st.integers(), st.none()),
+            max_size=4,
+        ).map(
+            lambda h: (
+                __import__("base64").urlsafe_b64encode(json.dumps(h).encode()).rstrip(b"=").decode()
+                + ".e30.c2ln"
+            )
+        ),
+    )
+)
+def test_jwt_verifier_never_raises(issuer: Issuer, token: str) -> None:
+    """Whatever arrives as a token, the OAuth verifier answers None (refused), never an exception."""
+    from skillyard.mcp.auth import JwtVerifier
+
+    verifier = JwtVerifier(issuer=issuer.url, audience=AUDIENCE, jwks_uri=issuer.url + "/jwks.json")
+    assert verifier.verify_sync(token) is None
+    assert verifier.verify_sync(issuer.token()) is not None

@@ -200,11 +200,13 @@ class JwtVerifier:
         leeway: float = 30.0,
     ) -> None:
         try:
-            import jwt  # noqa: F401 - the extra must be installed before serving
+            from jwt.algorithms import has_crypto
         except ImportError:
-            raise AuthSetupError(
-                "OAuth needs PyJWT with its crypto backend: pip install 'skillyard[auth]'"
-            ) from None
+            has_crypto = False
+        if (
+            not has_crypto
+        ):  # without it no RS/PS/ES/EdDSA token could ever verify: refuse now, not per request
+            raise AuthSetupError("OAuth needs PyJWT with its crypto backend: pip install 'skillyard[auth]'")
         self.issuer = issuer
         self.audience = audience
         self.algorithms = tuple(algorithms)
