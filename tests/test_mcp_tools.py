@@ -297,7 +297,8 @@ def test_substitution_never_crashes(body: str, args: str) -> None:
         assert out.endswith(f"ARGUMENTS: {args}")
 
 
-async def test_reload_through_the_tool_notifies_legacy_clients(registry: Registry, tree: Path) -> None:
+async def test_reload_without_watch_sends_no_list_changed(registry: Registry, tree: Path) -> None:
+    """Without --watch the capabilities say listChanged: false, so a reload through the tool sends nothing."""
     seen: list[str] = []
 
     async def handler(message: Any) -> None:
@@ -307,15 +308,49 @@ async def test_reload_through_the_tool_notifies_legacy_clients(registry: Registr
 
     server = build_server(registry, watch=False)
     async with Client(server, mode="legacy", message_handler=handler) as c:
+        caps = c.server_capabilities
+        assert caps.tools is not None and not caps.tools.list_changed
+        assert caps.resources is not None and not caps.resources.list_changed and not caps.resources.subscribe
         write_skill(tree, "fresh-skill")
         res = await c.call_tool("skills", {"action": "reload"})
         assert not res.is_error
+        assert "fresh-skill" in [p.name for p in (await c.list_prompts()).prompts]
+        await anyio.sleep(0.3)
+        assert not [m for m in seen if m.endswith("list_changed")]
+
+
+async def test_reload_through_the_tool_notifies_only_what_changed(registry: Registry, tree: Path) -> None:
+    seen: list[str] = []
+
+    async def handler(message: Any) -> None:
+        method = getattr(message, "method", None)
+        if isinstance(method, str):
+            seen.append(method)
+
+    server = build_server(registry, watch=True)
+    async with Client(server, mode="legacy", message_handler=handler) as c:
+        assert c.server_capabilities.prompts is not None and c.server_capabilities.prompts.list_changed
+        res = await c.call_tool("skills", {"action": "reload"})  # nothing changed on disk
+        assert not res.is_error
+        await anyio.sleep(0.3)
+        assert not [m for m in seen if m.endswith("list_changed")]
+        # a new file in an existing skill: the resource list changed, the prompts and tools did not
+        (tree / "alpha" / "extra.txt").write_text("more\n", encoding="utf-8")
+        res = await c.call_tool("skills", {"action": "reload"})
         with anyio.fail_after(10):
-            while "notifications/tools/list_changed" not in seen:
+            while "notifications/resources/list_changed" not in seen:
+                await anyio.sleep(0.01)
+        await anyio.sleep(0.3)
+        assert "notifications/prompts/list_changed" not in seen
+        assert "notifications/tools/list_changed" not in seen
+        seen.clear()
+        write_skill(tree, "fresh-skill")
+        res = await c.call_tool("skills", {"action": "reload"})
+        with anyio.fail_after(10):
+            while "notifications/prompts/list_changed" not in seen:
                 await anyio.sleep(0.01)
         assert "notifications/resources/list_changed" in seen
-        assert "notifications/prompts/list_changed" in seen
-        assert "fresh-skill" in [p.name for p in (await c.list_prompts()).prompts]
+        assert seen.count("notifications/prompts/list_changed") == 1
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -1,5 +1,7 @@
-"""`skillyard serve`: the MCP server over stdio (default) or streamable HTTP on loopback.
+"""`skillyard serve`: the MCP server over stdio (default) or streamable HTTP.
 
+HTTP on loopback needs nothing more; any other address is refused (exit 2,
+before anything binds) unless bearer tokens or OAuth are configured.
 stdout is the protocol wire on stdio, so everything else (logs, warnings)
 goes to stderr. The command is registered on the main `skillyard` group by
 cli.py; `ctx.obj` is the CliContext carrying the config and the registry.
@@ -7,8 +9,10 @@ cli.py; `ctx.obj` is the CliContext carrying the config and the registry.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -18,7 +22,61 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def _is_loopback(host: str) -> bool:
-    return host in LOOPBACK_HOSTS
+    if host in LOOPBACK_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _config(ctx: click.Context) -> Any:
+    obj = ctx.obj
+    if obj is not None and hasattr(obj, "config"):
+        return obj.config
+    from skillyard.config import Config
+
+    return Config()
+
+
+def _http_auth(ctx: click.Context, host: str, token_file: Path | None, allowed_hosts: tuple[str, ...]) -> Any:
+    """(verifier or None, serve settings): refuses, before binding, what must not be served."""
+    from skillyard.mcp.auth import AnyOfVerifiers, AuthSetupError, JwtVerifier, load_token_file
+
+    serve_cfg = _config(ctx).serve
+    auth = serve_cfg.auth
+    token_file = token_file or auth.token_file
+    verifiers: list[Any] = []
+    try:
+        if token_file is not None:
+            verifiers.append(load_token_file(token_file))
+        if auth.oauth:
+            verifiers.append(
+                JwtVerifier(
+                    issuer=auth.issuer,
+                    audience=auth.audience,
+                    jwks_uri=auth.jwks_uri,
+                    algorithms=auth.algorithms,
+                    leeway=auth.leeway,
+                )
+            )
+    except AuthSetupError as e:
+        raise click.UsageError(f"refusing to serve: {e}") from None
+    if not _is_loopback(host):
+        if not verifiers:
+            raise click.UsageError(
+                f"refusing to serve HTTP on {host} without authentication: give --auth-token-file FILE "
+                "or set [serve.auth] issuer and audience (loopback addresses need neither)"
+            )
+        if host in ("0.0.0.0", "::", "[::]") and not (allowed_hosts or serve_cfg.allowed_hosts):
+            raise click.UsageError(
+                f"--host {host} listens on every address: name the Host clients connect to with "
+                "--allowed-host NAME (or [serve] allowed_hosts), so DNS-rebinding checks can stay on"
+            )
+    verifier = None
+    if verifiers:
+        verifier = verifiers[0] if len(verifiers) == 1 else AnyOfVerifiers(verifiers)
+    return verifier, serve_cfg
 
 
 def _setup_logging(level: str) -> None:
@@ -47,7 +105,10 @@ def _registry(ctx: click.Context) -> Any:
     help="stdio for hosts that launch the server; http for streamable HTTP.",
 )
 @click.option(
-    "--host", default="127.0.0.1", show_default=True, help="HTTP bind address: 127.0.0.1, localhost or ::1."
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="HTTP bind address; other than loopback only with --auth-token-file or [serve.auth].",
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="HTTP port.")
 @click.option("--watch", is_flag=True, help="Reload skills on file changes and notify clients.")
@@ -66,6 +127,23 @@ def _registry(ctx: click.Context) -> Any:
     default="WARNING",
     show_default=True,
 )
+@click.option(
+    "--auth-token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Bearer tokens, one per line ('token [scope...]'); the file must be private (chmod 600).",
+)
+@click.option(
+    "--stateless",
+    is_flag=True,
+    help="HTTP without server-side sessions, for several replicas behind a load balancer.",
+)
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    help="A Host header value clients use (repeatable), e.g. skills.example.com; loopback is always allowed.",
+)
 @click.pass_context
 def serve(
     ctx: click.Context,
@@ -76,12 +154,17 @@ def serve(
     tools: tuple[str, ...],
     page_size: int,
     log_level: str,
+    auth_token_file: Path | None,
+    stateless: bool,
+    allowed_hosts: tuple[str, ...],
 ) -> None:
     """Serve skills over MCP: the agent tools, the Skills extension, resources and prompts."""
-    if transport == "http" and not _is_loopback(host):
-        raise click.UsageError(
-            f"--host {host} is not a loopback address; skillyard serves HTTP on loopback only"
-        )
+    verifier: Any = None
+    serve_cfg: Any = None
+    if transport == "http":
+        verifier, serve_cfg = _http_auth(ctx, host, auth_token_file, allowed_hosts)
+    elif auth_token_file is not None or stateless or allowed_hosts:
+        raise click.UsageError("--auth-token-file, --stateless and --allowed-host apply to --transport http")
     from skillyard.tools import BUILTIN_TOOLS
 
     known = (*BUILTIN_TOOLS, "toml")
@@ -107,7 +190,24 @@ def serve(
         if transport == "stdio":
             server.run("stdio")
         else:
-            server.run("streamable-http", host=host, port=port)
+            import uvicorn
+
+            app = server.http_app(
+                host=host,
+                stateless=stateless,
+                verifier=verifier,
+                issuer=serve_cfg.auth.issuer,
+                resource=serve_cfg.auth.resource,
+                allowed_hosts=(*serve_cfg.allowed_hosts, *allowed_hosts),
+                allowed_origins=serve_cfg.allowed_origins,
+            )
+            if verifier is not None:
+                log.info("HTTP requests need a bearer token (%s)", type(verifier).__name__)
+            uvicorn.Server(
+                uvicorn.Config(
+                    app, host=host.strip("[]"), port=port, log_level=level.lower(), server_header=False
+                )
+            ).run()
     except KeyboardInterrupt:
         pass
     finally:

@@ -106,6 +106,32 @@ _EMBEDDER_KINDS = ("fastembed", "openai", "sentence-transformers")
 
 
 @dataclass(frozen=True, slots=True)
+class ServeAuthSettings:
+    """`[serve.auth]`: OAuth 2.1 resource-server settings for `skillyard serve --transport http`."""
+
+    issuer: str | None = None  #: the authorization server; tokens must carry exactly this `iss`
+    audience: str | None = None  #: tokens must list this in `aud` (usually the server's public URL)
+    resource: str | None = None  #: the public URL of the MCP endpoint, for Protected Resource Metadata
+    jwks_uri: str | None = None  #: None: read from the issuer's metadata
+    algorithms: tuple[str, ...] = ("RS256",)  #: accepted JWS algorithms; never taken from the token
+    leeway: float = 30.0  #: seconds of clock skew tolerated on exp/nbf/iat
+    token_file: Path | None = None  #: static bearer tokens, as with --auth-token-file
+
+    @property
+    def oauth(self) -> bool:
+        return self.issuer is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ServeSettings:
+    """`[serve]`: what the HTTP transport accepts beyond loopback."""
+
+    allowed_hosts: tuple[str, ...] = ()  #: Host header values clients use (besides loopback)
+    allowed_origins: tuple[str, ...] = ()  #: Origin header values browsers may send
+    auth: ServeAuthSettings = field(default_factory=ServeAuthSettings)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The effective configuration (defaults when no file exists)."""
 
@@ -124,6 +150,7 @@ class Config:
     skills: dict[str, SkillOverride] = field(default_factory=dict)
     search: SearchSettings = field(default_factory=SearchSettings)
     remotes: tuple[RemoteSkills, ...] = ()
+    serve: ServeSettings = field(default_factory=ServeSettings)
 
     @property
     def install_root(self) -> Path:
@@ -190,7 +217,7 @@ def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> 
     return parse_config(data, path)
 
 
-_TOP = {"skills", "config", "execution", "trust", "hub", "skill", "install", "search"}
+_TOP = {"skills", "config", "execution", "trust", "hub", "skill", "install", "search", "serve"}
 
 
 def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
@@ -334,6 +361,7 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
         skills=overrides,
         search=search,
         remotes=remotes,
+        serve=_serve_settings(data.get("serve", {}), base, err, check_keys, str_list),
     )
 
 
@@ -465,3 +493,75 @@ def _ray_settings(t: Any, err: Any, check_keys: Any, boolean: Any) -> RaySetting
         bin_resources=boolean("execution.ray.bin_resources", t.get("bin_resources", False)),
         connect_timeout=float(t.get("connect_timeout", 15.0)),
     )
+
+
+#: JWS algorithms `[serve.auth] algorithms` may name (asymmetric only: the issuer's public keys verify)
+JWT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+
+
+def _serve_settings(t: Any, base: Path, err: Any, check_keys: Any, str_list: Any) -> ServeSettings:
+    """`[serve]` and `[serve.auth]`; every URL must be https except on loopback, where http is allowed."""
+    if not isinstance(t, dict):
+        raise err("serve", "must be a table")
+    check_keys("serve", t, {"allowed_hosts", "allowed_origins", "auth"})
+    hosts = tuple(str_list("serve.allowed_hosts", t.get("allowed_hosts", [])))
+    origins = tuple(str_list("serve.allowed_origins", t.get("allowed_origins", [])))
+    for h in hosts:
+        if not h.strip() or any(c in h for c in "/ \t\0"):
+            raise err("serve.allowed_hosts", f"not a host[:port]: {h!r}")
+    a = t.get("auth", {})
+    if not isinstance(a, dict):
+        raise err("serve.auth", "must be a table")
+    check_keys(
+        "serve.auth", a, {"issuer", "audience", "resource", "jwks_uri", "algorithms", "leeway", "token_file"}
+    )
+    urls: dict[str, str | None] = {}
+    for key in ("issuer", "audience", "resource", "jwks_uri"):
+        v = a.get(key)
+        if v is not None and (not isinstance(v, str) or not v.strip()):
+            raise err(f"serve.auth.{key}", "must be a non-empty string")
+        urls[key] = v
+    for key in ("issuer", "resource", "jwks_uri"):
+        v = urls[key]
+        if v is not None and not _secure_url(v):
+            raise err(f"serve.auth.{key}", f"must be an https URL (http only for loopback hosts): {v!r}")
+    if (urls["issuer"] is None) != (urls["audience"] is None):
+        raise err("serve.auth", "issuer and audience go together: set both or neither")
+    if urls["issuer"] is None and (urls["resource"] or urls["jwks_uri"]):
+        raise err("serve.auth", "resource and jwks_uri need issuer and audience")
+    algorithms = tuple(str_list("serve.auth.algorithms", a.get("algorithms", ["RS256"])))
+    bad = [x for x in algorithms if x not in JWT_ALGORITHMS]
+    if not algorithms or bad:
+        raise err("serve.auth.algorithms", f"must be some of {', '.join(JWT_ALGORITHMS)} (got {bad or '[]'})")
+    leeway = a.get("leeway", 30)
+    if isinstance(leeway, bool) or not isinstance(leeway, int | float) or not 0 <= leeway <= 600:
+        raise err("serve.auth.leeway", "must be a number of seconds between 0 and 600")
+    token_file = a.get("token_file")
+    if token_file is not None and (not isinstance(token_file, str) or not token_file.strip()):
+        raise err("serve.auth.token_file", "must be a path string")
+    return ServeSettings(
+        allowed_hosts=hosts,
+        allowed_origins=origins,
+        auth=ServeAuthSettings(
+            issuer=urls["issuer"],
+            audience=urls["audience"],
+            resource=urls["resource"],
+            jwks_uri=urls["jwks_uri"],
+            algorithms=algorithms,
+            leeway=float(leeway),
+            token_file=_resolve(base, token_file) if token_file else None,
+        ),
+    )
+
+
+def _secure_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    host = (parts.hostname or "").lower()
+    if parts.scheme == "https" and host:
+        return True
+    return parts.scheme == "http" and (host in ("localhost", "::1") or host.startswith("127."))

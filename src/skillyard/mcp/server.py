@@ -37,11 +37,21 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
-from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.subscriptions import (
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ToolsListChanged,
+)
 from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     CallToolResult,
+    CompleteRequestParams,
+    CompleteResult,
+    Completion,
+    EmptyResult,
     GetPromptResult,
     ListPromptsResult,
     ListResourcesResult,
@@ -49,11 +59,16 @@ from mcp_types import (
     PromptArgument,
     PromptMessage,
     Resource,
+    ResourceTemplate,
+    SetLevelRequestParams,
+    SubscribeRequestParams,
     TextContent,
     Tool,
+    UnsubscribeRequestParams,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from skillyard.mcp.auth import TokenVerifier, granted_scopes
 from skillyard.mcp.catalog import (
     SKILL_FILE,
     CatalogError,
@@ -87,6 +102,20 @@ PROMPT_PAGE_SIZE = 200
 MAX_ECHO_SESSIONS = 4096
 #: debounce for --watch, in milliseconds
 WATCH_DEBOUNCE_MS = 300
+#: the resource template every skill file matches (RFC 6570 reserved expansion keeps the slashes of `path`)
+SKILL_TEMPLATE = "skill://{skill}/{+path}"
+#: resources/subscribe entries one handshake-era connection may hold
+MAX_SUBSCRIPTIONS = 1024
+#: completion/complete answers at most this many values (the protocol's limit)
+MAX_COMPLETIONS = 100
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+#: `skills` actions after which the lists may differ
+MUTATING_ACTIONS = frozenset({"reload", "enable", "disable", "install"})
+_LIST_METHODS = (
+    ("notifications/tools/list_changed", ToolsListChanged),
+    ("notifications/resources/list_changed", ResourcesListChanged),
+    ("notifications/prompts/list_changed", PromptsListChanged),
+)
 
 INSTRUCTIONS = (
     "skillyard serves Agent Skills. Use the `skills` tool to list, search and inspect skills, "
@@ -185,8 +214,12 @@ class SkillyardServer(MCPServer):
         self._toolkit_error: str | None = None
         self._tools_cache: tuple[int, list[Tool]] | None = None
         self._sessions = _SessionStore()
+        #: set by http_app(stateless=True): no session outlives its request (replicas share nothing)
+        self.stateless = False
         self._legacy_connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self._notified_version = registry.version
+        #: fingerprints of (tools, resources, prompts) as last announced; None until first needed
+        self._lists: tuple[int, int, int] | None = None
         self._notify_lock = anyio.Lock()
         self._watchers = 0
         self._watch_stop: anyio.Event | None = None
@@ -205,6 +238,12 @@ class SkillyardServer(MCPServer):
         # Paginated lists (the SDK's defaults return everything in one page).
         low.add_request_handler("resources/list", PaginatedRequestParams, self._list_resources_page)
         low.add_request_handler("prompts/list", PaginatedRequestParams, self._list_prompts_page)
+        low.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
+        # Handshake-era only (2026-07-28 dropped both): the SDK dispatches them only on that wire.
+        low.add_request_handler("logging/setLevel", SetLevelRequestParams, self._set_level)
+        if watch:  # only a watcher sees files change, so only then is `subscribe` true
+            low.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
+            low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, self._unsubscribe)
         # Handshake-era clients learn about list changes only if the capabilities say so.
         options = NotificationOptions(prompts_changed=watch, resources_changed=watch, tools_changed=watch)
         original = low.create_initialization_options
@@ -225,6 +264,28 @@ class SkillyardServer(MCPServer):
         low = self._lowlevel_server
         async with stdio_transport() as (read_stream, write_stream):
             await low.run(read_stream, write_stream, low.create_initialization_options())
+
+    def http_app(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        stateless: bool = False,
+        verifier: TokenVerifier | None = None,
+        issuer: str | None = None,
+        resource: str | None = None,
+        allowed_hosts: Sequence[str] = (),
+        allowed_origins: Sequence[str] = (),
+    ) -> Any:
+        """The streamable-HTTP ASGI app skillyard serves: Host/Origin checks always, the bearer-token gate
+        when a verifier is given, and no server-side session with `stateless` (for replicas)."""
+        from skillyard.mcp.auth import AuthGate
+
+        self.stateless = stateless
+        security = transport_security(host, allowed_hosts, allowed_origins)
+        app = self.streamable_http_app(host=host, stateless_http=stateless, transport_security=security)
+        if verifier is not None:
+            app.add_middleware(AuthGate, verifier=verifier, issuer=issuer, resource=resource)
+        return app
 
     def streamable_http_app(self, **kwargs: Any) -> Any:  # type: ignore[override]
         """The SDK's app with a malformed POST body answered 400 and its JSON-RPC error, never 202."""
@@ -294,10 +355,18 @@ class SkillyardServer(MCPServer):
         if kit is None:
             return _error_result(f"Error: tools are unavailable ({self._toolkit_error})")
         rctx = getattr(context, "request_context", None) if context is not None else None
-        if rctx is None:
+        missing = self._missing_scope(rctx, name, arguments)
+        if missing is not None:
+            return _error_result(
+                json.dumps({"error": f"this token lacks the scope {missing}, which {name} needs"}),
+            )
+        if rctx is None or self.stateless:
             sid, session, lock = "", _new_session(), anyio.Lock()
         else:
             sid, session, lock = self._sessions.resolve(rctx)
+        action = arguments.get("action") if isinstance(arguments, dict) else None
+        if name == "skills" and action in MUTATING_ACTIONS and self._lists is None:
+            self._lists = await anyio.to_thread.run_sync(self._fingerprints)
         before = self.registry.version
         async with lock:
             try:
@@ -307,9 +376,24 @@ class SkillyardServer(MCPServer):
             ) as e:  # the Toolkit promises results, never exceptions; keep that promise here too
                 log.exception("tool %r raised", name)
                 return _error_result(f"Error: {type(e).__name__}: {e}", sid)
+            finally:
+                if not sid:  # nobody can come back to this session: its skill_run workspace goes now
+                    await anyio.to_thread.run_sync(kit.close_session, session)
         if self.registry.version != before:
             await self.notify_changed()
+        await self._log_call(rctx, name, arguments, res)
         return _tool_result(res, sid)
+
+    def _missing_scope(self, rctx: Any, name: str, arguments: Any) -> str | None:
+        """The scope this call needs that the request's token lacks (None: allowed, or no auth in play)."""
+        from skillyard.mcp.auth import required_scope
+        from skillyard.model import BUILTIN_TOOL_NAMES
+
+        granted = granted_scopes(rctx)
+        if granted is None:
+            return None
+        needed = required_scope(name, arguments, BUILTIN_TOOL_NAMES)
+        return needed if needed is not None and needed not in granted else None
 
     # ------------------------------------------------------------ resources
 
@@ -480,37 +564,239 @@ class SkillyardServer(MCPServer):
             self._legacy_connections.add(connection)
         return await call_next(ctx)
 
+    def _fingerprints(self) -> tuple[int, int, int]:
+        """What each list holds now, hashed: tools (names, descriptions, schemas), resource URIs, prompts."""
+        self._tools_cache = None
+        tools = hash(
+            tuple(
+                (t.name, t.description, json.dumps(t.input_schema, sort_keys=True, default=str))
+                for t in self._tool_defs()
+            )
+        )
+        served = list(self._skills_from(None))
+        resources = hash(
+            tuple((s.name, tuple(rel for rel, _ in self.catalog._listed_files(s))) for s in served)
+        )
+        prompts = hash(
+            tuple((s.name, s.description, s.argument_hint) for s in served if self._prompt_skill(s))
+        )
+        return tools, resources, prompts
+
     async def notify_changed(self) -> None:
-        """Tell every client that tools, resources and prompts may have changed (once per registry version)."""
+        """Tell clients which of tools, resources and prompts changed (each only when it did).
+
+        2026-07-28 clients get them on their `subscriptions/listen` streams; handshake-era clients
+        only when the server runs with --watch, since only then do the capabilities say `listChanged`.
+        """
         async with self._notify_lock:
             version = self.registry.version
             if version == self._notified_version:
                 return
             self._notified_version = version
-            self._tools_cache = None
-            for event in (ToolsListChanged(), ResourcesListChanged(), PromptsListChanged()):
-                await self._subscriptions.publish(event)
-            for connection in list(self._legacy_connections):
-                if not getattr(connection, "initialized", None) or not connection.initialized.is_set():
-                    continue
-                for method in (
-                    "notifications/tools/list_changed",
-                    "notifications/resources/list_changed",
-                    "notifications/prompts/list_changed",
-                ):
-                    try:
-                        await connection.outbound.notify(method, None)
-                    except Exception:  # a closed connection must not stop the others
-                        self._legacy_connections.discard(connection)
-                        break
+            before = self._lists
+            now = await anyio.to_thread.run_sync(self._fingerprints)
+            self._lists = now
+            changed = [i for i in range(3) if before is None or before[i] != now[i]]
+            for i in changed:
+                await self._subscriptions.publish(_LIST_METHODS[i][1]())
+            if self.watch:
+                for i in changed:
+                    await self._notify_legacy(_LIST_METHODS[i][0], None)
+            kinds = [("tools", "resources", "prompts")[i] for i in changed]
+            await self._notify_legacy_log("info", {"event": "reload", "changed": kinds})
+
+    async def _notify_legacy(
+        self, method: str, params: dict[str, Any] | None, uri: str | None = None
+    ) -> None:
+        """One notification to every initialized handshake-era connection (with `uri`: its subscribers only)."""
+        for connection in list(self._legacy_connections):
+            if not getattr(connection, "initialized", None) or not connection.initialized.is_set():
+                continue
+            if uri is not None and uri not in connection.state.get("skillyard.subscriptions", ()):
+                continue
+            try:
+                await connection.outbound.notify(method, params)
+            except Exception:  # a closed connection must not stop the others
+                self._legacy_connections.discard(connection)
+
+    async def _notify_legacy_log(self, level: str, data: Any) -> None:
+        """A connection-wide log message (reloads): handshake-era clients that asked for that level."""
+        for connection in list(self._legacy_connections):
+            wanted = connection.state.get("skillyard.log_level")  # none before logging/setLevel, as at 2026
+            if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+                continue
+            if not getattr(connection, "initialized", None) or not connection.initialized.is_set():
+                continue
+            try:
+                await connection.outbound.notify(
+                    "notifications/message", {"level": level, "logger": "skillyard", "data": data}
+                )
+            except Exception:
+                self._legacy_connections.discard(connection)
 
     async def reload(self, changed: list[str] | None = None) -> None:
-        """Re-scan the registry off the event loop, then notify clients if anything changed.
+        """Re-scan the registry off the event loop, then notify clients of what changed.
 
-        `changed` (the watcher's paths) lets the registry re-read just those files.
+        `changed` (the watcher's paths) lets the registry re-read just those files, and names the
+        `skill://` resources whose subscribers hear `resources/updated`.
         """
+        if self._lists is None:
+            self._lists = await anyio.to_thread.run_sync(self._fingerprints)
         await anyio.to_thread.run_sync(self.registry.reload, changed)
         await self.notify_changed()
+        if changed:
+            for uri in await anyio.to_thread.run_sync(self._uris_for_paths, changed):
+                await self._subscriptions.publish(ResourceUpdated(uri))
+                await self._notify_legacy("notifications/resources/updated", {"uri": uri}, uri=uri)
+
+    def _uris_for_paths(self, paths: Sequence[str]) -> list[str]:
+        """The `skill://` URIs of served files among `paths` (a changed file, or one removed)."""
+        roots: list[tuple[Path, str]] = []
+        for skill in self._skills_from(None):
+            root = Path(skill.root)
+            roots.append((root, skill.name))
+            try:
+                real = root.resolve()
+            except OSError:
+                continue
+            if real != root:
+                roots.append((real, skill.name))
+        out: list[str] = []
+        for raw in paths:
+            path = Path(raw)
+            for root, name in roots:
+                if path.is_relative_to(root) and path != root:
+                    rel = path.relative_to(root).as_posix()
+                    if rel.lower() == "skill.md":
+                        rel = SKILL_FILE
+                    uri = skill_uri(name, rel)
+                    if uri not in out:
+                        out.append(uri)
+                    break
+        return out
+
+    # ------------------------------------------------------------ subscriptions, logging, completion
+
+    async def _subscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: SubscribeRequestParams
+    ) -> EmptyResult:
+        uri = str(params.uri)
+        if not await anyio.to_thread.run_sync(self._is_listed, uri):
+            raise MCPError(INVALID_PARAMS, f"No resource is served at {uri[:200]}")
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is not None:
+            subs = connection.state.setdefault("skillyard.subscriptions", set())
+            if len(subs) >= MAX_SUBSCRIPTIONS:
+                raise MCPError(INVALID_PARAMS, f"at most {MAX_SUBSCRIPTIONS} subscriptions per connection")
+            subs.add(uri)
+            self._legacy_connections.add(connection)
+        return EmptyResult()
+
+    async def _unsubscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: UnsubscribeRequestParams
+    ) -> EmptyResult:
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is not None:
+            connection.state.get("skillyard.subscriptions", set()).discard(str(params.uri))
+        return EmptyResult()
+
+    def _is_listed(self, uri: str) -> bool:
+        try:
+            name, rel = self.catalog.split_uri(uri)
+        except CatalogError:
+            return False
+        skill = self.catalog.served_skill(name)
+        return skill is not None and any(r == rel for r, _ in self.catalog._listed_files(skill))
+
+    async def _set_level(
+        self, ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams
+    ) -> EmptyResult:
+        """logging/setLevel (2025-11-25): this connection's threshold for skillyard's log messages."""
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is not None:
+            connection.state["skillyard.log_level"] = params.level
+            self._legacy_connections.add(connection)
+        return EmptyResult()
+
+    async def _log_call(self, rctx: Any, name: str, arguments: Any, res: Any) -> None:
+        """A log message for runs and installs, to the client that asked for it (never to anyone else)."""
+        action = arguments.get("action") if isinstance(arguments, dict) else None
+        is_error = bool(getattr(res, "is_error", False))
+        if name == "skill_run" or (name not in _builtin_tools()):
+            data: dict[str, Any] = {"event": "run", "tool": name, "ok": not is_error}
+            if isinstance(arguments, dict) and isinstance(arguments.get("skill"), str):
+                data["skill"] = arguments["skill"][:200]
+        elif name == "skills" and action in ("install", "enable", "disable", "reload"):
+            data = {"event": action, "ok": not is_error}
+            if isinstance(arguments.get("skill"), str):
+                data["skill"] = arguments["skill"][:200]
+        else:
+            return
+        level = "warning" if is_error else "info"
+        session = getattr(rctx, "session", None)
+        if session is None:
+            return
+        if rctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            connection = getattr(session, "_connection", None)
+            wanted = connection.state.get("skillyard.log_level") if connection is not None else None
+            if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+                return
+        import warnings
+
+        from mcp.shared.exceptions import MCPDeprecationWarning
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await session.send_log_message(level=level, data=data, logger="skillyard")  # type: ignore[arg-type]
+        except Exception:  # the log is a courtesy; the result still goes out
+            log.debug("log message not delivered", exc_info=True)
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:  # type: ignore[override]
+        return [
+            ResourceTemplate(
+                uri_template=SKILL_TEMPLATE,
+                name="skill-file",
+                title="A file of a served skill",
+                description="Any file of a served skill; skill://<skill>/SKILL.md is its instructions.",
+            )
+        ]
+
+    async def _complete(
+        self, ctx: ServerRequestContext[Any, Any], params: CompleteRequestParams
+    ) -> CompleteResult:
+        return await anyio.to_thread.run_sync(self.complete, params)
+
+    def complete(self, params: CompleteRequestParams) -> CompleteResult:
+        """completion/complete: prompt arguments (the skill's argument hint), skill names and file paths
+        for the `skill://` template."""
+        ref = params.ref
+        name, value = params.argument.name, params.argument.value
+        given = (params.context.arguments if params.context is not None else None) or {}
+        candidates: list[str] = []
+        if ref.type == "ref/prompt":
+            skill = self.catalog.served_skill(ref.name) if isinstance(ref.name, str) else None
+            if skill is None or not self._prompt_skill(skill):
+                raise MCPError(INVALID_PARAMS, f"Unknown prompt: {str(ref.name)[:200]}")
+            if name == "arguments" and skill.argument_hint:
+                candidates = [skill.argument_hint]
+        else:
+            if ref.uri != SKILL_TEMPLATE:
+                raise MCPError(INVALID_PARAMS, f"Unknown resource template: {str(ref.uri)[:200]}")
+            if name == "skill":
+                candidates = [s.name for s in self._skills_from(None)]
+            elif name == "path":
+                skill = self.catalog.served_skill(str(given.get("skill", "")))
+                if skill is not None:
+                    candidates = sorted(rel for rel, _ in self.catalog._listed_files(skill))
+        matches = [c for c in candidates if c.startswith(value)]
+        return CompleteResult(
+            completion=Completion(
+                values=matches[:MAX_COMPLETIONS],
+                total=len(matches),
+                has_more=len(matches) > MAX_COMPLETIONS,
+            )
+        )
 
     async def _watch_loop(self, stop: anyio.Event) -> None:
         import watchfiles
@@ -562,6 +848,12 @@ async def _lifespan(server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
         yield {}
 
 
+def _builtin_tools() -> tuple[str, ...]:
+    from skillyard.model import BUILTIN_TOOL_NAMES
+
+    return BUILTIN_TOOL_NAMES
+
+
 def _error_result(text: str, sid: str = "") -> CallToolResult:
     meta = {SESSION_META_KEY: sid} if sid else None
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=meta)
@@ -586,6 +878,29 @@ def _tool_result(res: Any, sid: str) -> CallToolResult:
         structured_content=structured,
         is_error=bool(getattr(res, "is_error", False)),
         _meta={SESSION_META_KEY: sid} if sid else None,
+    )
+
+
+LOOPBACK_HOST_PATTERNS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+LOOPBACK_ORIGIN_PATTERNS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+
+
+def transport_security(
+    host: str, allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = ()
+) -> TransportSecuritySettings:
+    """DNS-rebinding protection for any bind address: loopback names, the bind address itself (unless it is
+    a wildcard) and the configured names are the only Host values served; Origin likewise."""
+    hosts = list(LOOPBACK_HOST_PATTERNS)
+    origins = list(LOOPBACK_ORIGIN_PATTERNS)
+    bind = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    if host not in ("0.0.0.0", "::", "") and f"{bind}:*" not in hosts:
+        hosts += [bind, f"{bind}:*"]
+        origins += [f"http://{bind}:*", f"https://{bind}"]
+    for h in allowed_hosts:
+        hosts += [h] if ":" in h.rsplit("]", 1)[-1] else [h, f"{h}:*"]
+    origins += list(allowed_origins)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
 
 
