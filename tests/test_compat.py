@@ -73,6 +73,7 @@ class Row:
             self.cells[surface] = f"yes: {how}"
 
     def not_exposed(self, surface: str, why: str) -> None:
+        """A surface the client gives no way to reach: an "n/a" cell with the reason, never a pass."""
         self.cells[surface] = f"n/a: {why}"
 
     def finish(self) -> None:
