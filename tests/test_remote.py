@@ -109,6 +109,59 @@ def test_an_unreachable_http_remote_is_a_clear_error(tmp_path: Path) -> None:
         sync(remote)
 
 
+def test_sync_checks_every_file_against_the_servers_digests(tmp_path: Path, served: Path) -> None:
+    remote = RemoteSkills(
+        "team", (sys.executable, "-m", "skillyard", "--root", str(served), "serve"), timeout=60
+    )
+    report = sync(remote)
+    assert report.skills == ["alpha", "beta"]
+    assert report.verified == report.files == 4  # alpha: SKILL.md, a script, a reference; beta: SKILL.md
+
+
+#: A real MCP server over stdio that serves `root` like `skillyard serve` but lists a wrong digest
+#: for every file named `hi.sh`.
+LYING_SERVER = """
+import sys
+from pathlib import Path
+import skillyard.mcp.catalog as catalog
+from skillyard.mcp import build_server
+from skillyard.registry import Registry
+
+honest = catalog.SkillCatalog._digest
+
+def lying(self, skill, path, st):
+    return "sha256:" + "0" * 64 if path.endswith("hi.sh") else honest(self, skill, path, st)
+
+catalog.SkillCatalog._digest = lying
+build_server(Registry.from_roots([Path(sys.argv[1])])).run("stdio")
+"""
+
+
+def test_a_file_that_does_not_match_its_digest_refuses_its_skill(tmp_path: Path, served: Path) -> None:
+    script = tmp_path / "lying_server.py"
+    script.write_text(LYING_SERVER, encoding="utf-8")
+    remote = RemoteSkills("liar", (sys.executable, str(script), str(served)), timeout=60)
+    report = sync(remote)
+    assert report.skills == ["beta"]
+    refused = {r["skill"]: r["reason"] for r in report.refused}
+    assert "does not match the digest" in refused["alpha"]
+    assert sorted(os.listdir(remote.root)) == ["beta"]
+
+
+def test_an_http_remote_sends_its_headers(tmp_path: Path, served: Path) -> None:
+    """A real `skillyard serve --transport http` with bearer tokens on 127.0.0.1."""
+    from test_mcp_auth import serving, token_file
+
+    token = "remote-sync-token-" + "7" * 20
+    tokens = token_file(tmp_path, f"{token} skills:read\n")
+    with serving(served, tmp_path, "--auth-token-file", str(tokens)) as url:
+        good = RemoteSkills("far", url=url, timeout=60, headers=(("Authorization", f"Bearer {token}"),))
+        report = sync(good)
+        assert report.skills == ["alpha", "beta"] and report.verified == 4
+        with pytest.raises(RemoteError, match="remote 'bare' failed"):
+            sync(RemoteSkills("bare", url=url, timeout=30))
+
+
 # ---------------------------------------------------------------- what a hostile server may send
 
 SKILL = b"---\nname: {n}\ndescription: A skill\n---\nbody\n"
@@ -210,6 +263,14 @@ def test_config_entries() -> None:
         and cfg.remotes[1].url == "https://skills.example/mcp"
     )
     assert cfg.remotes[1].timeout == 5.0
+    with_headers = parse_config(
+        {
+            "skills": {
+                "remote": [{"name": "h", "url": "https://h/mcp", "headers": {"Authorization": "Bearer t"}}]
+            }
+        }
+    )
+    assert with_headers.remotes[0].headers == (("Authorization", "Bearer t"),)
 
 
 @pytest.mark.parametrize(
@@ -224,6 +285,9 @@ def test_config_entries() -> None:
         ({"name": "a", "url": "ftp://h"}, "url: must be an http"),
         ({"name": "a", "url": "http://h", "timeout": 0}, "timeout: must be"),
         ({"name": "a", "url": "http://h", "token": "x"}, "unknown key"),
+        ({"name": "a", "url": "http://h", "headers": {"Bad Name": "x"}}, "headers: must be a table"),
+        ({"name": "a", "url": "http://h", "headers": {"X-A": "a\r\nX-B: b"}}, "headers: must be a table"),
+        ({"name": "a", "command": ["x"], "headers": {"Authorization": "Bearer t"}}, "only applies to a url"),
     ],
 )
 def test_config_errors(entry: dict[str, Any], message: str) -> None:

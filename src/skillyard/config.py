@@ -73,6 +73,7 @@ class RemoteSkills:
     command: tuple[str, ...] = ()  #: a stdio server: program and arguments
     url: str | None = None  #: a streamable HTTP server
     timeout: float = 60.0
+    headers: tuple[tuple[str, str], ...] = ()  #: HTTP headers for `url`, e.g. Authorization
 
     @property
     def root(self) -> Path:
@@ -368,6 +369,9 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
 _REMOTE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
+
+
 def _remotes(raw: Any, err: Any, check_keys: Any) -> tuple[RemoteSkills, ...]:
     """`[[skills.remote]]` entries: a unique name, and exactly one of `command` (stdio) or `url` (HTTP)."""
     if not isinstance(raw, list):
@@ -377,7 +381,7 @@ def _remotes(raw: Any, err: Any, check_keys: Any) -> tuple[RemoteSkills, ...]:
         key = f"skills.remote[{i}]"
         if not isinstance(t, dict):
             raise err(key, "must be a table")
-        check_keys(key, t, {"name", "command", "url", "timeout"})
+        check_keys(key, t, {"name", "command", "url", "timeout", "headers"})
         name = t.get("name")
         if not isinstance(name, str) or not _REMOTE_NAME.match(name):
             raise err(f"{key}.name", "must be 1-64 lower-case letters, digits, '-' or '_'")
@@ -395,7 +399,21 @@ def _remotes(raw: Any, err: Any, check_keys: Any) -> tuple[RemoteSkills, ...]:
         timeout = t.get("timeout", 60)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3600:
             raise err(f"{key}.timeout", "must be a number of seconds between 0 and 3600")
-        out.append(RemoteSkills(name, tuple(command or ()), url, float(timeout)))
+        headers = t.get("headers", {})
+        if not isinstance(headers, dict) or not all(
+            isinstance(k, str)
+            and isinstance(v, str)
+            and _HEADER_NAME.match(k)
+            and "\n" not in v
+            and "\r" not in v
+            for k, v in headers.items()
+        ):
+            raise err(f"{key}.headers", "must be a table of HTTP header names to string values")
+        if headers and url is None:
+            raise err(f"{key}.headers", "only applies to a url remote")
+        out.append(
+            RemoteSkills(name, tuple(command or ()), url, float(timeout), tuple(sorted(headers.items())))
+        )
     return tuple(out)
 
 

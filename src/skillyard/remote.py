@@ -2,8 +2,11 @@
 
 A remote is an MCP server that serves skills as `skill://<name>/<path>`
 resources (a `skillyard serve`, or any server of the MCP Skills extension).
-Syncing lists its resources over plain MCP (`resources/list`,
-`resources/read`, so older servers work too), and writes each skill into the
+When the server offers the Skills extension, syncing lists skills with
+`skills/list` and checks every file it reads against the sha256 and size of
+that manifest (a mismatch refuses the skill); otherwise, and for skills whose
+files are "dynamic", it lists plain `resources/list` and reads `resources/read`,
+so older servers work too. It writes each skill into the
 remote's cache directory, which is a root of the default search path after the
 install root: from then on the skills are found, checked for eligibility and
 run like any other, and a local skill of the same name wins.
@@ -20,6 +23,7 @@ the previous copy as it was.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -27,7 +31,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from skillyard.config import RemoteSkills
 from skillyard.install.hygiene import HygieneError, Limits, check_member_name
@@ -52,6 +56,7 @@ class SyncReport:
     skills: list[str] = field(default_factory=list)
     refused: list[dict[str, str]] = field(default_factory=list)
     files: int = 0
+    verified: int = 0  #: files checked against the digests of the server's `skills/list` manifests
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,6 +65,7 @@ class SyncReport:
             "skills": self.skills,
             "refused": self.refused,
             "files": self.files,
+            "verified": self.verified,
         }
 
 
@@ -67,55 +73,162 @@ def sync(remote: RemoteSkills, *, limits: Limits | None = None) -> SyncReport:
     """Fetch `remote`'s skills and replace its cache with them; RemoteError when the server fails."""
     import anyio
 
-    files = anyio.run(_fetch, remote)
-    return store(remote.name, files, remote.root, limits=limits)
+    fetched = anyio.run(_fetch, remote)
+    report = store(remote.name, fetched.files, remote.root, limits=limits, refused=fetched.refused)
+    report.verified = fetched.verified
+    return report
 
 
-async def _fetch(remote: RemoteSkills) -> dict[str, bytes]:
-    """Every `skill://` resource of the server, by URI."""
-    import base64
+#: The MCP Skills extension: its `skills/list` manifests carry each file's sha256 and size.
+EXTENSION = "io.modelcontextprotocol/skills"
 
-    import anyio
-    from mcp import Client, StdioServerParameters
 
-    target: Any
+@dataclass
+class _Fetched:
+    files: dict[str, bytes] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)  #: skill -> why (before any file is written)
+    verified: int = 0  #: files whose digest and size matched the server's manifest
+
+
+def _target(remote: RemoteSkills) -> Any:
+    from mcp import StdioServerParameters
+
     if remote.command:
-        target = StdioServerParameters(command=remote.command[0], args=list(remote.command[1:]))
-    else:
-        target = remote.url
-    out: dict[str, bytes] = {}
+        return StdioServerParameters(command=remote.command[0], args=list(remote.command[1:]))
+    if remote.headers:
+        from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+        http = create_mcp_http_client(headers=dict(remote.headers))
+        return streamable_http_client(str(remote.url), http_client=http)
+    return remote.url
+
+
+async def _fetch(remote: RemoteSkills) -> _Fetched:
+    """Every skill file the server offers: through the Skills extension (digests checked) when it
+    has it, else every `skill://` resource of `resources/list`."""
+    import anyio
+    from mcp import Client
+
+    out = _Fetched()
     try:
         with anyio.fail_after(remote.timeout):
-            async with Client(target, read_timeout_seconds=remote.timeout) as client:
-                uris: list[str] = []
-                cursor: str | None = None
-                for _page in range(10_000):
-                    page = await client.list_resources(cursor=cursor)
-                    uris += [str(r.uri) for r in page.resources if str(r.uri).startswith(SCHEME)]
-                    cursor = page.next_cursor
-                    if not cursor:
-                        break
-                for uri in uris:
-                    result = await client.read_resource(uri)
-                    for content in result.contents:
-                        if getattr(content, "text", None) is not None:
-                            out[uri] = content.text.encode("utf-8")
-                        elif getattr(content, "blob", None) is not None:
-                            out[uri] = base64.b64decode(content.blob)
-                        break
+            async with Client(_target(remote), read_timeout_seconds=remote.timeout) as client:
+                extensions = getattr(client.server_capabilities, "extensions", None) or {}
+                manifests = await _skills_list(client) if EXTENSION in extensions else {}
+                for skill, files in manifests.items():
+                    if files is None:
+                        continue  # "dynamic": the server cannot list it; read it like any resource below
+                    for uri, digest, size in files:
+                        data = await _read(client, uri)
+                        if len(data) != size or digest != "sha256:" + hashlib.sha256(data).hexdigest():
+                            out.refused[skill] = f"{uri[:200]} does not match the digest the server listed"
+                            break
+                        out.files[uri] = data
+                        out.verified += 1
+                listed = {k for k, v in manifests.items() if v is not None}
+                for uri in await _resource_uris(client):
+                    skill = uri[len(SCHEME) :].partition("/")[0]
+                    if skill not in listed:
+                        out.files[uri] = await _read(client, uri)
     except TimeoutError:
         raise RemoteError(f"remote '{remote.name}' did not answer within {remote.timeout:g} s") from None
+    except RemoteError:
+        raise
     except Exception as e:  # the SDK and its transports raise their own kinds (MCPError, exception groups)
         raise RemoteError(f"remote '{remote.name}' failed: {type(e).__name__}: {e}") from None
+    for skill in out.refused:
+        for uri in [u for u in out.files if u.startswith(f"{SCHEME}{skill}/")]:
+            del out.files[uri]
     return out
 
 
-def store(name: str, files: Mapping[str, bytes], root: Path, *, limits: Limits | None = None) -> SyncReport:
-    """Check `files` (`skill://` URI -> bytes) skill by skill and make `root` hold exactly the good ones."""
+async def _skills_list(client: Any) -> dict[str, list[tuple[str, str, int]] | None]:
+    """`skills/list`, every page: skill name -> its files (URI, digest, size), None when dynamic."""
+    import mcp_types
+
+    class Params(mcp_types.PaginatedRequestParams):
+        pass
+
+    class Request(mcp_types.Request[Params, Literal["skills/list"]]):
+        method: Literal["skills/list"] = "skills/list"
+
+    class Result(mcp_types.PaginatedResult):
+        skills: list[dict[str, Any]]
+
+    out: dict[str, list[tuple[str, str, int]] | None] = {}
+    cursor: str | None = None
+    for _page in range(10_000):
+        page = await client.session.send_request(Request(params=Params(cursor=cursor)), Result)
+        for entry in page.skills:
+            uri = entry.get("uri") if isinstance(entry, dict) else None
+            if not isinstance(uri, str) or not uri.startswith(SCHEME):
+                continue
+            name = uri[len(SCHEME) :].partition("/")[0]
+            resources = entry.get("resources")
+            if not isinstance(resources, list):
+                out[name] = None
+                continue
+            files: list[tuple[str, str, int]] = []
+            for r in resources:
+                if (
+                    isinstance(r, dict)
+                    and isinstance(r.get("uri"), str)
+                    and r["uri"].startswith(f"{SCHEME}{name}/")
+                    and isinstance(r.get("digest"), str)
+                    and isinstance(r.get("size"), int)
+                ):
+                    files.append((r["uri"], r["digest"], r["size"]))
+            out[name] = files
+            if len(out) > MAX_SKILLS:
+                raise RemoteError(f"remote offers more than {MAX_SKILLS} skills")
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return out
+
+
+async def _resource_uris(client: Any) -> list[str]:
+    uris: list[str] = []
+    cursor: str | None = None
+    for _page in range(10_000):
+        page = await client.list_resources(cursor=cursor)
+        uris += [str(r.uri) for r in page.resources if str(r.uri).startswith(SCHEME)]
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return uris
+
+
+async def _read(client: Any, uri: str) -> bytes:
+    """The exact bytes of one resource: a blob base64-decoded, text UTF-8 encoded."""
+    import base64
+
+    result = await client.read_resource(uri)
+    for content in result.contents:
+        if getattr(content, "text", None) is not None:
+            return content.text.encode("utf-8")
+        if getattr(content, "blob", None) is not None:
+            return base64.b64decode(content.blob)
+    return b""
+
+
+def store(
+    name: str,
+    files: Mapping[str, bytes],
+    root: Path,
+    *,
+    limits: Limits | None = None,
+    refused: Mapping[str, str] | None = None,
+) -> SyncReport:
+    """Check `files` (`skill://` URI -> bytes) skill by skill and make `root` hold exactly the good ones.
+
+    `refused` names skills already turned down while fetching (a digest that did not match)."""
     from skillyard.install.scanner import scan_path
 
     limits = limits or Limits()
     report = SyncReport(name, str(root))
+    for skill, reason in (refused or {}).items():
+        report.refused.append({"skill": skill[:100], "reason": reason})
     by_skill: dict[str, dict[PurePosixPath, bytes]] = {}
     bad: dict[str, str] = {}
     for uri, data in files.items():
