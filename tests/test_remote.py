@@ -56,7 +56,7 @@ def _config(tmp_path: Path, src: Path, name: str = "team") -> Path:
     return cfg
 
 
-def test_sync_from_a_skillyard_server(tmp_path: Path, served: Path) -> None:
+def test_sync_from_a_skillyard_server(tmp_path: Path, served: Path, make_skill: Any) -> None:
     cfg = _config(tmp_path, served)
     project = cfg.parent
     proc = _run(project, "remote", "sync", "--json")
@@ -70,9 +70,25 @@ def test_sync_from_a_skillyard_server(tmp_path: Path, served: Path) -> None:
     listed = json.loads(_run(project, "list", "--json").stdout)
     sources = {s["name"]: s.get("source") for s in listed["skills"]}
     assert {"alpha", "beta"} <= set(sources)
+    # Its instructions can be read; its scripts run only once a person installs it.
+    proc = _run(project, "call", "skill_load", json.dumps({"skill": "alpha"}))
+    assert proc.returncode == 0 and "loaded" in proc.stdout.lower(), proc.stdout + proc.stderr
     proc = _run(project, "call", "skill_run", json.dumps({"skill": "alpha", "command": "bash scripts/hi.sh"}))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert json.loads(proc.stdout)["stdout"] == "hi from alpha\n"
+    assert proc.returncode != 0 and "hi from alpha" not in proc.stdout
+    assert "comes from a remote" in proc.stdout + proc.stderr
+    proc = _run(project, "run", "alpha", "--", "bash scripts/hi.sh")
+    assert proc.returncode == 2 and "comes from a remote" in proc.stderr
+    # Nor can a local skill's run stage the remote's files as an input.
+    make_skill(project / "skills", "gamma", "A local skill")
+    run = {
+        "skill": "gamma",
+        "command": "bash inputs/hi.sh",
+        "inputs": [{"from": "skill://alpha/scripts/hi.sh"}],
+    }
+    proc = _run(project, "call", "skill_run", json.dumps(run))
+    assert proc.returncode != 0 and "hi from alpha" not in proc.stdout, proc.stdout
+    local = _run(project, "call", "skill_run", json.dumps({"skill": "gamma", "command": "echo local ok"}))
+    assert local.returncode == 0 and json.loads(local.stdout)["stdout"] == "local ok\n", local.stdout
 
 
 def test_a_local_skill_of_the_same_name_wins(tmp_path: Path, served: Path, make_skill: Any) -> None:

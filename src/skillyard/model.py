@@ -223,7 +223,7 @@ class Skill:
     name: str
     description: str
     path: Path  #: the SKILL.md / SKILL.toml file (absolute)
-    source: str = "custom"  #: label of the root it came from (project, user, install, bundled, custom)
+    source: str = "custom"  #: label of the root it came from (project, user, install, remote, bundled, custom)
     format: SkillFormat = "md"
     frontmatter: dict[str, Any] = field(default_factory=dict)  #: the author's mapping, JSON-compatible
     metadata: dict[str, Any] = field(default_factory=dict)
@@ -261,6 +261,12 @@ class Skill:
     def key(self) -> str:
         """The config key (`skillKey`, default the name)."""
         return self.skill_key or self.name
+
+    @property
+    def runnable(self) -> bool:
+        """Skills fetched from a remote are read, searched and loaded, but their scripts run only
+        once installed through the trust rules (`skillyard install`)."""
+        return self.source != "remote"
 
     def body(self) -> str:
         """The instructions (frontmatter stripped); read from disk on first use."""

@@ -388,6 +388,13 @@ def cap_text(data: bytes, cap: int, extra_secrets: tuple[str, ...] = ()) -> tupl
     return raw[:cap].decode("utf-8", errors="ignore"), True
 
 
+#: Why a remote skill's command is refused, and what to do instead.
+NOT_RUNNABLE = (
+    "skill {name} comes from a remote ([[skills.remote]]): its instructions can be read, but its scripts "
+    "run only once a person installs it (skillyard install)"
+)
+
+
 class SkillRunner:
     """Runs skill commands in per-session workspaces through one executor."""
 
@@ -475,6 +482,8 @@ class SkillRunner:
             raise RunError("req must be a RunRequest (use RunRequest.from_arguments)")
         if req.skill != skill.name:
             raise RunError(f"request is for skill {req.skill!r} but skill {skill.name!r} was given")
+        if not skill.runnable:
+            raise RunError(NOT_RUNNABLE.format(name=skill.name))
         try:
             validate_skill_name(skill.name)
             ex = self.executor

@@ -69,6 +69,10 @@ def run_tool(
 
     `timeout` is the caller's (configured) limit; a tool's own `timeout` wins over it.
     """
+    if not skill.runnable:
+        from skillyard.execution.runner import NOT_RUNNABLE
+
+        return f"Failed to execute command: {NOT_RUNNABLE.format(name=skill.name)}", True
     try:
         inv = build_invocation(spec, args)
     except ToolArgError as e:

@@ -80,8 +80,9 @@ class RunTool:
         return self._runner
 
     def _lookup(self, name: str) -> Any:
-        """skill:// inputs may only read eligible skills."""
-        return self.registry.get(name) if self.registry.is_eligible(name) else None
+        """skill:// inputs may only read eligible skills whose scripts may run (not a remote's)."""
+        skill = self.registry.get(name) if self.registry.is_eligible(name) else None
+        return skill if skill is not None and skill.runnable else None  # a remote's files stay out too
 
     def writable_roots(self) -> list[tuple[str, Path]]:
         """Where the model can put files through skill_run: never an install source for it.
