@@ -286,15 +286,24 @@ def _summaries_ok(rows: list[Any]) -> bool:
     if set(map(type, rows)) != {tuple} or set(map(len, rows)) != {5}:
         return False
     emojis, descriptions, always, reqs, tools = zip(*rows, strict=True)
-    return (
+    if not (
         set(map(type, emojis)) <= _OPT_STR
         and set(map(type, descriptions)) == _STR_SET
         and set(map(type, always)) <= _BOOL_SET
         and set(map(type, tools)) <= _BOOL_SET
         and set(map(type, reqs)) == _TUPLE_SET
-        and set(map(len, reqs)) == {5}
-        and set(map(type, chain.from_iterable(reqs))) <= _TUPLE_SET
-        and set(map(type, chain.from_iterable(chain.from_iterable(reqs)))) <= _STR_SET
+    ):
+        return False
+    # a catalog repeats a few requirement sets: each distinct one is checked once (hashing a
+    # tuple that holds something unhashable raises TypeError: then check them one by one)
+    try:
+        distinct = set(reqs)
+    except TypeError:
+        return False
+    return (
+        set(map(len, distinct)) == {5}
+        and set(map(type, chain.from_iterable(distinct))) <= _TUPLE_SET
+        and set(map(type, chain.from_iterable(chain.from_iterable(distinct)))) <= _STR_SET
     )
 
 
