@@ -233,6 +233,17 @@ def _ints(value: Any) -> MutableSequence[int] | None:
     return value if _all(value, int) else None
 
 
+def _shared(rows: list[Row]) -> list[Row]:
+    """Summary rows whose equal emojis and requirement lists are one object each: marshal writes
+    such an object once and refers back to it, so loading builds one per distinct value, not one
+    per skill (a catalog repeats a few of each)."""
+    seen: dict[Any, Any] = {}
+    keep = seen.setdefault
+    return [
+        (keep(emoji, emoji), desc, always, keep(req, req), tools) for emoji, desc, always, req, tools in rows
+    ]
+
+
 def save(path: Path, cached: Cached) -> None:
     """Write atomically; a cache that cannot be written is simply not used next time."""
     header = marshal.dumps(
@@ -245,7 +256,7 @@ def save(path: Path, cached: Cached) -> None:
             "offsets": _packed(cached.offsets),
             "diags": cached.diags,
             "walks": cached.walks,
-            "summaries": marshal.dumps(cached._summaries or []),
+            "summaries": marshal.dumps(_shared(cached._summaries or [])),
         }
     )
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
