@@ -90,6 +90,9 @@ def main() -> int:
         cache = tmp / "cache"
         env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(cache), "XDG_CONFIG_HOME": str(home)}
         env.pop("SKILLYARD_PATH", None)
+        # the untimed first run of each command compiles skillyard's modules, as a user's first
+        # start does; with PYTHONDONTWRITEBYTECODE every timed run would compile them again
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         ref_label, ref = reference(tmp)
 
         start = interleaved(

@@ -233,6 +233,17 @@ def _ints(value: Any) -> MutableSequence[int] | None:
     return value if _all(value, int) else None
 
 
+def _shared(rows: list[Row]) -> list[Row]:
+    """Summary rows whose equal emojis and requirement lists are one object each: marshal writes
+    such an object once and refers back to it, so loading builds one per distinct value, not one
+    per skill (a catalog repeats a few of each)."""
+    seen: dict[Any, Any] = {}
+    keep = seen.setdefault
+    return [
+        (keep(emoji, emoji), desc, always, keep(req, req), tools) for emoji, desc, always, req, tools in rows
+    ]
+
+
 def save(path: Path, cached: Cached) -> None:
     """Write atomically; a cache that cannot be written is simply not used next time."""
     header = marshal.dumps(
@@ -245,7 +256,7 @@ def save(path: Path, cached: Cached) -> None:
             "offsets": _packed(cached.offsets),
             "diags": cached.diags,
             "walks": cached.walks,
-            "summaries": marshal.dumps(cached._summaries or []),
+            "summaries": marshal.dumps(_shared(cached._summaries or [])),
         }
     )
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -286,15 +297,24 @@ def _summaries_ok(rows: list[Any]) -> bool:
     if set(map(type, rows)) != {tuple} or set(map(len, rows)) != {5}:
         return False
     emojis, descriptions, always, reqs, tools = zip(*rows, strict=True)
-    return (
+    if not (
         set(map(type, emojis)) <= _OPT_STR
         and set(map(type, descriptions)) == _STR_SET
         and set(map(type, always)) <= _BOOL_SET
         and set(map(type, tools)) <= _BOOL_SET
         and set(map(type, reqs)) == _TUPLE_SET
-        and set(map(len, reqs)) == {5}
-        and set(map(type, chain.from_iterable(reqs))) <= _TUPLE_SET
-        and set(map(type, chain.from_iterable(chain.from_iterable(reqs)))) <= _STR_SET
+    ):
+        return False
+    # a catalog repeats a few requirement sets: each distinct one is checked once (hashing a
+    # tuple that holds something unhashable raises TypeError: then check them one by one)
+    try:
+        distinct = set(reqs)
+    except TypeError:
+        return False
+    return (
+        set(map(len, distinct)) == {5}
+        and set(map(type, chain.from_iterable(distinct))) <= _TUPLE_SET
+        and set(map(type, chain.from_iterable(chain.from_iterable(distinct)))) <= _STR_SET
     )
 
 
