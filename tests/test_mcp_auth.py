@@ -16,7 +16,6 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from test_mcp_support import PYTHON, free_port, make_tree, subprocess_env
+from test_mcp_support import PYTHON, free_port, make_tree, serve_cmd, serving, subprocess_env
 
 pytestmark = pytest.mark.anyio
 
@@ -70,49 +69,6 @@ def token_file(tmp_path: Path, text: str, mode: int = 0o600) -> Path:
     p.write_text(text, encoding="utf-8")
     p.chmod(mode)
     return p
-
-
-def serve_cmd(tree: Path, *args: str, config: Path | None = None) -> list[str]:
-    cfg = ["--config", str(config)] if config else []
-    return [PYTHON, "-m", "skillyard", "--root", str(tree), *cfg, "serve", "--transport", "http", *args]
-
-
-@contextmanager
-def serving(tree: Path, tmp_path: Path, *args: str, config: Path | None = None) -> Iterator[str]:
-    """The real server as a subprocess on 127.0.0.1; yields its /mcp URL."""
-    import socket
-
-    port = free_port()
-    log_path = tmp_path / f"server-{port}.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        serve_cmd(tree, "--port", str(port), *args, config=config),
-        env=subprocess_env(tmp_path / "home"),
-        cwd=str(tree.parent),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(log_path.read_text(errors="replace"))
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
 
 
 def refused(tree: Path, tmp_path: Path, *args: str, config: Path | None = None) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from test_mcp_support import (
     make_tree,
     read_bytes,
     read_dir,
+    serving,
     sha,
     subprocess_env,
     write_skill,
@@ -134,40 +134,8 @@ async def test_stdio_watch_notifies(tree: Path, tmp_path: Path) -> None:
 
 @pytest.fixture
 def http_server(tree: Path, tmp_path: Path) -> Iterator[str]:
-    from test_mcp_support import free_port
-
-    port = free_port()
-    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [PYTHON, "-m", "skillyard", "--root", str(tree), "serve", "--transport", "http", "--port", str(port)],
-        env=subprocess_env(tmp_path / "home"),
-        cwd=str(tree.parent),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        import socket
-
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError((tmp_path / "server.log").read_text(errors="replace"))
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
+    with serving(tree, tmp_path) as url:
+        yield url
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -166,7 +166,8 @@ def test_a_file_that_does_not_match_its_digest_refuses_its_skill(tmp_path: Path,
 
 def test_an_http_remote_sends_its_headers(tmp_path: Path, served: Path) -> None:
     """A real `skillyard serve --transport http` with bearer tokens on 127.0.0.1."""
-    from test_mcp_auth import serving, token_file
+    from test_mcp_auth import token_file
+    from test_mcp_support import serving
 
     token = "remote-sync-token-" + "7" * 20
     tokens = token_file(tmp_path, f"{token} skills:read\n")

@@ -223,7 +223,9 @@ class Skill:
     name: str
     description: str
     path: Path  #: the SKILL.md / SKILL.toml file (absolute)
-    source: str = "custom"  #: label of the root it came from (project, user, install, remote, bundled, custom)
+    source: str = (
+        "custom"  #: label of the root it came from (project, user, install, remote, bundled, custom)
+    )
     format: SkillFormat = "md"
     frontmatter: dict[str, Any] = field(default_factory=dict)  #: the author's mapping, JSON-compatible
     metadata: dict[str, Any] = field(default_factory=dict)
