@@ -27,7 +27,6 @@ from typing import Any
 
 import platformdirs
 
-from skillyard.discovery import path_of
 from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
@@ -490,7 +489,7 @@ def skill_from_row(row: Row) -> Skill:
     if not _row_ok(row):
         raise ValueError("a cached row field has the wrong shape")
     v = list(row)
-    v[_PATH_I] = path_of(v[_PATH_I])
+    v[_PATH_I] = Path(v[_PATH_I])
     if v[_META_I] == _SAME_AS_FRONTMATTER:
         v[_META_I] = v[_FM_I].get("metadata")
     v[_REQ_I] = Requirements(*v[_REQ_I]) if any(v[_REQ_I]) else Requirements()

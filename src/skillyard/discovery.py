@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -545,55 +544,3 @@ def _skill_file(directory: str) -> tuple[tuple[str, os.stat_result, bool] | None
         if stat.S_ISREG(st.st_mode):
             return (p, st, link), linked
     return None, linked
-
-
-def _path_maker() -> Callable[[str], Path]:
-    """`Path(p)` for the absolute, already-normal paths discovery builds, without re-parsing them.
-
-    `Path()` costs a few microseconds per call (it splits and normalises the string), which is a
-    measurable share of a 10,000-skill scan. On CPython 3.11 a path can be built from its parts
-    directly; the result is checked against `Path()` once at import, and anything else (another
-    version or layout) simply uses `Path()`.
-    """
-    cls = type(Path("/"))
-    build = getattr(cls, "_from_parsed_parts", None)
-    if sys.version_info[:2] != (3, 11) or os.sep != "/" or build is None:
-        return Path
-
-    def fast(p: str) -> Path:
-        if (
-            p[:1] != "/"
-            or "//" in p
-            or "/./" in p
-            or p[-1] == "/"
-            or p.endswith("/.")
-            or "\0" in p  # Path() would keep it too, but such a name is never built by a walk
-        ):
-            return Path(p)
-        parts = p.split("/")
-        parts[0] = "/"
-        obj = build("", "/", parts)
-        obj._str = p
-        return obj
-
-    try:
-        for sample in ("/", "/a", "/tmp/x y/SKILL.md", "/a/b/../c/skill.md", "/é/ü/SKILL.toml"):
-            made, real = fast(sample), Path(sample)
-            if not (
-                made == real
-                and str(made) == str(real)
-                and made.parts == real.parts
-                and made.parent == real.parent
-                and made.name == real.name
-                and hash(made) == hash(real)
-                and type(made) is type(real)
-                and made / "x" == real / "x"
-            ):
-                return Path
-    except Exception:
-        return Path
-    return fast
-
-
-#: Build a `Path` from a string path (fast for the absolute normal paths a walk produces).
-path_of: Callable[[str], Path] = _path_maker()

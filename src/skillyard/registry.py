@@ -30,7 +30,6 @@ from skillyard.discovery import (
     Walker,
     WalkResult,
     opening_probe,
-    path_of,
     replay_walk,
     resolve_roots,
     walk_root,
@@ -155,7 +154,7 @@ def _load_parser() -> tuple[Callable[..., tuple[Skill | None, list[Diagnostic]]]
     global _parser
     from skillyard.parsing import parse_skill
 
-    _parser = (parse_skill, path_of)
+    _parser = (parse_skill, Path)
     return _parser
 
 
