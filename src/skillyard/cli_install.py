@@ -58,7 +58,7 @@ def _installer(ctx: click.Context, policy: ScanPolicy | None = None) -> Installe
 
 
 def _enrich(ctx: click.Context, data: dict[str, Any]) -> dict[str, Any]:
-    """Add the seed's eligibility fields (eligible, missing, install_hints) after a reload, and say
+    """Add the install answer's eligibility fields (eligible, missing, install_hints) after a reload, and say
     when the installed skill and another of the same name shadow one another."""
     obj = ctx.obj
     if not data.get("installed") or not hasattr(obj, "registry"):

@@ -18,7 +18,7 @@ from skillyard.fsread import read_regular_file
 
 PROJECT_CONFIG_NAME = "skillyard.toml"
 EXECUTORS = ("sandbox", "local", "container", "ray", "auto")  # "auto" is kept for old files and means sandbox
-#: Sources trusted without configuration (seed 000: clawhub and local paths).
+#: Sources trusted without configuration for people's installs (docs/install.md): local paths.
 DEFAULT_TRUSTED = ("local:*",)
 #: A config file larger than this is refused (a mistaken path, not a config).
 MAX_CONFIG_BYTES = 4 * 1024 * 1024

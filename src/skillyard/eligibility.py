@@ -1,4 +1,4 @@
-"""Is a skill usable on this host? Reasons and fixes in the words of seed 000.
+"""Is a skill usable on this host? Reasons and fixes in the words docs/discovery.md lists.
 
 Order follows OpenClaw: disabled, then OS, then `always`, then bins, anyBins,
 env and config. `always: true` skips the `requires.*` checks but not the OS or
@@ -181,7 +181,7 @@ def install_fixes(skill: Skill, missing_bins: set[str], os_name: str) -> list[st
 
 
 def install_hints(skill: Skill, os_name: str | None = None) -> list[dict[str, str]]:
-    """Seed-000 `install_hints`: every applicable option as {kind, command}."""
+    """The `skills` tool's `install_hints`: every applicable option as {kind, command}."""
     os_name = os_name or current_os()
     hints = []
     for opt in skill.install:

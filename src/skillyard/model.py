@@ -72,7 +72,7 @@ class Requirements:
         return not (self.bins or self.any_bins or self.env or self.config or self.os)
 
     def to_dict(self) -> dict[str, list[str]]:
-        """Seed-000 shape (`bins`, `env`, `os`) plus `anyBins` and `config`."""
+        """The `skills` tool's shape (`bins`, `env`, `os`; docs/tools.md) plus `anyBins` and `config`."""
         return {
             "bins": list(self.bins),
             "anyBins": list(self.any_bins),
@@ -136,7 +136,7 @@ class InstallOption:
         }.get(self.kind)
 
     def to_dict(self) -> dict[str, Any]:
-        """Seed-000 shape: id, kind, the kind's target field, label (+ bins/os when given)."""
+        """The `skills` tool's install option: id, kind, the kind's target field, label (+ bins/os when given)."""
         d: dict[str, Any] = {"id": self.id or self.kind, "kind": self.kind}
         for key in ("formula", "package", "crate", "module", "url"):
             v = getattr(self, key)

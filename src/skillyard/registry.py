@@ -128,7 +128,7 @@ class _FileEntry:
 
 @dataclass(frozen=True, slots=True)
 class ReloadDiff:
-    """Seed-000 reload result: counts before/after and per-skill status changes."""
+    """The reload result of the `skills` tool and `serve --watch`: counts before/after and per-skill status changes."""
 
     previous: dict[str, int]
     current: dict[str, int]
@@ -547,7 +547,7 @@ class Registry:
         cache_mod.save(self._cache_file, out)
 
     def reload(self, changed: Iterable[str | Path] | None = None) -> ReloadDiff:
-        """Re-scan, re-reading only files whose stat changed; returns the seed's diff.
+        """Re-scan, re-reading only files whose stat changed; returns the reload diff.
 
         With `changed` (paths a file watcher reported), roots whose structure did not
         change are not walked again and binary lookups are kept; without it

@@ -1,4 +1,4 @@
-"""Seed-000 JSON views of the registry, shared by the `skills` tool and the CLI.
+"""JSON views of the registry (docs/tools.md), shared by the `skills` tool and the CLI.
 
 One builder per shape, so `skillyard list --json` and the model's `skills`
 tool can never drift apart.
@@ -207,7 +207,7 @@ def search_report(registry: Registry, query: str, limit: int = 5) -> dict[str, A
 
 
 def add_eligibility(data: dict[str, Any], registry: Any) -> dict[str, Any]:
-    """Complete a successful install answer with the seed's `eligible`, `missing`, `install_hints`.
+    """Complete a successful install answer with `eligible`, `missing` and `install_hints`.
 
     Reloads `registry` first so the new skill is seen. It lives here, with the reports, so that the
     installer knows nothing about the registry.

@@ -3,7 +3,7 @@
 One run = get the session's workspace, stage the skill, stage inputs, build a
 cleared environment, run `bash -c <command>` through the executor, then scrub
 and cap stdout/stderr, collect outputs (legacy globs and the manifest), save
-artifacts, and return the JSON of seed 001.
+artifacts, and return the `skill_run` JSON (docs/execution.md).
 """
 
 from __future__ import annotations
@@ -345,7 +345,7 @@ class RunRequest:
 
 @dataclass(slots=True)
 class RunResult:
-    """The seed-001 result plus a few extra keys."""
+    """The `skill_run` result (docs/execution.md)."""
 
     stdout: str = ""
     stderr: str = ""

@@ -1,4 +1,4 @@
-"""Install failures as data: every refusal carries the seed-000 JSON shape it reports as."""
+"""Install failures as data: every refusal carries the JSON shape the `skills` tool and `skillyard install --json` report."""
 
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ Vet = Callable[[str, ScanReport], None]
 
 @dataclass(slots=True)
 class InstallResult:
-    """Outcome of install/update; `to_dict()` is the seed-000 shape (integrator adds eligibility)."""
+    """Outcome of install/update; `to_dict()` is the install answer of docs/install.md (reports.add_eligibility completes it)."""
 
     installed: bool
     name: str | None = None
@@ -287,7 +287,7 @@ class Installer:
         try:
             spec = parse_source(source, name)
         except SourceError:
-            # an untrusted URL is refused as untrusted (seed 000), whatever else is wrong with it
+            # an untrusted URL is refused as untrusted (docs/install.md), whatever else is wrong with it
             if isinstance(source, str) and "://" in source and not self.trust.url_trusted(source):
                 raise InstallError(
                     "untrusted source",

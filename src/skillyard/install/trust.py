@@ -9,7 +9,7 @@ from typing import Any
 
 from skillyard.install.sources import SourceSpec
 
-#: Always trusted: the local filesystem and the configured hub (seed 000: `local:*` and the hub).
+#: Always trusted: the local filesystem and the configured hub (docs/install.md: `local:*` and the hub).
 DEFAULT_PATTERNS: tuple[str, ...] = ("local:*", "hub:*")
 MAX_PATTERN_LEN = 512
 

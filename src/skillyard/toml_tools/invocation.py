@@ -61,7 +61,7 @@ class Invocation:
 
 
 def parse_arguments(args: Any) -> dict[str, Any]:
-    """Accept a dict or the JSON text a provider sends; anything else is refused in the seed's words."""
+    """Accept a dict or the JSON text a provider sends; anything else is refused in the words docs/toml-tools.md lists."""
     if args is None:
         return {}
     if isinstance(args, bytes | bytearray):

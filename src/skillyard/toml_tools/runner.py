@@ -1,4 +1,4 @@
-"""Running one SKILL.toml tool call and answering the model in seed 004's words.
+"""Running one SKILL.toml tool call and answering the model in the words docs/toml-tools.md lists.
 
 The command runs from the skill directory (so `scripts/x.py` resolves), with a
 cleared environment, a timeout, and through the configured executor (the

@@ -46,7 +46,7 @@ class ToolDef:
     soft_enums: tuple[str, ...] = ()
     #: how a validation problem is worded for this tool's callers
     format_error: Callable[[str, str], str] = _default_error
-    #: hand the arguments over undecoded and unvalidated (SKILL.toml tools check them in seed 004's words)
+    #: hand the arguments over undecoded and unvalidated (SKILL.toml tools check them in the words docs/toml-tools.md lists)
     raw_arguments: bool = False
     _check: Check | None = field(default=None, repr=False)
     _normalize: Normalizer | None = field(default=None, repr=False)

@@ -1,4 +1,4 @@
-"""Progressive disclosure (seed 001): `skill_load`, `skill_select_docs`, `skill_list_docs`.
+"""Progressive disclosure (docs/tools.md): `skill_load`, `skill_select_docs`, `skill_list_docs`.
 
 In "system" load mode the tools only change the session and the host rebuilds
 the system message from it (`loaded: <name>`); in "result" mode, for hosts that

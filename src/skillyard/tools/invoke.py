@@ -1,4 +1,4 @@
-"""Whole-skill loaders: `read_skill` (seed 002) and `skill` (seed 003).
+"""Whole-skill loaders: `read_skill` and `skill` (docs/tools.md).
 
 Both look a skill up by registry name only and return its body with the
 frontmatter stripped; neither ever builds a path from the model's input.

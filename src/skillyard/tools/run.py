@@ -1,4 +1,4 @@
-"""`skill_run` (seed 001): run a command of an eligible skill in the session's workspace.
+"""`skill_run` (docs/tools.md, docs/execution.md): run a command of an eligible skill in the session's workspace.
 
 The schema advertises `inputs` and `outputs` (the original forgot them) and
 uses the same JSON names the runner reads, so the advertised schema is the

@@ -1,8 +1,8 @@
-"""The `skills` tool of seed 000: the registry, queried by the model in one call.
+"""The `skills` tool (docs/tools.md): the registry, queried by the model in one call.
 
 Every JSON shape comes from `skillyard.reports`, the same builders the CLI
 uses, so `skillyard info x --json` and `skills(action="info", skill="x")`
-never drift apart. Errors are the seed's `{"error": ...}` objects.
+never drift apart. Errors are `{"error": ...}` objects.
 """
 
 from __future__ import annotations

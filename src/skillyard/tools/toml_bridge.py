@@ -1,8 +1,8 @@
-"""SKILL.toml `[[tools]]` of eligible skills as toolkit tools (seed 004).
+"""SKILL.toml `[[tools]]` of eligible skills as toolkit tools (docs/toml-tools.md).
 
 Names come from `plan_tool_names` (never a built-in's), schemas from
 `tool_schema`, and calls go to `run_tool`, which checks the arguments itself
-and answers in seed 004's words; the dispatcher hands it the raw arguments.
+and answers in the words docs/toml-tools.md lists; the dispatcher hands it the raw arguments.
 """
 
 from __future__ import annotations
