@@ -23,6 +23,7 @@ import pytest
 
 from skillyard.execution import SandboxExecutor
 from skillyard.execution.seccomp import DENIED_SYSCALLS
+from skillyard.execution.workspace import chown_tree
 
 _REASON = SandboxExecutor().probe()
 #: An unprivileged uid with no passwd entry, so nothing else on the host runs as it.
@@ -83,12 +84,6 @@ def _runtime_for(uid: int, tmp: Path, modules: str = "skillyard.toml_tools") -> 
     return python, {"PYTHONPATH": str(lib), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp)}
 
 
-def _give_to_user(work: Path) -> None:
-    for dirpath, dirnames, filenames in os.walk(work):
-        for n in [*dirnames, *filenames, "."]:
-            os.chown(os.path.join(dirpath, n), USER_UID, USER_UID)
-
-
 @pytest.fixture(scope="module")
 def base() -> Iterator[Path]:
     d = Path(tempfile.mkdtemp(prefix="skillyard-identity-"))
@@ -106,7 +101,7 @@ def _drive(base: Path, who: str, layout: str) -> dict[str, Any]:
         env = dict(os.environ)
     else:
         python, env = _runtime_for(USER_UID, work)
-        _give_to_user(work)
+        chown_tree(work, USER_UID)
         argv = [
             *AS_USER,
             python,
@@ -203,7 +198,7 @@ def test_escape_suite_passes_as_an_unprivileged_user(base: Path) -> None:
     for name in ("test_sandbox_escape.py", "conftest.py"):
         shutil.copy2(HERE / name, work / name)
     (work / "pytest.ini").write_text("[pytest]\naddopts = -q -rs -p no:cacheprovider\n")
-    _give_to_user(work)
+    chown_tree(work, USER_UID)
     r = subprocess.run(
         [
             *AS_USER,

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
+import mcp_types
+
 from skillyard.config import RemoteSkills
 from skillyard.install.hygiene import HygieneError, Limits, check_member_name
 
@@ -142,23 +144,28 @@ async def _fetch(remote: RemoteSkills) -> _Fetched:
     return out
 
 
+class _ListSkillsParams(mcp_types.PaginatedRequestParams):
+    pass
+
+
+class _ListSkills(mcp_types.Request[_ListSkillsParams, Literal["skills/list"]]):
+    """The Skills extension's `skills/list` (the SDK has no model for it)."""
+
+    method: Literal["skills/list"] = "skills/list"
+
+
+class _ListSkillsResult(mcp_types.PaginatedResult):
+    skills: list[dict[str, Any]]
+
+
 async def _skills_list(client: Any) -> dict[str, list[tuple[str, str, int]] | None]:
     """`skills/list`, every page: skill name -> its files (URI, digest, size), None when dynamic."""
-    import mcp_types
-
-    class Params(mcp_types.PaginatedRequestParams):
-        pass
-
-    class Request(mcp_types.Request[Params, Literal["skills/list"]]):
-        method: Literal["skills/list"] = "skills/list"
-
-    class Result(mcp_types.PaginatedResult):
-        skills: list[dict[str, Any]]
-
     out: dict[str, list[tuple[str, str, int]] | None] = {}
     cursor: str | None = None
     for _page in range(10_000):
-        page = await client.session.send_request(Request(params=Params(cursor=cursor)), Result)
+        page = await client.session.send_request(
+            _ListSkills(params=_ListSkillsParams(cursor=cursor)), _ListSkillsResult
+        )
         for entry in page.skills:
             uri = entry.get("uri") if isinstance(entry, dict) else None
             if not isinstance(uri, str) or not uri.startswith(SCHEME):

@@ -37,6 +37,13 @@ from typing import Any
 
 from skillyard.config import RaySettings
 from skillyard.execution.base import Bind, ExecResult, ExecSpec, Executor, ExecutorUnavailable, Limits
+from skillyard.execution.workspace import (
+    _make_read_only,
+    _tree_signature,
+    chown_tree,
+    make_readable_by_all,
+    remove_tree,
+)
 
 #: Custom resource a node offers for a binary it has: `ray start --resources '{"skillyard-bin:ffmpeg": 1000}'`.
 BIN_RESOURCE = "skillyard-bin:{}"
@@ -162,8 +169,6 @@ class RayExecutor(Executor):
 
     def _tree_ref(self, ray: Any, b: Bind) -> tuple[str, Any]:
         """(digest, ObjectRef) of a read-only tree, uploaded once per content."""
-        from skillyard.execution.workspace import _tree_signature
-
         src = Path(b.source)
         key = (str(src), _tree_signature(src))
         with self._lock:
@@ -191,7 +196,6 @@ class RayExecutor(Executor):
 def run_on_worker(payload: dict[str, Any]) -> dict[str, Any]:
     """Materialise the binds on this node, run with the worker executor, hand back output and the workspace."""
     from skillyard.execution.executors import get_executor
-    from skillyard.execution.workspace import remove_tree
 
     node = socket.gethostname()
     try:
@@ -218,7 +222,7 @@ def run_on_worker(payload: dict[str, Any]) -> dict[str, Any]:
             _unpack(data, dest)
             owner = ex.host_uid()
             if owner is not None:
-                _chown_tree(dest, owner)
+                chown_tree(dest, owner)
             binds.append(Bind(dest, target, True))
             local_rw.append(dest)
         for target, digest, ref in payload["ro"]:
@@ -285,13 +289,8 @@ def _cached_tree(digest: str, ref: Any) -> Path:
             raise ExecutorUnavailable("a skill tree arrived with the wrong digest; refusing it")
         tmp = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-"))
         _unpack(data, tmp)
-        for dirpath, dirnames, filenames in os.walk(tmp):
-            for n in dirnames + filenames:
-                p = os.path.join(dirpath, n)
-                if not os.path.islink(p):
-                    mode = stat.S_IMODE(os.lstat(p).st_mode)
-                    os.chmod(p, (mode | (0o555 if os.path.isdir(p) or mode & 0o100 else 0o444)) & ~0o222)
-        os.chmod(tmp, 0o555)
+        make_readable_by_all(tmp)
+        _make_read_only(tmp)
         os.rename(tmp, dest)
         return dest
 
@@ -380,13 +379,11 @@ def _sync_tree(root: Path, data: bytes, exclude: frozenset[str]) -> None:
 
 
 def _sync_dir(src: str, dst: str, rel: str, exclude: frozenset[str]) -> None:
-    from skillyard.execution.workspace import remove_tree
-
     incoming = {e.name: e for e in os.scandir(src)}
     for e in os.scandir(dst):
         r = f"{rel}{e.name}"
         if r not in exclude and e.name not in incoming:
-            _remove(e.path, remove_tree)
+            _remove(e.path)
     for name, e in incoming.items():
         r = f"{rel}{name}"
         if r in exclude:
@@ -400,7 +397,7 @@ def _sync_dir(src: str, dst: str, rel: str, exclude: frozenset[str]) -> None:
         if stat.S_ISDIR(s_st.st_mode):
             if d_st is None or not stat.S_ISDIR(d_st.st_mode):
                 if d_st is not None:
-                    _remove(d, remove_tree)
+                    _remove(d)
                 os.mkdir(d, 0o700)
             os.chmod(d, stat.S_IMODE(s_st.st_mode), follow_symlinks=False)
             _sync_dir(e.path, d, f"{r}/", exclude)
@@ -421,18 +418,11 @@ def _same(src: str, s: os.stat_result, dst: str, d: os.stat_result) -> bool:
     return s.st_size == d.st_size and abs(s.st_mtime_ns - d.st_mtime_ns) < 2000
 
 
-def _remove(path: str, remove_tree: Any) -> None:
+def _remove(path: str) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
         remove_tree(Path(path))
     else:
         os.unlink(path)
-
-
-def _chown_tree(root: Path, uid: int) -> None:
-    for dirpath, dirnames, filenames in os.walk(root):
-        os.chown(dirpath, uid, uid, follow_symlinks=False)
-        for n in dirnames + filenames:
-            os.chown(os.path.join(dirpath, n), uid, uid, follow_symlinks=False)
 
 
 def _limits_dict(limits: Limits) -> dict[str, Any]:

@@ -152,24 +152,15 @@ class Workspace:
 
     def chown_tree(self, path: Path) -> None:
         """Give a subtree to the executor's host uid (sandbox started as root), without following links."""
-        uid = self.owner_uid
-        if uid is None:
-            return
-        for dirpath, dirnames, filenames in os.walk(path):
-            os.chown(dirpath, uid, uid, follow_symlinks=False)
-            for n in dirnames + filenames:
-                os.chown(os.path.join(dirpath, n), uid, uid, follow_symlinks=False)
+        if self.owner_uid is not None:
+            chown_tree(path, self.owner_uid)
 
     def set_owner(self, uid: int | None) -> None:
         """Hand the writable parts of the workspace to `uid` (once per owner change)."""
         if uid == self.owner_uid:
             return
         self.owner_uid = uid
-        target = uid if uid is not None else os.getuid()
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            os.chown(dirpath, target, target, follow_symlinks=False)
-            for n in dirnames + filenames:
-                os.chown(os.path.join(dirpath, n), target, target, follow_symlinks=False)
+        chown_tree(self.root, uid if uid is not None else os.getuid())
 
     # -- staging -------------------------------------------------------------------------------------------
 
@@ -270,6 +261,24 @@ def _copy_skill(src: Path, dst: Path, *, max_files: int, max_bytes: int) -> None
             os.chmod(target_dir / f, 0o755 if st.st_mode & 0o111 else 0o644)
 
 
+def chown_tree(root: Path, uid: int) -> None:
+    """Give a tree to `uid` (and the group of the same number), never following links."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        os.chown(dirpath, uid, uid, follow_symlinks=False)
+        for n in dirnames + filenames:
+            os.chown(os.path.join(dirpath, n), uid, uid, follow_symlinks=False)
+
+
+def make_readable_by_all(root: Path) -> None:
+    """Every file readable (and every directory and executable enterable) by any uid; links untouched."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        for n in dirnames + filenames:
+            p = os.path.join(dirpath, n)
+            if not os.path.islink(p):
+                mode = stat.S_IMODE(os.lstat(p).st_mode)
+                os.chmod(p, mode | (0o555 if os.path.isdir(p) or mode & 0o100 else 0o444))
+
+
 def _make_read_only(root: Path) -> None:
     for dirpath, dirnames, filenames in os.walk(root, topdown=False):
         for f in filenames:
@@ -313,12 +322,7 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
         tmp = Path(tempfile.mkdtemp(dir=_copies_dir, prefix=".stage-"))
         try:
             _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
-            for dirpath, dirnames, filenames in os.walk(tmp):
-                for n in dirnames + filenames:
-                    p = os.path.join(dirpath, n)
-                    if not os.path.islink(p):
-                        mode = stat.S_IMODE(os.lstat(p).st_mode)
-                        os.chmod(p, mode | (0o555 if os.path.isdir(p) or mode & 0o100 else 0o444))
+            make_readable_by_all(tmp)
             _make_read_only(tmp)
             os.rename(tmp, dest)
         except BaseException:
