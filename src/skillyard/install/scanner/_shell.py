@@ -32,6 +32,10 @@ _READERS = {"cat", "head", "tail", "base64", "xxd", "od", "tar", "zip", "gzip", 
 _SENDERS = {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "scp", "rsync", "ftp", "sftp"}
 _DNS = {"dig", "nslookup", "host", "drill", "ping"}
 _parser: Any = None
+#: tree-sitter-bash's scanner crashes the process (a segfault, not an exception) on some non-ASCII
+#: input, found by fuzzing every release available; the parser sees each byte >= 0x80 as `x`
+#: instead, byte for byte, so node offsets still index the original text the reader quotes.
+_ASCII_ONLY = bytes(range(128)) + b"x" * 128
 
 
 def _get_parser() -> Any:
@@ -395,7 +399,7 @@ def analyse(text: str, depth: int = 0) -> CodeFacts | None:
     if len(data) > MAX_BYTES or depth > MAX_DEPTH:
         return None
     try:
-        tree = _get_parser().parse(data)
+        tree = _get_parser().parse(data.translate(_ASCII_ONLY))
     except (ValueError, RecursionError):
         return None
     try:
