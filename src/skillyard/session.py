@@ -2,9 +2,11 @@
 
 Progressive disclosure has three layers: the catalog (always), the bodies of
 loaded skills (`[Loaded] <name>`), and the docs selected for them
-(`[Doc] <path>`). A session only records names and doc choices; text is read
-from the registry when rendering, so edits to a skill show up on the next turn.
-Sessions serialise to JSON so a CLI or a stateless host can carry them between calls.
+(`[Doc] <path>`). A session records names and doc choices, and keeps each body it
+read for as long as the registry serves the same skill: a reload that picks up an
+edit gives a new skill, whose body is read again. Docs are read at every render.
+Sessions serialise to JSON (names and doc choices) so a CLI or a stateless host can
+carry them between calls.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard.fsread import read_regular_file
+from skillyard.parsing import load_body
 
 if TYPE_CHECKING:
     from skillyard.model import Skill
@@ -75,9 +78,9 @@ def read_docs(skill: Skill, docs: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
-def render_skill_block(skill: Skill, docs: Sequence[str]) -> str:
+def render_skill_block(skill: Skill, body: str, docs: Sequence[str]) -> str:
     """Layers 2 and 3 for one skill: `[Loaded] <name>`, the body, then the selected docs."""
-    parts = [f"[Loaded] {skill.name}", "", skill.body().strip("\n"), ""]
+    parts = [f"[Loaded] {skill.name}", "", body.strip("\n"), ""]
     parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
     listed = skill.doc_ids() if docs else {}
     for doc in docs:
@@ -97,6 +100,8 @@ class Session:
 
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     loaded: dict[str, list[str] | str] = field(default_factory=dict)
+    #: name -> (the skill object read, its body); not part of the saved session
+    _bodies: dict[str, tuple[Skill, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_id(self.session_id)
@@ -116,6 +121,7 @@ class Session:
             self.loaded.setdefault(name, [])
 
     def unload(self, name: str) -> bool:
+        self._bodies.pop(name, None)
         return self.loaded.pop(name, None) is not None
 
     def selection(self, name: str) -> list[str] | str:
@@ -134,6 +140,20 @@ class Session:
 
     def clear(self) -> None:
         self.loaded.clear()
+        self._bodies.clear()
+
+    def body(self, skill: Skill) -> str:
+        """`skill`'s instructions, read once per skill object; raises OSError when unreadable."""
+        kept = self._bodies.get(skill.name)
+        if kept is not None and kept[0] is skill:
+            return kept[1]
+        text = load_body(skill)
+        self._bodies[skill.name] = (skill, text)
+        return text
+
+    def render_skill(self, skill: Skill) -> str:
+        """`render_skill_block` with this session's copy of the body and its doc selection."""
+        return render_skill_block(skill, self.body(skill), self.selected_docs(skill))
 
     # ------------------------------------------------------------ rendering
 
@@ -175,7 +195,7 @@ class Session:
                 if skill is None or not registry.eligibility(skill).eligible:
                     continue
                 try:
-                    sections.append(render_skill_block(skill, self.selected_docs(skill)))
+                    sections.append(self.render_skill(skill))
                 except OSError as e:
                     sections.append(f"[Loaded] {name}\n\n(could not read the skill: {type(e).__name__}: {e})")
         return "\n\n".join(sections)
