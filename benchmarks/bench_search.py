@@ -32,9 +32,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from skillyard.catalog import FORMATS, render_catalog
 from skillyard.model import Skill
 from skillyard.parsing import parse_skill
+from skillyard.prompt import FORMATS, render_catalog
 from skillyard.search import SEMANTIC_STRONG, SearchIndex, make_embedder
 
 HERE = Path(__file__).resolve().parent

@@ -26,7 +26,7 @@ SURFACES = {
 }
 SURFACES |= {"chat", "adapters", "remote", "__main__"}
 #: The map of skills a host asks: discovery, registry and what they serve.
-MAP = {"registry", "discovery", "cache", "search", "catalog", "reports", "session", "telemetry"}
+MAP = {"registry", "discovery", "cache", "search", "prompt", "reports", "session", "telemetry"}
 
 
 def _imports() -> dict[str, set[str]]:

@@ -15,6 +15,22 @@ from typing import Any, Literal
 
 from skillyard.fsread import read_under
 
+__all__ = [
+    "BUILTIN_TOOL_NAMES",
+    "DOC_SUFFIXES",
+    "Diagnostic",
+    "Eligibility",
+    "INSTALL_KIND_FIELD",
+    "InstallOption",
+    "MAX_BODY_BYTES",
+    "MAX_DOC_BYTES",
+    "Requirements",
+    "SKIPPED_DIRS",
+    "Skill",
+    "ToolArg",
+    "ToolSpec",
+]
+
 Level = Literal["error", "warning"]
 
 #: Text files that count as a skill's docs (layer 3 of progressive disclosure).

@@ -12,6 +12,18 @@ from skillyard.eligibility import install_hints
 from skillyard.model import Eligibility, Skill
 from skillyard.registry import Registry
 
+__all__ = [
+    "FILTERS",
+    "add_eligibility",
+    "check_report",
+    "info_report",
+    "install_hints_for",
+    "list_report",
+    "missing_compact",
+    "not_found",
+    "search_report",
+]
+
 FILTERS = ("all", "eligible", "ineligible")
 
 

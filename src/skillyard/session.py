@@ -29,6 +29,19 @@ if TYPE_CHECKING:
     from skillyard.model import Skill
     from skillyard.registry import Registry
 
+__all__ = [
+    "ALL_DOCS",
+    "MAX_DOC_CHARS",
+    "MAX_SESSION_BYTES",
+    "SESSION_FORMAT",
+    "Session",
+    "SessionError",
+    "cap_doc",
+    "order_docs",
+    "read_docs",
+    "render_skill_block",
+]
+
 ALL_DOCS = "*"
 SESSION_FORMAT = 1
 #: Per-doc cap when rendering, so one enormous doc cannot swamp the context.
@@ -172,7 +185,7 @@ class Session:
         With `query` (the user's request), the skills most relevant to it lead the catalog.
         """
         from skillyard import telemetry
-        from skillyard.catalog import relevant_names, render_catalog, tool_guidance
+        from skillyard.prompt import relevant_names, render_catalog, tool_guidance
 
         sections: list[str] = []
         guidance = tool_guidance(list(tool_names))
