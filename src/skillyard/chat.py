@@ -28,16 +28,7 @@ from skillyard.session import Session
 if TYPE_CHECKING:
     from skillyard.tools import Toolkit
 
-__all__ = [
-    "Chat",
-    "ChatError",
-    "DEFAULT_MAX_TOOL_CALLS",
-    "DEFAULT_TIMEOUT",
-    "Transcript",
-    "TurnResult",
-    "make_client",
-    "needs_approval",
-]
+__all__ = ["Chat", "ChatError", "TurnResult", "make_client"]
 
 #: Tool calls answered in one turn before the loop stops the model.
 DEFAULT_MAX_TOOL_CALLS = 25

@@ -19,26 +19,11 @@ from skillyard.fsread import read_regular_file
 __all__ = [
     "Config",
     "ConfigError",
-    "DEFAULT_TRUSTED",
-    "EXECUTORS",
     "ExecutionSettings",
-    "JWT_ALGORITHMS",
-    "MAX_CONFIG_BYTES",
-    "PROJECT_CONFIG_NAME",
-    "RaySettings",
-    "RemoteSkills",
-    "SearchSettings",
-    "ServeAuthSettings",
-    "ServeSettings",
-    "SkillOverride",
-    "default_install_root",
     "find_config_path",
     "load_config",
     "parse_config",
-    "persist_disabled",
-    "update_config_file",
     "user_config_path",
-    "user_data_dir",
 ]
 
 PROJECT_CONFIG_NAME = "skillyard.toml"

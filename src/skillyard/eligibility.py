@@ -16,19 +16,7 @@ from dataclasses import dataclass, field
 from skillyard.config import Config
 from skillyard.model import Eligibility, Requirements, Skill
 
-__all__ = [
-    "Host",
-    "MAX_MEMO",
-    "OS_ALIASES",
-    "OS_LABELS",
-    "current_os",
-    "evaluate",
-    "evaluate_plain",
-    "install_fixes",
-    "install_hints",
-    "is_eligible",
-    "normalise_os",
-]
+__all__ = ["Host", "evaluate", "install_fixes", "install_hints", "is_eligible"]
 
 OS_ALIASES = {"macos": "darwin", "mac": "darwin", "osx": "darwin", "windows": "win32", "win": "win32"}
 OS_LABELS = {"darwin": "macOS", "linux": "Linux", "win32": "Windows"}

@@ -15,21 +15,7 @@ from typing import Any, Literal
 
 from skillyard.fsread import read_under
 
-__all__ = [
-    "BUILTIN_TOOL_NAMES",
-    "DOC_SUFFIXES",
-    "Diagnostic",
-    "Eligibility",
-    "INSTALL_KIND_FIELD",
-    "InstallOption",
-    "MAX_BODY_BYTES",
-    "MAX_DOC_BYTES",
-    "Requirements",
-    "SKIPPED_DIRS",
-    "Skill",
-    "ToolArg",
-    "ToolSpec",
-]
+__all__ = ["Diagnostic", "Eligibility", "InstallOption", "Requirements", "Skill", "ToolArg", "ToolSpec"]
 
 Level = Literal["error", "warning"]
 

@@ -30,22 +30,7 @@ from typing import Any
 
 from skillyard.model import Skill
 
-__all__ = [
-    "Catalog",
-    "ELLIPSIS",
-    "FORMATS",
-    "GUIDANCE",
-    "GUIDANCE_HEADER",
-    "MIN_DESCRIPTION_CHARS",
-    "OPENCLAW_INTRO",
-    "QUERYCLAW_INTRO",
-    "RELEVANT_SHARE",
-    "RELEVANT_SKILLS",
-    "SEARCH_ROUTE",
-    "relevant_names",
-    "render_catalog",
-    "tool_guidance",
-]
+__all__ = ["FORMATS", "Catalog", "relevant_names", "render_catalog", "tool_guidance"]
 
 FORMATS = ("xml", "openclaw", "markdown", "queryclaw")
 

@@ -38,15 +38,7 @@ import mcp_types
 from skillyard.config import RemoteSkills
 from skillyard.install.hygiene import HygieneError, Limits, check_member_name
 
-__all__ = [
-    "EXTENSION",
-    "MAX_SKILLS",
-    "RemoteError",
-    "SCHEME",
-    "SyncReport",
-    "store",
-    "sync",
-]
+__all__ = ["RemoteError", "SyncReport", "store", "sync"]
 
 SCHEME = "skill://"
 #: The agentskills.io naming rule; a `skill://` URI's first segment must follow it.

@@ -17,9 +17,7 @@ __all__ = [
     "add_eligibility",
     "check_report",
     "info_report",
-    "install_hints_for",
     "list_report",
-    "missing_compact",
     "not_found",
     "search_report",
 ]

@@ -29,18 +29,7 @@ if TYPE_CHECKING:
     from skillyard.model import Skill
     from skillyard.registry import Registry
 
-__all__ = [
-    "ALL_DOCS",
-    "MAX_DOC_CHARS",
-    "MAX_SESSION_BYTES",
-    "SESSION_FORMAT",
-    "Session",
-    "SessionError",
-    "cap_doc",
-    "order_docs",
-    "read_docs",
-    "render_skill_block",
-]
+__all__ = ["Session", "SessionError"]
 
 ALL_DOCS = "*"
 SESSION_FORMAT = 1

@@ -13,10 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = [
-    "STAGES",
-    "record",
-]
+__all__ = ["STAGES", "record"]
 
 STAGES = ("offered", "loaded", "run")
 

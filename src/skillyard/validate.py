@@ -34,18 +34,7 @@ from urllib.parse import unquote
 
 from skillyard.model import Diagnostic
 
-__all__ = [
-    "ALLOWED_FIELDS",
-    "MAX_BODY_LINES",
-    "MAX_COMPATIBILITY",
-    "MAX_DESCRIPTION",
-    "MAX_FILE_BYTES",
-    "MAX_NAME",
-    "TOML_SKILL_KEYS",
-    "TOML_TOP_KEYS",
-    "ValidationResult",
-    "validate_skill_dir",
-]
+__all__ = ["ValidationResult", "validate_skill_dir"]
 
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024

@@ -64,18 +64,9 @@ DEFAULT_OUTPUT_BYTES = 64 * KiB
 #: Extra bytes captured past the cap so scrubbing sees whole secrets before truncation.
 _SCRUB_MARGIN = 16 * KiB
 _MAX_INPUT_BYTES = 512 * MiB
+#: Variables skillyard sets for every run; a request or the config cannot override them.
 RESERVED_ENV = frozenset(
-    {
-        "WORKSPACE_DIR",
-        "SKILLS_DIR",
-        "WORK_DIR",
-        "OUTPUT_DIR",
-        "RUN_DIR",
-        "SKILL_NAME",
-        "SKILL_DIR",
-        "HOME",
-        "TMPDIR",
-    }
+    "WORKSPACE_DIR SKILLS_DIR WORK_DIR OUTPUT_DIR RUN_DIR SKILL_NAME SKILL_DIR HOME TMPDIR".split()
 )
 #: Host variables passed through (locale only); everything else is cleared.
 HOST_ENV_ALLOWLIST = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
@@ -152,11 +143,6 @@ _ENV_NAME = re.compile(_ARGS["env"]["propertyNames"]["pattern"])
 _INPUT_SCHEME = re.compile(_INPUT["from"]["pattern"])
 #: The most output collection a request can ask for; larger values are lowered to these.
 _OUTPUT_CEILINGS = {"max_files": 10_000, "max_file_bytes": 256 * MiB, "max_total_bytes": 1024 * MiB}
-_OUTPUT_DEFAULTS = {
-    "max_files": DEFAULT_MAX_FILES,
-    "max_file_bytes": DEFAULT_MAX_FILE_BYTES,
-    "max_total_bytes": DEFAULT_MAX_TOTAL_BYTES,
-}
 
 
 class RunError(ValueError):
@@ -282,12 +268,13 @@ def _outputs(v: Any) -> OutputSpec | None:
     globs = _patterns(v.get("globs"), "outputs.globs", _OUTPUT["globs"])
     inline, save = _bool(v, "inline"), _bool(v, "save")
     name_template = _str(v, "name_template", _OUTPUT["name_template"]) or ""
-    sizes: dict[str, int] = {}
-    for key, default in _OUTPUT_DEFAULTS.items():
+    sizes: dict[str, int] = {}  # the ones asked for; OutputSpec has the defaults
+    for key, ceiling in _OUTPUT_CEILINGS.items():
         n = v.get(key)
         if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n <= 0):
             raise ValueError(f"outputs.{key} must be a positive integer")
-        sizes[key] = default if n is None else min(n, _OUTPUT_CEILINGS[key])
+        if n is not None:
+            sizes[key] = min(n, ceiling)
     return OutputSpec(globs, inline, save, name_template, **sizes)
 
 
