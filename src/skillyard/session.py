@@ -80,22 +80,6 @@ def read_docs(skill: Skill, docs: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
-def render_skill_block(skill: Skill, body: str, docs: Sequence[str]) -> str:
-    """Layers 2 and 3 for one skill: `[Loaded] <name>`, the body, then the selected docs."""
-    parts = [f"[Loaded] {skill.name}", "", body.strip("\n"), ""]
-    parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
-    listed = skill.doc_ids() if docs else {}
-    for doc in docs:
-        try:
-            content = cap_doc(*skill.read_doc_bounded(doc, listed))
-        except KeyError:
-            content = f"(could not read {doc}: KeyError)"
-        except OSError as e:
-            content = f"(could not read {doc}: {e.strerror or type(e).__name__})"
-        parts += ["", f"[Doc] {doc}", "", content.strip("\n")]
-    return "\n".join(parts)
-
-
 @dataclass(slots=True)
 class Session:
     """Loaded skills (in load order) and their doc selection (`"*"` = all docs)."""
@@ -154,8 +138,20 @@ class Session:
         return text
 
     def render_skill(self, skill: Skill) -> str:
-        """`render_skill_block` with this session's copy of the body and its doc selection."""
-        return render_skill_block(skill, self.body(skill), self.selected_docs(skill))
+        """Layers 2 and 3 for one skill: `[Loaded] <name>`, the body, then the selected docs."""
+        docs = self.selected_docs(skill)
+        parts = [f"[Loaded] {skill.name}", "", self.body(skill).strip("\n"), ""]
+        parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
+        listed = skill.doc_ids() if docs else {}
+        for doc in docs:
+            try:
+                content = cap_doc(*skill.read_doc_bounded(doc, listed))
+            except KeyError:
+                content = f"(could not read {doc}: KeyError)"
+            except OSError as e:
+                content = f"(could not read {doc}: {e.strerror or type(e).__name__})"
+            parts += ["", f"[Doc] {doc}", "", content.strip("\n")]
+        return "\n".join(parts)
 
     # ------------------------------------------------------------ rendering
 
