@@ -26,9 +26,7 @@ SURFACES = {
 }
 SURFACES |= {"chat", "adapters", "remote", "__main__"}
 #: The map of skills a host asks: discovery, registry and what they serve.
-MAP = {"registry", "discovery", "cache", "search", "catalog", "reports", "session", "telemetry"}
-#: Known exception: `Skill.body()` reads its body through parsing on first use.
-ALLOWED = {("model", "parsing")}
+MAP = {"registry", "discovery", "cache", "search", "prompt", "reports", "session", "telemetry"}
 
 
 def _imports() -> dict[str, set[str]]:
@@ -59,7 +57,7 @@ def _violations(lower: set[str], upper: set[str]) -> list[str]:
         f"{m} imports {d}"
         for m, deps in _imports().items()
         for d in deps
-        if _top(m) in lower and _top(d) in upper and (_top(m), _top(d)) not in ALLOWED
+        if _top(m) in lower and _top(d) in upper
     )
 
 
@@ -80,3 +78,8 @@ def test_install_and_execution_know_nothing_of_the_map_or_the_surfaces() -> None
 def test_model_and_parsing_are_the_bottom() -> None:
     upper = MAP | SURFACES | {"install", "execution", "toml_tools", "eligibility", "validate"}
     assert _violations({"model", "parsing", "fsread"}, upper) == []
+
+
+def test_model_reads_no_skill_text() -> None:
+    """`Skill` is data: bodies are read through parsing, never by the model itself."""
+    assert _imports()["skillyard.model"] <= {"skillyard.fsread"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -256,16 +257,11 @@ def test_body_is_capped(tmp_path: Path) -> None:
     ix = SearchIndex([s, write_skill(tmp_path, "other", "Something unrelated about tax forms.")])
     assert names(ix.search("zebrafish")) == ["capped"]
     assert ix.search("quokka") == []
-    assert s._body is None  # the search did not load (and keep) the whole body
+    assert "quokka" not in repr(s)  # the search kept nothing of the body on the skill
 
 
-def test_loaded_body_is_used(tmp_path: Path) -> None:
-    s = Skill(
-        name="inmem",
-        description="Generic helper.",
-        path=tmp_path / "nope" / "SKILL.md",
-        _body="## Platypus care\n",
-    )
+def test_body_heading_is_searched(tmp_path: Path) -> None:
+    s = write_skill(tmp_path, "inmem", "Generic helper.", body="## Platypus care\n")
     assert names(SearchIndex([s]).search("platypus")) == ["inmem"]
 
 
@@ -361,7 +357,7 @@ def test_body_offset_with_bom_and_crlf(tmp_path: Path) -> None:
     )
     assert names(ix.search("zebra")) == ["crlf"]  # the heading is seen as a heading
     assert ix.search("quokka licence") == []  # frontmatter is not read as body
-    assert skill._body is None
+    assert "Zebra" not in repr(skill)
 
 
 def test_explain_shows_terms_and_candidates(catalog: list[Skill]) -> None:
@@ -378,13 +374,19 @@ def test_explain_shows_terms_and_candidates(catalog: list[Skill]) -> None:
 _POOL_WORDS = ["pdf", "image", "email", "deploy", "chart", "invoice", "weather", "translate", "video", "logs"]
 
 
+_POOL_DIR = tempfile.TemporaryDirectory(prefix="skillyard-search-pool-")
+
+
 def _pool_skill(i: int, variant: int) -> Skill:
     w1, w2 = _POOL_WORDS[i % 10], _POOL_WORDS[(i * 3 + variant) % 10]
+    path = Path(_POOL_DIR.name, f"pool-{i}-{variant}", "SKILL.md")  # the file holds the body alone
+    if not path.exists():
+        path.parent.mkdir()
+        path.write_text(f"# {w2.title()} guide\n\nSteps for {w1}.\n", encoding="utf-8")
     return Skill(
         name=f"pool-{i}",
         description=f"Work with {w1} and {w2} files (version {variant}).",
-        path=Path(f"/nonexistent/pool-{i}/SKILL.md"),
-        _body=f"# {w2.title()} guide\n\nSteps for {w1}.\n",
+        path=path,
     )
 
 
