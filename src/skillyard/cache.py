@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import threading
 import zlib
 from array import array
 from collections.abc import MutableSequence
@@ -23,11 +24,14 @@ from dataclasses import dataclass, field, fields
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
+
+if TYPE_CHECKING:
+    from skillyard.discovery import AnyStat, Scan
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
 FORMAT = 8
@@ -508,3 +512,131 @@ def diag_to_row(d: Diagnostic) -> Row:
 
 def diag_from_row(r: Row) -> Diagnostic:
     return Diagnostic(*r)
+
+
+# ---------------------------------------------------------------- entries of a scan
+
+
+def parse_file(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
+    """`parsing.parse_skill` of one file, imported on first use: a start from the cache never
+    loads the parser (and its YAML stack)."""
+    from skillyard.parsing import parse_skill
+
+    return parse_skill(Path(path), source)
+
+
+_BUILD_LOCK = threading.Lock()
+
+
+class Entry:
+    """What one skill file parsed to, keyed by its stat so unchanged files are not re-read.
+
+    An entry from the start-up cache holds the skill's name and where its row lives; the
+    `Skill` is built from the row on first use, so a second start builds names and order only.
+    """
+
+    __slots__ = ("st", "path", "source", "name", "diagnostics", "_skill", "_rows", "_row")
+
+    def __init__(
+        self,
+        st: AnyStat,
+        path: str,
+        source: str,
+        skill: Skill | None,
+        diagnostics: tuple[Diagnostic, ...],
+        name: str | None = None,
+        rows: Cached | None = None,
+        row: int = 0,
+    ) -> None:
+        self.st = st  #: the stat this entry was read (or validated) under
+        self.path = path
+        self.source = source
+        self.diagnostics = diagnostics
+        self._skill = skill
+        self._rows = rows  #: where this skill's packed row lives until it is built
+        self._row = row
+        self.name = skill.name if skill is not None else name
+
+    @property
+    def built(self) -> bool:
+        """False while the skill is only a cached row (or the file did not load)."""
+        return self._skill is not None
+
+    @property
+    def skill(self) -> Skill | None:
+        s = self._skill
+        if s is None and self._rows is not None:
+            with _BUILD_LOCK:  # two threads must not build two objects for one skill
+                s = self._skill
+                if s is None and self._rows is not None:
+                    s = self._skill = self._materialise()
+                    self._rows = None
+        return s
+
+    def row(self) -> bytes | memoryview:
+        """The packed row of this skill (from the cache it came from, or made from the object)."""
+        if self._rows is not None:
+            return self._rows.row(self._row)
+        return skill_to_blob(self.loaded())
+
+    def summary(self) -> Row:
+        """The skill's `summary_of` row, from the cache while the skill is not built yet."""
+        rows = self._rows
+        if self._skill is None and rows is not None:
+            found = rows.summary(self._row)
+            if found is not None:
+                return found
+        return summary_of(self.loaded())
+
+    def loaded(self) -> Skill:
+        """The skill of an entry that has a name (every entry in a registry's order)."""
+        s = self.skill
+        assert s is not None
+        return s
+
+    def _materialise(self) -> Skill:
+        """The skill from the cached row; a row that does not decode to this entry's skill is
+        not trusted, and the file is parsed instead (same stat, so the same result as a cold start)."""
+        assert self._rows is not None
+        try:
+            s = skill_from_blob(self._rows.row(self._row))
+            if s.name == self.name and str(s.path) == self.path:
+                return s
+        except Exception:  # rows are data from a file: anything wrong means "parse it instead"
+            pass
+        skill, diags = parse_file(self.path, self.source)
+        if skill is None or skill.name != self.name:  # the name is already registered: keep it
+            skill = Skill(name=str(self.name), description="", path=Path(self.path), source=self.source)
+            diags = [
+                *diags,
+                Diagnostic("warning", "cache-mismatch", "start-up cache entry was unusable", self.path),
+            ]
+        self.diagnostics = tuple(diags)
+        return skill
+
+
+def save_scan(path: Path, scan: Scan) -> None:
+    """Write what `scan` found as the start-up cache; skipped when it would hold what it already does.
+    Files that did not load, or were read while they might still change unseen, are left out."""
+    walks = {
+        walk_key(str(root.path), root.source): (walk.paths, walk.listed_dirs)
+        for i, root in enumerate(scan.roots)
+        if (walk := scan.walks.get(i)) is not None and walk.replayable
+    }
+    old = scan.cached
+    if not scan.parsed and len(old) == len(scan.files) and walks == old.walks:
+        return
+    out = Cached(walks=walks)
+    for p, e in scan.files.items():
+        if e.name is None or p in scan.racy:
+            continue  # files that did not load are re-read (their diagnostics stay current)
+        out.add(
+            p,
+            (e.st.st_mtime_ns, e.st.st_size, e.st.st_ino),
+            e.source,
+            e.name,
+            e.row(),
+            [diag_to_row(d) for d in e.diagnostics],
+            e.summary(),
+        )
+    save(path, out)
