@@ -378,6 +378,22 @@ def test_second_start_builds_skills_only_on_access(tmp_path: Path, make_skill) -
     assert [d.code for d in reg.diagnostics] == [d.code for d in cold.diagnostics]
 
 
+def test_second_start_shares_equal_immutable_values(tmp_path: Path, make_skill) -> None:
+    req = 'metadata: {"openclaw": {"requires": {"bins": ["jq"]}, "install": [{"kind": "brew", "formula": "jq"}]}}'
+    root = tmp_path / "r"
+    for name in ("a", "b"):
+        make_skill(root, name, extra=req + "\nallowed-tools: Read Grep")
+    cache_file = tmp_path / "cache.marshal"
+    cold = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    warm = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    a, b = warm.get("a"), warm.get("b")
+    for field in ("requires", "install", "allowed_tools", "metadata"):
+        assert getattr(a, field) == getattr(b, field) == getattr(cold.get("a"), field), field
+    assert a.requires.bins == ("jq",) and a.allowed_tools == ("Read", "Grep")
+    assert a.requires is b.requires and a.install is b.install and a.allowed_tools is b.allowed_tools
+    assert a.metadata is not b.metadata  # mutable: each skill keeps its own
+
+
 def test_second_start_sees_edits_made_while_stopped(tmp_path: Path, make_skill) -> None:
     root, cache_file = _cached_registry(tmp_path, make_skill)
     p = root / "b" / "SKILL.md"

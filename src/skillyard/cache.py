@@ -64,6 +64,8 @@ class Cached:
     _parts: list[bytes | memoryview] = field(default_factory=list)
     _index: dict[str, int] | None = None
     _summaries: list[Any] | None = None
+    #: immutable values already built from equal rows (see `skill_from_row`)
+    _shared: dict[Any, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -345,12 +347,12 @@ def skill_to_blob(s: Skill) -> bytes:
     return marshal.dumps(skill_to_row(s))
 
 
-def skill_from_blob(blob: bytes | memoryview) -> Skill:
+def skill_from_blob(blob: bytes | memoryview, shared: dict[Any, Any] | None = None) -> Skill:
     """Raises ValueError/TypeError/IndexError/EOFError for a blob that is not one of ours."""
     row = marshal.loads(blob)
     if not isinstance(row, tuple) or len(row) != len(_SKILL_FIELDS):
         raise ValueError("not a skill row")
-    return skill_from_row(row)
+    return skill_from_row(row, shared)
 
 
 def skill_to_row(s: Skill) -> Row:
@@ -488,17 +490,29 @@ def _row_ok(row: Row) -> bool:
 _TUPLE_SET = {tuple}
 
 
-def skill_from_row(row: Row) -> Skill:
-    """The skill a row stands for; ValueError for a row with a field of the wrong shape."""
+def skill_from_row(row: Row, shared: dict[Any, Any] | None = None) -> Skill:
+    """The skill a row stands for; ValueError for a row with a field of the wrong shape.
+
+    Immutable values (requirements, install options, tuples of strings) equal to ones
+    built before from the same `shared` map are that same object: skills of one catalog repeat
+    a few of each, and every object kept is one more for the host's cyclic collector to walk.
+    """
     if not _row_ok(row):
         raise ValueError("a cached row field has the wrong shape")
+    memo = shared if shared is not None else {}
+    get, keep = memo.get, memo.setdefault
     v = list(row)
     v[_PATH_I] = Path(v[_PATH_I])
     if v[_META_I] == _SAME_AS_FRONTMATTER:
         v[_META_I] = v[_FM_I].get("metadata")
-    v[_REQ_I] = Requirements(*v[_REQ_I]) if any(v[_REQ_I]) else Requirements()
+    for i in _STR_TUPLE_I:
+        if v[i]:
+            v[i] = keep(v[i], v[i])
+    key = (Requirements, v[_REQ_I])
+    v[_REQ_I] = get(key) or keep(key, Requirements(*v[_REQ_I]))
     if v[_INSTALL_I]:
-        v[_INSTALL_I] = tuple(InstallOption(*o) for o in v[_INSTALL_I])
+        key = (InstallOption, v[_INSTALL_I])
+        v[_INSTALL_I] = get(key) or keep(key, tuple(InstallOption(*o) for o in v[_INSTALL_I]))
     if v[_TOOLS_I]:
         v[_TOOLS_I] = tuple(
             ToolSpec(n, d, c, k, tuple(ToolArg(*a) for a in args), t) for n, d, c, k, args, t in v[_TOOLS_I]
@@ -599,7 +613,7 @@ class Entry:
         not trusted, and the file is parsed instead (same stat, so the same result as a cold start)."""
         assert self._rows is not None
         try:
-            s = skill_from_blob(self._rows.row(self._row))
+            s = skill_from_blob(self._rows.row(self._row), self._rows._shared)
             if s.name == self.name and str(s.path) == self.path:
                 return s
         except Exception:  # rows are data from a file: anything wrong means "parse it instead"
