@@ -13,7 +13,6 @@ from skillyard.config import parse_config
 from skillyard.discovery import Root, default_roots, resolve_roots
 from skillyard.eligibility import Host
 from skillyard.registry import Registry
-from skillyard.search import search_registry
 from skillyard.toml_tools import tool_plan
 
 
@@ -537,7 +536,7 @@ def test_watcher_reload_edits_in_place_and_matches_a_full_scan(tmp_path: Path, m
         make_skill(lo, name)
     make_skill(hi, "b", description="The preferred b.")
     reg = Registry([Root(hi, "project"), Root(lo, "user")], host=no_bins_host())
-    search_registry(reg, "useful")  # build the index so it has to follow the edit
+    reg.search("useful")  # build the index so it has to follow the edit
     order = reg.names()
     version = reg.version
 
@@ -551,7 +550,7 @@ def test_watcher_reload_edits_in_place_and_matches_a_full_scan(tmp_path: Path, m
 
     _edit(p, "A test skill", "A searchable zebra skill")
     diff = reg.reload(changed=[p])
-    assert diff.updated == ["a"] and [h.name for h in search_registry(reg, "zebra")][:1] == ["a"]
+    assert diff.updated == ["a"] and [h.name for h in reg.search("zebra")][:1] == ["a"]
 
     shadowed = lo / "b" / "SKILL.md"  # editing the shadowed copy changes nothing visible
     _edit(shadowed, "A test skill", "Another")

@@ -325,13 +325,12 @@ def test_huge_and_odd_queries(catalog: list[Skill]) -> None:
 
 def test_registry_search_uses_the_index(tmp_path: Path) -> None:
     from skillyard.registry import Registry
-    from skillyard.search import search_registry
 
     root = tmp_path / "skills"
     write_skill(root, "pdf-tools", "Extract text and tables from PDF files.")
     write_skill(root, "weather-forecast", "Weather forecast for a city.")
     reg = Registry.from_roots([root])
-    hits = search_registry(reg, "pull tables out of a pdf")
+    hits = reg.search("pull tables out of a pdf")
     assert hits and hits[0].name == "pdf-tools"
 
 

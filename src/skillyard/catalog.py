@@ -402,9 +402,7 @@ def relevant_names(registry: Any, query: str | None, limit: int = RELEVANT_SKILL
     """Names of the skills most relevant to the user's request, best first ([] without a request)."""
     if not isinstance(query, str) or not query.strip():
         return []
-    from skillyard.search import search_registry  # the ranking stack, loaded only for a search
-
-    hits = search_registry(registry, query, limit=limit)
+    hits = registry.search(query, limit=limit)
     if not hits:
         return []
     # Strong hits, and weak ones close to the best: a long tail of weak hits would crowd the catalog.

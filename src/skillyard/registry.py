@@ -16,13 +16,16 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillyard import cache as cache_mod
 from skillyard.config import Config, load_config, persist_disabled
 from skillyard.discovery import Root, Scan, resolve_roots
 from skillyard.eligibility import Host, evaluate, is_eligible
 from skillyard.model import Diagnostic, Eligibility, Requirements, Skill
+
+if TYPE_CHECKING:
+    from skillyard.search import SearchHit
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,17 +111,11 @@ class Registry:
     def _rescan(self, changed: set[str] | None = None) -> set[str] | None:
         """Run the scan (see `Scan.run`); answers stay for skills whose objects did not change."""
         touched = self.scan.run(changed)
-        if touched is None:
-            by_name = self.scan.by_name
-            self._eligibility = (
-                {}
-                if changed is None
-                else {
-                    n: e
-                    for n, e in self._eligibility.items()
-                    if (f := by_name.get(n)) is not None and f.built and f.skill is e[0]
-                }
-            )
+        if touched is None:  # a full scan: a reload given no paths re-checks everything
+            by_name, kept = self.scan.by_name, self._eligibility.items() if changed is not None else ()
+            self._eligibility = {
+                n: e for n, e in kept if (f := by_name.get(n)) is not None and f.built and f.skill is e[0]
+            }
         self.version += 1
         return touched
 
@@ -337,3 +334,10 @@ class Registry:
             self._eligibility.pop(name, None)
             self.version += 1
         return self.eligibility(skill)
+
+    def search(self, query: str, limit: int = 5) -> list[SearchHit]:
+        """Ranked skills for a free-text query, each with its confidence ([] only when nothing
+        matches); the index is kept by `search.search_registry`, in step with `version`."""
+        from skillyard.search import search_registry  # the ranking stack, loaded only for a search
+
+        return search_registry(self, query, limit)

@@ -182,9 +182,7 @@ def install_hints_for(registry: Registry, name: str) -> list[dict[str, str]]:
 
 def search_report(registry: Registry, query: str, limit: int = 5) -> dict[str, Any]:
     """The `skills` tool's search result and `skillyard search --json`; `note` when every hit is weak."""
-    from skillyard.search import search_registry  # the ranking stack, loaded only for a search
-
-    hits = search_registry(registry, query, limit=limit)
+    hits = registry.search(query, limit=limit)
     skills = []
     for h in hits:
         s = registry.get(h.name)
