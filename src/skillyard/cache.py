@@ -8,7 +8,7 @@ metadata for files whose stat it matches, never run code.
 The layout is columnar (one list per field) and each skill's row is a nested
 marshal blob, all of them packed in one buffer: loading the file builds a handful
 of lists of strings and ints (no per-skill objects for the cyclic GC to walk), and
-a `Skill` is only rebuilt from its row when someone asks for it.
+a `Skill` is only rebuilt from its row when someone asks for it (see `Entry`).
 """
 
 from __future__ import annotations

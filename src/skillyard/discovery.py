@@ -1,4 +1,5 @@
-"""Where skills live: the search path, and walking one root to find skill files.
+"""Where skills live: the search path, walking one root to find skill files, and
+`Scan`, every root walked and its skill files parsed, redoing only what changed.
 
 Walking is bounded (depth, directory count) and symlink-aware: a link is only
 followed while its target stays inside one of the allowed roots, so a skill
