@@ -1,4 +1,4 @@
-"""Data flows one way: model <- parsing <- discovery/registry <- tools/mcp/cli.
+"""Data flows one way: model <- parsing <- cache/discovery <- registry <- tools/mcp/cli.
 
 Every `import skillyard...` in the package, including those inside functions, is
 read with `ast` and checked against the layers. A lower layer reaching up is a
@@ -27,6 +27,8 @@ SURFACES = {
 SURFACES |= {"chat", "adapters", "remote", "__main__"}
 #: The map of skills a host asks: discovery, registry and what they serve.
 MAP = {"registry", "discovery", "cache", "search", "prompt", "reports", "session", "telemetry"}
+#: The scan under the registry: walking roots, parsing each skill file, the start-up cache.
+SCAN = {"discovery", "cache"}
 
 
 def _imports() -> dict[str, set[str]]:
@@ -73,6 +75,13 @@ def test_nothing_below_the_surfaces_imports_them() -> None:
 
 def test_install_and_execution_know_nothing_of_the_map_or_the_surfaces() -> None:
     assert _violations({"install", "execution"}, MAP | SURFACES) == []
+
+
+def test_the_scan_sits_below_the_registry() -> None:
+    """The walk, the parse of each file and the start-up cache know nothing of the registry or of
+    what is built from its skills (the search index and the SKILL.toml tool plan have their owners)."""
+    upper = (MAP - SCAN) | SURFACES | {"toml_tools", "tools", "install", "execution"}
+    assert _violations(SCAN, upper) == []
 
 
 def test_model_and_parsing_are_the_bottom() -> None:
