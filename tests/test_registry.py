@@ -428,6 +428,28 @@ def _write_cache(cache_file: Path, header: dict, rows: bytes) -> None:
     cache_file.write_bytes(cache_mod.MAGIC + len(data).to_bytes(8, "little") + data + rows)
 
 
+def test_cache_rows_are_read_on_first_use_from_the_same_file_only(tmp_path: Path, make_skill) -> None:
+    """A second start reads only the cache's header; the rows come later, and only from the file the
+    header came from: a cache replaced in between (another start saved one) gives none, and the
+    skills are parsed from their files instead."""
+    from skillyard import cache as cache_mod
+
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    cold = [cache_mod.skill_to_row(s) for s in Registry([Root(root, "custom")], host=no_bins_host()).skills]
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    rows = next(iter(reg._files.values()))._rows
+    assert rows is not None and rows.rows_at is not None and not rows.data  # header only, so far
+    (tmp_path / "other").write_bytes(cache_file.read_bytes())
+    os.replace(tmp_path / "other", cache_file)  # the same bytes, but another file
+    assert [cache_mod.skill_to_row(s) for s in reg.skills] == cold
+    assert rows.rows_at is None and not rows.data  # nothing read from the other file: parsed
+    assert not [d for d in reg.diagnostics if d.code == "cache-mismatch"]
+    again = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    rows = next(iter(again._files.values()))._rows
+    assert [cache_mod.skill_to_row(s) for s in again.skills] == cold
+    assert rows is not None and rows.data  # read from the file its header came from
+
+
 def test_cache_blob_that_does_not_match_is_not_trusted(tmp_path: Path, make_skill) -> None:
     root, cache_file = _cached_registry(tmp_path, make_skill)
     header, rows = _read_cache(cache_file)
