@@ -779,6 +779,7 @@ def test_listing_from_the_startup_cache_builds_no_skill_and_matches_a_cold_listi
         ]
         warm = Registry([Root(root, "custom")], config, host=no_bins_host(), cache=cache_file)
         assert reports.list_report(warm, f) == {"count": len(expected), "skills": expected}
+        assert reports.list_report(cold, f) == {"count": len(expected), "skills": expected}  # built ones too
         assert [d.to_dict() for d in warm.diagnostics] == [d.to_dict() for d in cold.diagnostics]
         built = {e.name for e in warm._order if e._skill is not None}
         assert built <= {"with-tools"}  # only a skill offering tools is built (for the tool plan)
