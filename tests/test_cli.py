@@ -194,7 +194,21 @@ def test_compact_list_json_is_the_report_dumped_for_a_pipe(rows, filter_: str) -
     ]
     diags = [{"level": "warning", "code": "x", "message": 'm \u2603 "q"', "path": "/p", "line": None}]
     expected = dumps_json({"count": len(items), "skills": items, "diagnostics": diags})
-    assert compact_list_json(rows, filter_, diags) == expected
+    assert "".join(compact_list_json(rows, filter_, diags)) == expected
+
+
+@pytest.mark.parametrize("filter_", FILTERS)
+def test_compact_list_json_in_pieces_is_the_whole_report(filter_: str) -> None:
+    """Thousands of rows are written in several pieces; joined, they are the encoded report."""
+    rows = [(f"s{i}", "\U0001f527" if i % 3 else "", f'does "{i}"\n\\', i % 2 == 0) for i in range(2500)]
+    items = [
+        {"name": n, "emoji": e, "description": d, "eligible": ok}
+        for n, e, d, ok in rows
+        if filter_ == "all" or ok is (filter_ == "eligible")
+    ]
+    pieces = list(compact_list_json(rows, filter_, []))
+    assert len(pieces) > 3
+    assert "".join(pieces) == dumps_json({"count": len(items), "skills": items, "diagnostics": []})
 
 
 @pytest.mark.parametrize("filter_", FILTERS)
