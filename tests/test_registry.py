@@ -450,6 +450,28 @@ def test_cache_rows_are_read_on_first_use_from_the_same_file_only(tmp_path: Path
     assert rows is not None and rows.data  # read from the file its header came from
 
 
+def test_rows_that_could_not_be_read_are_not_saved_again(tmp_path: Path, make_skill) -> None:
+    """A start that saves the cache after another start replaced it has no rows for the skills it
+    never built: it leaves them out, and the start after it parses them instead."""
+    from skillyard import cache as cache_mod
+
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    cached = cache_mod.load(cache_file)
+    (tmp_path / "other").write_bytes(cache_file.read_bytes())
+    os.replace(tmp_path / "other", cache_file)
+    out = cache_mod.Cached()
+    for i, path in enumerate(cached.paths):
+        stat = (cached.stats[3 * i], cached.stats[3 * i + 1], cached.stats[3 * i + 2])
+        summary = cached.summary(i)
+        assert summary is not None and not cached.row(i)  # the rows are gone with the old file
+        out.add(path, stat, cached.sources[i], cached.names[i], cached.row(i), [], summary)
+    assert len(out) == 0
+    cache_mod.save(cache_file, out)
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    assert sorted(reg.names()) == ["a", "b", "c"] and all(e._skill is not None for e in reg._files.values())
+    assert len(cache_mod.load(cache_file)) == 3  # saved again, with their rows
+
+
 def test_cache_blob_that_does_not_match_is_not_trusted(tmp_path: Path, make_skill) -> None:
     root, cache_file = _cached_registry(tmp_path, make_skill)
     header, rows = _read_cache(cache_file)

@@ -124,6 +124,10 @@ class Cached:
         diags: list[Row],
         summary: Row,
     ) -> None:
+        """One entry to save; one without a row (its cache file was replaced before the row was
+        read) is left out, so the next start parses that file instead of trusting an empty row."""
+        if not len(row):
+            return
         self.paths.append(path)
         self.stats.extend(stat)
         self.sources.append(source)
