@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from skillyard.cli import cli
+from skillyard.cli import FILTERS, cli, compact_list_json
+from skillyard.cli_io import dumps_json
 
 FFMPEG_META = (
     'metadata: {"openclaw": {"emoji": "🎞️", "requires": {"bins": ["ffmpeg-not-here"]}, '
@@ -178,3 +179,49 @@ def test_hostile_names_never_crash_the_cli(root: Path, name: str) -> None:
         assert res.exit_code in (0, 1)
         data = json.loads(res.output)
         assert data.get("name") == name or data["error"] == f"skill not found: {name}"
+
+
+@given(
+    rows=st.lists(st.tuples(st.text(), st.text(), st.text(), st.booleans()), max_size=8),
+    filter_=st.sampled_from(FILTERS),
+)
+def test_compact_list_json_is_the_report_dumped_for_a_pipe(rows, filter_: str) -> None:
+    """The text written straight from summary rows is byte for byte what encoding the report gives."""
+    items = [
+        {"name": n, "emoji": e, "description": d, "eligible": ok}
+        for n, e, d, ok in rows
+        if filter_ == "all" or ok is (filter_ == "eligible")
+    ]
+    diags = [{"level": "warning", "code": "x", "message": 'm \u2603 "q"', "path": "/p", "line": None}]
+    expected = dumps_json({"count": len(items), "skills": items, "diagnostics": diags})
+    assert "".join(compact_list_json(rows, filter_, diags)) == expected
+
+
+@pytest.mark.parametrize("filter_", FILTERS)
+def test_compact_list_json_in_pieces_is_the_whole_report(filter_: str) -> None:
+    """Thousands of rows are written in several pieces; joined, they are the encoded report."""
+    rows = [(f"s{i}", "\U0001f527" if i % 3 else "", f'does "{i}"\n\\', i % 2 == 0) for i in range(2500)]
+    items = [
+        {"name": n, "emoji": e, "description": d, "eligible": ok}
+        for n, e, d, ok in rows
+        if filter_ == "all" or ok is (filter_ == "eligible")
+    ]
+    pieces = list(compact_list_json(rows, filter_, []))
+    assert len(pieces) > 3
+    assert "".join(pieces) == dumps_json({"count": len(items), "skills": items, "diagnostics": []})
+
+
+@pytest.mark.parametrize("filter_", FILTERS)
+def test_list_json_on_a_pipe_is_the_report(root: Path, make_skill, filter_: str) -> None:
+    """`list --json` to a pipe prints what `reports.list_report` holds, compact (control characters,
+    quotes and non-ASCII text included)."""
+    from skillyard import reports
+    from skillyard.registry import Registry
+
+    make_skill(root, "odd", 'Says "hi" \\ to \u00e9t\u00e9 \U0001f600 and\ttabs', dirname="odd")
+    code, out = run("--root", str(root), "list", "--filter", filter_, "--json")
+    assert code == 0
+    reg = Registry.from_roots([root])
+    data = reports.list_report(reg, filter_)
+    data["diagnostics"] = [d.to_dict() for d in reg.diagnostics]
+    assert out == json.dumps(data, separators=(",", ":")) + "\n"

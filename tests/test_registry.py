@@ -445,6 +445,50 @@ def _write_cache(cache_file: Path, header: dict, rows: bytes) -> None:
     cache_file.write_bytes(cache_mod.MAGIC + len(data).to_bytes(8, "little") + data + rows)
 
 
+def test_cache_rows_are_read_on_first_use_from_the_same_file_only(tmp_path: Path, make_skill) -> None:
+    """A second start reads only the cache's header; the rows come later, and only from the file the
+    header came from: a cache replaced in between (another start saved one) gives none, and the
+    skills are parsed from their files instead."""
+    from skillyard import cache as cache_mod
+
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    cold = [cache_mod.skill_to_row(s) for s in Registry([Root(root, "custom")], host=no_bins_host()).skills]
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    rows = next(iter(reg.scan.files.values()))._rows
+    assert rows is not None and rows.rows_at is not None and not rows.data  # header only, so far
+    (tmp_path / "other").write_bytes(cache_file.read_bytes())
+    os.replace(tmp_path / "other", cache_file)  # the same bytes, but another file
+    assert [cache_mod.skill_to_row(s) for s in reg.skills] == cold
+    assert rows.rows_at is None and not rows.data  # nothing read from the other file: parsed
+    assert not [d for d in reg.diagnostics if d.code == "cache-mismatch"]
+    again = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    rows = next(iter(again.scan.files.values()))._rows
+    assert [cache_mod.skill_to_row(s) for s in again.skills] == cold
+    assert rows is not None and rows.data  # read from the file its header came from
+
+
+def test_rows_that_could_not_be_read_are_not_saved_again(tmp_path: Path, make_skill) -> None:
+    """A start that saves the cache after another start replaced it has no rows for the skills it
+    never built: it leaves them out, and the start after it parses them instead."""
+    from skillyard import cache as cache_mod
+
+    root, cache_file = _cached_registry(tmp_path, make_skill)
+    cached = cache_mod.load(cache_file)
+    (tmp_path / "other").write_bytes(cache_file.read_bytes())
+    os.replace(tmp_path / "other", cache_file)
+    out = cache_mod.Cached()
+    for i, path in enumerate(cached.paths):
+        stat = (cached.stats[3 * i], cached.stats[3 * i + 1], cached.stats[3 * i + 2])
+        summary = cached.summary(i)
+        assert summary is not None and not cached.row(i)  # the rows are gone with the old file
+        out.add(path, stat, cached.sources[i], cached.names[i], cached.row(i), [], summary)
+    assert len(out) == 0
+    cache_mod.save(cache_file, out)
+    reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    assert sorted(reg.names()) == ["a", "b", "c"] and all(e.built for e in reg.scan.files.values())
+    assert len(cache_mod.load(cache_file)) == 3  # saved again, with their rows
+
+
 def test_cache_blob_that_does_not_match_is_not_trusted(tmp_path: Path, make_skill) -> None:
     root, cache_file = _cached_registry(tmp_path, make_skill)
     header, rows = _read_cache(cache_file)
@@ -774,6 +818,7 @@ def test_listing_from_the_startup_cache_builds_no_skill_and_matches_a_cold_listi
         ]
         warm = Registry([Root(root, "custom")], config, host=no_bins_host(), cache=cache_file)
         assert reports.list_report(warm, f) == {"count": len(expected), "skills": expected}
+        assert reports.list_report(cold, f) == {"count": len(expected), "skills": expected}  # built ones too
         assert [d.to_dict() for d in warm.diagnostics] == [d.to_dict() for d in cold.diagnostics]
         built = {e.name for e in warm.scan.order if e.built}
         assert built <= {"with-tools"}  # only a skill offering tools is built (for the tool plan)

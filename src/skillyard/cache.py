@@ -61,6 +61,9 @@ class Cached:
     offsets: MutableSequence[int] = field(default_factory=lambda: [0])
     #: every entry's `summary_of` row, marshalled as one list (decoded on first `summary`)
     summaries: bytes = b""
+    #: where `data` is still to be read from: (file, offset, the file's identity when the header was
+    #: read); a listing never needs the rows, which are most of the file
+    rows_at: tuple[str, int, tuple[int, int, int, int]] | None = None
     _parts: list[bytes | memoryview] = field(default_factory=list)
     _index: dict[str, int] | None = None
     _summaries: list[Any] | None = None
@@ -77,7 +80,11 @@ class Cached:
         return self._index
 
     def row(self, i: int) -> memoryview:
-        """Entry i's packed skill row (a view: nothing is copied)."""
+        """Entry i's packed skill row (a view: nothing is copied). The rows are read on first use,
+        from the same file only: one replaced since gives none, and the skill is parsed instead."""
+        if self.rows_at is not None:
+            self.data = _read_rows(*self.rows_at)
+            self.rows_at = None
         return memoryview(self.data)[self.offsets[i] : self.offsets[i + 1]]
 
     def summary(self, i: int) -> Row | None:
@@ -123,6 +130,10 @@ class Cached:
         diags: list[Row],
         summary: Row,
     ) -> None:
+        """One entry to save; one without a row (its cache file was replaced before the row was
+        read) is left out, so the next start parses that file instead of trusting an empty row."""
+        if not len(row):
+            return
         self.paths.append(path)
         self.stats.extend(stat)
         self.sources.append(source)
@@ -162,15 +173,35 @@ MAGIC = b"skillyd\0"
 _PREFIX = len(MAGIC) + 8
 
 
-def load(path: Path) -> Cached:
-    """The cache at `path`, or an empty one when it is missing, from another format, or malformed."""
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int]) -> bytes:
+    """The packed rows of the cache file read by `load`; empty when it was replaced since."""
     try:
-        raw = path.read_bytes()
-        size = int.from_bytes(raw[len(MAGIC) : _PREFIX], "little")
-        if raw[: len(MAGIC)] != MAGIC or _PREFIX + size > len(raw):
-            return Cached()
-        view = memoryview(raw)
-        data = marshal.loads(view[_PREFIX : _PREFIX + size])
+        with open(path, "rb") as f:
+            if _identity(os.fstat(f.fileno())) != identity:
+                return b""
+            f.seek(offset)
+            return f.read()
+    except OSError:
+        return b""
+
+
+def load(path: Path) -> Cached:
+    """The cache at `path`, or an empty one when it is missing, from another format, or malformed.
+
+    Only the header is read here; the skills' rows are read when one is first needed."""
+    try:
+        with open(path, "rb") as f:
+            prefix = f.read(_PREFIX)
+            size = int.from_bytes(prefix[len(MAGIC) :], "little")
+            st = os.fstat(f.fileno())
+            if prefix[: len(MAGIC)] != MAGIC or _PREFIX + size > st.st_size:
+                return Cached()
+            header = f.read(size)
+        data = marshal.loads(header)
     except (OSError, ValueError, EOFError, TypeError, MemoryError, OverflowError):
         return Cached()  # missing, foreign, truncated, or a header claiming absurd sizes
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -214,9 +245,10 @@ def load(path: Path) -> Cached:
         names,
         diags,
         good_walks,
-        view[_PREFIX + size :],
+        b"",
         offsets,
         summaries if isinstance(summaries, bytes) else b"",
+        rows_at=(str(path), _PREFIX + size, _identity(st)),
     )
 
 

@@ -436,7 +436,9 @@ def _file_stats(top: str, paths: Sequence[str], looked: set[str] | None) -> list
             st = lstat(p)
             if not S_ISREG(st.st_mode):
                 return None
-            add(st)
+            # the three fields the registry compares: the 19-field stat_result (about 15 objects)
+            # is freed at once instead of living, and taking fresh pages, as long as the registry
+            add(FileStat(st.st_mtime_ns, st.st_size, st.st_ino))
     except Exception:  # a saved walk is untrusted data
         return None
     return out

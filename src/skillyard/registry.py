@@ -205,8 +205,9 @@ class Registry:
     def summaries(self) -> list[tuple[str, str, str, bool]]:
         """(name, emoji, description, eligible) of every loaded skill, in `skills` order.
 
-        What `skillyard list` shows. Skills still held as start-up cache rows are answered from
-        their small summary rows, so listing a cached catalog builds no `Skill`."""
+        What `skillyard list` shows. Every skill not from the install root is answered from its
+        small summary row (the start-up cache's, or its built skill's), eligibility decided once per
+        distinct set of requirements, so listing a cached catalog builds no `Skill`."""
         out = []
         host, config = self.host, self.config
         #: answers by (requirements, always) for skills without a per-skill config section, whose
@@ -214,7 +215,7 @@ class Registry:
         shared: dict[tuple[object, ...], bool] = {}
         for e in self.scan.order:
             # an installed skill is built: `eligibility` checks its files against the lockfile
-            if not e.built and e.source != "install":
+            if e.source != "install":
                 emoji, desc, always, req, _ = e.summary()
                 name = str(e.name)
                 if not any(req):
