@@ -71,6 +71,8 @@ class Rule:
     files: tuple[str, ...] = ()
     positives: tuple[Any, ...] = ()
     negatives: tuple[Any, ...] = ()
+    #: lower-case strings one of which every match contains: a line with none skips the rule
+    keywords: frozenset[str] | None = None
 
     def applies_to(self, rel: str) -> bool:
         if not self.files:
@@ -174,9 +176,22 @@ def parse_rules(data: Any) -> tuple[Rule, ...]:
                 files=tuple(str(f).lower() for f in files),
                 positives=tuple(ex["match"]),
                 negatives=tuple(ex["clean"]),
+                keywords=_keywords(rid, r.get("keywords")),
             )
         )
     return tuple(rules)
+
+
+def _keywords(rid: str, raw: Any) -> frozenset[str] | None:
+    if raw is None:
+        return None
+    if (
+        not isinstance(raw, list)
+        or not raw
+        or not all(isinstance(k, str) and k and k == _fold(k) for k in raw)
+    ):
+        raise RuleError(f"rule {rid}: keywords must be a non-empty list of lower-case strings")
+    return frozenset(raw)
 
 
 @lru_cache(maxsize=8)
@@ -571,114 +586,9 @@ def _search(
     return None
 
 
-def required_literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
-    """Lower-cased strings of which every match must contain at least one; None if none is certain.
-
-    Derived from the parsed regex, so rules need no hand-written keywords: a line that contains
-    none of a rule's literals cannot match it, and a substring test is far cheaper than a regex.
-    """
-    try:
-        from re import _parser as sre_parse  # type: ignore[attr-defined]
-
-        tree = sre_parse.parse(pattern.pattern, pattern.flags)
-    except Exception:
-        return None
-    return _seq_literals(list(tree))
-
-
-def _best(cands: list[frozenset[str]]) -> frozenset[str] | None:
-    good = [c for c in cands if c and min(len(x) for x in c) >= 2]
-    if not good:
-        return None
-    return max(good, key=lambda c: (min(len(x) for x in c), -len(c)))
-
-
-def _seq_literals(items: list[Any]) -> frozenset[str] | None:
-    from re import _constants as c  # type: ignore[attr-defined]
-
-    repeats = {c.MAX_REPEAT, c.MIN_REPEAT}
-    if hasattr(c, "POSSESSIVE_REPEAT"):
-        repeats.add(c.POSSESSIVE_REPEAT)
-    cands: list[frozenset[str]] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        if run:
-            cands.append(frozenset({"".join(run).lower()}))
-            run.clear()
-
-    for op, av in items:
-        if op is c.LITERAL:
-            run.append(chr(av))
-        elif op in (c.AT, c.ASSERT, c.ASSERT_NOT):
-            continue  # zero-width: the literal characters on either side stay adjacent
-        elif op is c.SUBPATTERN:
-            sub = list(av[-1])
-            if sub and all(o is c.LITERAL for o, _ in sub):
-                run.extend(chr(a) for _, a in sub)
-                continue
-            flush()
-            if (r := _seq_literals(sub)) is not None:
-                cands.append(r)
-        elif op is c.BRANCH:
-            flush()
-            alts = [_seq_literals(list(b)) for b in av[1]]
-            if alts and all(a is not None for a in alts):
-                cands.append(frozenset().union(*[a for a in alts if a is not None]))
-        elif op in repeats:
-            flush()
-            lo, _hi, sub = av
-            if lo >= 1 and (r := _seq_literals(list(sub))) is not None:
-                cands.append(r)
-        else:
-            flush()
-    flush()
-    return _best(cands)
-
-
 def _fold(text: str) -> str:
-    """Lower-case for literal gating; dotless i folds to i as it does under re.IGNORECASE."""
+    """Lower-case for keyword tests; dotless i folds to i as it does under re.IGNORECASE."""
     return text.lower().replace("\u0131", "i")
-
-
-_GATES: dict[int, tuple[tuple[Rule, ...], dict[str, frozenset[str] | None]]] = {}
-
-
-def _gates(rules: tuple[Rule, ...]) -> dict[str, frozenset[str] | None]:
-    """Per rule: the literals one of which a line needs before the rule's regexes are tried."""
-    hit = _GATES.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    out: dict[str, frozenset[str] | None] = {}
-    for r in rules:
-        keys: set[str] = set()
-        gate: frozenset[str] | None = None
-        for p in r.match:
-            lit = required_literals(p)
-            if lit is None:
-                break
-            keys |= lit
-        else:
-            gate = frozenset(keys) if keys else None
-        out[r.id] = gate
-    if len(_GATES) > 16:
-        _GATES.clear()
-    _GATES[id(rules)] = (rules, out)
-    return out
-
-
-_ALL_KEYS: dict[int, tuple[tuple[Rule, ...], tuple[str, ...]]] = {}
-
-
-def _all_keys(rules: tuple[Rule, ...], gates: dict[str, frozenset[str] | None]) -> tuple[str, ...]:
-    hit = _ALL_KEYS.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    keys = tuple(sorted({k for g in gates.values() if g for k in g}))
-    if len(_ALL_KEYS) > 16:
-        _ALL_KEYS.clear()
-    _ALL_KEYS[id(rules)] = (rules, keys)
-    return keys
 
 
 @dataclass(slots=True)
@@ -808,20 +718,18 @@ def scan_text(
     regex_rules = [r for r in rules if r.match and r.applies_to(rel)]
     single = [r for r in regex_rules if not r.then]
     paired = [r for r in regex_rules if r.then]
-    gates = _gates(rules)
-    all_keys = _all_keys(rules, gates)
-    presents: list[set[str]] = []
+    all_keys = {k for r in regex_rules if r.keywords for k in r.keywords}
+    present: list[set[str] | None] = []
     for n, ln in enumerate(lines):
         if n % 256 == 0:
             _check_deadline()
-        low = _fold(ln.text)
-        present = {k for k in all_keys if k in low} if ln.text.strip() else set()
-        presents.append(present)
-        if not present and not ln.text.strip():
+        if not ln.text.strip():
+            present.append(None)
             continue
+        low = _fold(ln.text)
+        present.append(keys := {k for k in all_keys if k in low})
         for r in single:
-            gate = gates[r.id]
-            if gate is not None and gate.isdisjoint(present):
+            if r.keywords is not None and r.keywords.isdisjoint(keys):
                 continue
             m = _search(r.match, r.unless, ln.text)
             if m is not None:
@@ -833,13 +741,12 @@ def scan_text(
                     demote=weigh(r, ln.number, ln.text, m[0]),
                 )
     for r in paired:
-        gate = gates[r.id]
         starts = [
             i
-            for i, ln in enumerate(lines)
-            if ln.text.strip()
-            and (gate is None or not gate.isdisjoint(presents[i]))
-            and _search(r.match, r.unless, ln.text)
+            for i, keys in enumerate(present)
+            if keys is not None
+            and (r.keywords is None or not r.keywords.isdisjoint(keys))
+            and _search(r.match, r.unless, lines[i].text)
         ]
         for i in starts:
             for j in range(i, min(len(lines), i + r.within + 1)):
