@@ -264,7 +264,11 @@ def test_javascript_secret_to_network_and_assembled_exec(tmp_path: Path) -> None
     )
     rep = scan_path(_skill(tmp_path, {"scripts/a.js": js}))
     flow = next(f for f in rep.findings if f.rule_id == "SY-FLOW-001")
-    assert flow.severity == "critical" and flow.line == 4 and flow.flow[0] == (3, "reads ~/.aws/credentials")
+    assert (
+        flow.severity == "critical"
+        and flow.line == 4
+        and flow.flow[0] == (3, "reads ~/.aws/credentials", "scripts/a.js")
+    )
     assert any(f.rule_id == "SY-OBF-009" and f.line == 5 for f in rep.findings)
 
 

@@ -30,7 +30,7 @@ import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
 from skillyard.install.scanner import _archive, _context
-from skillyard.install.scanner._flows import CodeFacts
+from skillyard.install.scanner._flows import CodeFacts, Project
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -222,8 +222,9 @@ class Finding:
     line: int | None
     snippet: str
     remediation: str
-    #: (line, step) from where a value comes from to where it goes, for flow findings
-    flow: tuple[tuple[int, str], ...] = ()
+    #: (line, step, file) from where a value comes from to where it goes, for flow findings;
+    #: a step may be in another file of the skill (a helper module, a sourced script)
+    flow: tuple[tuple[int, str, str], ...] = ()
     #: the author's reason when a `skillyard: ignore[RULE]` comment covers this finding
     suppressed: str | None = None
 
@@ -239,7 +240,7 @@ class Finding:
             "remediation": self.remediation,
         }
         if self.flow:
-            out["flow"] = [{"line": n, "step": s} for n, s in self.flow]
+            out["flow"] = [{"file": f, "line": n, "step": s} for n, s, f in self.flow]
         if self.suppressed is not None:
             out["suppressed"] = self.suppressed
         return out
@@ -601,6 +602,8 @@ class _Ctx:
     suppress: dict[tuple[str, int], tuple[frozenset[str], str]] = field(default_factory=dict)
     #: files SKILL.md names (they inherit its instructions: never weighed as reference material)
     referenced: set[str] = field(default_factory=set)
+    #: the skill's code files read once, so flows are followed from one file into another
+    project: Project | None = None
 
     def add(
         self,
@@ -612,7 +615,7 @@ class _Ctx:
         *,
         severity: str | None = None,
         demote: tuple[int, str] = (0, ""),
-        flow: tuple[tuple[int, str], ...] = (),
+        flow: tuple[tuple[int, str, str], ...] = (),
     ) -> None:
         if rule.id in self.policy.disabled_rules:
             return
@@ -699,7 +702,7 @@ def scan_text(
         if rel.lower() == "skill.md":
             ctx.referenced |= _context.referenced_paths(text)
         fctx = _context.build(rel, text, ctx.referenced)
-        facts = _read_code(rel, text, fctx)
+        facts = _read_code(rel, text, fctx, ctx.project)
         if facts is not None:
             fctx.data_lines = facts.data_lines
 
@@ -819,19 +822,22 @@ def _language(rel: str, text: str) -> str | None:
     return None
 
 
-def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | None:
-    """Parse the code in one file (or in a Markdown file's blocks) and follow its values."""
+def _read_code(
+    rel: str, text: str, fctx: _context.FileContext, project: Project | None = None
+) -> CodeFacts | None:
+    """Parse the code in one file (or in a Markdown file's blocks) and follow its values; with
+    `project`, values that come from or go to the skill's other files are followed there."""
     lang = _language(rel, text)
     facts = CodeFacts()
     if lang == "python":
         from skillyard.install.scanner import _python
 
-        if (got := _python.analyse(text)) is not None:
+        if (got := _python.analyse(text, project, rel)) is not None:
             facts.extend(got)
     elif lang == "shell":
         from skillyard.install.scanner import _shell
 
-        if (got := _shell.analyse(text)) is not None:
+        if (got := _shell.analyse(text, 0, project, rel)) is not None:
             facts.extend(got)
     elif lang in ("javascript", "typescript", "tsx"):
         from skillyard.install.scanner import _js
@@ -846,7 +852,7 @@ def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | N
 
                 if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
                     body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
-                got = _shell.analyse(body)
+                got = _shell.analyse(body, 0, project, rel)
             elif fence.lang in _context.PYTHON_LANGS:
                 from skillyard.install.scanner import _python
 
@@ -862,7 +868,7 @@ def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | N
         for line, cmd in fctx.bang:
             from skillyard.install.scanner import _shell
 
-            if (got := _shell.analyse(cmd)) is not None:
+            if (got := _shell.analyse(cmd, 0, project, rel)) is not None:
                 facts.extend(got, line - 1)
     else:
         return None
@@ -876,7 +882,9 @@ def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | N
         if got is not None:
             for fl in got.flows:
                 at = origin[min(len(origin), fl.line) - 1]
-                steps = tuple((origin[min(len(origin), k) - 1], s) for k, s in fl.steps)
+                steps = tuple(
+                    (origin[min(len(origin), k) - 1] if f is None else k, s, f) for k, s, f in fl.steps
+                )
                 facts.flows.append(type(fl)(fl.kind, fl.severity, at, fl.text, steps))
     return facts
 
@@ -907,7 +915,7 @@ def _report_code(
             title=f"{r.title}: {fl.text}",
             severity=fl.severity,
             demote=fctx.demotion(fl.line, r.category, r.id, "", 0),
-            flow=fl.steps,
+            flow=tuple((n, step, rel if f is None else f) for n, step, f in fl.steps),
         )
     asm = by_builtin.get("assembled-command")
     if asm is None or depth >= MAX_DECODE_DEPTH:
@@ -1241,6 +1249,7 @@ def _scan_path(
     report.name = name or _skill_name(root)
     entries = list(_iter_files(root))
     entries.sort(key=lambda e: (e[0].lower() not in ("skill.md", "skill.toml"), e[0]))
+    ctx.project = _project(root, entries)
     for rel, full, st in entries[:MAX_SCAN_FILES]:
         if stat.S_ISLNK(st.st_mode):
             continue  # hygiene decides about links; their targets are scanned as the files they are
@@ -1261,6 +1270,47 @@ def _scan_path(
     if len(entries) > MAX_SCAN_FILES and (r := by_builtin.get("oversized-file")):
         ctx.add(r, ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
     return _finish(report)
+
+
+#: Code files read ahead so one file can follow values into another (beyond these, files are
+#: still scanned on their own).
+MAX_PROJECT_FILES = 200
+MAX_PROJECT_BYTES = 512 * 1024
+
+
+def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Project | None:
+    """What each Python and shell file of the skill offers the others (imports, `source`)."""
+    code = []
+    for rel, _full, st in entries:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES:
+            continue
+        ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
+        if ext in ("py", "sh", "bash", "zsh", "ksh", "") and len(code) < MAX_PROJECT_FILES:
+            code.append(rel)
+    if len(code) < 2:
+        return None
+    project = Project()
+    for rel in code:
+        try:
+            got = _read_for_scan(root / rel, rel, root)
+        except OSError:
+            continue
+        if got.truncated or b"\x00" in got.data[:8192]:
+            continue
+        text = got.data.decode("utf-8", "replace")
+        lang = _language(rel, text)
+        facts = None
+        if lang == "python":
+            from skillyard.install.scanner import _python
+
+            facts = _python.analyse(text, None, rel)
+        elif lang == "shell":
+            from skillyard.install.scanner import _shell
+
+            facts = _shell.analyse(text, 0, None, rel)
+        if facts is not None and facts.export is not None:
+            project.exports[rel] = facts.export
+    return project if len(project.exports) >= 2 else None
 
 
 def _timed_out(ctx: _Ctx, by_builtin: dict[str | None, Rule], rel: str) -> None:
@@ -1343,13 +1393,13 @@ def to_sarif(
                                     {
                                         "location": {
                                             "physicalLocation": {
-                                                "artifactLocation": {"uri": f.file, "uriBaseId": "SKILLROOT"},
+                                                "artifactLocation": {"uri": at, "uriBaseId": "SKILLROOT"},
                                                 "region": {"startLine": n},
                                             },
                                             "message": {"text": step},
                                         }
                                     }
-                                    for n, step in f.flow
+                                    for n, step, at in f.flow
                                 ]
                             }
                         ],
@@ -1421,8 +1471,11 @@ def render_human(report: ScanReport, console: Any = None) -> None:
         loc = f"{f.file}:{f.line}" if f.line else f.file
         body = Text(f.title, style="bold")
         body.append(f"\n{f.snippet}", style="dim")
-        for n, step in f.flow[:-1]:
-            body.append(f"\n  line {n}: {step}")
+        last = len(f.flow) - 1
+        for i, (n, step, at) in enumerate(f.flow):
+            if i == last and (at, n) == (f.file, f.line):
+                continue  # the finding's own line, already in its title
+            body.append(f"\n  line {n}: {step}" if at == f.file else f"\n  {at}:{n}: {step}")
         if f.suppressed is not None:
             honoured = "not honoured for critical findings" if f.severity == "critical" else "not blocking"
             body.append(f"\nignored by the author ({honoured}): {f.suppressed}", style="italic")

@@ -241,6 +241,8 @@ def _rar(data: bytes, limits: Limits) -> Listing:
     infos = [i for i in rf.infolist() if not i.is_dir()]
     if rf.needs_password() and not infos:
         return Listing("rar", encrypted=True, unreadable="encrypted header: member names hidden")
+    if not infos:
+        return Listing("rar", unreadable="no members could be listed (empty or cut short)")
     _check_sizes([(i.filename or "?", i.file_size or 0, i.compress_size or 0) for i in infos], limits)
     packed: list[str] = []
     for info in infos:
