@@ -363,6 +363,13 @@ def test_keywords_never_hide_a_match_in_changed_examples(
     assert _unreported_matches(text.upper() if upper else text) == []
 
 
+def test_every_bundled_regex_compiles() -> None:
+    """The bundled rules compile their regexes on first use; each must compile."""
+    for r in RULES:
+        assert len(r.match) == len(r.match_src) and len(r.then) == len(r.then_src)
+        assert len(r.unless) == len(r.unless_src)
+
+
 def test_rules_without_keywords_are_few() -> None:
     """Most regex rules name their keywords; a rule without them is searched on every line."""
     regex = [r for r in RULES if r.match]

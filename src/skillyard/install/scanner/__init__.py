@@ -22,7 +22,7 @@ import time
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -54,18 +54,23 @@ class RuleError(ValueError):
 # ---------------------------------------------------------------- rules
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Rule:
-    """One detection rule as loaded from the rules file."""
+    """One detection rule as loaded from the rules file.
+
+    Regexes are compiled on first use: compiling all of them costs a one-skill `skillyard audit`
+    more than scanning, and most rules never pass their keyword test on a given skill.
+    """
 
     id: str
     category: str
     severity: str
     title: str
     remediation: str
-    match: tuple[re.Pattern[str], ...] = ()
-    unless: tuple[re.Pattern[str], ...] = ()
-    then: tuple[re.Pattern[str], ...] = ()
+    match_src: tuple[str, ...] = ()
+    unless_src: tuple[str, ...] = ()
+    then_src: tuple[str, ...] = ()
+    flags: int = re.IGNORECASE
     within: int = 0
     builtin: str | None = None
     files: tuple[str, ...] = ()
@@ -73,6 +78,18 @@ class Rule:
     negatives: tuple[Any, ...] = ()
     #: lower-case strings one of which every match contains: a line with none skips the rule
     keywords: frozenset[str] | None = None
+
+    @cached_property
+    def match(self) -> tuple[re.Pattern[str], ...]:
+        return _compile_all(self.id, "match", self.match_src, self.flags)
+
+    @cached_property
+    def unless(self) -> tuple[re.Pattern[str], ...]:
+        return _compile_all(self.id, "unless", self.unless_src, self.flags)
+
+    @cached_property
+    def then(self) -> tuple[re.Pattern[str], ...]:
+        return _compile_all(self.id, "then", self.then_src, self.flags)
 
     def applies_to(self, rel: str) -> bool:
         if not self.files:
@@ -108,13 +125,17 @@ BUILTINS = frozenset(
 )
 
 
-def _compile_all(rid: str, key: str, raw: Any, flags: int) -> tuple[re.Pattern[str], ...]:
+def _sources(rid: str, key: str, raw: Any) -> tuple[str, ...]:
     if raw is None:
         return ()
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
         raise RuleError(f"rule {rid}: {key} must be a regex or a list of regexes")
+    return tuple(raw)
+
+
+def _compile_all(rid: str, key: str, raw: tuple[str, ...], flags: int) -> tuple[re.Pattern[str], ...]:
     out = []
     for pat in raw:
         try:
@@ -124,8 +145,10 @@ def _compile_all(rid: str, key: str, raw: Any, flags: int) -> tuple[re.Pattern[s
     return tuple(out)
 
 
-def parse_rules(data: Any) -> tuple[Rule, ...]:
-    """Validate and compile a rules document (the `rules.yaml` shape)."""
+def parse_rules(data: Any, *, compile_now: bool = True) -> tuple[Rule, ...]:
+    """Validate a rules document (the `rules.yaml` shape); `compile_now` also compiles every regex,
+    so a bad one is reported at load (the bundled file, checked by the test suite, compiles each
+    rule's regexes when a scan first needs them)."""
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
         raise RuleError("rules file must be a mapping with a 'rules' list")
     seen: set[str] = set()
@@ -149,7 +172,7 @@ def parse_rules(data: Any) -> tuple[Rule, ...]:
         builtin = r.get("builtin")
         if builtin is not None and builtin not in BUILTINS:
             raise RuleError(f"rule {rid}: unknown builtin {builtin!r}")
-        match = _compile_all(rid, "match", r.get("match"), flags)
+        match = _sources(rid, "match", r.get("match"))
         if not match and builtin is None:
             raise RuleError(f"rule {rid}: needs 'match' or 'builtin'")
         ex = r.get("examples") or {}
@@ -168,9 +191,10 @@ def parse_rules(data: Any) -> tuple[Rule, ...]:
                 severity=sev,
                 title=r["title"].strip(),
                 remediation=" ".join(r["remediation"].split()),
-                match=match,
-                unless=_compile_all(rid, "unless", r.get("unless"), flags),
-                then=_compile_all(rid, "then", r.get("then"), flags),
+                match_src=match,
+                unless_src=_sources(rid, "unless", r.get("unless")),
+                then_src=_sources(rid, "then", r.get("then")),
+                flags=flags,
                 within=within,
                 builtin=builtin,
                 files=tuple(str(f).lower() for f in files),
@@ -179,6 +203,8 @@ def parse_rules(data: Any) -> tuple[Rule, ...]:
                 keywords=_keywords(rid, r.get("keywords")),
             )
         )
+        if compile_now:
+            rules[-1].match, rules[-1].unless, rules[-1].then  # noqa: B018 - compiles, raising RuleError
     return tuple(rules)
 
 
@@ -202,7 +228,7 @@ def load_rules(path: str | None = None) -> tuple[Rule, ...]:
         data = yaml.load(p.read_text("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as e:
         raise RuleError(f"{p}: cannot load rules: {e}") from None
-    return parse_rules(data)
+    return parse_rules(data, compile_now=path is not None)
 
 
 def rules_by_id(rules: Iterable[Rule] | None = None) -> dict[str, Rule]:
@@ -718,9 +744,9 @@ def scan_text(
             note = f"{inv.count} invisible character(s) revealed: " if inv.kind != "unicode-tag" else ""
             ctx.add(r, rel, where(inv.line), snippet(note + inv.display))
 
-    regex_rules = [r for r in rules if r.match and r.applies_to(rel)]
-    single = [r for r in regex_rules if not r.then]
-    paired = [r for r in regex_rules if r.then]
+    regex_rules = [r for r in rules if r.match_src and r.applies_to(rel)]
+    single = [r for r in regex_rules if not r.then_src]
+    paired = [r for r in regex_rules if r.then_src]
     all_keys = {k for r in regex_rules if r.keywords for k in r.keywords}
     present: list[set[str] | None] = []
     for n, ln in enumerate(lines):
@@ -1272,45 +1298,74 @@ def _scan_path(
     return _finish(report)
 
 
-#: Code files read ahead so one file can follow values into another (beyond these, files are
-#: still scanned on their own).
+#: Code files looked at ahead so one file can follow values into another (beyond these, files
+#: are still scanned on their own).
 MAX_PROJECT_FILES = 200
 MAX_PROJECT_BYTES = 512 * 1024
 
 
+_PY_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.M)
+_SH_SOURCE = re.compile(r"(?:^|[;&|({][ \t]*)(?:source|\.)[ \t]+([^\n;&|]+)", re.M)
+
+
 def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Project | None:
-    """What each Python and shell file of the skill offers the others (imports, `source`)."""
-    code = []
+    """What the Python and shell files of the skill that others import or `source` offer them.
+
+    Only files another file names are read ahead (found by a line-level look at imports and
+    `source`), so a skill whose scripts stand alone pays nothing for cross-file flows."""
+    texts: dict[str, str] = {}
     for rel, _full, st in entries:
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or len(texts) >= MAX_PROJECT_FILES:
             continue
         ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
-        if ext in ("py", "sh", "bash", "zsh", "ksh", "") and len(code) < MAX_PROJECT_FILES:
-            code.append(rel)
-    if len(code) < 2:
-        return None
-    project = Project()
-    for rel in code:
+        if ext not in ("py", "sh", "bash", "zsh", "ksh", ""):
+            continue
         try:
             got = _read_for_scan(root / rel, rel, root)
         except OSError:
             continue
-        if got.truncated or b"\x00" in got.data[:8192]:
-            continue
-        text = got.data.decode("utf-8", "replace")
-        lang = _language(rel, text)
-        facts = None
+        if not got.truncated and b"\x00" not in got.data[:8192]:
+            texts[rel] = got.data.decode("utf-8", "replace")
+    langs = {rel: _language(rel, text) for rel, text in texts.items()}
+    langs = {rel: lang for rel, lang in langs.items() if lang in ("python", "shell")}
+    if len(langs) < 2:
+        return None
+    index = Project(dict.fromkeys(langs, None))  # type: ignore[arg-type]
+    wanted: set[str] = set()
+    for rel, lang in langs.items():
         if lang == "python":
+            for m in _PY_IMPORT.finditer(texts[rel]):
+                if m.group(1) is not None:
+                    level = len(m.group(1)) - len(m.group(1).lstrip("."))
+                    hits = [index.python_module_path(rel, m.group(1).lstrip(".") or None, level)]
+                else:
+                    hits = [
+                        index.python_module_path(rel, n.split()[0])
+                        for n in m.group(2).split(",")
+                        if n.split()
+                    ]
+                wanted.update(h for h in hits if h and h != rel)
+        else:
+            for m in _SH_SOURCE.finditer(texts[rel]):
+                for token in re.findall(r"[^\s\"'`$()]+", m.group(1)):
+                    if (hit := index.shell_file_path(rel, token)) and hit != rel:
+                        wanted.add(hit)
+    if not wanted:
+        return None
+    project = Project()
+    for rel in sorted(wanted):
+        facts = None
+        if langs[rel] == "python":
             from skillyard.install.scanner import _python
 
-            facts = _python.analyse(text, None, rel)
-        elif lang == "shell":
+            facts = _python.analyse(texts[rel], None, rel)
+        else:
             from skillyard.install.scanner import _shell
 
-            facts = _shell.analyse(text, 0, None, rel)
+            facts = _shell.analyse(texts[rel], 0, None, rel)
         if facts is not None and facts.export is not None:
             project.exports[rel] = facts.export
-    return project if len(project.exports) >= 2 else None
+    return project if project.exports else None
 
 
 def _timed_out(ctx: _Ctx, by_builtin: dict[str | None, Rule], rel: str) -> None:

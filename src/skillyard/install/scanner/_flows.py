@@ -151,6 +151,10 @@ class Project:
     def python_module(self, rel: str, module: str | None, level: int = 0) -> Export | None:
         """The skill's file an `import` in `rel` names, resolved as Python would from the script's
         directory (scripts run as `python scripts/x.py` import their siblings) or the skill root."""
+        path = self.python_module_path(rel, module, level)
+        return self.exports.get(path) if path else None
+
+    def python_module_path(self, rel: str, module: str | None, level: int = 0) -> str | None:
         here = rel.rsplit("/", 1)[0] if "/" in rel else ""
         if level:
             parts = here.split("/") if here else []
@@ -163,12 +167,16 @@ class Project:
             stem = "/".join(p for p in (base, tail) if p)
             for cand in (f"{stem}.py", f"{stem}/__init__.py"):
                 if cand in self.exports:
-                    return self.exports[cand]
+                    return cand
         return None
 
     def shell_file(self, rel: str, path: str) -> Export | None:
         """The skill's file a `source`/`.` in `rel` reads; a path built at run time (`$DIR/x.sh`)
         is matched by its last part when exactly one shell file of the skill has that name."""
+        hit = self.shell_file_path(rel, path)
+        return self.exports.get(hit) if hit else None
+
+    def shell_file_path(self, rel: str, path: str) -> str | None:
         here = rel.rsplit("/", 1)[0] if "/" in rel else ""
         clean = path.strip("\"'")
         if "$" not in clean and "`" not in clean:
@@ -181,12 +189,11 @@ class Project:
                         parts.pop()
                     continue
                 parts.append(p)
-            if (hit := self.exports.get("/".join(parts))) is not None:
-                return hit
-            if (hit := self.exports.get(clean.lstrip("./"))) is not None:
-                return hit
+            for cand in ("/".join(parts), clean.lstrip("./")):
+                if cand in self.exports:
+                    return cand
         name = clean.rsplit("/", 1)[-1]
-        same = [e for r, e in self.exports.items() if r.rsplit("/", 1)[-1] == name]
+        same = [r for r in self.exports if r.rsplit("/", 1)[-1] == name]
         return same[0] if len(same) == 1 else None
 
 

@@ -102,6 +102,9 @@ class _Reader:
         self.param_sinks: dict[int, tuple[str, str, int, str]] | None = None
         #: `module.NAME` -> constant, for `import helpers` then `helpers.URL`
         self.attrs: dict[str, str] = {}
+        #: calls seen that send their arguments somewhere (a function without any needs no
+        #: reading per parameter)
+        self.sink_calls = 0
 
     # ------------------------------------------------------------ names
 
@@ -414,7 +417,7 @@ class _Reader:
                     self.returns[fn.name] = (src, None)
                     break
         sinks: dict[int, tuple[str, str, int, str]] = {}
-        for i, name in enumerate(params):
+        for i, name in enumerate(params if sub.sink_calls else ()):
             if name in ("self", "cls") and i == 0:
                 continue
             sub = self._body(body, {name: Source(f"{PARAM}{i}", fn.lineno, False)}, {})
@@ -483,6 +486,7 @@ class _Reader:
         hit = self.sinks.get(f) or (self.sinks.get(f.rsplit(".", 1)[-1]) if f.startswith("self.") else None)
         if hit is None:
             return
+        self.sink_calls += 1
         sinks, where, offset = hit
         off = offset if "." in f else 0
         for i, a in enumerate(call.args):
@@ -657,6 +661,7 @@ class _Reader:
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
         if net and args:
+            self.sink_calls += 1
             for a in args:
                 src = self.source(a)
                 if not src:
