@@ -1358,7 +1358,7 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
         if langs[rel] == "python":
             from skillyard.install.scanner import _python
 
-            facts = _python.analyse(texts[rel], None, rel)
+            facts = _python.analyse(texts[rel], None, rel, export=True)
         else:
             from skillyard.install.scanner import _shell
 

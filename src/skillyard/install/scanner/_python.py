@@ -105,6 +105,10 @@ class _Reader:
         #: calls seen that send their arguments somewhere (a function without any needs no
         #: reading per parameter)
         self.sink_calls = 0
+        #: this file's functions by name, and those whose body has been read
+        self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.done: set[str] = set()
+        self.ready = False
 
     # ------------------------------------------------------------ names
 
@@ -335,6 +339,8 @@ class _Reader:
         f = self.qual(call.func) or ""
         short = f.rsplit(".", 1)[-1]
         line = call.lineno
+        if (name := self._local(f)) is not None:
+            self._summary(name)
         if (hit := self.returns.get(f)) is not None or (
             f.startswith("self.") and (hit := self.returns.get(short)) is not None
         ):
@@ -375,21 +381,25 @@ class _Reader:
 
     # ------------------------------------------------------------ statements
 
-    def run(self, tree: ast.AST) -> CodeFacts:
+    def run(self, tree: ast.AST, eager: bool = False) -> CodeFacts:
         # Two passes: the first learns constants and imports anywhere in the file, the second
-        # follows values (a helper defined below its first use still resolves). Between them each
-        # function's body is read once to learn what it returns and where its parameters go.
-        funcs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        # follows values (a helper defined below its first use still resolves). A function's body
+        # is read when the second pass meets a call whose value or arguments matter (or, for a
+        # module other files import, `eager`, every function once).
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and len(self.defs) < MAX_FUNCTIONS:
+                self.defs.setdefault(fn.name, fn)
         for i in range(2):
             self.facts = CodeFacts()
+            self.ready = i == 1
+            if eager and self.ready:
+                for name in list(self.defs):
+                    self._summary(name)
             for node in ast.walk(tree):
                 self.budget -= 1
                 if self.budget < 0:
                     break
                 self.visit(node)
-            if i == 0:
-                for fn in funcs[:MAX_FUNCTIONS]:
-                    self._summarise(fn)
         self.facts.export = Export(
             self.rel,
             consts={k: v for k, v in self.env.items() if isinstance(v, str)},
@@ -403,10 +413,23 @@ class _Reader:
         )
         return self.facts
 
-    def _summarise(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    def _local(self, f: str) -> str | None:
+        """The name of the function of this file a call spells `f`, once its body may be read."""
+        if not self.ready:
+            return None
+        if f in self.defs:
+            return f
+        short = f.rsplit(".", 1)[-1]
+        return short if f.startswith("self.") and short in self.defs else None
+
+    def _summary(self, name: str) -> None:
         """Read one function as its callers would run it: once as it stands, to learn what secret
         it returns, then once per parameter standing for the caller's value, to learn where that
-        parameter goes."""
+        parameter goes. Each function once per file."""
+        if name in self.done:
+            return
+        self.done.add(name)
+        fn = self.defs[name]
         params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][:MAX_PARAMS]
         body = [n for n in ast.walk(fn) if n is not fn]
         sub = self._body(body, dict(self.taint), None)
@@ -417,10 +440,10 @@ class _Reader:
                     self.returns[fn.name] = (src, None)
                     break
         sinks: dict[int, tuple[str, str, int, str]] = {}
-        for i, name in enumerate(params if sub.sink_calls else ()):
-            if name in ("self", "cls") and i == 0:
+        for i, param in enumerate(params if sub.sink_calls else ()):
+            if param in ("self", "cls") and i == 0:
                 continue
-            sub = self._body(body, {name: Source(f"{PARAM}{i}", fn.lineno, False)}, {})
+            sub = self._body(body, {param: Source(f"{PARAM}{i}", fn.lineno, False)}, {})
             if sub.param_sinks and i in sub.param_sinks:
                 sinks[i] = sub.param_sinks[i]
         if sinks:
@@ -435,6 +458,7 @@ class _Reader:
         sub = _Reader(self.project, self.rel)
         sub.env, sub.lists, sub.taint, sub.attrs = dict(self.env), dict(self.lists), taint, self.attrs
         sub.returns, sub.sinks, sub.param_sinks = self.returns, self.sinks, sinks
+        sub.defs, sub.done, sub.ready = self.defs, self.done, True
         sub.budget = self.budget
         for node in body:
             sub.budget -= 1
@@ -483,6 +507,10 @@ class _Reader:
 
     def _call_sinks(self, call: ast.Call, f: str) -> None:
         """A call to a function whose parameters reach a sink: the caller's secrets flow there."""
+        if (name := self._local(f)) is not None and name not in self.done:
+            if not any(self.source(a) for a in call.args):
+                return
+            self._summary(name)
         hit = self.sinks.get(f) or (self.sinks.get(f.rsplit(".", 1)[-1]) if f.startswith("self.") else None)
         if hit is None:
             return
@@ -630,7 +658,7 @@ class _Reader:
         f = self.qual(call.func) or ""
         short = f.rsplit(".", 1)[-1]
         line = call.lineno
-        if self.sinks:
+        if self.sinks or self._local(f) is not None:
             self._call_sinks(call, f)
         args = [*call.args, *(k.value for k in call.keywords)]
         # execution sinks
@@ -731,16 +759,19 @@ def _receiver(f: str) -> str | None:
     return f"a {f.split('.')[0]} connection" if "." in f else None
 
 
-def analyse(text: str, project: Project | None = None, rel: str = "") -> CodeFacts | None:
+def analyse(
+    text: str, project: Project | None = None, rel: str = "", export: bool = False
+) -> CodeFacts | None:
     """Facts for one Python source; None when it does not parse (the regex rules still run).
 
     With `project`, names imported from the skill's other files bring their constants, secrets
-    and helper functions along (`rel` is this file's path in the skill)."""
+    and helper functions along (`rel` is this file's path in the skill). `export`: every function
+    is read, for the files that import this one."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     try:
-        return _Reader(project, rel).run(tree)
+        return _Reader(project, rel).run(tree, eager=export)
     except RecursionError:
         return None
