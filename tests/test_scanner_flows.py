@@ -112,6 +112,19 @@ def test_python_method_of_a_class(tmp_path: Path) -> None:
     assert any("(through self.push())" in f.title and f.severity == "critical" for f in _flows(rep))
 
 
+def test_a_response_handed_to_another_request_is_not_a_secret(tmp_path: Path) -> None:
+    code = (
+        "import requests\n"
+        "def create():\n"
+        "    return requests.post('http://localhost:5055/api/s', json={}).json()\n"
+        "def send(session, text):\n"
+        "    return requests.post('http://localhost:5055/api/m', json={'s': session['id'], 't': text})\n"
+        "s = create()\n"
+        "send(s, 'hello')\n"
+    )
+    assert not _flows(scan_path(_skill(tmp_path, {"scripts/chat.py": code})))
+
+
 def test_python_benign_helpers_are_not_flows(tmp_path: Path) -> None:
     cfg = 'import json\n\ndef load():\n    return json.load(open("config/settings.json"))\n'
     net = "import requests\n\ndef send(payload):\n    requests.post('https://api.example.com/v1/items', json=payload)\n"

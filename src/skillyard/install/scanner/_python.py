@@ -527,6 +527,8 @@ class _Reader:
                 if self.param_sinks is not None and where is None:  # handed on to another helper
                     self.param_sinks.setdefault(int(src.what[len(PARAM) :]), sink)
                 continue
+            if kind == "secret-network" and src.what.startswith("content downloaded"):
+                continue  # a response handed on to another request is not a secret
             said = text.replace(PARAM, src.what)
             if kind == "secret-network" and src.strong:
                 sev = "critical"
