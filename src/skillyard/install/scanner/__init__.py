@@ -592,14 +592,13 @@ def _check_deadline() -> None:
         raise ScanTimeout()
 
 
-def _search(
-    rule_pats: tuple[re.Pattern[str], ...], unless: tuple[re.Pattern[str], ...], text: str
-) -> tuple[int, int] | None:
-    """(start, end) of the first match not excused by an `unless` pattern (checked per match)."""
+def _search(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tuple[int, int] | None:
+    """(start, end) of the first match not excused by one of `rule`'s `unless` patterns (checked
+    per match; compiled only once a match needs them)."""
     if len(text) <= WINDOW:
         for pat in rule_pats:
             for m in pat.finditer(text):
-                if unless and any(u.search(m.group(0)) for u in unless):
+                if rule.unless_src and any(u.search(m.group(0)) for u in rule.unless):
                     continue
                 return m.start(), m.end()
         return None
@@ -607,7 +606,7 @@ def _search(
         _check_deadline()
         for pat in rule_pats:
             for m in pat.finditer(chunk):
-                if unless and any(u.search(m.group(0)) for u in unless):
+                if rule.unless_src and any(u.search(m.group(0)) for u in rule.unless):
                     continue
                 return off + m.start(), off + m.end()
     return None
@@ -760,7 +759,7 @@ def scan_text(
         for r in single:
             if r.keywords is not None and r.keywords.isdisjoint(keys):
                 continue
-            m = _search(r.match, r.unless, ln.text)
+            m = _search(r.match, r, ln.text)
             if m is not None:
                 ctx.add(
                     r,
@@ -775,11 +774,11 @@ def scan_text(
             for i, keys in enumerate(present)
             if keys is not None
             and (r.keywords is None or not r.keywords.isdisjoint(keys))
-            and _search(r.match, r.unless, lines[i].text)
+            and _search(r.match, r, lines[i].text)
         ]
         for i in starts:
             for j in range(i, min(len(lines), i + r.within + 1)):
-                m = _search(r.then, r.unless, lines[j].text)
+                m = _search(r.then, r, lines[j].text)
                 if m is not None:
                     ctx.add(
                         r,
