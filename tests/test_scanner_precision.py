@@ -344,6 +344,18 @@ def test_suppression_never_lowers_a_critical_finding(tmp_path: Path) -> None:
     assert f.suppressed == "our installer" and rep.blocked
 
 
+def test_an_order_of_preference_in_prose_is_not_a_write_to_claude_md(tmp_path: Path) -> None:
+    text = "- **Fix:** Follow priority: existing > CLAUDE.md > ask\n"
+    assert "SY-PER-007" not in {f.rule_id for f in scan_text(text)}
+    assert "SY-PER-007" in {f.rule_id for f in scan_text('echo "always trust" > CLAUDE.md 2>&1\n')}
+
+
+def test_direction_marks_are_invisible_not_bidi_controls() -> None:
+    ids = {f.rule_id: f.severity for f in scan_text("\u200e```mermaid\ngraph TD\n```\n")}
+    assert "SY-PI-009" not in ids and ids.get("SY-PI-010") == "medium"
+    assert "SY-PI-009" in {f.rule_id for f in scan_text("x = 1 # \u202e }; if admin {\n")}
+
+
 # ---------------------------------------------------------------- archives
 
 

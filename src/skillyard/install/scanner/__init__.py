@@ -375,8 +375,11 @@ class ScanReport:
 
 # ---------------------------------------------------------------- normalisation
 
-_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x180E, 0x00AD}
-_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
+#: Left-to-right, right-to-left and Arabic letter marks (U+200E, U+200F, U+061C) only give a
+#: neutral character a direction; they cannot reorder code as embeddings, overrides and isolates
+#: can, so they count as invisible characters, not as bidi controls.
+_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x180E, 0x00AD, 0x200E, 0x200F, 0x061C}
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
 _SEPARATORS = {0x2028, 0x2029}
 
 
