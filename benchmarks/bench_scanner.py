@@ -77,6 +77,17 @@ def _content(spec: Any) -> bytes:
                 info.size = len(raw)
                 t.addfile(info, io.BytesIO(raw))
         return buf.getvalue()
+    if "7z" in spec:
+        import py7zr
+
+        buf = io.BytesIO()
+        pw = spec.get("password")
+        with py7zr.SevenZipFile(
+            buf, "w", password=pw, header_encryption=bool(pw and spec.get("hide_names"))
+        ) as z:
+            for name, text in spec["7z"].items():
+                z.writestr(text, name)
+        return buf.getvalue()
     if "base64" in spec:
         return base64.b64decode(spec["base64"])
     raise ValueError(f"unknown file spec {spec!r}")
