@@ -30,6 +30,8 @@ from skillyard.install.scanner._flows import (
 )
 
 MAX_DEPTH = 3
+#: Function bodies read again for calls with a secret argument, per script (each read walks the body).
+MAX_CALLS_READ = 64
 MAX_BYTES = 512 * 1024
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash"}
 _INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
@@ -70,6 +72,7 @@ class _Reader:
         #: shell functions: name -> (source bytes, body node, tree, file it is defined in or None)
         self.funcs: dict[str, tuple[bytes, Any, Any, str | None]] = {}
         self.tree: Any = None
+        self.calls_read = 0
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -399,12 +402,13 @@ class _Reader:
     def call(self, name: str, nodes: list[Any], line: int) -> None:
         """A call to a shell function with a secret in its arguments: read the body with `$N` holding it."""
         src_bytes, body, tree, where = self.funcs[name]
-        if self.depth >= MAX_DEPTH:
+        if self.depth >= MAX_DEPTH or self.calls_read >= MAX_CALLS_READ:
             return
         for i, n in enumerate(nodes[1:], 1):
             src = self.taint_of(n)
             if src is None or src.what.startswith(PARAM):
                 continue
+            self.calls_read += 1
             sub = _Reader(src_bytes, self.depth + 1, self.project, where or self.rel)
             sub.env = dict(self.env)
             sub.funcs = {k: v for k, v in self.funcs.items() if k != name}
