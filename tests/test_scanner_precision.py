@@ -264,7 +264,11 @@ def test_javascript_secret_to_network_and_assembled_exec(tmp_path: Path) -> None
     )
     rep = scan_path(_skill(tmp_path, {"scripts/a.js": js}))
     flow = next(f for f in rep.findings if f.rule_id == "SY-FLOW-001")
-    assert flow.severity == "critical" and flow.line == 4 and flow.flow[0] == (3, "reads ~/.aws/credentials")
+    assert (
+        flow.severity == "critical"
+        and flow.line == 4
+        and flow.flow[0] == (3, "reads ~/.aws/credentials", "scripts/a.js")
+    )
     assert any(f.rule_id == "SY-OBF-009" and f.line == 5 for f in rep.findings)
 
 
@@ -338,6 +342,18 @@ def test_suppression_never_lowers_a_critical_finding(tmp_path: Path) -> None:
     rep = scan_path(_skill(tmp_path, {"scripts/a.sh": sh}))
     f = next(f for f in rep.findings if f.rule_id == "SY-DL-001")
     assert f.suppressed == "our installer" and rep.blocked
+
+
+def test_an_order_of_preference_in_prose_is_not_a_write_to_claude_md(tmp_path: Path) -> None:
+    text = "- **Fix:** Follow priority: existing > CLAUDE.md > ask\n"
+    assert "SY-PER-007" not in {f.rule_id for f in scan_text(text)}
+    assert "SY-PER-007" in {f.rule_id for f in scan_text('echo "always trust" > CLAUDE.md 2>&1\n')}
+
+
+def test_direction_marks_are_invisible_not_bidi_controls() -> None:
+    ids = {f.rule_id: f.severity for f in scan_text("\u200e```mermaid\ngraph TD\n```\n")}
+    assert "SY-PI-009" not in ids and ids.get("SY-PI-010") == "medium"
+    assert "SY-PI-009" in {f.rule_id for f in scan_text("x = 1 # \u202e }; if admin {\n")}
 
 
 # ---------------------------------------------------------------- archives

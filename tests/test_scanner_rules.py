@@ -322,40 +322,58 @@ def test_scan_path_never_crashes_on_binary(tmp_path_factory: pytest.TempPathFact
     json.dumps(rep.to_dict())
 
 
-@pytest.mark.parametrize(
-    ("pattern", "expected"),
-    [
-        (r"\bcurl\b[^|]*\|\s*sh", {"curl"}),
-        (r"(?:foo|barbaz)\d+", {"foo", "barbaz"}),
-        (r"a?b*", None),
-        (r"[a-z]{3,}", None),
-        (r"(?:xx|y)zz", {"zz"}),
-    ],
-)
-def test_required_literals(pattern: str, expected: set[str] | None) -> None:
-    import re
-
-    from skillyard.install.scanner import required_literals
-
-    got = required_literals(re.compile(pattern, re.IGNORECASE))
-    assert (set(got) if got is not None else None) == expected
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("curlwgetbash|-/ .:$()'\"\\\n\t~xyz01")), max_size=120))
-def test_literal_gates_never_hide_a_match(text: str) -> None:
-    """Soundness: for every rule, if a regex matches a line, one of its gate literals is in the line."""
-    from skillyard.install.scanner import _fold, _gates
-
-    gates = _gates(RULES)
+def _unreported_matches(text: str) -> list[tuple[str, str]]:
+    """(rule, line) pairs where a rule's regex matches a line but the scan reports nothing there."""
+    got = {(f.rule_id, f.line) for f in scan_text(text, "SKILL.md")}
     lines, _ = normalise(text)
+    missing = []
     for r in RULES:
-        gate = gates[r.id]
-        if gate is None:
+        if not r.match or r.then or not r.applies_to("SKILL.md"):
             continue
         for ln in lines:
-            if any(p.search(ln.text) for p in r.match):
-                assert any(k in _fold(ln.text) for k in gate), (r.id, ln.text)
+            hit = any(
+                not any(u.search(m.group(0)) for u in r.unless) for p in r.match for m in p.finditer(ln.text)
+            )
+            if hit and (r.id, ln.number) not in got:
+                missing.append((r.id, ln.text))
+    return missing
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("curlwgetbash|-/ .:$()'\"\\\n\t~xyz01>&;#")), max_size=160))
+def test_keywords_never_hide_a_match_in_random_text(text: str) -> None:
+    assert _unreported_matches(text) == []
+
+
+_EXAMPLES = [e for r in RULES if r.keywords for e in r.positives if isinstance(e, str)]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    example=st.sampled_from(_EXAMPLES),
+    cut=st.integers(0, 200),
+    noise=st.text(alphabet=st.sampled_from(list("aZ _-./|>&;\"'\u0131\u212a")), max_size=6),
+    upper=st.booleans(),
+)
+def test_keywords_never_hide_a_match_in_changed_examples(
+    example: str, cut: int, noise: str, upper: bool
+) -> None:
+    """Rule examples cut, padded and re-cased: keywords are a speed-up and must never lose a finding."""
+    text = example[:cut] + noise + example[cut:]
+    assert _unreported_matches(text.upper() if upper else text) == []
+
+
+def test_every_bundled_regex_compiles() -> None:
+    """The bundled rules compile their regexes on first use; each must compile."""
+    for r in RULES:
+        assert len(r.match) == len(r.match_src) and len(r.then) == len(r.then_src)
+        assert len(r.unless) == len(r.unless_src)
+
+
+def test_rules_without_keywords_are_few() -> None:
+    """Most regex rules name their keywords; a rule without them is searched on every line."""
+    regex = [r for r in RULES if r.match]
+    assert sum(1 for r in regex if r.keywords is None) <= 5
 
 
 def test_scan_time_budget_fails_closed(tmp_path: Path) -> None:

@@ -9,23 +9,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from skillyard.cli_io import dumps_json
 from skillyard.config import ConfigError
-from skillyard.install import (
-    Installer,
-    InstallResult,
-    ScanPolicy,
-    TrustError,
-    TrustPolicy,
-    render_human,
-    scan_path,
-    to_sarif,
-)
-from skillyard.install.scanner import SEVERITIES
+from skillyard.install.scanner import SEVERITIES, ScanPolicy, render_human, scan_path, to_sarif
+
+if TYPE_CHECKING:  # the installer (network, locks) is imported by the commands that install
+    from skillyard.install import Installer, InstallResult, TrustPolicy
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -48,6 +41,8 @@ def _console(stderr: bool = False) -> Any:
 
 
 def _installer(ctx: click.Context, policy: ScanPolicy | None = None) -> Installer:
+    from skillyard.install import Installer, TrustPolicy
+
     config = _config(ctx)
     return Installer(
         Path(config.install_root),
@@ -281,6 +276,8 @@ def _policy(ctx: click.Context, *, write: bool = False) -> TrustPolicy:
 
     `write`: the command changes the file, so an explicit `--config FILE` that does not exist yet is created.
     """
+    from skillyard.install import TrustPolicy
+
     obj = ctx.obj
     config = obj.writable_config() if write and hasattr(obj, "writable_config") else _config(ctx)
     pol = TrustPolicy.from_config(config)
@@ -366,6 +363,8 @@ def _change_trust(
     ctx: click.Context, pol: TrustPolicy, change: Callable[[str], bool], pattern: str, as_json: bool
 ) -> bool | None:
     """Apply `pol.add` / `pol.remove`; None after reporting a bad pattern (exit 2) or an unwritable file (exit 1)."""
+    from skillyard.install import TrustError
+
     try:
         return change(pattern)
     except (TrustError, ConfigError) as e:

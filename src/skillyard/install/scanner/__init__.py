@@ -22,7 +22,7 @@ import time
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
 from skillyard.install.scanner import _archive, _context
-from skillyard.install.scanner._flows import CodeFacts
+from skillyard.install.scanner._flows import CodeFacts, Project
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -54,23 +54,42 @@ class RuleError(ValueError):
 # ---------------------------------------------------------------- rules
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Rule:
-    """One detection rule as loaded from the rules file."""
+    """One detection rule as loaded from the rules file.
+
+    Regexes are compiled on first use: compiling all of them costs a one-skill `skillyard audit`
+    more than scanning, and most rules never pass their keyword test on a given skill.
+    """
 
     id: str
     category: str
     severity: str
     title: str
     remediation: str
-    match: tuple[re.Pattern[str], ...] = ()
-    unless: tuple[re.Pattern[str], ...] = ()
-    then: tuple[re.Pattern[str], ...] = ()
+    match_src: tuple[str, ...] = ()
+    unless_src: tuple[str, ...] = ()
+    then_src: tuple[str, ...] = ()
+    flags: int = re.IGNORECASE
     within: int = 0
     builtin: str | None = None
     files: tuple[str, ...] = ()
     positives: tuple[Any, ...] = ()
     negatives: tuple[Any, ...] = ()
+    #: lower-case strings one of which every match contains: a line with none skips the rule
+    keywords: frozenset[str] | None = None
+
+    @cached_property
+    def match(self) -> tuple[re.Pattern[str], ...]:
+        return _compile_all(self.id, "match", self.match_src, self.flags)
+
+    @cached_property
+    def unless(self) -> tuple[re.Pattern[str], ...]:
+        return _compile_all(self.id, "unless", self.unless_src, self.flags)
+
+    @cached_property
+    def then(self) -> tuple[re.Pattern[str], ...]:
+        return _compile_all(self.id, "then", self.then_src, self.flags)
 
     def applies_to(self, rel: str) -> bool:
         if not self.files:
@@ -106,13 +125,17 @@ BUILTINS = frozenset(
 )
 
 
-def _compile_all(rid: str, key: str, raw: Any, flags: int) -> tuple[re.Pattern[str], ...]:
+def _sources(rid: str, key: str, raw: Any) -> tuple[str, ...]:
     if raw is None:
         return ()
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
         raise RuleError(f"rule {rid}: {key} must be a regex or a list of regexes")
+    return tuple(raw)
+
+
+def _compile_all(rid: str, key: str, raw: tuple[str, ...], flags: int) -> tuple[re.Pattern[str], ...]:
     out = []
     for pat in raw:
         try:
@@ -122,8 +145,10 @@ def _compile_all(rid: str, key: str, raw: Any, flags: int) -> tuple[re.Pattern[s
     return tuple(out)
 
 
-def parse_rules(data: Any) -> tuple[Rule, ...]:
-    """Validate and compile a rules document (the `rules.yaml` shape)."""
+def parse_rules(data: Any, *, compile_now: bool = True) -> tuple[Rule, ...]:
+    """Validate a rules document (the `rules.yaml` shape); `compile_now` also compiles every regex,
+    so a bad one is reported at load (the bundled file, checked by the test suite, compiles each
+    rule's regexes when a scan first needs them)."""
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
         raise RuleError("rules file must be a mapping with a 'rules' list")
     seen: set[str] = set()
@@ -147,7 +172,7 @@ def parse_rules(data: Any) -> tuple[Rule, ...]:
         builtin = r.get("builtin")
         if builtin is not None and builtin not in BUILTINS:
             raise RuleError(f"rule {rid}: unknown builtin {builtin!r}")
-        match = _compile_all(rid, "match", r.get("match"), flags)
+        match = _sources(rid, "match", r.get("match"))
         if not match and builtin is None:
             raise RuleError(f"rule {rid}: needs 'match' or 'builtin'")
         ex = r.get("examples") or {}
@@ -166,17 +191,33 @@ def parse_rules(data: Any) -> tuple[Rule, ...]:
                 severity=sev,
                 title=r["title"].strip(),
                 remediation=" ".join(r["remediation"].split()),
-                match=match,
-                unless=_compile_all(rid, "unless", r.get("unless"), flags),
-                then=_compile_all(rid, "then", r.get("then"), flags),
+                match_src=match,
+                unless_src=_sources(rid, "unless", r.get("unless")),
+                then_src=_sources(rid, "then", r.get("then")),
+                flags=flags,
                 within=within,
                 builtin=builtin,
                 files=tuple(str(f).lower() for f in files),
                 positives=tuple(ex["match"]),
                 negatives=tuple(ex["clean"]),
+                keywords=_keywords(rid, r.get("keywords")),
             )
         )
+        if compile_now:
+            rules[-1].match, rules[-1].unless, rules[-1].then  # noqa: B018 - compiles, raising RuleError
     return tuple(rules)
+
+
+def _keywords(rid: str, raw: Any) -> frozenset[str] | None:
+    if raw is None:
+        return None
+    if (
+        not isinstance(raw, list)
+        or not raw
+        or not all(isinstance(k, str) and k and k == _fold(k) for k in raw)
+    ):
+        raise RuleError(f"rule {rid}: keywords must be a non-empty list of lower-case strings")
+    return frozenset(raw)
 
 
 @lru_cache(maxsize=8)
@@ -187,7 +228,7 @@ def load_rules(path: str | None = None) -> tuple[Rule, ...]:
         data = yaml.load(p.read_text("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as e:
         raise RuleError(f"{p}: cannot load rules: {e}") from None
-    return parse_rules(data)
+    return parse_rules(data, compile_now=path is not None)
 
 
 def rules_by_id(rules: Iterable[Rule] | None = None) -> dict[str, Rule]:
@@ -207,8 +248,9 @@ class Finding:
     line: int | None
     snippet: str
     remediation: str
-    #: (line, step) from where a value comes from to where it goes, for flow findings
-    flow: tuple[tuple[int, str], ...] = ()
+    #: (line, step, file) from where a value comes from to where it goes, for flow findings;
+    #: a step may be in another file of the skill (a helper module, a sourced script)
+    flow: tuple[tuple[int, str, str], ...] = ()
     #: the author's reason when a `skillyard: ignore[RULE]` comment covers this finding
     suppressed: str | None = None
 
@@ -224,7 +266,7 @@ class Finding:
             "remediation": self.remediation,
         }
         if self.flow:
-            out["flow"] = [{"line": n, "step": s} for n, s in self.flow]
+            out["flow"] = [{"file": f, "line": n, "step": s} for n, s, f in self.flow]
         if self.suppressed is not None:
             out["suppressed"] = self.suppressed
         return out
@@ -333,8 +375,11 @@ class ScanReport:
 
 # ---------------------------------------------------------------- normalisation
 
-_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x180E, 0x00AD}
-_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
+#: Left-to-right, right-to-left and Arabic letter marks (U+200E, U+200F, U+061C) only give a
+#: neutral character a direction; they cannot reorder code as embeddings, overrides and isolates
+#: can, so they count as invisible characters, not as bidi controls.
+_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x180E, 0x00AD, 0x200E, 0x200F, 0x061C}
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
 _SEPARATORS = {0x2028, 0x2029}
 
 
@@ -550,14 +595,13 @@ def _check_deadline() -> None:
         raise ScanTimeout()
 
 
-def _search(
-    rule_pats: tuple[re.Pattern[str], ...], unless: tuple[re.Pattern[str], ...], text: str
-) -> tuple[int, int] | None:
-    """(start, end) of the first match not excused by an `unless` pattern (checked per match)."""
+def _search(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tuple[int, int] | None:
+    """(start, end) of the first match not excused by one of `rule`'s `unless` patterns (checked
+    per match; compiled only once a match needs them)."""
     if len(text) <= WINDOW:
         for pat in rule_pats:
             for m in pat.finditer(text):
-                if unless and any(u.search(m.group(0)) for u in unless):
+                if rule.unless_src and any(u.search(m.group(0)) for u in rule.unless):
                     continue
                 return m.start(), m.end()
         return None
@@ -565,120 +609,15 @@ def _search(
         _check_deadline()
         for pat in rule_pats:
             for m in pat.finditer(chunk):
-                if unless and any(u.search(m.group(0)) for u in unless):
+                if rule.unless_src and any(u.search(m.group(0)) for u in rule.unless):
                     continue
                 return off + m.start(), off + m.end()
     return None
 
 
-def required_literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
-    """Lower-cased strings of which every match must contain at least one; None if none is certain.
-
-    Derived from the parsed regex, so rules need no hand-written keywords: a line that contains
-    none of a rule's literals cannot match it, and a substring test is far cheaper than a regex.
-    """
-    try:
-        from re import _parser as sre_parse  # type: ignore[attr-defined]
-
-        tree = sre_parse.parse(pattern.pattern, pattern.flags)
-    except Exception:
-        return None
-    return _seq_literals(list(tree))
-
-
-def _best(cands: list[frozenset[str]]) -> frozenset[str] | None:
-    good = [c for c in cands if c and min(len(x) for x in c) >= 2]
-    if not good:
-        return None
-    return max(good, key=lambda c: (min(len(x) for x in c), -len(c)))
-
-
-def _seq_literals(items: list[Any]) -> frozenset[str] | None:
-    from re import _constants as c  # type: ignore[attr-defined]
-
-    repeats = {c.MAX_REPEAT, c.MIN_REPEAT}
-    if hasattr(c, "POSSESSIVE_REPEAT"):
-        repeats.add(c.POSSESSIVE_REPEAT)
-    cands: list[frozenset[str]] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        if run:
-            cands.append(frozenset({"".join(run).lower()}))
-            run.clear()
-
-    for op, av in items:
-        if op is c.LITERAL:
-            run.append(chr(av))
-        elif op in (c.AT, c.ASSERT, c.ASSERT_NOT):
-            continue  # zero-width: the literal characters on either side stay adjacent
-        elif op is c.SUBPATTERN:
-            sub = list(av[-1])
-            if sub and all(o is c.LITERAL for o, _ in sub):
-                run.extend(chr(a) for _, a in sub)
-                continue
-            flush()
-            if (r := _seq_literals(sub)) is not None:
-                cands.append(r)
-        elif op is c.BRANCH:
-            flush()
-            alts = [_seq_literals(list(b)) for b in av[1]]
-            if alts and all(a is not None for a in alts):
-                cands.append(frozenset().union(*[a for a in alts if a is not None]))
-        elif op in repeats:
-            flush()
-            lo, _hi, sub = av
-            if lo >= 1 and (r := _seq_literals(list(sub))) is not None:
-                cands.append(r)
-        else:
-            flush()
-    flush()
-    return _best(cands)
-
-
 def _fold(text: str) -> str:
-    """Lower-case for literal gating; dotless i folds to i as it does under re.IGNORECASE."""
+    """Lower-case for keyword tests; dotless i folds to i as it does under re.IGNORECASE."""
     return text.lower().replace("\u0131", "i")
-
-
-_GATES: dict[int, tuple[tuple[Rule, ...], dict[str, frozenset[str] | None]]] = {}
-
-
-def _gates(rules: tuple[Rule, ...]) -> dict[str, frozenset[str] | None]:
-    """Per rule: the literals one of which a line needs before the rule's regexes are tried."""
-    hit = _GATES.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    out: dict[str, frozenset[str] | None] = {}
-    for r in rules:
-        keys: set[str] = set()
-        gate: frozenset[str] | None = None
-        for p in r.match:
-            lit = required_literals(p)
-            if lit is None:
-                break
-            keys |= lit
-        else:
-            gate = frozenset(keys) if keys else None
-        out[r.id] = gate
-    if len(_GATES) > 16:
-        _GATES.clear()
-    _GATES[id(rules)] = (rules, out)
-    return out
-
-
-_ALL_KEYS: dict[int, tuple[tuple[Rule, ...], tuple[str, ...]]] = {}
-
-
-def _all_keys(rules: tuple[Rule, ...], gates: dict[str, frozenset[str] | None]) -> tuple[str, ...]:
-    hit = _ALL_KEYS.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    keys = tuple(sorted({k for g in gates.values() if g for k in g}))
-    if len(_ALL_KEYS) > 16:
-        _ALL_KEYS.clear()
-    _ALL_KEYS[id(rules)] = (rules, keys)
-    return keys
 
 
 @dataclass(slots=True)
@@ -691,6 +630,8 @@ class _Ctx:
     suppress: dict[tuple[str, int], tuple[frozenset[str], str]] = field(default_factory=dict)
     #: files SKILL.md names (they inherit its instructions: never weighed as reference material)
     referenced: set[str] = field(default_factory=set)
+    #: the skill's code files read once, so flows are followed from one file into another
+    project: Project | None = None
 
     def add(
         self,
@@ -702,7 +643,7 @@ class _Ctx:
         *,
         severity: str | None = None,
         demote: tuple[int, str] = (0, ""),
-        flow: tuple[tuple[int, str], ...] = (),
+        flow: tuple[tuple[int, str, str], ...] = (),
     ) -> None:
         if rule.id in self.policy.disabled_rules:
             return
@@ -789,7 +730,7 @@ def scan_text(
         if rel.lower() == "skill.md":
             ctx.referenced |= _context.referenced_paths(text)
         fctx = _context.build(rel, text, ctx.referenced)
-        facts = _read_code(rel, text, fctx)
+        facts = _read_code(rel, text, fctx, ctx.project)
         if facts is not None:
             fctx.data_lines = facts.data_lines
 
@@ -805,25 +746,23 @@ def scan_text(
             note = f"{inv.count} invisible character(s) revealed: " if inv.kind != "unicode-tag" else ""
             ctx.add(r, rel, where(inv.line), snippet(note + inv.display))
 
-    regex_rules = [r for r in rules if r.match and r.applies_to(rel)]
-    single = [r for r in regex_rules if not r.then]
-    paired = [r for r in regex_rules if r.then]
-    gates = _gates(rules)
-    all_keys = _all_keys(rules, gates)
-    presents: list[set[str]] = []
+    regex_rules = [r for r in rules if r.match_src and r.applies_to(rel)]
+    single = [r for r in regex_rules if not r.then_src]
+    paired = [r for r in regex_rules if r.then_src]
+    all_keys = {k for r in regex_rules if r.keywords for k in r.keywords}
+    present: list[set[str] | None] = []
     for n, ln in enumerate(lines):
         if n % 256 == 0:
             _check_deadline()
-        low = _fold(ln.text)
-        present = {k for k in all_keys if k in low} if ln.text.strip() else set()
-        presents.append(present)
-        if not present and not ln.text.strip():
+        if not ln.text.strip():
+            present.append(None)
             continue
+        low = _fold(ln.text)
+        present.append(keys := {k for k in all_keys if k in low})
         for r in single:
-            gate = gates[r.id]
-            if gate is not None and gate.isdisjoint(present):
+            if r.keywords is not None and r.keywords.isdisjoint(keys):
                 continue
-            m = _search(r.match, r.unless, ln.text)
+            m = _search(r.match, r, ln.text)
             if m is not None:
                 ctx.add(
                     r,
@@ -833,17 +772,16 @@ def scan_text(
                     demote=weigh(r, ln.number, ln.text, m[0]),
                 )
     for r in paired:
-        gate = gates[r.id]
         starts = [
             i
-            for i, ln in enumerate(lines)
-            if ln.text.strip()
-            and (gate is None or not gate.isdisjoint(presents[i]))
-            and _search(r.match, r.unless, ln.text)
+            for i, keys in enumerate(present)
+            if keys is not None
+            and (r.keywords is None or not r.keywords.isdisjoint(keys))
+            and _search(r.match, r, lines[i].text)
         ]
         for i in starts:
             for j in range(i, min(len(lines), i + r.within + 1)):
-                m = _search(r.then, r.unless, lines[j].text)
+                m = _search(r.then, r, lines[j].text)
                 if m is not None:
                     ctx.add(
                         r,
@@ -912,19 +850,22 @@ def _language(rel: str, text: str) -> str | None:
     return None
 
 
-def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | None:
-    """Parse the code in one file (or in a Markdown file's blocks) and follow its values."""
+def _read_code(
+    rel: str, text: str, fctx: _context.FileContext, project: Project | None = None
+) -> CodeFacts | None:
+    """Parse the code in one file (or in a Markdown file's blocks) and follow its values; with
+    `project`, values that come from or go to the skill's other files are followed there."""
     lang = _language(rel, text)
     facts = CodeFacts()
     if lang == "python":
         from skillyard.install.scanner import _python
 
-        if (got := _python.analyse(text)) is not None:
+        if (got := _python.analyse(text, project, rel)) is not None:
             facts.extend(got)
     elif lang == "shell":
         from skillyard.install.scanner import _shell
 
-        if (got := _shell.analyse(text)) is not None:
+        if (got := _shell.analyse(text, 0, project, rel)) is not None:
             facts.extend(got)
     elif lang in ("javascript", "typescript", "tsx"):
         from skillyard.install.scanner import _js
@@ -939,7 +880,7 @@ def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | N
 
                 if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
                     body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
-                got = _shell.analyse(body)
+                got = _shell.analyse(body, 0, project, rel)
             elif fence.lang in _context.PYTHON_LANGS:
                 from skillyard.install.scanner import _python
 
@@ -955,7 +896,7 @@ def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | N
         for line, cmd in fctx.bang:
             from skillyard.install.scanner import _shell
 
-            if (got := _shell.analyse(cmd)) is not None:
+            if (got := _shell.analyse(cmd, 0, project, rel)) is not None:
                 facts.extend(got, line - 1)
     else:
         return None
@@ -969,7 +910,9 @@ def _read_code(rel: str, text: str, fctx: _context.FileContext) -> CodeFacts | N
         if got is not None:
             for fl in got.flows:
                 at = origin[min(len(origin), fl.line) - 1]
-                steps = tuple((origin[min(len(origin), k) - 1], s) for k, s in fl.steps)
+                steps = tuple(
+                    (origin[min(len(origin), k) - 1] if f is None else k, s, f) for k, s, f in fl.steps
+                )
                 facts.flows.append(type(fl)(fl.kind, fl.severity, at, fl.text, steps))
     return facts
 
@@ -1000,7 +943,7 @@ def _report_code(
             title=f"{r.title}: {fl.text}",
             severity=fl.severity,
             demote=fctx.demotion(fl.line, r.category, r.id, "", 0),
-            flow=fl.steps,
+            flow=tuple((n, step, rel if f is None else f) for n, step, f in fl.steps),
         )
     asm = by_builtin.get("assembled-command")
     if asm is None or depth >= MAX_DECODE_DEPTH:
@@ -1334,6 +1277,7 @@ def _scan_path(
     report.name = name or _skill_name(root)
     entries = list(_iter_files(root))
     entries.sort(key=lambda e: (e[0].lower() not in ("skill.md", "skill.toml"), e[0]))
+    ctx.project = _project(root, entries)
     for rel, full, st in entries[:MAX_SCAN_FILES]:
         if stat.S_ISLNK(st.st_mode):
             continue  # hygiene decides about links; their targets are scanned as the files they are
@@ -1354,6 +1298,76 @@ def _scan_path(
     if len(entries) > MAX_SCAN_FILES and (r := by_builtin.get("oversized-file")):
         ctx.add(r, ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
     return _finish(report)
+
+
+#: Code files looked at ahead so one file can follow values into another (beyond these, files
+#: are still scanned on their own).
+MAX_PROJECT_FILES = 200
+MAX_PROJECT_BYTES = 512 * 1024
+
+
+_PY_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.M)
+_SH_SOURCE = re.compile(r"(?:^|[;&|({][ \t]*)(?:source|\.)[ \t]+([^\n;&|]+)", re.M)
+
+
+def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Project | None:
+    """What the Python and shell files of the skill that others import or `source` offer them.
+
+    Only files another file names are read ahead (found by a line-level look at imports and
+    `source`), so a skill whose scripts stand alone pays nothing for cross-file flows."""
+    texts: dict[str, str] = {}
+    for rel, _full, st in entries:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or len(texts) >= MAX_PROJECT_FILES:
+            continue
+        ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
+        if ext not in ("py", "sh", "bash", "zsh", "ksh", ""):
+            continue
+        try:
+            got = _read_for_scan(root / rel, rel, root)
+        except OSError:
+            continue
+        if not got.truncated and b"\x00" not in got.data[:8192]:
+            texts[rel] = got.data.decode("utf-8", "replace")
+    langs = {rel: _language(rel, text) for rel, text in texts.items()}
+    langs = {rel: lang for rel, lang in langs.items() if lang in ("python", "shell")}
+    if len(langs) < 2:
+        return None
+    index = Project(dict.fromkeys(langs, None))  # type: ignore[arg-type]
+    wanted: set[str] = set()
+    for rel, lang in langs.items():
+        if lang == "python":
+            for m in _PY_IMPORT.finditer(texts[rel]):
+                if m.group(1) is not None:
+                    level = len(m.group(1)) - len(m.group(1).lstrip("."))
+                    hits = [index.python_module_path(rel, m.group(1).lstrip(".") or None, level)]
+                else:
+                    hits = [
+                        index.python_module_path(rel, n.split()[0])
+                        for n in m.group(2).split(",")
+                        if n.split()
+                    ]
+                wanted.update(h for h in hits if h and h != rel)
+        else:
+            for m in _SH_SOURCE.finditer(texts[rel]):
+                for token in re.findall(r"[^\s\"'`$()]+", m.group(1)):
+                    if (hit := index.shell_file_path(rel, token)) and hit != rel:
+                        wanted.add(hit)
+    if not wanted:
+        return None
+    project = Project()
+    for rel in sorted(wanted):
+        facts = None
+        if langs[rel] == "python":
+            from skillyard.install.scanner import _python
+
+            facts = _python.analyse(texts[rel], None, rel, export=True)
+        else:
+            from skillyard.install.scanner import _shell
+
+            facts = _shell.analyse(texts[rel], 0, None, rel)
+        if facts is not None and facts.export is not None:
+            project.exports[rel] = facts.export
+    return project if project.exports else None
 
 
 def _timed_out(ctx: _Ctx, by_builtin: dict[str | None, Rule], rel: str) -> None:
@@ -1436,13 +1450,13 @@ def to_sarif(
                                     {
                                         "location": {
                                             "physicalLocation": {
-                                                "artifactLocation": {"uri": f.file, "uriBaseId": "SKILLROOT"},
+                                                "artifactLocation": {"uri": at, "uriBaseId": "SKILLROOT"},
                                                 "region": {"startLine": n},
                                             },
                                             "message": {"text": step},
                                         }
                                     }
-                                    for n, step in f.flow
+                                    for n, step, at in f.flow
                                 ]
                             }
                         ],
@@ -1514,8 +1528,11 @@ def render_human(report: ScanReport, console: Any = None) -> None:
         loc = f"{f.file}:{f.line}" if f.line else f.file
         body = Text(f.title, style="bold")
         body.append(f"\n{f.snippet}", style="dim")
-        for n, step in f.flow[:-1]:
-            body.append(f"\n  line {n}: {step}")
+        last = len(f.flow) - 1
+        for i, (n, step, at) in enumerate(f.flow):
+            if i == last and (at, n) == (f.file, f.line):
+                continue  # the finding's own line, already in its title
+            body.append(f"\n  line {n}: {step}" if at == f.file else f"\n  {at}:{n}: {step}")
         if f.suppressed is not None:
             honoured = "not honoured for critical findings" if f.severity == "critical" else "not blocking"
             body.append(f"\nignored by the author ({honoured}): {f.suppressed}", style="italic")

@@ -7,7 +7,9 @@ reported as unscannable rather than partly read, so padding a member past a limi
 from __future__ import annotations
 
 import io
+import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 from skillyard.install.hygiene import Limits
 
@@ -60,9 +62,11 @@ def inspect(data: bytes, limits: Limits | None = None) -> Listing:
         if kind in ("gzip", "bzip2", "xz", "tar"):
             return _tar(data, kind, limits)
         if kind == "7z":
-            return _sevenzip(data)
+            return _sevenzip(data, limits)
         if kind == "rar":
-            return Listing(kind, encrypted=_rar_encrypted(data), unreadable="RAR archives cannot be read")
+            return _rar(data, limits)
+    except _OverLimit as e:
+        return Listing(kind, unreadable=str(e))
     except (
         zipfile.BadZipFile,
         tarfile.TarError,
@@ -73,7 +77,9 @@ def inspect(data: bytes, limits: Limits | None = None) -> Listing:
         TypeError,
     ) as e:
         return Listing(kind, unreadable=f"malformed {kind} archive ({type(e).__name__})")
-    except (RuntimeError, MemoryError, IndexError, KeyError) as e:
+    except (RuntimeError, MemoryError, IndexError, KeyError, AttributeError, struct.error) as e:
+        return Listing(kind, unreadable=f"malformed {kind} archive ({type(e).__name__})")
+    except Exception as e:  # the 7z and RAR readers raise their own error types on hostile input
         return Listing(kind, unreadable=f"malformed {kind} archive ({type(e).__name__})")
     return Listing(kind, unreadable=f"{kind} data")
 
@@ -153,16 +159,106 @@ def _tar(data: bytes, kind: str, limits: Limits) -> Listing:
     return out
 
 
-def _sevenzip(data: bytes) -> Listing:
-    """7z: the header says whether it is encrypted (an AES coder); members are not decoded here."""
-    # The AES-256 + SHA-256 coder id 06 F1 07 01 appears in the (possibly packed) header of
-    # encrypted archives; an encrypted header hides even the file names.
-    encrypted = b"\x06\xf1\x07\x01" in data[-65536:] or b"\x06\xf1\x07\x01" in data[:65536]
-    return Listing("7z", encrypted=encrypted, unreadable="7z archives cannot be read")
+class _OverLimit(Exception):
+    """An archive member or the whole archive is over a hygiene limit (the message says which)."""
 
 
-def _rar_encrypted(data: bytes) -> bool:
-    if data.startswith(_RAR_MAGIC[0]) and len(data) > 12:
-        # RAR 4: main archive header flags, 0x0080 = encrypted headers (password needed to list)
-        return bool(int.from_bytes(data[10:12], "little") & 0x0080)
-    return False
+def _check_sizes(members: list[tuple[str, int, int]], limits: Limits) -> None:
+    """(name, size, packed size) as the archive's own header declares them, checked before decoding."""
+    if len(members) > limits.max_files:
+        raise _OverLimit(f"{len(members)} members (limit {limits.max_files})")
+    total = 0
+    for name, size, packed in members:
+        if size > limits.max_file_bytes or (packed and size / packed > limits.max_ratio):
+            raise _OverLimit(f"member {name} is over the size or ratio limit")
+        total += size
+        if total > limits.max_total_bytes:
+            raise _OverLimit(f"over {limits.max_total_bytes} bytes uncompressed")
+
+
+class _Sink(io.RawIOBase):
+    """Where a 7z member is decoded to: refuses to grow past the limit whatever the header said."""
+
+    def __init__(self, name: str, limit: int) -> None:
+        self.name, self.limit, self.buf = name, limit, bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        if len(self.buf) + len(b) > self.limit:
+            raise _OverLimit(f"member {self.name} decodes past the size limit")
+        self.buf += b
+        return len(b)
+
+    def read(self, size: int | None = -1) -> bytes:
+        return bytes(self.buf)
+
+    def size(self) -> int:
+        return len(self.buf)
+
+
+def _sevenzip(data: bytes, limits: Limits) -> Listing:
+    """7z through py7zr: an AES coder or an encrypted header is `encrypted`; the rest is decoded."""
+    import py7zr
+    from py7zr.io import WriterFactory
+
+    out = Listing("7z")
+    try:
+        zf = py7zr.SevenZipFile(io.BytesIO(data), mode="r")
+    except py7zr.PasswordRequired:
+        # the header itself is encrypted: not even the names can be listed
+        return Listing("7z", encrypted=True, unreadable="encrypted header: member names hidden")
+    with zf:
+        if zf.needs_password():
+            out.encrypted = True
+            out.unreadable = "password-protected members"
+            return out
+        infos = [i for i in zf.list() if not i.is_directory]
+        _check_sizes([(i.filename, i.uncompressed, i.compressed or 0) for i in infos], limits)
+        sinks: dict[str, _Sink] = {}
+
+        class Factory(WriterFactory):
+            def create(self, filename: str) -> Any:
+                sinks[filename] = _Sink(filename, limits.max_file_bytes)
+                return sinks[filename]
+
+        zf.extract(factory=Factory())
+        out.members = [(name, bytes(s.buf)) for name, s in sinks.items()]
+    return out
+
+
+def _rar(data: bytes, limits: Limits) -> Listing:
+    """RAR through rarfile: names, sizes and encryption from the headers; stored members are read.
+
+    Compressed members are listed but not decoded: RAR compression has no maintained Python
+    decoder, and the scanner does not hand untrusted archives to an external unrar/bsdtar.
+    """
+    import rarfile
+
+    out = Listing("rar")
+    rf = rarfile.RarFile(io.BytesIO(data), errors="strict")
+    infos = [i for i in rf.infolist() if not i.is_dir()]
+    if rf.needs_password() and not infos:
+        return Listing("rar", encrypted=True, unreadable="encrypted header: member names hidden")
+    if not infos:
+        return Listing("rar", unreadable="no members could be listed (empty or cut short)")
+    _check_sizes([(i.filename or "?", i.file_size or 0, i.compress_size or 0) for i in infos], limits)
+    packed: list[str] = []
+    for info in infos:
+        name = info.filename or "?"
+        if info.needs_password():
+            out.encrypted = True
+            continue
+        if info.compress_type != rarfile.RAR_M0 or info.file_redir is not None:
+            packed.append(name)
+            continue
+        with rf.open(info) as fh:
+            body = fh.read(limits.max_file_bytes + 1)
+        if len(body) > limits.max_file_bytes:
+            raise _OverLimit(f"member {name} is over the size limit")
+        out.members.append((name, body))
+    if packed:
+        shown = ", ".join(packed[:5]) + (f" and {len(packed) - 5} more" if len(packed) > 5 else "")
+        out.unreadable = f"{len(packed)} compressed RAR member(s) not read: {shown}"
+    return out

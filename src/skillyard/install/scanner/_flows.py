@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 #: Paths whose content is a credential. Matched against folded paths (`~` for the home directory).
 SECRET_PATH = re.compile(
@@ -77,6 +78,34 @@ def exfil_shaped(dest: str) -> bool:
     return bool(EXFIL_HOST.search(dest.strip()))
 
 
+#: One step of a flow: (line, what happens there, file). File None: the file the flow is reported in.
+Step = tuple[int, str, "str | None"]
+
+
+class Source(NamedTuple):
+    """Where secret material comes from: what it is, the line reading it, whether it is a credential
+    store (strong), the steps in other files or functions before that line, and how this line gets
+    it when it does not read it itself ("imports it from helpers")."""
+
+    what: str
+    line: int
+    strong: bool
+    via: tuple[Step, ...] = ()
+    how: str = ""
+
+    def steps(self) -> tuple[Step, ...]:
+        first = self.how or (self.what if self.what.startswith("downloads") else f"reads {self.what}")
+        return (*self.via, (self.line, first, None))
+
+    def moved(self, file: str, line: int, how: str) -> Source:
+        """This source as seen from another file that gets it at `line` (`how`: in words)."""
+        return Source(self.what, line, self.strong, _in_file(self.steps(), file), how)
+
+
+def _in_file(steps: tuple[Step, ...], file: str) -> tuple[Step, ...]:
+    return tuple((n, s, f if f is not None else file) for n, s, f in steps)
+
+
 @dataclass(frozen=True, slots=True)
 class Flow:
     """A value followed from where it comes from to where it goes, in words and in steps."""
@@ -85,7 +114,87 @@ class Flow:
     severity: str
     line: int
     text: str
-    steps: tuple[tuple[int, str], ...] = field(default=())
+    steps: tuple[Step, ...] = field(default=())
+
+
+def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
+    return Flow(kind, sev, line, text, (*(src.steps() if src else ()), (line, text, None)))
+
+
+@dataclass(slots=True)
+class Export:
+    """What one file of the skill offers the others: constants, secrets, helper functions."""
+
+    file: str
+    #: name -> constant string (module constants, shell variables)
+    consts: dict[str, str] = field(default_factory=dict)
+    #: name -> secret material the name holds
+    taint: dict[str, Source] = field(default_factory=dict)
+    #: function -> secret material it returns
+    returns: dict[str, Source] = field(default_factory=dict)
+    #: function -> {parameter position: (kind, severity, line, text with PARAM where the value goes)}
+    sinks: dict[str, dict[int, tuple[str, str, int, str]]] = field(default_factory=dict)
+    #: shell functions: name -> (source bytes, body node, tree kept alive for the node)
+    shell_funcs: dict[str, tuple[bytes, Any, Any]] = field(default_factory=dict)
+
+
+#: Stands for a function's parameter while its body is read; replaced by the caller's value.
+PARAM = "\x00param"
+
+
+@dataclass(slots=True)
+class Project:
+    """The skill's code files read once, so one file can follow values into another."""
+
+    exports: dict[str, Export] = field(default_factory=dict)
+
+    def python_module(self, rel: str, module: str | None, level: int = 0) -> Export | None:
+        """The skill's file an `import` in `rel` names, resolved as Python would from the script's
+        directory (scripts run as `python scripts/x.py` import their siblings) or the skill root."""
+        path = self.python_module_path(rel, module, level)
+        return self.exports.get(path) if path else None
+
+    def python_module_path(self, rel: str, module: str | None, level: int = 0) -> str | None:
+        here = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        if level:
+            parts = here.split("/") if here else []
+            parts = parts[: len(parts) - (level - 1)] if level > 1 else parts
+            bases = ["/".join(parts)]
+        else:
+            bases = [here, ""]
+        tail = (module or "").replace(".", "/")
+        for base in bases:
+            stem = "/".join(p for p in (base, tail) if p)
+            for cand in (f"{stem}.py", f"{stem}/__init__.py"):
+                if cand in self.exports:
+                    return cand
+        return None
+
+    def shell_file(self, rel: str, path: str) -> Export | None:
+        """The skill's file a `source`/`.` in `rel` reads; a path built at run time (`$DIR/x.sh`)
+        is matched by its last part when exactly one shell file of the skill has that name."""
+        hit = self.shell_file_path(rel, path)
+        return self.exports.get(hit) if hit else None
+
+    def shell_file_path(self, rel: str, path: str) -> str | None:
+        here = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        clean = path.strip("\"'")
+        if "$" not in clean and "`" not in clean:
+            parts: list[str] = []
+            for p in ([*here.split("/")] if here and not clean.startswith("/") else []) + clean.split("/"):
+                if p in ("", "."):
+                    continue
+                if p == "..":
+                    if parts:
+                        parts.pop()
+                    continue
+                parts.append(p)
+            for cand in ("/".join(parts), clean.lstrip("./")):
+                if cand in self.exports:
+                    return cand
+        name = clean.rsplit("/", 1)[-1]
+        same = [r for r in self.exports if r.rsplit("/", 1)[-1] == name]
+        return same[0] if len(same) == 1 else None
 
 
 @dataclass(slots=True)
@@ -100,6 +209,8 @@ class CodeFacts:
     shell: list[tuple[int, str]] = field(default_factory=list)
     #: lines whose string literals are data (deny-lists, fixtures), not commands.
     data_lines: set[int] = field(default_factory=set)
+    #: what this file offers the skill's other files (set by the readers that can tell)
+    export: Export | None = None
 
     def extend(self, other: CodeFacts, line_offset: int = 0) -> None:
         for f in other.flows:
@@ -109,7 +220,7 @@ class CodeFacts:
                     f.severity,
                     f.line + line_offset,
                     f.text,
-                    tuple((n + line_offset, s) for n, s in f.steps),
+                    tuple((n + line_offset if fl is None else n, s, fl) for n, s, fl in f.steps),
                 )
             )
         self.assembled.extend((n + line_offset, s) for n, s in other.assembled)

@@ -15,8 +15,9 @@ from typing import Any
 from skillyard.install.scanner._flows import (
     SECRET_ENV,
     CodeFacts,
-    Flow,
+    Source,
     exfil_shaped,
+    flow,
     secret_path,
 )
 
@@ -59,7 +60,7 @@ class _Reader:
         self.src = src
         self.env: dict[str, str] = {}
         self.mods: dict[str, str] = {}
-        self.taint: dict[str, tuple[str, int, bool]] = {}
+        self.taint: dict[str, Source] = {}
         self.facts = CodeFacts()
 
     def text(self, n: Any) -> str:
@@ -177,7 +178,7 @@ class _Reader:
                             return None
         return None
 
-    def source(self, n: Any) -> tuple[str, int, bool] | None:
+    def source(self, n: Any) -> Source | None:
         stack = [n]
         while stack:
             x = stack.pop()
@@ -186,7 +187,7 @@ class _Reader:
             if x.type == "member_expression":
                 q = self.qual(x)
                 if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):
-                    return (f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
+                    return Source(f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
             if x.type == "call_expression":
                 f = x.child_by_field_name("function")
                 args = x.child_by_field_name("arguments")
@@ -194,14 +195,14 @@ class _Reader:
                 if q in _READ and args is not None and args.named_children:
                     p = self.fold(args.named_children[0])
                     if p and (s := secret_path(p)):
-                        return (s, x.start_point[0] + 1, True)
+                        return Source(s, x.start_point[0] + 1, True)
                 if (
                     q == "JSON.stringify"
                     and args is not None
                     and args.named_children
                     and self.text(args.named_children[0]) == "process.env"
                 ):
-                    return ("the whole environment", x.start_point[0] + 1, True)
+                    return Source("the whole environment", x.start_point[0] + 1, True)
             stack.extend(x.named_children)
         return None
 
@@ -299,8 +300,7 @@ class _Reader:
                 else:
                     text = f"reads {src[0]} and sends it to {dest}"
                     sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
-                steps = ((src[1], f"reads {src[0]}"), (line, text))
-                self.facts.flows.append(Flow("secret-network", sev, line, text, steps))
+                self.facts.flows.append(flow("secret-network", sev, line, text, src))
                 return
 
 

@@ -19,11 +19,16 @@ from typing import Any
 from skillyard.install.scanner._flows import (
     DESTROY_TARGET,
     KERNEL_PATH,
+    PARAM,
     PERSIST_PATH,
     SECRET_ENV,
     CodeFacts,
+    Export,
     Flow,
+    Project,
+    Source,
     exfil_shaped,
+    flow,
     persistence_severity,
     secret_path,
 )
@@ -75,13 +80,35 @@ _SAY = {"print", "logging.info", "logging.warning", "logging.debug", "log.info",
 _READ_METHODS = {"read", "read_text", "read_bytes", "readlines", "readline"}
 
 
+#: A function's body is read once per function with its parameters standing for the caller's values.
+MAX_FUNCTIONS = 200
+MAX_PARAMS = 8
+
+
 class _Reader:
-    def __init__(self) -> None:
+    def __init__(self, project: Project | None = None, rel: str = "") -> None:
         self.env: dict[str, Any] = {}  # name -> folded str | ("mod", dotted)
         self.lists: dict[str, list[str]] = {}  # name -> constant list it was given
-        self.taint: dict[str, tuple[str, int, bool]] = {}  # name -> (what, line, strong)
+        self.taint: dict[str, Source] = {}  # name -> the secret it holds
         self.facts = CodeFacts()
         self.budget = MAX_NODES
+        self.project = project
+        self.rel = rel
+        #: callee (as `qual` spells it) -> (secret it returns, file it is defined in or None)
+        self.returns: dict[str, tuple[Source, str | None]] = {}
+        #: callee -> ({param position: (kind, severity, line, text)}, file or None, offset for `self`)
+        self.sinks: dict[str, tuple[dict[int, tuple[str, str, int, str]], str | None, int]] = {}
+        #: set while a function body is read: where its parameters go
+        self.param_sinks: dict[int, tuple[str, str, int, str]] | None = None
+        #: `module.NAME` -> constant, for `import helpers` then `helpers.URL`
+        self.attrs: dict[str, str] = {}
+        #: calls seen that send their arguments somewhere (a function without any needs no
+        #: reading per parameter)
+        self.sink_calls = 0
+        #: this file's functions by name, and those whose body has been read
+        self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.done: set[str] = set()
+        self.ready = False
 
     # ------------------------------------------------------------ names
 
@@ -135,6 +162,8 @@ class _Reader:
         if isinstance(node, ast.Name):
             v = self.env.get(node.id)
             return v if isinstance(v, str) else None
+        if isinstance(node, ast.Attribute) and self.attrs:
+            return self.attrs.get(self.qual(node) or "")
         if isinstance(node, ast.JoinedStr):
             parts = []
             for v in node.values:
@@ -284,7 +313,7 @@ class _Reader:
 
     # ------------------------------------------------------------ secrets
 
-    def source(self, node: ast.AST) -> tuple[str, int, bool] | None:
+    def source(self, node: ast.AST) -> Source | None:
         """(what, line, strong) if `node` evaluates to secret material; strong = a credential store."""
         for sub in ast.walk(node):
             self.budget -= 1
@@ -292,6 +321,8 @@ class _Reader:
                 return None
             if isinstance(sub, ast.Name) and sub.id in self.taint:
                 return self.taint[sub.id]
+            if isinstance(sub, ast.Attribute) and self.taint and (q := self.qual(sub)) in self.taint:
+                return self.taint[q]
             if isinstance(sub, ast.Call):
                 got = self._source_call(sub)
                 if got:
@@ -301,57 +332,209 @@ class _Reader:
                 if q in ("os.environ", "environ"):
                     name = self.fold(sub.slice)
                     if name and SECRET_ENV.match(name):
-                        return (f"${name}", sub.lineno, False)
+                        return Source(f"${name}", sub.lineno, False)
         return None
 
-    def _source_call(self, call: ast.Call) -> tuple[str, int, bool] | None:
+    def _source_call(self, call: ast.Call) -> Source | None:
         f = self.qual(call.func) or ""
         short = f.rsplit(".", 1)[-1]
         line = call.lineno
+        if (name := self._local(f)) is not None:
+            self._summary(name)
+        if (hit := self.returns.get(f)) is not None or (
+            f.startswith("self.") and (hit := self.returns.get(short)) is not None
+        ):
+            src, where = hit
+            if where is None:
+                return Source(src.what, line, src.strong, src.steps(), f"gets it from {f}()")
+            return src.moved(where, line, f"gets {src.what} from {f}()")
         if f in ("open", "io.open", "builtins.open", "Path", "pathlib.Path") and call.args:
             p = self.fold(call.args[0])
             mode = self.fold(call.args[1]) if len(call.args) > 1 else None
             if p and (mode is None or "r" in mode or mode == "b") and (s := secret_path(p)):
-                return (s, line, True)
+                return Source(s, line, True)
         if short in _READ_METHODS and isinstance(call.func, ast.Attribute):
             p = self.fold(call.func.value)
             if p and (s := secret_path(p)):
-                return (s, line, True)
+                return Source(s, line, True)
         if f in ("os.getenv", "os.environ.get", "environ.get", "getenv") and call.args:
             name = self.fold(call.args[0])
             if name and SECRET_ENV.match(name):
-                return (f"${name}", line, False)
+                return Source(f"${name}", line, False)
         if (
             f in ("dict", "json.dumps", "str", "repr")
             and call.args
             and self.qual(call.args[0]) == "os.environ"
         ):
-            return ("the whole environment", line, True)
+            return Source("the whole environment", line, True)
         if f in ("os.environ.copy", "os.environ.items"):
-            return ("the whole environment", line, True)
+            return Source("the whole environment", line, True)
         if f in ("glob.glob", "glob.iglob", "os.listdir", "os.walk") and call.args:
             p = self.fold(call.args[0])
             if p and (s := secret_path(p.rstrip("*/").rstrip("/") or p)):
-                return (s, line, True)
+                return Source(s, line, True)
         if f.startswith("subprocess.") and call.args:
             cmd = self.fold(call.args[0]) or ""
             if "find-generic-password" in cmd or "dump-keychain" in cmd or "find-internet-password" in cmd:
-                return ("the macOS keychain", line, True)
+                return Source("the macOS keychain", line, True)
         return None
 
     # ------------------------------------------------------------ statements
 
-    def run(self, tree: ast.AST) -> CodeFacts:
+    def run(self, tree: ast.AST, eager: bool = False) -> CodeFacts:
         # Two passes: the first learns constants and imports anywhere in the file, the second
-        # follows values (a helper defined below its first use still resolves).
-        for _ in range(2):
+        # follows values (a helper defined below its first use still resolves). A function's body
+        # is read when the second pass meets a call whose value or arguments matter (or, for a
+        # module other files import, `eager`, every function once).
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and len(self.defs) < MAX_FUNCTIONS:
+                self.defs.setdefault(fn.name, fn)
+        for i in range(2):
             self.facts = CodeFacts()
+            self.ready = i == 1
+            if eager and self.ready:
+                for name in list(self.defs):
+                    self._summary(name)
             for node in ast.walk(tree):
                 self.budget -= 1
                 if self.budget < 0:
                     break
                 self.visit(node)
+        self.facts.export = Export(
+            self.rel,
+            consts={k: v for k, v in self.env.items() if isinstance(v, str)},
+            taint={k: v for k, v in self.taint.items() if not v.what.startswith(PARAM)},
+            returns={k: src for k, (src, where) in self.returns.items() if where is None and "." not in k},
+            sinks={
+                k: s
+                for k, (s, where, off) in self.sinks.items()
+                if where is None and not off and "." not in k
+            },
+        )
         return self.facts
+
+    def _local(self, f: str) -> str | None:
+        """The name of the function of this file a call spells `f`, once its body may be read."""
+        if not self.ready:
+            return None
+        if f in self.defs:
+            return f
+        short = f.rsplit(".", 1)[-1]
+        return short if f.startswith("self.") and short in self.defs else None
+
+    def _summary(self, name: str) -> None:
+        """Read one function as its callers would run it: once as it stands, to learn what secret
+        it returns, then once per parameter standing for the caller's value, to learn where that
+        parameter goes. Each function once per file."""
+        if name in self.done:
+            return
+        self.done.add(name)
+        fn = self.defs[name]
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][:MAX_PARAMS]
+        body = [n for n in ast.walk(fn) if n is not fn]
+        sub = self._body(body, dict(self.taint), None)
+        for node in body:
+            if isinstance(node, ast.Return) and node.value is not None:
+                src = sub.source(node.value)
+                if src is not None and not src.what.startswith(PARAM):
+                    self.returns[fn.name] = (src, None)
+                    break
+        sinks: dict[int, tuple[str, str, int, str]] = {}
+        for i, param in enumerate(params if sub.sink_calls else ()):
+            if param in ("self", "cls") and i == 0:
+                continue
+            sub = self._body(body, {param: Source(f"{PARAM}{i}", fn.lineno, False)}, {})
+            if sub.param_sinks and i in sub.param_sinks:
+                sinks[i] = sub.param_sinks[i]
+        if sinks:
+            self.sinks[fn.name] = (sinks, None, 1 if params and params[0] in ("self", "cls") else 0)
+
+    def _body(
+        self,
+        body: list[ast.AST],
+        taint: dict[str, Source],
+        sinks: dict[int, tuple[str, str, int, str]] | None,
+    ) -> _Reader:
+        sub = _Reader(self.project, self.rel)
+        sub.env, sub.lists, sub.taint, sub.attrs = dict(self.env), dict(self.lists), taint, self.attrs
+        sub.returns, sub.sinks, sub.param_sinks = self.returns, self.sinks, sinks
+        sub.defs, sub.done, sub.ready = self.defs, self.done, True
+        sub.budget = self.budget
+        for node in body:
+            sub.budget -= 1
+            if sub.budget < 0:
+                break
+            sub.visit(node)
+        self.budget = sub.budget
+        return sub
+
+    def _imports(self, node: ast.Import | ast.ImportFrom) -> None:
+        """Names another file of the skill gives this one: constants, secrets, helper functions."""
+        if self.project is None:
+            return
+        if isinstance(node, ast.ImportFrom):
+            exp = self.project.python_module(self.rel, node.module, node.level)
+            if exp is None or exp.file == self.rel:
+                return
+            mod = node.module or "."
+            for a in node.names:
+                local = a.asname or a.name
+                self._import_name(exp, a.name, local, f"{node.module or ''}.{a.name}".lstrip("."), mod, node)
+            return
+        for a in node.names:
+            exp = self.project.python_module(self.rel, a.name)
+            if exp is None or exp.file == self.rel:
+                continue
+            for name in {*exp.consts, *exp.taint, *exp.returns, *exp.sinks}:
+                dotted = f"{a.name}.{name}"
+                self._import_name(exp, name, None, dotted, a.name, node, dotted)
+
+    def _import_name(
+        self, exp: Export, name: str, local: str | None, dotted: str, mod: str, node: ast.AST, attr: str = ""
+    ) -> None:
+        line = getattr(node, "lineno", 0)
+        if local is not None and name in exp.consts:
+            self.env[local] = exp.consts[name]
+        elif attr and name in exp.consts:
+            self.attrs[attr] = exp.consts[name]
+        if name in exp.taint:
+            src = exp.taint[name].moved(exp.file, line, f"imports {name} from {mod}")
+            self.taint[local or attr] = src
+        if name in exp.returns:
+            self.returns[dotted] = (exp.returns[name], exp.file)
+        if name in exp.sinks:
+            self.sinks[dotted] = (exp.sinks[name], exp.file, 0)
+
+    def _call_sinks(self, call: ast.Call, f: str) -> None:
+        """A call to a function whose parameters reach a sink: the caller's secrets flow there."""
+        if (name := self._local(f)) is not None and name not in self.done:
+            if not any(self.source(a) for a in call.args):
+                return
+            self._summary(name)
+        hit = self.sinks.get(f) or (self.sinks.get(f.rsplit(".", 1)[-1]) if f.startswith("self.") else None)
+        if hit is None:
+            return
+        self.sink_calls += 1
+        sinks, where, offset = hit
+        off = offset if "." in f else 0
+        for i, a in enumerate(call.args):
+            sink = sinks.get(i + off)
+            src = self.source(a) if sink is not None else None
+            if sink is None or src is None:
+                continue
+            kind, sev, sline, text = sink
+            if src.what.startswith(PARAM):
+                if self.param_sinks is not None and where is None:  # handed on to another helper
+                    self.param_sinks.setdefault(int(src.what[len(PARAM) :]), sink)
+                continue
+            if kind == "secret-network" and src.what.startswith("content downloaded"):
+                continue  # a response handed on to another request is not a secret
+            said = text.replace(PARAM, src.what)
+            if kind == "secret-network" and src.strong:
+                sev = "critical"
+            steps = (*src.steps(), (call.lineno, f"passes it to {f}()", None), (sline, said, where))
+            self.facts.flows.append(Flow(kind, sev, call.lineno, f"{said} (through {f}())", steps))
+            return
 
     def visit(self, node: ast.AST) -> None:
         if isinstance(node, ast.Import):
@@ -360,9 +543,12 @@ class _Reader:
                     "mod",
                     a.name if a.asname else a.name.split(".")[0],
                 )
-        elif isinstance(node, ast.ImportFrom) and node.module:
+            self._imports(node)
+        elif isinstance(node, ast.ImportFrom):
             for a in node.names:
-                self.env[a.asname or a.name] = ("mod", f"{node.module}.{a.name}")
+                if node.module:
+                    self.env[a.asname or a.name] = ("mod", f"{node.module}.{a.name}")
+            self._imports(node)
         elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             self._assign(node)
         elif isinstance(node, ast.With | ast.AsyncWith):
@@ -441,7 +627,7 @@ class _Reader:
             if src:
                 self.taint[n] = src
             elif isinstance(value, ast.Call) and self._is_download(value):
-                self.taint[n] = (
+                self.taint[n] = Source(
                     f"content downloaded from {self._dest(value) or 'the network'}",
                     node.lineno,
                     True,
@@ -474,6 +660,8 @@ class _Reader:
         f = self.qual(call.func) or ""
         short = f.rsplit(".", 1)[-1]
         line = call.lineno
+        if self.sinks or self._local(f) is not None:
+            self._call_sinks(call, f)
         args = [*call.args, *(k.value for k in call.keywords)]
         # execution sinks
         if f in _EXEC or f.startswith(_EXEC_PREFIX):
@@ -503,12 +691,13 @@ class _Reader:
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
         if net and args:
+            self.sink_calls += 1
             for a in args:
                 src = self.source(a)
                 if not src:
                     continue
                 dest = self.fold(a) if dns else (self._dest(call) or _receiver(f))
-                what, sline, strong = src
+                what, strong = src.what, src.strong
                 if what.startswith("content downloaded"):
                     continue
                 if dns:
@@ -552,9 +741,14 @@ class _Reader:
     def _literal_in_source(self, node: ast.AST | None, value: str) -> bool:
         return isinstance(node, ast.Constant) and node.value == value
 
-    def _flow(self, kind: str, sev: str, line: int, text: str, src: tuple[str, int, bool] | None) -> None:
-        steps = ((src[1], f"reads {src[0]}"), (line, text)) if src else ((line, text),)
-        self.facts.flows.append(Flow(kind, sev, line, text, steps))
+    def _flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
+        if src is not None and src.what.startswith(PARAM):
+            # reading a function body: remember where this parameter goes, for its callers
+            if self.param_sinks is not None:
+                pos = int(src.what[len(PARAM) :])
+                self.param_sinks.setdefault(pos, (kind, sev, line, text.replace(src.what, PARAM)))
+            return
+        self.facts.flows.append(flow(kind, sev, line, text, src))
 
 
 def _inner_call(node: ast.Call) -> ast.Call:
@@ -567,13 +761,19 @@ def _receiver(f: str) -> str | None:
     return f"a {f.split('.')[0]} connection" if "." in f else None
 
 
-def analyse(text: str) -> CodeFacts | None:
-    """Facts for one Python source; None when it does not parse (the regex rules still run)."""
+def analyse(
+    text: str, project: Project | None = None, rel: str = "", export: bool = False
+) -> CodeFacts | None:
+    """Facts for one Python source; None when it does not parse (the regex rules still run).
+
+    With `project`, names imported from the skill's other files bring their constants, secrets
+    and helper functions along (`rel` is this file's path in the skill). `export`: every function
+    is read, for the files that import this one."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     try:
-        return _Reader().run(tree)
+        return _Reader(project, rel).run(tree, eager=export)
     except RecursionError:
         return None

@@ -15,16 +15,23 @@ from typing import Any
 from skillyard.install.scanner._flows import (
     DESTROY_TARGET,
     KERNEL_PATH,
+    PARAM,
     PERSIST_PATH,
     SECRET_ENV,
     CodeFacts,
+    Export,
     Flow,
+    Project,
+    Source,
     exfil_shaped,
+    flow,
     persistence_severity,
     secret_path,
 )
 
 MAX_DEPTH = 3
+#: Function bodies read again for calls with a secret argument, per script (each read walks the body).
+MAX_CALLS_READ = 64
 MAX_BYTES = 512 * 1024
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash"}
 _INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
@@ -53,13 +60,19 @@ def _base(cmd: str) -> str:
 
 
 class _Reader:
-    def __init__(self, src: bytes, depth: int) -> None:
+    def __init__(self, src: bytes, depth: int, project: Project | None = None, rel: str = "") -> None:
         self.src = src
         self.depth = depth
         self.env: dict[str, str] = {"HOME": "~"}
-        self.taint: dict[str, tuple[str, int, bool]] = {}
+        self.taint: dict[str, Source] = {}
         self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
         self.facts = CodeFacts()
+        self.project = project
+        self.rel = rel
+        #: shell functions: name -> (source bytes, body node, tree, file it is defined in or None)
+        self.funcs: dict[str, tuple[bytes, Any, Any, str | None]] = {}
+        self.tree: Any = None
+        self.calls_read = 0
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -107,7 +120,7 @@ class _Reader:
         s = self.word(node)
         return s if s is not None else self.text(node)
 
-    def taint_of(self, node: Any) -> tuple[str, int, bool] | None:
+    def taint_of(self, node: Any) -> Source | None:
         """Secret material that flows into this word: a tainted variable or a command substitution."""
         stack = [node]
         while stack:
@@ -119,7 +132,7 @@ class _Reader:
                     if v in self.taint:
                         return self.taint[v]
                     if SECRET_ENV.match(v):
-                        return (f"${v}", n.start_point[0] + 1, False)
+                        return Source(f"${v}", n.start_point[0] + 1, False)
             if n.type == "command_substitution":
                 src = self.pipeline_source(n)
                 if src:
@@ -149,21 +162,21 @@ class _Reader:
                 nodes.append(c)
         return words, nodes
 
-    def reads_secret(self, words: list[str], line: int) -> tuple[str, int, bool] | None:
+    def reads_secret(self, words: list[str], line: int) -> Source | None:
         if not words:
             return None
         name = _base(words[0])
         if name in ("env", "printenv") and len(words) == 1:
-            return ("the whole environment", line, True)
+            return Source("the whole environment", line, True)
         if name in ("security",) and any("password" in w or "keychain" in w for w in words[1:]):
-            return ("the macOS keychain", line, True)
+            return Source("the macOS keychain", line, True)
         if name in _READERS or name in ("cp", "find", "grep", "awk", "sed", "jq"):
             for w in words[1:]:
                 if s := secret_path(w):
-                    return (s, line, True)
+                    return Source(s, line, True)
         return None
 
-    def pipeline_source(self, node: Any) -> tuple[str, int, bool] | None:
+    def pipeline_source(self, node: Any) -> Source | None:
         for cmd in _commands(node):
             words, nodes = self.argv(cmd)
             if src := self.reads_secret(words, cmd.start_point[0] + 1):
@@ -175,6 +188,14 @@ class _Reader:
 
     def run(self, root: Any) -> CodeFacts:
         self.walk(root)
+        env = {k: v for k, v in self.env.items() if k != "HOME"}
+        own = {k: (src, body, tree) for k, (src, body, tree, where) in self.funcs.items() if where is None}
+        self.facts.export = Export(
+            self.rel,
+            consts=env,
+            taint={k: v for k, v in self.taint.items() if not v.what.startswith(PARAM)},
+            shell_funcs=own,
+        )
         return self.facts
 
     def walk(self, node: Any) -> None:
@@ -191,6 +212,11 @@ class _Reader:
                 self.command(n, None)
             elif t == "redirected_statement":
                 self.redirects(n)
+            elif t == "function_definition":
+                name = n.child_by_field_name("name")
+                body = n.child_by_field_name("body")
+                if name is not None and body is not None:
+                    self.funcs[self.text(name)] = (self.src, body, self.tree, None)
             stack.extend(reversed(n.children))
 
     def assign(self, n: Any) -> None:
@@ -210,7 +236,7 @@ class _Reader:
 
     def pipeline(self, n: Any) -> None:
         cmds = [c for c in n.named_children if c.type in ("command", "redirected_statement")]
-        src: tuple[str, int, bool] | None = None
+        src: Source | None = None
         shown = []
         for i, c in enumerate(cmds):
             cmd = (
@@ -275,6 +301,10 @@ class _Reader:
         canon = shlex.join(words)
         if canon != raw and ("$" in raw or '""' in raw or "''" in raw):
             self.facts.assembled.append((line, canon))
+        if name in ("source", ".") and self.project is not None:
+            self.sourced(words, line)
+        if words[0] in self.funcs:
+            self.call(words[0], nodes, line)
         # strings handed to a shell again
         inner: str | None = None
         if name == "eval":
@@ -303,7 +333,7 @@ class _Reader:
                 else:
                     continue
                 if s := secret_path(path.strip("\"'")):
-                    src = (s, line, True)
+                    src = Source(s, line, True)
             for n in nodes[1:]:
                 src = src or self.taint_of(n)
             if src:
@@ -319,7 +349,7 @@ class _Reader:
                         "critical",
                         line,
                         f"reads {s} and copies it to {dest}",
-                        (s, line, True),
+                        Source(s, line, True),
                     )
                     break
         elif name in _DNS:
@@ -345,7 +375,7 @@ class _Reader:
                     "critical",
                     line,
                     f"downloads {url} to {script} and runs it",
-                    (f"downloads {url} to {script}", dline, True),
+                    Source(f"downloads {url} to {script}", dline, True),
                 )
         elif name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:]):
             for w in words[1:]:
@@ -353,12 +383,46 @@ class _Reader:
                     self.flow("destruction", "high", line, f"recursively deletes {w}", None)
                     break
 
-    def flow(self, kind: str, sev: str, line: int, text: str, src: tuple[str, int, bool] | None) -> None:
-        if src is None:
-            self.facts.flows.append(Flow(kind, sev, line, text, ((line, text),)))
+    def flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
+        self.facts.flows.append(flow(kind, sev, line, text, src))
+
+    def sourced(self, words: list[str], line: int) -> None:
+        """`source lib.sh` / `. lib.sh`: the other file's variables, secrets and functions arrive here."""
+        if self.project is None or len(words) < 2:
             return
-        first = src[0] if src[0].startswith("downloads") else f"reads {src[0]}"
-        self.facts.flows.append(Flow(kind, sev, line, text, ((src[1], first), (line, text))))
+        exp = self.project.shell_file(self.rel, words[1])
+        if exp is None or exp.file == self.rel:
+            return
+        self.env.update(exp.consts)
+        for k, src in exp.taint.items():
+            self.taint[k] = src.moved(exp.file, line, f"gets {src.what} from {words[1]}")
+        for k, (src_bytes, body, tree) in exp.shell_funcs.items():
+            self.funcs[k] = (src_bytes, body, tree, exp.file)
+
+    def call(self, name: str, nodes: list[Any], line: int) -> None:
+        """A call to a shell function with a secret in its arguments: read the body with `$N` holding it."""
+        src_bytes, body, tree, where = self.funcs[name]
+        if self.depth >= MAX_DEPTH or self.calls_read >= MAX_CALLS_READ:
+            return
+        for i, n in enumerate(nodes[1:], 1):
+            src = self.taint_of(n)
+            if src is None or src.what.startswith(PARAM):
+                continue
+            self.calls_read += 1
+            sub = _Reader(src_bytes, self.depth + 1, self.project, where or self.rel)
+            sub.env = dict(self.env)
+            sub.funcs = {k: v for k, v in self.funcs.items() if k != name}
+            sub.taint = {str(i): Source(f"{PARAM}{i}", line, False)}
+            sub.walk(body)
+            for fl in sub.facts.flows:
+                marker = f"{PARAM}{i}"
+                if marker not in fl.text:
+                    continue
+                said = fl.text.replace(marker, src.what)
+                sev = "critical" if fl.kind == "secret-network" and src.strong else fl.severity
+                steps = (*src.steps(), (line, f"passes it to {name}()", None), (fl.line, said, where))
+                self.facts.flows.append(Flow(fl.kind, sev, line, f"{said} (through {name}())", steps))
+            return
 
 
 def _commands(node: Any) -> list[Any]:
@@ -393,8 +457,10 @@ def _output_file(words: list[str]) -> str | None:
     return None
 
 
-def analyse(text: str, depth: int = 0) -> CodeFacts | None:
-    """Facts for one shell script; None when it is too large or deeply nested to read."""
+def analyse(text: str, depth: int = 0, project: Project | None = None, rel: str = "") -> CodeFacts | None:
+    """Facts for one shell script; None when it is too large or deeply nested to read.
+
+    With `project`, `source`d files of the skill bring their variables, secrets and functions."""
     data = text.encode("utf-8", "replace")
     if len(data) > MAX_BYTES or depth > MAX_DEPTH:
         return None
@@ -403,6 +469,8 @@ def analyse(text: str, depth: int = 0) -> CodeFacts | None:
     except (ValueError, RecursionError):
         return None
     try:
-        return _Reader(data, depth).run(tree.root_node)
+        reader = _Reader(data, depth, project, rel)
+        reader.tree = tree
+        return reader.run(tree.root_node)
     except RecursionError:
         return None
