@@ -34,7 +34,6 @@ import anyio.to_thread
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -231,7 +230,7 @@ class SkillyardServer(MCPServer):
             instructions=INSTRUCTIONS,
             extensions=[self.skills_extension],
             lifespan=_lifespan,
-            middleware=[self._track_connection],
+            middleware=[self._track_connection, self._advertise_list_changed],
             log_level=log_level,  # type: ignore[arg-type]
         )
         low = self._lowlevel_server
@@ -244,18 +243,6 @@ class SkillyardServer(MCPServer):
         if watch:  # only a watcher sees files change, so only then is `subscribe` true
             low.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
             low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, self._unsubscribe)
-        # Handshake-era clients learn about list changes only if the capabilities say so.
-        options = NotificationOptions(prompts_changed=watch, resources_changed=watch, tools_changed=watch)
-        original = low.create_initialization_options
-
-        def create_initialization_options(
-            notification_options: NotificationOptions | None = None,
-            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-            extensions: dict[str, dict[str, Any]] | None = None,
-        ) -> Any:
-            return original(notification_options or options, experimental_capabilities, extensions)
-
-        low.create_initialization_options = create_initialization_options  # type: ignore[method-assign]
 
     async def run_stdio_async(self) -> None:
         """The SDK's serving loop over skillyard's stdio framing: a malformed line gets its error reply."""
@@ -563,6 +550,21 @@ class SkillyardServer(MCPServer):
         if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._legacy_connections.add(connection)
         return await call_next(ctx)
+
+    async def _advertise_list_changed(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Handshake-era `initialize`: `listChanged` is true only with --watch, the one case the server sends
+        list-changed notifications to those clients (the SDK's own default says false)."""
+        result = await call_next(ctx)
+        if ctx.method == "initialize" and isinstance(result, dict):
+            capabilities = result.get("capabilities")
+            if isinstance(capabilities, dict):
+                for kind in ("tools", "resources", "prompts"):
+                    entry = capabilities.get(kind)
+                    if isinstance(entry, dict):
+                        entry["listChanged"] = self.watch
+        return result
 
     def _fingerprints(self) -> tuple[int, int, int]:
         """What each list holds now, hashed: tools (names, descriptions, schemas), resource URIs, prompts."""
