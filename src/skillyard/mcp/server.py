@@ -268,24 +268,45 @@ class SkillyardServer(MCPServer):
         from skillyard.mcp.auth import AuthGate
 
         self.stateless = stateless
-        security = transport_security(host, allowed_hosts, allowed_origins)
+        security = host_security(host, allowed_hosts, allowed_origins)
         app = self.streamable_http_app(host=host, stateless_http=stateless, transport_security=security)
         if verifier is not None:
             app.add_middleware(AuthGate, verifier=verifier, issuer=issuer, resource=resource)
         return app
 
-    def streamable_http_app(self, **kwargs: Any) -> Any:  # type: ignore[override]
-        """The SDK's app with a malformed POST body answered 400 and its JSON-RPC error, never 202."""
+    def streamable_http_app(  # type: ignore[override]
+        self,
+        *,
+        streamable_http_path: str = "/mcp",
+        json_response: bool = False,
+        stateless_http: bool = False,
+        transport_security: TransportSecuritySettings | None = None,
+        host: str = "127.0.0.1",
+        handshake_json: bool = True,
+        **manager_options: Any,
+    ) -> Any:
+        """The streamable-HTTP app: one session manager per protocol era (see `skillyard.mcp.http_app`,
+        why 2025-era calls are answered with JSON unless `handshake_json=False`), and a malformed POST
+        body answered 400 with its JSON-RPC error, never 202."""
+        from skillyard.mcp.http_app import era_app
         from skillyard.mcp.http_guard import MalformedBodyGuard
 
-        app = super().streamable_http_app(**kwargs)
-        manager = self._lowlevel_server.session_manager
+        security = transport_security if transport_security is not None else host_security(host)
+        app, manager = era_app(
+            self._lowlevel_server,
+            path=streamable_http_path,
+            stateless=stateless_http,
+            security=security,
+            handshake_json=handshake_json or json_response,
+            modern_json=json_response,
+            **manager_options,
+        )
         app.add_middleware(
             MalformedBodyGuard,
-            path=kwargs.get("streamable_http_path", "/mcp").rstrip("/"),
+            path=streamable_http_path.rstrip("/"),
             security=manager.security_settings,
             max_body_bytes=manager.max_request_body_size,
-            json_response=manager.json_response,
+            json_response=json_response,
         )
         return app
 
@@ -887,7 +908,7 @@ LOOPBACK_HOST_PATTERNS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 LOOPBACK_ORIGIN_PATTERNS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 
 
-def transport_security(
+def host_security(
     host: str, allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = ()
 ) -> TransportSecuritySettings:
     """DNS-rebinding protection for any bind address: loopback names, the bind address itself (unless it is
