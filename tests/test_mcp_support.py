@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -185,14 +185,21 @@ def subprocess_env(home: Path) -> dict[str, str]:
 PYTHON = sys.executable
 
 
-def serve_cmd(tree: Path, *args: str, config: Path | None = None) -> list[str]:
+def serve_cmd(tree: Path | Sequence[Path], *args: str, config: Path | None = None) -> list[str]:
     cfg = ["--config", str(config)] if config else []
-    return [PYTHON, "-m", "skillyard", "--root", str(tree), *cfg, "serve", "--transport", "http", *args]
+    flags = [f for r in _roots(tree) for f in ("--root", str(r))]
+    return [PYTHON, "-m", "skillyard", *flags, *cfg, "serve", "--transport", "http", *args]
+
+
+def _roots(tree: Path | Sequence[Path]) -> list[Path]:
+    return [tree] if isinstance(tree, Path) else list(tree)
 
 
 @contextmanager
-def serving(tree: Path, tmp_path: Path, *args: str, config: Path | None = None) -> Iterator[str]:
-    """The real server as a subprocess on 127.0.0.1; yields its /mcp URL."""
+def serving(
+    tree: Path | Sequence[Path], tmp_path: Path, *args: str, config: Path | None = None
+) -> Iterator[str]:
+    """The real server as a subprocess on 127.0.0.1 over one root or several; yields its /mcp URL."""
     import socket
 
     port = free_port()
@@ -201,7 +208,7 @@ def serving(tree: Path, tmp_path: Path, *args: str, config: Path | None = None) 
     proc = subprocess.Popen(
         serve_cmd(tree, "--port", str(port), *args, config=config),
         env=subprocess_env(tmp_path / "home"),
-        cwd=str(tree.parent),
+        cwd=str(_roots(tree)[0].parent),
         stdout=log,
         stderr=subprocess.STDOUT,
     )

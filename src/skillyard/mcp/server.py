@@ -822,12 +822,18 @@ class SkillyardServer(MCPServer):
         )
 
     async def _watch_loop(self, stop: anyio.Event) -> None:
+        """Watch the skill roots and the config file: every replica over the same roots and config
+        sees what any of them (or anyone) changed there, and tells its own clients."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._watch_roots, stop)
+            tg.start_soon(self._watch_config, stop)
+
+    async def _watch_roots(self, stop: anyio.Event) -> None:
         import watchfiles
 
         paths = [str(r.path) for r in self.registry.roots if Path(r.path).is_dir()]
         if not paths:
             log.warning("--watch: none of the skill roots exists; nothing to watch")
-            await stop.wait()
             return
         log.info("watching %s", ", ".join(paths))
         async for changes in watchfiles.awatch(*paths, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=stop):
@@ -835,6 +841,63 @@ class SkillyardServer(MCPServer):
                 await self.reload([path for _change, path in changes])
             except Exception:
                 log.exception("reload after a file change failed")
+
+    def _config_file(self) -> Path:
+        """Where a persisted enable/disable is written (`Registry.set_enabled`): the config file in use,
+        else the user config file."""
+        from skillyard.config import user_config_path
+
+        return Path(self.registry.config.path or user_config_path())
+
+    async def _watch_config(self, stop: anyio.Event) -> None:
+        """A persisted enable/disable made elsewhere (another replica, `skillyard disable`) applies here too.
+
+        The file is replaced, not written in place, so its directory is watched (not recursively)."""
+        import watchfiles
+
+        target = self._config_file()
+        if not target.parent.is_dir():
+            log.info(
+                "--watch: %s does not exist; enable/disable from elsewhere is not followed", target.parent
+            )
+            return
+        name = target.name
+
+        def is_config(_change: Any, path: str) -> bool:
+            return os.path.basename(path) == name
+
+        async for _changes in watchfiles.awatch(
+            target.parent,
+            watch_filter=is_config,
+            debounce=WATCH_DEBOUNCE_MS,
+            step=50,
+            stop_event=stop,
+            recursive=False,
+        ):
+            try:
+                if await anyio.to_thread.run_sync(self.apply_disabled_from_config, target):
+                    await self.notify_changed()
+            except Exception:
+                log.exception("applying %s after a change failed", target)
+
+    def apply_disabled_from_config(self, path: Path) -> bool:
+        """Match each skill's enabled state to the config file at `path`; True when any changed."""
+        from skillyard.config import ConfigError, load_config
+
+        try:
+            fresh = load_config(path)
+        except ConfigError as e:  # half-edited by a person: keep what is in force, say why
+            log.warning("config file changed but cannot be read: %s", e)
+            return False
+        current = self.registry.config
+        changed = False
+        for skill in self.registry.skills:
+            disabled = fresh.is_disabled(skill.name)
+            if disabled != current.is_disabled(skill.name):
+                self.registry.set_enabled(skill.name, not disabled)
+                current = self.registry.config
+                changed = True
+        return changed
 
     @asynccontextmanager
     async def _watching(self) -> AsyncIterator[None]:
