@@ -262,14 +262,18 @@ class SkillyardServer(MCPServer):
         resource: str | None = None,
         allowed_hosts: Sequence[str] = (),
         allowed_origins: Sequence[str] = (),
+        handshake_json: bool = True,
     ) -> Any:
         """The streamable-HTTP ASGI app skillyard serves: Host/Origin checks always, the bearer-token gate
-        when a verifier is given, and no server-side session with `stateless` (for replicas)."""
+        when a verifier is given, and no server-side session with `stateless` (for replicas).
+        `handshake_json=False` answers 2025-era calls with SSE streams (see `skillyard.mcp.http_app`)."""
         from skillyard.mcp.auth import AuthGate
 
         self.stateless = stateless
         security = host_security(host, allowed_hosts, allowed_origins)
-        app = self.streamable_http_app(host=host, stateless_http=stateless, transport_security=security)
+        app = self.streamable_http_app(
+            host=host, stateless_http=stateless, transport_security=security, handshake_json=handshake_json
+        )
         if verifier is not None:
             app.add_middleware(AuthGate, verifier=verifier, issuer=issuer, resource=resource)
         return app
