@@ -4,8 +4,9 @@ The SDK answers a 2026-07-28 request with one JSON body unless its handler
 sends a notification first (then the answer becomes an SSE stream). Its
 handshake-era path instead answers every POST with an SSE stream, which
 costs a response task group, a disconnect listener, a writer task and memory
-streams per call: about 0.7 ms of server CPU per call and a p99 over the
-100 ms target under 20 clients (docs/mcp.md, "Measured").
+streams per call: the main reason 2025-era clients were slower than
+2026-era ones (docs/mcp.md, "Measured"; `benchmarks/bench_http.py
+--compare-sse`).
 
 skillyard sends nothing request-scoped to a handshake-era client: its log
 messages go on the connection's GET stream, and it asks the client nothing
