@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from test_mcp_support import free_port, subprocess_env
+from test_mcp_support import free_port, http_process, subprocess_env
 
 CONFORMANCE = "@modelcontextprotocol/conformance@0.2.0-alpha.12"
 NODE = "node@22"
@@ -51,39 +51,11 @@ def suite_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def fixture_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import socket
-    import time
-
     tmp = tmp_path_factory.mktemp("conformance-server")
     port = free_port()
-    log_path = tmp / "server.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, str(HERE / "conformance_server.py"), "--port", str(port)],
-            env=subprocess_env(tmp / "home"),
-            cwd=str(tmp),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if proc.poll() is not None:
-                    raise AssertionError(log_path.read_text(errors="replace"))
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                        break
-                except OSError:
-                    assert time.monotonic() < deadline, "the fixture server did not start"
-                    time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+    cmd = [sys.executable, str(HERE / "conformance_server.py"), "--port", str(port)]
+    with http_process(cmd, port, tmp, cwd=tmp) as url:
+        yield url
 
 
 def summary(out: str) -> dict[str, tuple[bool, int, int]]:

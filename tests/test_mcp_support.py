@@ -200,17 +200,22 @@ def serving(
     tree: Path | Sequence[Path], tmp_path: Path, *args: str, config: Path | None = None
 ) -> Iterator[str]:
     """The real server as a subprocess on 127.0.0.1 over one root or several; yields its /mcp URL."""
+    port = free_port()
+    cmd = serve_cmd(tree, "--port", str(port), *args, config=config)
+    with http_process(cmd, port, tmp_path, cwd=_roots(tree)[0].parent) as url:
+        yield url
+
+
+@contextmanager
+def http_process(cmd: list[str], port: int, tmp_path: Path, *, cwd: Path) -> Iterator[str]:
+    """`cmd` (an MCP server listening on `port`) as a subprocess; yields its /mcp URL once it accepts
+    connections, and stops it afterwards. Its output goes to a log shown if it exits early."""
     import socket
 
-    port = free_port()
     log_path = tmp_path / f"server-{port}.log"
     log = open(log_path, "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        serve_cmd(tree, "--port", str(port), *args, config=config),
-        env=subprocess_env(tmp_path / "home"),
-        cwd=str(_roots(tree)[0].parent),
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        cmd, env=subprocess_env(tmp_path / "home"), cwd=str(cwd), stdout=log, stderr=subprocess.STDOUT
     )
     try:
         deadline = time.monotonic() + 60
