@@ -23,6 +23,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import struct
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -60,19 +61,9 @@ PNG = base64.b64encode(
         "0000000c4944415408d763f8cfc000000301010018dd8db00000000049454e44ae426082"
     )
 ).decode()
+#: RIFF header, a PCM fmt chunk (mono, 8 kHz, 16-bit) and one silent sample
 WAV = base64.b64encode(
-    b"RIFF"
-    + (38).to_bytes(4, "little")
-    + b"WAVEfmt "
-    + (16).to_bytes(4, "little")
-    + (1).to_bytes(2, "little")
-    + (1).to_bytes(2, "little")
-    + (8000).to_bytes(4, "little")
-    + (16000).to_bytes(4, "little")
-    + (2).to_bytes(2, "little")
-    + (16).to_bytes(2, "little")
-    + b"data"
-    + (2).to_bytes(4, "little")
+    struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 38, b"WAVE", b"fmt ", 16, 1, 1, 8000, 16000, 2, 16, b"data", 2)
     + b"\x00\x00"
 ).decode()
 FIXTURE_SCHEME = "test://"
