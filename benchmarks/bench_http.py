@@ -1,6 +1,7 @@
 """A bounded load test of `skillyard serve --transport http` with bearer tokens, on 127.0.0.1 only.
 
     .venv/bin/python benchmarks/bench_http.py [--clients 20] [--seconds 15] [--skills 100] [--rate 5] [--stateless]
+    .venv/bin/python benchmarks/bench_http.py --compare-sse [--seconds 10]
 
 A real server subprocess with `--auth-token-file`; N concurrent official
 clients over streamable HTTP, each with its own connection and the bearer
@@ -18,6 +19,12 @@ the server's CPU time per call; the server's RSS after a warm-up and after
 the load (target growth <= 20%). Both the server and the clients run on this
 machine and share its cores, so the latencies include the load generator's
 own CPU use.
+
+`--compare-sse` measures what answering 2025-era calls with one JSON body
+(skillyard's default) gains over the SDK's SSE stream per call: two servers
+built the same way except for `http_app(handshake_json=...)`, loaded in
+alternating rounds by the same 2025-era clients, so machine load hits both
+alike; prints each one's p50/p99/CPU per call and the ratios.
 """
 
 from __future__ import annotations
@@ -127,6 +134,20 @@ async def one_client(
             i += 1
 
 
+#: a server built like `skillyard serve --auth-token-file`, with the 2025-era answer form chosen by argv[4]
+LAUNCHER = """
+import sys
+import uvicorn
+from skillyard.mcp import build_server
+from skillyard.mcp.auth import load_token_file
+from skillyard.registry import Registry
+root, port, tokens, form = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+server = build_server(Registry.from_roots([root]))
+app = server.http_app(verifier=load_token_file(tokens), handshake_json=form == "json")
+uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).run()
+"""
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -192,6 +213,77 @@ def report(era: str, out: dict[str, Any], seconds: float) -> float:
     return worst
 
 
+def wait_for_port(proc: subprocess.Popen[bytes], port: int) -> bool:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+
+
+async def compare_sse(
+    args: argparse.Namespace, root: Path, token: str, tokens: Path, env: dict[str, str]
+) -> int:
+    """2025-era load on a JSON-answering and an SSE-answering server, in alternating rounds."""
+    rounds = 4
+    per_round = max(2.0, min(args.seconds, (HARD_LIMIT_S - 15) / 2) / rounds)
+    procs: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+    try:
+        for form in ("json", "sse"):
+            port = free_port()
+            cmd = [sys.executable, "-c", LAUNCHER, str(root), str(port), str(tokens), form]
+            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            procs[form] = (proc, f"http://127.0.0.1:{port}/mcp")
+            if not wait_for_port(proc, port):
+                print(f"the {form} server did not start", file=sys.stderr)
+                return 1
+        for _proc, url in procs.values():
+            await run_era(url, token, "legacy", 2, 1.0, args.skills)
+        merged: dict[str, dict[str, Any]] = {
+            f: {"lat": {c: [] for c in CALLS}, "errors": [], "cpu": 0.0} for f in procs
+        }
+        for i in range(rounds):
+            for form in ("json", "sse") if i % 2 == 0 else ("sse", "json"):
+                proc, url = procs[form]
+                out = await run_era(
+                    url, token, "legacy", args.clients, per_round, args.skills, args.rate, proc.pid
+                )
+                for call in CALLS:
+                    merged[form]["lat"][call] += out["lat"][call]
+                merged[form]["errors"] += out["errors"]
+                merged[form]["cpu"] += out["cpu"]
+        print(
+            f"2025-11-25 clients: {args.clients}, {args.rate:g} calls/s each, {rounds} alternating rounds of "
+            f"{per_round:.1f} s per server"
+        )
+        summary: dict[str, tuple[float, float, float]] = {}
+        for form in ("json", "sse"):
+            m = merged[form]
+            every = [v for call in CALLS for v in m["lat"][call]]
+            cpu_ms = m["cpu"] / len(every) * 1000 if every else float("nan")
+            summary[form] = (pct(every, 0.5), pct(every, 0.99), cpu_ms)
+            print(
+                f"  {form:4s} answers: n={len(every):5d} errors={len(m['errors'])}  p50={summary[form][0]:6.1f} ms"
+                f"  p99={summary[form][1]:6.1f} ms  server CPU {cpu_ms:.2f} ms per call"
+            )
+        j, e = summary["json"], summary["sse"]
+        print(
+            f"  json/sse: p50 {j[0] / e[0]:.2f}x, p99 {j[1] / e[1]:.2f}x, server CPU per call {j[2] / e[2]:.2f}x"
+        )
+        return 0 if not merged["json"]["errors"] and not merged["sse"]["errors"] else 1
+    finally:
+        for proc, _url in procs.values():
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--clients", type=int, default=20)
@@ -199,6 +291,7 @@ async def main() -> int:
     ap.add_argument("--skills", type=int, default=100)
     ap.add_argument("--rate", type=float, default=5.0, help="calls per second per client; 0: closed loop")
     ap.add_argument("--stateless", action="store_true")
+    ap.add_argument("--compare-sse", action="store_true", help="2025-era JSON answers against SSE answers")
     args = ap.parse_args()
     seconds = min(args.seconds, (HARD_LIMIT_S - 15) / 2)
     started = time.monotonic()
@@ -217,22 +310,17 @@ async def main() -> int:
         env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         env["HOME"] = tmp
         env["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")
+        if args.compare_sse:
+            return await compare_sse(args, root, token, tokens, env)
         cmd = [sys.executable, "-m", "skillyard", "--root", str(root), "serve", "--transport", "http"]
         cmd += ["--port", str(port), "--auth-token-file", str(tokens)]
         if args.stateless:
             cmd.append("--stateless")
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                        break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        print("server did not start", file=sys.stderr)
-                        return 1
-                    time.sleep(0.1)
+            if not wait_for_port(proc, port):
+                print("server did not start", file=sys.stderr)
+                return 1
             url = f"http://127.0.0.1:{port}/mcp"
             # warm-up: every call once per era, so caches and imports are counted in "before"
             for mode in ("auto", "legacy"):

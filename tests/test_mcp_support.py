@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -185,25 +185,37 @@ def subprocess_env(home: Path) -> dict[str, str]:
 PYTHON = sys.executable
 
 
-def serve_cmd(tree: Path, *args: str, config: Path | None = None) -> list[str]:
+def serve_cmd(tree: Path | Sequence[Path], *args: str, config: Path | None = None) -> list[str]:
     cfg = ["--config", str(config)] if config else []
-    return [PYTHON, "-m", "skillyard", "--root", str(tree), *cfg, "serve", "--transport", "http", *args]
+    flags = [f for r in _roots(tree) for f in ("--root", str(r))]
+    return [PYTHON, "-m", "skillyard", *flags, *cfg, "serve", "--transport", "http", *args]
+
+
+def _roots(tree: Path | Sequence[Path]) -> list[Path]:
+    return [tree] if isinstance(tree, Path) else list(tree)
 
 
 @contextmanager
-def serving(tree: Path, tmp_path: Path, *args: str, config: Path | None = None) -> Iterator[str]:
-    """The real server as a subprocess on 127.0.0.1; yields its /mcp URL."""
+def serving(
+    tree: Path | Sequence[Path], tmp_path: Path, *args: str, config: Path | None = None
+) -> Iterator[str]:
+    """The real server as a subprocess on 127.0.0.1 over one root or several; yields its /mcp URL."""
+    port = free_port()
+    cmd = serve_cmd(tree, "--port", str(port), *args, config=config)
+    with http_process(cmd, port, tmp_path, cwd=_roots(tree)[0].parent) as url:
+        yield url
+
+
+@contextmanager
+def http_process(cmd: list[str], port: int, tmp_path: Path, *, cwd: Path) -> Iterator[str]:
+    """`cmd` (an MCP server listening on `port`) as a subprocess; yields its /mcp URL once it accepts
+    connections, and stops it afterwards. Its output goes to a log shown if it exits early."""
     import socket
 
-    port = free_port()
     log_path = tmp_path / f"server-{port}.log"
     log = open(log_path, "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        serve_cmd(tree, "--port", str(port), *args, config=config),
-        env=subprocess_env(tmp_path / "home"),
-        cwd=str(tree.parent),
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        cmd, env=subprocess_env(tmp_path / "home"), cwd=str(cwd), stdout=log, stderr=subprocess.STDOUT
     )
     try:
         deadline = time.monotonic() + 60

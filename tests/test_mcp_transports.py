@@ -217,3 +217,66 @@ async def test_stdio_modern_keeps_one_session_per_pipe(tree: Path, tmp_path: Pat
             assert sid == sid2 and sorted(second) == ["crlf.txt", "references/api.md"]
             other, sid3 = await select(b, "references/deep/more.md")
             assert other == ["references/deep/more.md"] and sid3 != sid
+
+
+INIT_BODY = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+ACCEPT_BOTH = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+async def test_http_answer_forms(http_server: str) -> None:
+    """2025-era calls get one JSON body (no SSE stream per call); the session id still comes with it."""
+    import httpx
+
+    async with httpx.AsyncClient(timeout=30) as http:
+        r = await http.post(http_server, json=INIT_BODY, headers=ACCEPT_BOTH)
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("application/json")
+        assert r.json()["result"]["protocolVersion"] == "2025-11-25"
+        sid = r.headers["mcp-session-id"]
+        headers = {**ACCEPT_BOTH, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
+        r = await http.post(
+            http_server, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+        )
+        assert r.status_code == 202
+        r = await http.post(
+            http_server, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers
+        )
+        assert r.headers["content-type"].startswith("application/json")
+        assert any(t["name"] == "skills" for t in r.json()["result"]["tools"])
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_http_log_messages_reach_both_eras(http_server: str, mode: str) -> None:
+    """Per-request log messages (2026-07-28, on the call's own stream) and connection log messages
+    (2025-11-25, on the GET stream) both arrive over HTTP."""
+    got: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        got.append(params)
+
+    kwargs: dict[str, Any] = {"log_level": "info"} if mode == "auto" else {}
+    with anyio.fail_after(60):
+        async with Client(http_server, mode=mode, logging_callback=on_log, **kwargs) as c:
+            if mode == "legacy":
+                import warnings
+
+                from mcp.shared.exceptions import MCPDeprecationWarning
+
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                    await c.set_logging_level("info")
+            res = await c.call_tool("skill_run", {"skill": "no-such-skill", "command": "true"})
+            assert res.is_error
+            while not got:
+                await anyio.sleep(0.02)
+    assert got[0].logger == "skillyard"
+    assert got[0].data == {"event": "run", "tool": "skill_run", "ok": False, "skill": "no-such-skill"}

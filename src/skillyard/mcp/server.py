@@ -34,7 +34,6 @@ import anyio.to_thread
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -232,7 +231,7 @@ class SkillyardServer(MCPServer):
             instructions=INSTRUCTIONS,
             extensions=[self.skills_extension],
             lifespan=_lifespan,
-            middleware=[self._track_connection],
+            middleware=[self._track_connection, self._advertise_list_changed],
             log_level=log_level,  # type: ignore[arg-type]
         )
         low = self._lowlevel_server
@@ -245,18 +244,6 @@ class SkillyardServer(MCPServer):
         if watch:  # only a watcher sees files change, so only then is `subscribe` true
             low.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
             low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, self._unsubscribe)
-        # Handshake-era clients learn about list changes only if the capabilities say so.
-        options = NotificationOptions(prompts_changed=watch, resources_changed=watch, tools_changed=watch)
-        original = low.create_initialization_options
-
-        def create_initialization_options(
-            notification_options: NotificationOptions | None = None,
-            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-            extensions: dict[str, dict[str, Any]] | None = None,
-        ) -> Any:
-            return original(notification_options or options, experimental_capabilities, extensions)
-
-        low.create_initialization_options = create_initialization_options  # type: ignore[method-assign]
 
     async def run_stdio_async(self) -> None:
         """The SDK's serving loop over skillyard's stdio framing: a malformed line gets its error reply."""
@@ -276,30 +263,55 @@ class SkillyardServer(MCPServer):
         resource: str | None = None,
         allowed_hosts: Sequence[str] = (),
         allowed_origins: Sequence[str] = (),
+        handshake_json: bool = True,
     ) -> Any:
         """The streamable-HTTP ASGI app skillyard serves: Host/Origin checks always, the bearer-token gate
-        when a verifier is given, and no server-side session with `stateless` (for replicas)."""
+        when a verifier is given, and no server-side session with `stateless` (for replicas).
+        `handshake_json=False` answers 2025-era calls with SSE streams (see `skillyard.mcp.http_app`)."""
         from skillyard.mcp.auth import AuthGate
 
         self.stateless = stateless
-        security = transport_security(host, allowed_hosts, allowed_origins)
-        app = self.streamable_http_app(host=host, stateless_http=stateless, transport_security=security)
+        security = host_security(host, allowed_hosts, allowed_origins)
+        app = self.streamable_http_app(
+            host=host, stateless_http=stateless, transport_security=security, handshake_json=handshake_json
+        )
         if verifier is not None:
             app.add_middleware(AuthGate, verifier=verifier, issuer=issuer, resource=resource)
         return app
 
-    def streamable_http_app(self, **kwargs: Any) -> Any:  # type: ignore[override]
-        """The SDK's app with a malformed POST body answered 400 and its JSON-RPC error, never 202."""
+    def streamable_http_app(  # type: ignore[override]
+        self,
+        *,
+        streamable_http_path: str = "/mcp",
+        json_response: bool = False,
+        stateless_http: bool = False,
+        transport_security: TransportSecuritySettings | None = None,
+        host: str = "127.0.0.1",
+        handshake_json: bool = True,
+        **manager_options: Any,
+    ) -> Any:
+        """The streamable-HTTP app: one session manager per protocol era (see `skillyard.mcp.http_app`,
+        why 2025-era calls are answered with JSON unless `handshake_json=False`), and a malformed POST
+        body answered 400 with its JSON-RPC error, never 202."""
+        from skillyard.mcp.http_app import era_app
         from skillyard.mcp.http_guard import MalformedBodyGuard
 
-        app = super().streamable_http_app(**kwargs)
-        manager = self._lowlevel_server.session_manager
+        security = transport_security if transport_security is not None else host_security(host)
+        app, manager = era_app(
+            self._lowlevel_server,
+            path=streamable_http_path,
+            stateless=stateless_http,
+            security=security,
+            handshake_json=handshake_json or json_response,
+            modern_json=json_response,
+            **manager_options,
+        )
         app.add_middleware(
             MalformedBodyGuard,
-            path=kwargs.get("streamable_http_path", "/mcp").rstrip("/"),
+            path=streamable_http_path.rstrip("/"),
             security=manager.security_settings,
             max_body_bytes=manager.max_request_body_size,
-            json_response=manager.json_response,
+            json_response=json_response,
         )
         return app
 
@@ -565,6 +577,21 @@ class SkillyardServer(MCPServer):
             self._legacy_connections.add(connection)
         return await call_next(ctx)
 
+    async def _advertise_list_changed(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Handshake-era `initialize`: `listChanged` is true only with --watch, the one case the server sends
+        list-changed notifications to those clients (the SDK's own default says false)."""
+        result = await call_next(ctx)
+        if ctx.method == "initialize" and isinstance(result, dict):
+            capabilities = result.get("capabilities")
+            if isinstance(capabilities, dict):
+                for kind in ("tools", "resources", "prompts"):
+                    entry = capabilities.get(kind)
+                    if isinstance(entry, dict):
+                        entry["listChanged"] = self.watch
+        return result
+
     def _fingerprints(self) -> tuple[int, int, int]:
         """What each list holds now, hashed: tools (names, descriptions, schemas), resource URIs, prompts."""
         self._tools_cache = None
@@ -800,12 +827,18 @@ class SkillyardServer(MCPServer):
         )
 
     async def _watch_loop(self, stop: anyio.Event) -> None:
+        """Watch the skill roots and the config file: every replica over the same roots and config
+        sees what any of them (or anyone) changed there, and tells its own clients."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._watch_roots, stop)
+            tg.start_soon(self._watch_config, stop)
+
+    async def _watch_roots(self, stop: anyio.Event) -> None:
         import watchfiles
 
         paths = [str(r.path) for r in self.registry.roots if Path(r.path).is_dir()]
         if not paths:
             log.warning("--watch: none of the skill roots exists; nothing to watch")
-            await stop.wait()
             return
         log.info("watching %s", ", ".join(paths))
         async for changes in watchfiles.awatch(*paths, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=stop):
@@ -813,6 +846,63 @@ class SkillyardServer(MCPServer):
                 await self.reload([path for _change, path in changes])
             except Exception:
                 log.exception("reload after a file change failed")
+
+    def _config_file(self) -> Path:
+        """Where a persisted enable/disable is written (`Registry.set_enabled`): the config file in use,
+        else the user config file."""
+        from skillyard.config import user_config_path
+
+        return Path(self.registry.config.path or user_config_path())
+
+    async def _watch_config(self, stop: anyio.Event) -> None:
+        """A persisted enable/disable made elsewhere (another replica, `skillyard disable`) applies here too.
+
+        The file is replaced, not written in place, so its directory is watched (not recursively)."""
+        import watchfiles
+
+        target = self._config_file()
+        if not target.parent.is_dir():
+            log.info(
+                "--watch: %s does not exist; enable/disable from elsewhere is not followed", target.parent
+            )
+            return
+        name = target.name
+
+        def is_config(_change: Any, path: str) -> bool:
+            return os.path.basename(path) == name
+
+        async for _changes in watchfiles.awatch(
+            target.parent,
+            watch_filter=is_config,
+            debounce=WATCH_DEBOUNCE_MS,
+            step=50,
+            stop_event=stop,
+            recursive=False,
+        ):
+            try:
+                if await anyio.to_thread.run_sync(self.apply_disabled_from_config, target):
+                    await self.notify_changed()
+            except Exception:
+                log.exception("applying %s after a change failed", target)
+
+    def apply_disabled_from_config(self, path: Path) -> bool:
+        """Match each skill's enabled state to the config file at `path`; True when any changed."""
+        from skillyard.config import ConfigError, load_config
+
+        try:
+            fresh = load_config(path)
+        except ConfigError as e:  # half-edited by a person: keep what is in force, say why
+            log.warning("config file changed but cannot be read: %s", e)
+            return False
+        current = self.registry.config
+        changed = False
+        for skill in self.registry.skills:
+            disabled = fresh.is_disabled(skill.name)
+            if disabled != current.is_disabled(skill.name):
+                self.registry.set_enabled(skill.name, not disabled)
+                current = self.registry.config
+                changed = True
+        return changed
 
     @asynccontextmanager
     async def _watching(self) -> AsyncIterator[None]:
@@ -886,7 +976,7 @@ LOOPBACK_HOST_PATTERNS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 LOOPBACK_ORIGIN_PATTERNS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 
 
-def transport_security(
+def host_security(
     host: str, allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = ()
 ) -> TransportSecuritySettings:
     """DNS-rebinding protection for any bind address: loopback names, the bind address itself (unless it is
