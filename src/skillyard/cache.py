@@ -533,7 +533,10 @@ def parse_file(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
     loads the parser (and its YAML stack)."""
     from skillyard.parsing import parse_skill
 
-    return parse_skill(Path(path), source)
+    skill, diags = parse_skill(Path(path), source)
+    if skill is not None:  # held packed, like a skill built from a row (see `Skill`)
+        skill.defer_frontmatter(skill.packed_frontmatter())
+    return skill, diags
 
 
 _BUILD_LOCK = threading.Lock()

@@ -1,0 +1,224 @@
+"""What the host's cyclic garbage collector costs a registry of 10,000 skills, against older code.
+
+    git archive <commit> src | tar -x -C /tmp/skillyard-old
+    .venv/bin/python benchmarks/bench_collector.py --keep /tmp/corpus10k --old /tmp/skillyard-old/src
+
+skillyard never pauses or tunes the collector, so the objects it keeps are what a
+host pays for: every container the collector tracks is walked again by each full
+collection. This loads this tree's `skillyard` and, with `--old`, another copy of
+the package in the same process (each one's modules swapped into `sys.modules`
+while it runs), and alternates the two, round after round, with the collector
+running. Figures are CPU time (`time.process_time`) against the floor measured in
+the same round (open + read of every SKILL.md), so the load of a shared machine
+hits both sides alike. A cold registry of the same corpus stays alive throughout,
+as it would in a host that holds one, so a full collection has a heap to walk.
+
+Per round and code, it prints: a second start from the start-up cache then every
+`Skill` built; the same with the collector paused by the caller; the first verbose
+`skills list` of a fresh toolkit on that registry; the containers the build left
+tracked; and the collections it triggered (young, middle, full).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_discovery import bare_read, make_corpus  # noqa: E402
+
+HERE = Path(__file__).parents[1] / "src"
+#: every module a measured call may import lazily (a swap only covers what is loaded)
+MODULES = (
+    "skillyard.registry",
+    "skillyard.discovery",
+    "skillyard.parsing",
+    "skillyard.tools",
+    "skillyard.reports",
+)
+
+
+def load_package(src: Path) -> dict[str, ModuleType]:
+    """`skillyard` imported from `src`, its modules taken out of `sys.modules` and returned."""
+    for name in [n for n in sys.modules if n == "skillyard" or n.startswith("skillyard.")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(src))
+    try:
+        for name in MODULES:
+            importlib.import_module(name)
+    finally:
+        sys.path.remove(str(src))
+    mods = {n: m for n, m in sys.modules.items() if n == "skillyard" or n.startswith("skillyard.")}
+    for name in mods:
+        del sys.modules[name]
+    return mods
+
+
+def use(mods: dict[str, ModuleType]) -> None:
+    for name in [n for n in sys.modules if n == "skillyard" or n.startswith("skillyard.")]:
+        del sys.modules[name]
+    sys.modules.update(mods)
+
+
+def cpu(fn: Any) -> float:
+    t = time.process_time()
+    fn()
+    return time.process_time() - t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--skills", type=int, default=10_000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--keep", type=Path, help="reuse/keep the corpus in this directory")
+    ap.add_argument("--old", type=Path, help="the src/ directory of the code to compare with")
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="skillyard-bench-gc-"))
+    root = args.keep or tmp / "skills"
+    if not (root.is_dir() and any(root.iterdir())):
+        root.mkdir(parents=True, exist_ok=True)
+        make_corpus(root, args.skills)
+    paths = sorted(str(p) for p in root.glob("*/SKILL.md"))
+    n = len(paths)
+    bare_read(paths)  # warm the page cache
+
+    codes = {"new": load_package(HERE)}
+    if args.old:
+        codes["old"] = load_package(args.old)
+
+    use(codes["old" if args.old else "new"])  # the same heap for both sides: built by the baseline
+    registry_mod = sys.modules["skillyard.registry"]
+    held = registry_mod.Registry.from_roots([root])  # a registry the host already holds
+    assert len(held.skills) == n
+
+    def setup(label: str) -> dict[str, Any]:
+        use(codes[label])
+        from skillyard.discovery import Root
+        from skillyard.registry import Registry
+        from skillyard.tools import Toolkit
+
+        cache_file = tmp / f"cache-{label}.marshal"
+        Registry([Root(root, "custom")], cache=cache_file)  # writes the cache
+        return {"Registry": Registry, "Root": Root, "Toolkit": Toolkit, "cache": cache_file}
+
+    env = {label: setup(label) for label in codes}
+
+    phases: list[str] = []
+    gens: list[int] = []
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gens.append(info["generation"])
+
+    rows: dict[str, dict[str, list[float]]] = {label: {} for label in codes}
+
+    def add(label: str, key: str, value: float) -> None:
+        rows[label].setdefault(key, []).append(value)
+
+    for r in range(args.rounds):
+        order = list(codes) if r % 2 == 0 else list(reversed(codes))
+        for label in order:
+            use(codes[label])
+            e = env[label]
+            floor = cpu(lambda: bare_read(paths))
+
+            def second_start_all(e: dict[str, Any] = e) -> Any:
+                reg = e["Registry"]([e["Root"](root, "custom")], cache=e["cache"])
+                assert len(reg.skills) == n
+                return reg
+
+            gc.collect()
+            before = len(gc.get_objects())
+            gens.clear()
+            gc.callbacks.append(on_gc)
+            t = time.process_time()
+            reg = second_start_all()
+            built = time.process_time() - t
+            gc.callbacks.remove(on_gc)
+            gc.collect()
+            add(label, "tracked", len(gc.get_objects()) - before)
+            add(label, "young", gens.count(0))
+            add(label, "middle", gens.count(1))
+            add(label, "full", gens.count(2))
+            add(label, "built", built / floor)
+
+            kit = e["Toolkit"](reg, tools=["skills"])
+            add(label, "list", cpu(lambda kit=kit: kit.call("skills", {"action": "list"})) / floor)
+            kit = e["Toolkit"](reg, tools=["skills"])
+            add(
+                label,
+                "verbose",
+                cpu(lambda kit=kit: kit.call("skills", {"action": "list", "verbose": True})) / floor,
+            )
+            del reg, kit
+
+            def cold_all(e: dict[str, Any] = e) -> Any:
+                reg = e["Registry"]([e["Root"](root, "custom")])
+                assert len(reg.skills) == n
+                return reg
+
+            gc.collect()
+            before = len(gc.get_objects())
+            t = time.process_time()
+            reg = cold_all()
+            add(label, "cold", (time.process_time() - t) / floor)
+            gc.collect()
+            add(label, "cold_tracked", len(gc.get_objects()) - before)
+            kit = e["Toolkit"](reg, tools=["skills"])
+            add(label, "cold_list", cpu(lambda kit=kit: kit.call("skills", {"action": "list"})) / floor)
+            kit = e["Toolkit"](reg, tools=["skills"])
+            add(
+                label,
+                "cold_verbose",
+                cpu(lambda kit=kit: kit.call("skills", {"action": "list", "verbose": True})) / floor,
+            )
+            del reg, kit
+
+            gc.collect()
+            gc.disable()
+            try:
+                add(label, "paused", cpu(second_start_all) / floor)
+            finally:
+                gc.enable()
+            add(label, "floor_ms", floor * 1000)
+            phases.append(label)
+
+    def fmt(values: list[float], unit: str = "x") -> str:
+        if unit == "n":
+            return f"{statistics.median(values):8.0f} ({min(values):.0f}-{max(values):.0f})"
+        return f"{statistics.median(values):6.2f}{unit} ({min(values):.2f}-{max(values):.2f}{unit})"
+
+    print(f"{n} skills, {args.rounds} rounds, python {sys.version.split()[0]}, CPU time, median (range)")
+    labels = {
+        "floor_ms": ("floor: open+read every SKILL.md, ms", "ms"),
+        "built": ("second start, then every Skill built", "x"),
+        "paused": ("  the same, collector paused by the caller", "x"),
+        "list": ("skills list, first call of a fresh toolkit", "x"),
+        "verbose": ("skills list verbose, fresh toolkit", "x"),
+        "cold": ("cold scan (no cache), every Skill built", "x"),
+        "cold_list": ("  then skills list, fresh toolkit", "x"),
+        "cold_verbose": ("  then skills list verbose, fresh toolkit", "x"),
+        "cold_tracked": ("  containers left tracked by the cold scan", "n"),
+        "tracked": ("containers left tracked by the build", "n"),
+        "young": ("  young collections during the build", "n"),
+        "middle": ("  middle collections", "n"),
+        "full": ("  full collections", "n"),
+    }
+    print(f"{'measure (x floor)':44} " + "  ".join(f"{label:>22}" for label in codes))
+    for key, (title, unit) in labels.items():
+        print(f"{title:44} " + "  ".join(f"{fmt(rows[label][key], unit):>22}" for label in codes))
+    del held
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
