@@ -11,7 +11,8 @@ while it runs), and alternates the two, round after round, with the collector
 running. Figures are CPU time (`time.process_time`) against the floor measured in
 the same round (open + read of every SKILL.md), so the load of a shared machine
 hits both sides alike. A cold registry of the same corpus stays alive throughout,
-as it would in a host that holds one, so a full collection has a heap to walk.
+as it would in a host that holds one, so a full collection has a heap to walk
+(`--bare` leaves it out).
 
 Per round and code, it prints: a second start from the start-up cache then every
 `Skill` built; the same with the collector paused by the caller; the first verbose
@@ -46,26 +47,30 @@ MODULES = (
 )
 
 
-def load_package(src: Path) -> dict[str, ModuleType]:
-    """`skillyard` imported from `src`, its modules taken out of `sys.modules` and returned."""
-    for name in [n for n in sys.modules if n == "skillyard" or n.startswith("skillyard.")]:
-        del sys.modules[name]
-    sys.path.insert(0, str(src))
-    try:
-        for name in MODULES:
-            importlib.import_module(name)
-    finally:
-        sys.path.remove(str(src))
-    mods = {n: m for n, m in sys.modules.items() if n == "skillyard" or n.startswith("skillyard.")}
-    for name in mods:
-        del sys.modules[name]
-    return mods
+def _ours() -> list[str]:
+    return [n for n in sys.modules if n == "skillyard" or n.startswith("skillyard.")]
 
 
-def use(mods: dict[str, ModuleType]) -> None:
-    for name in [n for n in sys.modules if n == "skillyard" or n.startswith("skillyard.")]:
-        del sys.modules[name]
-    sys.modules.update(mods)
+class Code:
+    """One copy of the package: its src directory and the modules imported from it so far."""
+
+    def __init__(self, src: Path) -> None:
+        self.src = str(src)
+        self.modules: dict[str, ModuleType] = {}
+        with self:
+            for name in MODULES:
+                importlib.import_module(name)
+
+    def __enter__(self) -> Code:
+        for name in _ours():
+            del sys.modules[name]
+        sys.path.insert(0, self.src)  # a module first imported while measuring comes from here too
+        sys.modules.update(self.modules)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        sys.path.remove(self.src)
+        self.modules.update({n: sys.modules.pop(n) for n in _ours()})
 
 
 def cpu(fn: Any) -> float:
@@ -80,6 +85,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--keep", type=Path, help="reuse/keep the corpus in this directory")
     ap.add_argument("--old", type=Path, help="the src/ directory of the code to compare with")
+    ap.add_argument("--bare", action="store_true", help="hold no other registry (a small heap)")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="skillyard-bench-gc-"))
@@ -91,28 +97,30 @@ def main() -> int:
     n = len(paths)
     bare_read(paths)  # warm the page cache
 
-    codes = {"new": load_package(HERE)}
+    codes = {"new": Code(HERE)}
     if args.old:
-        codes["old"] = load_package(args.old)
+        codes["old"] = Code(args.old)
 
-    use(codes["old" if args.old else "new"])  # the same heap for both sides: built by the baseline
-    registry_mod = sys.modules["skillyard.registry"]
-    held = registry_mod.Registry.from_roots([root])  # a registry the host already holds
-    assert len(held.skills) == n
+    with codes["old" if args.old else "new"]:  # the same heap for both sides: built by the baseline
+        registry_mod = sys.modules["skillyard.registry"]
+        held = None if args.bare else registry_mod.Registry.from_roots([root])  # what the host holds
+    assert held is None or len(held.skills) == n
 
     def setup(label: str) -> dict[str, Any]:
-        use(codes[label])
         from skillyard.discovery import Root
         from skillyard.registry import Registry
         from skillyard.tools import Toolkit
 
         cache_file = tmp / f"cache-{label}.marshal"
         Registry([Root(root, "custom")], cache=cache_file)  # writes the cache
-        return {"Registry": Registry, "Root": Root, "Toolkit": Toolkit, "cache": cache_file}
+        model = sys.modules["skillyard.model"].__file__
+        return {"Registry": Registry, "Root": Root, "Toolkit": Toolkit, "cache": cache_file, "model": model}
 
-    env = {label: setup(label) for label in codes}
+    env = {}
+    for label, code in codes.items():
+        with code:
+            env[label] = setup(label)
 
-    phases: list[str] = []
     gens: list[int] = []
 
     def on_gc(phase: str, info: dict[str, int]) -> None:
@@ -124,73 +132,79 @@ def main() -> int:
     def add(label: str, key: str, value: float) -> None:
         rows[label].setdefault(key, []).append(value)
 
+    def measure(label: str, e: dict[str, Any]) -> None:
+        assert sys.modules["skillyard.model"].__file__ == e["model"], "the other code is loaded"
+        floor = cpu(lambda: bare_read(paths))
+
+        def second_start_all(e: dict[str, Any] = e) -> Any:
+            reg = e["Registry"]([e["Root"](root, "custom")], cache=e["cache"])
+            assert len(reg.skills) == n
+            return reg
+
+        gc.collect()
+        before = len(gc.get_objects())
+        gens.clear()
+        gc.callbacks.append(on_gc)
+        t = time.process_time()
+        reg = second_start_all()
+        built = time.process_time() - t
+        gc.callbacks.remove(on_gc)
+        gc.collect()
+        add(label, "tracked", len(gc.get_objects()) - before)
+        add(label, "young", gens.count(0))
+        add(label, "middle", gens.count(1))
+        add(label, "full", gens.count(2))
+        add(label, "built", built / floor)
+
+        kit = e["Toolkit"](reg, tools=["skills"])
+        gens.clear()
+        gc.callbacks.append(on_gc)
+        add(label, "list", cpu(lambda kit=kit: kit.call("skills", {"action": "list"})) / floor)
+        gc.callbacks.remove(on_gc)
+        add(label, "list_full", gens.count(2))
+        kit = e["Toolkit"](reg, tools=["skills"])
+        add(
+            label,
+            "verbose",
+            cpu(lambda kit=kit: kit.call("skills", {"action": "list", "verbose": True})) / floor,
+        )
+        del reg, kit
+
+        def cold_all(e: dict[str, Any] = e) -> Any:
+            reg = e["Registry"]([e["Root"](root, "custom")])
+            assert len(reg.skills) == n
+            return reg
+
+        gc.collect()
+        before = len(gc.get_objects())
+        t = time.process_time()
+        reg = cold_all()
+        add(label, "cold", (time.process_time() - t) / floor)
+        gc.collect()
+        add(label, "cold_tracked", len(gc.get_objects()) - before)
+        kit = e["Toolkit"](reg, tools=["skills"])
+        add(label, "cold_list", cpu(lambda kit=kit: kit.call("skills", {"action": "list"})) / floor)
+        kit = e["Toolkit"](reg, tools=["skills"])
+        add(
+            label,
+            "cold_verbose",
+            cpu(lambda kit=kit: kit.call("skills", {"action": "list", "verbose": True})) / floor,
+        )
+        del reg, kit
+
+        gc.collect()
+        gc.disable()
+        try:
+            add(label, "paused", cpu(second_start_all) / floor)
+        finally:
+            gc.enable()
+        add(label, "floor_ms", floor * 1000)
+
     for r in range(args.rounds):
         order = list(codes) if r % 2 == 0 else list(reversed(codes))
         for label in order:
-            use(codes[label])
-            e = env[label]
-            floor = cpu(lambda: bare_read(paths))
-
-            def second_start_all(e: dict[str, Any] = e) -> Any:
-                reg = e["Registry"]([e["Root"](root, "custom")], cache=e["cache"])
-                assert len(reg.skills) == n
-                return reg
-
-            gc.collect()
-            before = len(gc.get_objects())
-            gens.clear()
-            gc.callbacks.append(on_gc)
-            t = time.process_time()
-            reg = second_start_all()
-            built = time.process_time() - t
-            gc.callbacks.remove(on_gc)
-            gc.collect()
-            add(label, "tracked", len(gc.get_objects()) - before)
-            add(label, "young", gens.count(0))
-            add(label, "middle", gens.count(1))
-            add(label, "full", gens.count(2))
-            add(label, "built", built / floor)
-
-            kit = e["Toolkit"](reg, tools=["skills"])
-            add(label, "list", cpu(lambda kit=kit: kit.call("skills", {"action": "list"})) / floor)
-            kit = e["Toolkit"](reg, tools=["skills"])
-            add(
-                label,
-                "verbose",
-                cpu(lambda kit=kit: kit.call("skills", {"action": "list", "verbose": True})) / floor,
-            )
-            del reg, kit
-
-            def cold_all(e: dict[str, Any] = e) -> Any:
-                reg = e["Registry"]([e["Root"](root, "custom")])
-                assert len(reg.skills) == n
-                return reg
-
-            gc.collect()
-            before = len(gc.get_objects())
-            t = time.process_time()
-            reg = cold_all()
-            add(label, "cold", (time.process_time() - t) / floor)
-            gc.collect()
-            add(label, "cold_tracked", len(gc.get_objects()) - before)
-            kit = e["Toolkit"](reg, tools=["skills"])
-            add(label, "cold_list", cpu(lambda kit=kit: kit.call("skills", {"action": "list"})) / floor)
-            kit = e["Toolkit"](reg, tools=["skills"])
-            add(
-                label,
-                "cold_verbose",
-                cpu(lambda kit=kit: kit.call("skills", {"action": "list", "verbose": True})) / floor,
-            )
-            del reg, kit
-
-            gc.collect()
-            gc.disable()
-            try:
-                add(label, "paused", cpu(second_start_all) / floor)
-            finally:
-                gc.enable()
-            add(label, "floor_ms", floor * 1000)
-            phases.append(label)
+            with codes[label]:
+                measure(label, env[label])
 
     def fmt(values: list[float], unit: str = "x") -> str:
         if unit == "n":
@@ -198,11 +212,14 @@ def main() -> int:
         return f"{statistics.median(values):6.2f}{unit} ({min(values):.2f}-{max(values):.2f}{unit})"
 
     print(f"{n} skills, {args.rounds} rounds, python {sys.version.split()[0]}, CPU time, median (range)")
+    for label in codes:
+        print(f"{label}: {env[label]['model']}")
     labels = {
         "floor_ms": ("floor: open+read every SKILL.md, ms", "ms"),
         "built": ("second start, then every Skill built", "x"),
         "paused": ("  the same, collector paused by the caller", "x"),
         "list": ("skills list, first call of a fresh toolkit", "x"),
+        "list_full": ("  full collections during that list", "n"),
         "verbose": ("skills list verbose, fresh toolkit", "x"),
         "cold": ("cold scan (no cache), every Skill built", "x"),
         "cold_list": ("  then skills list, fresh toolkit", "x"),
