@@ -86,6 +86,12 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, help="reuse/keep the corpus in this directory")
     ap.add_argument("--old", type=Path, help="the src/ directory of the code to compare with")
     ap.add_argument("--bare", action="store_true", help="hold no other registry (a small heap)")
+    ap.add_argument(
+        "--search",
+        action="store_true",
+        help="also time the first search after the cold scan (the index it leaves alive shifts "
+        "the next round's container counts)",
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="skillyard-bench-gc-"))
@@ -190,6 +196,8 @@ def main() -> int:
             "cold_verbose",
             cpu(lambda kit=kit: kit.call("skills", {"action": "list", "verbose": True})) / floor,
         )
+        if args.search:  # reads every skill's metadata (its tags): decodes a packed frontmatter
+            add(label, "cold_search", cpu(lambda reg=reg: reg.search("warm up", limit=5)) / floor)
         del reg, kit
 
         gc.collect()
@@ -224,6 +232,7 @@ def main() -> int:
         "cold": ("cold scan (no cache), every Skill built", "x"),
         "cold_list": ("  then skills list, fresh toolkit", "x"),
         "cold_verbose": ("  then skills list verbose, fresh toolkit", "x"),
+        "cold_search": ("  then the search index (every metadata read)", "x"),
         "cold_tracked": ("  containers left tracked by the cold scan", "n"),
         "tracked": ("containers left tracked by the build", "n"),
         "young": ("  young collections during the build", "n"),
@@ -232,6 +241,8 @@ def main() -> int:
     }
     print(f"{'measure (x floor)':44} " + "  ".join(f"{label:>22}" for label in codes))
     for key, (title, unit) in labels.items():
+        if key not in rows[next(iter(codes))]:
+            continue
         print(f"{title:44} " + "  ".join(f"{fmt(rows[label][key], unit):>22}" for label in codes))
     del held
     return 0
