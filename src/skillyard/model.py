@@ -291,9 +291,9 @@ class Skill:
         which depend on reference counts), and a `metadata` equal to `frontmatter["metadata"]` is
         written once and read back as that same object."""
         packed = self._packed
-        if packed is not None:
+        if packed is not None and not any(_has_slot(self, n) for n in _PACKED_FIELDS):
             return packed
-        fm, meta = self.frontmatter, self.metadata
+        fm, meta = self.frontmatter, self.metadata  # a field assigned since wins over the blob
         same = fm.get("metadata") if fm.__class__ is dict else None
         return marshal.dumps((fm, None if meta is same or (meta and meta == same) else meta), 2)
 
