@@ -232,10 +232,10 @@ class Skill:
 
     The instructions stay in the file; `skillyard.parsing.load_body` reads them.
 
-    `frontmatter` and `metadata` may be held as one packed blob until first read (a skill
-    rebuilt from the start-up cache): the author's nested dicts and lists are most of the
-    objects a skill holds, and every one kept is one more for the host's cyclic garbage
-    collector to walk. Reading either field returns the same values either way.
+    `frontmatter` and `metadata` may be held as one packed blob until first read (every skill
+    a registry's scan parses or rebuilds from the start-up cache): the author's nested dicts and
+    lists are most of the objects a skill holds, and every one kept is one more for the host's
+    cyclic garbage collector to walk. Reading either field returns the same values either way.
     """
 
     name: str
@@ -295,7 +295,8 @@ class Skill:
             return packed
         fm, meta = self.frontmatter, self.metadata  # a field assigned since wins over the blob
         same = fm.get("metadata") if fm.__class__ is dict else None
-        return marshal.dumps((fm, None if meta is same or (meta and meta == same) else meta), 2)
+        shared = meta.__class__ is dict and (meta is same or (meta and meta == same))
+        return marshal.dumps((fm, None if shared else meta), 2)
 
     def __getattr__(self, name: str) -> Any:
         # reached only when normal lookup fails: a packed field is an unset slot until first read
