@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import shutil
 import statistics
 import sys
 import tempfile
@@ -95,6 +96,13 @@ def main() -> int:
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="skillyard-bench-gc-"))
+    try:
+        return run(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, tmp: Path) -> int:
     root = args.keep or tmp / "skills"
     if not (root.is_dir() and any(root.iterdir())):
         root.mkdir(parents=True, exist_ok=True)
