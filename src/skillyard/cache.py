@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from skillyard.discovery import AnyStat, Scan
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
-FORMAT = 8
+FORMAT = 9
 _SKILL_FIELDS = [f.name for f in fields(Skill) if not f.name.startswith("_")]
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]
@@ -388,16 +388,16 @@ def skill_from_blob(blob: bytes | memoryview, shared: dict[Any, Any] | None = No
 
 
 def skill_to_row(s: Skill) -> Row:
-    """Every field in declaration order, as marshal-able data (one C call reads them all)."""
+    """Every field in declaration order, as marshal-able data (one C call reads them all); the
+    author's `frontmatter` and `metadata` as one packed blob in the frontmatter slot."""
     v = list(_ALL_FIELDS(s))
+    v[_FM_I] = s.packed_frontmatter()  # read packed: a skill built from a row is not unpacked
+    v[_META_I] = None
     v[_PATH_I] = str(v[_PATH_I])
     r = v[_REQ_I]
     v[_REQ_I] = (r.bins, r.any_bins, r.env, r.config, r.os)
     if v[_INSTALL_I]:
         v[_INSTALL_I] = tuple(map(_INSTALL_VALUES, v[_INSTALL_I]))
-    meta = v[_META_I]
-    if meta and meta == s.frontmatter.get("metadata"):
-        v[_META_I] = _SAME_AS_FRONTMATTER
     if v[_TOOLS_I]:
         v[_TOOLS_I] = tuple(
             (t.name, t.description, t.command, t.kind, tuple(map(_ARG_VALUES, t.args)), t.timeout)
@@ -406,10 +406,10 @@ def skill_to_row(s: Skill) -> Row:
     return tuple(v)
 
 
-_ALL_FIELDS = attrgetter(*_SKILL_FIELDS)
+#: every field; the frontmatter pair's slots read `name` instead (reading them would unpack them)
+_ALL_FIELDS = attrgetter(*("name" if n in ("frontmatter", "metadata") else n for n in _SKILL_FIELDS))
 _INSTALL_VALUES = attrgetter(*_INSTALL_FIELDS)
 _ARG_VALUES = attrgetter(*_ARG_FIELDS)
-_SAME_AS_FRONTMATTER = "\0frontmatter.metadata"
 _PATH_I = _SKILL_FIELDS.index("path")
 _META_I = _SKILL_FIELDS.index("metadata")
 _FM_I = _SKILL_FIELDS.index("frontmatter")
@@ -470,8 +470,8 @@ _NONE = type(None)
 #: wrong type would only surface later, far from here (in eligibility, a tool plan, a listing).
 _FIELD_TYPES: dict[str, frozenset[type]] = {
     **dict.fromkeys(("name", "description", "path", "source", "format"), frozenset({str})),
-    "frontmatter": frozenset({dict}),
-    "metadata": frozenset({dict, str}),  # str: only the "same as frontmatter" marker, checked below
+    "frontmatter": frozenset({bytes}),  # `Skill.packed_frontmatter`, decoded on first read
+    "metadata": frozenset({_NONE}),  # in the frontmatter slot's blob
     **dict.fromkeys(
         (
             "emoji",
@@ -503,17 +503,13 @@ def _row_ok(row: Row) -> bool:
     """Every field of the type it must have, nested ones included (C-level checks first)."""
     if len(row) != len(_ROW_TYPES) or not all(map(_IN, _ROW_TYPES, map(type, row))):
         return False
-    meta, req = row[_META_I], row[_REQ_I]
+    req = row[_REQ_I]
     if len(req) != 5 or not set(map(type, req)) <= _TUPLE_SET:
         return False
     a, b, c, d = (row[i] for i in _STR_TUPLE_I)
     return (
         set(map(type, chain(a, b, c, d, *req))) <= _STR_SET
         and row[_FORMAT_I] in ("md", "toml")
-        and (
-            meta.__class__ is dict
-            or (meta == _SAME_AS_FRONTMATTER and row[_FM_I].get("metadata").__class__ is dict)
-        )
         and all(map(_install, row[_INSTALL_I]))
         and all(map(_tool, row[_TOOLS_I]))
     )
@@ -535,8 +531,7 @@ def skill_from_row(row: Row, shared: dict[Any, Any] | None = None) -> Skill:
     get, keep = memo.get, memo.setdefault
     v = list(row)
     v[_PATH_I] = Path(v[_PATH_I])
-    if v[_META_I] == _SAME_AS_FRONTMATTER:
-        v[_META_I] = v[_FM_I].get("metadata")
+    packed = v[_FM_I]
     for i in _STR_TUPLE_I:
         if v[i]:
             v[i] = keep(v[i], v[i])
@@ -549,7 +544,9 @@ def skill_from_row(row: Row, shared: dict[Any, Any] | None = None) -> Skill:
         v[_TOOLS_I] = tuple(
             ToolSpec(n, d, c, k, tuple(ToolArg(*a) for a in args), t) for n, d, c, k, args, t in v[_TOOLS_I]
         )
-    return Skill(*v)
+    skill = Skill(*v)
+    skill.defer_frontmatter(packed)  # the author's dicts and lists are built when first read
+    return skill
 
 
 def diag_to_row(d: Diagnostic) -> Row:
@@ -568,7 +565,10 @@ def parse_file(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
     loads the parser (and its YAML stack)."""
     from skillyard.parsing import parse_skill
 
-    return parse_skill(Path(path), source)
+    skill, diags = parse_skill(Path(path), source)
+    if skill is not None:  # held packed, like a skill built from a row (see `Skill`)
+        skill.defer_frontmatter(skill.packed_frontmatter())
+    return skill, diags
 
 
 _BUILD_LOCK = threading.Lock()

@@ -6,9 +6,11 @@ surfaces (tools, CLI, MCP) only read it, so no surface ever re-parses a file.
 
 from __future__ import annotations
 
+import marshal
 import os
 import re
 import shlex
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -219,12 +221,21 @@ class ToolSpec:
 
 SkillFormat = Literal["md", "toml"]
 
+#: The two fields that may be held packed (see `Skill.defer_frontmatter`).
+_PACKED_FIELDS = ("frontmatter", "metadata")
+_UNPACK_LOCK = threading.Lock()
+
 
 @dataclass(slots=True, eq=False)
 class Skill:
     """A skill as discovery found it: its metadata, and where its file is.
 
     The instructions stay in the file; `skillyard.parsing.load_body` reads them.
+
+    `frontmatter` and `metadata` may be held as one packed blob until first read (every skill
+    a registry's scan parses or rebuilds from the start-up cache): the author's nested dicts and
+    lists are most of the objects a skill holds, and every one kept is one more for the host's
+    cyclic garbage collector to walk. Reading either field returns the same values either way.
     """
 
     name: str
@@ -259,6 +270,60 @@ class Skill:
     body_offset: int = 0
     mtime_ns: int = 0
     size: int = 0
+    #: `frontmatter` and `metadata` as `packed_frontmatter` wrote them, while both fields are unset
+    _packed: bytes | None = field(default=None, init=False, repr=False)
+
+    def defer_frontmatter(self, packed: bytes) -> None:
+        """Hold `frontmatter` and `metadata` as `packed` (from `packed_frontmatter`) until one is read.
+
+        A blob that does not decode to two mappings reads as two empty ones (it is data from a
+        cache file; the skill's other fields are checked where the row is decoded).
+        """
+        with _UNPACK_LOCK:
+            for name in _PACKED_FIELDS:
+                if _has_slot(self, name):
+                    delattr(self, name)
+            self._packed = packed
+
+    def packed_frontmatter(self) -> bytes:
+        """`frontmatter` and `metadata` as one marshal blob; a skill still holding its blob returns
+        it unread. Equal values pack to equal bytes (marshal version 2 writes no back-references,
+        which depend on reference counts), and a `metadata` equal to `frontmatter["metadata"]` is
+        written once and read back as that same object."""
+        packed = self._packed
+        if packed is not None and not any(_has_slot(self, n) for n in _PACKED_FIELDS):
+            return packed
+        fm, meta = self.frontmatter, self.metadata  # a field assigned since wins over the blob
+        same = fm.get("metadata") if fm.__class__ is dict else None
+        shared = meta.__class__ is dict and (meta is same or (meta and meta == same))
+        return marshal.dumps((fm, None if shared else meta), 2)
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only when normal lookup fails: a packed field is an unset slot until first read
+        if name in _PACKED_FIELDS and self._unpack():
+            return object.__getattribute__(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _unpack(self) -> bool:
+        """Decode the packed pair into whichever of the two fields is still unset (one may have
+        been assigned since); False when there is nothing to decode."""
+        with _UNPACK_LOCK:  # two threads must not hand out two different dicts for one field
+            packed = self._packed
+            if packed is None:
+                return all(_has_slot(self, n) for n in _PACKED_FIELDS)  # another thread decoded it
+            try:
+                fm, meta = marshal.loads(packed)
+            except (ValueError, EOFError, TypeError):
+                fm = meta = None
+            if meta is None and fm.__class__ is dict:
+                meta = fm.get("metadata")
+            if fm.__class__ is not dict or meta.__class__ is not dict:
+                fm, meta = {}, {}
+            for name, value in zip(_PACKED_FIELDS, (fm, meta), strict=True):
+                if not _has_slot(self, name):
+                    object.__setattr__(self, name, value)
+            self._packed = None
+            return True
 
     @property
     def root(self) -> Path:
@@ -339,6 +404,15 @@ class Skill:
     def read_doc(self, doc: str) -> str:
         """Read one doc by its listed path (its first MAX_DOC_BYTES); anything not listed is refused."""
         return self.read_doc_bounded(doc)[0]
+
+
+def _has_slot(obj: object, name: str) -> bool:
+    """Whether a slot is set, without going through `__getattr__`."""
+    try:
+        object.__getattribute__(obj, name)
+    except AttributeError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
