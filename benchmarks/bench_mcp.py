@@ -9,7 +9,7 @@
    baseline: the same request in-process;
 3. `skills/list` over N skills, paginated: the first page on a fresh server
    (target <= 50 ms); baseline: an in-process `tools/list` round trip;
-4. checking one stdio line before the SDK sees it (skillyard.mcp.framing), a
+4. checking one stdio line before the SDK sees it (skillyard.mcp._framing), a
    typical `tools/call` and a 1 MB one (target: no slower than the baseline);
    baseline: the SDK's own validation of the same line.
 """
@@ -161,7 +161,7 @@ async def bench_catalog(root: Path, n: int) -> None:
 def bench_framing() -> None:
     from mcp_types import jsonrpc_message_adapter
 
-    from skillyard.mcp.framing import classify
+    from skillyard.mcp._framing import classify
 
     call = {"jsonrpc": "2.0", "id": 12, "method": "tools/call"}
     lines = {

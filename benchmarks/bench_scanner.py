@@ -177,7 +177,7 @@ _BARE_READ = (
 _PHASES = (
     "import sys, time\n"
     "t0 = time.perf_counter()\n"
-    "import skillyard.cli, skillyard.cli_install\n"
+    "import skillyard.cli, skillyard._cli_install\n"
     "from skillyard.install.scanner import load_rules, scan_path\n"
     "t1 = time.perf_counter()\n"
     "rules = load_rules()\n"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from skillyard._cli_io import dumps_json
 from skillyard.cli import FILTERS, cli, compact_list_json
-from skillyard.cli_io import dumps_json
 
 FFMPEG_META = (
     'metadata: {"openclaw": {"emoji": "🎞️", "requires": {"bins": ["ffmpeg-not-here"]}, '

@@ -17,12 +17,12 @@ SURFACES = {
     "tools",
     "mcp",
     "cli",
-    "cli_io",
-    "cli_install",
-    "cli_tools",
-    "cli_serve",
-    "cli_chat",
-    "cli_remote",
+    "_cli_io",
+    "_cli_install",
+    "_cli_tools",
+    "_cli_serve",
+    "_cli_chat",
+    "_cli_remote",
 }
 SURFACES |= {"chat", "adapters", "remote", "__main__"}
 #: The map of skills a host asks: discovery, registry and what they serve.

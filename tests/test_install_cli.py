@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from skillyard.cli_install import audit, install, trust, uninstall, update
+from skillyard._cli_install import audit, install, trust, uninstall, update
 
 CORPUS = Path(__file__).parent / "fixtures" / "scanner"
 

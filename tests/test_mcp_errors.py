@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillyard.mcp.framing import (
+from skillyard.mcp._framing import (
     ID_PREFIX_BYTES,
     MAX_LINE_BYTES,
     LineSplitter,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from skillyard.cli_io import SafePath, dumps_json, tolerant_streams
+from skillyard._cli_io import SafePath, dumps_json, tolerant_streams
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -128,50 +128,50 @@ def fail_usage(message: str) -> NoReturn:
 #: The module is imported only when its command is chosen (tests check the help lines match).
 LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "prompt": (
-        "skillyard.cli_tools",
+        "skillyard._cli_tools",
         "prompt",
         "Print the skills catalog (or the whole system message of a session).",
     ),
-    "tools": ("skillyard.cli_tools", "tools", "Print the tool definitions in a provider's format (JSON)."),
+    "tools": ("skillyard._cli_tools", "tools", "Print the tool definitions in a provider's format (JSON)."),
     "call": (
-        "skillyard.cli_tools",
+        "skillyard._cli_tools",
         "call",
         "Call TOOL with JSON ARGUMENTS and print exactly what the model would get ('-' reads stdin).",
     ),
-    "search": ("skillyard.cli_tools", "search", "Find skills by keyword."),
+    "search": ("skillyard._cli_tools", "search", "Find skills by keyword."),
     "install": (
-        "skillyard.cli_install",
+        "skillyard._cli_install",
         "install",
         "Install a skill from a path, git repository, archive URL or hub:NAME.",
     ),
-    "uninstall": ("skillyard.cli_install", "uninstall", "Remove a skill installed by skillyard."),
+    "uninstall": ("skillyard._cli_install", "uninstall", "Remove a skill installed by skillyard."),
     "update": (
-        "skillyard.cli_install",
+        "skillyard._cli_install",
         "update",
         "Re-install a skill from the source recorded in skills.lock.",
     ),
     "audit": (
-        "skillyard.cli_install",
+        "skillyard._cli_install",
         "audit",
         "Scan skills for dangerous patterns; exit 1 when any is blocked.",
     ),
     "trust": (
-        "skillyard.cli_install",
+        "skillyard._cli_install",
         "trust",
         "Manage trusted install sources ([trust] sources in the config file).",
     ),
     "serve": (
-        "skillyard.cli_serve",
+        "skillyard._cli_serve",
         "serve",
         "Serve skills over MCP: the agent tools, the Skills extension, resources and prompts.",
     ),
     "chat": (
-        "skillyard.cli_chat",
+        "skillyard._cli_chat",
         "chat",
         "Talk to a model that uses the skills (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, llama.cpp).",
     ),
     "remote": (
-        "skillyard.cli_remote",
+        "skillyard._cli_remote",
         "remote",
         "Skills from other MCP servers ([[skills.remote]] in the config file).",
     ),

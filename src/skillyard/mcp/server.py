@@ -247,7 +247,7 @@ class SkillyardServer(MCPServer):
 
     async def run_stdio_async(self) -> None:
         """The SDK's serving loop over skillyard's stdio framing: a malformed line gets its error reply."""
-        from skillyard.mcp.stdio import stdio_transport
+        from skillyard.mcp._stdio import stdio_transport
 
         low = self._lowlevel_server
         async with stdio_transport() as (read_stream, write_stream):
@@ -267,7 +267,7 @@ class SkillyardServer(MCPServer):
     ) -> Any:
         """The streamable-HTTP ASGI app skillyard serves: Host/Origin checks always, the bearer-token gate
         when a verifier is given, and no server-side session with `stateless` (for replicas).
-        `handshake_json=False` answers 2025-era calls with SSE streams (see `skillyard.mcp.http_app`)."""
+        `handshake_json=False` answers 2025-era calls with SSE streams (see `skillyard.mcp._http_app`)."""
         from skillyard.mcp.auth import AuthGate
 
         self.stateless = stateless
@@ -290,11 +290,11 @@ class SkillyardServer(MCPServer):
         handshake_json: bool = True,
         **manager_options: Any,
     ) -> Any:
-        """The streamable-HTTP app: one session manager per protocol era (see `skillyard.mcp.http_app`,
+        """The streamable-HTTP app: one session manager per protocol era (see `skillyard.mcp._http_app`,
         why 2025-era calls are answered with JSON unless `handshake_json=False`), and a malformed POST
         body answered 400 with its JSON-RPC error, never 202."""
-        from skillyard.mcp.http_app import era_app
-        from skillyard.mcp.http_guard import MalformedBodyGuard
+        from skillyard.mcp._http_app import era_app
+        from skillyard.mcp._http_guard import MalformedBodyGuard
 
         security = transport_security if transport_security is not None else host_security(host)
         app, manager = era_app(

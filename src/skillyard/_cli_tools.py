@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from skillyard import reports
-from skillyard.cli_io import SafePath, dumps_json
+from skillyard._cli_io import SafePath, dumps_json
 from skillyard.prompt import FORMATS, relevant_names, render_catalog
 from skillyard.session import Session, SessionError
 from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit

@@ -1,7 +1,7 @@
 """The stdio transport `skillyard serve` runs on: the SDK's stream pair, fed through skillyard's framing.
 
 Lines are read in chunks off the wire, split and classified by
-`skillyard.mcp.framing`; a valid message goes to the SDK's serving loop, a
+`skillyard.mcp._framing`; a valid message goes to the SDK's serving loop, a
 malformed one is answered here. Error replies and the SDK's own messages go
 through one writer task, so two messages never interleave on stdout.
 
@@ -25,7 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from mcp_types import INTERNAL_ERROR, JSONRPCError, JSONRPCResponse
 
-from skillyard.mcp.framing import (
+from skillyard.mcp._framing import (
     MAX_LINE_BYTES,
     LineSplitter,
     Oversized,

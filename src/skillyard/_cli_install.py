@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillyard.cli_io import dumps_json
+from skillyard._cli_io import dumps_json
 from skillyard.config import ConfigError
 from skillyard.install.scanner import SEVERITIES, ScanPolicy, render_human, scan_path, to_sarif
 

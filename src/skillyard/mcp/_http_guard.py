@@ -5,7 +5,7 @@ transport a request whose `id` is an object or null is taken for a
 notification (202 Accepted, and the client waits for a reply that never
 comes), and a batch, a scalar or `"params": "str"` get -32602 with id null and
 pydantic's text; the 2026-07-28 entry says -32600 with id null for all of
-them. This ASGI middleware classifies the body with `skillyard.mcp.framing`
+them. This ASGI middleware classifies the body with `skillyard.mcp._framing`
 and answers what it rejects; everything else reaches the SDK untouched (the
 body is replayed, so the SDK's own checks and limits still apply).
 
@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from skillyard.mcp.framing import MAX_LINE_BYTES, Rejection, classify, error_reply
+from skillyard.mcp._framing import MAX_LINE_BYTES, Rejection, classify, error_reply
 
 BAD_REQUEST: Final = 400
 
