@@ -1,4 +1,4 @@
-"""The CLI's JSON shapes (seed 000), exit codes and human output, run as real subprocesses where it matters."""
+"""The CLI's JSON shapes, exit codes and human output, run as real subprocesses where it matters."""
 
 from __future__ import annotations
 

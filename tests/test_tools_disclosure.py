@@ -1,4 +1,4 @@
-"""Progressive disclosure (seed 001): skill_load, skill_select_docs, skill_list_docs, both load modes."""
+"""Progressive disclosure: skill_load, skill_select_docs, skill_list_docs, both load modes."""
 
 from __future__ import annotations
 

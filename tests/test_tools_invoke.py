@@ -1,4 +1,4 @@
-"""`read_skill` (seed 002), `skill` (seed 003) and Claude Code argument substitution."""
+"""`read_skill`, `skill` and Claude Code argument substitution."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The `skills` tool (seed 000): every action, every error shape, and parity with the CLI builders."""
+"""The `skills` tool: every action, every error shape, and parity with the CLI builders."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SKILL.toml tools through the Toolkit (seed 004): naming, export, dispatch, and install/audit actions."""
+"""SKILL.toml tools through the Toolkit: naming, export, dispatch, and install/audit actions."""
 
 from __future__ import annotations
 
