@@ -25,6 +25,7 @@ from skillyard.fsread import open_under, read_under
 from skillyard.mcp.catalog import CatalogError, SkillCatalog
 from skillyard.model import MAX_DOC_BYTES, SKIPPED_DIRS, Skill
 from skillyard.parsing import load_body
+from skillyard.parsing.files import doc_ids, list_docs, read_doc
 from skillyard.registry import Registry
 from skillyard.session import Session
 from skillyard.tools import Toolkit
@@ -147,11 +148,11 @@ def test_a_600_mb_doc_and_skill_file_cost_no_more_memory_than_a_small_one(
 def test_doc_swapped_for_a_link_after_listing_is_refused(world: tuple[Path, Path, Registry]) -> None:
     skill_dir, outside, reg = world
     skill = _skill(reg)
-    listed = skill.doc_ids()
+    listed = doc_ids(skill)
     os.unlink(skill_dir / "USAGE.md")
     os.symlink(outside / "canary.md", skill_dir / "USAGE.md")
     with pytest.raises(OSError) as err:
-        skill.read_doc_bounded("USAGE.md", listed)
+        read_doc(skill, "USAGE.md", listed)
     assert "symbolic link" in str(err.value)
     # the tools list afresh: a link is not a doc, so it is an unknown doc, and nothing leaks
     kit = Toolkit(reg, load_mode="result")
@@ -179,12 +180,12 @@ def test_selected_doc_swapped_for_a_link_never_reaches_the_system_message(
 def test_directory_swapped_for_a_link_after_listing_is_refused(world: tuple[Path, Path, Registry]) -> None:
     skill_dir, outside, reg = world
     skill = _skill(reg)
-    listed = skill.doc_ids()
+    listed = doc_ids(skill)
     assert "references/api.md" in listed
     os.rename(skill_dir / "references", skill_dir.parent / "moved-away")
     os.symlink(outside, skill_dir / "references")
     with pytest.raises(OSError) as err:
-        skill.read_doc_bounded("references/api.md", listed)
+        read_doc(skill, "references/api.md", listed)
     assert "'references' is a symbolic link" in str(err.value)
     catalog = SkillCatalog(reg)
     with pytest.raises(CatalogError):
@@ -202,11 +203,11 @@ def test_doc_replaced_by_another_file_after_listing_is_refused(world: tuple[Path
     afresh and so reads the new file (it is a regular file inside the skill)."""
     skill_dir, _, reg = world
     skill = _skill(reg)
-    listed = skill.doc_ids()
+    listed = doc_ids(skill)
     (skill_dir / "USAGE.new").write_text("replacement\n", encoding="utf-8")
     os.replace(skill_dir / "USAGE.new", skill_dir / "USAGE.md")
     with pytest.raises(OSError) as err:
-        skill.read_doc_bounded("USAGE.md", listed)
+        read_doc(skill, "USAGE.md", listed)
     assert "changed since" in str(err.value)
     res = Toolkit(reg, load_mode="result").call("skill_select_docs", {"skill": "demo", "docs": ["USAGE.md"]})
     assert not res.is_error and json.loads(res.content)["docs"][0]["content"] == "replacement\n"
@@ -215,11 +216,11 @@ def test_doc_replaced_by_another_file_after_listing_is_refused(world: tuple[Path
 def test_fifo_named_as_a_doc_is_an_error_without_hanging(world: tuple[Path, Path, Registry]) -> None:
     skill_dir, _, reg = world
     skill = _skill(reg)
-    listed = skill.doc_ids()
+    listed = doc_ids(skill)
     os.unlink(skill_dir / "USAGE.md")
     os.mkfifo(skill_dir / "USAGE.md")
     with pytest.raises(OSError) as err:
-        _finishes(lambda: skill.read_doc_bounded("USAGE.md", listed))
+        _finishes(lambda: read_doc(skill, "USAGE.md", listed))
     assert "not a regular file" in str(err.value)
     with pytest.raises(OSError):
         _finishes(lambda: read_under(skill_dir, "USAGE.md", 100))
@@ -268,7 +269,7 @@ def test_a_linked_skill_file_inside_the_roots_still_loads(
 def test_large_doc_read_stops_at_the_limit(world: tuple[Path, Path, Registry]) -> None:
     skill_dir, _, reg = world
     (skill_dir / "USAGE.md").write_bytes(b"y" * (MAX_DOC_BYTES + 5000))
-    text, unread = _skill(reg).read_doc_bounded("USAGE.md")
+    text, unread = read_doc(_skill(reg), "USAGE.md")
     assert len(text) == MAX_DOC_BYTES and unread == 5000
     res = Toolkit(reg, load_mode="result").call("skill_select_docs", {"skill": "demo", "docs": ["USAGE.md"]})
     assert "and 5000 more bytes not read]" in json.loads(res.content)["docs"][0]["content"]
@@ -320,7 +321,7 @@ _HOSTILE = st.one_of(
 def test_hostile_doc_names_are_clear_errors(world: tuple[Path, Path, Registry], name: str) -> None:
     skill_dir, _, reg = world
     skill = _skill(reg)
-    listed = skill.docs()
+    listed = list_docs(skill)
     kit = Toolkit(reg, load_mode="result")
     load = kit.call("skill_load", {"skill": "demo", "docs": [name]})
     sel = kit.call("skill_select_docs", {"skill": "demo", "docs": [name]})
@@ -329,7 +330,7 @@ def test_hostile_doc_names_are_clear_errors(world: tuple[Path, Path, Registry], 
         assert load.is_error and sel.is_error
         assert "unknown doc" in load.content or "invalid arguments" in load.content
         with pytest.raises(KeyError):
-            skill.read_doc_bounded(name)
+            read_doc(skill, name)
     catalog = SkillCatalog(reg)
     try:
         data = catalog.read(f"skill://demo/{name}")[0]

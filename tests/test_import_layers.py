@@ -90,5 +90,5 @@ def test_model_and_parsing_are_the_bottom() -> None:
 
 
 def test_model_reads_no_skill_text() -> None:
-    """`Skill` is data: bodies are read through parsing, never by the model itself."""
-    assert _imports()["skillyard.model"] <= {"skillyard.fsread"}
+    """`Skill` is data: bodies, docs and file listings are read through parsing, never by the model."""
+    assert _imports()["skillyard.model"] == set()

@@ -9,6 +9,7 @@ import pytest
 
 from skillyard.model import Skill
 from skillyard.parsing import find_skill_file, load_body, parse_skill
+from skillyard.parsing.files import list_docs
 from skillyard.parsing.text import CHUNK, read_head
 from skillyard.validate import validate_skill_dir
 
@@ -41,7 +42,7 @@ def test_claude_code_review() -> None:
     assert s.allowed_tools == ("Bash(git diff:*)", "Bash(git log:*)", "Read")
     assert s.disable_model_invocation is True and s.user_invocable is True
     assert s.frontmatter["hooks"]["PostToolUse"][0]["once"] is True
-    assert s.docs() == ["checklist.md"]
+    assert list_docs(s) == ["checklist.md"]
 
 
 def test_codex_folded_description() -> None:

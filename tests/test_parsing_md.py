@@ -10,6 +10,7 @@ import pytest
 
 from skillyard.model import Diagnostic, Skill
 from skillyard.parsing import find_skill_file, load_body, parse_frontmatter, parse_skill, split_frontmatter
+from skillyard.parsing.files import list_docs
 from skillyard.parsing.text import CHUNK, MAX_FRONTMATTER
 
 
@@ -671,7 +672,7 @@ def test_skill_docs_and_body_through_model(tmp_path: Path) -> None:
     p = write(tmp_path, "---\ndescription: d\n---\nSee [usage](USAGE.md).\n")
     (p.parent / "USAGE.md").write_text("usage")
     s, _ = parse_skill(p)
-    assert s is not None and s.docs() == ["USAGE.md"] and "USAGE.md" in load_body(s)
+    assert s is not None and list_docs(s) == ["USAGE.md"] and "USAGE.md" in load_body(s)
 
 
 # ---------------------------------------------------------- parse_frontmatter

@@ -7,15 +7,12 @@ surfaces (tools, CLI, MCP) only read it, so no surface ever re-parses a file.
 from __future__ import annotations
 
 import marshal
-import os
 import re
 import shlex
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-
-from skillyard.fsread import read_under
 
 __all__ = ["Diagnostic", "Eligibility", "InstallOption", "Requirements", "Skill", "ToolArg", "ToolSpec"]
 
@@ -340,70 +337,6 @@ class Skill:
         """Skills fetched from a remote are read, searched and loaded, but their scripts run only
         once installed through the trust rules (`skillyard install`)."""
         return self.source != "remote"
-
-    def file_ids(self, *, max_files: int = 10_000) -> dict[str, tuple[int, int]]:
-        """Every regular file of the skill (no links, no SKIPPED_DIRS), `/`-separated and relative
-        to the root, with the (st_dev, st_ino) the listing saw, so a read can tell it is the same file."""
-        out: dict[str, tuple[int, int]] = {}
-        stack: list[tuple[str, str]] = [("", str(self.root))]
-        while stack:
-            prefix, path = stack.pop()
-            subdirs: list[str] = []
-            try:
-                it = os.scandir(path)
-            except OSError:
-                continue
-            with it:
-                for e in it:
-                    try:
-                        if e.is_symlink():
-                            continue
-                        if e.is_dir(follow_symlinks=False):
-                            if e.name not in SKIPPED_DIRS:
-                                subdirs.append(e.name)
-                        elif e.is_file(follow_symlinks=False):
-                            st = e.stat(follow_symlinks=False)
-                            out[prefix + e.name] = (st.st_dev, st.st_ino)
-                            if len(out) >= max_files:
-                                return out
-                    except OSError:
-                        continue
-            # depth first, subdirectories in name order (the order `os.walk` with sorted names gives)
-            stack.extend((f"{prefix}{d}/", os.path.join(path, d)) for d in sorted(subdirs, reverse=True))
-        return out
-
-    def files(self, *, max_files: int = 10_000) -> list[str]:
-        """Every regular file of the skill, `/`-separated and relative to the root, sorted."""
-        return sorted(self.file_ids(max_files=max_files))
-
-    def doc_ids(self) -> dict[str, tuple[int, int]]:
-        """Doc paths (layer 3: `.md`/`.txt` files other than the skill file) with their file ids."""
-        own = self.path.name
-        return {f: i for f, i in self.file_ids().items() if f.lower().endswith(DOC_SUFFIXES) and f != own}
-
-    def docs(self) -> list[str]:
-        """Doc paths (layer 3): `.md`/`.txt` files other than the skill file, sorted."""
-        return sorted(self.doc_ids())
-
-    def read_doc_bounded(
-        self, doc: str, listed: dict[str, tuple[int, int]] | None = None, *, limit: int = MAX_DOC_BYTES
-    ) -> tuple[str, int]:
-        """One doc by its listed path, read up to `limit` bytes: (text, bytes left unread).
-
-        Anything not listed is refused (KeyError). The file is opened under the skill root
-        without following links, and must be the very file the listing saw (same st_dev and
-        st_ino): a doc swapped for a link, a FIFO or another file since is an OSError.
-        """
-        ids = self.doc_ids() if listed is None else listed
-        if not isinstance(doc, str) or doc not in ids:
-            raise KeyError(doc)
-        got = read_under(self.root, doc, limit, skip_dirs=SKIPPED_DIRS, expect=ids[doc])
-        unread = got.size - len(got.data) if got.truncated else 0
-        return got.data.decode("utf-8", errors="replace"), unread
-
-    def read_doc(self, doc: str) -> str:
-        """Read one doc by its listed path (its first MAX_DOC_BYTES); anything not listed is refused."""
-        return self.read_doc_bounded(doc)[0]
 
 
 def _has_slot(obj: object, name: str) -> bool:

@@ -10,6 +10,7 @@ from typing import Any
 
 from skillyard.eligibility import install_hints
 from skillyard.model import Eligibility, Skill
+from skillyard.parsing.files import list_docs
 from skillyard.registry import Registry
 
 __all__ = [
@@ -87,7 +88,7 @@ def info_report(registry: Registry, name: str) -> dict[str, Any]:
         "source": s.source,
         "format": s.format,
         "reasons": list(elig.reasons),
-        "docs": s.docs(),
+        "docs": list_docs(s),
     }
     if s.homepage:
         out["homepage"] = s.homepage

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard.fsread import read_regular_file
 from skillyard.parsing import load_body
+from skillyard.parsing.files import doc_ids, list_docs, read_doc
 
 if TYPE_CHECKING:
     from skillyard.model import Skill
@@ -72,10 +73,10 @@ def cap_doc(text: str, unread: int = 0) -> str:
 
 def read_docs(skill: Skill, docs: Sequence[str]) -> list[tuple[str, str]]:
     """(doc, capped text) for each doc, against one listing; raises KeyError or OSError."""
-    listed = skill.doc_ids()
+    listed = doc_ids(skill)
     out: list[tuple[str, str]] = []
     for doc in docs:
-        text, unread = skill.read_doc_bounded(doc, listed)
+        text, unread = read_doc(skill, doc, listed)
         out.append((doc, cap_doc(text, unread)))
     return out
 
@@ -119,7 +120,7 @@ class Session:
         sel = self.loaded.get(skill.name)
         if not sel:
             return []
-        available = skill.docs()
+        available = list_docs(skill)
         if sel == ALL_DOCS:
             return available
         return order_docs(available, sel)
@@ -142,10 +143,10 @@ class Session:
         docs = self.selected_docs(skill)
         parts = [f"[Loaded] {skill.name}", "", self.body(skill).strip("\n"), ""]
         parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
-        listed = skill.doc_ids() if docs else {}
+        listed = doc_ids(skill) if docs else {}
         for doc in docs:
             try:
-                content = cap_doc(*skill.read_doc_bounded(doc, listed))
+                content = cap_doc(*read_doc(skill, doc, listed))
             except KeyError:
                 content = f"(could not read {doc}: KeyError)"
             except OSError as e:

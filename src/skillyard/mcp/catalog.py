@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from skillyard.fsread import open_under, read_under
 from skillyard.model import SKIPPED_DIRS, Skill
+from skillyard.parsing.files import list_files
 
 if TYPE_CHECKING:
     from skillyard.registry import Registry
@@ -255,7 +256,7 @@ class SkillCatalog:
         """(uri-relative path, path on disk) for every file; the skill file is always `SKILL.md`."""
         own = skill.path.name
         out: list[tuple[str, str]] = []
-        for rel in skill.files(max_files=MAX_RESOURCES + 2):
+        for rel in list_files(skill, max_files=MAX_RESOURCES + 2):
             if rel == own:
                 out.append((SKILL_FILE, str(skill.path)))
             elif rel == SKILL_FILE:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from skillyard.parsing.files import list_docs
 from skillyard.session import ALL_DOCS, order_docs, read_docs
 from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text
 from skillyard.tools.common import Unavailable, name_property, usable_skill
@@ -105,7 +106,7 @@ class DisclosureTools:
 
     @staticmethod
     def _check_docs(skill: Skill, docs: list[str]) -> list[str]:
-        available = skill.docs()
+        available = list_docs(skill)
         unknown = [d for d in docs if d not in available]
         if unknown:
             listing = ", ".join(available) if available else "none"
@@ -140,7 +141,7 @@ class DisclosureTools:
             return ToolResult(json_text({"error": e.message}), True, f"skill_select_docs: {e.message}")
         mode = args.get("mode", "replace")
         include_all = bool(args.get("include_all_docs", False))
-        available = skill.docs()
+        available = list_docs(skill)
         current = session.selection(skill.name) if session.is_loaded(skill.name) else []
         new: list[str] | str
         if mode == "clear":
@@ -173,5 +174,5 @@ class DisclosureTools:
             skill = self._skill(args["skill"])
         except Unavailable as e:
             return ToolResult(e.message, True, f"skill_list_docs: {e.message}")
-        docs = skill.docs()
+        docs = list_docs(skill)
         return ToolResult(json_text(docs), False, f"{skill.name}: {len(docs)} docs")
