@@ -631,3 +631,42 @@ def test_old_snapshots_are_pruned(tmp_path: Path) -> None:
     metas = sorted(p.name for p in snap.glob("*.meta"))
     assert len(metas) == KEEP_SNAPSHOTS and "index-old00.meta" not in metas
     assert len(list(snap.glob("*.body"))) == KEEP_SNAPSHOTS
+
+
+_COMMON = "data file report image chart test build deploy query table email meeting budget".split()
+
+
+def _common_catalog(n: int) -> list[Skill]:
+    """Skills whose words are in most other skills: the requests numpy sums."""
+    out = []
+    for i in range(n):
+        words = [_COMMON[(i * k + k) % len(_COMMON)] for k in range(1, 9)]
+        body = " ".join(_COMMON[(i + k * k) % len(_COMMON)] for k in range(40))
+        out.append(
+            Skill(name=f"s{i:04d}", description=" ".join(words), path=Path(f"/x/s{i}/SKILL.md"), _body=body)
+        )
+    return out
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    words=st.lists(st.sampled_from([*_COMMON, "unknown", "dta", "charts"]), min_size=1, max_size=6),
+    limit=st.sampled_from([None, 1, 3, 5, 30, 10_000]),
+)
+def test_numpy_sum_ranks_exactly_like_the_plain_loop(
+    words: list[str], limit: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillyard.search import _dense
+    from skillyard.search._lexical import LexicalIndex
+
+    assert _dense.wait_for_numpy() is not None
+    index = LexicalIndex(_common_catalog(600))
+    index.index_bodies()
+    query = " ".join(words)
+    monkeypatch.setattr(_dense, "DENSE_POSTINGS", 1)
+    dense = index.rank(query, limit)
+    monkeypatch.setattr(_dense, "DENSE_POSTINGS", 10**12)
+    plain = index.rank(query, limit)
+    assert dense == plain
+    # every word but "unknown" matches, by itself, its root or a spelling correction
+    assert bool(dense) == any(w != "unknown" for w in words)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillyard.model import Skill
+from skillyard.search import _dense
 from skillyard.search._text import MAX_FIELD_CHARS, SYNONYMS, term_counts, tokenize
 
 K1 = 1.2
@@ -220,6 +221,7 @@ class LexicalIndex:
         self._body_thread: threading.Thread | None = None
         self._norms: dict[str, list[float]] | None = None
         self._words: dict[str, _Word] = {}
+        self._arrays: dict[str, _dense.Postings] = {}
         for s in skills:
             self._add(s)
 
@@ -348,6 +350,7 @@ class LexicalIndex:
     def _invalidate(self) -> None:
         self._norms = None
         self._words = {}
+        self._arrays = {}
 
     # ------------------------------------------------------------ snapshots
 
@@ -642,40 +645,69 @@ class LexicalIndex:
             return []
         if self._pending_body and len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
             self.index_bodies(wait=False)  # a small catalog: cheap enough to index before answering
+        heavy = False
         try:
-            return self._rank(terms, limit)
+            out, heavy = self._rank(terms, limit)
+            return out
         finally:
-            # Bodies are read after the first answer, so that answer never waits for them.
+            # Bodies are read, and numpy imported, after the first answer, so that answer never waits.
             self.index_bodies(wait=False)
+            if heavy:
+                _dense.start_import()
 
-    def _rank(self, terms: list[str], limit: int | None) -> list[tuple[str, float, float]]:
+    def _rank(self, terms: list[str], limit: int | None) -> tuple[list[tuple[str, float, float]], bool]:
+        """The ranking, and whether its words touched enough postings to be worth summing with numpy."""
         with self._lock:
             if not self._by_name:
-                return []
+                return [], False
             words = [self._word(t) for t in terms]
             mass = sum(w for _b, _e, w in words)
-            scores: dict[int, float] = {}
-            covered: dict[int, float] = {}
-            for best, explained, _w in words:
-                get = scores.get
-                for doc, sc in best.items():
-                    scores[doc] = get(doc, 0.0) + sc
-                cget = covered.get
-                for doc, x in explained.items():
-                    covered[doc] = cget(doc, 0.0) + x
-            skills = self._skills
             inv = 1.0 / mass if mass > 0 else 0.0
-            out: list[tuple[str, float, float]] = []
-            for doc, sc in scores.items():
-                skill = skills[doc]
-                if skill is None or sc <= 0.0:
-                    continue
-                cov = covered.get(doc, 0.0) * inv
-                out.append((skill.name, round(sc * (COVERAGE_BASE + cov), 4), cov))
-        key = _rank_key
+            skills = self._skills
+            heavy = sum(len(e) for _b, e, _w in words) >= _dense.DENSE_POSTINGS
+            np = _dense.numpy_ready() if heavy else None
+            if np is not None:
+                arrays = [self._postings_of(np, t, w) for t, w in zip(terms, words, strict=True)]
+                top = _dense.top_docs(np, arrays, len(skills), inv, COVERAGE_BASE, limit)
+                out = [
+                    (skill.name, round(sc, 4), cov)
+                    for doc, sc, cov in top
+                    if (skill := skills[doc]) is not None
+                ]
+            else:
+                out = self._sum_words(words, inv)
         if limit is not None and limit < len(out):
-            return heapq.nsmallest(limit, out, key=key)
-        out.sort(key=key)
+            return heapq.nsmallest(limit, out, key=_rank_key), heavy
+        out.sort(key=_rank_key)
+        return out, heavy
+
+    def _postings_of(self, np: Any, term: str, word: _Word) -> _dense.Postings:
+        arrays = self._arrays.get(term)
+        if arrays is None:
+            if len(self._arrays) >= MAX_CACHED_TERMS:
+                self._arrays = {}
+            arrays = self._arrays[term] = _dense.Postings(np, word[0], word[1])
+        return arrays
+
+    def _sum_words(self, words: list[_Word], inv: float) -> list[tuple[str, float, float]]:
+        """Each matching skill's (name, rounded score, coverage), summed word by word."""
+        scores: dict[int, float] = {}
+        covered: dict[int, float] = {}
+        for best, explained, _w in words:
+            get = scores.get
+            for doc, sc in best.items():
+                scores[doc] = get(doc, 0.0) + sc
+            cget = covered.get
+            for doc, x in explained.items():
+                covered[doc] = cget(doc, 0.0) + x
+        skills = self._skills
+        out: list[tuple[str, float, float]] = []
+        for doc, sc in scores.items():
+            skill = skills[doc]
+            if skill is None or sc <= 0.0:
+                continue
+            cov = covered.get(doc, 0.0) * inv
+            out.append((skill.name, round(sc * (COVERAGE_BASE + cov), 4), cov))
         return out
 
     def explain(self, query: str, limit: int = 10) -> dict[str, object]:
