@@ -41,7 +41,8 @@ from skillyard.search._lexical import (
     _as_text,
     body_head,
 )
-from skillyard.search._text import SYNONYMS, stem, tokenize
+from skillyard.search._synonyms import SYNONYMS
+from skillyard.search._text import stem, tokenize
 
 __all__ = [
     "EMBEDDER_KINDS",

@@ -5,7 +5,7 @@
   text) and the weighted sum is saturated once, so a word repeated across fields
   does not count twice as much as one strong match.
 * A query word matches through its best variant: the word itself, a synonym
-  (`_text.SYNONYM_GROUPS`), or, when no skill uses the word, a spelling
+  (`_synonyms.SYNONYM_GROUPS`), or, when no skill uses the word, a spelling
   correction (one edit away from a word some skill's metadata uses).
 * Recall first: every skill matching any variant of any query word is a result.
   Coverage (the share of the query's IDF mass a skill explains) no longer hides
@@ -30,7 +30,8 @@ from typing import Any
 
 from skillyard.model import Skill
 from skillyard.search import _dense
-from skillyard.search._text import MAX_FIELD_CHARS, SYNONYMS, term_counts, tokenize
+from skillyard.search._synonyms import MAX_PHRASE, PHRASES, SYNONYMS
+from skillyard.search._text import MAX_FIELD_CHARS, stem, term_counts, tokenize
 
 K1 = 1.2
 #: field -> (weight, length-normalisation b)
@@ -73,6 +74,10 @@ MAX_LIMIT = 1000
 MAX_CACHED_TERMS = 4096
 #: Spelling correction only for words at least this long (shorter ones have too many neighbours).
 MIN_CORRECTABLE = 4
+#: A word written as two run together ("slidedeck") matches each part with this fraction.
+COMPOUND_WEIGHT = 0.8
+#: Each part of a split compound has at least this many letters.
+MIN_COMPOUND_PART = 3
 #: A word sharing the query word's root ("correlated" ~ "correlation") matches with this fraction.
 ROOT_WEIGHT = 0.6
 #: Derivational suffixes dropped to find a word's root, longest first; a root keeps at least 5 letters.
@@ -581,13 +586,20 @@ class LexicalIndex:
                 out.add(c)
         return sorted(out)
 
-    def _word(self, term: str) -> _Word:
-        """For one query word: score per document through its best variant (the word, a word with the same
-        root, a synonym or a spelling correction), the IDF mass each document explains through its best
-        variant, and the word's weight in the query's mass. Cached until the index changes."""
-        cached = self._words.get(term)
-        if cached is not None:
-            return cached
+    def split_compound(self, term: str) -> list[str]:
+        """Two words of the skills' metadata that `term` is written as, run together ("slidedeck"), or []."""
+        if len(term) < 2 * MIN_COMPOUND_PART or not term.isascii() or not term.isalpha():
+            return []
+        for i in range(MIN_COMPOUND_PART, len(term) - MIN_COMPOUND_PART + 1):
+            parts = [stem(term[:i]), stem(term[i:])]
+            if all(self._in_metadata(p) for p in parts):
+                return parts
+        return []
+
+    def _variants(self, term: str) -> list[tuple[str, float]]:
+        """The index terms that stand for one query term, with the fraction of its weight each carries."""
+        if " " in term:  # a phrase of the synonym table ("get rid of"): the words of its groups
+            return [(v, SYNONYM_WEIGHT) for v in sorted(PHRASES.get(tuple(term.split()), ()))]
         variants: list[tuple[str, float]] = [(term, 1.0)]
         variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
         variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
@@ -595,6 +607,18 @@ class LexicalIndex:
             for c in self.corrections(term):
                 variants.append((c, CORRECTION_WEIGHT))
                 variants.extend((v, SYNONYM_WEIGHT * CORRECTION_WEIGHT) for v in sorted(SYNONYMS.get(c, ())))
+            if len(variants) == 1:
+                variants.extend((p, COMPOUND_WEIGHT) for p in self.split_compound(term))
+        return variants
+
+    def _word(self, term: str) -> _Word:
+        """For one query word: score per document through its best variant (the word, a word with the same
+        root, a synonym or a spelling correction), the IDF mass each document explains through its best
+        variant, and the word's weight in the query's mass. Cached until the index changes."""
+        cached = self._words.get(term)
+        if cached is not None:
+            return cached
+        variants = self._variants(term)
         known = [(v, w) for v, w in variants if v in self._df]
         if term in self._df:
             weight_t = self._idf(term)
@@ -627,20 +651,35 @@ class LexicalIndex:
 
     @staticmethod
     def query_terms(query: str) -> list[str]:
-        """Distinct normalised query terms, in order, capped (hostile queries cost a bounded amount)."""
+        """Distinct normalised query terms, in order, then the synonym table's phrases the request
+        contains ("get rid of" as one term), capped (hostile queries cost a bounded amount)."""
         if not isinstance(query, str):
             return []
-        terms: list[str] = []
-        for t in tokenize(query[:MAX_QUERY_CHARS]):
-            if t not in terms:
-                terms.append(t)
-            if len(terms) >= MAX_QUERY_TERMS:
-                break
+        tokens = tokenize(query[:MAX_QUERY_CHARS])
+        terms = list(dict.fromkeys(tokens))[:MAX_QUERY_TERMS]
+        for n in range(2, MAX_PHRASE + 1):
+            for i in range(len(tokens) - n + 1):
+                phrase = tuple(tokens[i : i + n])
+                if phrase in PHRASES and len(terms) < MAX_QUERY_TERMS:
+                    joined = " ".join(phrase)
+                    if joined not in terms:
+                        terms.append(joined)
+        return terms
+
+    def _query(self, query: str) -> list[str]:
+        """`query_terms`, plus two neighbouring words run together when the skills use them as one
+        ("screen shot" -> "screenshot", "data base" -> "database")."""
+        terms = self.query_terms(query)
+        words = [t for t in terms if " " not in t]
+        for a, b in zip(words, words[1:], strict=False):
+            joined = stem(a + b)
+            if len(terms) < MAX_QUERY_TERMS and joined not in terms and self._in_metadata(joined):
+                terms.append(joined)
         return terms
 
     def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
-        terms = self.query_terms(query)
+        terms = self._query(query)
         if not terms:
             return []
         if self._pending_body and len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
@@ -712,11 +751,13 @@ class LexicalIndex:
 
     def explain(self, query: str, limit: int = 10) -> dict[str, object]:
         """How a query was read and scored: terms, variants, corrections and the top candidates."""
-        terms = self.query_terms(query)
+        terms = self._query(query)
         with self._lock:
             out: dict[str, object] = {
                 "terms": terms,
-                "synonyms": {t: sorted(SYNONYMS.get(t, ())) for t in terms},
+                "synonyms": {
+                    t: sorted(v for v, w in self._variants(t) if w == SYNONYM_WEIGHT) for t in terms
+                },
                 "corrections": {t: self.corrections(t) for t in terms if t not in self._df},
                 "idf": {t: round(self._idf(t), 4) for t in terms},
                 "strong_coverage": STRONG_COVERAGE,

@@ -1,9 +1,9 @@
-"""Text normalisation shared by skills and queries: words, stop words, stems, synonyms.
+"""Text normalisation shared by skills and queries: words, stop words, stems.
 
 The same steps run on both sides, so a word in a request and the same word in
 a SKILL.md always meet: casefold, split on non-alphanumerics and camelCase,
-drop function words, strip common suffixes, and map a word to the words people
-use for the same task (the synonym groups below).
+drop function words, strip common suffixes. The words people use for the same
+task are in `_synonyms`.
 """
 
 from __future__ import annotations
@@ -27,93 +27,6 @@ STOP_WORDS = frozenset(
     skill skills use used uses using want wants wanna gonna help helps something someone thing things stuff really
     able way ways kind sort lot bit one
     """.split()
-)
-
-#: Groups of words people use interchangeably for the same task.
-SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("image", "picture", "photo", "pic", "img", "photograph", "jpeg", "jpg", "png"),
-    ("email", "mail", "inbox", "e-mail", "gmail", "imap"),
-    ("pdf", "document"),
-    ("doc", "document", "docx", "word"),
-    ("spreadsheet", "excel", "xlsx", "sheet", "workbook"),
-    ("csv", "tabular", "table"),
-    ("slide", "presentation", "powerpoint", "pptx", "deck", "keynote"),
-    ("chart", "graph", "plot", "visualization", "visualise", "visualize"),
-    ("database", "db", "sql", "postgres", "mysql", "sqlite"),
-    ("test", "unittest", "pytest", "spec"),
-    ("bug", "error", "crash", "failure", "exception", "traceback", "defect"),
-    ("debug", "troubleshoot", "diagnose"),
-    ("fix", "repair", "resolve"),
-    ("summarize", "summarise", "summary", "recap", "digest", "tldr", "condense"),
-    ("video", "movie", "clip", "film", "footage", "mp4"),
-    ("audio", "sound", "recording", "podcast", "mp3", "voice"),
-    ("transcribe", "transcript", "transcription", "dictation"),
-    ("speech", "voice", "narrate", "narration", "tts"),
-    ("subtitle", "caption"),
-    ("translate", "translation", "localize", "localise", "i18n"),
-    ("convert", "transform", "conversion", "export"),
-    ("deploy", "deployment", "rollout", "release", "ship"),
-    ("container", "docker", "dockerfile", "containerize", "containerise", "podman"),
-    ("kubernetes", "k8s", "cluster", "helm", "kubectl"),
-    ("calendar", "schedule", "meeting", "appointment", "event", "invite"),
-    ("find", "search", "lookup", "locate"),
-    ("remove", "delete", "erase", "strip", "drop"),
-    ("website", "site", "webpage", "page", "web"),
-    ("scrape", "crawl", "scraper", "crawler", "harvest"),
-    ("review", "critique", "feedback"),
-    ("compress", "zip", "archive", "tarball", "tar", "unzip", "extract"),
-    ("money", "finance", "expense", "spending", "spend", "budget", "cost"),
-    ("invoice", "bill", "billing", "receipt"),
-    ("note", "notes", "memo", "minutes"),
-    ("api", "endpoint", "rest", "http", "graphql"),
-    ("chat", "slack", "channel", "teams", "discord"),
-    ("message", "notify", "notification", "ping", "alert"),
-    ("login", "auth", "authentication", "signin", "oauth"),
-    ("password", "secret", "credential", "token", "key"),
-    ("diagram", "flowchart", "uml", "mermaid"),
-    ("font", "typography", "typeface"),
-    ("color", "colour", "palette"),
-    ("log", "logs", "logging", "syslog"),
-    ("resize", "shrink", "scale", "downscale", "thumbnail", "smaller"),
-    ("crop", "trim", "cut"),
-    ("resume", "cv"),
-    ("recipe", "cook", "cooking", "meal", "dinner", "lunch"),
-    ("weather", "forecast", "rain", "temperature"),
-    ("trip", "travel", "itinerary", "vacation", "holiday"),
-    ("stock", "share", "ticker", "equity"),
-    ("commit", "git"),
-    ("readme", "documentation", "docs"),
-    ("vulnerability", "cve", "security", "exploit"),
-    ("dependency", "package", "library", "npm", "pip"),
-    ("upgrade", "update", "bump"),
-    ("ticket", "issue", "jira", "story"),
-    ("regex", "regexp", "pattern"),
-    ("yaml", "yml"),
-    ("json", "jsonl"),
-    ("icon", "svg", "vector"),
-    ("ui", "frontend", "interface", "component"),
-    ("write", "draft", "compose"),
-    ("create", "generate", "build", "make"),
-    ("analyze", "analyse", "analysis", "insight"),
-    ("outage", "incident", "downtime"),
-    ("infra", "infrastructure", "terraform", "provision"),
-    ("accessibility", "a11y", "wcag"),
-    ("seo", "ranking", "google"),
-    ("ocr", "scan", "scanned", "screenshot"),
-    ("metadata", "exif"),
-    ("migration", "migrate", "schema"),
-    ("brand", "branding"),
-    ("duplicate", "dedupe", "deduplicate", "dupe", "duplicates"),
-    ("clean", "tidy", "cleanup", "normalise", "normalize"),
-    ("speech", "voiceover", "narrator", "aloud"),
-    ("invitation", "invite", "rsvp"),
-    ("accessibility", "blind", "colorblind", "colourblind", "impaired"),
-    ("distance", "far", "route", "directions"),
-    ("sentiment", "feel", "feeling", "opinion", "mood", "emotion"),
-    ("twitter", "tweet", "tweets"),
-    ("correlation", "correlated", "relationship"),
-    ("apology", "apologise", "apologize", "sorry"),
-    ("customer", "client", "user"),
 )
 
 #: The last character before a camelCase boundary ("parseSkill", "HTMLParser").
@@ -202,20 +115,3 @@ def term_counts(text: str, camel: bool = True) -> tuple[dict[str, int], int]:
             counts[t] = counts.get(t, 0) + c
             n += c
     return counts, n
-
-
-def _build_synonyms() -> dict[str, frozenset[str]]:
-    """Word -> its synonyms, as index terms; phrases that are several words ("speech-to-text") are skipped."""
-    table: dict[str, set[str]] = {}
-    for group in SYNONYM_GROUPS:
-        terms: set[str] = set()
-        for phrase in group:
-            toks = tokenize(phrase)
-            if len(toks) == 1:
-                terms.add(toks[0])
-        for t in terms:
-            table.setdefault(t, set()).update(terms)
-    return {t: frozenset(s - {t}) for t, s in table.items()}
-
-
-SYNONYMS = _build_synonyms()
