@@ -650,7 +650,7 @@ def _common_catalog(n: int) -> list[Skill]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    words=st.lists(st.sampled_from([*_COMMON, "unknown", "dta", "charts"]), min_size=1, max_size=6),
+    words=st.lists(st.sampled_from([*_COMMON, "unknown", "reprot", "charts"]), min_size=1, max_size=6),
     limit=st.sampled_from([None, 1, 3, 5, 30, 10_000]),
 )
 def test_numpy_sum_ranks_exactly_like_the_plain_loop(
@@ -670,3 +670,55 @@ def test_numpy_sum_ranks_exactly_like_the_plain_loop(
     assert dense == plain
     # every word but "unknown" matches, by itself, its root or a spelling correction
     assert bool(dense) == any(w != "unknown" for w in words)
+
+
+# ---------------------------------------------------------------- the synonym table
+
+
+def test_synonym_table_stays_consistent() -> None:
+    from skillyard.search._synonyms import MAX_PHRASE, PHRASES, SYNONYM_GROUPS, SYNONYMS
+    from skillyard.search._text import STOP_WORDS
+
+    seen_groups: list[frozenset[str]] = []
+    for group in SYNONYM_GROUPS:
+        assert len(group) >= 2, group
+        assert len(set(group)) == len(group), f"repeated entry in {group}"
+        words = set()
+        entries = set()
+        for entry in group:
+            assert entry == entry.strip().casefold(), entry
+            toks = tokenize(entry)
+            # a one-word entry is one index term; a phrase keeps all its words (no stop word hides one)
+            assert toks, f"{entry!r} in {group} is only stop words"
+            if " " in entry:
+                assert len(toks) == len(entry.split()) - sum(w in STOP_WORDS for w in entry.split()) >= 2, (
+                    entry
+                )
+            else:
+                assert len(toks) == 1 or "-" in entry or "/" in entry, entry
+            assert entry.split()[0] not in STOP_WORDS or " " in entry, entry
+            words.update(toks if len(toks) == 1 else [])
+            entries.add(tuple(toks))
+        assert words, f"{group} has no single-word entry for its phrases to stand for"
+        frozen = frozenset(entries)
+        assert all(not frozen < g and not g < frozen for g in seen_groups), f"{group} is inside another group"
+        seen_groups.append(frozen)
+    # symmetric: a word is a synonym of each of its synonyms, and never of itself
+    for term, syns in SYNONYMS.items():
+        assert term not in syns
+        assert all(term in SYNONYMS[s] for s in syns), term
+    assert all(2 <= len(p) <= MAX_PHRASE and syns for p, syns in PHRASES.items())
+
+
+def test_phrases_and_run_together_words(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, "cleaner", "Delete stale branches and remove unused files."),
+        write_skill(tmp_path, "shots", "Annotate a screenshot with arrows."),
+        write_skill(tmp_path, "decks", "Build a slide deck from an outline."),
+        write_skill(tmp_path, "other", "Plan a trip with an itinerary."),
+    ]
+    ix = SearchIndex(skills)
+    assert names(ix.search("get rid of old stuff", 2))[:1] == ["cleaner"]  # the phrase stands for remove
+    assert "get rid" in ix.explain("get rid of old stuff")["terms"]  # type: ignore[operator]
+    assert names(ix.search("screen shot with arrows", 1)) == ["shots"]
+    assert names(ix.search("slidedeck", 1)) == ["decks"]  # split into two words the skills use

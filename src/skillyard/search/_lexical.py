@@ -72,6 +72,8 @@ MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.
 MAX_CACHED_TERMS = 4096
+#: A body word stands as a spelling correction only when at least this many skills use it.
+MIN_BODY_CORRECTION_DF = 2
 #: Spelling correction only for words at least this long (shorter ones have too many neighbours).
 MIN_CORRECTABLE = 4
 #: A word written as two run together ("slidedeck") matches each part with this fraction.
@@ -568,12 +570,18 @@ class LexicalIndex:
 
     def corrections(self, term: str) -> list[str]:
         """Words of the skills' metadata (or of the synonym groups) one edit from `term`: a letter
-        inserted, deleted, changed, or two neighbours swapped. Candidates are generated, not looked up
-        in a prebuilt table, so nothing is built before the first misspelt request."""
+        inserted, deleted, changed, or two neighbours swapped; failing those, words of the bodies used by
+        at least MIN_BODY_CORRECTION_DF skills (a word one skill uses may be a typo of its own).
+        Candidates are generated, not looked up in a prebuilt table, so nothing is built before the
+        first misspelt request."""
         if len(term) < MIN_CORRECTABLE or not term.isascii() or not term.isalpha():
             return []
-        found = {c for c in _edits(term) if c in SYNONYMS or self._in_metadata(c)}
-        found.discard(term)
+        edits = _edits(term)
+        edits.discard(term)
+        found = {c for c in edits if c in SYNONYMS or self._in_metadata(c)}
+        if not found:
+            df = self._df
+            found = {c for c in edits if df.get(c, 0) >= MIN_BODY_CORRECTION_DF}
         return sorted(found)
 
     def relatives(self, term: str) -> list[str]:

@@ -25,7 +25,8 @@ STOP_WORDS = frozenset(
     this those through thus to too under until up upon us very via was we were what when whenever where which while
     who whom whose why will with within without would yes yet you your yours yourself hey hi hello
     skill skills use used uses using want wants wanna gonna help helps something someone thing things stuff really
-    able way ways kind sort lot bit one
+    able way ways kind sort lot bit one two three four five six seven eight nine ten first second third
+    every whole ever actually maybe
     """.split()
 )
 
