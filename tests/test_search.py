@@ -722,3 +722,53 @@ def test_phrases_and_run_together_words(tmp_path: Path) -> None:
     assert "get rid" in ix.explain("get rid of old stuff")["terms"]  # type: ignore[operator]
     assert names(ix.search("screen shot with arrows", 1)) == ["shots"]
     assert names(ix.search("slidedeck", 1)) == ["decks"]  # split into two words the skills use
+
+
+def test_irregular_verb_forms_meet_their_base_form() -> None:
+    assert stem("wrote") == stem("written") == stem("write") == stem("writing")
+    assert stem("built") == stem("build") and stem("drawn") == stem("draw") and stem("paid") == stem("pay")
+
+
+def test_derived_words_share_a_root(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, "extractor", "Extract tables from scanned files."),
+        write_skill(tmp_path, "speedup", "Measure where a program spends its time and how it performs."),
+        write_skill(tmp_path, "unrelated", "Plan a trip with an itinerary."),
+    ]
+    ix = SearchIndex(skills)
+    assert names(ix.search("table extraction", 1)) == ["extractor"]
+    assert names(ix.search("performance", 1)) == ["speedup"]  # "performanc" ~ "perform"
+
+
+def test_the_opening_of_a_body_weighs_more_than_its_reference_sections(tmp_path: Path) -> None:
+    filler = "\n".join(f"Step {i}: run the command and read its output carefully." for i in range(60))
+    skills = [
+        write_skill(
+            tmp_path, "a-opening", "A helper.", "# Helper\n\nRotates signing keys for a service.\n\n" + filler
+        ),
+        write_skill(
+            tmp_path,
+            "b-deep",
+            "A helper.",
+            "# Helper\n\nRuns commands.\n\n"
+            + filler
+            + "\n\n## Appendix\nRotates signing keys for a service.\n",
+        ),
+    ]
+    ix = SearchIndex(skills)
+    assert names(ix.search("rotate signing keys", 2)) == ["a-opening", "b-deep"]
+    # and a code block at the start is not part of the opening
+    code = "```\nrotate signing keys\n```\n"
+    skills.append(write_skill(tmp_path, "c-code", "A helper.", "# Helper\n\n" + code + filler))
+    ix = SearchIndex(skills)
+    assert names(ix.search("rotate signing keys", 1)) == ["a-opening"]
+
+
+def test_a_misspelt_word_is_corrected_to_a_body_word_several_skills_use(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, f"s{i}", "A helper.", "# Helper\n\nCall it programmatically from a script.\n")
+        for i in range(2)
+    ] + [write_skill(tmp_path, "other", "Plan a trip.", "# Trip\n\nMaps.\n")]
+    ix = SearchIndex(skills)
+    assert set(names(ix.search("programatically", 5))) == {"s0", "s1"}
+    assert ix.explain("programatically")["corrections"] == {"programatically": ["programmatically"]}

@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 #: Reciprocal rank fusion: score = 1 / (RRF_K + lexical rank) + SEMANTIC_WEIGHT / (RRF_K + semantic rank).
-RRF_K = 20
+RRF_K = 10
 SEMANTIC_WEIGHT = 1.0
 #: Semantic candidates considered per query (best cosine first).
 SEMANTIC_DEPTH = 30

@@ -41,8 +41,14 @@ FIELDS: dict[str, tuple[float, float]] = {
     "tags": (2.0, 0.3),
     "when_to_use": (1.5, 0.75),
     "headings": (1.0, 0.5),
+    "lead": (1.0, 0.5),
     "body": (0.6, 0.75),
 }
+#: Fields read from the body, indexed on the first search.
+_BODY_FIELDS = ("headings", "lead", "body")
+#: Characters of prose at the start of the body (code blocks left out) that also form the "lead" field: the
+#: overview a SKILL.md opens with says what the skill is for, its reference sections mention much else.
+LEAD_CHARS = 1500
 _FIELD_NAMES = tuple(FIELDS)
 #: A synonym matches with this fraction of the word's own weight.
 SYNONYM_WEIGHT = 0.7
@@ -67,7 +73,7 @@ SYNC_BODIES = 1500
 BODY_BATCH = 256
 MAX_QUERY_CHARS = 1000
 #: Bumped whenever tokenisation or the snapshot layout changes, so old snapshots are ignored.
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 3
 MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.
@@ -88,9 +94,20 @@ ROOT_SUFFIXES = (
     "ation",
     "ition",
     "ution",
+    "ion",
     "ments",
     "ment",
     "ness",
+    "less",
+    "ful",
+    "anc",
+    "enc",
+    "abl",
+    "ibl",
+    "ific",
+    "ify",
+    "ant",
+    "ent",
     "ities",
     "ity",
     "ives",
@@ -114,6 +131,7 @@ ROOT_SUFFIXES = (
 )
 MIN_ROOT = 5
 
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
@@ -165,13 +183,14 @@ def body_head(skill: Skill, limit: int) -> str:
     return text[max(skill.body_offset, 0) :]
 
 
-def _body_fields(skill: Skill, limit: int) -> tuple[str, str]:
-    """(headings, body text) of the body, plus the skill's declared tools as headings."""
+def _body_fields(skill: Skill, limit: int) -> tuple[str, str, str]:
+    """(headings, lead, body text) of the body; the skill's declared tools count as headings."""
     head = body_head(skill, limit)
     headings = [m.group(1) for m in _HEADING.finditer(head)]
     for tool in skill.tools:
         headings.append(f"{tool.name} {tool.description}")
-    return " ".join(headings)[:MAX_FIELD_CHARS], head
+    lead = _FENCE.sub(" ", head[: LEAD_CHARS * 4])[:LEAD_CHARS]
+    return " ".join(headings)[:MAX_FIELD_CHARS], lead, head
 
 
 def root(term: str) -> str:
@@ -184,6 +203,8 @@ def root(term: str) -> str:
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _META_FIELDS = ("name", "description", "tags", "when_to_use", "headings")
+#: A match only in these fields explains BODY_ONLY_WEIGHT of a word (body text mentions many things).
+_PROSE_FIELDS = ("lead", "body")
 
 
 def _edits(term: str) -> set[str]:
@@ -322,7 +343,7 @@ class LexicalIndex:
         self._len_sum[field] += length
 
     def _index_field(self, doc: int, field: str, text: str) -> None:
-        counts, length = term_counts(text, camel=field != "body")
+        counts, length = term_counts(text, camel=field not in _PROSE_FIELDS)
         self._index_counts(doc, field, counts, length)
 
     def _remove(self, name: str) -> None:
@@ -367,7 +388,7 @@ class LexicalIndex:
         with self._lock:
             if self._pending_body or self._free or (self._body_thread and self._body_thread.is_alive()):
                 return None
-            meta_fields = [f for f in _FIELD_NAMES if f not in ("headings", "body")]
+            meta_fields = [f for f in _FIELD_NAMES if f not in _BODY_FIELDS]
             df_meta: dict[str, int] = {}
             for doc_terms in self._terms_of_docs():
                 if doc_terms:
@@ -381,8 +402,8 @@ class LexicalIndex:
             )
             body = (
                 SNAPSHOT_VERSION,
-                {f: self._postings[f] for f in ("headings", "body")},
-                {f: self._lens[f] for f in ("headings", "body")},
+                {f: self._postings[f] for f in _BODY_FIELDS},
+                {f: self._lens[f] for f in _BODY_FIELDS},
                 self._df,
             )
             return marshal.dumps(meta), marshal.dumps(body)
@@ -486,12 +507,18 @@ class LexicalIndex:
             )
             self._body_thread.start()
 
-    def _read_body(self, skill: Skill) -> tuple[tuple[dict[str, int], int], tuple[dict[str, int], int]]:
+    def _read_body(self, skill: Skill) -> list[tuple[dict[str, int], int]]:
+        """Term counts and lengths of the body fields, in `_BODY_FIELDS` order."""
         try:
-            headings, body = _body_fields(skill, self.body_chars)
+            headings, lead, body = _body_fields(skill, self.body_chars)
         except Exception:  # a skill whose body cannot be read is still found by its metadata
-            headings, body = "", ""
-        return term_counts(headings), term_counts(body, camel=False)
+            headings, lead, body = "", "", ""
+        return [term_counts(headings), term_counts(lead, camel=False), term_counts(body, camel=False)]
+
+    def _index_body(self, doc: int, parts: list[tuple[dict[str, int], int]]) -> None:
+        for field, (counts, length) in zip(_BODY_FIELDS, parts, strict=True):
+            self._index_counts(doc, field, counts, length)
+        self._pending_body.discard(doc)
 
     def _index_pending(self, docs: list[int]) -> None:
         """Read and index these pending bodies (the caller holds the lock)."""
@@ -499,10 +526,7 @@ class LexicalIndex:
             skill = self._skills[doc]
             if skill is None or doc not in self._pending_body:
                 continue
-            heads, body = self._read_body(skill)
-            self._index_counts(doc, "headings", *heads)
-            self._index_counts(doc, "body", *body)
-            self._pending_body.discard(doc)
+            self._index_body(doc, self._read_body(skill))
         if docs:
             self._invalidate()
 
@@ -518,12 +542,10 @@ class LexicalIndex:
                 return
             read = [(d, s, self._read_body(s)) for d, s in snapshot if s is not None]
             with self._lock:
-                for doc, skill, (heads, body) in read:
+                for doc, skill, parts in read:
                     if self._skills[doc] is not skill or doc not in self._pending_body:
                         continue  # replaced or removed meanwhile: its own entry is pending
-                    self._index_counts(doc, "headings", *heads)
-                    self._index_counts(doc, "body", *body)
-                    self._pending_body.discard(doc)
+                    self._index_body(doc, parts)
                 for doc, _s in snapshot:
                     if self._skills[doc] is None:
                         self._pending_body.discard(doc)
@@ -560,7 +582,7 @@ class LexicalIndex:
             get = acc.get
             for doc, tf in p.items():
                 acc[doc] = get(doc, 0.0) + tf * nf[doc]
-            if f != "body":
+            if f not in _PROSE_FIELDS:
                 strong.update(p)
         scale = self._idf(term) * (K1 + 1.0)
         return {d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong)

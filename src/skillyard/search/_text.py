@@ -30,6 +30,66 @@ STOP_WORDS = frozenset(
     """.split()
 )
 
+#: Irregular verb forms and the base form the stemmer would give the regular ones ("wrote" meets "write").
+IRREGULAR: dict[str, str] = {
+    form: base
+    for base, forms in {
+        "write": "wrote written rewrote rewritten",
+        "run": "ran",
+        "take": "took taken",
+        "make": "made",
+        "send": "sent",
+        "build": "built rebuilt",
+        "draw": "drew drawn",
+        "buy": "bought",
+        "spend": "spent",
+        "find": "found",
+        "lose": "lost",
+        "pay": "paid",
+        "sell": "sold",
+        "keep": "kept",
+        "break": "broke broken",
+        "choose": "chose chosen",
+        "freeze": "froze frozen",
+        "shrink": "shrank shrunk",
+        "begin": "began begun",
+        "grow": "grew grown",
+        "throw": "threw thrown",
+        "feel": "felt",
+        "give": "gave given",
+        "go": "went gone",
+        "come": "came",
+        "see": "saw seen",
+        "know": "knew known",
+        "steal": "stole stolen",
+        "forget": "forgot forgotten",
+        "hide": "hid hidden",
+        "fall": "fell fallen",
+        "catch": "caught",
+        "teach": "taught",
+        "think": "thought",
+        "bring": "brought",
+        "tell": "told",
+        "hold": "held",
+        "stand": "stood",
+        "understand": "understood",
+        "win": "won",
+        "hang": "hung",
+        "sleep": "slept",
+        "speak": "spoke spoken",
+        "undo": "undid undone",
+        "drive": "drove driven",
+        "eat": "ate eaten",
+        "fly": "flew flown",
+        "wear": "wore worn",
+        "tear": "tore torn",
+        "sing": "sang sung",
+        "swim": "swam swum",
+        "mistake": "mistook mistaken",
+    }.items()
+    for form in forms.split()
+}
+
 #: The last character before a camelCase boundary ("parseSkill", "HTMLParser").
 _CAMEL = re.compile(r"[a-z0-9](?=[A-Z])|[A-Z](?=[A-Z][a-z]{2})")
 _WORD = re.compile(r"[^\W_]+")
@@ -40,7 +100,7 @@ _VOWEL = re.compile(r"[aeiouy]")
 @functools.lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """A conservative suffix stripper: plural `s`/`ies`, `ing`, `ed`, final `e`; the same rules for docs and queries."""
-    w = word
+    w = IRREGULAR.get(word, word)
     if len(w) <= 3 or not w.isalpha():
         return w
     if w.endswith("ies") and len(w) > 4:
