@@ -1,12 +1,17 @@
 """The lexical ranker: BM25F over a skill's metadata and its whole SKILL.md body.
 
 * Fields are scored BM25F-style: each field's term frequency is length-normalised
-  and weighted (name > description, tags > when_to_use > body headings > body
-  text) and the weighted sum is saturated once, so a word repeated across fields
-  does not count twice as much as one strong match.
-* A query word matches through its best variant: the word itself, a synonym
-  (`_synonyms.SYNONYM_GROUPS`), or, when no skill uses the word, a spelling
-  correction (one edit away from a word some skill's metadata uses).
+  and weighted (name > description, tags > when_to_use > body headings and the
+  body's opening prose > the rest of the body) and the weighted sum is saturated
+  once, so a word repeated across fields does not count twice as much as one
+  strong match.
+* A query word matches through its best variant: the word itself, a word with
+  the same root, a synonym (`_synonyms`), or, when no skill uses the word, a
+  spelling correction (one edit away from a word the skills use) or the two
+  words it runs together. Phrases of the synonym table and two query words the
+  skills write as one are query terms of their own.
+* Summing the words' scores is done by numpy for common words (`_dense`), with
+  the same result as the plain loop.
 * Recall first: every skill matching any variant of any query word is a result.
   Coverage (the share of the query's IDF mass a skill explains) no longer hides
   results; it decides each hit's `confidence`.
