@@ -772,3 +772,24 @@ def test_a_misspelt_word_is_corrected_to_a_body_word_several_skills_use(tmp_path
     ix = SearchIndex(skills)
     assert set(names(ix.search("programatically", 5))) == {"s0", "s1"}
     assert ix.explain("programatically")["corrections"] == {"programatically": ["programmatically"]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    blocks=st.lists(
+        st.tuples(st.booleans(), st.sampled_from(["```", "~~~", "```python", "  ```"])), max_size=30
+    )
+)
+def test_the_lead_is_the_prose_outside_code_blocks(blocks: list[tuple[bool, str]]) -> None:
+    from skillyard.search._lexical import LEAD_CHARS, _body_fields
+
+    parts = []
+    for i, (is_code, fence) in enumerate(blocks):
+        close = fence.strip()[:3]
+        parts.append(f"{fence}\ncodeword{i}\n{close}" if is_code else f"proseword{i} é")
+    body = "\n\n".join(parts) + "\n```\nunclosed block\n"  # an unclosed fence runs to the end
+    skill = Skill(name="x", description="d", path=Path("/nonexistent/x/SKILL.md"), _body=body)
+    _headings, lead, whole = _body_fields(skill, BODY_CHARS)
+    assert whole == body and len(lead) <= LEAD_CHARS
+    assert "codeword" not in lead and "unclosed" not in lead
+    assert all(f"proseword{i} " in lead for i, (is_code, _f) in enumerate(blocks) if not is_code)
