@@ -33,9 +33,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from skillyard.catalog import FORMATS, render_catalog
 from skillyard.model import Skill
 from skillyard.parsing import parse_skill
+from skillyard.prompt import FORMATS, render_catalog
 from skillyard.search import SEMANTIC_STRONG, SearchIndex, _dense, make_embedder
 
 HERE = Path(__file__).resolve().parent
@@ -190,8 +190,12 @@ def zipf_vocabulary(n: int = 20_000, seed: int = 1) -> list[str]:
     return sorted(words)
 
 
+#: Where the synthetic skills' bodies are written (removed at exit).
+_SYNTHETIC = tempfile.TemporaryDirectory(prefix="skillyard-bench-search-")
+
+
 def synthetic(n: int, vocab: Sequence[str], zipf: bool, seed: int = 7) -> list[Skill]:
-    """In-memory skills (name, description and a body of headed sections) drawn from `vocab`."""
+    """Skills (name, description and a body of headed sections in a file) drawn from `vocab`."""
     rnd = random.Random(seed)
     weights = [1 / (i + 1) for i in range(len(vocab))] if zipf else None
 
@@ -206,8 +210,10 @@ def synthetic(n: int, vocab: Sequence[str], zipf: bool, seed: int = 7) -> list[S
             f"## {' '.join(pick(2))}\n" + " ".join(pick(rnd.randint(20, 120)))
             for _ in range(rnd.randint(2, 6))
         ]
-        body = f"# {name}\n\n" + "\n".join(sections)
-        out.append(Skill(name=name, description=desc, path=Path(f"/synthetic/{name}/SKILL.md"), _body=body))
+        path = Path(_SYNTHETIC.name, "zipf" if zipf else "flat", name, "SKILL.md")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# {name}\n\n" + "\n".join(sections), encoding="utf-8")  # the body alone
+        out.append(Skill(name=name, description=desc, path=path))
     return out
 
 

@@ -80,7 +80,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=15)
     opts = ap.parse_args()
 
-    from skillyard.catalog import render_catalog
+    from skillyard.prompt import render_catalog
     from skillyard.registry import Registry
     from skillyard.session import Session
     from skillyard.tools import Toolkit

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from skillyard.fsread import open_under, read_under
 from skillyard.mcp.catalog import CatalogError, SkillCatalog
 from skillyard.model import MAX_DOC_BYTES, SKIPPED_DIRS, Skill
+from skillyard.parsing import load_body
 from skillyard.registry import Registry
 from skillyard.session import Session
 from skillyard.tools import Toolkit
@@ -244,7 +245,7 @@ def test_skill_file_swapped_for_a_link_is_refused(world: tuple[Path, Path, Regis
         assert res.is_error, name
         _no_canary(res.content)
     with pytest.raises(OSError):
-        skill.body()
+        load_body(skill)
     with pytest.raises(CatalogError):
         SkillCatalog(reg).read("skill://demo/SKILL.md")
 
@@ -261,7 +262,7 @@ def test_a_linked_skill_file_inside_the_roots_still_loads(
     os.symlink(store / "linked.md", d / "SKILL.md")
     reg = Registry.from_roots([root])
     skill = reg.get("linked")
-    assert skill is not None and skill.body() == "Linked body\n"
+    assert skill is not None and load_body(skill) == "Linked body\n"
 
 
 def test_large_doc_read_stops_at_the_limit(world: tuple[Path, Path, Registry]) -> None:

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillyard.catalog import (
+from skillyard.model import Skill
+from skillyard.prompt import (
     FORMATS,
     GUIDANCE,
     OPENCLAW_INTRO,
@@ -19,7 +20,6 @@ from skillyard.catalog import (
     render_catalog,
     tool_guidance,
 )
-from skillyard.model import Skill
 
 
 def make_skill(root: Path, name: str, description: str, **kw: object) -> Skill:

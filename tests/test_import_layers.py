@@ -1,4 +1,4 @@
-"""Data flows one way: model <- parsing <- discovery/registry <- tools/mcp/cli.
+"""Data flows one way: model <- parsing <- cache/discovery <- registry <- tools/mcp/cli.
 
 Every `import skillyard...` in the package, including those inside functions, is
 read with `ast` and checked against the layers. A lower layer reaching up is a
@@ -26,9 +26,9 @@ SURFACES = {
 }
 SURFACES |= {"chat", "adapters", "remote", "__main__"}
 #: The map of skills a host asks: discovery, registry and what they serve.
-MAP = {"registry", "discovery", "cache", "search", "catalog", "reports", "session", "telemetry"}
-#: Known exception: `Skill.body()` reads its body through parsing on first use.
-ALLOWED = {("model", "parsing")}
+MAP = {"registry", "discovery", "cache", "search", "prompt", "reports", "session", "telemetry"}
+#: The scan under the registry: walking roots, parsing each skill file, the start-up cache.
+SCAN = {"discovery", "cache"}
 
 
 def _imports() -> dict[str, set[str]]:
@@ -59,7 +59,7 @@ def _violations(lower: set[str], upper: set[str]) -> list[str]:
         f"{m} imports {d}"
         for m, deps in _imports().items()
         for d in deps
-        if _top(m) in lower and _top(d) in upper and (_top(m), _top(d)) not in ALLOWED
+        if _top(m) in lower and _top(d) in upper
     )
 
 
@@ -77,6 +77,18 @@ def test_install_and_execution_know_nothing_of_the_map_or_the_surfaces() -> None
     assert _violations({"install", "execution"}, MAP | SURFACES) == []
 
 
+def test_the_scan_sits_below_the_registry() -> None:
+    """The walk, the parse of each file and the start-up cache know nothing of the registry or of
+    what is built from its skills (the search index and the SKILL.toml tool plan have their owners)."""
+    upper = (MAP - SCAN) | SURFACES | {"toml_tools", "tools", "install", "execution"}
+    assert _violations(SCAN, upper) == []
+
+
 def test_model_and_parsing_are_the_bottom() -> None:
     upper = MAP | SURFACES | {"install", "execution", "toml_tools", "eligibility", "validate"}
     assert _violations({"model", "parsing", "fsread"}, upper) == []
+
+
+def test_model_reads_no_skill_text() -> None:
+    """`Skill` is data: bodies are read through parsing, never by the model itself."""
+    assert _imports()["skillyard.model"] <= {"skillyard.fsread"}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skillyard.model import Skill
-from skillyard.parsing import find_skill_file, parse_skill
+from skillyard.parsing import find_skill_file, load_body, parse_skill
 from skillyard.parsing.text import CHUNK, read_head
 from skillyard.validate import validate_skill_dir
 
@@ -29,7 +29,7 @@ def test_clawhub_github() -> None:
     assert codes == set()
     assert s.emoji == "🐙" and s.requires.bins == ("gh",)
     assert [o.command() for o in s.install] == ["brew install gh", "apt install gh"]
-    assert s.body().startswith("# GitHub")
+    assert load_body(s).startswith("# GitHub")
 
 
 def test_claude_code_review() -> None:
@@ -65,13 +65,13 @@ def test_zeroclaw_toml() -> None:
     export = s.tools[1]
     assert [a.name for a in export.args] == ["chat", "format"] and export.timeout == 120.0
     assert export.args[1].enum == ("json", "md") and export.args[1].required is False
-    assert "Prefer list_dialogs" in s.body() and "## Tools" in s.body()
+    assert "Prefer list_dialogs" in load_body(s) and "## Tools" in load_body(s)
 
 
 def test_crlf_block_list() -> None:
     s, codes = load("legacy-crlf")
     assert s.allowed_tools == ("Read", "Grep") and not codes
-    assert s.body() == "Body line one\nBody line two\n"
+    assert load_body(s) == "Body line one\nBody line two\n"
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.iterdir() if p.is_dir()))

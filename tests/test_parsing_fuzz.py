@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from skillyard.parsing import parse_frontmatter, parse_skill, split_frontmatter
+from skillyard.parsing import load_body, parse_frontmatter, parse_skill, split_frontmatter
 from skillyard.parsing.frontmatter import STRING_FIELDS, _finish, _yaml_load, fast_parse
 from skillyard.validate import validate_skill_dir
 
@@ -203,7 +203,7 @@ def check_parse(content: bytes) -> None:
         if skill is not None:
             assert isinstance(skill.description, str) and skill.description
             json.dumps(skill.frontmatter, allow_nan=False)
-            assert isinstance(skill.body(), str)
+            assert isinstance(load_body(skill), str)
         result = validate_skill_dir(d, strict=True)
         assert result.valid == (not result.errors)
         json.dumps(result.to_dict())
@@ -300,5 +300,5 @@ def test_arbitrary_toml_never_raises(content: bytes) -> None:
         skill, diags = parse_skill(p)
         assert skill is not None or diags
         if skill is not None:
-            assert isinstance(skill.body(), str)
+            assert isinstance(load_body(skill), str)
         validate_skill_dir(d, strict=True)

@@ -47,7 +47,7 @@ def test_minimal_skill(tmp_path: Path) -> None:
     s = ok(tmp_path, "---\nname: my-skill\ndescription: Does things\n---\n# Title\n\nBody\n")
     assert (s.name, s.description, s.format, s.source) == ("my-skill", "Does things", "md", "custom")
     assert s.path.is_absolute() and s.path.name == "SKILL.md"
-    assert s.body() == "# Title\n\nBody\n"
+    assert load_body(s) == "# Title\n\nBody\n"
     assert s.frontmatter == {"name": "my-skill", "description": "Does things"}
 
 
@@ -102,24 +102,24 @@ def test_description_is_stripped(tmp_path: Path) -> None:
 
 def test_bom_is_accepted(tmp_path: Path) -> None:
     s = ok(tmp_path, b"\xef\xbb\xbf---\nname: my-skill\ndescription: d\n---\nbody\n")
-    assert s.description == "d" and s.body() == "body\n"
+    assert s.description == "d" and load_body(s) == "body\n"
 
 
 def test_crlf_is_normalised(tmp_path: Path) -> None:
     s = ok(tmp_path, b"---\r\nname: my-skill\r\ndescription: d\r\n---\r\nline1\r\nline2\r\n")
     assert s.description == "d"
-    assert s.body() == "line1\nline2\n"
+    assert load_body(s) == "line1\nline2\n"
 
 
 def test_lone_cr_is_normalised(tmp_path: Path) -> None:
     s = ok(tmp_path, b"---\rname: my-skill\rdescription: d\r---\rline1\rline2\r")
-    assert s.description == "d" and s.body() == "line1\nline2\n"
+    assert s.description == "d" and load_body(s) == "line1\nline2\n"
 
 
 def test_body_offset_counts_characters_not_bytes(tmp_path: Path) -> None:
     s = ok(tmp_path, "---\nname: my-skill\ndescription: héllo wörld ✓ 🐙\n---\nbödy 🐙\n")
     assert s.description == "héllo wörld ✓ 🐙"
-    assert s.body() == "bödy 🐙\n"
+    assert load_body(s) == "bödy 🐙\n"
 
 
 def test_binary_file_is_a_diagnostic(tmp_path: Path) -> None:
@@ -160,7 +160,7 @@ def test_directory_instead_of_file(tmp_path: Path) -> None:
 def test_triple_dash_inside_value_is_not_a_delimiter(tmp_path: Path) -> None:
     s = ok(tmp_path, "---\nname: my-skill\ndescription: a --- b\n---\nbody --- here\n")
     assert s.description == "a --- b"
-    assert s.body() == "body --- here\n"
+    assert load_body(s) == "body --- here\n"
 
 
 def test_closing_delimiter_must_be_the_whole_line(tmp_path: Path) -> None:
@@ -170,12 +170,12 @@ def test_closing_delimiter_must_be_the_whole_line(tmp_path: Path) -> None:
 
 def test_delimiters_with_trailing_blanks(tmp_path: Path) -> None:
     s = ok(tmp_path, "---  \nname: my-skill\ndescription: d\n--- \t\nbody\n")
-    assert s.description == "d" and s.body() == "body\n"
+    assert s.description == "d" and load_body(s) == "body\n"
 
 
 def test_frontmatter_closed_at_end_of_file(tmp_path: Path) -> None:
     s = ok(tmp_path, "---\nname: my-skill\ndescription: d\n---")
-    assert s.body() == ""
+    assert load_body(s) == ""
 
 
 def test_unclosed_frontmatter(tmp_path: Path) -> None:
@@ -186,7 +186,7 @@ def test_unclosed_frontmatter(tmp_path: Path) -> None:
 def test_frontmatter_spanning_several_chunks(tmp_path: Path) -> None:
     long = "x" * (CHUNK * 3)
     s = ok(tmp_path, f"---\nname: my-skill\ndescription: d\nnote: {long}\n---\nbody\n")
-    assert s.frontmatter["note"] == long and s.body() == "body\n"
+    assert s.frontmatter["note"] == long and load_body(s) == "body\n"
 
 
 def test_delimiter_exactly_at_chunk_boundary(tmp_path: Path) -> None:
@@ -196,7 +196,7 @@ def test_delimiter_exactly_at_chunk_boundary(tmp_path: Path) -> None:
         content = f"{head}{filler}\n---\nbody\n"
         s = ok(tmp_path, content)
         assert s.frontmatter["note"] == filler
-        assert s.body() == "body\n", pad
+        assert load_body(s) == "body\n", pad
 
 
 def test_oversized_frontmatter_is_refused(tmp_path: Path) -> None:
@@ -210,9 +210,9 @@ def test_large_body_not_read_at_discovery(tmp_path: Path) -> None:
     assert p.stat().st_size > 2_000_000
     s, _ = parse_skill(p)
     assert s is not None
-    assert s._body is None  # nothing of the body is kept from discovery
+    assert "lorem ipsum" not in repr(s)  # nothing of the body is kept from discovery
     assert s.body_offset == len("---\nname: my-skill\ndescription: big one\n---\n")
-    assert s.body() == body
+    assert load_body(s) == body
 
 
 def test_body_re_read_when_file_changed(tmp_path: Path) -> None:
@@ -241,7 +241,7 @@ def test_no_frontmatter_uses_first_paragraph(tmp_path: Path) -> None:
     assert s is not None
     assert (s.name, s.description) == ("plain", "First paragraph continues here.")
     assert any(d.code == "no-frontmatter" and d.level == "warning" for d in diags)
-    assert s.body().startswith("# Heading")
+    assert load_body(s).startswith("# Heading")
 
 
 def test_no_frontmatter_skips_fences_and_comments(tmp_path: Path) -> None:
@@ -654,7 +654,7 @@ def test_markdown_with_sibling_toml_merges_tools_and_prompts(tmp_path: Path) -> 
     s, _ = parse_skill(p)
     assert s is not None and s.description == "md wins" and s.format == "md"
     assert [t.name for t in s.tools] == ["ls"] and s.prompts == ("Prefer listing first",)
-    body = s.body()
+    body = load_body(s)
     assert body.startswith("Body.\n") and "Prefer listing first" in body
     s2, _ = parse_skill(p, toml_sibling=False)
     assert s2 is not None and s2.tools == ()
@@ -671,7 +671,7 @@ def test_skill_docs_and_body_through_model(tmp_path: Path) -> None:
     p = write(tmp_path, "---\ndescription: d\n---\nSee [usage](USAGE.md).\n")
     (p.parent / "USAGE.md").write_text("usage")
     s, _ = parse_skill(p)
-    assert s is not None and s.docs() == ["USAGE.md"] and "USAGE.md" in s.body()
+    assert s is not None and s.docs() == ["USAGE.md"] and "USAGE.md" in load_body(s)
 
 
 # ---------------------------------------------------------- parse_frontmatter

@@ -267,12 +267,12 @@ def test_rendered_body(tmp_path: Path) -> None:
     assert "- `list_dialogs`: List recent dialogs" in body
     assert "  - `limit` (integer, required): Maximum number of dialogs" in body
     assert "  - `query` (string, optional): Search query (optional)" in body
-    assert s.body() == body
+    assert load_body(s) == body
 
 
 def test_body_without_tools_or_prompts(tmp_path: Path) -> None:
     s = ok(tmp_path, '[skill]\nname = "telegram"\ndescription = "Just this"\n')
-    assert s.body() == "Just this\n"
+    assert load_body(s) == "Just this\n"
 
 
 def test_oversized_toml(tmp_path: Path) -> None:

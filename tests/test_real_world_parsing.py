@@ -7,6 +7,7 @@ from pathlib import Path
 
 from skillyard.parsing import parse_skill
 from skillyard.registry import Registry
+from skillyard.toml_tools import tool_plan
 from skillyard.validate import validate_skill_dir
 
 
@@ -93,7 +94,7 @@ def test_double_brace_placeholders_say_what_to_write(tmp_path: Path) -> None:
     reg = Registry.from_roots([tmp_path])
     found = [x for x in reg.diagnostics if x.code == "tool-template"]
     assert len(found) == 1 and "use {mood}, not {{mood}}" in found[0].message
-    assert reg.tool_plan()[0] == {}
+    assert tool_plan(reg)[0] == {}
 
 
 def test_a_long_description_loads_with_a_warning(tmp_path: Path) -> None:

@@ -12,7 +12,9 @@ from skillyard import discovery
 from skillyard.config import parse_config
 from skillyard.discovery import Root, default_roots, resolve_roots
 from skillyard.eligibility import Host
+from skillyard.parsing import load_body
 from skillyard.registry import Registry
+from skillyard.toml_tools import tool_plan
 
 
 @pytest.fixture(autouse=True)
@@ -185,11 +187,11 @@ def test_reload_diff_and_only_changed_files_reparsed(tmp_path: Path, make_skill,
     a_before = reg.get("a")
     assert reg.eligibility("b").reasons == ("Missing environment variable: TOKEN_B",)
 
-    import skillyard.registry as registry_module
+    import skillyard.parsing as parsing_module
 
     calls: list[str] = []
-    real = registry_module._parse
-    monkeypatch.setattr(registry_module, "_parse", lambda p, s, st=None: (calls.append(p), real(p, s, st))[1])
+    real = parsing_module.parse_skill
+    monkeypatch.setattr(parsing_module, "parse_skill", lambda p, s: (calls.append(str(p)), real(p, s))[1])
 
     host.env = {"TOKEN_B": "x"}
     make_skill(tmp_path, "c")
@@ -261,11 +263,11 @@ def test_startup_cache_skips_parsing_unchanged_files(tmp_path: Path, make_skill,
     Registry([Root(root, "custom")], cache=cache_file)
     assert cache_file.is_file()
 
-    import skillyard.registry as registry_module
+    import skillyard.parsing as parsing_module
 
     calls: list[str] = []
-    real = registry_module._parse
-    monkeypatch.setattr(registry_module, "_parse", lambda p, s, st=None: (calls.append(p), real(p, s, st))[1])
+    real = parsing_module.parse_skill
+    monkeypatch.setattr(parsing_module, "parse_skill", lambda p, s: (calls.append(str(p)), real(p, s))[1])
     reg = Registry([Root(root, "custom")], cache=cache_file)
     assert calls == []
     for s1 in first:
@@ -283,7 +285,7 @@ def test_startup_cache_skips_parsing_unchanged_files(tmp_path: Path, make_skill,
             "format",
         ):
             assert getattr(s1, f) == getattr(s2, f), f
-    assert reg.get("b").body() == first[1].body()
+    assert load_body(reg.get("b")) == load_body(first[1])
 
     p = root / "b" / "SKILL.md"
     p.write_text(p.read_text().replace("useful", "very useful"))
@@ -305,12 +307,11 @@ def test_targeted_reload_from_watcher_paths(tmp_path: Path, make_skill, monkeypa
     reg = Registry.from_roots([root])
 
     import skillyard.discovery as discovery_module
-    import skillyard.registry as registry_module
 
     walks: list[str] = []
-    real_walk = registry_module.walk_root
+    real_walk = discovery_module.walk_root
     monkeypatch.setattr(
-        registry_module, "walk_root", lambda r, a: (walks.append(str(r.path)), real_walk(r, a))[1]
+        discovery_module, "walk_root", lambda r, a: (walks.append(str(r.path)), real_walk(r, a))[1]
     )
 
     p = root / "a" / "SKILL.md"
@@ -341,9 +342,9 @@ def test_toml_tool_names_are_planned_once_and_renames_reported(tmp_path: Path) -
             '[[tools]]\nname = "skills"\ndescription = "clashes with a built-in"\ncommand = "echo hi"\n'
         )
     reg = Registry.from_roots([tmp_path])
-    plan, notes = reg.tool_plan()
+    plan, notes = tool_plan(reg)
     assert sorted(plan) == ["one__lookup", "one__skills", "two__lookup", "two__skills"]
-    assert reg.tool_plan()[0] is plan  # cached for this registry version
+    assert tool_plan(reg)[0] is plan  # cached for this registry version
     codes = {d.code for d in reg.diagnostics}
     assert notes and {d.code for d in notes} <= codes
 
@@ -362,13 +363,13 @@ def test_second_start_builds_skills_only_on_access(tmp_path: Path, make_skill) -
     root, cache_file = _cached_registry(tmp_path, make_skill)
     cold = Registry([Root(root, "custom")], host=no_bins_host())
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
-    entries = reg._files.values()
-    assert all(e._skill is None for e in entries)  # names and order come from the cache alone
+    entries = reg.scan.files.values()
+    assert not any(e.built for e in entries)  # names and order come from the cache alone
     assert reg.names() == cold.names() and len(reg) == 3 and "b" in reg
-    assert all(e._skill is None for e in entries)
+    assert not any(e.built for e in entries)
     b = reg.get("b")
     assert b is not None and b is reg.get("b")  # built once, then the same object
-    assert sum(e._skill is not None for e in entries) == 1
+    assert sum(e.built for e in entries) == 1
     assert not reg.eligibility("a").eligible and reg.eligibility("b").eligible
     assert [s.name for s in reg.skills] == cold.names()
     assert [s.description for s in reg.skills] == [s.description for s in cold.skills]
@@ -377,16 +378,32 @@ def test_second_start_builds_skills_only_on_access(tmp_path: Path, make_skill) -
     assert [d.code for d in reg.diagnostics] == [d.code for d in cold.diagnostics]
 
 
+def test_second_start_shares_equal_immutable_values(tmp_path: Path, make_skill) -> None:
+    req = 'metadata: {"openclaw": {"requires": {"bins": ["jq"]}, "install": [{"kind": "brew", "formula": "jq"}]}}'
+    root = tmp_path / "r"
+    for name in ("a", "b"):
+        make_skill(root, name, extra=req + "\nallowed-tools: Read Grep")
+    cache_file = tmp_path / "cache.marshal"
+    cold = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    warm = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
+    a, b = warm.get("a"), warm.get("b")
+    for field in ("requires", "install", "allowed_tools", "metadata"):
+        assert getattr(a, field) == getattr(b, field) == getattr(cold.get("a"), field), field
+    assert a.requires.bins == ("jq",) and a.allowed_tools == ("Read", "Grep")
+    assert a.requires is b.requires and a.install is b.install and a.allowed_tools is b.allowed_tools
+    assert a.metadata is not b.metadata  # mutable: each skill keeps its own
+
+
 def test_second_start_sees_edits_made_while_stopped(tmp_path: Path, make_skill) -> None:
     root, cache_file = _cached_registry(tmp_path, make_skill)
     p = root / "b" / "SKILL.md"
     p.write_text(p.read_text().replace("name: b", "name: b2"))
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b2", "c"]
-    assert reg._files[str(p)]._skill is not None  # re-parsed, not taken from the cache
+    assert reg.scan.files[str(p)].built  # re-parsed, not taken from the cache
     # the cache was rewritten: a third start takes the new name without parsing
     third = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
-    assert third._files[str(p)]._skill is None and third.get("b2").description.startswith("A test skill")
+    assert not third.scan.files[str(p)].built and third.get("b2").description.startswith("A test skill")
 
 
 def test_lazy_skills_follow_reloads(tmp_path: Path, make_skill) -> None:
@@ -442,7 +459,7 @@ def test_cache_blob_that_does_not_match_is_not_trusted(tmp_path: Path, make_skil
         )
     _write_cache(cache_file, header, rows)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
-    assert reg._files[str(root / "b" / "SKILL.md")]._skill is None  # still a cached row...
+    assert not reg.scan.files[str(root / "b" / "SKILL.md")].built  # still a cached row...
     b_skill = reg.get("b")
     assert b_skill is not None and b_skill.name == "b" and b_skill.path == root / "b" / "SKILL.md"
 
@@ -476,7 +493,7 @@ def test_malformed_cache_columns_mean_a_cold_start(tmp_path: Path, make_skill, m
     _write_cache(cache_file, header, rows)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b", "c"]
-    assert all(e._skill is not None for e in reg._files.values())  # parsed, not cached
+    assert all(e.built for e in reg.scan.files.values())  # parsed, not cached
 
 
 @pytest.mark.parametrize(
@@ -619,7 +636,7 @@ def test_toml_tools_that_cannot_run_are_not_offered_and_are_reported(tmp_path: P
         '[[tools]]\nname = "fine"\ndescription = "f"\ncommand = "echo {x}"\n'
     )
     reg = Registry.from_roots([tmp_path])
-    plan, notes = reg.tool_plan()
+    plan, notes = tool_plan(reg)
     assert sorted(plan) == ["fine"]
     assert any(d.code == "tool-template" and d.level == "error" for d in reg.diagnostics)
 
@@ -758,7 +775,7 @@ def test_listing_from_the_startup_cache_builds_no_skill_and_matches_a_cold_listi
         warm = Registry([Root(root, "custom")], config, host=no_bins_host(), cache=cache_file)
         assert reports.list_report(warm, f) == {"count": len(expected), "skills": expected}
         assert [d.to_dict() for d in warm.diagnostics] == [d.to_dict() for d in cold.diagnostics]
-        built = {e.name for e in warm._order if e._skill is not None}
+        built = {e.name for e in warm.scan.order if e.built}
         assert built <= {"with-tools"}  # only a skill offering tools is built (for the tool plan)
     assert reports.list_report(cold)["count"] == 9
     eligible = {i["name"] for i in reports.list_report(cold, "eligible")["skills"]}

@@ -189,8 +189,8 @@ def recoverable(out: str, secret: str) -> bool:
         return True
     if utf16.decode("latin-1").lower() in out.lower() or raw.hex() in out.lower():
         return True
-    for run in B64_RUN.findall(out.replace("\n", "")):  # gzip streams wrapped over lines
-        if any(raw in _unpacked(data) for data in _b64_at_offsets(run)):
+    for run in B64_RUN.findall(out.replace("\n", "")):  # base64 and gzip streams wrapped over lines
+        if any(raw in data or raw in _unpacked(data) for data in _b64_at_offsets(run)):
             return True
     for line in out.splitlines():
         for run in B64_RUN.findall(line):

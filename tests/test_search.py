@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -256,16 +257,11 @@ def test_body_is_capped(tmp_path: Path) -> None:
     ix = SearchIndex([s, write_skill(tmp_path, "other", "Something unrelated about tax forms.")])
     assert names(ix.search("zebrafish")) == ["capped"]
     assert ix.search("quokka") == []
-    assert s._body is None  # the search did not load (and keep) the whole body
+    assert "quokka" not in repr(s)  # the search kept nothing of the body on the skill
 
 
-def test_loaded_body_is_used(tmp_path: Path) -> None:
-    s = Skill(
-        name="inmem",
-        description="Generic helper.",
-        path=tmp_path / "nope" / "SKILL.md",
-        _body="## Platypus care\n",
-    )
+def test_body_heading_is_searched(tmp_path: Path) -> None:
+    s = write_skill(tmp_path, "inmem", "Generic helper.", body="## Platypus care\n")
     assert names(SearchIndex([s]).search("platypus")) == ["inmem"]
 
 
@@ -361,7 +357,7 @@ def test_body_offset_with_bom_and_crlf(tmp_path: Path) -> None:
     )
     assert names(ix.search("zebra")) == ["crlf"]  # the heading is seen as a heading
     assert ix.search("quokka licence") == []  # frontmatter is not read as body
-    assert skill._body is None
+    assert "Zebra" not in repr(skill)
 
 
 def test_explain_shows_terms_and_candidates(catalog: list[Skill]) -> None:
@@ -378,13 +374,19 @@ def test_explain_shows_terms_and_candidates(catalog: list[Skill]) -> None:
 _POOL_WORDS = ["pdf", "image", "email", "deploy", "chart", "invoice", "weather", "translate", "video", "logs"]
 
 
+_POOL_DIR = tempfile.TemporaryDirectory(prefix="skillyard-search-pool-")
+
+
 def _pool_skill(i: int, variant: int) -> Skill:
     w1, w2 = _POOL_WORDS[i % 10], _POOL_WORDS[(i * 3 + variant) % 10]
+    path = Path(_POOL_DIR.name, f"pool-{i}-{variant}", "SKILL.md")  # the file holds the body alone
+    if not path.exists():
+        path.parent.mkdir()
+        path.write_text(f"# {w2.title()} guide\n\nSteps for {w1}.\n", encoding="utf-8")
     return Skill(
         name=f"pool-{i}",
         description=f"Work with {w1} and {w2} files (version {variant}).",
-        path=Path(f"/nonexistent/pool-{i}/SKILL.md"),
-        _body=f"# {w2.title()} guide\n\nSteps for {w1}.\n",
+        path=path,
     )
 
 
@@ -636,15 +638,21 @@ def test_old_snapshots_are_pruned(tmp_path: Path) -> None:
 _COMMON = "data file report image chart test build deploy query table email meeting budget".split()
 
 
+_COMMON_DIR = tempfile.TemporaryDirectory(prefix="skillyard-search-common-")
+
+
 def _common_catalog(n: int) -> list[Skill]:
     """Skills whose words are in most other skills: the requests numpy sums."""
     out = []
     for i in range(n):
         words = [_COMMON[(i * k + k) % len(_COMMON)] for k in range(1, 9)]
-        body = " ".join(_COMMON[(i + k * k) % len(_COMMON)] for k in range(40))
-        out.append(
-            Skill(name=f"s{i:04d}", description=" ".join(words), path=Path(f"/x/s{i}/SKILL.md"), _body=body)
-        )
+        path = Path(_COMMON_DIR.name, f"s{i:04d}", "SKILL.md")  # the file holds the body alone
+        if not path.exists():
+            path.parent.mkdir()
+            path.write_text(
+                " ".join(_COMMON[(i + k * k) % len(_COMMON)] for k in range(40)), encoding="utf-8"
+            )
+        out.append(Skill(name=f"s{i:04d}", description=" ".join(words), path=path))
     return out
 
 
@@ -774,13 +782,13 @@ def test_a_misspelt_word_is_corrected_to_a_body_word_several_skills_use(tmp_path
     assert ix.explain("programatically")["corrections"] == {"programatically": ["programmatically"]}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     blocks=st.lists(
         st.tuples(st.booleans(), st.sampled_from(["```", "~~~", "```python", "  ```"])), max_size=30
     )
 )
-def test_the_lead_is_the_prose_outside_code_blocks(blocks: list[tuple[bool, str]]) -> None:
+def test_the_lead_is_the_prose_outside_code_blocks(blocks: list[tuple[bool, str]], tmp_path: Path) -> None:
     from skillyard.search._lexical import LEAD_CHARS, _body_fields
 
     parts = []
@@ -788,7 +796,10 @@ def test_the_lead_is_the_prose_outside_code_blocks(blocks: list[tuple[bool, str]
         close = fence.strip()[:3]
         parts.append(f"{fence}\ncodeword{i}\n{close}" if is_code else f"proseword{i} é")
     body = "\n\n".join(parts) + "\n```\nunclosed block\n"  # an unclosed fence runs to the end
-    skill = Skill(name="x", description="d", path=Path("/nonexistent/x/SKILL.md"), _body=body)
+    path = tmp_path / "x" / "SKILL.md"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(body, encoding="utf-8")  # the file holds the body alone
+    skill = Skill(name="x", description="d", path=path)
     _headings, lead, whole = _body_fields(skill, BODY_CHARS)
     assert whole == body and len(lead) <= LEAD_CHARS
     assert "codeword" not in lead and "unclosed" not in lead

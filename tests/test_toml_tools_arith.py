@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from skillyard.config import Config, ExecutionSettings
 from skillyard.model import Skill, ToolArg, ToolSpec
 from skillyard.registry import Registry
-from skillyard.toml_tools import ToolArgError, build_invocation, compile_template, lint_tool
+from skillyard.toml_tools import ToolArgError, build_invocation, compile_template, lint_tool, tool_plan
 from toml_run_support import run_tool
 
 #: (template, context named in the refusal, output for 42, output for -3)
@@ -252,7 +252,7 @@ def test_registry_does_not_offer_a_refused_tool(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     reg = Registry.from_roots([tmp_path / "skills"], Config(execution=ExecutionSettings(executor="local")))
-    plan, notes = reg.tool_plan()
+    plan, notes = tool_plan(reg)
     assert [spec.name for _, spec in plan.values()] == ["count_ok"]
     assert any(
         d.code == "tool-template" and "tool 'count': placeholder {lines} is inside" in d.message

@@ -14,7 +14,7 @@ import pytest
 
 from skillyard.execution import LocalExecutor
 from skillyard.model import Skill, ToolSpec
-from skillyard.parsing import parse_skill
+from skillyard.parsing import load_body, parse_skill
 from skillyard.toml_tools import build_invocation, plan_tool_names, tool_schema
 from skillyard.toml_tools import run_tool as _run_tool
 
@@ -159,7 +159,7 @@ def test_table_args_declare_type_enum_default(tmp_path: Path) -> None:
 
 def test_prompts_are_part_of_the_loaded_body() -> None:
     skill = load(FIXTURES / "text-tools" / "SKILL.toml")
-    body = skill.body()
+    body = load_body(skill)
     assert "Use word_stats to get a feel for a file before quoting from it." in body
     assert "pass ignore_case only when" in body
     assert {t.name for t in skill.tools} == {"find_lines", "word_stats", "top_words"}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from skillyard.registry import Registry
 from skillyard.session import Session
 from skillyard.tools import BUILTIN_TOOLS, Toolkit, ToolResult
-from skillyard.tools.validate import compile_schema
+from skillyard.tools.schema import compile_schema
 
 
 @pytest.fixture(scope="module")

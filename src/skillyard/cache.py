@@ -8,7 +8,7 @@ metadata for files whose stat it matches, never run code.
 The layout is columnar (one list per field) and each skill's row is a nested
 marshal blob, all of them packed in one buffer: loading the file builds a handful
 of lists of strings and ints (no per-skill objects for the cyclic GC to walk), and
-a `Skill` is only rebuilt from its row when someone asks for it.
+a `Skill` is only rebuilt from its row when someone asks for it (see `Entry`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import threading
 import zlib
 from array import array
 from collections.abc import MutableSequence
@@ -23,11 +24,14 @@ from dataclasses import dataclass, field, fields
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
+
+if TYPE_CHECKING:
+    from skillyard.discovery import AnyStat, Scan
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
 FORMAT = 8
@@ -60,6 +64,8 @@ class Cached:
     _parts: list[bytes | memoryview] = field(default_factory=list)
     _index: dict[str, int] | None = None
     _summaries: list[Any] | None = None
+    #: immutable values already built from equal rows (see `skill_from_row`)
+    _shared: dict[Any, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -341,12 +347,12 @@ def skill_to_blob(s: Skill) -> bytes:
     return marshal.dumps(skill_to_row(s))
 
 
-def skill_from_blob(blob: bytes | memoryview) -> Skill:
+def skill_from_blob(blob: bytes | memoryview, shared: dict[Any, Any] | None = None) -> Skill:
     """Raises ValueError/TypeError/IndexError/EOFError for a blob that is not one of ours."""
     row = marshal.loads(blob)
     if not isinstance(row, tuple) or len(row) != len(_SKILL_FIELDS):
         raise ValueError("not a skill row")
-    return skill_from_row(row)
+    return skill_from_row(row, shared)
 
 
 def skill_to_row(s: Skill) -> Row:
@@ -484,17 +490,29 @@ def _row_ok(row: Row) -> bool:
 _TUPLE_SET = {tuple}
 
 
-def skill_from_row(row: Row) -> Skill:
-    """The skill a row stands for; ValueError for a row with a field of the wrong shape."""
+def skill_from_row(row: Row, shared: dict[Any, Any] | None = None) -> Skill:
+    """The skill a row stands for; ValueError for a row with a field of the wrong shape.
+
+    Immutable values (requirements, install options, tuples of strings) equal to ones
+    built before from the same `shared` map are that same object: skills of one catalog repeat
+    a few of each, and every object kept is one more for the host's cyclic collector to walk.
+    """
     if not _row_ok(row):
         raise ValueError("a cached row field has the wrong shape")
+    memo = shared if shared is not None else {}
+    get, keep = memo.get, memo.setdefault
     v = list(row)
     v[_PATH_I] = Path(v[_PATH_I])
     if v[_META_I] == _SAME_AS_FRONTMATTER:
         v[_META_I] = v[_FM_I].get("metadata")
-    v[_REQ_I] = Requirements(*v[_REQ_I]) if any(v[_REQ_I]) else Requirements()
+    for i in _STR_TUPLE_I:
+        if v[i]:
+            v[i] = keep(v[i], v[i])
+    key = (Requirements, v[_REQ_I])
+    v[_REQ_I] = get(key) or keep(key, Requirements(*v[_REQ_I]))
     if v[_INSTALL_I]:
-        v[_INSTALL_I] = tuple(InstallOption(*o) for o in v[_INSTALL_I])
+        key = (InstallOption, v[_INSTALL_I])
+        v[_INSTALL_I] = get(key) or keep(key, tuple(InstallOption(*o) for o in v[_INSTALL_I]))
     if v[_TOOLS_I]:
         v[_TOOLS_I] = tuple(
             ToolSpec(n, d, c, k, tuple(ToolArg(*a) for a in args), t) for n, d, c, k, args, t in v[_TOOLS_I]
@@ -508,3 +526,131 @@ def diag_to_row(d: Diagnostic) -> Row:
 
 def diag_from_row(r: Row) -> Diagnostic:
     return Diagnostic(*r)
+
+
+# ---------------------------------------------------------------- entries of a scan
+
+
+def parse_file(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
+    """`parsing.parse_skill` of one file, imported on first use: a start from the cache never
+    loads the parser (and its YAML stack)."""
+    from skillyard.parsing import parse_skill
+
+    return parse_skill(Path(path), source)
+
+
+_BUILD_LOCK = threading.Lock()
+
+
+class Entry:
+    """What one skill file parsed to, keyed by its stat so unchanged files are not re-read.
+
+    An entry from the start-up cache holds the skill's name and where its row lives; the
+    `Skill` is built from the row on first use, so a second start builds names and order only.
+    """
+
+    __slots__ = ("st", "path", "source", "name", "diagnostics", "_skill", "_rows", "_row")
+
+    def __init__(
+        self,
+        st: AnyStat,
+        path: str,
+        source: str,
+        skill: Skill | None,
+        diagnostics: tuple[Diagnostic, ...],
+        name: str | None = None,
+        rows: Cached | None = None,
+        row: int = 0,
+    ) -> None:
+        self.st = st  #: the stat this entry was read (or validated) under
+        self.path = path
+        self.source = source
+        self.diagnostics = diagnostics
+        self._skill = skill
+        self._rows = rows  #: where this skill's packed row lives until it is built
+        self._row = row
+        self.name = skill.name if skill is not None else name
+
+    @property
+    def built(self) -> bool:
+        """False while the skill is only a cached row (or the file did not load)."""
+        return self._skill is not None
+
+    @property
+    def skill(self) -> Skill | None:
+        s = self._skill
+        if s is None and self._rows is not None:
+            with _BUILD_LOCK:  # two threads must not build two objects for one skill
+                s = self._skill
+                if s is None and self._rows is not None:
+                    s = self._skill = self._materialise()
+                    self._rows = None
+        return s
+
+    def row(self) -> bytes | memoryview:
+        """The packed row of this skill (from the cache it came from, or made from the object)."""
+        if self._rows is not None:
+            return self._rows.row(self._row)
+        return skill_to_blob(self.loaded())
+
+    def summary(self) -> Row:
+        """The skill's `summary_of` row, from the cache while the skill is not built yet."""
+        rows = self._rows
+        if self._skill is None and rows is not None:
+            found = rows.summary(self._row)
+            if found is not None:
+                return found
+        return summary_of(self.loaded())
+
+    def loaded(self) -> Skill:
+        """The skill of an entry that has a name (every entry in a registry's order)."""
+        s = self.skill
+        assert s is not None
+        return s
+
+    def _materialise(self) -> Skill:
+        """The skill from the cached row; a row that does not decode to this entry's skill is
+        not trusted, and the file is parsed instead (same stat, so the same result as a cold start)."""
+        assert self._rows is not None
+        try:
+            s = skill_from_blob(self._rows.row(self._row), self._rows._shared)
+            if s.name == self.name and str(s.path) == self.path:
+                return s
+        except Exception:  # rows are data from a file: anything wrong means "parse it instead"
+            pass
+        skill, diags = parse_file(self.path, self.source)
+        if skill is None or skill.name != self.name:  # the name is already registered: keep it
+            skill = Skill(name=str(self.name), description="", path=Path(self.path), source=self.source)
+            diags = [
+                *diags,
+                Diagnostic("warning", "cache-mismatch", "start-up cache entry was unusable", self.path),
+            ]
+        self.diagnostics = tuple(diags)
+        return skill
+
+
+def save_scan(path: Path, scan: Scan) -> None:
+    """Write what `scan` found as the start-up cache; skipped when it would hold what it already does.
+    Files that did not load, or were read while they might still change unseen, are left out."""
+    walks = {
+        walk_key(str(root.path), root.source): (walk.paths, walk.listed_dirs)
+        for i, root in enumerate(scan.roots)
+        if (walk := scan.walks.get(i)) is not None and walk.replayable
+    }
+    old = scan.cached
+    if not scan.parsed and len(old) == len(scan.files) and walks == old.walks:
+        return
+    out = Cached(walks=walks)
+    for p, e in scan.files.items():
+        if e.name is None or p in scan.racy:
+            continue  # files that did not load are re-read (their diagnostics stay current)
+        out.add(
+            p,
+            (e.st.st_mtime_ns, e.st.st_size, e.st.st_ino),
+            e.source,
+            e.name,
+            e.row(),
+            [diag_to_row(d) for d in e.diagnostics],
+            e.summary(),
+        )
+    save(path, out)

@@ -28,6 +28,8 @@ from skillyard.session import Session
 if TYPE_CHECKING:
     from skillyard.tools import Toolkit
 
+__all__ = ["Chat", "ChatError", "TurnResult", "make_client"]
+
 #: Tool calls answered in one turn before the loop stops the model.
 DEFAULT_MAX_TOOL_CALLS = 25
 #: Seconds one request to the endpoint may take (connect, and between streamed chunks).

@@ -13,8 +13,8 @@ from typing import Any
 import click
 
 from skillyard import reports
-from skillyard.catalog import FORMATS, relevant_names, render_catalog
 from skillyard.cli_io import SafePath, dumps_json
+from skillyard.prompt import FORMATS, relevant_names, render_catalog
 from skillyard.session import Session, SessionError
 from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
 from skillyard.tools.toolkit import MAX_ARGUMENT_BYTES

@@ -16,6 +16,16 @@ import platformdirs
 
 from skillyard.fsread import read_regular_file
 
+__all__ = [
+    "Config",
+    "ConfigError",
+    "ExecutionSettings",
+    "find_config_path",
+    "load_config",
+    "parse_config",
+    "user_config_path",
+]
+
 PROJECT_CONFIG_NAME = "skillyard.toml"
 EXECUTORS = ("sandbox", "local", "container", "ray", "auto")  # "auto" is kept for old files and means sandbox
 #: Sources trusted without configuration for people's installs (docs/install.md): local paths.

@@ -1,4 +1,5 @@
-"""Where skills live: the search path, and walking one root to find skill files.
+"""Where skills live: the search path, walking one root to find skill files, and
+`Scan`, every root walked and its skill files parsed, redoing only what changed.
 
 Walking is bounded (depth, directory count) and symlink-aware: a link is only
 followed while its target stays inside one of the allowed roots, so a skill
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter
@@ -18,6 +19,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import NamedTuple
 
+from skillyard.cache import Cached, Entry, diag_from_row, parse_file, walk_key
 from skillyard.config import Config
 from skillyard.model import Diagnostic
 
@@ -32,8 +34,6 @@ MAX_DIRS_PER_ROOT = 200_000
 #: A directory changed this close to a walk may change again within the same timestamp tick
 #: (coarse kernel clocks; 2 s on FAT), so its ctime cannot prove its entries unchanged later.
 RACY_NS = 2_000_000_000
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,52 +181,6 @@ class WalkResult:
         return self._skill_dirs
 
 
-#: Looks at a candidate skill file during a walk: its stat when it is a regular file (the
-#: probe has then dealt with it, typically parsed it), None to let the walk look the slow way.
-Probe = Callable[[str], "AnyStat | None"]
-
-
-def open_regular(path: str) -> tuple[int, os.stat_result] | None:
-    """`path` opened for reading when it is a regular file and not a link: (fd, its fstat).
-
-    None when it is absent, a link, not a regular file or cannot be opened. One open and one
-    fstat answer "is this the skill file" and start reading it, where an lstat would be
-    followed by an open; a cold scan's probe uses it. A FIFO planted under that name is
-    opened non-blocking and closed at once (nothing is read from it); a device node there
-    would need root to create.
-    """
-    if not _NOFOLLOW:
-        return None
-    try:
-        fd = os.open(path, os.O_RDONLY | _NONBLOCK | _NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-    except OSError:
-        os.close(fd)
-        return None
-    if not S_ISREG(st.st_mode):
-        os.close(fd)
-        return None
-    return fd, st
-
-
-def opening_probe(handle: Callable[[str, os.stat_result, int], None]) -> Probe:
-    """A probe that opens each candidate once (see `open_regular`) and hands the path, its
-    stat and the open descriptor to `handle`, which must close it (the parser does)."""
-
-    def probe(candidate: str) -> os.stat_result | None:
-        opened = open_regular(candidate)
-        if opened is None:
-            return None
-        fd, st = opened
-        handle(candidate, st, fd)
-        return st
-
-    return probe
-
-
 def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_DEPTH) -> WalkResult:
     """Find skill files under `root`; skill directories are not searched further."""
     walker = Walker(root, allowed_real, max_depth=max_depth)
@@ -237,8 +191,7 @@ def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_D
 
 
 class Walker:
-    """One walk of one root; `walk_root` runs it whole, a registry's cold scan runs it with a
-    probe that parses each skill file as it is found."""
+    """One walk of one root (`walk_root` runs it)."""
 
     def __init__(
         self,
@@ -246,10 +199,8 @@ class Walker:
         allowed_real: Sequence[str],
         *,
         max_depth: int = MAX_DEPTH,
-        probe: Probe | None = None,
     ) -> None:
         self.top = str(root.path)
-        self.probe = probe
         self.allowed_real = allowed_real
         self.max_depth = max_depth
         self.result = WalkResult()
@@ -305,7 +256,6 @@ class Walker:
         """Visit the entries of one listed directory. Once the directory budget has run out,
         each level stops at its next directory to descend into; True when this level stopped."""
         result, allowed_real, visited, budget = self.result, self.allowed_real, self.visited, self.budget
-        probe = self.probe
         add_path, add_stat, lstat = result.paths.append, result.stats.append, os.lstat
         for entry in entries:
             name = entry.name
@@ -336,17 +286,14 @@ class Walker:
                 if real in visited:
                     continue
                 visited.add(real)
-            # the common case inline: a regular SKILL.md (one lstat or one probe, no helper call)
+            # the common case inline: a regular SKILL.md (one lstat, no helper call)
             candidate = path + _FIRST
-            if probe is not None:
-                first = probe(candidate)
-            else:
-                try:
-                    first = lstat(candidate)
-                except OSError:
-                    first = None
-                if first is not None and not S_ISREG(first.st_mode):
-                    first = None
+            try:
+                first = lstat(candidate)
+            except OSError:
+                first = None
+            if first is not None and not S_ISREG(first.st_mode):
+                first = None
             if first is not None:
                 add_path(candidate)
                 add_stat(first)
@@ -544,3 +491,247 @@ def _skill_file(directory: str) -> tuple[tuple[str, os.stat_result, bool] | None
         if stat.S_ISREG(st.st_mode):
             return (p, st, link), linked
     return None, linked
+
+
+# ---------------------------------------------------------------- scanning the roots
+
+
+class Scan:
+    """Every root walked and its skill files parsed, with what a reload needs to redo only what changed.
+
+    A registry holds one and `run`s it; `files`, `by_name`, `order` and `diagnostics` are the
+    result. A file whose stat did not change keeps its entry (it is not read again). On a first
+    scan, rows of the start-up cache (`cached`) stand in for files whose stat they match, and a
+    `Skill` is built from such a row only when someone uses it.
+    """
+
+    def __init__(self, roots: Sequence[Root], cached: Cached | None = None) -> None:
+        self.roots = list(roots)
+        self.cached = cached if cached is not None else Cached()
+        #: every skill file found, loaded or not, by path
+        self.files: dict[str, Entry] = {}
+        #: the winning entry of each name, and those entries by root priority, walk order within a root
+        self.by_name: dict[str, Entry] = {}
+        self.order: list[Entry] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.walks: dict[int, WalkResult] = {}
+        #: skill files the last `run` parsed (rather than keeping an entry or taking a cached row)
+        self.parsed: list[str] = []
+        #: True while some entries in `order` are still cached rows (see `build_all`)
+        self.lazy = False
+        #: skill files read while their mtime was within the racy window of the scan: a second
+        #: edit in the same timestamp tick could keep the same stat, so they are read again at
+        #: the next scan and never written to the start-up cache
+        self.racy: set[str] = set()
+        self._racy_before = 0  #: mtimes at or after this are racy (set when a scan starts)
+        #: skill files to parse again even though their own stat did not change (a sibling changed)
+        self._forced: set[str] = set()
+
+    def run(self, changed: set[str] | None = None) -> set[str] | None:
+        """Walk every root (or, given changed paths, only the roots whose structure changed).
+
+        Returns the names whose entries changed when watcher paths allowed an in-place
+        update (see `_patch`), None after a full scan.
+        """
+        self.parsed = []
+        self._racy_before = time.time_ns() - RACY_NS
+        try:
+            if changed is not None:
+                touched = self._patch(changed)
+                if touched is not None:
+                    return touched
+            self._scan_roots(changed)
+            return None
+        finally:
+            self._forced.clear()
+
+    def build_all(self) -> None:
+        """Build every skill still held as a cached row."""
+        for e in self.order:
+            e.loaded()
+        self.lazy = False
+
+    def _patch(self, changed: set[str]) -> set[str] | None:
+        """Watcher paths that only edit known skill files, keeping their names and diagnostics,
+        are applied in place: O(changed), not O(skills). None when a full scan is needed."""
+        refresh: dict[str, tuple[Root, os.stat_result]] = {}
+        for i, root in enumerate(self.roots):
+            walk = self.walks.get(i)
+            mine: set[str] = set()
+            if walk is None or not self._can_reuse_walk(root, walk, changed, mine):
+                return None
+            for path in mine:
+                if path in refresh:
+                    return None  # nested roots share the file: let the full scan decide
+                refresh[path] = (root, walk.stats[walk.index()[path]])
+        files = self.files
+        swaps: list[tuple[Entry, Entry]] = []
+        for path, (root, st) in refresh.items():
+            old = files.get(path)
+            if old is None or old.source != root.source:
+                return None
+            new = self._entry_for(path, root.source, st)
+            if new is old:
+                continue
+            files[path] = new  # a full scan from here reuses this parse (same stat)
+            if new.name != old.name or new.diagnostics != old.diagnostics:
+                return None
+            swaps.append((old, new))
+        if not swaps:
+            return set()
+        by_name = dict(self.by_name)
+        order = list(self.order)
+        for old, new in swaps:
+            if new.name is not None and by_name.get(new.name) is old:
+                by_name[new.name] = new
+                order[order.index(old)] = new
+        self.by_name = by_name
+        self.order = order
+        return {new.name for _, new in swaps if new.name is not None}
+
+    def _scan_roots(self, changed: set[str] | None) -> None:
+        allowed = [os.path.realpath(r.path) for r in self.roots]
+        files: dict[str, Entry] = {}
+        by_name: dict[str, Entry] = {}
+        order: list[Entry] = []
+        diags: list[Diagnostic] = []
+        walks: dict[int, WalkResult] = {}
+        for i, root in enumerate(self.roots):
+            walk = self.walks.get(i)
+            refresh: set[str] = set()
+            if changed is None or walk is None or not self._can_reuse_walk(root, walk, changed, refresh):
+                walk = self._replay(root, walk) or walk_root(root, allowed)
+                refresh = set()
+                reuse = False
+            else:
+                reuse = True
+            walks[i] = walk
+            diags.extend(walk.diagnostics)
+            source = root.source
+            old_files = self.files
+            cached = self.cached
+            # the second-start fast path applies to a scan's first run
+            hits = cached.index() if cached.paths and not reuse and not old_files else None
+            stats, names, sources = cached.stats, cached.names, cached.sources
+            cached_diags = cached.diags
+            entries: list[Entry] = []
+            add = entries.append
+            for path, st in zip(walk.paths, walk.stats, strict=True):
+                if reuse and path not in refresh:
+                    add(old_files[path])
+                elif (
+                    hits is not None
+                    and (j := hits.get(path)) is not None
+                    and stats[(k := 3 * j)] == st.st_mtime_ns
+                    and stats[k + 1] == st.st_size
+                    and stats[k + 2] == st.st_ino
+                    and sources[j] == source
+                    and path not in cached_diags
+                ):  # the second-start fast path: a valid cache row, nothing built yet
+                    add(Entry(st, path, source, None, (), names[j], cached, j))
+                    self.lazy = True
+                else:
+                    add(self._entry_for(path, source, st))
+            for entry in entries:
+                files[entry.path] = entry
+                if entry.diagnostics:
+                    diags.extend(entry.diagnostics)
+                name = entry.name
+                if name is None:
+                    continue
+                winner = by_name.get(name)
+                if winner is not None:
+                    diags.append(
+                        Diagnostic(
+                            "warning",
+                            "shadowed",
+                            f"skill '{name}' is shadowed by {winner.path} ({winner.source})",
+                            entry.path,
+                        )
+                    )
+                    continue
+                by_name[name] = entry
+                order.append(entry)
+        self.walks = walks
+        self.racy.intersection_update(files)
+        self.files = files
+        self.by_name = by_name
+        self.order = order
+        self.diagnostics = diags
+
+    def _replay(self, root: Root, previous: WalkResult | None) -> WalkResult | None:
+        """The previous walk of this root (this process's, or the start-up cache's) when no
+        directory it looked into has changed; None means walk again."""
+        top = str(root.path)
+        if previous is not None:
+            if not previous.replayable:
+                return None
+            return replay_walk(top, previous.paths, previous.listed_dirs, saved=False)
+        saved = self.cached.walks.get(walk_key(top, root.source))
+        return replay_walk(top, *saved) if saved is not None else None
+
+    def _can_reuse_walk(self, root: Root, walk: WalkResult, changed: set[str], refresh: set[str]) -> bool:
+        """True when the changed paths only edit known skill files (collected into `refresh`) or docs."""
+        top = str(root.path)
+        known = walk.index()
+        skill_dirs = walk.skill_dirs()
+        for c in changed:
+            if not (c == top or c.startswith(top + os.sep)):
+                continue
+            if c in known:
+                try:
+                    st = os.stat(c)
+                except OSError:
+                    return False  # a skill file disappeared: walk again
+                refresh.add(c)
+                walk.stats[known[c]] = st
+                continue
+            parent = os.path.dirname(c)
+            if parent in skill_dirs and os.path.basename(c) == "SKILL.toml":
+                # a SKILL.toml beside a SKILL.md adds its tools and prompts: parse that SKILL.md again
+                md = next(
+                    (p for p in (parent + os.sep + "SKILL.md", parent + os.sep + "skill.md") if p in known),
+                    None,
+                )
+                if md is not None:
+                    refresh.add(md)
+                    self._forced.add(md)
+                    continue
+            if parent in skill_dirs and os.path.basename(c) not in SKILL_FILES:
+                continue  # a doc or script inside a skill: listed live, no metadata change
+            inside = any(c.startswith(d + os.sep) for d in skill_dirs)
+            if inside and parent not in skill_dirs:
+                continue  # deeper inside a skill: supporting content only
+            return False
+        return True
+
+    def _entry_for(self, path: str, source: str, st: AnyStat) -> Entry:
+        old = self.files.get(path) if path not in self._forced and path not in self.racy else None
+        if (
+            old is not None
+            and old.st.st_mtime_ns == st.st_mtime_ns
+            and old.st.st_size == st.st_size
+            and old.st.st_ino == st.st_ino  # a file replaced by a copy with the same size and time
+            and (old.name is None or old.source == source)
+        ):
+            return old
+        cached = self.cached
+        if cached.paths and path not in self._forced:
+            i = cached.lookup(path, st, source)
+            if i >= 0:
+                rows = cached.diags.get(path)
+                try:
+                    diags = tuple(diag_from_row(d) for d in rows) if rows else ()
+                except TypeError:
+                    diags = None
+                if diags is not None:
+                    self.lazy = True
+                    return Entry(st, path, source, None, diags, cached.names[i], cached, i)
+        self.parsed.append(path)
+        if st.st_mtime_ns >= self._racy_before:
+            self.racy.add(path)
+        else:
+            self.racy.discard(path)
+        skill, diags = parse_file(path, source)
+        # a tuple: the usual empty one is a shared constant, not one more object per file
+        return Entry(st, path, source, skill, tuple(diags))

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from skillyard.config import Config
 from skillyard.model import Eligibility, Requirements, Skill
 
+__all__ = ["Host", "evaluate", "install_fixes", "install_hints", "is_eligible"]
+
 OS_ALIASES = {"macos": "darwin", "mac": "darwin", "osx": "darwin", "windows": "win32", "win": "win32"}
 OS_LABELS = {"darwin": "macOS", "linux": "Linux", "win32": "Windows"}
 

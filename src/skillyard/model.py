@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from skillyard.fsread import read_under
+
+__all__ = ["Diagnostic", "Eligibility", "InstallOption", "Requirements", "Skill", "ToolArg", "ToolSpec"]
+
 Level = Literal["error", "warning"]
 
 #: Text files that count as a skill's docs (layer 3 of progressive disclosure).
@@ -218,7 +222,10 @@ SkillFormat = Literal["md", "toml"]
 
 @dataclass(slots=True, eq=False)
 class Skill:
-    """A loaded skill: metadata read at discovery, body read on demand."""
+    """A skill as discovery found it: its metadata, and where its file is.
+
+    The instructions stay in the file; `skillyard.parsing.load_body` reads them.
+    """
 
     name: str
     description: str
@@ -252,7 +259,6 @@ class Skill:
     body_offset: int = 0
     mtime_ns: int = 0
     size: int = 0
-    _body: str | None = field(default=None, repr=False)
 
     @property
     def root(self) -> Path:
@@ -269,14 +275,6 @@ class Skill:
         """Skills fetched from a remote are read, searched and loaded, but their scripts run only
         once installed through the trust rules (`skillyard install`)."""
         return self.source != "remote"
-
-    def body(self) -> str:
-        """The instructions (frontmatter stripped); read from disk on first use."""
-        if self._body is None:
-            from skillyard.parsing import load_body
-
-            self._body = load_body(self)
-        return self._body
 
     def file_ids(self, *, max_files: int = 10_000) -> dict[str, tuple[int, int]]:
         """Every regular file of the skill (no links, no SKIPPED_DIRS), `/`-separated and relative
@@ -331,8 +329,6 @@ class Skill:
         without following links, and must be the very file the listing saw (same st_dev and
         st_ino): a doc swapped for a link, a FIFO or another file since is an OSError.
         """
-        from skillyard.fsread import read_under
-
         ids = self.doc_ids() if listed is None else listed
         if not isinstance(doc, str) or doc not in ids:
             raise KeyError(doc)

@@ -38,6 +38,8 @@ import mcp_types
 from skillyard.config import RemoteSkills
 from skillyard.install.hygiene import HygieneError, Limits, check_member_name
 
+__all__ = ["RemoteError", "SyncReport", "store", "sync"]
+
 SCHEME = "skill://"
 #: The agentskills.io naming rule; a `skill://` URI's first segment must follow it.
 _NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$")

@@ -6,13 +6,21 @@ tool can never drift apart.
 
 from __future__ import annotations
 
-import json
-import weakref
 from typing import Any
 
 from skillyard.eligibility import install_hints
 from skillyard.model import Eligibility, Skill
 from skillyard.registry import Registry
+
+__all__ = [
+    "FILTERS",
+    "add_eligibility",
+    "check_report",
+    "info_report",
+    "list_report",
+    "not_found",
+    "search_report",
+]
 
 FILTERS = ("all", "eligible", "ineligible")
 
@@ -60,70 +68,6 @@ def _list_item(s: Skill, elig: Eligibility, verbose: bool) -> dict[str, Any]:
         if not elig.eligible:
             item["reasons"] = list(elig.reasons)
     return item
-
-
-_encode_str = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) uses for strings
-
-
-def _item_json(s: Skill, elig: Eligibility, verbose: bool) -> str:
-    """`json.dumps(_list_item(...), ensure_ascii=False)`, written out directly for the plain shape."""
-    name, emoji, desc = s.name, s.emoji or "", s.description
-    plain = type(name) is str and type(emoji) is str and type(desc) is str and type(elig.eligible) is bool
-    if verbose or not plain:
-        return json.dumps(_list_item(s, elig, verbose), ensure_ascii=False)
-    return (
-        f'{{"name": {_encode_str(name)}, "emoji": {_encode_str(emoji)}, "description": {_encode_str(desc)}, '
-        f'"eligible": {"true" if elig.eligible else "false"}}}'
-    )
-
-
-#: Per registry and list shape: skill name -> (skill, what its entry depends on, the entry's JSON).
-#: Entries only change when a skill object or its eligibility does, so the first answer after a
-#: reload re-serialises just the skills that changed.
-_Fragments = dict[str, tuple[Skill, object, str]]
-_FRAGMENTS: weakref.WeakKeyDictionary[Registry, dict[bool, _Fragments]] = weakref.WeakKeyDictionary()
-
-
-def list_json(registry: Registry, filter: str = "all", verbose: bool = False) -> str:
-    """The JSON text of `list_report(...)` (compact, non-ASCII kept), from cached per-skill fragments.
-
-    Byte for byte `json.dumps(list_report(registry, filter, verbose), ensure_ascii=False)`.
-    """
-    return list_json_counted(registry, filter, verbose)[0]
-
-
-def list_json_counted(registry: Registry, filter: str = "all", verbose: bool = False) -> tuple[str, int]:
-    """`list_json` and the number of skills in it."""
-    try:
-        by_shape = _FRAGMENTS.setdefault(registry, {})
-    except TypeError:  # a registry stand-in that cannot be weakly referenced
-        by_shape = {}
-    old = by_shape.get(verbose, {})
-    new: _Fragments = {}
-    parts: list[str] = []
-    want = None if filter not in ("eligible", "ineligible") else filter == "eligible"
-    eligibility = registry.eligibility
-    for s in registry.skills:
-        elig = eligibility(s)
-        ok = elig.eligible
-        dep: object = (ok, elig.reasons) if verbose else ok
-        hit = old.get(s.name)
-        if hit is not None and hit[0] is s and (hit[1] is dep or hit[1] == dep):
-            new[s.name] = hit
-            text = hit[2]
-        else:
-            text = _item_json(s, elig, verbose)
-            new[s.name] = (s, dep, text)
-        if want is None or bool(ok) is want:
-            parts.append(text)
-    by_shape[verbose] = new
-    n = len(parts)
-    if not n:
-        return '{"count": 0, "skills": []}', 0
-    # one join for the whole text (it is megabytes at 10,000 skills; every extra copy shows)
-    parts[0] = f'{{"count": {n}, "skills": [{parts[0]}'
-    parts[-1] += "]}"
-    return ", ".join(parts), n
 
 
 def info_report(registry: Registry, name: str) -> dict[str, Any]:

@@ -2,9 +2,11 @@
 
 Progressive disclosure has three layers: the catalog (always), the bodies of
 loaded skills (`[Loaded] <name>`), and the docs selected for them
-(`[Doc] <path>`). A session only records names and doc choices; text is read
-from the registry when rendering, so edits to a skill show up on the next turn.
-Sessions serialise to JSON so a CLI or a stateless host can carry them between calls.
+(`[Doc] <path>`). A session records names and doc choices, and keeps each body it
+read for as long as the registry serves the same skill: a reload that picks up an
+edit gives a new skill, whose body is read again. Docs are read at every render.
+Sessions serialise to JSON (names and doc choices) so a CLI or a stateless host can
+carry them between calls.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard.fsread import read_regular_file
+from skillyard.parsing import load_body
 
 if TYPE_CHECKING:
     from skillyard.model import Skill
     from skillyard.registry import Registry
+
+__all__ = ["Session", "SessionError"]
 
 ALL_DOCS = "*"
 SESSION_FORMAT = 1
@@ -75,28 +80,14 @@ def read_docs(skill: Skill, docs: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
-def render_skill_block(skill: Skill, docs: Sequence[str]) -> str:
-    """Layers 2 and 3 for one skill: `[Loaded] <name>`, the body, then the selected docs."""
-    parts = [f"[Loaded] {skill.name}", "", skill.body().strip("\n"), ""]
-    parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
-    listed = skill.doc_ids() if docs else {}
-    for doc in docs:
-        try:
-            content = cap_doc(*skill.read_doc_bounded(doc, listed))
-        except KeyError:
-            content = f"(could not read {doc}: KeyError)"
-        except OSError as e:
-            content = f"(could not read {doc}: {e.strerror or type(e).__name__})"
-        parts += ["", f"[Doc] {doc}", "", content.strip("\n")]
-    return "\n".join(parts)
-
-
 @dataclass(slots=True)
 class Session:
     """Loaded skills (in load order) and their doc selection (`"*"` = all docs)."""
 
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     loaded: dict[str, list[str] | str] = field(default_factory=dict)
+    #: name -> (the skill object read, its body); not part of the saved session
+    _bodies: dict[str, tuple[Skill, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_id(self.session_id)
@@ -116,6 +107,7 @@ class Session:
             self.loaded.setdefault(name, [])
 
     def unload(self, name: str) -> bool:
+        self._bodies.pop(name, None)
         return self.loaded.pop(name, None) is not None
 
     def selection(self, name: str) -> list[str] | str:
@@ -134,6 +126,32 @@ class Session:
 
     def clear(self) -> None:
         self.loaded.clear()
+        self._bodies.clear()
+
+    def body(self, skill: Skill) -> str:
+        """`skill`'s instructions, read once per skill object; raises OSError when unreadable."""
+        kept = self._bodies.get(skill.name)
+        if kept is not None and kept[0] is skill:
+            return kept[1]
+        text = load_body(skill)
+        self._bodies[skill.name] = (skill, text)
+        return text
+
+    def render_skill(self, skill: Skill) -> str:
+        """Layers 2 and 3 for one skill: `[Loaded] <name>`, the body, then the selected docs."""
+        docs = self.selected_docs(skill)
+        parts = [f"[Loaded] {skill.name}", "", self.body(skill).strip("\n"), ""]
+        parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
+        listed = skill.doc_ids() if docs else {}
+        for doc in docs:
+            try:
+                content = cap_doc(*skill.read_doc_bounded(doc, listed))
+            except KeyError:
+                content = f"(could not read {doc}: KeyError)"
+            except OSError as e:
+                content = f"(could not read {doc}: {e.strerror or type(e).__name__})"
+            parts += ["", f"[Doc] {doc}", "", content.strip("\n")]
+        return "\n".join(parts)
 
     # ------------------------------------------------------------ rendering
 
@@ -152,7 +170,7 @@ class Session:
         With `query` (the user's request), the skills most relevant to it lead the catalog.
         """
         from skillyard import telemetry
-        from skillyard.catalog import relevant_names, render_catalog, tool_guidance
+        from skillyard.prompt import relevant_names, render_catalog, tool_guidance
 
         sections: list[str] = []
         guidance = tool_guidance(list(tool_names))
@@ -175,7 +193,7 @@ class Session:
                 if skill is None or not registry.eligibility(skill).eligible:
                     continue
                 try:
-                    sections.append(render_skill_block(skill, self.selected_docs(skill)))
+                    sections.append(self.render_skill(skill))
                 except OSError as e:
                     sections.append(f"[Loaded] {name}\n\n(could not read the skill: {type(e).__name__}: {e})")
         return "\n\n".join(sections)

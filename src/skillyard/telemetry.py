@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+__all__ = ["STAGES", "record"]
+
 STAGES = ("offered", "loaded", "run")
 
 #: In-process listeners: called as listener(stage, skill, attributes).

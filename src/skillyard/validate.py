@@ -34,6 +34,8 @@ from urllib.parse import unquote
 
 from skillyard.model import Diagnostic
 
+__all__ = ["ValidationResult", "validate_skill_dir"]
+
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500

@@ -15,7 +15,7 @@ import re
 import shutil
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +29,13 @@ from skillyard.execution.base import (
     DEFAULT_TIMEOUT,
     MAX_TIMEOUT,
     Bind,
+    ExecResult,
     ExecSpec,
     Executor,
     ExecutorUnavailable,
     KiB,
     Limits,
+    MiB,
 )
 from skillyard.execution.collect import (
     DEFAULT_MAX_FILE_BYTES,
@@ -61,73 +63,53 @@ from skillyard.model import Skill
 DEFAULT_OUTPUT_BYTES = 64 * KiB
 #: Extra bytes captured past the cap so scrubbing sees whole secrets before truncation.
 _SCRUB_MARGIN = 16 * KiB
-_MAX_COMMAND = 64 * KiB
-_MAX_ENV = 128
-_MAX_ENV_VALUE = 32 * KiB
-_MAX_INPUTS = 64
-_MAX_PATTERNS = 100
-_MAX_INPUT_BYTES = 512 * 1024 * 1024
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_MAX_INPUT_BYTES = 512 * MiB
+#: Variables skillyard sets for every run; a request or the config cannot override them.
 RESERVED_ENV = frozenset(
-    {
-        "WORKSPACE_DIR",
-        "SKILLS_DIR",
-        "WORK_DIR",
-        "OUTPUT_DIR",
-        "RUN_DIR",
-        "SKILL_NAME",
-        "SKILL_DIR",
-        "HOME",
-        "TMPDIR",
-    }
+    "WORKSPACE_DIR SKILLS_DIR WORK_DIR OUTPUT_DIR RUN_DIR SKILL_NAME SKILL_DIR HOME TMPDIR".split()
 )
 #: Host variables passed through (locale only); everything else is cleared.
 HOST_ENV_ALLOWLIST = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
-_ARG_KEYS = {
-    "skill",
-    "command",
-    "cwd",
-    "env",
-    "output_files",
-    "inputs",
-    "outputs",
-    "timeout",
-    "save_as_artifacts",
-    "omit_inline_content",
-    "artifact_prefix",
-}
-_OUTPUT_KEYS = {"globs", "inline", "save", "name_template", "max_files", "max_file_bytes", "max_total_bytes"}
-_INPUT_KEYS = {"from", "to", "mode"}
 
-#: JSON schema of the skill_run arguments (the same names `from_arguments` accepts).
+def _text(max_length: int, **schema: Any) -> dict[str, Any]:
+    return {"type": "string", "maxLength": max_length, **schema}
+
+
+def _globs(description: str | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "array", "maxItems": 100, "items": _text(1024)}
+    return {**schema, "description": description} if description else schema
+
+
+#: JSON schema of the skill_run arguments, limits included: `RunRequest.from_arguments` reads every
+#: limit from here, and the `skill_run` tool advertises it with an enum of skill names added.
 RUN_ARGUMENTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "skill": {"type": "string", "description": "Name of the skill to run in."},
-        "command": {"type": "string", "description": "Shell command, run with `bash -c` at the skill root."},
-        "cwd": {
-            "type": "string",
-            "description": "Working dir, relative to the skill root or $WORK_DIR-style.",
+        "skill": _text(256, description="Name of the skill to run in."),
+        "command": _text(64 * KiB, description="Shell command, run with `bash -c` at the skill root."),
+        "cwd": _text(4096, description="Working dir, relative to the skill root or $WORK_DIR-style."),
+        "env": {
+            "type": "object",
+            "maxProperties": 128,
+            "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]{0,127}$"},
+            "additionalProperties": _text(32 * KiB),
         },
-        "env": {"type": "object", "additionalProperties": {"type": "string"}},
-        "output_files": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Globs like out/*.txt.",
-        },
+        "output_files": _globs("Globs like out/*.txt."),
         "inputs": {
             "type": "array",
+            "maxItems": 64,
             "items": {
                 "type": "object",
                 "properties": {
-                    "from": {
-                        "type": "string",
-                        "description": "artifact://, host://, workspace:// or skill://",
-                    },
-                    "to": {"type": "string"},
-                    "mode": {"type": "string", "enum": ["copy", "link"]},
+                    "from": _text(
+                        4096,
+                        pattern="^(artifact|host|workspace|skill)://.",
+                        description="artifact://, host://, workspace:// or skill://",
+                    ),
+                    "to": _text(4096),
+                    "mode": _text(4096, enum=["copy", "link"]),
                 },
                 "required": ["from"],
                 "additionalProperties": False,
@@ -136,24 +118,31 @@ RUN_ARGUMENTS_SCHEMA: dict[str, Any] = {
         "outputs": {
             "type": "object",
             "properties": {
-                "globs": {"type": "array", "items": {"type": "string"}},
+                "globs": _globs(),
                 "inline": {"type": "boolean"},
                 "save": {"type": "boolean"},
-                "name_template": {"type": "string"},
+                "name_template": _text(256),
                 "max_files": {"type": "integer", "minimum": 1},
                 "max_file_bytes": {"type": "integer", "minimum": 1},
                 "max_total_bytes": {"type": "integer", "minimum": 1},
             },
             "additionalProperties": False,
         },
-        "timeout": {"type": "number", "exclusiveMinimum": 0},
+        "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT},
         "save_as_artifacts": {"type": "boolean"},
         "omit_inline_content": {"type": "boolean"},
-        "artifact_prefix": {"type": "string"},
+        "artifact_prefix": _text(256),
     },
     "required": ["skill", "command"],
     "additionalProperties": False,
 }
+_ARGS = RUN_ARGUMENTS_SCHEMA["properties"]
+_INPUT = _ARGS["inputs"]["items"]["properties"]
+_OUTPUT = _ARGS["outputs"]["properties"]
+_ENV_NAME = re.compile(_ARGS["env"]["propertyNames"]["pattern"])
+_INPUT_SCHEME = re.compile(_INPUT["from"]["pattern"])
+#: The most output collection a request can ask for; larger values are lowered to these.
+_OUTPUT_CEILINGS = {"max_files": 10_000, "max_file_bytes": 256 * MiB, "max_total_bytes": 1024 * MiB}
 
 
 class RunError(ValueError):
@@ -178,8 +167,17 @@ class OutputSpec:
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES
 
 
-def _str(args: Mapping[str, Any], key: str, *, required: bool = False, max_len: int = 4096) -> str | None:
-    v = args.get(key)
+# Each reader below checks one kind of argument against its schema node, in the runner's words.
+
+
+def _no_unknown(d: Mapping[str, Any], known: Mapping[str, Any], what: str) -> None:
+    unknown = sorted(str(k) for k in d if k not in known)
+    if unknown:
+        raise ValueError(f"{what}: {', '.join(unknown)}")
+
+
+def _str(d: Mapping[str, Any], key: str, schema: Mapping[str, Any], *, required: bool = False) -> str | None:
+    v = d.get(key)
     if v is None:
         if required:
             raise ValueError(f"{key} is required")
@@ -188,42 +186,96 @@ def _str(args: Mapping[str, Any], key: str, *, required: bool = False, max_len: 
         raise ValueError(f"{key} must be a string")
     if "\0" in v:
         raise ValueError(f"{key} must not contain NUL bytes")
-    if len(v) > max_len:
-        raise ValueError(f"{key} is too long (max {max_len} characters)")
+    if len(v) > schema["maxLength"]:
+        raise ValueError(f"{key} is too long (max {schema['maxLength']} characters)")
     return v
 
 
-def _bool(args: Mapping[str, Any], key: str) -> bool:
-    v = args.get(key, False)
-    if v is None:
-        return False
-    if not isinstance(v, bool):
+def _bool(d: Mapping[str, Any], key: str) -> bool:
+    v = d.get(key, False)
+    if v is not None and not isinstance(v, bool):
         raise ValueError(f"{key} must be a boolean")
-    return v
+    return bool(v)
 
 
-def _pos_int(d: Mapping[str, Any], key: str, default: int, ceiling: int) -> int:
-    v = d.get(key)
-    if v is None:
-        return default
-    if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-        raise ValueError(f"outputs.{key} must be a positive integer")
-    return min(v, ceiling)
-
-
-def _patterns(v: Any, key: str) -> tuple[str, ...]:
+def _patterns(v: Any, key: str, schema: Mapping[str, Any]) -> tuple[str, ...]:
     if v is None:
         return ()
-    if isinstance(v, str):
-        v = [v]
+    v = [v] if isinstance(v, str) else v
     if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
         raise ValueError(f"{key} must be a list of glob strings")
-    if len(v) > _MAX_PATTERNS:
-        raise ValueError(f"{key} has too many patterns (max {_MAX_PATTERNS})")
-    for p in v:
-        if len(p) > 1024 or "\0" in p:
-            raise ValueError(f"{key} entries must be at most 1024 characters without NUL bytes")
+    if len(v) > schema["maxItems"]:
+        raise ValueError(f"{key} has too many patterns (max {schema['maxItems']})")
+    longest = schema["items"]["maxLength"]
+    if any(len(p) > longest or "\0" in p for p in v):
+        raise ValueError(f"{key} entries must be at most {longest} characters without NUL bytes")
     return tuple(v)
+
+
+def _env(v: Any) -> dict[str, str]:
+    schema = _ARGS["env"]
+    if not isinstance(v, Mapping):
+        raise ValueError("env must be an object of string values")
+    if len(v) > schema["maxProperties"]:
+        raise ValueError(f"env has too many variables (max {schema['maxProperties']})")
+    longest = schema["additionalProperties"]["maxLength"]
+    env: dict[str, str] = {}
+    for k, value in v.items():
+        if not isinstance(k, str) or not _ENV_NAME.match(k):
+            raise ValueError(f"invalid environment variable name: {k!r}")
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise ValueError(f"env.{k} must be a string")
+        env[k] = str(value)
+        if "\0" in env[k] or len(env[k]) > longest:
+            raise ValueError(f"env.{k} must be at most {longest} characters without NUL bytes")
+    return env
+
+
+def _timeout(v: Any) -> float | None:
+    most = _ARGS["timeout"]["maximum"]
+    if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= most):
+        raise ValueError(f"timeout must be a number of seconds in (0, {most:g}]")
+    return None if v is None else float(v)
+
+
+def _inputs(v: Any) -> tuple[InputSpec, ...]:
+    if not isinstance(v, list):
+        raise ValueError("inputs must be a list of {from, to, mode} objects")
+    if len(v) > _ARGS["inputs"]["maxItems"]:
+        raise ValueError(f"too many inputs (max {_ARGS['inputs']['maxItems']})")
+    inputs: list[InputSpec] = []
+    for i, item in enumerate(v):
+        if not isinstance(item, Mapping):
+            raise ValueError(f"inputs[{i}] must be an object with 'from'")
+        _no_unknown(item, _INPUT, f"inputs[{i}]: unknown key(s)")
+        src = _str(item, "from", _INPUT["from"], required=True) or ""
+        to = _str(item, "to", _INPUT["to"])
+        mode = _str(item, "mode", _INPUT["mode"]) or "copy"
+        if mode not in _INPUT["mode"]["enum"]:
+            raise ValueError(f"inputs[{i}].mode must be 'copy' or 'link'")
+        if not _INPUT_SCHEME.match(src):
+            raise ValueError(f"unsupported input: {src} (use artifact://, host://, workspace:// or skill://)")
+        inputs.append(InputSpec(src, to, mode))
+    return tuple(inputs)
+
+
+def _outputs(v: Any) -> OutputSpec | None:
+    if v is None:
+        return None
+    if not isinstance(v, Mapping):
+        raise ValueError("outputs must be an object")
+    _no_unknown(v, _OUTPUT, "outputs: unknown key(s)")
+    globs = _patterns(v.get("globs"), "outputs.globs", _OUTPUT["globs"])
+    inline, save = _bool(v, "inline"), _bool(v, "save")
+    name_template = _str(v, "name_template", _OUTPUT["name_template"]) or ""
+    sizes: dict[str, int] = {}  # the ones asked for; OutputSpec has the defaults
+    for key, ceiling in _OUTPUT_CEILINGS.items():
+        n = v.get(key)
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n <= 0):
+            raise ValueError(f"outputs.{key} must be a positive integer")
+        if n is not None:
+            sizes[key] = min(n, ceiling)
+    return OutputSpec(globs, inline, save, name_template, **sizes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +296,8 @@ class RunRequest:
 
     @classmethod
     def from_arguments(cls, args: Mapping[str, Any] | str) -> RunRequest:
-        """Validate skill_run arguments (a dict or its JSON text); ValueError with a clear message."""
+        """skill_run arguments (a dict or its JSON text) checked against RUN_ARGUMENTS_SCHEMA, plus
+        what a schema cannot say (blank skill or command, NUL bytes); ValueError names the problem."""
         if isinstance(args, str | bytes):
             try:
                 args = json.loads(args)
@@ -252,94 +305,24 @@ class RunRequest:
                 raise ValueError(f"arguments are not valid JSON: {e}") from None
         if not isinstance(args, Mapping):
             raise ValueError("arguments must be a JSON object")
-        unknown = sorted(str(k) for k in args if k not in _ARG_KEYS)
-        if unknown:
-            raise ValueError(f"unknown argument(s): {', '.join(unknown)}")
-        skill = _str(args, "skill", required=True, max_len=256)
-        command = _str(args, "command", required=True, max_len=_MAX_COMMAND)
-        assert skill is not None and command is not None
-        if not skill.strip():
-            raise ValueError("skill is required")
-        if not command.strip():
-            raise ValueError("command is required")
-        env_in = args.get("env") or {}
-        if not isinstance(env_in, Mapping):
-            raise ValueError("env must be an object of string values")
-        if len(env_in) > _MAX_ENV:
-            raise ValueError(f"env has too many variables (max {_MAX_ENV})")
-        env: dict[str, str] = {}
-        for k, v in env_in.items():
-            if not isinstance(k, str) or not _ENV_NAME.match(k):
-                raise ValueError(f"invalid environment variable name: {k!r}")
-            if isinstance(v, bool) or not isinstance(v, str | int | float):
-                raise ValueError(f"env.{k} must be a string")
-            v = str(v)
-            if "\0" in v or len(v) > _MAX_ENV_VALUE:
-                raise ValueError(f"env.{k} must be at most {_MAX_ENV_VALUE} characters without NUL bytes")
-            env[k] = v
-        timeout = args.get("timeout")
-        if timeout is not None:
-            if (
-                isinstance(timeout, bool)
-                or not isinstance(timeout, int | float)
-                or not 0 < timeout <= MAX_TIMEOUT
-            ):
-                raise ValueError(f"timeout must be a number of seconds in (0, {MAX_TIMEOUT:g}]")
-            timeout = float(timeout)
-        inputs_in = args.get("inputs") or []
-        if not isinstance(inputs_in, list):
-            raise ValueError("inputs must be a list of {from, to, mode} objects")
-        if len(inputs_in) > _MAX_INPUTS:
-            raise ValueError(f"too many inputs (max {_MAX_INPUTS})")
-        inputs: list[InputSpec] = []
-        for i, item in enumerate(inputs_in):
-            if not isinstance(item, Mapping):
-                raise ValueError(f"inputs[{i}] must be an object with 'from'")
-            bad = sorted(str(k) for k in item if k not in _INPUT_KEYS)
-            if bad:
-                raise ValueError(f"inputs[{i}]: unknown key(s): {', '.join(bad)}")
-            src = _str(item, "from", required=True)
-            to = _str(item, "to")
-            mode = _str(item, "mode") or "copy"
-            if mode not in ("copy", "link"):
-                raise ValueError(f"inputs[{i}].mode must be 'copy' or 'link'")
-            assert src is not None
-            if not re.match(r"^(artifact|host|workspace|skill)://.", src):
-                raise ValueError(
-                    f"unsupported input: {src} (use artifact://, host://, workspace:// or skill://)"
-                )
-            inputs.append(InputSpec(src, to, mode))
-        outputs: OutputSpec | None = None
-        out_in = args.get("outputs")
-        if out_in is not None:
-            if not isinstance(out_in, Mapping):
-                raise ValueError("outputs must be an object")
-            bad = sorted(str(k) for k in out_in if k not in _OUTPUT_KEYS)
-            if bad:
-                raise ValueError(f"outputs: unknown key(s): {', '.join(bad)}")
-            outputs = OutputSpec(
-                globs=_patterns(out_in.get("globs"), "outputs.globs"),
-                inline=_bool(out_in, "inline"),
-                save=_bool(out_in, "save"),
-                name_template=_str(out_in, "name_template", max_len=256) or "",
-                max_files=_pos_int(out_in, "max_files", DEFAULT_MAX_FILES, 10_000),
-                max_file_bytes=_pos_int(out_in, "max_file_bytes", DEFAULT_MAX_FILE_BYTES, 256 * 1024 * 1024),
-                max_total_bytes=_pos_int(
-                    out_in, "max_total_bytes", DEFAULT_MAX_TOTAL_BYTES, 1024 * 1024 * 1024
-                ),
-            )
+        _no_unknown(args, _ARGS, "unknown argument(s)")
+        skill = _str(args, "skill", _ARGS["skill"], required=True) or ""
+        command = _str(args, "command", _ARGS["command"], required=True) or ""
+        for key, value in (("skill", skill), ("command", command)):
+            if not value.strip():
+                raise ValueError(f"{key} is required")
         return cls(
             skill=skill,
             command=command,
-            cwd=_str(args, "cwd"),
-            env=env,
-            output_files=_patterns(args.get("output_files"), "output_files"),
-            inputs=tuple(inputs),
-            outputs=outputs,
-            timeout=timeout,
+            env=_env(args.get("env") or {}),
+            timeout=_timeout(args.get("timeout")),
+            inputs=_inputs(args.get("inputs") or []),
+            outputs=_outputs(args.get("outputs")),
+            cwd=_str(args, "cwd", _ARGS["cwd"]),
+            output_files=_patterns(args.get("output_files"), "output_files", _ARGS["output_files"]),
             save_as_artifacts=_bool(args, "save_as_artifacts"),
             omit_inline_content=_bool(args, "omit_inline_content"),
-            artifact_prefix=_str(args, "artifact_prefix", max_len=256) or "",
+            artifact_prefix=_str(args, "artifact_prefix", _ARGS["artifact_prefix"]) or "",
         )
 
 
@@ -393,6 +376,17 @@ NOT_RUNNABLE = (
     "skill {name} comes from a remote ([[skills.remote]]): its instructions can be read, but its scripts "
     "run only once a person installs it (skillyard install)"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class _StagedRun:
+    """What staging hands to the execute and capture steps."""
+
+    skill: str
+    spec: ExecSpec
+    run_rel: str  #: the run directory, relative to the workspace
+    skill_rel: str  #: the staged skill, relative to the workspace
+    secrets: tuple[str, ...]  #: values scrubbed from everything the run returns
 
 
 class SkillRunner:
@@ -477,7 +471,7 @@ class SkillRunner:
         extra_env: Mapping[str, str] | None = None,
         network: bool | None = None,
     ) -> RunResult:
-        """Run `req.command` for `skill`; RunError for requests that cannot be honoured."""
+        """Run `req.command` for `skill`: stage, execute, capture; RunError for requests that cannot be honoured."""
         if not isinstance(req, RunRequest):
             raise RunError("req must be a RunRequest (use RunRequest.from_arguments)")
         if req.skill != skill.name:
@@ -490,17 +484,21 @@ class SkillRunner:
             ws = self.workspaces.get(session_id)
         except (WorkspaceError, ValueError) as e:
             raise RunError(str(e)) from None
+        extra = dict(extra_env or {})
         try:
             # One run at a time per workspace: host-side staging never races a command of the same session.
             with ws.lock:
-                return self._run(
-                    ws, ex, skill, req, dict(extra_env or {}), self.network if network is None else network
-                )
+                result = RunResult(executor=ex.name)
+                net = self.network if network is None else network
+                run = self._stage(ws, ex, skill, req, extra, net, result.warnings)
+                er = self._execute(ex, run, result.warnings)
+                self._capture(ws, req, run, er, result)
+                return result
         finally:
             if self.workspaces.retention == "run":
                 self.workspaces.close_session(session_id)
 
-    def _run(
+    def _stage(
         self,
         ws: Workspace,
         ex: Executor,
@@ -508,41 +506,35 @@ class SkillRunner:
         req: RunRequest,
         extra_env: dict[str, str],
         network: bool,
-    ) -> RunResult:
-        result = RunResult(executor=ex.name)
-        with ws.lock:
-            try:
-                ws.repair()
-                ws.set_owner(ex.host_uid())
-                staged = ws.stage_skill(skill.name, skill.root)
-                run_dir = ws.new_run_dir()
-                with span("workspace.stage.inputs", skill=skill.name, count=len(req.inputs)):
-                    for spec in req.inputs:
-                        result.warnings.extend(self._stage_input(ws, skill, spec, ex))
-            except (WorkspaceError, ArtifactError, OSError) as e:
-                raise RunError(str(e)) from None
+        warnings: list[str],
+    ) -> _StagedRun:
+        """The skill and the inputs in the workspace, a run directory, and the command's spec."""
+        try:
+            ws.repair()
+            ws.set_owner(ex.host_uid())
+            staged = ws.stage_skill(skill.name, skill.root)
+            run_dir = ws.new_run_dir()
+            with span("workspace.stage.inputs", skill=skill.name, count=len(req.inputs)):
+                for spec in req.inputs:
+                    warnings.extend(self._stage_input(ws, skill, spec, ex))
+        except (WorkspaceError, ArtifactError, OSError) as e:
+            raise RunError(str(e)) from None
         view = SANDBOX_WORKSPACE if ex.isolated else str(ws.root)
         run_rel = run_dir.relative_to(ws.root).as_posix()
         skill_rel = staged.relative_to(ws.root).as_posix()
         cwd = self._resolve_cwd(ws, req.cwd, view, run_rel, skill_rel)
-        env = self._env(
-            view, skill.name, skill_rel, run_rel, ex.isolated, req.env, extra_env, result.warnings
-        )
+        env = self._env(view, skill.name, skill_rel, run_rel, ex.isolated, req.env, extra_env, warnings)
         secrets = tuple(
             v for k, v in {**req.env, **extra_env}.items() if looks_secret_name(k) and isinstance(v, str)
         )
-        limits = Limits(
-            max_processes=self.limits.max_processes,
-            max_memory_bytes=self.limits.max_memory_bytes,
-            max_file_size_bytes=self.limits.max_file_size_bytes,
-            max_open_files=self.limits.max_open_files,
-            cpu_seconds=self.limits.cpu_seconds,
+        limits = replace(
+            self.limits,
             stdout_bytes=self.stdout_bytes + _SCRUB_MARGIN,
             stderr_bytes=self.stderr_bytes + _SCRUB_MARGIN,
         )
         timeout = req.timeout or self.timeout
         if timeout > self.max_timeout:
-            result.warnings.append(
+            warnings.append(
                 f"timeout {timeout:g} s lowered to the configured maximum of {self.max_timeout:g} s"
             )
             timeout = self.max_timeout
@@ -559,19 +551,30 @@ class SkillRunner:
             network=network,
             needs_bins=tuple(skill.requires.bins),
         )
-        with span("workspace.run", skill=skill.name, executor=ex.name, network=network):
+        return _StagedRun(skill.name, spec, run_rel, skill_rel, secrets)
+
+    @staticmethod
+    def _execute(ex: Executor, run: _StagedRun, warnings: list[str]) -> ExecResult:
+        """The command through the executor; an executor that cannot run at all is a RunError."""
+        with span("workspace.run", skill=run.skill, executor=ex.name, network=run.spec.network):
             try:
-                er = ex.run(spec)
+                er = ex.run(run.spec)
             except ExecutorUnavailable as e:
                 raise RunError(str(e)) from None
-        result.executor = er.executor or ex.name
+        warnings.extend(er.warnings)
+        return er
+
+    def _capture(
+        self, ws: Workspace, req: RunRequest, run: _StagedRun, er: ExecResult, result: RunResult
+    ) -> None:
+        """Scrubbed, capped stdout and stderr, then the output files, into `result`."""
+        result.executor = er.executor or result.executor
         result.exit_code = er.exit_code
         result.timed_out = er.timed_out
         result.duration_ms = er.duration_ms
-        result.warnings.extend(er.warnings)
-        result.run_dir = run_rel
-        result.stdout, t_out = cap_text(er.stdout, self.stdout_bytes, secrets)
-        result.stderr, t_err = cap_text(er.stderr, self.stderr_bytes, secrets)
+        result.run_dir = run.run_rel
+        result.stdout, t_out = cap_text(er.stdout, self.stdout_bytes, run.secrets)
+        result.stderr, t_err = cap_text(er.stderr, self.stderr_bytes, run.secrets)
         result.stdout_truncated = t_out or er.stdout_truncated
         result.stderr_truncated = t_err or er.stderr_truncated
         if result.stdout_truncated:
@@ -579,9 +582,10 @@ class SkillRunner:
         if result.stderr_truncated:
             result.warnings.append("stderr truncated")
         if er.timed_out:
-            result.warnings.append(f"command timed out after {spec.timeout:g} s; the process tree was killed")
-        self._collect(ws, req, run_rel, skill_rel, secrets, result)
-        return result
+            result.warnings.append(
+                f"command timed out after {run.spec.timeout:g} s; the process tree was killed"
+            )
+        self._collect(ws, req, run.run_rel, run.skill_rel, run.secrets, result)
 
     # -- helpers -------------------------------------------------------------------------------------------
 

@@ -38,7 +38,7 @@ MAX_QUERY_CHARS = 1000
 
 def catalog_text(registry: Any, query: str | None, fmt: str = "markdown", budget: int | None = None) -> str:
     """The catalog a prompt-only host pastes into its system prompt, led by the skills relevant to `query`."""
-    from skillyard.catalog import relevant_names, render_catalog
+    from skillyard.prompt import relevant_names, render_catalog
 
     if query is not None and len(query) > MAX_QUERY_CHARS:
         raise ValueError(f"query exceeds {MAX_QUERY_CHARS} characters")

@@ -87,6 +87,7 @@ from skillyard.mcp.prompts import (
 )
 from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
 from skillyard.model import Skill
+from skillyard.parsing import load_body
 from skillyard.registry import Registry
 
 if TYPE_CHECKING:
@@ -544,7 +545,7 @@ class SkillyardServer(MCPServer):
                 INVALID_PARAMS, f"Prompt argument 'arguments' exceeds {MAX_ARGUMENTS_CHARS} characters"
             )
         try:
-            body = skill.body()
+            body = load_body(skill)
         except Exception as e:
             raise MCPError(INTERNAL_ERROR, f"Cannot read skill {skill.name}: {type(e).__name__}") from None
         text = substitute(body, args, names=skill.arguments, skill_dir=str(skill.root))

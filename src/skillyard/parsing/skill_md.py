@@ -32,7 +32,7 @@ from skillyard.parsing.skill_toml import (
     render_prompts,
     render_toml_body,
 )
-from skillyard.parsing.text import ReadError, StatLike, decode_text, read_head, split_frontmatter
+from skillyard.parsing.text import ReadError, decode_text, read_head, split_frontmatter
 
 #: Preference when a directory holds several: the spec's name first, then the lowercase variant
 #: (accepted by skills-ref and ClawHub), then ZeroClaw's TOML manifest (merged into a SKILL.md when both exist).
@@ -54,28 +54,19 @@ def find_skill_file(directory: Path) -> Path | None:
 
 
 def parse_skill(
-    path: Path,
-    *,
-    source: str = "custom",
-    toml_sibling: bool | None = None,
-    st: StatLike | None = None,
-    fd: int = -1,
+    path: Path, source: str = "custom", *, toml_sibling: bool | None = None
 ) -> tuple[Skill | None, list[Diagnostic]]:
     """Parse one skill file (SKILL.md / skill.md / SKILL.toml); never raises.
 
-    `toml_sibling` says whether a SKILL.toml sits next to a SKILL.md (its tools and prompts
-    are merged in); None means "look" (one stat). Callers that listed the directory pass it.
-    `st` is the file's `lstat` when the caller has one (it is then not stat-ed again); `fd`,
-    with it, the file already open (discovery's `open_regular`), which this reads and closes.
+    `source` labels the root it came from. `toml_sibling` says whether a SKILL.toml sits next to
+    a SKILL.md (its tools and prompts are merged in); None means "look" (one stat).
     """
     spath = str(path)
     try:
         if spath[-5:].lower() == ".toml":
-            if fd >= 0:
-                os.close(fd)
             return parse_skill_toml(spath, source)
         path_obj = path if isinstance(path, Path) and spath[:1] == os.sep else None
-        return _parse_md(spath, source, path_obj, toml_sibling, st, fd)
+        return _parse_md(spath, source, path_obj, toml_sibling)
     except Exception as e:  # a parser bug must still only cost this one skill
         return None, [
             Diagnostic(
@@ -158,12 +149,10 @@ def _parse_md(
     source: str,
     path_obj: Path | None,
     toml_sibling: bool | None,
-    st: StatLike | None = None,
-    fd: int = -1,
 ) -> tuple[Skill | None, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     try:
-        head = read_head(path, st, fd)
+        head = read_head(path)
     except ReadError as e:
         return None, [Diagnostic("error", e.code, f"skill not loaded: {e.message}", path)]
     if path_obj is not None:  # absolute and normal: plain string splits are exact

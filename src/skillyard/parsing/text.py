@@ -10,16 +10,9 @@ import os
 import re
 from dataclasses import dataclass
 from stat import S_ISREG
-from typing import Protocol
 
 BOM = b"\xef\xbb\xbf"
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-class StatLike(Protocol):
-    st_mtime_ns: int
-    st_size: int
 
 
 #: First read at discovery; most frontmatters (and a whole typical skill) fit.
@@ -87,36 +80,21 @@ def _check_binary(raw: bytes, complete: bool) -> str:
         raise ReadError("invalid-utf8", f"file is not valid UTF-8 (byte {e.start}: {e.reason})") from None
 
 
-def read_head(path: str, st: StatLike | None = None, fd: int = -1) -> Head:
+def read_head(path: str) -> Head:
     """Read only the frontmatter (and whatever of the body came along in the same chunk).
 
     One open, one fstat; further reads happen only while the closing `---` has not
-    been seen, capped at MAX_FRONTMATTER. Given the `lstat` of a regular file (discovery has
-    one), the file is opened without following a link and not stat-ed again. Given an open
-    `fd` (discovery's `open_regular`, with its `st`), that is read, and closed.
+    been seen, capped at MAX_FRONTMATTER.
     """
-    if fd >= 0:
-        if st is None:
-            os.close(fd)
-            raise ReadError("unreadable", "an open file was passed without its stat")
-    elif st is not None and _NOFOLLOW:
-        try:
-            fd = os.open(path, os.O_RDONLY | _NONBLOCK | _NOFOLLOW)
-        except OSError:
-            st = None  # a link after all (or gone): the general way below decides
-    else:
-        st = None
     try:
-        if fd < 0:
-            # O_NONBLOCK: a FIFO planted as SKILL.md must not hang discovery (no effect on regular files).
-            fd = os.open(path, os.O_RDONLY | _NONBLOCK)  # Python makes it close-on-exec
+        # O_NONBLOCK: a FIFO planted as SKILL.md must not hang discovery (no effect on regular files).
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK)  # Python makes it close-on-exec
     except OSError as e:
         raise ReadError("unreadable", f"cannot open file: {e.strerror or e}") from None
     try:
-        if st is None:
-            st = os.fstat(fd)
-            if not S_ISREG(st.st_mode):
-                raise ReadError("not-a-file", "not a regular file")
+        st = os.fstat(fd)
+        if not S_ISREG(st.st_mode):
+            raise ReadError("not-a-file", "not a regular file")
         try:
             raw = os.read(fd, CHUNK)
         except OSError as e:  # replaced by a directory or a FIFO since it was listed

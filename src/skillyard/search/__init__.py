@@ -9,8 +9,8 @@ some skill shares a word with the request. Each hit carries `confidence`:
 With an embedder (`_embed`), skills are embedded in a background thread, in
 batches, through an on-disk cache keyed by content hash. Until every skill has
 a vector, searches stay lexical (they never wait for embeddings); then the
-lexical and semantic scores are blended, each scaled to its best candidate. Figures and
-the tuning set: docs/search.md.
+lexical and semantic scores are blended, each scaled to its best candidate.
+Figures and the tuning set: docs/search.md.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillyard.model import Skill
 from skillyard.search._embed import (
@@ -44,6 +45,9 @@ from skillyard.search._lexical import (
 from skillyard.search._synonyms import SYNONYMS
 from skillyard.search._text import stem, tokenize
 
+if TYPE_CHECKING:
+    from skillyard.registry import Registry
+
 __all__ = [
     "EMBEDDER_KINDS",
     "Embedder",
@@ -58,6 +62,7 @@ __all__ = [
     "index_from_settings",
     "make_embedder",
     "parse_spec",
+    "search_registry",
     "stem",
     "tokenize",
     "SYNONYMS",
@@ -394,3 +399,46 @@ def index_from_settings(skills: Sequence[Skill], settings: Any = None) -> Search
 def build_index(skills: Iterable[Skill], **kwargs: Any) -> SearchIndex:
     """Convenience for callers holding an iterable."""
     return SearchIndex(list(skills), **kwargs)
+
+
+# ---------------------------------------------------------------- a registry's index
+
+
+class _Kept:
+    """A registry's index and the skill objects it holds, as of one `registry.version`."""
+
+    __slots__ = ("version", "index", "skills", "lock")
+
+    def __init__(self, version: int, index: SearchIndex, skills: dict[str, Skill]) -> None:
+        self.version = version
+        self.index = index
+        self.skills = skills
+        self.lock = threading.Lock()
+
+
+_KEPT: weakref.WeakKeyDictionary[Registry, _Kept] = weakref.WeakKeyDictionary()
+_KEPT_LOCK = threading.Lock()
+
+
+def search_registry(registry: Registry, query: str, limit: int = 5) -> list[SearchHit]:
+    """Ranked skills of a registry for a free-text query, each with its confidence ([] only when
+    nothing matches). The index is built on the first search (`index_from_settings`); after a
+    reload or an enable/disable (`registry.version` moved) only skills whose objects changed are
+    indexed again."""
+    with _KEPT_LOCK:
+        kept = _KEPT.get(registry)
+        if kept is None:
+            skills = registry.skills
+            index = index_from_settings(skills, registry.config.search)
+            kept = _KEPT[registry] = _Kept(registry.version, index, {s.name: s for s in skills})
+    with kept.lock:
+        version = registry.version
+        if kept.version != version:
+            now = {s.name: s for s in registry.skills}
+            before = kept.skills
+            removed = [n for n, s in before.items() if now.get(n) is not s]
+            added = [s for n, s in now.items() if before.get(n) is not s]
+            if removed or added:
+                kept.index.update(added, removed)
+            kept.version, kept.skills = version, now
+        return kept.index.search(query, limit=limit)

@@ -174,9 +174,6 @@ def body_head(skill: Skill, limit: int) -> str:
     """The first `limit` characters of the body, without reading (or caching) a whole large file."""
     if limit <= 0:
         return ""
-    cached = skill._body
-    if isinstance(cached, str):
-        return cached[:limit]
     if skill.format != "md":
         return " ".join(p for p in skill.prompts if isinstance(p, str))[:limit]
     try:

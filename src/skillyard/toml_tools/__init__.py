@@ -2,8 +2,8 @@
 
 `tool_schema` gives the JSON schema, `build_invocation` the argv (or bash script
 plus environment) for one call, `run_tool` runs it in the skill directory through
-the executor layer, and `plan_tool_names` gives every tool a unique,
-provider-safe name.
+the executor layer, `plan_tool_names` gives every tool a unique,
+provider-safe name, and `tool_plan` the tools a registry offers the model.
 """
 
 from skillyard.toml_tools.errors import TemplateError, ToolArgError
@@ -21,6 +21,7 @@ from skillyard.toml_tools.naming import (
     sanitize_tool_name,
     tool_definition,
 )
+from skillyard.toml_tools.plan import tool_plan
 from skillyard.toml_tools.runner import run_tool
 from skillyard.toml_tools.template import CompiledTemplate, compile_template
 
@@ -39,5 +40,6 @@ __all__ = [
     "run_tool",
     "sanitize_tool_name",
     "tool_definition",
+    "tool_plan",
     "tool_schema",
 ]

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from skillyard.tools.schema import Check, compile_schema
 from skillyard.tools.strict import Normalizer, normalizer
-from skillyard.tools.validate import Check, compile_schema
 
 if TYPE_CHECKING:
     from skillyard.session import Session

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from skillyard.session import ALL_DOCS, order_docs, read_docs, render_skill_block
+from skillyard.session import ALL_DOCS, order_docs, read_docs
 from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text
 from skillyard.tools.common import Unavailable, name_property, usable_skill
 
@@ -126,7 +126,7 @@ class DisclosureTools:
         session.load_skill(skill.name, docs, all_docs=all_docs)
         if self.load_mode == "result":
             try:
-                text = render_skill_block(skill, session.selected_docs(skill))
+                text = session.render_skill(skill)
             except OSError as e:
                 return ToolResult(f"could not read skill '{skill.name}': {e}", True, "skill_load failed")
             return ToolResult(text, False, f"Loaded skill: {skill.name}")

@@ -90,7 +90,7 @@ class InvokeTools:
                 return ToolResult(f"Error: Skill '{name}' not found.", True, f"read_skill: {name} not found")
             return ToolResult(f"Error: {e.message}", True, f"read_skill: {name} unavailable")
         try:
-            body = skill.body()
+            body = session.body(skill)
         except OSError as e:
             return ToolResult(
                 f"Error: could not read skill '{name}': {e.strerror or e}", True, "read_skill failed"
@@ -109,7 +109,7 @@ class InvokeTools:
                 return ToolResult(f'Skill "{name}" not found{hints}', True, f'Skill "{name}" not found')
             return ToolResult(e.message, True, f"skill: {name} unavailable")
         try:
-            body = skill.body()
+            body = session.body(skill)
         except OSError as e:
             return ToolResult(f'Skill "{name}" could not be read: {e.strerror or e}', True, "skill failed")
         base_dir = str(skill.root)

@@ -162,8 +162,8 @@ class SkillsTool:
         key = (filter, verbose)
         cached = self._lists.get(key)
         if cached is None:
-            text, count = reports.list_json_counted(reg, filter, verbose)
-            cached = self._lists[key] = ToolResult(text, False, f"{count} skills")
+            data = reports.list_report(reg, filter, verbose)
+            cached = self._lists[key] = _result(data, f"{data['count']} skills")
         return cached
 
     # ------------------------------------------------------------ actions with side effects

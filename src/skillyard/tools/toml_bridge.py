@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 def toml_definitions(registry: Registry, reserved: Iterable[str]) -> list[ToolDef]:
     """One ToolDef per shell tool of the eligible, model-invocable skills, in priority order."""
     from skillyard.toml_tools.naming import plan_tool_names, tool_definition
+    from skillyard.toml_tools.plan import tool_plan
 
-    plan, _notes = registry.tool_plan()  # the registry's names, so every surface agrees (notes: diagnostics)
+    plan, _notes = tool_plan(registry)  # one plan per registry version, so every surface agrees
     reserved = set(reserved)
     if reserved & set(plan):  # a host reserving more names than the built-ins: plan again around them
         skills = [s for s in registry.eligible_skills() if s.tools and not s.disable_model_invocation]

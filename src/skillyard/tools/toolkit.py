@@ -150,27 +150,20 @@ class Toolkit:
                 True,
                 f"unknown tool {shown}",
             )
-        if tool.raw_arguments:
-            try:
-                return tool.handler(arguments, session if session is not None else self.session)
-            except Exception as e:
-                return ToolResult(
-                    f"Error: tool '{tool.name}' failed: {type(e).__name__}: {e}", True, "failed"
-                )
-        args = _decode(arguments)
-        if not isinstance(args, str):
-            args = tool.normalize(args)
-        if isinstance(args, str):
-            return tool.error(args)
-        problem = tool.validate(args)
-        if problem is not None:
-            return tool.error(problem)
+        args: Any = arguments
+        if not tool.raw_arguments:
+            args = _decode(arguments)
+            if not isinstance(args, str):
+                args = tool.normalize(args)
+            problem = args if isinstance(args, str) else tool.validate(args)
+            if problem is not None:
+                return tool.error(problem)
         try:
             result = tool.handler(args, session if session is not None else self.session)
         except Exception as e:  # a handler bug must reach the model as an error result, not crash the host
-            message = f"{type(e).__name__}: {e}"
-            return ToolResult(f"Error: tool '{tool.name}' failed: {message}", True, f"{tool.name} failed")
-        _record_usage(tool.name, args, result)
+            display = "failed" if tool.raw_arguments else f"{tool.name} failed"
+            return ToolResult(f"Error: tool '{tool.name}' failed: {type(e).__name__}: {e}", True, display)
+        _record_usage(tool.name, args, result)  # SKILL.toml tools (raw arguments) record nothing
         return result
 
     # ------------------------------------------------------------ lifecycle

@@ -13,6 +13,8 @@ from typing import Any
 
 from skillyard.toml_tools.values import json_type
 
+__all__ = ["Check", "compile_schema"]
+
 #: Check one value at a JSON pointer-ish location; returns an error sentence or None.
 Check = Callable[[Any, str], "str | None"]
 

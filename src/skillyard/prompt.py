@@ -30,6 +30,8 @@ from typing import Any
 
 from skillyard.model import Skill
 
+__all__ = ["FORMATS", "Catalog", "relevant_names", "render_catalog", "tool_guidance"]
+
 FORMATS = ("xml", "openclaw", "markdown", "queryclaw")
 
 #: Descriptions are not shortened below this many characters before skills start being dropped.
