@@ -633,3 +633,174 @@ def test_old_snapshots_are_pruned(tmp_path: Path) -> None:
     metas = sorted(p.name for p in snap.glob("*.meta"))
     assert len(metas) == KEEP_SNAPSHOTS and "index-old00.meta" not in metas
     assert len(list(snap.glob("*.body"))) == KEEP_SNAPSHOTS
+
+
+_COMMON = "data file report image chart test build deploy query table email meeting budget".split()
+
+
+_COMMON_DIR = tempfile.TemporaryDirectory(prefix="skillyard-search-common-")
+
+
+def _common_catalog(n: int) -> list[Skill]:
+    """Skills whose words are in most other skills: the requests numpy sums."""
+    out = []
+    for i in range(n):
+        words = [_COMMON[(i * k + k) % len(_COMMON)] for k in range(1, 9)]
+        path = Path(_COMMON_DIR.name, f"s{i:04d}", "SKILL.md")  # the file holds the body alone
+        if not path.exists():
+            path.parent.mkdir()
+            path.write_text(
+                " ".join(_COMMON[(i + k * k) % len(_COMMON)] for k in range(40)), encoding="utf-8"
+            )
+        out.append(Skill(name=f"s{i:04d}", description=" ".join(words), path=path))
+    return out
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    words=st.lists(st.sampled_from([*_COMMON, "unknown", "reprot", "charts"]), min_size=1, max_size=6),
+    limit=st.sampled_from([None, 1, 3, 5, 30, 10_000]),
+)
+def test_numpy_sum_ranks_exactly_like_the_plain_loop(
+    words: list[str], limit: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillyard.search import _dense
+    from skillyard.search._lexical import LexicalIndex
+
+    assert _dense.wait_for_numpy() is not None
+    index = LexicalIndex(_common_catalog(600))
+    index.index_bodies()
+    query = " ".join(words)
+    monkeypatch.setattr(_dense, "DENSE_POSTINGS", 1)
+    dense = index.rank(query, limit)
+    monkeypatch.setattr(_dense, "DENSE_POSTINGS", 10**12)
+    plain = index.rank(query, limit)
+    assert dense == plain
+    # every word but "unknown" matches, by itself, its root or a spelling correction
+    assert bool(dense) == any(w != "unknown" for w in words)
+
+
+# ---------------------------------------------------------------- the synonym table
+
+
+def test_synonym_table_stays_consistent() -> None:
+    from skillyard.search._synonyms import MAX_PHRASE, PHRASES, SYNONYM_GROUPS, SYNONYMS
+    from skillyard.search._text import STOP_WORDS
+
+    seen_groups: list[frozenset[str]] = []
+    for group in SYNONYM_GROUPS:
+        assert len(group) >= 2, group
+        assert len(set(group)) == len(group), f"repeated entry in {group}"
+        words = set()
+        entries = set()
+        for entry in group:
+            assert entry == entry.strip().casefold(), entry
+            toks = tokenize(entry)
+            # a one-word entry is one index term; a phrase keeps all its words (no stop word hides one)
+            assert toks, f"{entry!r} in {group} is only stop words"
+            if " " in entry:
+                assert len(toks) == len(entry.split()) - sum(w in STOP_WORDS for w in entry.split()) >= 2, (
+                    entry
+                )
+            else:
+                assert len(toks) == 1 or "-" in entry or "/" in entry, entry
+            assert entry.split()[0] not in STOP_WORDS or " " in entry, entry
+            words.update(toks if len(toks) == 1 else [])
+            entries.add(tuple(toks))
+        assert words, f"{group} has no single-word entry for its phrases to stand for"
+        frozen = frozenset(entries)
+        assert all(not frozen < g and not g < frozen for g in seen_groups), f"{group} is inside another group"
+        seen_groups.append(frozen)
+    # symmetric: a word is a synonym of each of its synonyms, and never of itself
+    for term, syns in SYNONYMS.items():
+        assert term not in syns
+        assert all(term in SYNONYMS[s] for s in syns), term
+    assert all(2 <= len(p) <= MAX_PHRASE and syns for p, syns in PHRASES.items())
+
+
+def test_phrases_and_run_together_words(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, "cleaner", "Delete stale branches and remove unused files."),
+        write_skill(tmp_path, "shots", "Annotate a screenshot with arrows."),
+        write_skill(tmp_path, "decks", "Build a slide deck from an outline."),
+        write_skill(tmp_path, "other", "Plan a trip with an itinerary."),
+    ]
+    ix = SearchIndex(skills)
+    assert names(ix.search("get rid of old stuff", 2))[:1] == ["cleaner"]  # the phrase stands for remove
+    assert "get rid" in ix.explain("get rid of old stuff")["terms"]  # type: ignore[operator]
+    assert names(ix.search("screen shot with arrows", 1)) == ["shots"]
+    assert names(ix.search("slidedeck", 1)) == ["decks"]  # split into two words the skills use
+
+
+def test_irregular_verb_forms_meet_their_base_form() -> None:
+    assert stem("wrote") == stem("written") == stem("write") == stem("writing")
+    assert stem("built") == stem("build") and stem("drawn") == stem("draw") and stem("paid") == stem("pay")
+
+
+def test_derived_words_share_a_root(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, "extractor", "Extract tables from scanned files."),
+        write_skill(tmp_path, "speedup", "Measure where a program spends its time and how it performs."),
+        write_skill(tmp_path, "unrelated", "Plan a trip with an itinerary."),
+    ]
+    ix = SearchIndex(skills)
+    assert names(ix.search("table extraction", 1)) == ["extractor"]
+    assert names(ix.search("performance", 1)) == ["speedup"]  # "performanc" ~ "perform"
+
+
+def test_the_opening_of_a_body_weighs_more_than_its_reference_sections(tmp_path: Path) -> None:
+    filler = "\n".join(f"Step {i}: run the command and read its output carefully." for i in range(60))
+    skills = [
+        write_skill(
+            tmp_path, "a-opening", "A helper.", "# Helper\n\nRotates signing keys for a service.\n\n" + filler
+        ),
+        write_skill(
+            tmp_path,
+            "b-deep",
+            "A helper.",
+            "# Helper\n\nRuns commands.\n\n"
+            + filler
+            + "\n\n## Appendix\nRotates signing keys for a service.\n",
+        ),
+    ]
+    ix = SearchIndex(skills)
+    assert names(ix.search("rotate signing keys", 2)) == ["a-opening", "b-deep"]
+    # and a code block at the start is not part of the opening
+    code = "```\nrotate signing keys\n```\n"
+    skills.append(write_skill(tmp_path, "c-code", "A helper.", "# Helper\n\n" + code + filler))
+    ix = SearchIndex(skills)
+    assert names(ix.search("rotate signing keys", 1)) == ["a-opening"]
+
+
+def test_a_misspelt_word_is_corrected_to_a_body_word_several_skills_use(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, f"s{i}", "A helper.", "# Helper\n\nCall it programmatically from a script.\n")
+        for i in range(2)
+    ] + [write_skill(tmp_path, "other", "Plan a trip.", "# Trip\n\nMaps.\n")]
+    ix = SearchIndex(skills)
+    assert set(names(ix.search("programatically", 5))) == {"s0", "s1"}
+    assert ix.explain("programatically")["corrections"] == {"programatically": ["programmatically"]}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    blocks=st.lists(
+        st.tuples(st.booleans(), st.sampled_from(["```", "~~~", "```python", "  ```"])), max_size=30
+    )
+)
+def test_the_lead_is_the_prose_outside_code_blocks(blocks: list[tuple[bool, str]], tmp_path: Path) -> None:
+    from skillyard.search._lexical import LEAD_CHARS, _body_fields
+
+    parts = []
+    for i, (is_code, fence) in enumerate(blocks):
+        close = fence.strip()[:3]
+        parts.append(f"{fence}\ncodeword{i}\n{close}" if is_code else f"proseword{i} é")
+    body = "\n\n".join(parts) + "\n```\nunclosed block\n"  # an unclosed fence runs to the end
+    path = tmp_path / "x" / "SKILL.md"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(body, encoding="utf-8")  # the file holds the body alone
+    skill = Skill(name="x", description="d", path=path)
+    _headings, lead, whole = _body_fields(skill, BODY_CHARS)
+    assert whole == body and len(lead) <= LEAD_CHARS
+    assert "codeword" not in lead and "unclosed" not in lead
+    assert all(f"proseword{i} " in lead for i, (is_code, _f) in enumerate(blocks) if not is_code)

@@ -9,8 +9,8 @@ some skill shares a word with the request. Each hit carries `confidence`:
 With an embedder (`_embed`), skills are embedded in a background thread, in
 batches, through an on-disk cache keyed by content hash. Until every skill has
 a vector, searches stay lexical (they never wait for embeddings); then the
-lexical and semantic rankings are fused by reciprocal rank fusion. Figures and
-the tuning set: docs/search.md.
+lexical and semantic scores are blended, each scaled to its best candidate.
+Figures and the tuning set: docs/search.md.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ from skillyard.search._lexical import (
     _as_text,
     body_head,
 )
-from skillyard.search._text import SYNONYMS, stem, tokenize
+from skillyard.search._synonyms import SYNONYMS
+from skillyard.search._text import stem, tokenize
 
 if TYPE_CHECKING:
     from skillyard.registry import Registry
@@ -67,9 +68,9 @@ __all__ = [
     "SYNONYMS",
 ]
 
-#: Reciprocal rank fusion: score = 1 / (RRF_K + lexical rank) + SEMANTIC_WEIGHT / (RRF_K + semantic rank).
-RRF_K = 20
-SEMANTIC_WEIGHT = 1.0
+#: Score blending: (1 - SEMANTIC_WEIGHT) * lexical score / best lexical score
+#: + SEMANTIC_WEIGHT * (cosine - lowest candidate cosine) / (best cosine - lowest candidate cosine).
+SEMANTIC_WEIGHT = 0.5
 #: Semantic candidates considered per query (best cosine first).
 SEMANTIC_DEPTH = 30
 #: A semantic candidate below this cosine is not a candidate at all.
@@ -265,14 +266,20 @@ class SearchIndex:
     def _fuse(
         self, lexical: list[tuple[str, float, float]], semantic: list[tuple[str, float]], limit: int
     ) -> list[SearchHit]:
+        """Blend the two scores, each scaled to [0, 1] over its own candidates (best = 1)."""
         fused: dict[str, float] = {}
         strong: dict[str, bool] = {}
-        for rank, (name, _sc, cov) in enumerate(lexical[: max(SEMANTIC_DEPTH, limit)]):
-            fused[name] = 1.0 / (RRF_K + rank + 1)
+        lexical = lexical[: max(SEMANTIC_DEPTH, limit)]
+        top = lexical[0][1] if lexical and lexical[0][1] > 0 else 1.0
+        for name, sc, cov in lexical:
+            fused[name] = (1.0 - SEMANTIC_WEIGHT) * sc / top
             strong[name] = cov >= STRONG_COVERAGE
-        for rank, (name, cos) in enumerate(semantic):
-            fused[name] = fused.get(name, 0.0) + SEMANTIC_WEIGHT / (RRF_K + rank + 1)
-            strong[name] = strong.get(name, False) or cos >= SEMANTIC_STRONG
+        if semantic:
+            hi, lo = semantic[0][1], semantic[-1][1]
+            for name, cos in semantic:
+                scaled = (cos - lo) / (hi - lo) if hi > lo else 1.0
+                fused[name] = fused.get(name, 0.0) + SEMANTIC_WEIGHT * scaled
+                strong[name] = strong.get(name, False) or cos >= SEMANTIC_STRONG
         ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:limit]
         return [self._hit(n, round(s * 100, 4), strong[n]) for n, s in ranked]
 

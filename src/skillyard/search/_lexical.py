@@ -1,12 +1,17 @@
 """The lexical ranker: BM25F over a skill's metadata and its whole SKILL.md body.
 
 * Fields are scored BM25F-style: each field's term frequency is length-normalised
-  and weighted (name > description, tags > when_to_use > body headings > body
-  text) and the weighted sum is saturated once, so a word repeated across fields
-  does not count twice as much as one strong match.
-* A query word matches through its best variant: the word itself, a synonym
-  (`_text.SYNONYM_GROUPS`), or, when no skill uses the word, a spelling
-  correction (one edit away from a word some skill's metadata uses).
+  and weighted (name > description, tags > when_to_use > body headings and the
+  body's opening prose > the rest of the body) and the weighted sum is saturated
+  once, so a word repeated across fields does not count twice as much as one
+  strong match.
+* A query word matches through its best variant: the word itself, a word with
+  the same root, a synonym (`_synonyms`), or, when no skill uses the word, a
+  spelling correction (one edit away from a word the skills use) or the two
+  words it runs together. Phrases of the synonym table and two query words the
+  skills write as one are query terms of their own.
+* Summing the words' scores is done by numpy for common words (`_dense`), with
+  the same result as the plain loop.
 * Recall first: every skill matching any variant of any query word is a result.
   Coverage (the share of the query's IDF mass a skill explains) no longer hides
   results; it decides each hit's `confidence`.
@@ -29,7 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillyard.model import Skill
-from skillyard.search._text import MAX_FIELD_CHARS, SYNONYMS, term_counts, tokenize
+from skillyard.search import _dense
+from skillyard.search._synonyms import MAX_PHRASE, PHRASES, SYNONYMS
+from skillyard.search._text import MAX_FIELD_CHARS, stem, term_counts, tokenize
 
 K1 = 1.2
 #: field -> (weight, length-normalisation b)
@@ -39,8 +46,14 @@ FIELDS: dict[str, tuple[float, float]] = {
     "tags": (2.0, 0.3),
     "when_to_use": (1.5, 0.75),
     "headings": (1.0, 0.5),
+    "lead": (1.0, 0.5),
     "body": (0.6, 0.75),
 }
+#: Fields read from the body, indexed on the first search.
+_BODY_FIELDS = ("headings", "lead", "body")
+#: Characters of prose at the start of the body (code blocks left out) that also form the "lead" field: the
+#: overview a SKILL.md opens with says what the skill is for, its reference sections mention much else.
+LEAD_CHARS = 1500
 _FIELD_NAMES = tuple(FIELDS)
 #: A synonym matches with this fraction of the word's own weight.
 SYNONYM_WEIGHT = 0.7
@@ -65,13 +78,19 @@ SYNC_BODIES = 1500
 BODY_BATCH = 256
 MAX_QUERY_CHARS = 1000
 #: Bumped whenever tokenisation or the snapshot layout changes, so old snapshots are ignored.
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 3
 MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.
 MAX_CACHED_TERMS = 4096
+#: A body word stands as a spelling correction only when at least this many skills use it.
+MIN_BODY_CORRECTION_DF = 2
 #: Spelling correction only for words at least this long (shorter ones have too many neighbours).
 MIN_CORRECTABLE = 4
+#: A word written as two run together ("slidedeck") matches each part with this fraction.
+COMPOUND_WEIGHT = 0.8
+#: Each part of a split compound has at least this many letters.
+MIN_COMPOUND_PART = 3
 #: A word sharing the query word's root ("correlated" ~ "correlation") matches with this fraction.
 ROOT_WEIGHT = 0.6
 #: Derivational suffixes dropped to find a word's root, longest first; a root keeps at least 5 letters.
@@ -80,9 +99,20 @@ ROOT_SUFFIXES = (
     "ation",
     "ition",
     "ution",
+    "ion",
     "ments",
     "ment",
     "ness",
+    "less",
+    "ful",
+    "anc",
+    "enc",
+    "abl",
+    "ibl",
+    "ific",
+    "ify",
+    "ant",
+    "ent",
     "ities",
     "ity",
     "ives",
@@ -106,6 +136,7 @@ ROOT_SUFFIXES = (
 )
 MIN_ROOT = 5
 
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
@@ -154,13 +185,14 @@ def body_head(skill: Skill, limit: int) -> str:
     return text[max(skill.body_offset, 0) :]
 
 
-def _body_fields(skill: Skill, limit: int) -> tuple[str, str]:
-    """(headings, body text) of the body, plus the skill's declared tools as headings."""
+def _body_fields(skill: Skill, limit: int) -> tuple[str, str, str]:
+    """(headings, lead, body text) of the body; the skill's declared tools count as headings."""
     head = body_head(skill, limit)
     headings = [m.group(1) for m in _HEADING.finditer(head)]
     for tool in skill.tools:
         headings.append(f"{tool.name} {tool.description}")
-    return " ".join(headings)[:MAX_FIELD_CHARS], head
+    lead = _FENCE.sub(" ", head[: LEAD_CHARS * 4])[:LEAD_CHARS]
+    return " ".join(headings)[:MAX_FIELD_CHARS], lead, head
 
 
 def root(term: str) -> str:
@@ -173,6 +205,8 @@ def root(term: str) -> str:
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _META_FIELDS = ("name", "description", "tags", "when_to_use", "headings")
+#: A match only in these fields explains BODY_ONLY_WEIGHT of a word (body text mentions many things).
+_PROSE_FIELDS = ("lead", "body")
 
 
 def _edits(term: str) -> set[str]:
@@ -217,6 +251,7 @@ class LexicalIndex:
         self._body_thread: threading.Thread | None = None
         self._norms: dict[str, list[float]] | None = None
         self._words: dict[str, _Word] = {}
+        self._arrays: dict[str, _dense.Postings] = {}
         for s in skills:
             self._add(s)
 
@@ -310,7 +345,7 @@ class LexicalIndex:
         self._len_sum[field] += length
 
     def _index_field(self, doc: int, field: str, text: str) -> None:
-        counts, length = term_counts(text, camel=field != "body")
+        counts, length = term_counts(text, camel=field not in _PROSE_FIELDS)
         self._index_counts(doc, field, counts, length)
 
     def _remove(self, name: str) -> None:
@@ -345,6 +380,7 @@ class LexicalIndex:
     def _invalidate(self) -> None:
         self._norms = None
         self._words = {}
+        self._arrays = {}
 
     # ------------------------------------------------------------ snapshots
 
@@ -354,7 +390,7 @@ class LexicalIndex:
         with self._lock:
             if self._pending_body or self._free or (self._body_thread and self._body_thread.is_alive()):
                 return None
-            meta_fields = [f for f in _FIELD_NAMES if f not in ("headings", "body")]
+            meta_fields = [f for f in _FIELD_NAMES if f not in _BODY_FIELDS]
             df_meta: dict[str, int] = {}
             for doc_terms in self._terms_of_docs():
                 if doc_terms:
@@ -368,8 +404,8 @@ class LexicalIndex:
             )
             body = (
                 SNAPSHOT_VERSION,
-                {f: self._postings[f] for f in ("headings", "body")},
-                {f: self._lens[f] for f in ("headings", "body")},
+                {f: self._postings[f] for f in _BODY_FIELDS},
+                {f: self._lens[f] for f in _BODY_FIELDS},
                 self._df,
             )
             return marshal.dumps(meta), marshal.dumps(body)
@@ -473,12 +509,18 @@ class LexicalIndex:
             )
             self._body_thread.start()
 
-    def _read_body(self, skill: Skill) -> tuple[tuple[dict[str, int], int], tuple[dict[str, int], int]]:
+    def _read_body(self, skill: Skill) -> list[tuple[dict[str, int], int]]:
+        """Term counts and lengths of the body fields, in `_BODY_FIELDS` order."""
         try:
-            headings, body = _body_fields(skill, self.body_chars)
+            headings, lead, body = _body_fields(skill, self.body_chars)
         except Exception:  # a skill whose body cannot be read is still found by its metadata
-            headings, body = "", ""
-        return term_counts(headings), term_counts(body, camel=False)
+            headings, lead, body = "", "", ""
+        return [term_counts(headings), term_counts(lead, camel=False), term_counts(body, camel=False)]
+
+    def _index_body(self, doc: int, parts: list[tuple[dict[str, int], int]]) -> None:
+        for field, (counts, length) in zip(_BODY_FIELDS, parts, strict=True):
+            self._index_counts(doc, field, counts, length)
+        self._pending_body.discard(doc)
 
     def _index_pending(self, docs: list[int]) -> None:
         """Read and index these pending bodies (the caller holds the lock)."""
@@ -486,10 +528,7 @@ class LexicalIndex:
             skill = self._skills[doc]
             if skill is None or doc not in self._pending_body:
                 continue
-            heads, body = self._read_body(skill)
-            self._index_counts(doc, "headings", *heads)
-            self._index_counts(doc, "body", *body)
-            self._pending_body.discard(doc)
+            self._index_body(doc, self._read_body(skill))
         if docs:
             self._invalidate()
 
@@ -505,12 +544,10 @@ class LexicalIndex:
                 return
             read = [(d, s, self._read_body(s)) for d, s in snapshot if s is not None]
             with self._lock:
-                for doc, skill, (heads, body) in read:
+                for doc, skill, parts in read:
                     if self._skills[doc] is not skill or doc not in self._pending_body:
                         continue  # replaced or removed meanwhile: its own entry is pending
-                    self._index_counts(doc, "headings", *heads)
-                    self._index_counts(doc, "body", *body)
-                    self._pending_body.discard(doc)
+                    self._index_body(doc, parts)
                 for doc, _s in snapshot:
                     if self._skills[doc] is None:
                         self._pending_body.discard(doc)
@@ -547,7 +584,7 @@ class LexicalIndex:
             get = acc.get
             for doc, tf in p.items():
                 acc[doc] = get(doc, 0.0) + tf * nf[doc]
-            if f != "body":
+            if f not in _PROSE_FIELDS:
                 strong.update(p)
         scale = self._idf(term) * (K1 + 1.0)
         return {d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong)
@@ -557,12 +594,18 @@ class LexicalIndex:
 
     def corrections(self, term: str) -> list[str]:
         """Words of the skills' metadata (or of the synonym groups) one edit from `term`: a letter
-        inserted, deleted, changed, or two neighbours swapped. Candidates are generated, not looked up
-        in a prebuilt table, so nothing is built before the first misspelt request."""
+        inserted, deleted, changed, or two neighbours swapped; failing those, words of the bodies used by
+        at least MIN_BODY_CORRECTION_DF skills (a word one skill uses may be a typo of its own).
+        Candidates are generated, not looked up in a prebuilt table, so nothing is built before the
+        first misspelt request."""
         if len(term) < MIN_CORRECTABLE or not term.isascii() or not term.isalpha():
             return []
-        found = {c for c in _edits(term) if c in SYNONYMS or self._in_metadata(c)}
-        found.discard(term)
+        edits = _edits(term)
+        edits.discard(term)
+        found = {c for c in edits if c in SYNONYMS or self._in_metadata(c)}
+        if not found:
+            df = self._df
+            found = {c for c in edits if df.get(c, 0) >= MIN_BODY_CORRECTION_DF}
         return sorted(found)
 
     def relatives(self, term: str) -> list[str]:
@@ -575,13 +618,20 @@ class LexicalIndex:
                 out.add(c)
         return sorted(out)
 
-    def _word(self, term: str) -> _Word:
-        """For one query word: score per document through its best variant (the word, a word with the same
-        root, a synonym or a spelling correction), the IDF mass each document explains through its best
-        variant, and the word's weight in the query's mass. Cached until the index changes."""
-        cached = self._words.get(term)
-        if cached is not None:
-            return cached
+    def split_compound(self, term: str) -> list[str]:
+        """Two words of the skills' metadata that `term` is written as, run together ("slidedeck"), or []."""
+        if len(term) < 2 * MIN_COMPOUND_PART or not term.isascii() or not term.isalpha():
+            return []
+        for i in range(MIN_COMPOUND_PART, len(term) - MIN_COMPOUND_PART + 1):
+            parts = [stem(term[:i]), stem(term[i:])]
+            if all(self._in_metadata(p) for p in parts):
+                return parts
+        return []
+
+    def _variants(self, term: str) -> list[tuple[str, float]]:
+        """The index terms that stand for one query term, with the fraction of its weight each carries."""
+        if " " in term:  # a phrase of the synonym table ("get rid of"): the words of its groups
+            return [(v, SYNONYM_WEIGHT) for v in sorted(PHRASES.get(tuple(term.split()), ()))]
         variants: list[tuple[str, float]] = [(term, 1.0)]
         variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
         variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
@@ -589,6 +639,18 @@ class LexicalIndex:
             for c in self.corrections(term):
                 variants.append((c, CORRECTION_WEIGHT))
                 variants.extend((v, SYNONYM_WEIGHT * CORRECTION_WEIGHT) for v in sorted(SYNONYMS.get(c, ())))
+            if len(variants) == 1:
+                variants.extend((p, COMPOUND_WEIGHT) for p in self.split_compound(term))
+        return variants
+
+    def _word(self, term: str) -> _Word:
+        """For one query word: score per document through its best variant (the word, a word with the same
+        root, a synonym or a spelling correction), the IDF mass each document explains through its best
+        variant, and the word's weight in the query's mass. Cached until the index changes."""
+        cached = self._words.get(term)
+        if cached is not None:
+            return cached
+        variants = self._variants(term)
         known = [(v, w) for v, w in variants if v in self._df]
         if term in self._df:
             weight_t = self._idf(term)
@@ -621,67 +683,113 @@ class LexicalIndex:
 
     @staticmethod
     def query_terms(query: str) -> list[str]:
-        """Distinct normalised query terms, in order, capped (hostile queries cost a bounded amount)."""
+        """Distinct normalised query terms, in order, then the synonym table's phrases the request
+        contains ("get rid of" as one term), capped (hostile queries cost a bounded amount)."""
         if not isinstance(query, str):
             return []
-        terms: list[str] = []
-        for t in tokenize(query[:MAX_QUERY_CHARS]):
-            if t not in terms:
-                terms.append(t)
-            if len(terms) >= MAX_QUERY_TERMS:
-                break
+        tokens = tokenize(query[:MAX_QUERY_CHARS])
+        terms = list(dict.fromkeys(tokens))[:MAX_QUERY_TERMS]
+        for n in range(2, MAX_PHRASE + 1):
+            for i in range(len(tokens) - n + 1):
+                phrase = tuple(tokens[i : i + n])
+                if phrase in PHRASES and len(terms) < MAX_QUERY_TERMS:
+                    joined = " ".join(phrase)
+                    if joined not in terms:
+                        terms.append(joined)
+        return terms
+
+    def _query(self, query: str) -> list[str]:
+        """`query_terms`, plus two neighbouring words run together when the skills use them as one
+        ("screen shot" -> "screenshot", "data base" -> "database")."""
+        terms = self.query_terms(query)
+        words = [t for t in terms if " " not in t]
+        for a, b in zip(words, words[1:], strict=False):
+            joined = stem(a + b)
+            if len(terms) < MAX_QUERY_TERMS and joined not in terms and self._in_metadata(joined):
+                terms.append(joined)
         return terms
 
     def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
-        terms = self.query_terms(query)
+        terms = self._query(query)
         if not terms:
             return []
         if self._pending_body and len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
             self.index_bodies(wait=False)  # a small catalog: cheap enough to index before answering
+        heavy = False
         try:
-            return self._rank(terms, limit)
+            out, heavy = self._rank(terms, limit)
+            return out
         finally:
-            # Bodies are read after the first answer, so that answer never waits for them.
+            # Bodies are read, and numpy imported, after the first answer, so that answer never waits.
             self.index_bodies(wait=False)
+            if heavy:
+                _dense.start_import()
 
-    def _rank(self, terms: list[str], limit: int | None) -> list[tuple[str, float, float]]:
+    def _rank(self, terms: list[str], limit: int | None) -> tuple[list[tuple[str, float, float]], bool]:
+        """The ranking, and whether its words touched enough postings to be worth summing with numpy."""
         with self._lock:
             if not self._by_name:
-                return []
+                return [], False
             words = [self._word(t) for t in terms]
             mass = sum(w for _b, _e, w in words)
-            scores: dict[int, float] = {}
-            covered: dict[int, float] = {}
-            for best, explained, _w in words:
-                get = scores.get
-                for doc, sc in best.items():
-                    scores[doc] = get(doc, 0.0) + sc
-                cget = covered.get
-                for doc, x in explained.items():
-                    covered[doc] = cget(doc, 0.0) + x
-            skills = self._skills
             inv = 1.0 / mass if mass > 0 else 0.0
-            out: list[tuple[str, float, float]] = []
-            for doc, sc in scores.items():
-                skill = skills[doc]
-                if skill is None or sc <= 0.0:
-                    continue
-                cov = covered.get(doc, 0.0) * inv
-                out.append((skill.name, round(sc * (COVERAGE_BASE + cov), 4), cov))
-        key = _rank_key
+            skills = self._skills
+            heavy = sum(len(e) for _b, e, _w in words) >= _dense.DENSE_POSTINGS
+            np = _dense.numpy_ready() if heavy else None
+            if np is not None:
+                arrays = [self._postings_of(np, t, w) for t, w in zip(terms, words, strict=True)]
+                top = _dense.top_docs(np, arrays, len(skills), inv, COVERAGE_BASE, limit)
+                out = [
+                    (skill.name, round(sc, 4), cov)
+                    for doc, sc, cov in top
+                    if (skill := skills[doc]) is not None
+                ]
+            else:
+                out = self._sum_words(words, inv)
         if limit is not None and limit < len(out):
-            return heapq.nsmallest(limit, out, key=key)
-        out.sort(key=key)
+            return heapq.nsmallest(limit, out, key=_rank_key), heavy
+        out.sort(key=_rank_key)
+        return out, heavy
+
+    def _postings_of(self, np: Any, term: str, word: _Word) -> _dense.Postings:
+        arrays = self._arrays.get(term)
+        if arrays is None:
+            if len(self._arrays) >= MAX_CACHED_TERMS:
+                self._arrays = {}
+            arrays = self._arrays[term] = _dense.Postings(np, word[0], word[1])
+        return arrays
+
+    def _sum_words(self, words: list[_Word], inv: float) -> list[tuple[str, float, float]]:
+        """Each matching skill's (name, rounded score, coverage), summed word by word."""
+        scores: dict[int, float] = {}
+        covered: dict[int, float] = {}
+        for best, explained, _w in words:
+            get = scores.get
+            for doc, sc in best.items():
+                scores[doc] = get(doc, 0.0) + sc
+            cget = covered.get
+            for doc, x in explained.items():
+                covered[doc] = cget(doc, 0.0) + x
+        skills = self._skills
+        out: list[tuple[str, float, float]] = []
+        for doc, sc in scores.items():
+            skill = skills[doc]
+            if skill is None or sc <= 0.0:
+                continue
+            cov = covered.get(doc, 0.0) * inv
+            out.append((skill.name, round(sc * (COVERAGE_BASE + cov), 4), cov))
         return out
 
     def explain(self, query: str, limit: int = 10) -> dict[str, object]:
         """How a query was read and scored: terms, variants, corrections and the top candidates."""
-        terms = self.query_terms(query)
+        terms = self._query(query)
         with self._lock:
             out: dict[str, object] = {
                 "terms": terms,
-                "synonyms": {t: sorted(SYNONYMS.get(t, ())) for t in terms},
+                "synonyms": {
+                    t: sorted(v for v, w in self._variants(t) if w == SYNONYM_WEIGHT) for t in terms
+                },
                 "corrections": {t: self.corrections(t) for t in terms if t not in self._df},
                 "idf": {t: round(self._idf(t), 4) for t in terms},
                 "strong_coverage": STRONG_COVERAGE,

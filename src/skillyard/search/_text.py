@@ -1,9 +1,9 @@
-"""Text normalisation shared by skills and queries: words, stop words, stems, synonyms.
+"""Text normalisation shared by skills and queries: words, stop words, stems.
 
 The same steps run on both sides, so a word in a request and the same word in
 a SKILL.md always meet: casefold, split on non-alphanumerics and camelCase,
-drop function words, strip common suffixes, and map a word to the words people
-use for the same task (the synonym groups below).
+drop function words, strip common suffixes. The words people use for the same
+task are in `_synonyms`.
 """
 
 from __future__ import annotations
@@ -25,96 +25,70 @@ STOP_WORDS = frozenset(
     this those through thus to too under until up upon us very via was we were what when whenever where which while
     who whom whose why will with within without would yes yet you your yours yourself hey hi hello
     skill skills use used uses using want wants wanna gonna help helps something someone thing things stuff really
-    able way ways kind sort lot bit one
+    able way ways kind sort lot bit one two three four five six seven eight nine ten first second third
+    every whole ever actually maybe
     """.split()
 )
 
-#: Groups of words people use interchangeably for the same task.
-SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("image", "picture", "photo", "pic", "img", "photograph", "jpeg", "jpg", "png"),
-    ("email", "mail", "inbox", "e-mail", "gmail", "imap"),
-    ("pdf", "document"),
-    ("doc", "document", "docx", "word"),
-    ("spreadsheet", "excel", "xlsx", "sheet", "workbook"),
-    ("csv", "tabular", "table"),
-    ("slide", "presentation", "powerpoint", "pptx", "deck", "keynote"),
-    ("chart", "graph", "plot", "visualization", "visualise", "visualize"),
-    ("database", "db", "sql", "postgres", "mysql", "sqlite"),
-    ("test", "unittest", "pytest", "spec"),
-    ("bug", "error", "crash", "failure", "exception", "traceback", "defect"),
-    ("debug", "troubleshoot", "diagnose"),
-    ("fix", "repair", "resolve"),
-    ("summarize", "summarise", "summary", "recap", "digest", "tldr", "condense"),
-    ("video", "movie", "clip", "film", "footage", "mp4"),
-    ("audio", "sound", "recording", "podcast", "mp3", "voice"),
-    ("transcribe", "transcript", "transcription", "dictation"),
-    ("speech", "voice", "narrate", "narration", "tts"),
-    ("subtitle", "caption"),
-    ("translate", "translation", "localize", "localise", "i18n"),
-    ("convert", "transform", "conversion", "export"),
-    ("deploy", "deployment", "rollout", "release", "ship"),
-    ("container", "docker", "dockerfile", "containerize", "containerise", "podman"),
-    ("kubernetes", "k8s", "cluster", "helm", "kubectl"),
-    ("calendar", "schedule", "meeting", "appointment", "event", "invite"),
-    ("find", "search", "lookup", "locate"),
-    ("remove", "delete", "erase", "strip", "drop"),
-    ("website", "site", "webpage", "page", "web"),
-    ("scrape", "crawl", "scraper", "crawler", "harvest"),
-    ("review", "critique", "feedback"),
-    ("compress", "zip", "archive", "tarball", "tar", "unzip", "extract"),
-    ("money", "finance", "expense", "spending", "spend", "budget", "cost"),
-    ("invoice", "bill", "billing", "receipt"),
-    ("note", "notes", "memo", "minutes"),
-    ("api", "endpoint", "rest", "http", "graphql"),
-    ("chat", "slack", "channel", "teams", "discord"),
-    ("message", "notify", "notification", "ping", "alert"),
-    ("login", "auth", "authentication", "signin", "oauth"),
-    ("password", "secret", "credential", "token", "key"),
-    ("diagram", "flowchart", "uml", "mermaid"),
-    ("font", "typography", "typeface"),
-    ("color", "colour", "palette"),
-    ("log", "logs", "logging", "syslog"),
-    ("resize", "shrink", "scale", "downscale", "thumbnail", "smaller"),
-    ("crop", "trim", "cut"),
-    ("resume", "cv"),
-    ("recipe", "cook", "cooking", "meal", "dinner", "lunch"),
-    ("weather", "forecast", "rain", "temperature"),
-    ("trip", "travel", "itinerary", "vacation", "holiday"),
-    ("stock", "share", "ticker", "equity"),
-    ("commit", "git"),
-    ("readme", "documentation", "docs"),
-    ("vulnerability", "cve", "security", "exploit"),
-    ("dependency", "package", "library", "npm", "pip"),
-    ("upgrade", "update", "bump"),
-    ("ticket", "issue", "jira", "story"),
-    ("regex", "regexp", "pattern"),
-    ("yaml", "yml"),
-    ("json", "jsonl"),
-    ("icon", "svg", "vector"),
-    ("ui", "frontend", "interface", "component"),
-    ("write", "draft", "compose"),
-    ("create", "generate", "build", "make"),
-    ("analyze", "analyse", "analysis", "insight"),
-    ("outage", "incident", "downtime"),
-    ("infra", "infrastructure", "terraform", "provision"),
-    ("accessibility", "a11y", "wcag"),
-    ("seo", "ranking", "google"),
-    ("ocr", "scan", "scanned", "screenshot"),
-    ("metadata", "exif"),
-    ("migration", "migrate", "schema"),
-    ("brand", "branding"),
-    ("duplicate", "dedupe", "deduplicate", "dupe", "duplicates"),
-    ("clean", "tidy", "cleanup", "normalise", "normalize"),
-    ("speech", "voiceover", "narrator", "aloud"),
-    ("invitation", "invite", "rsvp"),
-    ("accessibility", "blind", "colorblind", "colourblind", "impaired"),
-    ("distance", "far", "route", "directions"),
-    ("sentiment", "feel", "feeling", "opinion", "mood", "emotion"),
-    ("twitter", "tweet", "tweets"),
-    ("correlation", "correlated", "relationship"),
-    ("apology", "apologise", "apologize", "sorry"),
-    ("customer", "client", "user"),
-)
+#: Irregular verb forms and the base form the stemmer would give the regular ones ("wrote" meets "write").
+IRREGULAR: dict[str, str] = {
+    form: base
+    for base, forms in {
+        "write": "wrote written rewrote rewritten",
+        "run": "ran",
+        "take": "took taken",
+        "make": "made",
+        "send": "sent",
+        "build": "built rebuilt",
+        "draw": "drew drawn",
+        "buy": "bought",
+        "spend": "spent",
+        "find": "found",
+        "lose": "lost",
+        "pay": "paid",
+        "sell": "sold",
+        "keep": "kept",
+        "break": "broke broken",
+        "choose": "chose chosen",
+        "freeze": "froze frozen",
+        "shrink": "shrank shrunk",
+        "begin": "began begun",
+        "grow": "grew grown",
+        "throw": "threw thrown",
+        "feel": "felt",
+        "give": "gave given",
+        "go": "went gone",
+        "come": "came",
+        "see": "saw seen",
+        "know": "knew known",
+        "steal": "stole stolen",
+        "forget": "forgot forgotten",
+        "hide": "hid hidden",
+        "fall": "fell fallen",
+        "catch": "caught",
+        "teach": "taught",
+        "think": "thought",
+        "bring": "brought",
+        "tell": "told",
+        "hold": "held",
+        "stand": "stood",
+        "understand": "understood",
+        "win": "won",
+        "hang": "hung",
+        "sleep": "slept",
+        "speak": "spoke spoken",
+        "undo": "undid undone",
+        "drive": "drove driven",
+        "eat": "ate eaten",
+        "fly": "flew flown",
+        "wear": "wore worn",
+        "tear": "tore torn",
+        "sing": "sang sung",
+        "swim": "swam swum",
+        "mistake": "mistook mistaken",
+    }.items()
+    for form in forms.split()
+}
 
 #: The last character before a camelCase boundary ("parseSkill", "HTMLParser").
 _CAMEL = re.compile(r"[a-z0-9](?=[A-Z])|[A-Z](?=[A-Z][a-z]{2})")
@@ -126,7 +100,7 @@ _VOWEL = re.compile(r"[aeiouy]")
 @functools.lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """A conservative suffix stripper: plural `s`/`ies`, `ing`, `ed`, final `e`; the same rules for docs and queries."""
-    w = word
+    w = IRREGULAR.get(word, word)
     if len(w) <= 3 or not w.isalpha():
         return w
     if w.endswith("ies") and len(w) > 4:
@@ -202,20 +176,3 @@ def term_counts(text: str, camel: bool = True) -> tuple[dict[str, int], int]:
             counts[t] = counts.get(t, 0) + c
             n += c
     return counts, n
-
-
-def _build_synonyms() -> dict[str, frozenset[str]]:
-    """Word -> its synonyms, as index terms; phrases that are several words ("speech-to-text") are skipped."""
-    table: dict[str, set[str]] = {}
-    for group in SYNONYM_GROUPS:
-        terms: set[str] = set()
-        for phrase in group:
-            toks = tokenize(phrase)
-            if len(toks) == 1:
-                terms.add(toks[0])
-        for t in terms:
-            table.setdefault(t, set()).update(terms)
-    return {t: frozenset(s - {t}) for t, s in table.items()}
-
-
-SYNONYMS = _build_synonyms()
