@@ -106,14 +106,14 @@ class _Doc:
         self.name, self.description = name, description
 
 
-def load_eval() -> tuple[list[Skill], list[dict[str, object]]]:
+def load_eval(requests_file: str = "requests.json") -> tuple[list[Skill], list[dict[str, object]]]:
     skills: list[Skill] = []
     for path in sorted((EVAL / "skills").glob("*/SKILL.md")):
         skill, diags = parse_skill(path.resolve())
         if skill is None:
             raise SystemExit(f"eval skill failed to parse: {path}: {[d.message for d in diags]}")
         skills.append(skill)
-    requests = json.loads((EVAL / "requests.json").read_text(encoding="utf-8"))
+    requests = json.loads((EVAL / requests_file).read_text(encoding="utf-8"))
     return skills, requests
 
 
@@ -390,9 +390,14 @@ def main(argv: list[str] | None = None) -> int:
         help="embedder spec for the semantic and hybrid rows (default: the packaged all-MiniLM-L6-v2 if installed)",
     )
     ap.add_argument("--real", type=Path, default=None, help="folder of fetched public skill collections")
+    ap.add_argument(
+        "--requests",
+        default="requests.json",
+        help="request set under benchmarks/search_eval (heldout2.json: the second held-out set, never tuned on)",
+    )
     args = ap.parse_args(argv)
 
-    skills, requests = load_eval()
+    skills, requests = load_eval(args.requests)
     spec = args.embedder
     if spec is None:
         model = minilm_dir()
