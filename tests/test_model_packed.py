@@ -123,3 +123,21 @@ def test_any_json_frontmatter_round_trips(frontmatter: dict, metadata: dict) -> 
     fm = {**frontmatter, "metadata": metadata}
     t = _packed(fm, fm["metadata"])
     assert t.frontmatter == fm and t.metadata is t.frontmatter["metadata"]
+
+
+def test_metadata_view_reads_without_keeping_a_decoded_copy(tmp_path: Path, make_skill) -> None:
+    """The search index reads every skill's tags once; a packed skill stays packed after it."""
+    root = _roots(tmp_path, make_skill)
+    cache_file = tmp_path / "cache.marshal"
+    Registry([Root(root, "custom")], cache=cache_file)
+    for reg in (Registry([Root(root, "custom")], cache=cache_file), Registry([Root(root, "custom")])):
+        for s in reg.skills:
+            parsed, _ = parse_skill(s.path, "custom")
+            assert parsed is not None
+            packed_before = s._packed is not None
+            assert s.metadata_view() == parsed.metadata
+            assert (s._packed is not None) == packed_before  # nothing decoded into the skill
+            assert s.metadata_view() == s.metadata  # and the same after a real read
+    packed = Skill("x", "d", tmp_path / "SKILL.md")
+    packed.defer_frontmatter(b"not marshal")
+    assert packed.metadata_view() == {} and packed.metadata == {}

@@ -295,6 +295,14 @@ class Skill:
         shared = meta.__class__ is dict and (meta is same or (meta and meta == same))
         return marshal.dumps((fm, None if shared else meta), 2)
 
+    def metadata_view(self) -> dict[str, Any]:
+        """`metadata` for a one-pass reader (the search index): a skill still holding its packed
+        blob decodes it for this call only, so reading every skill's tags keeps no object alive."""
+        packed = self._packed
+        if packed is None or _has_slot(self, "metadata"):
+            return self.metadata
+        return _decode_packed(packed)[1]
+
     def __getattr__(self, name: str) -> Any:
         # reached only when normal lookup fails: a packed field is an unset slot until first read
         if name in _PACKED_FIELDS and self._unpack():
@@ -308,15 +316,7 @@ class Skill:
             packed = self._packed
             if packed is None:
                 return all(_has_slot(self, n) for n in _PACKED_FIELDS)  # another thread decoded it
-            try:
-                fm, meta = marshal.loads(packed)
-            except (ValueError, EOFError, TypeError):
-                fm = meta = None
-            if meta is None and fm.__class__ is dict:
-                meta = fm.get("metadata")
-            if fm.__class__ is not dict or meta.__class__ is not dict:
-                fm, meta = {}, {}
-            for name, value in zip(_PACKED_FIELDS, (fm, meta), strict=True):
+            for name, value in zip(_PACKED_FIELDS, _decode_packed(packed), strict=True):
                 if not _has_slot(self, name):
                     object.__setattr__(self, name, value)
             self._packed = None
@@ -337,6 +337,19 @@ class Skill:
         """Skills fetched from a remote are read, searched and loaded, but their scripts run only
         once installed through the trust rules (`skillyard install`)."""
         return self.source != "remote"
+
+
+def _decode_packed(packed: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(frontmatter, metadata) from a `packed_frontmatter` blob; anything else reads as two empty ones."""
+    try:
+        fm, meta = marshal.loads(packed)
+    except (ValueError, EOFError, TypeError):
+        return {}, {}
+    if meta is None and fm.__class__ is dict:
+        meta = fm.get("metadata")
+    if fm.__class__ is not dict or meta.__class__ is not dict:
+        return {}, {}
+    return fm, meta
 
 
 def _has_slot(obj: object, name: str) -> bool:

@@ -160,7 +160,7 @@ def _as_text(value: object) -> str:
 
 def _tags(skill: Skill) -> str:
     tags: list[str] = [t for t in skill.tags if isinstance(t, str)]
-    meta = skill.metadata if isinstance(skill.metadata, dict) else {}
+    meta = skill.metadata_view()
     for key in ("tags", "keywords", "category"):
         v = meta.get(key)
         if isinstance(v, str):
