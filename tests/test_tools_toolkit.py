@@ -80,12 +80,10 @@ def test_handler_exception_becomes_error_result(kit: Toolkit, monkeypatch: pytes
     class Broken(Exception):
         pass
 
-    def boom(self: Any) -> str:
+    def boom(skill: Any) -> list[str]:
         raise Broken("disk on fire")
 
-    from skillyard.model import Skill
-
-    monkeypatch.setattr(Skill, "docs", boom)
+    monkeypatch.setattr("skillyard.tools.disclosure.list_docs", boom)
     res = kit.call("skill_list_docs", {"skill": "demo"})
     assert res.is_error and "Broken: disk on fire" in res.content
 
