@@ -32,7 +32,16 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from test_mcp_support import PYTHON, free_port, make_tree, serve_cmd, serving, subprocess_env
+from test_mcp_support import (
+    INIT,
+    POST_HEADERS,
+    PYTHON,
+    free_port,
+    make_tree,
+    serve_cmd,
+    serving,
+    subprocess_env,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -41,17 +50,6 @@ FULL = "full-access-token-0123456789abcdef"
 READER = "read-only-token-0123456789abcdef"
 NOREAD = "run-but-not-read-0123456789abcdef"
 AUDIENCE = "https://skills.example/mcp"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"},
-    },
-}
-POST_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture

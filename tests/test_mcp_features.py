@@ -19,7 +19,7 @@ from mcp_types import PromptReference, ResourceTemplateReference
 from skillyard.mcp import build_server
 from skillyard.mcp.server import SESSION_META_KEY, SKILL_TEMPLATE
 from skillyard.registry import Registry
-from test_mcp_support import PYTHON, free_port, make_tree, subprocess_env, write_skill
+from test_mcp_support import PYTHON, Seen, free_port, make_tree, subprocess_env, write_skill
 
 pytestmark = [
     pytest.mark.anyio,
@@ -45,28 +45,6 @@ def tree(tmp_path: Path) -> Path:
 @pytest.fixture
 def registry(tree: Path) -> Registry:
     return Registry.from_roots([tree])
-
-
-class Seen:
-    """Every notification the client received, by method."""
-
-    def __init__(self) -> None:
-        self.messages: list[Any] = []
-
-    async def __call__(self, message: Any) -> None:
-        if isinstance(getattr(message, "method", None), str):
-            self.messages.append(message)
-
-    def methods(self) -> list[str]:
-        return [m.method for m in self.messages]
-
-    async def wait_for(self, method: str, timeout: float = 20) -> Any:
-        with anyio.fail_after(timeout):
-            while True:
-                for m in self.messages:
-                    if m.method == method:
-                        return m
-                await anyio.sleep(0.02)
 
 
 @pytest.mark.parametrize("mode", MODES)

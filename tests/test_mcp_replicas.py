@@ -15,7 +15,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from test_mcp_support import serving, write_skill
+from test_mcp_support import Seen, serving, write_skill
 
 pytestmark = [
     pytest.mark.anyio,
@@ -27,33 +27,6 @@ pytestmark = [
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-class Seen:
-    """Notifications a 2025-era client received, by method."""
-
-    def __init__(self) -> None:
-        self.messages: list[Any] = []
-
-    async def __call__(self, message: Any) -> None:
-        if isinstance(getattr(message, "method", None), str):
-            self.messages.append(message)
-
-    def count(self, method: str) -> int:
-        return sum(1 for m in self.messages if m.method == method)
-
-    async def wait_for(self, method: str, after: int = 0, *, uri: str | None = None) -> None:
-        """Until more than `after` notifications of `method` (for `uri`, if given) arrived."""
-        with anyio.fail_after(30):
-            while True:
-                hits = [
-                    m
-                    for m in self.messages
-                    if m.method == method and (uri is None or getattr(m.params, "uri", None) == uri)
-                ]
-                if len(hits) > after:
-                    return
-                await anyio.sleep(0.05)
 
 
 async def next_event(sub: Any, kind: str, uri: str | None = None) -> None:

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 import mcp_types
 from mcp import Client
 from mcp_types import BlobResourceContents, PaginatedRequestParams, RequestParams
@@ -238,3 +239,49 @@ def http_process(cmd: list[str], port: int, tmp_path: Path, *, cwd: Path) -> Ite
             proc.kill()
             proc.wait(timeout=10)
         log.close()
+
+
+#: A raw 2025-era `initialize` request and the headers a streamable-HTTP POST carries.
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+POST_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+class Seen:
+    """Every notification a client received (its `message_handler`), by method."""
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(getattr(message, "method", None), str):
+            self.messages.append(message)
+
+    def methods(self) -> list[str]:
+        return [m.method for m in self.messages]
+
+    def count(self, method: str) -> int:
+        return sum(1 for m in self.messages if m.method == method)
+
+    async def wait_for(
+        self, method: str, after: int = 0, *, uri: str | None = None, timeout: float = 30
+    ) -> Any:
+        """The first notification of `method` (for `uri`, if given) after the first `after` of them."""
+        with anyio.fail_after(timeout):
+            while True:
+                hits = [
+                    m
+                    for m in self.messages
+                    if m.method == method and (uri is None or getattr(m.params, "uri", None) == uri)
+                ]
+                if len(hits) > after:
+                    return hits[after]
+                await anyio.sleep(0.02)

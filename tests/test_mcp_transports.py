@@ -13,6 +13,8 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
 from test_mcp_support import (
+    INIT,
+    POST_HEADERS,
     PYTHON,
     get_skill,
     list_all_skills,
@@ -219,30 +221,17 @@ async def test_stdio_modern_keeps_one_session_per_pipe(tree: Path, tmp_path: Pat
             assert other == ["references/deep/more.md"] and sid3 != sid
 
 
-INIT_BODY = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
-ACCEPT_BOTH = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
 async def test_http_answer_forms(http_server: str) -> None:
     """2025-era calls get one JSON body (no SSE stream per call); the session id still comes with it."""
     import httpx
 
     async with httpx.AsyncClient(timeout=30) as http:
-        r = await http.post(http_server, json=INIT_BODY, headers=ACCEPT_BOTH)
+        r = await http.post(http_server, json=INIT, headers=POST_HEADERS)
         assert r.status_code == 200
         assert r.headers["content-type"].startswith("application/json")
         assert r.json()["result"]["protocolVersion"] == "2025-11-25"
         sid = r.headers["mcp-session-id"]
-        headers = {**ACCEPT_BOTH, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
+        headers = {**POST_HEADERS, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
         r = await http.post(
             http_server, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
         )
