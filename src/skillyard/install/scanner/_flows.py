@@ -33,7 +33,8 @@ SECRET_ENV = re.compile(
 EXFIL_HOST = re.compile(
     r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:(?:\d{1,3}\.){3}\d{1,3}|[^/\s]*(?:webhook\.site|requestbin|pipedream\.net"
     r"|ngrok|bore\.pub|serveo\.net|interact\.sh|oast\.|burpcollaborator|trycloudflare\.com|pastebin\.com"
-    r"|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org))",
+    r"|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org|paste\.ee|hastebin|dpaste\.|ghostbin"
+    r"|termbin\.com|0x0\.st|file\.io|paste\.rs|rentry\.co|ix\.io|sprunge\.us|privatebin|controlc\.com))",
     re.IGNORECASE,
 )
 

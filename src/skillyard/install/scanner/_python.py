@@ -66,7 +66,22 @@ _NET = {
     "ftplib.FTP",
 }
 _NET_MODULES = ("requests.", "httpx.", "aiohttp.", "urllib3.")
-_NET_METHODS = {"send", "sendall", "sendto", "post", "put", "patch", "request", "connect", "urlopen"}
+_NET_METHODS = {
+    "send",
+    "sendall",
+    "sendto",
+    "post",
+    "put",
+    "patch",
+    "request",
+    "connect",
+    "urlopen",
+    "send_message",
+    "sendmail",
+    "storbinary",
+}
+#: Methods that put a value into a container (a mail, a list, a dict): the container then holds it.
+_FILL_METHODS = {"add_attachment", "attach", "set_content", "set_payload", "append", "extend", "update", "add"}
 _DNS = {
     "socket.gethostbyname",
     "socket.gethostbyname_ex",
@@ -369,6 +384,12 @@ class _Reader:
             return Source("the whole environment", line, True)
         if f in ("os.environ.copy", "os.environ.items"):
             return Source("the whole environment", line, True)
+        if short in ("glob", "rglob") and isinstance(call.func, ast.Attribute) and call.args:
+            base, pat = self.fold(call.func.value), self.fold(call.args[0])
+            if base and pat:
+                p = f"{base.rstrip('/')}/{pat.replace('*', '').strip('/')}"
+                if s := secret_path(p.rstrip("/")):
+                    return Source(s, line, True)
         if f in ("glob.glob", "glob.iglob", "os.listdir", "os.walk") and call.args:
             p = self.fold(call.args[0])
             if p and (s := secret_path(p.rstrip("*/").rstrip("/") or p)):
@@ -434,7 +455,7 @@ class _Reader:
         body = [n for n in ast.walk(fn) if n is not fn]
         sub = self._body(body, dict(self.taint), None)
         for node in body:
-            if isinstance(node, ast.Return) and node.value is not None:
+            if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom) and node.value is not None:
                 src = sub.source(node.value)
                 if src is not None and not src.what.startswith(PARAM):
                     self.returns[fn.name] = (src, None)
@@ -556,6 +577,8 @@ class _Reader:
                 if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
                     self.taint[item.optional_vars.id] = src
         elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            if self.ready and (src := self.source(node.iter)):
+                self.taint[node.target.id] = src
             if isinstance(node.iter, ast.Name):
                 items = self.lists.get(node.iter.id)
             else:
@@ -640,7 +663,7 @@ class _Reader:
         # urlopen(...).read()
         return (
             isinstance(call.func, ast.Attribute)
-            and call.func.attr in _READ_METHODS | {"text", "content", "json"}
+            and call.func.attr in _READ_METHODS | {"text", "content", "json", "decode"}
             and isinstance(call.func.value, ast.Call)
             and self._is_download(call.func.value)
         )
@@ -687,6 +710,13 @@ class _Reader:
                     "download-exec", "critical", line, f"downloads {dest} and runs it as Python code", None
                 )
             return
+        if (
+            short in _FILL_METHODS
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and (src := next((x for a in args if (x := self.source(a))), None))
+        ):
+            self.taint.setdefault(call.func.value.id, src)
         # network sinks
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
