@@ -119,6 +119,7 @@ BUILTINS = frozenset(
         "flow-persistence",
         "flow-destruction",
         "flow-kernel",
+        "flow-reverse-shell",
         "assembled-command",
         "encrypted-archive",
     }
@@ -824,6 +825,7 @@ _FLOW_BUILTIN = {
     "persistence": "flow-persistence",
     "destruction": "flow-destruction",
     "kernel": "flow-kernel",
+    "reverse-shell": "flow-reverse-shell",
 }
 #: Assembled strings longer than this are not rescanned (the regex pass saw their pieces).
 MAX_ASSEMBLED = 64 * 1024
