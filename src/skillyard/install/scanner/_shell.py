@@ -317,6 +317,7 @@ class _Reader:
             if sub is not None:
                 sub.assembled.clear()
                 self.facts.extend(sub, line - 1)
+        self.inline_code(name, words, line)
         # downloads to a file, then running that file
         if name in ("curl", "wget"):
             out = _output_file(words)
@@ -377,11 +378,55 @@ class _Reader:
                     f"downloads {url} to {script} and runs it",
                     Source(f"downloads {url} to {script}", dline, True),
                 )
+        elif name == "find":
+            self.find(words, line)
+        elif name == "shred":
+            for w in words[1:]:
+                if not w.startswith("-") and (HOME_DATA.match(w) or DESTROY_TARGET.match(w)):
+                    self.flow("destruction", "high", line, f"overwrites and deletes files under {w}", None)
+                    break
         elif name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:]):
             for w in words[1:]:
-                if not w.startswith("-") and DESTROY_TARGET.match(w):
+                if not w.startswith("-") and (DESTROY_TARGET.match(w) or HOME_DATA.match(w)):
                     self.flow("destruction", "high", line, f"recursively deletes {w}", None)
                     break
+
+    def find(self, words: list[str], line: int) -> None:
+        """`find ROOTS ... -delete` / `-exec rm|shred` over the home directory or its data folders."""
+        roots = []
+        for w in words[1:]:
+            if w.startswith(("-", "(", "!")):
+                break
+            roots.append(w)
+        tail = words[1 + len(roots) :]
+        kills = "-delete" in tail or any(
+            w in ("-exec", "-execdir", "-ok") and i + 1 < len(tail) and _base(tail[i + 1]) in _ERASERS
+            for i, w in enumerate(tail)
+        )
+        if not kills:
+            return
+        for r in roots:
+            if DESTROY_TARGET.match(r) or HOME_DATA.match(r):
+                self.flow("destruction", "high", line, f"deletes every matching file under {r}", None)
+                return
+
+    def inline_code(self, name: str, words: list[str], line: int) -> None:
+        """`node -e CODE` / `python -c CODE`: the program on the command line is read as code."""
+        if self.depth >= MAX_DEPTH or len(words) < 3:
+            return
+        got = None
+        if name in ("node", "nodejs", "bun", "deno") and words[1] in ("-e", "--eval", "-p", "--print", "eval"):
+            from skillyard.install.scanner import _js
+
+            got = _js.analyse(words[2])
+        elif name.startswith("python") and words[1] == "-c":
+            from skillyard.install.scanner import _python
+
+            got = _python.analyse(words[2])
+        if got is not None:
+            got.assembled.clear()
+            got.shell.clear()
+            self.facts.extend(got, line - 1)
 
     def flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
         self.facts.flows.append(flow(kind, sev, line, text, src))
@@ -423,6 +468,17 @@ class _Reader:
                 steps = (*src.steps(), (line, f"passes it to {name}()", None), (fl.line, said, where))
                 self.facts.flows.append(Flow(fl.kind, sev, line, f"{said} (through {name}())", steps))
             return
+
+
+#: Programs that delete or overwrite the files `find -exec` hands them.
+_ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
+#: The home directory and the folders in it that hold the user's own files.
+HOME_DATA = re.compile(
+    r"^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:Documents|Desktop|Downloads|Pictures|Photos"
+    r"|Music|Movies|Videos|Library|Dropbox|OneDrive|iCloud\w*|projects?|src|code|work|repos|git|\*)/*\*?$"
+    r"|^(?:/home/[^/\s]+|/Users/[^/\s]+)/?$",
+    re.IGNORECASE,
+)
 
 
 def _commands(node: Any) -> list[Any]:
