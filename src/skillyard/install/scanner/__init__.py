@@ -701,6 +701,9 @@ def _decoded_candidates(text: str) -> Iterator[str]:
 def _printable(raw: bytes) -> str | None:
     if len(raw) < 8:
         return None
+    if len(raw) % 2 == 0 and raw[1::2].count(0) >= len(raw) // 2 * 0.9:
+        # UTF-16LE, as PowerShell's -EncodedCommand is written
+        raw = raw.decode("utf-16-le", "replace").encode("utf-8")
     try:
         s = raw.decode("utf-8")
     except UnicodeDecodeError:
