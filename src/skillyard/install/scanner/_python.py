@@ -136,6 +136,8 @@ class _Reader:
             return node.id
         if isinstance(node, ast.Attribute):
             base = self.qual(node.value)
+            if base and node.attr == "__call__":
+                return base
             return f"{base}.{node.attr}" if base else node.attr
         if isinstance(node, ast.Call):
             f = self.qual(node.func)
@@ -143,9 +145,11 @@ class _Reader:
                 base = self.qual(node.args[0])
                 attr = self.fold(node.args[1])
                 if base and attr:
-                    return f"{base}.{attr}"
+                    return base if attr == "__call__" else f"{base}.{attr}"
             if f in ("importlib.import_module", "import_module", "__import__") and node.args:
-                return self.fold(node.args[0])
+                mod = self.fold(node.args[0])
+                # __import__("a.b") returns the top package a; import_module returns a.b
+                return mod.split(".")[0] if mod and f == "__import__" else mod
         return None
 
     # ------------------------------------------------------------ constants
@@ -292,6 +296,8 @@ class _Reader:
         if short == "joinpath" and isinstance(node.func, ast.Attribute):
             parts = [self.fold(node.func.value)] + [self.fold(a) for a in args]
             return "/".join(p.rstrip("/") for p in parts if p is not None) if None not in parts else None
+        if f in ("bytes", "bytearray") and len(args) == 1 and (codes := self._codes(args[0])) is not None:
+            return bytes(c & 0xFF for c in codes).decode("latin-1")
         if f == "chr" and args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, int):
             try:
                 return chr(args[0].value)
@@ -317,12 +323,45 @@ class _Reader:
                 return codecs.decode(s, "rot13")
         return None
 
+    def _codes(self, node: ast.AST) -> list[int] | None:
+        """A constant list of character or byte codes (literal, or a name bound to one)."""
+        if isinstance(node, ast.Name):
+            items = self.lists.get(node.id)
+        elif isinstance(node, ast.List | ast.Tuple):
+            items = [self.fold(e) for e in node.elts]
+        else:
+            return None
+        if not items or any(i is None or not str(i).isdigit() for i in items):
+            return None
+        return [int(str(i)) for i in items]
+
+    def _chars(self, node: ast.AST) -> list[str] | None:
+        codes = self._codes(node)
+        try:
+            return [chr(c) for c in codes] if codes is not None else None
+        except (ValueError, OverflowError):
+            return None
+
     def _fold_items(self, node: ast.AST) -> list[str] | None:
         if isinstance(node, ast.List | ast.Tuple):
             vals = [self.fold(e) for e in node.elts]
             return None if any(v is None for v in vals) else [v for v in vals if v is not None]
         if isinstance(node, ast.GeneratorExp | ast.ListComp) and len(node.generators) == 1:
+            # (chr(c) for c in CODES): character codes spelled as numbers
+            gen, elt = node.generators[0], node.elt
+            if (
+                isinstance(gen.target, ast.Name)
+                and not gen.ifs
+                and isinstance(elt, ast.Call)
+                and self.qual(elt.func) == "chr"
+                and len(elt.args) == 1
+                and isinstance(elt.args[0], ast.Name)
+                and elt.args[0].id == gen.target.id
+            ):
+                return self._chars(gen.iter)
             return None
+        if isinstance(node, ast.Call) and self.qual(node.func) == "map" and len(node.args) == 2:
+            return self._chars(node.args[1]) if self.qual(node.args[0]) == "chr" else None
         s = self.fold(node)
         return list(s) if s is not None else None
 
@@ -641,6 +680,9 @@ class _Reader:
                     self.env[n] = ("mod", q)
                 continue
             qv = self.qual(value) if isinstance(value, ast.Attribute | ast.Name) else None
+            if isinstance(value, ast.Call) and self.qual(value.func) == "getattr" and q and "." in q:
+                self.env[n] = ("mod", q)  # run = getattr(builtins, "ex" + "ec")
+                continue
             if qv and "." in qv and isinstance(self.env.get(qv.split(".")[0]), tuple):
                 self.env[n] = ("mod", qv)
                 continue
