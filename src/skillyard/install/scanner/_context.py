@@ -34,7 +34,7 @@ _EXAMPLE_MARK = re.compile(
 _MENTION = re.compile(
     r"\b(?:never|don'?t|do\s+not|avoid|must\s+not|should\s+not|watch\s+(?:out\s+)?for|detect\w*|flag\w*|e\.g\.|"
     r"example|such\s+as|like|phrases?|patterns?|attacks?|attackers?|injection|malicious|recogni[sz]e|spot|"
-    r"warning\s+signs?|red\s+flags?|suspicious|beware)\b",
+    r"warning\s+signs?|red\s+flags?|suspicious|beware|claim\w*|pretend\w*|posing\s+as)\b",
     re.IGNORECASE,
 )
 #: What may stand before a command on a line that is itself a command (not prose about one).
