@@ -124,6 +124,8 @@ class _Reader:
         self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.done: set[str] = set()
         self.ready = False
+        #: list nodes passed to subprocess calls (ids)
+        self.argv_nodes: set[int] = set()
 
     # ------------------------------------------------------------ names
 
@@ -633,6 +635,7 @@ class _Reader:
                         self.facts.data_lines.update(range(a.lineno, (a.end_lineno or a.lineno) + 1))
         elif (
             isinstance(node, ast.List | ast.Tuple | ast.Set)
+            and id(node) not in self.argv_nodes
             and len(node.elts) >= 2
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
         ):
@@ -730,6 +733,7 @@ class _Reader:
         args = [*call.args, *(k.value for k in call.keywords)]
         # execution sinks
         if f in _EXEC or f.startswith(_EXEC_PREFIX):
+            self.argv_nodes.update(id(a) for a in call.args)  # an argv list is a command, not data
             cmd = self.fold(call.args[0]) if call.args else None
             if cmd is None and len(call.args) > 1 and f.startswith(("os.exec", "os.spawn")):
                 vals = [self.fold(a) for a in call.args[1:]]
@@ -791,6 +795,12 @@ class _Reader:
             p = self.fold(call.func.value)
             if p:
                 self._write(p, line)
+            return
+        if f in ("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree") and len(call.args) >= 2:
+            src_path, dst = self.fold(call.args[0]), self.fold(call.args[1])
+            if src_path and secret_path(src_path):
+                # read with the commands this file runs: a copy into a repository that is pushed
+                self.facts.shell.append((line, shlex.join(["cp", src_path, dst or "."])))
             return
         if f in ("shutil.rmtree", "rmtree") and call.args:
             p = self.fold(call.args[0])

@@ -36,7 +36,10 @@ MAX_BYTES = 512 * 1024
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash"}
 _INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
 _READERS = {"cat", "head", "tail", "base64", "xxd", "od", "tar", "zip", "gzip", "openssl", "strings", "less"}
-_SENDERS = {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "scp", "rsync", "ftp", "sftp"}
+_MAILERS = {"mail", "mailx", "mutt", "sendmail", "swaks", "msmtp", "s-nail"}
+_SENDERS = {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "scp", "rsync", "ftp", "sftp"} | _MAILERS
+#: Commands that copy a file somewhere (into a repository that is then pushed, for instance).
+_COPIERS = {"cp", "rsync", "install", "tar", "zip", "7z", "ln", "cat"}
 _DNS = {"dig", "nslookup", "host", "drill", "ping"}
 _parser: Any = None
 #: tree-sitter-bash's scanner crashes the process (a segfault, not an exception) on some non-ASCII
@@ -66,6 +69,8 @@ class _Reader:
         self.env: dict[str, str] = {"HOME": "~"}
         self.taint: dict[str, Source] = {}
         self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
+        #: a credential copied by this script (into a repository, an archive): what and where
+        self.staged: Source | None = None
         self.facts = CodeFacts()
         self.project = project
         self.rel = rel
@@ -267,7 +272,7 @@ class _Reader:
             if r.type != "file_redirect":
                 continue
             op = self.text(r).lstrip("0123456789&")
-            if not op.startswith(">"):
+            if not op.startswith((">", "<")) or op.startswith("<<"):
                 continue
             dest = r.child_by_field_name("destination") or (
                 r.named_children[-1] if r.named_children else None
@@ -276,6 +281,13 @@ class _Reader:
                 continue
             path = self.shown(dest)
             line = r.start_point[0] + 1
+            if op.startswith("<"):
+                cmd = next((x for x in n.named_children if x.type == "command"), None)
+                words = self.argv(cmd)[0] if cmd is not None else []
+                if words and _base(words[0]) in _SENDERS and (s := secret_path(path)):
+                    dest = _dest(words) or next((w for w in words[1:] if "@" in w), "the network")
+                    self.flow("secret-network", "critical", line, f"reads {s} and sends it to {dest}", Source(s, line, True))
+                continue
             if KERNEL_PATH.match(path):
                 body = self.text(n)
                 sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
@@ -378,6 +390,20 @@ class _Reader:
                     f"downloads {url} to {script} and runs it",
                     Source(f"downloads {url} to {script}", dline, True),
                 )
+        elif name in _MAILERS:
+            for w in words[1:]:
+                if not w.startswith("-") and (s := secret_path(w)):
+                    dest = next((x for x in words[1:] if "@" in x), None) or "a mail server"
+                    self.flow("secret-network", "critical", line, f"reads {s} and mails it to {dest}", Source(s, line, True))
+                    break
+        elif name in _COPIERS and self.staged is None:
+            for w in words[1:-1] if name != "cat" else ():
+                if not w.startswith("-") and (s := secret_path(w)):
+                    self.staged = Source(s, line, True, how=f"copies {s} with {name}")
+                    break
+        elif name == "git" and "push" in words[1:] and self.staged is not None:
+            dest = _dest(words) or "the repository's remote"
+            self.flow("secret-network", "critical", line, f"pushes {self.staged.what} with git to {dest}", self.staged)
         elif name == "find":
             self.find(words, line)
         elif name == "shred":
