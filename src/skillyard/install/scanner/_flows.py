@@ -62,6 +62,15 @@ DESTROY_TARGET = re.compile(
     r"^(?:/|~|~/|/\*|~/\*|\$HOME/?|/home/?|/etc/?|/usr/?|/var/?|/Users/?|/root/?|/boot/?)$"
 )
 
+#: The home directory and the folders in it that hold the user's own files.
+HOME_DATA = re.compile(
+    r"^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:Documents|Desktop|Downloads|Pictures|Photos"
+    r"|Music|Movies|Videos|Library|Dropbox|OneDrive|iCloud\w*|projects?|src|code|work|repos|git|\*)/*\*?$"
+    r"|^(?:/home/[^/\s]+|/Users/[^/\s]+)/?$",
+    re.IGNORECASE,
+)
+
+
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
 

@@ -125,6 +125,8 @@ class _Reader:
         self.evals: list[int] = []
         self.sockets: list[tuple[int, str]] = []
         self.shells: list[int] = []
+        #: (line, path) of files the code writes
+        self.written: list[tuple[int, str]] = []
 
     def text(self, n: Any) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
@@ -309,7 +311,12 @@ class _Reader:
 
     def combine(self) -> None:
         """File-level flows the value tracking cannot tie: a download and an eval of a computed
-        string in one file; a socket and a shell process in one file."""
+        string in one file; a socket and a shell process in one file; a download saved to a file
+        that a command then runs (handed to the shell reader as `curl -o FILE URL`)."""
+        if self.gets and self.written and self.facts.shell:
+            url = self.gets[0][1]
+            saved = [(n, f"curl -o {p} {url}") for n, p in self.written if any(p in c for _, c in self.facts.shell)]
+            self.facts.shell[:0] = saved
         if self.gets and self.evals:
             line, dest = self.gets[0]
             self.facts.flows.append(
@@ -418,6 +425,8 @@ class _Reader:
                 self.sockets.append((line, self.dest(n) or ""))
         if q in _WRITE and a:
             p = self.fold(a[0])
+            if p:
+                self.written.append((line, p))
             if p and KERNEL_PATH.match(p):
                 self.facts.flows.append(flow("kernel", "high", line, f"writes the kernel setting {p}", None))
             elif p and PERSIST_PATH.search(p):

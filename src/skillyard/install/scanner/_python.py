@@ -18,6 +18,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     DESTROY_TARGET,
+    HOME_DATA,
     KERNEL_PATH,
     PARAM,
     PERSIST_PATH,
@@ -91,6 +92,7 @@ _DNS = {
     "gethostbyname",
     "getaddrinfo",
 }
+_DELETE = {"os.remove", "os.unlink", "shutil.rmtree", "rmtree", "os.rmdir", "send2trash.send2trash"}
 _SAY = {"print", "logging.info", "logging.warning", "logging.debug", "log.info", "logger.info", "click.echo"}
 _READ_METHODS = {"read", "read_text", "read_bytes", "readlines", "readline"}
 
@@ -124,6 +126,8 @@ class _Reader:
         self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.done: set[str] = set()
         self.ready = False
+        #: loop names bound to files found under the home directory -> that directory
+        self.home_walk: dict[str, str] = {}
         #: list nodes passed to subprocess calls (ids)
         self.argv_nodes: set[int] = set()
 
@@ -617,7 +621,11 @@ class _Reader:
             for item in node.items:
                 if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
                     self.taint[item.optional_vars.id] = src
-        elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+        elif isinstance(node, ast.For) and (root := self._home_tree(node.iter)):
+            for n in ast.walk(node.target):
+                if isinstance(n, ast.Name):
+                    self.home_walk[n.id] = root
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
             if self.ready and (src := self.source(node.iter)):
                 self.taint[node.target.id] = src
             if isinstance(node.iter, ast.Name):
@@ -640,6 +648,26 @@ class _Reader:
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
         ):
             self.facts.data_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    def _home_tree(self, it: ast.AST) -> str | None:
+        """The home directory (or a data folder in it) a loop walks: `Path.home().rglob("*")`,
+        `os.walk("~/Documents")`, `glob.glob("~/Desktop/**")`, or a name bound to such a walk."""
+        if isinstance(it, ast.Name):
+            return self.home_walk.get(it.id)
+        if not isinstance(it, ast.Call):
+            return None
+        f = self.qual(it.func) or ""
+        short = f.rsplit(".", 1)[-1]
+        base = None
+        if short in ("rglob", "glob", "iterdir", "walk") and isinstance(it.func, ast.Attribute) and not f.startswith(("os.", "glob.")):
+            base = self.fold(it.func.value)
+        elif f in ("os.walk", "os.scandir", "os.listdir", "glob.glob", "glob.iglob") and it.args:
+            base = self.fold(it.args[0])
+            if base is not None:
+                base = base.split("*", 1)[0].rstrip("/") or base
+        if base and (DESTROY_TARGET.match(base.rstrip("/") or "/") or HOME_DATA.match(base)):
+            return base
+        return None
 
     def _assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -763,6 +791,11 @@ class _Reader:
             and (src := next((x for a in args if (x := self.source(a))), None))
         ):
             self.taint.setdefault(call.func.value.id, src)
+        if f in ("urllib.request.urlretrieve", "urlretrieve") and len(call.args) >= 2:
+            url, out = self.fold(call.args[0]), self.fold(call.args[1])
+            if out:
+                # read with the commands this file runs: a download run by a later command
+                self.facts.shell.append((line, shlex.join(["curl", "-o", out, url or "the network"])))
         # network sinks
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
@@ -802,10 +835,16 @@ class _Reader:
                 # read with the commands this file runs: a copy into a repository that is pushed
                 self.facts.shell.append((line, shlex.join(["cp", src_path, dst or "."])))
             return
-        if f in ("shutil.rmtree", "rmtree") and call.args:
-            p = self.fold(call.args[0])
-            if p and DESTROY_TARGET.match(p.rstrip("/") or "/"):
+        if f in _DELETE or (short in ("unlink", "rmdir") and isinstance(call.func, ast.Attribute)):
+            target = call.args[0] if call.args else (call.func.value if isinstance(call.func, ast.Attribute) else None)
+            p = self.fold(target) if target is not None else None
+            if f in ("shutil.rmtree", "rmtree") and p and (DESTROY_TARGET.match(p.rstrip("/") or "/") or HOME_DATA.match(p)):
                 self._flow("destruction", "high", line, f"recursively deletes {p}", None)
+            elif target is not None and self.home_walk:
+                names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+                hit = next((self.home_walk[n] for n in names if n in self.home_walk), None)
+                if hit:
+                    self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
 
     def _write(self, path: str, line: int) -> None:
         if KERNEL_PATH.match(path):

@@ -14,6 +14,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     DESTROY_TARGET,
+    HOME_DATA,
     KERNEL_PATH,
     PARAM,
     PERSIST_PATH,
@@ -498,15 +499,6 @@ class _Reader:
 
 #: Programs that delete or overwrite the files `find -exec` hands them.
 _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
-#: The home directory and the folders in it that hold the user's own files.
-HOME_DATA = re.compile(
-    r"^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:Documents|Desktop|Downloads|Pictures|Photos"
-    r"|Music|Movies|Videos|Library|Dropbox|OneDrive|iCloud\w*|projects?|src|code|work|repos|git|\*)/*\*?$"
-    r"|^(?:/home/[^/\s]+|/Users/[^/\s]+)/?$",
-    re.IGNORECASE,
-)
-
-
 def _commands(node: Any) -> list[Any]:
     out = []
     stack = [node]
