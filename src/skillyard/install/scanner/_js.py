@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
-
 import re
+from typing import Any
 
 from skillyard.install.scanner._flows import (
     KERNEL_PATH,
@@ -92,7 +91,9 @@ _WRITE = {
 }
 #: A helper whose name says it reads (`readIf`, `loadFile`, `slurp`) is a read when handed a secret path.
 _READISH = re.compile(r"read|load|slurp|cat|get.*file|grab", re.IGNORECASE)
-_SHELL_CMD = re.compile(r"^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh$|^(?:cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)$")
+_SHELL_CMD = re.compile(
+    r"^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh$|^(?:cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)$"
+)
 
 
 def _parser(lang: str) -> Any:
@@ -315,7 +316,9 @@ class _Reader:
         that a command then runs (handed to the shell reader as `curl -o FILE URL`)."""
         if self.gets and self.written and self.facts.shell:
             url = self.gets[0][1]
-            saved = [(n, f"curl -o {p} {url}") for n, p in self.written if any(p in c for _, c in self.facts.shell)]
+            saved = [
+                (n, f"curl -o {p} {url}") for n, p in self.written if any(p in c for _, c in self.facts.shell)
+            ]
             self.facts.shell[:0] = saved
         if self.gets and self.evals:
             line, dest = self.gets[0]
@@ -367,7 +370,11 @@ class _Reader:
             if items and all(i is not None for i in items):
                 self.arrays[key] = [str(i) for i in items]
         if value.type in ("call_expression", "new_expression", "await_expression"):
-            call = value.named_children[0] if value.type == "await_expression" and value.named_children else value
+            call = (
+                value.named_children[0]
+                if value.type == "await_expression" and value.named_children
+                else value
+            )
             f = call.child_by_field_name("function") or call.child_by_field_name("constructor")
             if f is not None and self.qual(f) in _CONNECT:
                 self.conns[key] = self.dest(call) or "the network"
@@ -420,9 +427,9 @@ class _Reader:
         short = q.rsplit(".", 1)[-1]
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
-        if q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns):
-            if q not in ("http.request", "https.request"):
-                self.sockets.append((line, self.dest(n) or ""))
+        opens = q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns)
+        if opens and q not in ("http.request", "https.request"):
+            self.sockets.append((line, self.dest(n) or ""))
         if q in _WRITE and a:
             p = self.fold(a[0])
             if p:

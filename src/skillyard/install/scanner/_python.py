@@ -82,7 +82,16 @@ _NET_METHODS = {
     "storbinary",
 }
 #: Methods that put a value into a container (a mail, a list, a dict): the container then holds it.
-_FILL_METHODS = {"add_attachment", "attach", "set_content", "set_payload", "append", "extend", "update", "add"}
+_FILL_METHODS = {
+    "add_attachment",
+    "attach",
+    "set_content",
+    "set_payload",
+    "append",
+    "extend",
+    "update",
+    "add",
+}
 _DNS = {
     "socket.gethostbyname",
     "socket.gethostbyname_ex",
@@ -659,7 +668,11 @@ class _Reader:
         f = self.qual(it.func) or ""
         short = f.rsplit(".", 1)[-1]
         base = None
-        if short in ("rglob", "glob", "iterdir", "walk") and isinstance(it.func, ast.Attribute) and not f.startswith(("os.", "glob.")):
+        if (
+            short in ("rglob", "glob", "iterdir", "walk")
+            and isinstance(it.func, ast.Attribute)
+            and not f.startswith(("os.", "glob."))
+        ):
             base = self.fold(it.func.value)
         elif f in ("os.walk", "os.scandir", "os.listdir", "glob.glob", "glob.iglob") and it.args:
             base = self.fold(it.args[0])
@@ -836,9 +849,17 @@ class _Reader:
                 self.facts.shell.append((line, shlex.join(["cp", src_path, dst or "."])))
             return
         if f in _DELETE or (short in ("unlink", "rmdir") and isinstance(call.func, ast.Attribute)):
-            target = call.args[0] if call.args else (call.func.value if isinstance(call.func, ast.Attribute) else None)
+            target = (
+                call.args[0]
+                if call.args
+                else (call.func.value if isinstance(call.func, ast.Attribute) else None)
+            )
             p = self.fold(target) if target is not None else None
-            if f in ("shutil.rmtree", "rmtree") and p and (DESTROY_TARGET.match(p.rstrip("/") or "/") or HOME_DATA.match(p)):
+            if (
+                f in ("shutil.rmtree", "rmtree")
+                and p
+                and (DESTROY_TARGET.match(p.rstrip("/") or "/") or HOME_DATA.match(p))
+            ):
                 self._flow("destruction", "high", line, f"recursively deletes {p}", None)
             elif target is not None and self.home_walk:
                 names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}

@@ -38,7 +38,19 @@ _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash"}
 _INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
 _READERS = {"cat", "head", "tail", "base64", "xxd", "od", "tar", "zip", "gzip", "openssl", "strings", "less"}
 _MAILERS = {"mail", "mailx", "mutt", "sendmail", "swaks", "msmtp", "s-nail"}
-_SENDERS = {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "scp", "rsync", "ftp", "sftp"} | _MAILERS
+_SENDERS = {
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "scp",
+    "rsync",
+    "ftp",
+    "sftp",
+} | _MAILERS
 #: Commands that copy a file somewhere (into a repository that is then pushed, for instance).
 _COPIERS = {"cp", "rsync", "install", "tar", "zip", "7z", "ln", "cat"}
 _DNS = {"dig", "nslookup", "host", "drill", "ping"}
@@ -287,7 +299,13 @@ class _Reader:
                 words = self.argv(cmd)[0] if cmd is not None else []
                 if words and _base(words[0]) in _SENDERS and (s := secret_path(path)):
                     dest = _dest(words) or next((w for w in words[1:] if "@" in w), "the network")
-                    self.flow("secret-network", "critical", line, f"reads {s} and sends it to {dest}", Source(s, line, True))
+                    self.flow(
+                        "secret-network",
+                        "critical",
+                        line,
+                        f"reads {s} and sends it to {dest}",
+                        Source(s, line, True),
+                    )
                 continue
             if KERNEL_PATH.match(path):
                 body = self.text(n)
@@ -395,7 +413,13 @@ class _Reader:
             for w in words[1:]:
                 if not w.startswith("-") and (s := secret_path(w)):
                     dest = next((x for x in words[1:] if "@" in x), None) or "a mail server"
-                    self.flow("secret-network", "critical", line, f"reads {s} and mails it to {dest}", Source(s, line, True))
+                    self.flow(
+                        "secret-network",
+                        "critical",
+                        line,
+                        f"reads {s} and mails it to {dest}",
+                        Source(s, line, True),
+                    )
                     break
         elif name in _COPIERS and self.staged is None:
             for w in words[1:-1] if name != "cat" else ():
@@ -404,7 +428,13 @@ class _Reader:
                     break
         elif name == "git" and "push" in words[1:] and self.staged is not None:
             dest = _dest(words) or "the repository's remote"
-            self.flow("secret-network", "critical", line, f"pushes {self.staged.what} with git to {dest}", self.staged)
+            self.flow(
+                "secret-network",
+                "critical",
+                line,
+                f"pushes {self.staged.what} with git to {dest}",
+                self.staged,
+            )
         elif name == "find":
             self.find(words, line)
         elif name == "shred":
@@ -442,7 +472,13 @@ class _Reader:
         if self.depth >= MAX_DEPTH or len(words) < 3:
             return
         got = None
-        if name in ("node", "nodejs", "bun", "deno") and words[1] in ("-e", "--eval", "-p", "--print", "eval"):
+        if name in ("node", "nodejs", "bun", "deno") and words[1] in (
+            "-e",
+            "--eval",
+            "-p",
+            "--print",
+            "eval",
+        ):
             from skillyard.install.scanner import _js
 
             got = _js.analyse(words[2])
@@ -499,6 +535,8 @@ class _Reader:
 
 #: Programs that delete or overwrite the files `find -exec` hands them.
 _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
+
+
 def _commands(node: Any) -> list[Any]:
     out = []
     stack = [node]
