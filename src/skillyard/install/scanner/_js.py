@@ -210,6 +210,14 @@ class _Reader:
         a = args.named_children
         if q in ("os.homedir", "homedir"):
             return "~"
+        if q == "process.cwd":
+            return "."
+        if q == "String.fromCharCode.apply" and len(a) == 2 and a[1].type == "identifier":
+            codes = self.arrays.get(self.text(a[1]))
+            try:
+                return "".join(chr(int(c, 0)) for c in codes) if codes else None
+            except (ValueError, OverflowError):
+                return None
         if q in ("path.join", "path.resolve", "join"):
             vals = [self.fold(x) for x in a]
             if not vals or any(v is None for v in vals):
@@ -448,7 +456,8 @@ class _Reader:
                 )
         if q.startswith("child_process.") and short in _EXEC and a:
             first = self.fold(a[0])
-            if first and _SHELL_CMD.match(first.strip()):
+            names = [first] if first else [self.fold(x) for x in _walk(a[0]) if x.type == "string"]
+            if any(c and _SHELL_CMD.match(c.strip()) for c in names):
                 self.shells.append(line)
             cmd = first
             if cmd and short.startswith(("spawn", "execFile")) and len(a) > 1 and a[1].type == "array":

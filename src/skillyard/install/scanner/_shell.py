@@ -294,6 +294,11 @@ class _Reader:
                 continue
             path = self.shown(dest)
             line = r.start_point[0] + 1
+            if op.startswith(">") and not op.startswith(">&"):
+                cmd = next((x for x in n.named_children if x.type == "command"), None)
+                words = self.argv(cmd)[0] if cmd is not None else []
+                if words and _base(words[0]) in ("curl", "wget") and (url := _dest(words)):
+                    self.downloads[path] = (url, line)  # curl URL > file
             if op.startswith("<"):
                 cmd = next((x for x in n.named_children if x.type == "command"), None)
                 words = self.argv(cmd)[0] if cmd is not None else []
