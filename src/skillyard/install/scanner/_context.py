@@ -34,7 +34,9 @@ _EXAMPLE_MARK = re.compile(
 _MENTION = re.compile(
     r"\b(?:never|don'?t|do\s+not|avoid|must\s+not|should\s+not|watch\s+(?:out\s+)?for|detect\w*|flag\w*|e\.g\.|"
     r"example|such\s+as|like|phrases?|patterns?|attacks?|attackers?|injection|malicious|recogni[sz]e|spot|"
-    r"warning\s+signs?|red\s+flags?|suspicious|beware|claim\w*|pretend\w*|posing\s+as)\b",
+    r"warning\s+signs?|red\s+flags?|suspicious|beware|claim\w*|pretend\w*|posing\s+as|phishing|scam\w*|lures?|"
+    r"social\s+engineering|asks?\s+(?:you|the\s+user|them)\s+to|an?\s+(?:e-?mail|message|chat|page|site|post|ticket)\s+"
+    r"(?:says|asks|tells|claims|contains))\b",
     re.IGNORECASE,
 )
 #: What may stand before a command on a line that is itself a command (not prose about one).
@@ -173,6 +175,8 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     # to run or follow (a script, "follow references/setup.md") carries SKILL.md's weight.
     named = rel in referenced and (not md or f"{_FOLLOW_MARK}{rel}" in referenced)
     reference = bool(_REFERENCE_DIRS.search(rel)) and not named and not low.endswith("skill.md")
+    # a document SKILL.md says not to run commands from (course notes, a threat catalogue)
+    reference = reference or (md and f"{_QUOTE_MARK}{rel}" in referenced and not named)
     ctx = FileContext(rel, md, reference)
     if not md:
         return ctx
@@ -246,6 +250,8 @@ _PATH_TOKEN = re.compile(r"(?<![\w/.-])((?:\./)?(?:[\w.-]+/)+[\w.-]+\.\w{1,5})\b
 #: Marks a path SKILL.md tells the model to follow (run, apply, follow the steps of) in the set
 #: `referenced_paths` returns, next to the bare paths it mentions.
 _FOLLOW_MARK = "\x00follow:"
+#: ... and one on a line that tells it not to run anything from them.
+_QUOTE_MARK = "\x00quote:"
 _FOLLOW = re.compile(
     r"\b(?:run|runs|execute|follow|apply|perform|carry\s+out|do\s+what|steps?\s+in|instructions?\s+in|as\s+described\s+in)\b",
     re.IGNORECASE,
@@ -262,12 +268,16 @@ def referenced_paths(text: str) -> set[str]:
     for line in text.split("\n"):
         if "/" not in line:
             continue
-        follow = any(not _NEGATED.search(line[: m.start()]) for m in _FOLLOW.finditer(line))
+        hits = [bool(_NEGATED.search(line[: m.start()])) for m in _FOLLOW.finditer(line)]
+        follow = not all(hits) if hits else False
+        quote = any(hits) and not follow
         for m in _PATH_TOKEN.finditer(line):
             path = m.group(1).removeprefix("./")
             out.add(path)
             if follow:
                 out.add(f"{_FOLLOW_MARK}{path}")
+            elif quote:
+                out.add(f"{_QUOTE_MARK}{path}")
     return out
 
 

@@ -89,6 +89,7 @@ _WRITE = {
     "appendFile",
     "fs.createWriteStream",
 }
+_LOCAL = re.compile(r"^(?:127\.|localhost\b|::1$|\[::1\]|0\.0\.0\.0)")
 #: A helper whose name says it reads (`readIf`, `loadFile`, `slurp`) is a read when handed a secret path.
 _READISH = re.compile(r"read|load|slurp|cat|get.*file|grab", re.IGNORECASE)
 _SHELL_CMD = re.compile(
@@ -119,6 +120,8 @@ class _Reader:
         self.mods: dict[str, str] = {}
         self.taint: dict[str, Source] = {}
         self.arrays: dict[str, list[str]] = {}
+        #: names holding text read from local files
+        self.local: set[str] = set()
         #: names bound to an open connection -> where it goes
         self.conns: dict[str, str] = {}
         self.facts = CodeFacts()
@@ -391,6 +394,10 @@ class _Reader:
             self.env[key] = folded
         if src := self.source(value):
             self.taint[key] = src
+        if value.type == "call_expression":
+            fn = value.child_by_field_name("function")
+            if fn is not None and self.qual(fn) in _READ:
+                self.local.add(key)  # read from a file of the project, not fetched
 
     def imports(self, n: Any) -> None:
         src = n.child_by_field_name("source")
@@ -437,7 +444,9 @@ class _Reader:
             self.gets.append((line, self.dest(n) or "a URL"))
         opens = q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns)
         if opens and q not in ("http.request", "https.request"):
-            self.sockets.append((line, self.dest(n) or ""))
+            where = self.dest(n) or ""
+            if not _LOCAL.match(where):
+                self.sockets.append((line, where))
         if q in _WRITE and a:
             p = self.fold(a[0])
             if p:
@@ -457,8 +466,10 @@ class _Reader:
         if q.startswith("child_process.") and short in _EXEC and a:
             first = self.fold(a[0])
             names = [first] if first else [self.fold(x) for x in _walk(a[0]) if x.type == "string"]
-            if any(c and _SHELL_CMD.match(c.strip()) for c in names):
-                self.shells.append(line)
+            argv = [self.fold(x) for x in a[1].named_children] if len(a) > 1 and a[1].type == "array" else []
+            runs_command = any(x in ("-c", "/c", "-Command", "-EncodedCommand") for x in argv)
+            if any(c and _SHELL_CMD.match(c.strip()) for c in names) and not runs_command:
+                self.shells.append(line)  # an interactive shell, not `sh -c "npm run build"`
             cmd = first
             if cmd and short.startswith(("spawn", "execFile")) and len(a) > 1 and a[1].type == "array":
                 parts = [self.fold(x) for x in a[1].named_children]
@@ -476,7 +487,11 @@ class _Reader:
                 if (sub := analyse(code)) is not None:
                     sub.assembled.clear()
                     self.facts.extend(sub, line - 1)
-            elif not code and arg.type in ("identifier", "member_expression", "call_expression"):
+            elif (
+                not code
+                and arg.type in ("identifier", "member_expression", "call_expression")
+                and not (arg.type == "identifier" and self.text(arg) in self.local)
+            ):
                 self.evals.append(line)
             return
         if short in ("write", "end", "send") and f.type == "member_expression":

@@ -465,8 +465,11 @@ class _Reader:
             w in ("-exec", "-execdir", "-ok") and i + 1 < len(tail) and _base(tail[i + 1]) in _ERASERS
             for i, w in enumerate(tail)
         )
-        if not kills:
-            return
+        if not kills or any(
+            w in _NARROWING and i + 1 < len(tail) and tail[i + 1].strip("'\"") not in ("*", "")
+            for i, w in enumerate(tail)
+        ):
+            return  # `find ~/Downloads -name '*.part' -delete` removes chosen files, not the folder's contents
         for r in roots:
             if DESTROY_TARGET.match(r) or HOME_DATA.match(r):
                 self.flow("destruction", "high", line, f"deletes every matching file under {r}", None)
@@ -538,6 +541,26 @@ class _Reader:
             return
 
 
+#: `find` tests that pick some files out of a tree (a deletion then is a clean-up, not a wipe).
+_NARROWING = {
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-regex",
+    "-iregex",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-newer",
+    "-size",
+    "-empty",
+    "-user",
+    "-links",
+}
 #: Programs that delete or overwrite the files `find -exec` hands them.
 _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
 
