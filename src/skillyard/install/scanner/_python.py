@@ -283,12 +283,11 @@ class _Reader:
             return self.fold(args[0]) if len(args) == 1 else None
         if f.endswith(("Path.home", "os.path.expanduser")) or f in ("Path.home", "pathlib.Path.home"):
             return "~"
-        if (
-            f in ("os.getenv", "os.environ.get", "environ.get", "getenv")
-            and args
-            and self.fold(args[0]) == "HOME"
-        ):
-            return "~"
+        if f in ("os.getenv", "os.environ.get", "environ.get", "getenv") and args:
+            if self.fold(args[0]) == "HOME":
+                return "~"
+            # os.environ.get("KUBECONFIG", "~/.kube/config"): the default is the value to expect
+            return self.fold(args[1]) if len(args) > 1 else None
         if short == "format" and isinstance(node.func, ast.Attribute):
             base = self.fold(node.func.value)
             vals = [self.fold(a) for a in args]
@@ -417,6 +416,10 @@ class _Reader:
             if where is None:
                 return Source(src.what, line, src.strong, src.steps(), f"gets it from {f}()")
             return src.moved(where, line, f"gets {src.what} from {f}()")
+        if f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile") and call.args:
+            p = self.fold(call.args[0])
+            if p and (s := secret_path(p)):
+                return Source(s, line, True)  # a browser's login or cookie database, opened or copied
         if f in ("open", "io.open", "builtins.open", "Path", "pathlib.Path") and call.args:
             p = self.fold(call.args[0])
             mode = self.fold(call.args[1]) if len(call.args) > 1 else None
