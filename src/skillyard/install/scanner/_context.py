@@ -93,6 +93,8 @@ class FileContext:
     example_lines: set[int] = field(default_factory=set)
     #: lines of fences in a data language (YARA rules, JSON, logs): text that is matched or shown
     data_fence_lines: set[int] = field(default_factory=set)
+    #: lines of fences in a document language (markdown, html, email and the data languages)
+    doc_fence_lines: set[int] = field(default_factory=set)
     fences: list[Fence] = field(default_factory=list)
     bang: list[tuple[int, str]] = field(default_factory=list)
     data_lines: set[int] = field(default_factory=set)
@@ -112,7 +114,9 @@ class FileContext:
         kind = self.kinds.get(line, "prose")
         if kind == "fence":
             if line in self.example_lines:
-                return (2 if self.reference else 1), "shown as an example of an attack"
+                # an attack shown inside a document-language block (markdown, html, email) is text
+                quoted = self.reference or line in self.doc_fence_lines
+                return (2 if quoted else 1), "shown as an example of an attack"
             if line in self.data_fence_lines:
                 return (2 if self.reference else 1), "in a data block, not a command"
             return (1, "in reference material") if self.reference else (0, "")
@@ -197,6 +201,8 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
                 ctx.example_lines.add(i)
             if fence[1] in DATA_LANGS:
                 ctx.data_fence_lines.add(i)
+            if fence[1] in DOC_LANGS:
+                ctx.doc_fence_lines.add(i)
             body.append(line)
             continue
         m = _FENCE.match(line)
@@ -299,6 +305,8 @@ DATA_LANGS = frozenset(
         "sigma",
     }
 )
+#: Fence languages that show a document (not code): an attack shown in one as an example is text.
+DOC_LANGS = DATA_LANGS | {"markdown", "md", "html", "email", "eml"}
 SHELL_LANGS = frozenset(
     {"", "sh", "bash", "shell", "zsh", "console", "shell-session", "terminal", "ksh", "dash"}
 )
