@@ -119,6 +119,7 @@ BUILTINS = frozenset(
         "flow-persistence",
         "flow-destruction",
         "flow-kernel",
+        "flow-reverse-shell",
         "assembled-command",
         "encrypted-archive",
     }
@@ -700,6 +701,9 @@ def _decoded_candidates(text: str) -> Iterator[str]:
 def _printable(raw: bytes) -> str | None:
     if len(raw) < 8:
         return None
+    if len(raw) % 2 == 0 and raw[1::2].count(0) >= len(raw) // 2 * 0.9:
+        # UTF-16LE, as PowerShell's -EncodedCommand is written
+        raw = raw.decode("utf-16-le", "replace").encode("utf-8")
     try:
         s = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -824,6 +828,7 @@ _FLOW_BUILTIN = {
     "persistence": "flow-persistence",
     "destruction": "flow-destruction",
     "kernel": "flow-kernel",
+    "reverse-shell": "flow-reverse-shell",
 }
 #: Assembled strings longer than this are not rescanned (the regex pass saw their pieces).
 MAX_ASSEMBLED = 64 * 1024
@@ -898,6 +903,8 @@ def _read_code(
 
             if (got := _shell.analyse(cmd, 0, project, rel)) is not None:
                 facts.extend(got, line - 1)
+    elif rel.rsplit("/", 1)[-1] == "package.json":
+        _package_scripts(text, facts, project, rel)
     else:
         return None
     if facts.shell:
@@ -915,6 +922,33 @@ def _read_code(
                 )
                 facts.flows.append(type(fl)(fl.kind, fl.severity, at, fl.text, steps))
     return facts
+
+
+#: npm runs these scripts by itself on `npm install` / `npm ci`, without the user naming them.
+_NPM_LIFECYCLE = ("preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare")
+
+
+def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: str) -> None:
+    """package.json install hooks are shell commands that run on install: read them as shell."""
+    import json
+
+    from skillyard.install.scanner import _shell
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(scripts, dict):
+        return
+    lines = text.split("\n")
+    for key in _NPM_LIFECYCLE:
+        cmd = scripts.get(key)
+        if not isinstance(cmd, str) or not cmd.strip():
+            continue
+        at = next((i for i, ln in enumerate(lines, 1) if f'"{key}"' in ln), 1)
+        if (got := _shell.analyse(cmd, 0, project, rel)) is not None:
+            facts.extend(got, at - 1)
 
 
 def _report_code(

@@ -225,6 +225,9 @@ def _sevenzip(data: bytes, limits: Limits) -> Listing:
 
         zf.extract(factory=Factory())
         out.members = [(name, bytes(s.buf)) for name, s in sinks.items()]
+    if not out.members:
+        # a damaged header can list members that never decode, or none at all: say so
+        out.unreadable = f"{len(infos)} members listed, none decoded" if infos else "no member could be read"
     return out
 
 

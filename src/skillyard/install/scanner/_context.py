@@ -18,6 +18,9 @@ _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _QUOTE = re.compile(r"^\s*>")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _BANG = re.compile(r"!`([^`\n]+)`")
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+#: `[//]: # (text)` and `[comment]: <> (text)`: Markdown link definitions used as hidden comments.
+_MD_COMMENT = re.compile(r"^\s{0,3}\[(?://|comment|_)\]:\s*(?:#|<>)")
 _INSTRUCTION = re.compile(
     r"\b(?:run|runs|execute|paste|type|enter|install|invoke|copy\s+and\s+paste|then|first|next|now)\b|^\s*\$\s",
     re.IGNORECASE,
@@ -31,7 +34,9 @@ _EXAMPLE_MARK = re.compile(
 _MENTION = re.compile(
     r"\b(?:never|don'?t|do\s+not|avoid|must\s+not|should\s+not|watch\s+(?:out\s+)?for|detect\w*|flag\w*|e\.g\.|"
     r"example|such\s+as|like|phrases?|patterns?|attacks?|attackers?|injection|malicious|recogni[sz]e|spot|"
-    r"warning\s+signs?|red\s+flags?|suspicious|beware)\b",
+    r"warning\s+signs?|red\s+flags?|suspicious|beware|claim\w*|pretend\w*|posing\s+as|phishing|scam\w*|lures?|"
+    r"social\s+engineering|asks?\s+(?:you|the\s+user|them)\s+to|an?\s+(?:e-?mail|message|chat|page|site|post|ticket)\s+"
+    r"(?:says|asks|tells|claims|contains))\b",
     re.IGNORECASE,
 )
 #: What may stand before a command on a line that is itself a command (not prose about one).
@@ -88,6 +93,8 @@ class FileContext:
     example_lines: set[int] = field(default_factory=set)
     #: lines of fences in a data language (YARA rules, JSON, logs): text that is matched or shown
     data_fence_lines: set[int] = field(default_factory=set)
+    #: lines of fences in a document language (markdown, html, email and the data languages)
+    doc_fence_lines: set[int] = field(default_factory=set)
     fences: list[Fence] = field(default_factory=list)
     bang: list[tuple[int, str]] = field(default_factory=list)
     data_lines: set[int] = field(default_factory=set)
@@ -107,7 +114,9 @@ class FileContext:
         kind = self.kinds.get(line, "prose")
         if kind == "fence":
             if line in self.example_lines:
-                return (2 if self.reference else 1), "shown as an example of an attack"
+                # an attack shown inside a document-language block (markdown, html, email) is text
+                quoted = self.reference or line in self.doc_fence_lines
+                return (2 if quoted else 1), "shown as an example of an attack"
             if line in self.data_fence_lines:
                 return (2 if self.reference else 1), "in a data block, not a command"
             return (1, "in reference material") if self.reference else (0, "")
@@ -116,10 +125,13 @@ class FileContext:
         if kind == "comment":
             return 0, ""
         prefix = text[:start]
+        if self.reference and category in COMMANDISH:
+            # a document the model is told to read, not to follow: its commands are quoted
+            return 2, "quoted in a reference document, not an instruction"
         if category in COMMANDISH and (
             _COMMAND_START.match(text) or (prefix.strip() and _COMMAND_LINE.match(prefix))
         ):
-            return (1, "in reference material") if self.reference else (0, "")
+            return 0, ""
         if category in COMMANDISH or rule_id == "SY-CRED-007":
             if _MENTION.search(prefix) or _described(text, start) or _PROSE_SUBJECT.match(text[start:]):
                 return 2, "mentioned in prose, not an instruction"
@@ -163,7 +175,12 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     """Classify the lines of one file (1-based physical line numbers)."""
     low = rel.lower()
     md = low.endswith(_MD_EXT) and not low.endswith("requirements.txt")
-    reference = bool(_REFERENCE_DIRS.search(rel)) and rel not in referenced and not low.endswith("skill.md")
+    # A document SKILL.md tells the model to read is still reference material; only one it is told
+    # to run or follow (a script, "follow references/setup.md") carries SKILL.md's weight.
+    named = rel in referenced and (not md or f"{_FOLLOW_MARK}{rel}" in referenced)
+    reference = bool(_REFERENCE_DIRS.search(rel)) and not named and not low.endswith("skill.md")
+    # a document SKILL.md says not to run commands from (course notes, a threat catalogue)
+    reference = reference or (md and f"{_QUOTE_MARK}{rel}" in referenced and not named)
     ctx = FileContext(rel, md, reference)
     if not md:
         return ctx
@@ -184,6 +201,8 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
                 ctx.example_lines.add(i)
             if fence[1] in DATA_LANGS:
                 ctx.data_fence_lines.add(i)
+            if fence[1] in DOC_LANGS:
+                ctx.doc_fence_lines.add(i)
             body.append(line)
             continue
         m = _FENCE.match(line)
@@ -192,9 +211,13 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
             fence = (m.group(1), m.group(2).lower(), i + 1, bool(_EXAMPLE_MARK.search(intro)))
             ctx.kinds[i] = "fence"
             continue
-        if "<!--" in line or in_comment:
+        bare = _INLINE_CODE.sub("", line)
+        if _MD_COMMENT.match(line):
             ctx.kinds[i] = "comment"
-            in_comment = "-->" not in line.split("<!--")[-1] if "<!--" in line else "-->" not in line
+            continue
+        if "<!--" in bare or in_comment:
+            ctx.kinds[i] = "comment"
+            in_comment = "-->" not in bare.split("<!--")[-1] if "<!--" in bare else "-->" not in line
             continue
         if _TABLE.match(line):
             ctx.kinds[i] = "table"
@@ -230,9 +253,38 @@ def suppressions(rel: str, text: str) -> dict[tuple[str, int], tuple[frozenset[s
 _PATH_TOKEN = re.compile(r"(?<![\w/.-])((?:\./)?(?:[\w.-]+/)+[\w.-]+\.\w{1,5})\b")
 
 
+#: Marks a path SKILL.md tells the model to follow (run, apply, follow the steps of) in the set
+#: `referenced_paths` returns, next to the bare paths it mentions.
+_FOLLOW_MARK = "\x00follow:"
+#: ... and one on a line that tells it not to run anything from them.
+_QUOTE_MARK = "\x00quote:"
+_FOLLOW = re.compile(
+    r"\b(?:run|runs|execute|follow|apply|perform|carry\s+out|do\s+what|steps?\s+in|instructions?\s+in|as\s+described\s+in)\b",
+    re.IGNORECASE,
+)
+
+
+_NEGATED = re.compile(r"\b(?:not|never|n't|nor)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
 def referenced_paths(text: str) -> set[str]:
-    """Relative file paths SKILL.md mentions: the files it tells the model to open or run."""
-    return {m.group(1).removeprefix("./") for m in _PATH_TOKEN.finditer(text)}
+    """Relative file paths SKILL.md mentions: the files it tells the model to open or run (and,
+    marked, those on a line that tells it to run or follow them)."""
+    out: set[str] = set()
+    for line in text.split("\n"):
+        if "/" not in line:
+            continue
+        hits = [bool(_NEGATED.search(line[: m.start()])) for m in _FOLLOW.finditer(line)]
+        follow = not all(hits) if hits else False
+        quote = any(hits) and not follow
+        for m in _PATH_TOKEN.finditer(line):
+            path = m.group(1).removeprefix("./")
+            out.add(path)
+            if follow:
+                out.add(f"{_FOLLOW_MARK}{path}")
+            elif quote:
+                out.add(f"{_QUOTE_MARK}{path}")
+    return out
 
 
 DATA_LANGS = frozenset(
@@ -253,6 +305,8 @@ DATA_LANGS = frozenset(
         "sigma",
     }
 )
+#: Fence languages that show a document (not code): an attack shown in one as an example is text.
+DOC_LANGS = DATA_LANGS | {"markdown", "md", "html", "email", "eml"}
 SHELL_LANGS = frozenset(
     {"", "sh", "bash", "shell", "zsh", "console", "shell-session", "terminal", "ksh", "dash"}
 )

@@ -18,6 +18,8 @@ SECRET_PATH = re.compile(
     r"|\.docker/config\.json|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.gnupg\b[^\s\"']*"
     r"|\.env(?:\.[\w.-]+)?$|\.env(?=[\s\"'])|/etc/shadow|wallet\.dat|\.electrum/wallets|Exodus/exodus\.wallet"
     r"|Login Data|Cookies|key4\.db|logins\.json|cookies\.sqlite|Library/Keychains[^\s\"']*|Local Extension Settings"
+    r"|Local State|Web Data|\.pgpass|\.my\.cnf|\.cargo/credentials|\.gem/credentials|\.terraform\.d/credentials|\.boto\b"
+    r"|\.s3cfg|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh/hosts\.yml|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
     r")",
@@ -33,7 +35,8 @@ SECRET_ENV = re.compile(
 EXFIL_HOST = re.compile(
     r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:(?:\d{1,3}\.){3}\d{1,3}|[^/\s]*(?:webhook\.site|requestbin|pipedream\.net"
     r"|ngrok|bore\.pub|serveo\.net|interact\.sh|oast\.|burpcollaborator|trycloudflare\.com|pastebin\.com"
-    r"|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org))",
+    r"|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org|paste\.ee|hastebin|dpaste\.|ghostbin"
+    r"|termbin\.com|0x0\.st|file\.io|paste\.rs|rentry\.co|ix\.io|sprunge\.us|privatebin|controlc\.com))",
     re.IGNORECASE,
 )
 
@@ -58,6 +61,15 @@ def persistence_severity(path: str) -> str:
 DESTROY_TARGET = re.compile(
     r"^(?:/|~|~/|/\*|~/\*|\$HOME/?|/home/?|/etc/?|/usr/?|/var/?|/Users/?|/root/?|/boot/?)$"
 )
+
+#: The home directory and the folders in it that hold the user's own files.
+HOME_DATA = re.compile(
+    r"^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:Documents|Desktop|Downloads|Pictures|Photos"
+    r"|Music|Movies|Videos|Library|Dropbox|OneDrive|iCloud\w*|projects?|src|code|work|repos|git|\*)/*\*?$"
+    r"|^(?:/home/[^/\s]+|/Users/[^/\s]+)/?$",
+    re.IGNORECASE,
+)
+
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 

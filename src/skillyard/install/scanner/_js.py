@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from typing import Any
 
 from skillyard.install.scanner._flows import (
+    KERNEL_PATH,
+    PERSIST_PATH,
     SECRET_ENV,
     CodeFacts,
     Source,
     exfil_shaped,
     flow,
+    persistence_severity,
     secret_path,
 )
 
@@ -37,6 +41,60 @@ _NET = {
 }
 _DNS = {"dns.lookup", "dns.resolve", "dns.resolve4", "dns.promises.lookup", "dns.promises.resolve"}
 _READ = {"fs.readFileSync", "fs.readFile", "fs.promises.readFile", "readFileSync", "readFile"}
+#: Calls that fetch something from the network (their result may be code).
+_GET = {
+    "http.get",
+    "https.get",
+    "http.request",
+    "https.request",
+    "fetch",
+    "axios.get",
+    "axios",
+    "got",
+    "got.get",
+    "needle.get",
+    "request",
+}
+#: Calls that open a connection whose `.write`/`.end`/`.send` then sends data.
+_CONNECT = {
+    "http.request",
+    "https.request",
+    "net.connect",
+    "net.createConnection",
+    "tls.connect",
+    "net.Socket",
+    "WebSocket",
+    "ws",
+}
+#: Evaluate a string as JavaScript.
+_EVAL = {
+    "eval",
+    "Function",
+    "vm.runInThisContext",
+    "vm.runInNewContext",
+    "vm.runInContext",
+    "vm.Script",
+    "vm.compileFunction",
+}
+_WRITE = {
+    "fs.writeFileSync",
+    "fs.writeFile",
+    "fs.appendFileSync",
+    "fs.appendFile",
+    "fs.promises.writeFile",
+    "fs.promises.appendFile",
+    "writeFileSync",
+    "writeFile",
+    "appendFileSync",
+    "appendFile",
+    "fs.createWriteStream",
+}
+_LOCAL = re.compile(r"^(?:127\.|localhost\b|::1$|\[::1\]|0\.0\.0\.0)")
+#: A helper whose name says it reads (`readIf`, `loadFile`, `slurp`) is a read when handed a secret path.
+_READISH = re.compile(r"read|load|slurp|cat|get.*file|grab", re.IGNORECASE)
+_SHELL_CMD = re.compile(
+    r"^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh$|^(?:cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)$"
+)
 
 
 def _parser(lang: str) -> Any:
@@ -61,7 +119,18 @@ class _Reader:
         self.env: dict[str, str] = {}
         self.mods: dict[str, str] = {}
         self.taint: dict[str, Source] = {}
+        self.arrays: dict[str, list[str]] = {}
+        #: names holding text read from local files
+        self.local: set[str] = set()
+        #: names bound to an open connection -> where it goes
+        self.conns: dict[str, str] = {}
         self.facts = CodeFacts()
+        self.gets: list[tuple[int, str]] = []
+        self.evals: list[int] = []
+        self.sockets: list[tuple[int, str]] = []
+        self.shells: list[int] = []
+        #: (line, path) of files the code writes
+        self.written: list[tuple[int, str]] = []
 
     def text(self, n: Any) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
@@ -98,7 +167,9 @@ class _Reader:
         t = n.type
         if t == "string":
             return "".join(
-                self.text(c) for c in n.named_children if c.type in ("string_fragment", "escape_sequence")
+                self.text(c) if c.type == "string_fragment" else _unescape(self.text(c))
+                for c in n.named_children
+                if c.type in ("string_fragment", "escape_sequence")
             )
         if t == "template_string":
             parts = []
@@ -119,6 +190,9 @@ class _Reader:
             return self.fold(n.named_children[0])
         if t == "binary_expression":
             op = n.child_by_field_name("operator")
+            if op is not None and self.text(op) in ("??", "||"):
+                left = self.fold(n.child_by_field_name("left"))
+                return left if left is not None else self.fold(n.child_by_field_name("right"))
             if op is not None and self.text(op) == "+":
                 a = self.fold(n.child_by_field_name("left"))
                 b = self.fold(n.child_by_field_name("right"))
@@ -141,6 +215,14 @@ class _Reader:
         a = args.named_children
         if q in ("os.homedir", "homedir"):
             return "~"
+        if q == "process.cwd":
+            return "."
+        if q == "String.fromCharCode.apply" and len(a) == 2 and a[1].type == "identifier":
+            codes = self.arrays.get(self.text(a[1]))
+            try:
+                return "".join(chr(int(c, 0)) for c in codes) if codes else None
+            except (ValueError, OverflowError):
+                return None
         if q in ("path.join", "path.resolve", "join"):
             vals = [self.fold(x) for x in a]
             if not vals or any(v is None for v in vals):
@@ -150,13 +232,46 @@ class _Reader:
             s = self.fold(a[0])
             return _b64(s) if s is not None else None
         if q == "String.fromCharCode":
+            codes: list[str] = []
+            for x in a:
+                if x.type == "spread_element" and x.named_children:
+                    inner = x.named_children[0]
+                    got = self.arrays.get(self.text(inner)) if inner.type == "identifier" else None
+                    if got is None:
+                        return None
+                    codes.extend(got)
+                else:
+                    codes.append(self.text(x))
             try:
-                return "".join(chr(int(self.text(x))) for x in a)
-            except ValueError:
+                return "".join(chr(int(c, 0)) for c in codes)
+            except (ValueError, OverflowError):
                 return None
         if f.type == "member_expression":
             prop = self.text(f.child_by_field_name("property"))
             obj = f.child_by_field_name("object")
+            if prop == "join" and obj is not None and obj.type == "call_expression":
+                # "...".split("").reverse().join(""): a reversed string
+                rf = obj.child_by_field_name("function")
+                if (
+                    rf is not None
+                    and rf.type == "member_expression"
+                    and self.text(rf.child_by_field_name("property")) == "reverse"
+                ):
+                    sp = rf.child_by_field_name("object")
+                    spf = (
+                        sp.child_by_field_name("function")
+                        if sp is not None and sp.type == "call_expression"
+                        else None
+                    )
+                    if (
+                        spf is not None
+                        and spf.type == "member_expression"
+                        and self.text(spf.child_by_field_name("property")) == "split"
+                    ):
+                        base = self.fold(spf.child_by_field_name("object"))
+                        sep = self.fold(a[0]) if a else ","
+                        if base is not None and sep == "":
+                            return base[::-1]
             if prop == "join" and obj is not None and obj.type == "array":
                 sep = self.fold(a[0]) if a else ","
                 items = [self.fold(x) for x in obj.named_children]
@@ -179,32 +294,41 @@ class _Reader:
         return None
 
     def source(self, n: Any) -> Source | None:
+        """The secret `n` carries, a credential store before an environment variable."""
+        weak: Source | None = None
+        for got in self._sources(n):
+            if got.strong:
+                return got
+            weak = weak or got
+        return weak
+
+    def _sources(self, n: Any) -> Any:
         stack = [n]
         while stack:
             x = stack.pop()
             if x.type == "identifier" and self.text(x) in self.taint:
-                return self.taint[self.text(x)]
+                yield self.taint[self.text(x)]
             if x.type == "member_expression":
                 q = self.qual(x)
                 if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):
-                    return Source(f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
+                    yield Source(f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
             if x.type == "call_expression":
                 f = x.child_by_field_name("function")
                 args = x.child_by_field_name("arguments")
                 q = self.qual(f) if f is not None else ""
-                if q in _READ and args is not None and args.named_children:
+                readish = q in _READ or bool(_READISH.search(q.rsplit(".", 1)[-1]))
+                if readish and args is not None and args.named_children:
                     p = self.fold(args.named_children[0])
                     if p and (s := secret_path(p)):
-                        return Source(s, x.start_point[0] + 1, True)
+                        yield Source(s, x.start_point[0] + 1, True)
                 if (
                     q == "JSON.stringify"
                     and args is not None
                     and args.named_children
                     and self.text(args.named_children[0]) == "process.env"
                 ):
-                    return Source("the whole environment", x.start_point[0] + 1, True)
+                    yield Source("the whole environment", x.start_point[0] + 1, True)
             stack.extend(x.named_children)
-        return None
 
     def run(self, root: Any) -> CodeFacts:
         for _ in range(2):
@@ -216,10 +340,45 @@ class _Reader:
                     self.declare(n)
                 elif n.type == "import_statement":
                     self.imports(n)
-                elif n.type == "call_expression":
+                elif n.type in ("call_expression", "new_expression"):
                     self.call(n)
                 stack.extend(reversed(n.named_children))
+            self.combine()
         return self.facts
+
+    def combine(self) -> None:
+        """File-level flows the value tracking cannot tie: a download and an eval of a computed
+        string in one file; a socket and a shell process in one file; a download saved to a file
+        that a command then runs (handed to the shell reader as `curl -o FILE URL`)."""
+        if self.gets and self.written and self.facts.shell:
+            url = self.gets[0][1]
+            saved = [
+                (n, f"curl -o {p} {url}") for n, p in self.written if any(p in c for _, c in self.facts.shell)
+            ]
+            self.facts.shell[:0] = saved
+        if self.gets and self.evals:
+            line, dest = self.gets[0]
+            self.facts.flows.append(
+                flow(
+                    "download-exec",
+                    "critical",
+                    self.evals[0],
+                    f"downloads {dest} and evaluates it as JavaScript",
+                    Source(f"downloads {dest}", line, True),
+                )
+            )
+        if self.sockets and self.shells:
+            line, dest = next((x for x in self.sockets if x[1]), self.sockets[0])
+            dest = dest or "a remote host"
+            self.facts.flows.append(
+                flow(
+                    "reverse-shell",
+                    "critical",
+                    self.shells[0],
+                    f"connects to {dest} and starts a shell in the same program",
+                    Source(dest, line, True, how=f"connects to {dest}"),
+                )
+            )
 
     def declare(self, n: Any) -> None:
         name = n.child_by_field_name("name")
@@ -242,11 +401,28 @@ class _Reader:
         if name.type != "identifier":
             return
         key = self.text(name)
+        if value.type == "array":
+            items = [self.fold(x) for x in value.named_children]
+            if items and all(i is not None for i in items):
+                self.arrays[key] = [str(i) for i in items]
+        if value.type in ("call_expression", "new_expression", "await_expression"):
+            call = (
+                value.named_children[0]
+                if value.type == "await_expression" and value.named_children
+                else value
+            )
+            f = call.child_by_field_name("function") or call.child_by_field_name("constructor")
+            if f is not None and self.qual(f) in _CONNECT:
+                self.conns[key] = self.dest(call) or "the network"
         folded = self.fold(value)
         if folded is not None:
             self.env[key] = folded
         if src := self.source(value):
             self.taint[key] = src
+        if value.type == "call_expression":
+            fn = value.child_by_field_name("function")
+            if fn is not None and self.qual(fn) in _READ:
+                self.local.add(key)  # read from a file of the project, not fetched
 
     def imports(self, n: Any) -> None:
         src = n.child_by_field_name("source")
@@ -264,8 +440,24 @@ class _Reader:
                 if first.type == "identifier":
                     self.mods[self.text(first)] = mod
 
+    def dest(self, call: Any) -> str | None:
+        """Where a request or connection goes: a URL, or the host of an options object."""
+        args = call.child_by_field_name("arguments")
+        for x in args.named_children if args is not None else ():
+            if x.type == "object":
+                for pair in x.named_children:
+                    k = pair.child_by_field_name("key") if pair.type == "pair" else None
+                    v = pair.child_by_field_name("value") if pair.type == "pair" else None
+                    if k is not None and v is not None and self.text(k).strip("\"'") in ("host", "hostname"):
+                        return self.fold(v)
+                continue
+            got = self.fold(x)
+            if got and ("." in got or "://" in got):
+                return got
+        return None
+
     def call(self, n: Any) -> None:
-        f = n.child_by_field_name("function")
+        f = n.child_by_field_name("function") or n.child_by_field_name("constructor")
         args = n.child_by_field_name("arguments")
         if f is None or args is None:
             return
@@ -273,8 +465,37 @@ class _Reader:
         a = args.named_children
         line = n.start_point[0] + 1
         short = q.rsplit(".", 1)[-1]
+        if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
+            self.gets.append((line, self.dest(n) or "a URL"))
+        opens = q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns)
+        if opens and q not in ("http.request", "https.request"):
+            where = self.dest(n) or ""
+            if not _LOCAL.match(where):
+                self.sockets.append((line, where))
+        if q in _WRITE and a:
+            p = self.fold(a[0])
+            if p:
+                self.written.append((line, p))
+            if p and KERNEL_PATH.match(p):
+                self.facts.flows.append(flow("kernel", "high", line, f"writes the kernel setting {p}", None))
+            elif p and PERSIST_PATH.search(p):
+                self.facts.flows.append(
+                    flow(
+                        "persistence",
+                        persistence_severity(p),
+                        line,
+                        f"writes {p}, which runs or is read on every session",
+                        None,
+                    )
+                )
         if q.startswith("child_process.") and short in _EXEC and a:
-            cmd = self.fold(a[0])
+            first = self.fold(a[0])
+            names = [first] if first else [self.fold(x) for x in _walk(a[0]) if x.type == "string"]
+            argv = [self.fold(x) for x in a[1].named_children] if len(a) > 1 and a[1].type == "array" else []
+            runs_command = any(x in ("-c", "/c", "-Command", "-EncodedCommand") for x in argv)
+            if any(c and _SHELL_CMD.match(c.strip()) for c in names) and not runs_command:
+                self.shells.append(line)  # an interactive shell, not `sh -c "npm run build"`
+            cmd = first
             if cmd and short.startswith(("spawn", "execFile")) and len(a) > 1 and a[1].type == "array":
                 parts = [self.fold(x) for x in a[1].named_children]
                 cmd = " ".join([cmd, *[p for p in parts if p]])
@@ -283,11 +504,31 @@ class _Reader:
                 if a[0].type != "string":
                     self.facts.assembled.append((line, cmd))
             return
-        if q in ("eval", "Function") and a:
-            code = self.fold(a[0])
-            if code and a[0].type != "string":
+        if q in _EVAL and a:
+            arg = a[-1] if q == "Function" else a[0]
+            code = self.fold(arg)
+            if code and arg.type != "string":
                 self.facts.assembled.append((line, code))
+                if (sub := analyse(code)) is not None:
+                    sub.assembled.clear()
+                    self.facts.extend(sub, line - 1)
+            elif (
+                not code
+                and arg.type in ("identifier", "member_expression", "call_expression")
+                and not (arg.type == "identifier" and self.text(arg) in self.local)
+            ):
+                self.evals.append(line)
             return
+        if short in ("write", "end", "send") and f.type == "member_expression":
+            obj = f.child_by_field_name("object")
+            conn = self.conns.get(self.text(obj)) if obj is not None and obj.type == "identifier" else None
+            if conn is not None:
+                for x in a:
+                    if src := self.source(x):
+                        sev = "critical" if src[2] or exfil_shaped(conn) else "medium"
+                        text = f"reads {src[0]} and sends it to {conn}"
+                        self.facts.flows.append(flow("secret-network", sev, line, text, src))
+                        return
         dns = q in _DNS
         if dns or q in _NET or (short in ("post", "put") and q.split(".")[0] in ("axios", "got", "needle")):
             for x in a:
@@ -311,6 +552,18 @@ def _walk(n: Any) -> list[Any]:
         out.append(x)
         stack.extend(x.named_children)
     return out
+
+
+def _unescape(esc: str) -> str:
+    """The character a JavaScript escape sequence stands for (`\\x63`, `\\u0063`, `\\n`)."""
+    try:
+        if esc.startswith(("\\x", "\\u")) and "{" not in esc:
+            return chr(int(esc[2:], 16))
+        if esc.startswith("\\u{"):
+            return chr(int(esc[3:-1], 16))
+    except ValueError:
+        return esc
+    return {"\\n": "\n", "\\t": "\t", "\\r": "\r", "\\0": "\0"}.get(esc, esc[1:] if len(esc) == 2 else esc)
 
 
 def _b64(s: str) -> str | None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     DESTROY_TARGET,
+    HOME_DATA,
     KERNEL_PATH,
     PARAM,
     PERSIST_PATH,
@@ -66,7 +67,31 @@ _NET = {
     "ftplib.FTP",
 }
 _NET_MODULES = ("requests.", "httpx.", "aiohttp.", "urllib3.")
-_NET_METHODS = {"send", "sendall", "sendto", "post", "put", "patch", "request", "connect", "urlopen"}
+_NET_METHODS = {
+    "send",
+    "sendall",
+    "sendto",
+    "post",
+    "put",
+    "patch",
+    "request",
+    "connect",
+    "urlopen",
+    "send_message",
+    "sendmail",
+    "storbinary",
+}
+#: Methods that put a value into a container (a mail, a list, a dict): the container then holds it.
+_FILL_METHODS = {
+    "add_attachment",
+    "attach",
+    "set_content",
+    "set_payload",
+    "append",
+    "extend",
+    "update",
+    "add",
+}
 _DNS = {
     "socket.gethostbyname",
     "socket.gethostbyname_ex",
@@ -76,6 +101,7 @@ _DNS = {
     "gethostbyname",
     "getaddrinfo",
 }
+_DELETE = {"os.remove", "os.unlink", "shutil.rmtree", "rmtree", "os.rmdir", "send2trash.send2trash"}
 _SAY = {"print", "logging.info", "logging.warning", "logging.debug", "log.info", "logger.info", "click.echo"}
 _READ_METHODS = {"read", "read_text", "read_bytes", "readlines", "readline"}
 
@@ -109,6 +135,10 @@ class _Reader:
         self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.done: set[str] = set()
         self.ready = False
+        #: loop names bound to files found under the home directory -> that directory
+        self.home_walk: dict[str, str] = {}
+        #: list nodes passed to subprocess calls (ids)
+        self.argv_nodes: set[int] = set()
 
     # ------------------------------------------------------------ names
 
@@ -121,6 +151,8 @@ class _Reader:
             return node.id
         if isinstance(node, ast.Attribute):
             base = self.qual(node.value)
+            if base and node.attr == "__call__":
+                return base
             return f"{base}.{node.attr}" if base else node.attr
         if isinstance(node, ast.Call):
             f = self.qual(node.func)
@@ -128,9 +160,11 @@ class _Reader:
                 base = self.qual(node.args[0])
                 attr = self.fold(node.args[1])
                 if base and attr:
-                    return f"{base}.{attr}"
+                    return base if attr == "__call__" else f"{base}.{attr}"
             if f in ("importlib.import_module", "import_module", "__import__") and node.args:
-                return self.fold(node.args[0])
+                mod = self.fold(node.args[0])
+                # __import__("a.b") returns the top package a; import_module returns a.b
+                return mod.split(".")[0] if mod and f == "__import__" else mod
         return None
 
     # ------------------------------------------------------------ constants
@@ -249,12 +283,11 @@ class _Reader:
             return self.fold(args[0]) if len(args) == 1 else None
         if f.endswith(("Path.home", "os.path.expanduser")) or f in ("Path.home", "pathlib.Path.home"):
             return "~"
-        if (
-            f in ("os.getenv", "os.environ.get", "environ.get", "getenv")
-            and args
-            and self.fold(args[0]) == "HOME"
-        ):
-            return "~"
+        if f in ("os.getenv", "os.environ.get", "environ.get", "getenv") and args:
+            if self.fold(args[0]) == "HOME":
+                return "~"
+            # os.environ.get("KUBECONFIG", "~/.kube/config"): the default is the value to expect
+            return self.fold(args[1]) if len(args) > 1 else None
         if short == "format" and isinstance(node.func, ast.Attribute):
             base = self.fold(node.func.value)
             vals = [self.fold(a) for a in args]
@@ -277,6 +310,8 @@ class _Reader:
         if short == "joinpath" and isinstance(node.func, ast.Attribute):
             parts = [self.fold(node.func.value)] + [self.fold(a) for a in args]
             return "/".join(p.rstrip("/") for p in parts if p is not None) if None not in parts else None
+        if f in ("bytes", "bytearray") and len(args) == 1 and (codes := self._codes(args[0])) is not None:
+            return bytes(c & 0xFF for c in codes).decode("latin-1")
         if f == "chr" and args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, int):
             try:
                 return chr(args[0].value)
@@ -302,12 +337,45 @@ class _Reader:
                 return codecs.decode(s, "rot13")
         return None
 
+    def _codes(self, node: ast.AST) -> list[int] | None:
+        """A constant list of character or byte codes (literal, or a name bound to one)."""
+        if isinstance(node, ast.Name):
+            items = self.lists.get(node.id)
+        elif isinstance(node, ast.List | ast.Tuple):
+            items = [self.fold(e) for e in node.elts]
+        else:
+            return None
+        if not items or any(i is None or not str(i).isdigit() for i in items):
+            return None
+        return [int(str(i)) for i in items]
+
+    def _chars(self, node: ast.AST) -> list[str] | None:
+        codes = self._codes(node)
+        try:
+            return [chr(c) for c in codes] if codes is not None else None
+        except (ValueError, OverflowError):
+            return None
+
     def _fold_items(self, node: ast.AST) -> list[str] | None:
         if isinstance(node, ast.List | ast.Tuple):
             vals = [self.fold(e) for e in node.elts]
             return None if any(v is None for v in vals) else [v for v in vals if v is not None]
         if isinstance(node, ast.GeneratorExp | ast.ListComp) and len(node.generators) == 1:
+            # (chr(c) for c in CODES): character codes spelled as numbers
+            gen, elt = node.generators[0], node.elt
+            if (
+                isinstance(gen.target, ast.Name)
+                and not gen.ifs
+                and isinstance(elt, ast.Call)
+                and self.qual(elt.func) == "chr"
+                and len(elt.args) == 1
+                and isinstance(elt.args[0], ast.Name)
+                and elt.args[0].id == gen.target.id
+            ):
+                return self._chars(gen.iter)
             return None
+        if isinstance(node, ast.Call) and self.qual(node.func) == "map" and len(node.args) == 2:
+            return self._chars(node.args[1]) if self.qual(node.args[0]) == "chr" else None
         s = self.fold(node)
         return list(s) if s is not None else None
 
@@ -348,6 +416,10 @@ class _Reader:
             if where is None:
                 return Source(src.what, line, src.strong, src.steps(), f"gets it from {f}()")
             return src.moved(where, line, f"gets {src.what} from {f}()")
+        if f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile") and call.args:
+            p = self.fold(call.args[0])
+            if p and (s := secret_path(p)):
+                return Source(s, line, True)  # a browser's login or cookie database, opened or copied
         if f in ("open", "io.open", "builtins.open", "Path", "pathlib.Path") and call.args:
             p = self.fold(call.args[0])
             mode = self.fold(call.args[1]) if len(call.args) > 1 else None
@@ -369,6 +441,12 @@ class _Reader:
             return Source("the whole environment", line, True)
         if f in ("os.environ.copy", "os.environ.items"):
             return Source("the whole environment", line, True)
+        if short in ("glob", "rglob") and isinstance(call.func, ast.Attribute) and call.args:
+            base, pat = self.fold(call.func.value), self.fold(call.args[0])
+            if base and pat:
+                p = f"{base.rstrip('/')}/{pat.replace('*', '').strip('/')}"
+                if s := secret_path(p.rstrip("/")):
+                    return Source(s, line, True)
         if f in ("glob.glob", "glob.iglob", "os.listdir", "os.walk") and call.args:
             p = self.fold(call.args[0])
             if p and (s := secret_path(p.rstrip("*/").rstrip("/") or p)):
@@ -434,7 +512,7 @@ class _Reader:
         body = [n for n in ast.walk(fn) if n is not fn]
         sub = self._body(body, dict(self.taint), None)
         for node in body:
-            if isinstance(node, ast.Return) and node.value is not None:
+            if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom) and node.value is not None:
                 src = sub.source(node.value)
                 if src is not None and not src.what.startswith(PARAM):
                     self.returns[fn.name] = (src, None)
@@ -555,7 +633,13 @@ class _Reader:
             for item in node.items:
                 if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
                     self.taint[item.optional_vars.id] = src
-        elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+        elif isinstance(node, ast.For) and (root := self._home_tree(node.iter)):
+            for n in ast.walk(node.target):
+                if isinstance(n, ast.Name):
+                    self.home_walk[n.id] = root
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            if self.ready and (src := self.source(node.iter)):
+                self.taint[node.target.id] = src
             if isinstance(node.iter, ast.Name):
                 items = self.lists.get(node.iter.id)
             else:
@@ -571,10 +655,35 @@ class _Reader:
                         self.facts.data_lines.update(range(a.lineno, (a.end_lineno or a.lineno) + 1))
         elif (
             isinstance(node, ast.List | ast.Tuple | ast.Set)
+            and id(node) not in self.argv_nodes
             and len(node.elts) >= 2
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
         ):
             self.facts.data_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    def _home_tree(self, it: ast.AST) -> str | None:
+        """The home directory (or a data folder in it) a loop walks: `Path.home().rglob("*")`,
+        `os.walk("~/Documents")`, `glob.glob("~/Desktop/**")`, or a name bound to such a walk."""
+        if isinstance(it, ast.Name):
+            return self.home_walk.get(it.id)
+        if not isinstance(it, ast.Call):
+            return None
+        f = self.qual(it.func) or ""
+        short = f.rsplit(".", 1)[-1]
+        base = None
+        if (
+            short in ("rglob", "glob", "iterdir", "walk")
+            and isinstance(it.func, ast.Attribute)
+            and not f.startswith(("os.", "glob."))
+        ):
+            base = self.fold(it.func.value)
+        elif f in ("os.walk", "os.scandir", "os.listdir", "glob.glob", "glob.iglob") and it.args:
+            base = self.fold(it.args[0])
+            if base is not None:
+                base = base.split("*", 1)[0].rstrip("/") or base
+        if base and (DESTROY_TARGET.match(base.rstrip("/") or "/") or HOME_DATA.match(base)):
+            return base
+        return None
 
     def _assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -618,6 +727,9 @@ class _Reader:
                     self.env[n] = ("mod", q)
                 continue
             qv = self.qual(value) if isinstance(value, ast.Attribute | ast.Name) else None
+            if isinstance(value, ast.Call) and self.qual(value.func) == "getattr" and q and "." in q:
+                self.env[n] = ("mod", q)  # run = getattr(builtins, "ex" + "ec")
+                continue
             if qv and "." in qv and isinstance(self.env.get(qv.split(".")[0]), tuple):
                 self.env[n] = ("mod", qv)
                 continue
@@ -640,7 +752,7 @@ class _Reader:
         # urlopen(...).read()
         return (
             isinstance(call.func, ast.Attribute)
-            and call.func.attr in _READ_METHODS | {"text", "content", "json"}
+            and call.func.attr in _READ_METHODS | {"text", "content", "json", "decode"}
             and isinstance(call.func.value, ast.Call)
             and self._is_download(call.func.value)
         )
@@ -665,6 +777,7 @@ class _Reader:
         args = [*call.args, *(k.value for k in call.keywords)]
         # execution sinks
         if f in _EXEC or f.startswith(_EXEC_PREFIX):
+            self.argv_nodes.update(id(a) for a in call.args)  # an argv list is a command, not data
             cmd = self.fold(call.args[0]) if call.args else None
             if cmd is None and len(call.args) > 1 and f.startswith(("os.exec", "os.spawn")):
                 vals = [self.fold(a) for a in call.args[1:]]
@@ -687,6 +800,18 @@ class _Reader:
                     "download-exec", "critical", line, f"downloads {dest} and runs it as Python code", None
                 )
             return
+        if (
+            short in _FILL_METHODS
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and (src := next((x for a in args if (x := self.source(a))), None))
+        ):
+            self.taint.setdefault(call.func.value.id, src)
+        if f in ("urllib.request.urlretrieve", "urlretrieve") and len(call.args) >= 2:
+            url, out = self.fold(call.args[0]), self.fold(call.args[1])
+            if out:
+                # read with the commands this file runs: a download run by a later command
+                self.facts.shell.append((line, shlex.join(["curl", "-o", out, url or "the network"])))
         # network sinks
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
@@ -720,10 +845,30 @@ class _Reader:
             if p:
                 self._write(p, line)
             return
-        if f in ("shutil.rmtree", "rmtree") and call.args:
-            p = self.fold(call.args[0])
-            if p and DESTROY_TARGET.match(p.rstrip("/") or "/"):
+        if f in ("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree") and len(call.args) >= 2:
+            src_path, dst = self.fold(call.args[0]), self.fold(call.args[1])
+            if src_path and secret_path(src_path):
+                # read with the commands this file runs: a copy into a repository that is pushed
+                self.facts.shell.append((line, shlex.join(["cp", src_path, dst or "."])))
+            return
+        if f in _DELETE or (short in ("unlink", "rmdir") and isinstance(call.func, ast.Attribute)):
+            target = (
+                call.args[0]
+                if call.args
+                else (call.func.value if isinstance(call.func, ast.Attribute) else None)
+            )
+            p = self.fold(target) if target is not None else None
+            if (
+                f in ("shutil.rmtree", "rmtree")
+                and p
+                and (DESTROY_TARGET.match(p.rstrip("/") or "/") or HOME_DATA.match(p))
+            ):
                 self._flow("destruction", "high", line, f"recursively deletes {p}", None)
+            elif target is not None and self.home_walk:
+                names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+                hit = next((self.home_walk[n] for n in names if n in self.home_walk), None)
+                if hit:
+                    self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
 
     def _write(self, path: str, line: int) -> None:
         if KERNEL_PATH.match(path):

@@ -14,6 +14,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     DESTROY_TARGET,
+    HOME_DATA,
     KERNEL_PATH,
     PARAM,
     PERSIST_PATH,
@@ -36,7 +37,22 @@ MAX_BYTES = 512 * 1024
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash"}
 _INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
 _READERS = {"cat", "head", "tail", "base64", "xxd", "od", "tar", "zip", "gzip", "openssl", "strings", "less"}
-_SENDERS = {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "scp", "rsync", "ftp", "sftp"}
+_MAILERS = {"mail", "mailx", "mutt", "sendmail", "swaks", "msmtp", "s-nail"}
+_SENDERS = {
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "scp",
+    "rsync",
+    "ftp",
+    "sftp",
+} | _MAILERS
+#: Commands that copy a file somewhere (into a repository that is then pushed, for instance).
+_COPIERS = {"cp", "rsync", "install", "tar", "zip", "7z", "ln", "cat"}
 _DNS = {"dig", "nslookup", "host", "drill", "ping"}
 _parser: Any = None
 #: tree-sitter-bash's scanner crashes the process (a segfault, not an exception) on some non-ASCII
@@ -66,6 +82,8 @@ class _Reader:
         self.env: dict[str, str] = {"HOME": "~"}
         self.taint: dict[str, Source] = {}
         self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
+        #: a credential copied by this script (into a repository, an archive): what and where
+        self.staged: Source | None = None
         self.facts = CodeFacts()
         self.project = project
         self.rel = rel
@@ -73,6 +91,32 @@ class _Reader:
         self.funcs: dict[str, tuple[bytes, Any, Any, str | None]] = {}
         self.tree: Any = None
         self.calls_read = 0
+
+    def _printed(self, node: Any) -> str | None:
+        """`$(printf '\\x63\\x75...')` / `$(echo -e ...)` of constants: what it prints (escapes decoded)."""
+        cmds = [c for c in node.named_children if c.type == "command"]
+        if len(cmds) != 1:
+            return None
+        if any(self.word(c) is None for c in cmds[0].named_children if c.type != "command_name"):
+            return None
+        words = self.argv(cmds[0])[0]
+        if not words or words[0] not in ("printf", "echo"):
+            return None
+        args = [w for w in words[1:] if w is not None]
+        if words[0] == "echo":
+            if not args or args[0] != "-e":
+                return None
+            args = args[1:]
+            body = " ".join(args)
+        else:
+            if len(args) != 1 or "%" in args[0]:
+                return None
+            body = args[0]
+        try:
+            body = re.sub(r"\\([0-7]{1,3})", lambda m: chr(int(m.group(1), 8)), body)
+            return body.encode("latin-1", "replace").decode("unicode_escape")
+        except (UnicodeDecodeError, ValueError):
+            return None
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -91,6 +135,8 @@ class _Reader:
                 return self.text(node)[2:-1].encode("latin-1", "replace").decode("unicode_escape")
             except UnicodeDecodeError:
                 return None
+        if t == "command_substitution":
+            return self._printed(node)
         if t == "simple_expansion" or t == "expansion":
             name = next((c for c in node.named_children if c.type == "variable_name"), None)
             if name is None or (t == "expansion" and len(node.named_children) != 1):
@@ -267,7 +313,7 @@ class _Reader:
             if r.type != "file_redirect":
                 continue
             op = self.text(r).lstrip("0123456789&")
-            if not op.startswith(">"):
+            if not op.startswith((">", "<")) or op.startswith("<<"):
                 continue
             dest = r.child_by_field_name("destination") or (
                 r.named_children[-1] if r.named_children else None
@@ -276,6 +322,24 @@ class _Reader:
                 continue
             path = self.shown(dest)
             line = r.start_point[0] + 1
+            if op.startswith(">") and not op.startswith(">&"):
+                cmd = next((x for x in n.named_children if x.type == "command"), None)
+                words = self.argv(cmd)[0] if cmd is not None else []
+                if words and _base(words[0]) in ("curl", "wget") and (url := _dest(words)):
+                    self.downloads[path] = (url, line)  # curl URL > file
+            if op.startswith("<"):
+                cmd = next((x for x in n.named_children if x.type == "command"), None)
+                words = self.argv(cmd)[0] if cmd is not None else []
+                if words and _base(words[0]) in _SENDERS and (s := secret_path(path)):
+                    dest = _dest(words) or next((w for w in words[1:] if "@" in w), "the network")
+                    self.flow(
+                        "secret-network",
+                        "critical",
+                        line,
+                        f"reads {s} and sends it to {dest}",
+                        Source(s, line, True),
+                    )
+                continue
             if KERNEL_PATH.match(path):
                 body = self.text(n)
                 sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
@@ -317,6 +381,7 @@ class _Reader:
             if sub is not None:
                 sub.assembled.clear()
                 self.facts.extend(sub, line - 1)
+        self.inline_code(name, words, line)
         # downloads to a file, then running that file
         if name in ("curl", "wget"):
             out = _output_file(words)
@@ -377,11 +442,90 @@ class _Reader:
                     f"downloads {url} to {script} and runs it",
                     Source(f"downloads {url} to {script}", dline, True),
                 )
+        elif name in _MAILERS:
+            for w in words[1:]:
+                if not w.startswith("-") and (s := secret_path(w)):
+                    dest = next((x for x in words[1:] if "@" in x), None) or "a mail server"
+                    self.flow(
+                        "secret-network",
+                        "critical",
+                        line,
+                        f"reads {s} and mails it to {dest}",
+                        Source(s, line, True),
+                    )
+                    break
+        elif name in _COPIERS and self.staged is None:
+            for w in words[1:-1] if name != "cat" else ():
+                if not w.startswith("-") and (s := secret_path(w)):
+                    self.staged = Source(s, line, True, how=f"copies {s} with {name}")
+                    break
+        elif name == "git" and "push" in words[1:] and self.staged is not None:
+            dest = _dest(words) or "the repository's remote"
+            self.flow(
+                "secret-network",
+                "critical",
+                line,
+                f"pushes {self.staged.what} with git to {dest}",
+                self.staged,
+            )
+        elif name == "find":
+            self.find(words, line)
+        elif name == "shred":
+            for w in words[1:]:
+                if not w.startswith("-") and (HOME_DATA.match(w) or DESTROY_TARGET.match(w)):
+                    self.flow("destruction", "high", line, f"overwrites and deletes files under {w}", None)
+                    break
         elif name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:]):
             for w in words[1:]:
-                if not w.startswith("-") and DESTROY_TARGET.match(w):
+                if not w.startswith("-") and (DESTROY_TARGET.match(w) or HOME_DATA.match(w)):
                     self.flow("destruction", "high", line, f"recursively deletes {w}", None)
                     break
+
+    def find(self, words: list[str], line: int) -> None:
+        """`find ROOTS ... -delete` / `-exec rm|shred` over the home directory or its data folders."""
+        roots = []
+        for w in words[1:]:
+            if w.startswith(("-", "(", "!")):
+                break
+            roots.append(w)
+        tail = words[1 + len(roots) :]
+        kills = "-delete" in tail or any(
+            w in ("-exec", "-execdir", "-ok") and i + 1 < len(tail) and _base(tail[i + 1]) in _ERASERS
+            for i, w in enumerate(tail)
+        )
+        if not kills or any(
+            w in _NARROWING and i + 1 < len(tail) and tail[i + 1].strip("'\"") not in ("*", "")
+            for i, w in enumerate(tail)
+        ):
+            return  # `find ~/Downloads -name '*.part' -delete` removes chosen files, not the folder's contents
+        for r in roots:
+            if DESTROY_TARGET.match(r) or HOME_DATA.match(r):
+                self.flow("destruction", "high", line, f"deletes every matching file under {r}", None)
+                return
+
+    def inline_code(self, name: str, words: list[str], line: int) -> None:
+        """`node -e CODE` / `python -c CODE`: the program on the command line is read as code."""
+        if self.depth >= MAX_DEPTH or len(words) < 3:
+            return
+        got = None
+        if name in ("node", "nodejs", "bun", "deno") and words[1] in (
+            "-e",
+            "--eval",
+            "-p",
+            "--print",
+            "eval",
+        ):
+            from skillyard.install.scanner import _js
+
+            got = _js.analyse(words[2])
+        elif name.startswith("python") and words[1] == "-c":
+            from skillyard.install.scanner import _python
+
+            got = _python.analyse(words[2])
+        if got is not None:
+            got.assembled.clear()
+            got.shell.clear()
+            self.facts.extend(got, line - 1)
 
     def flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
         self.facts.flows.append(flow(kind, sev, line, text, src))
@@ -423,6 +567,30 @@ class _Reader:
                 steps = (*src.steps(), (line, f"passes it to {name}()", None), (fl.line, said, where))
                 self.facts.flows.append(Flow(fl.kind, sev, line, f"{said} (through {name}())", steps))
             return
+
+
+#: `find` tests that pick some files out of a tree (a deletion then is a clean-up, not a wipe).
+_NARROWING = {
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-regex",
+    "-iregex",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-newer",
+    "-size",
+    "-empty",
+    "-user",
+    "-links",
+}
+#: Programs that delete or overwrite the files `find -exec` hands them.
+_ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
 
 
 def _commands(node: Any) -> list[Any]:
