@@ -25,9 +25,9 @@ from skillyard.fsread import open_under, read_under
 from skillyard.mcp.catalog import CatalogError, SkillCatalog
 from skillyard.model import MAX_DOC_BYTES, SKIPPED_DIRS, Skill
 from skillyard.parsing import load_body
-from skillyard.parsing.files import doc_ids, list_docs, read_doc
 from skillyard.registry import Registry
 from skillyard.session import Session
+from skillyard.skill_files import doc_ids, list_docs, read_doc
 from skillyard.tools import Toolkit
 
 CANARY = "CANARY-7d1f0c-outside-the-skill"

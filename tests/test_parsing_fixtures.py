@@ -9,8 +9,8 @@ import pytest
 
 from skillyard.model import Skill
 from skillyard.parsing import find_skill_file, load_body, parse_skill
-from skillyard.parsing.files import list_docs
 from skillyard.parsing.text import CHUNK, read_head
+from skillyard.skill_files import list_docs
 from skillyard.validate import validate_skill_dir
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parsing"

@@ -10,8 +10,8 @@ import pytest
 
 from skillyard.model import Diagnostic, Skill
 from skillyard.parsing import find_skill_file, load_body, parse_frontmatter, parse_skill, split_frontmatter
-from skillyard.parsing.files import list_docs
 from skillyard.parsing.text import CHUNK, MAX_FRONTMATTER
+from skillyard.skill_files import list_docs
 
 
 def write(tmp_path: Path, content: str | bytes, name: str = "my-skill", filename: str = "SKILL.md") -> Path:

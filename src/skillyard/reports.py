@@ -10,8 +10,8 @@ from typing import Any
 
 from skillyard.eligibility import install_hints
 from skillyard.model import Eligibility, Skill
-from skillyard.parsing.files import list_docs
 from skillyard.registry import Registry
+from skillyard.skill_files import list_docs
 
 __all__ = [
     "FILTERS",

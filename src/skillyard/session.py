@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard.fsread import read_regular_file
 from skillyard.parsing import load_body
-from skillyard.parsing.files import doc_ids, list_docs, read_doc
+from skillyard.skill_files import doc_ids, list_docs, read_doc
 
 if TYPE_CHECKING:
     from skillyard.model import Skill

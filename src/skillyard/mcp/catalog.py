@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from skillyard.fsread import open_under, read_under
 from skillyard.model import SKIPPED_DIRS, Skill
-from skillyard.parsing.files import list_files
+from skillyard.skill_files import list_files
 
 if TYPE_CHECKING:
     from skillyard.registry import Registry

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from skillyard.parsing.files import list_docs
 from skillyard.session import ALL_DOCS, order_docs, read_docs
+from skillyard.skill_files import list_docs
 from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text
 from skillyard.tools.common import Unavailable, name_property, usable_skill
 
