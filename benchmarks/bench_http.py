@@ -30,6 +30,7 @@ alike; prints each one's p50/p99/CPU per call and the ratios.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import secrets
 import socket
@@ -326,6 +327,11 @@ async def main() -> int:
             for mode in ("auto", "legacy"):
                 await run_era(url, token, mode, 2, 1.0, args.skills)
             before = rss_kib(proc.pid)
+            # The clients stand in for agents on other machines: their own full
+            # collections (70+ ms here, walking the SDK's imports) would be
+            # counted as server latency, so freeze what the warm-up built.
+            gc.collect()
+            gc.freeze()
             print(
                 f"server: {args.skills} skills, --auth-token-file{' --stateless' if args.stateless else ''}; "
                 f"{args.clients} clients, {seconds:.0f} s per era, "

@@ -188,6 +188,7 @@ def serve(
             log.info("not served via the Skills extension: %s (%s)", skill.name, reason)
     try:
         if transport == "stdio":
+            _freeze_start_up_objects()
             server.run("stdio")
         else:
             import uvicorn
@@ -203,6 +204,7 @@ def serve(
             )
             if verifier is not None:
                 log.info("HTTP requests need a bearer token (%s)", type(verifier).__name__)
+            _freeze_start_up_objects()
             uvicorn.Server(
                 uvicorn.Config(
                     app, host=host.strip("[]"), port=port, log_level=level.lower(), server_header=False
@@ -212,3 +214,18 @@ def serve(
         pass
     finally:
         server.close()  # workspaces of every client session go now, not whenever the process is collected
+
+
+def _freeze_start_up_objects() -> None:
+    """Keep the collector's full passes off what start-up built.
+
+    Imports, the registry and the server live as long as this process; left
+    in the collector's oldest generation, every full collection walks them
+    again and stalls each request in flight meanwhile (docs/performance.md,
+    "Serving"). This is the serving process's own choice: the library never
+    touches the collector.
+    """
+    import gc
+
+    gc.collect()
+    gc.freeze()
