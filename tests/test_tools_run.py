@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from skillyard.config import Config, ExecutionSettings, SkillOverride
 from skillyard.registry import Registry
@@ -108,3 +110,48 @@ def test_sandbox_when_available(tmp_path: Path, make_skill: Any) -> None:
         )
         assert not err, data
         assert data["stdout"] == "hello from script\nro\n"
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 10**6),
+    st.text(max_size=8),
+    st.lists(st.one_of(st.text(max_size=4), st.integers()), max_size=3),
+    st.dictionaries(
+        st.sampled_from(["A", "1BAD", "from", "mode", "max_files", "x"]), st.text(max_size=4), max_size=2
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def shared_kit(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    skill = tmp_path_factory.mktemp("one-check") / "skills" / "echoer"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: echoer\ndescription: Echoes things\n---\nEcho.\n")
+    root = skill.parent
+    with Toolkit(Registry.from_roots([root], Config()), tools=["skill_run"]) as kit:
+        yield kit
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.dictionaries(
+        st.sampled_from(["command", "cwd", "env", "inputs", "outputs", "timeout", "output_files", "zz"]),
+        _VALUES,
+        max_size=4,
+    )
+)
+def test_one_check_one_wording(shared_kit: Toolkit, extra: dict[str, Any]) -> None:
+    """skill_run arguments are checked once, against RUN_ARGUMENTS_SCHEMA: the tool refuses exactly what
+    `RunRequest.from_arguments` refuses, in the same words (the tool drops nulls first, as for every tool)."""
+    from skillyard.execution import RunRequest
+
+    args = {"skill": "echoer", **{k: v for k, v in extra.items() if v is not None}}
+    assume(not isinstance(args.get("env"), list))  # the tool also takes strict mode's [{name, value}] for env
+    try:
+        RunRequest.from_arguments(args)
+    except ValueError as e:
+        data, err = run(shared_kit, **args)
+        assert err and data["error"] == f"invalid arguments: {e}"
+    # a valid request would run a command: the runs above cover that path

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillyard.registry import Registry
+from skillyard.schema_check import compile_schema
 from skillyard.session import Session
 from skillyard.tools import BUILTIN_TOOLS, Toolkit, ToolResult
-from skillyard.tools.schema import compile_schema
 
 
 @pytest.fixture(scope="module")
@@ -137,6 +137,31 @@ def test_compile_schema_messages() -> None:
     assert check({"o": {"k": 1}}, "") == "field 'o.k' must be a string, got integer"
     assert check([], "") == "the arguments must be an object, got array"
     assert check({"n": 2, "s": "ab", "l": ["x"], "o": {"k": "v"}}, "") is None
+
+
+def test_compile_schema_patterns_and_names() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "u": {"type": "string", "pattern": "^https://", "description": "an https URL"},
+            "e": {"type": "object", "maxProperties": 2, "propertyNames": {"pattern": "^[A-Z]+$"}},
+        },
+    }
+    check = compile_schema(schema)
+    assert (
+        check({"u": "ftp://x"}, "") == "field 'u' does not match '^https://' (an https URL) (got 'ftp://x')"
+    )
+    assert check({"e": {"A": 1, "B": 2, "C": 3}}, "") == "field 'e' has too many entries (3, at most 2)"
+    assert check({"e": {"a": 1}}, "") == "field 'e' has an invalid name 'a' (names must match '^[A-Z]+$')"
+    for good in ({"u": "https://x"}, {"e": {"AB": 1}}, {}):
+        assert check(good, "") is None
+    for value in (
+        {"u": "ftp://x"},
+        {"e": {"A": 1, "B": 2, "C": 3}},
+        {"e": {"a": 1}},
+        {"u": "https://x", "e": {}},
+    ):
+        assert (check(value, "") is None) == jsonschema.Draft202012Validator(schema).is_valid(value)
 
 
 _json_scalars = st.one_of(

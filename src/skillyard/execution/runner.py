@@ -59,6 +59,7 @@ from skillyard.execution.workspace import (
     validate_skill_name,
 )
 from skillyard.model import Skill
+from skillyard.schema_check import compile_schema
 
 DEFAULT_OUTPUT_BYTES = 64 * KiB
 #: Extra bytes captured past the cap so scrubbing sees whole secrets before truncation.
@@ -82,8 +83,9 @@ def _globs(description: str | None = None) -> dict[str, Any]:
     return {**schema, "description": description} if description else schema
 
 
-#: JSON schema of the skill_run arguments, limits included: `RunRequest.from_arguments` reads every
-#: limit from here, and the `skill_run` tool advertises it with an enum of skill names added.
+#: JSON schema of the skill_run arguments, limits included: the one check of a call's arguments
+#: (`RunRequest.from_arguments`, or the skill_run tool's dispatcher before `from_checked`), and what
+#: the `skill_run` tool advertises, with an enum of skill names added.
 RUN_ARGUMENTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -136,11 +138,8 @@ RUN_ARGUMENTS_SCHEMA: dict[str, Any] = {
     "required": ["skill", "command"],
     "additionalProperties": False,
 }
-_ARGS = RUN_ARGUMENTS_SCHEMA["properties"]
-_INPUT = _ARGS["inputs"]["items"]["properties"]
-_OUTPUT = _ARGS["outputs"]["properties"]
-_ENV_NAME = re.compile(_ARGS["env"]["propertyNames"]["pattern"])
-_INPUT_SCHEME = re.compile(_INPUT["from"]["pattern"])
+_check_arguments = compile_schema(RUN_ARGUMENTS_SCHEMA)
+_ENV_NAME = re.compile(RUN_ARGUMENTS_SCHEMA["properties"]["env"]["propertyNames"]["pattern"])
 #: The most output collection a request can ask for; larger values are lowered to these.
 _OUTPUT_CEILINGS = {"max_files": 10_000, "max_file_bytes": 256 * MiB, "max_total_bytes": 1024 * MiB}
 
@@ -167,115 +166,30 @@ class OutputSpec:
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES
 
 
-# Each reader below checks one kind of argument against its schema node, in the runner's words.
+def _without_nul(value: Any, where: str) -> None:
+    """What the schema cannot say: no string in the arguments, key or value, holds a NUL byte."""
+    if isinstance(value, str):
+        if "\0" in value:
+            raise ValueError(f"{where} must not contain NUL bytes")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _without_nul(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _without_nul(item, f"{where}[{i}]")
 
 
-def _no_unknown(d: Mapping[str, Any], known: Mapping[str, Any], what: str) -> None:
-    unknown = sorted(str(k) for k in d if k not in known)
-    if unknown:
-        raise ValueError(f"{what}: {', '.join(unknown)}")
-
-
-def _str(d: Mapping[str, Any], key: str, schema: Mapping[str, Any], *, required: bool = False) -> str | None:
-    v = d.get(key)
-    if v is None:
-        if required:
-            raise ValueError(f"{key} is required")
-        return None
-    if not isinstance(v, str):
-        raise ValueError(f"{key} must be a string")
-    if "\0" in v:
-        raise ValueError(f"{key} must not contain NUL bytes")
-    if len(v) > schema["maxLength"]:
-        raise ValueError(f"{key} is too long (max {schema['maxLength']} characters)")
-    return v
-
-
-def _bool(d: Mapping[str, Any], key: str) -> bool:
-    v = d.get(key, False)
-    if v is not None and not isinstance(v, bool):
-        raise ValueError(f"{key} must be a boolean")
-    return bool(v)
-
-
-def _patterns(v: Any, key: str, schema: Mapping[str, Any]) -> tuple[str, ...]:
-    if v is None:
-        return ()
-    v = [v] if isinstance(v, str) else v
-    if not isinstance(v, list) or not all(isinstance(p, str) for p in v):
-        raise ValueError(f"{key} must be a list of glob strings")
-    if len(v) > schema["maxItems"]:
-        raise ValueError(f"{key} has too many patterns (max {schema['maxItems']})")
-    longest = schema["items"]["maxLength"]
-    if any(len(p) > longest or "\0" in p for p in v):
-        raise ValueError(f"{key} entries must be at most {longest} characters without NUL bytes")
-    return tuple(v)
-
-
-def _env(v: Any) -> dict[str, str]:
-    schema = _ARGS["env"]
-    if not isinstance(v, Mapping):
-        raise ValueError("env must be an object of string values")
-    if len(v) > schema["maxProperties"]:
-        raise ValueError(f"env has too many variables (max {schema['maxProperties']})")
-    longest = schema["additionalProperties"]["maxLength"]
-    env: dict[str, str] = {}
-    for k, value in v.items():
-        if not isinstance(k, str) or not _ENV_NAME.match(k):
-            raise ValueError(f"invalid environment variable name: {k!r}")
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            raise ValueError(f"env.{k} must be a string")
-        env[k] = str(value)
-        if "\0" in env[k] or len(env[k]) > longest:
-            raise ValueError(f"env.{k} must be at most {longest} characters without NUL bytes")
-    return env
-
-
-def _timeout(v: Any) -> float | None:
-    most = _ARGS["timeout"]["maximum"]
-    if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= most):
-        raise ValueError(f"timeout must be a number of seconds in (0, {most:g}]")
-    return None if v is None else float(v)
-
-
-def _inputs(v: Any) -> tuple[InputSpec, ...]:
-    if not isinstance(v, list):
-        raise ValueError("inputs must be a list of {from, to, mode} objects")
-    if len(v) > _ARGS["inputs"]["maxItems"]:
-        raise ValueError(f"too many inputs (max {_ARGS['inputs']['maxItems']})")
-    inputs: list[InputSpec] = []
-    for i, item in enumerate(v):
-        if not isinstance(item, Mapping):
-            raise ValueError(f"inputs[{i}] must be an object with 'from'")
-        _no_unknown(item, _INPUT, f"inputs[{i}]: unknown key(s)")
-        src = _str(item, "from", _INPUT["from"], required=True) or ""
-        to = _str(item, "to", _INPUT["to"])
-        mode = _str(item, "mode", _INPUT["mode"]) or "copy"
-        if mode not in _INPUT["mode"]["enum"]:
-            raise ValueError(f"inputs[{i}].mode must be 'copy' or 'link'")
-        if not _INPUT_SCHEME.match(src):
-            raise ValueError(f"unsupported input: {src} (use artifact://, host://, workspace:// or skill://)")
-        inputs.append(InputSpec(src, to, mode))
-    return tuple(inputs)
-
-
-def _outputs(v: Any) -> OutputSpec | None:
+def _outputs(v: Mapping[str, Any] | None) -> OutputSpec | None:
     if v is None:
         return None
-    if not isinstance(v, Mapping):
-        raise ValueError("outputs must be an object")
-    _no_unknown(v, _OUTPUT, "outputs: unknown key(s)")
-    globs = _patterns(v.get("globs"), "outputs.globs", _OUTPUT["globs"])
-    inline, save = _bool(v, "inline"), _bool(v, "save")
-    name_template = _str(v, "name_template", _OUTPUT["name_template"]) or ""
-    sizes: dict[str, int] = {}  # the ones asked for; OutputSpec has the defaults
-    for key, ceiling in _OUTPUT_CEILINGS.items():
-        n = v.get(key)
-        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n <= 0):
-            raise ValueError(f"outputs.{key} must be a positive integer")
-        if n is not None:
-            sizes[key] = min(n, ceiling)
-    return OutputSpec(globs, inline, save, name_template, **sizes)
+    sizes = {key: min(v[key], ceiling) for key, ceiling in _OUTPUT_CEILINGS.items() if key in v}
+    return OutputSpec(
+        tuple(v.get("globs") or ()),
+        bool(v.get("inline")),
+        bool(v.get("save")),
+        v.get("name_template") or "",
+        **sizes,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,8 +210,8 @@ class RunRequest:
 
     @classmethod
     def from_arguments(cls, args: Mapping[str, Any] | str) -> RunRequest:
-        """skill_run arguments (a dict or its JSON text) checked against RUN_ARGUMENTS_SCHEMA, plus
-        what a schema cannot say (blank skill or command, NUL bytes); ValueError names the problem."""
+        """skill_run arguments (a dict or its JSON text) checked against RUN_ARGUMENTS_SCHEMA;
+        ValueError names the first problem, in the words the skill_run tool uses."""
         if isinstance(args, str | bytes):
             try:
                 args = json.loads(args)
@@ -305,24 +219,34 @@ class RunRequest:
                 raise ValueError(f"arguments are not valid JSON: {e}") from None
         if not isinstance(args, Mapping):
             raise ValueError("arguments must be a JSON object")
-        _no_unknown(args, _ARGS, "unknown argument(s)")
-        skill = _str(args, "skill", _ARGS["skill"], required=True) or ""
-        command = _str(args, "command", _ARGS["command"], required=True) or ""
-        for key, value in (("skill", skill), ("command", command)):
-            if not value.strip():
+        problem = _check_arguments(dict(args), "")
+        if problem:
+            raise ValueError(problem)
+        return cls.from_checked(args)
+
+    @classmethod
+    def from_checked(cls, args: Mapping[str, Any]) -> RunRequest:
+        """Arguments that already match RUN_ARGUMENTS_SCHEMA (the skill_run tool's dispatcher checked
+        them); only what a schema cannot say is checked here: a blank skill or command, NUL bytes."""
+        for key in ("skill", "command"):
+            if not args[key].strip():
                 raise ValueError(f"{key} is required")
+        for key, value in args.items():
+            _without_nul(value, key)
         return cls(
-            skill=skill,
-            command=command,
-            env=_env(args.get("env") or {}),
-            timeout=_timeout(args.get("timeout")),
-            inputs=_inputs(args.get("inputs") or []),
+            skill=args["skill"],
+            command=args["command"],
+            env=dict(args.get("env") or {}),
+            timeout=None if args.get("timeout") is None else float(args["timeout"]),
+            inputs=tuple(
+                InputSpec(i["from"], i.get("to"), i.get("mode") or "copy") for i in args.get("inputs") or ()
+            ),
             outputs=_outputs(args.get("outputs")),
-            cwd=_str(args, "cwd", _ARGS["cwd"]),
-            output_files=_patterns(args.get("output_files"), "output_files", _ARGS["output_files"]),
-            save_as_artifacts=_bool(args, "save_as_artifacts"),
-            omit_inline_content=_bool(args, "omit_inline_content"),
-            artifact_prefix=_str(args, "artifact_prefix", _ARGS["artifact_prefix"]) or "",
+            cwd=args.get("cwd"),
+            output_files=tuple(args.get("output_files") or ()),
+            save_as_artifacts=bool(args.get("save_as_artifacts")),
+            omit_inline_content=bool(args.get("omit_inline_content")),
+            artifact_prefix=args.get("artifact_prefix") or "",
         )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from skillyard.tools.schema import Check, compile_schema
+from skillyard.schema_check import Check, compile_schema
 from skillyard.tools.strict import Normalizer, normalizer
 
 if TYPE_CHECKING:

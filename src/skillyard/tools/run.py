@@ -124,7 +124,10 @@ class RunTool:
         from skillyard.execution import RunError, RunRequest
 
         try:
-            request = RunRequest.from_arguments(args)
+            request = RunRequest.from_checked(args)  # the dispatcher checked them against run_schema
+        except ValueError as e:
+            return ToolResult(_run_error("skill_run", str(e)), True, f"skill_run: {e}")
+        try:
             config = self.registry.config
             override = config.override(skill.name)
             network = override.network if override.network is not None else config.execution.network

@@ -1,13 +1,16 @@
-"""A small, fast validator for the JSON-schema subset the tools advertise.
+"""A small, fast checker for the JSON-schema subset skillyard advertises.
 
-Every tool call goes through it, so it is compiled once per schema into
-closures and answers the first problem as a sentence the model can act on
-("missing required field 'skill'"). It never raises on any input value.
-`jsonschema` stays the referee in the tests; this is the hot path.
+Every tool call goes through it (the dispatcher) and so does every
+`RunRequest.from_arguments` (the runner's one check of skill_run arguments),
+so it is compiled once per schema into closures and answers the first
+problem as a sentence the model can act on ("missing required field
+'skill'"). It never raises on any input value. `jsonschema` stays the
+referee in the tests; this is the hot path.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -131,6 +134,17 @@ def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: b
 
         checks.append(check_len)
 
+    if isinstance(schema.get("pattern"), str):
+        pattern = re.compile(schema["pattern"])
+        hint = f" ({schema['description']})" if isinstance(schema.get("description"), str) else ""
+
+        def check_pattern(v: Any, p: str) -> str | None:
+            if not isinstance(v, str) or pattern.search(v):
+                return None
+            return f"{_where(p)} does not match {pattern.pattern!r}{hint} (got {_short(v)})"
+
+        checks.append(check_pattern)
+
     items = schema.get("items")
     if isinstance(items, dict) or "maxItems" in schema:
         item_check = _compile(items, "", soft) if isinstance(items, dict) else None
@@ -149,6 +163,28 @@ def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: b
             return None
 
         checks.append(check_items)
+
+    names = schema.get("propertyNames")
+    if "maxProperties" in schema or isinstance(names, dict):
+        max_props = schema.get("maxProperties")
+        name_check = _compile(names, "", soft) if isinstance(names, dict) else None
+        rule = (
+            f"names must match {names['pattern']!r}"
+            if isinstance(names, dict) and "pattern" in names
+            else "not allowed"
+        )
+
+        def check_keys(v: Any, p: str) -> str | None:
+            if not isinstance(v, dict):
+                return None
+            if max_props is not None and len(v) > max_props:
+                return f"{_where(p)} has too many entries ({len(v)}, at most {max_props})"
+            for key in v if name_check is not None else ():
+                if name_check(key, ""):
+                    return f"{_where(p)} has an invalid name {_short(key)} ({rule})"
+            return None
+
+        checks.append(check_keys)
 
     props = schema.get("properties")
     if isinstance(props, dict) or "required" in schema or "additionalProperties" in schema:
