@@ -182,7 +182,6 @@ def rlimit_setter(limits: Limits, *, nproc_base: int = 0) -> Callable[[], None]:
 
 
 _PRLIMIT = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin")
-_SETPRIV = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
 
 
 def rlimit_argv(limits: Limits, *, nproc_base: int = 0) -> list[str] | None:
@@ -217,13 +216,6 @@ def rlimit_argv(limits: Limits, *, nproc_base: int = 0) -> list[str] | None:
     if limits.cpu_seconds:
         argv.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds}")
     return [*argv, "--"]
-
-
-def setpriv_argv(uid: int, gid: int) -> list[str] | None:
-    """A `setpriv` prefix switching to uid/gid with no supplementary groups, or None without setpriv."""
-    if not _SETPRIV:
-        return None
-    return [_SETPRIV, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
 
 
 def count_user_processes(uid: int) -> int:

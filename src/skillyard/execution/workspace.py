@@ -426,10 +426,6 @@ class WorkspaceManager:
         for sid in list(self._open):
             self.close_session(sid)
 
-    def sessions(self) -> list[str]:
-        with self._lock:
-            return sorted(self._open)
-
     def prune(self, older_than: float) -> list[Path]:
         """Remove workspaces under the root not used for `older_than` seconds (left by crashed processes)."""
         removed: list[Path] = []

@@ -8,7 +8,6 @@ A journal written before the swap lets any later operation repair the lockfile a
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import tempfile
 import time
@@ -594,6 +593,3 @@ def accept(
         lf.save()
     return {"accepted": True, "name": name, "tree_hash": th.digest, "scan": report.summary()}
 
-
-def result_json(result: InstallResult) -> str:
-    return json.dumps(result.to_dict(), indent=2, ensure_ascii=False)

@@ -222,7 +222,6 @@ class SkillyardServer(MCPServer):
         self._lists: tuple[int, int, int] | None = None
         self._notify_lock = anyio.Lock()
         self._watchers = 0
-        self._watch_stop: anyio.Event | None = None
         from skillyard import __version__
 
         super().__init__(
@@ -918,7 +917,6 @@ class SkillyardServer(MCPServer):
                 self._watchers -= 1
             return
         stop = anyio.Event()
-        self._watch_stop = stop
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._watch_loop, stop)
@@ -929,7 +927,6 @@ class SkillyardServer(MCPServer):
                     tg.cancel_scope.cancel()
         finally:
             self._watchers -= 1
-            self._watch_stop = None
 
 
 @asynccontextmanager
