@@ -92,3 +92,56 @@ def test_model_and_parsing_are_the_bottom() -> None:
 def test_model_reads_no_skill_text() -> None:
     """`Skill` is data: bodies are read through parsing, docs and file listings through skill_files."""
     assert _imports()["skillyard.model"] == set()
+
+
+def _runtime_imports() -> dict[str, set[str]]:
+    """Like `_imports`, without the `if TYPE_CHECKING:` blocks (annotations, never executed)."""
+    graph: dict[str, set[str]] = {}
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC.parent).with_suffix("")
+        module = ".".join(rel.parts).removesuffix(".__init__")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(n)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for stmt in block.body
+            for n in ast.walk(stmt)
+        }
+        deps = graph.setdefault(module, set())
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names if a.name.startswith("skillyard."))
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and (node.module or "").startswith("skillyard.")
+            ):
+                deps.add(node.module or "")
+    return graph
+
+
+def test_no_import_cycles_between_parts() -> None:
+    """No part of skillyard (a top-level module or package) imports, at run time and from any function,
+    a part that imports it back: the layers above hold without imports hidden inside functions."""
+    edges: dict[str, set[str]] = {}
+    for module, deps in _runtime_imports().items():
+        for dep in deps:
+            if _top(module) and _top(dep) and _top(module) != _top(dep):
+                edges.setdefault(_top(module), set()).add(_top(dep))
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            part = todo.pop()
+            if part == goal:
+                return True
+            if part not in seen:
+                seen.add(part)
+                todo.extend(edges.get(part, ()))
+        return False
+
+    cycles = sorted(f"{a} <-> {b}" for a, deps in edges.items() for b in deps if reaches(b, a))
+    assert edges and cycles == []

@@ -14,9 +14,7 @@ import re
 from collections.abc import Callable, Collection
 from typing import Any
 
-from skillyard.toml_tools.values import json_type
-
-__all__ = ["Check", "compile_schema"]
+__all__ = ["Check", "compile_schema", "json_type"]
 
 #: Check one value at a JSON pointer-ish location; returns an error sentence or None.
 Check = Callable[[Any, str], "str | None"]
@@ -32,7 +30,23 @@ _TYPE_NAMES = {
 }
 
 
-_kind = json_type  # one JSON type naming for every validation message
+def json_type(value: Any) -> str:
+    """The JSON name of a Python value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
 
 
 def _is_type(value: Any, t: str) -> bool:
@@ -82,7 +96,7 @@ def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: b
             for t in tlist:
                 if _is_type(v, t):
                     return None
-            return f"{_where(p)} must be {wanted}, got {_kind(v)}"
+            return f"{_where(p)} must be {wanted}, got {json_type(v)}"
 
         checks.append(check_type)
 

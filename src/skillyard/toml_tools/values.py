@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from skillyard.model import ToolArg
+from skillyard.schema_check import json_type
 
 #: Largest single value, in UTF-8 bytes (Linux refuses argv elements over 128 KiB).
 MAX_VALUE_BYTES = 100_000
@@ -33,25 +34,6 @@ _CONTROL_RE = re.compile(r"[\x01-\x08\x0b-\x1f\x7f-\x9f]")
 
 class ValueProblem(ValueError):
     """A value that does not fit its parameter; the message is the model-facing text."""
-
-
-def json_type(value: Any) -> str:
-    """The JSON name of a Python value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 def brief(value: Any, limit: int = 40) -> str:
