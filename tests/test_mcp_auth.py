@@ -205,6 +205,11 @@ def test_hostile_authorization_headers(static_url: str, value: str) -> None:
         )
     except httpx2.LocalProtocolError:
         return  # the client library itself refuses to send it
+    if any(ord(ch) < 0x20 and ch != "\t" or ch == "\x7f" for ch in value):
+        # Not a valid HTTP field value (RFC 9110 5.5): a strict HTTP parser (httptools, the serve
+        # extra) refuses the request itself, before any application code sees it.
+        assert resp.status_code in (400, 401), (value, resp.status_code, resp.text)
+        return
     assert resp.status_code == 401, (value, resp.status_code, resp.text)
 
 
