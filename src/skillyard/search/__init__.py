@@ -365,10 +365,9 @@ class SearchIndex:
 
 def _fingerprint(skills: Sequence[Skill], body_chars: int) -> str:
     """Names the snapshot of exactly these skills (paths, sizes and times, in order)."""
-    h = hashlib.sha256(f"{SNAPSHOT_VERSION}:{body_chars}".encode())
-    for s in skills:
-        h.update(f"\0{s.name}\0{s.path}\0{s.mtime_ns}\0{s.size}".encode("utf-8", "surrogatepass"))
-    return "index-" + h.hexdigest()[:32]
+    text = "".join([f"\0{s.name}\0{s.path}\0{s.mtime_ns}\0{s.size}" for s in skills])
+    data = f"{SNAPSHOT_VERSION}:{body_chars}{text}".encode("utf-8", "surrogatepass")
+    return "index-" + hashlib.sha256(data).hexdigest()[:32]
 
 
 def _prune(folder: Path) -> None:

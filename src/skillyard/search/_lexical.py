@@ -249,7 +249,7 @@ class LexicalIndex:
         self._free: list[int] = []
         self._pending_body: set[int] = set()
         self._body_thread: threading.Thread | None = None
-        self._norms: dict[str, list[float]] | None = None
+        self._norms: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
         self._arrays: dict[str, _dense.Postings] = {}
         for s in skills:
@@ -378,7 +378,7 @@ class LexicalIndex:
         self._invalidate()
 
     def _invalidate(self) -> None:
-        self._norms = None
+        self._norms = {}
         self._words = {}
         self._arrays = {}
 
@@ -555,16 +555,15 @@ class LexicalIndex:
 
     # ------------------------------------------------------------ scoring
 
-    def _field_norms(self) -> dict[str, list[float]]:
-        """Per field and document: weight / (1 - b + b * len / avglen), recomputed only after a change."""
-        if self._norms is None:
-            n = max(len(self._by_name), 1)
-            norms: dict[str, list[float]] = {}
-            for f, (w, b) in FIELDS.items():
-                avg = self._len_sum[f] / n or 1.0
-                norms[f] = [w / (1.0 - b + b * ln / avg) for ln in self._lens[f]]
-            self._norms = norms
-        return self._norms
+    def _field_norm(self, f: str) -> list[float]:
+        """Per document of field `f`: weight / (1 - b + b * len / avglen), computed when a query first
+        needs the field and again only after a change (a search on metadata alone computes no body norms)."""
+        norm = self._norms.get(f)
+        if norm is None:
+            w, b = FIELDS[f]
+            avg = self._len_sum[f] / max(len(self._by_name), 1) or 1.0
+            norm = self._norms[f] = [w / (1.0 - b + b * ln / avg) for ln in self._lens[f]]
+        return norm
 
     def _idf(self, term: str) -> float:
         n = len(self._by_name)
@@ -573,14 +572,13 @@ class LexicalIndex:
 
     def _term_scores(self, term: str) -> tuple[dict[int, float], frozenset[int]]:
         """Saturated BM25F score per document, and the documents matching outside the body."""
-        norms = self._field_norms()
         acc: dict[int, float] = {}
         strong: set[int] = set()
         for f in _FIELD_NAMES:
             p = self._postings[f].get(term)
             if not p:
                 continue
-            nf = norms[f]
+            nf = self._field_norm(f)
             get = acc.get
             for doc, tf in p.items():
                 acc[doc] = get(doc, 0.0) + tf * nf[doc]
