@@ -842,3 +842,33 @@ def test_a_skill_is_embedded_per_body_section_and_scored_by_its_best(
     assert ix.semantic_ready()
     cosines = dict(ix.semantic_rank("is it sunny") or [])
     assert cosines.get("field-notes", 0.0) < 0.5
+
+
+def test_british_and_american_spellings_meet(tmp_path: Path) -> None:
+    for british, american in [
+        ("analyse", "analyze"),
+        ("analysing", "analyzing"),
+        ("colour", "color"),
+        ("behaviours", "behaviors"),
+        ("catalogue", "catalog"),
+        ("organisation", "organization"),
+        ("summarise", "summarize"),
+        ("centre", "center"),
+    ]:
+        assert stem(british) == stem(american), (british, american)
+    from skillyard.search._text import american
+
+    for short in ("hour", "four", "rise", "tours", "wise"):  # too short to be read as a British ending
+        assert american(short) == short
+    logs = write_skill(tmp_path, "log-analyzer", "Analyze server logs and summarize the errors.")
+    other = write_skill(tmp_path, "colour-picker", "Pick a colour palette for a brand.")
+    ix = SearchIndex([logs, other])
+    assert names(ix.search("analyse these logs"))[:1] == ["log-analyzer"]
+    assert names(ix.search("suggest a color scheme"))[:1] == ["colour-picker"]
+
+
+def test_unit_abbreviations_read_as_the_units() -> None:
+    from skillyard.search import SYNONYMS
+
+    for short, unit in (("kg", "kilogram"), ("lbs", "pound"), ("km", "kilometer"), ("vid", "video")):
+        assert stem(unit) in SYNONYMS[stem(short)], (short, unit)

@@ -29,6 +29,7 @@ import marshal
 import math
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -78,7 +79,7 @@ SYNC_BODIES = 1500
 BODY_BATCH = 256
 MAX_QUERY_CHARS = 1000
 #: Bumped whenever tokenisation or the snapshot layout changes, so old snapshots are ignored.
-SNAPSHOT_VERSION = 3
+SNAPSHOT_VERSION = 4
 MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.
@@ -534,6 +535,7 @@ class LexicalIndex:
 
     def _index_in_background(self) -> None:
         """Read bodies outside the lock, merge them in small locked steps; searches rank on what is merged."""
+        time.sleep(0)  # let the search that started this thread hand back its answer first
         if self._snapshot_body is not None and self._merge_snapshot_body():
             return
         while True:
