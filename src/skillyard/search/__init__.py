@@ -82,8 +82,9 @@ __all__ = [
 SEMANTIC_WEIGHT = 0.5
 #: Semantic candidates considered per query (best cosine first).
 SEMANTIC_DEPTH = 30
-#: A semantic candidate below this cosine is not a candidate at all.
-SEMANTIC_FLOOR = 0.2
+#: A semantic candidate below this cosine is not a candidate at all. Low, because cosines are scaled by the
+#: best one: when every cosine is low (a terse or oddly worded request), the right skill may be at 0.15.
+SEMANTIC_FLOOR = 0.1
 #: A hit whose cosine reaches this is "strong" even when few of its words match.
 SEMANTIC_STRONG = 0.5
 #: Index snapshots kept in the cache folder (one per set of skills).
