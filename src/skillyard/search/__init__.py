@@ -92,7 +92,7 @@ KEEP_SNAPSHOTS = 8
 #: Characters of body text embedded with the name and description, and per body section.
 EMBED_BODY_CHARS = 600
 #: Body sections (of up to EMBED_BODY_CHARS each, from the start of the body) embedded per skill.
-EMBED_SECTIONS = 4
+EMBED_SECTIONS = 2
 
 
 def embedding_text(skill: Skill) -> str:
