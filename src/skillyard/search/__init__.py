@@ -147,7 +147,7 @@ class SearchIndex:
         self._cache = cache if cache is not None else EmbeddingCache(None)
         self._lock = threading.Lock()
         self._vectors: dict[str, list[list[float]]] = {}  #: name -> unit vectors of its texts
-        #: (owner name per row, numpy matrix or list of vectors), rebuilt after a change
+        #: (names, first row of each name, numpy matrix of every vector), rebuilt after a change
         self._matrix: Any = None
         self._thread: threading.Thread | None = None
         self._queries: dict[str, list[float]] = {}
@@ -274,22 +274,24 @@ class SearchIndex:
         qv = self._query_vector(query[:2000])
         if qv is None:
             return None
+        import numpy as np  # a core dependency; only imported once an embedder is in use
+
         with self._lock:
             if self._matrix is None:
-                owners: list[str] = []
-                rows: list[list[float]] = []
-                for n in self._lexical.names():
-                    for vec in self._vectors.get(n, ()):
-                        owners.append(n)
-                        rows.append(vec)
-                self._matrix = (owners, _stack(rows))
-            owners, matrix = self._matrix
-        best: dict[str, float] = {}
-        for name, sim in zip(owners, _dot(matrix, qv), strict=True):
-            if sim > best.get(name, -2.0):
-                best[name] = sim
-        ranked = sorted(best.items(), key=lambda x: (-x[1], x[0]))
-        return [(n, s) for n, s in ranked[:SEMANTIC_DEPTH] if s >= SEMANTIC_FLOOR]
+                names = [n for n in self._lexical.names() if self._vectors.get(n)]
+                counts = [len(self._vectors[n]) for n in names]
+                starts = np.cumsum([0, *counts[:-1]], dtype=np.intp)
+                rows = [vec for n in names for vec in self._vectors[n]]
+                self._matrix = (names, starts, np.asarray(rows, dtype=np.float32))
+            names, starts, matrix = self._matrix
+        if not names:
+            return []
+        # each skill's cosine is the best of its texts' (its rows are contiguous, from starts[i])
+        sims = np.maximum.reduceat(matrix @ np.asarray(qv, dtype=np.float32), starts)
+        keep = min(len(names), 2 * SEMANTIC_DEPTH)  # room for ties at the cut, broken by name below
+        top = np.argpartition(-sims, keep - 1)[:keep]
+        ranked = sorted(((names[i], float(sims[i])) for i in top.tolist()), key=lambda x: (-x[1], x[0]))
+        return [(n, c) for n, c in ranked[:SEMANTIC_DEPTH] if c >= SEMANTIC_FLOOR]
 
     # ------------------------------------------------------------ query
 
@@ -391,24 +393,6 @@ def _restore(path: Path, skills: Sequence[Skill], body_chars: int) -> LexicalInd
 def _unit(vec: Sequence[float]) -> list[float]:
     norm = sum(x * x for x in vec) ** 0.5
     return [float(x) / norm for x in vec] if norm > 0 else [0.0 for _ in vec]
-
-
-def _stack(vectors: list[list[float]]) -> Any:
-    try:
-        import numpy as np
-    except ImportError:
-        return vectors
-    return np.asarray(vectors, dtype=np.float32) if vectors else np.zeros((0, 1), dtype=np.float32)
-
-
-def _dot(matrix: Any, vec: list[float]) -> list[float]:
-    if isinstance(matrix, list):
-        return [sum(a * b for a, b in zip(row, vec, strict=False)) for row in matrix]
-    import numpy as np
-
-    if matrix.shape[0] == 0:
-        return []
-    return (matrix @ np.asarray(vec, dtype=np.float32)).tolist()
 
 
 def embedder_spec(settings: Any = None) -> str:
