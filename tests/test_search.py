@@ -804,3 +804,71 @@ def test_the_lead_is_the_prose_outside_code_blocks(blocks: list[tuple[bool, str]
     assert whole == body and len(lead) <= LEAD_CHARS
     assert "codeword" not in lead and "unclosed" not in lead
     assert all(f"proseword{i} " in lead for i, (is_code, _f) in enumerate(blocks) if not is_code)
+
+
+def test_a_skill_is_embedded_per_body_section_and_scored_by_its_best(
+    tmp_path: Path, embeddings: _Embeddings
+) -> None:
+    from skillyard.search import (
+        EMBED_BODY_CHARS,
+        EMBED_SECTIONS,
+        embedding_text,
+        embedding_texts,
+        make_embedder,
+    )
+
+    filler = " ".join(["notes"] * 150)  # 900 characters about nothing the toy model knows
+    late = write_skill(
+        tmp_path,
+        "field-notes",
+        "Keep field notes.",
+        f"# Notes\n\n{filler}\n\n## Rain\numbrella umbrella forecast\n",
+    )
+    texts = embedding_texts(late)
+    assert texts[0] == embedding_text(late) and texts[1] == "field-notes: Keep field notes."
+    sections = texts[2:]
+    assert 2 <= len(sections) <= EMBED_SECTIONS and len(set(texts)) == len(texts)
+    assert all(len(s) <= len("field-notes: ") + EMBED_BODY_CHARS for s in sections)
+    assert "umbrella" not in texts[0] and "umbrella" in sections[-1]
+    other = write_skill(tmp_path, "photo-album", "Sort pictures into albums.")
+    ix = SearchIndex([late, other], embedder=make_embedder("openai:toy", base_url=embeddings.url, api_key=""))
+    ix.embed_skills()
+    ranked = ix.semantic_rank("is it sunny")
+    assert ranked is not None and ranked[0][0] == "field-notes" and ranked[0][1] > 0.9
+    # an update drops the replaced skill's vectors; the next embedding pass gives it new ones
+    ix.update([write_skill(tmp_path, "field-notes", "Keep field notes.", "Snapshots of birds.")], [])
+    assert not ix.semantic_ready()
+    ix.embed_skills()
+    assert ix.semantic_ready()
+    cosines = dict(ix.semantic_rank("is it sunny") or [])
+    assert cosines.get("field-notes", 0.0) < 0.5
+
+
+def test_british_and_american_spellings_meet(tmp_path: Path) -> None:
+    for british, american in [
+        ("analyse", "analyze"),
+        ("analysing", "analyzing"),
+        ("colour", "color"),
+        ("behaviours", "behaviors"),
+        ("catalogue", "catalog"),
+        ("organisation", "organization"),
+        ("summarise", "summarize"),
+        ("centre", "center"),
+    ]:
+        assert stem(british) == stem(american), (british, american)
+    from skillyard.search._text import american
+
+    for short in ("hour", "four", "rise", "tours", "wise"):  # too short to be read as a British ending
+        assert american(short) == short
+    logs = write_skill(tmp_path, "log-analyzer", "Analyze server logs and summarize the errors.")
+    other = write_skill(tmp_path, "colour-picker", "Pick a colour palette for a brand.")
+    ix = SearchIndex([logs, other])
+    assert names(ix.search("analyse these logs"))[:1] == ["log-analyzer"]
+    assert names(ix.search("suggest a color scheme"))[:1] == ["colour-picker"]
+
+
+def test_unit_abbreviations_read_as_the_units() -> None:
+    from skillyard.search import SYNONYMS
+
+    for short, unit in (("kg", "kilogram"), ("lbs", "pound"), ("km", "kilometer"), ("vid", "video")):
+        assert stem(unit) in SYNONYMS[stem(short)], (short, unit)

@@ -7,9 +7,12 @@ some skill shares a word with the request. Each hit carries `confidence`:
 "strong" when the skill explains most of the request, "weak" otherwise.
 
 With an embedder (`_embed`), skills are embedded in a background thread, in
-batches, through an on-disk cache keyed by content hash. Until every skill has
-a vector, searches stay lexical (they never wait for embeddings); then the
-lexical and semantic scores are blended, each scaled to its best candidate.
+batches, through an on-disk cache keyed by content hash. A skill has several
+vectors (its description, its description with the start of its body, and
+sections of its body) and its cosine is the best of them. Until every skill has
+its vectors, searches stay lexical (they never wait for embeddings); then the
+lexical and semantic scores are blended, each scaled to its best candidate, the
+lexical half by how much of the request its best hit explains.
 Figures and the tuning set: docs/search.md.
 """
 
@@ -59,6 +62,10 @@ __all__ = [
     "SearchIndex",
     "build_index",
     "embedder_spec",
+    "embedding_text",
+    "embedding_texts",
+    "EMBED_BODY_CHARS",
+    "EMBED_SECTIONS",
     "index_from_settings",
     "make_embedder",
     "parse_spec",
@@ -68,25 +75,51 @@ __all__ = [
     "SYNONYMS",
 ]
 
-#: Score blending: (1 - SEMANTIC_WEIGHT) * lexical score / best lexical score
-#: + SEMANTIC_WEIGHT * (cosine - lowest candidate cosine) / (best cosine - lowest candidate cosine).
+#: Score blending: (1 - SEMANTIC_WEIGHT) * trust * lexical score / best lexical score
+#: + SEMANTIC_WEIGHT * cosine / best cosine, where trust = min(1, coverage of the best lexical hit /
+#: STRONG_COVERAGE): when the lexical ranker's own best hit explains little of the request, its order
+#: says little too.
 SEMANTIC_WEIGHT = 0.5
 #: Semantic candidates considered per query (best cosine first).
 SEMANTIC_DEPTH = 30
-#: A semantic candidate below this cosine is not a candidate at all.
-SEMANTIC_FLOOR = 0.2
+#: A semantic candidate below this cosine is not a candidate at all. Low, because cosines are scaled by the
+#: best one: when every cosine is low (a terse or oddly worded request), the right skill may be at 0.15.
+SEMANTIC_FLOOR = 0.1
 #: A hit whose cosine reaches this is "strong" even when few of its words match.
 SEMANTIC_STRONG = 0.5
 #: Index snapshots kept in the cache folder (one per set of skills).
 KEEP_SNAPSHOTS = 8
-#: Characters of body text embedded with the name and description.
+#: Characters of body text embedded with the name and description, and per body section.
 EMBED_BODY_CHARS = 600
+#: Body sections (of up to EMBED_BODY_CHARS each, from the start of the body) embedded per skill.
+EMBED_SECTIONS = 2
 
 
 def embedding_text(skill: Skill) -> str:
-    """What a skill is embedded as: name, description and the start of its body."""
+    """A skill's main embedded text: name, description and the start of its body."""
     head = " ".join(body_head(skill, EMBED_BODY_CHARS).split())
     return f"{skill.name}: {_as_text(skill.description)}\n{head}"
+
+
+def embedding_texts(skill: Skill) -> list[str]:
+    """Every text a skill is embedded as: the main text, the name and description alone, and the name
+    with each section of the body. A request may match what a skill's description says or what one part
+    of its body explains; one vector of everything blurs both, the best of several keeps each."""
+    words = body_head(skill, EMBED_BODY_CHARS * EMBED_SECTIONS).split()
+    sections: list[str] = []
+    current: list[str] = []
+    size = 0
+    for w in words:
+        if size + len(w) > EMBED_BODY_CHARS and current:
+            sections.append(" ".join(current))
+            current, size = [], 0
+        current.append(w)
+        size += len(w) + 1
+    if current:
+        sections.append(" ".join(current))
+    texts = [embedding_text(skill), f"{skill.name}: {_as_text(skill.description)}"]
+    texts.extend(f"{skill.name}: {section}" for section in sections)
+    return list(dict.fromkeys(texts))
 
 
 class SearchIndex:
@@ -113,8 +146,9 @@ class SearchIndex:
         self.embedder = embedder
         self._cache = cache if cache is not None else EmbeddingCache(None)
         self._lock = threading.Lock()
-        self._vectors: dict[str, tuple[str, list[float]]] = {}  #: name -> (text key, unit vector)
-        self._matrix: Any = None  #: (names, numpy matrix or list of vectors), rebuilt after a change
+        self._vectors: dict[str, list[list[float]]] = {}  #: name -> unit vectors of its texts
+        #: (names, first row of each name, numpy matrix of every vector), rebuilt after a change
+        self._matrix: Any = None
         self._thread: threading.Thread | None = None
         self._queries: dict[str, list[float]] = {}
         #: why semantic search is off (an embedder that failed), or None
@@ -187,26 +221,31 @@ class SearchIndex:
 
         try:
             while True:
-                todo: list[tuple[str, str, str]] = []
+                todo: list[tuple[str, list[str]]] = []  #: (name, cache keys of its texts)
+                texts: dict[str, str] = {}  #: cache key -> text
                 for name in self._missing_vectors():
                     skill = self._lexical.skill(name)
                     if skill is not None:
-                        text = embedding_text(skill)
-                        todo.append((name, EmbeddingCache.key(embedder.model_id, text), text))
+                        keys = []
+                        for text in embedding_texts(skill):
+                            key = EmbeddingCache.key(embedder.model_id, text)
+                            texts[key] = text
+                            keys.append(key)
+                        todo.append((name, keys))
                 if not todo:
                     return
-                cached = self._cache.get_many([k for _n, k, _t in todo])
-                fresh = [(n, k, t) for n, k, t in todo if k not in cached]
+                cached = self._cache.get_many(list(texts))
+                fresh = [(k, t) for k, t in texts.items() if k not in cached]
                 for i in range(0, len(fresh), BATCH):
                     batch = fresh[i : i + BATCH]
-                    vecs = embedder.embed([t for _n, _k, t in batch])
-                    got = {k: _unit(v) for (_n, k, _t), v in zip(batch, vecs, strict=True)}
+                    vecs = embedder.embed([t for _k, t in batch])
+                    got = {k: _unit(v) for (k, _t), v in zip(batch, vecs, strict=True)}
                     self._cache.put_many(got)
                     cached.update(got)
                 with self._lock:
-                    for name, key, _t in todo:
-                        if key in cached and self._lexical.skill(name) is not None:
-                            self._vectors[name] = (key, cached[key])
+                    for name, keys in todo:
+                        if all(k in cached for k in keys) and self._lexical.skill(name) is not None:
+                            self._vectors[name] = [cached[k] for k in keys]
                     self._matrix = None
         except Exception as e:  # a broken embedder leaves search lexical, and says why
             self.semantic_error = f"{type(e).__name__}: {e}"
@@ -225,8 +264,8 @@ class SearchIndex:
         return vec
 
     def semantic_rank(self, query: str) -> list[tuple[str, float]] | None:
-        """(name, cosine) best first, or None while vectors are missing (they are then computed in the
-        background and this search stays lexical)."""
+        """(name, cosine) best first, a skill's cosine being the best of its texts', or None while vectors
+        are missing (they are then computed in the background and this search stays lexical)."""
         if self.embedder is None or self.semantic_error is not None or not query.strip():
             return None
         if self._missing_vectors():
@@ -235,14 +274,24 @@ class SearchIndex:
         qv = self._query_vector(query[:2000])
         if qv is None:
             return None
+        import numpy as np  # a core dependency; only imported once an embedder is in use
+
         with self._lock:
             if self._matrix is None:
-                names = [n for n in self._lexical.names() if n in self._vectors]
-                self._matrix = (names, _stack([self._vectors[n][1] for n in names]))
-            names, matrix = self._matrix
-        sims = _dot(matrix, qv)
-        ranked = sorted(zip(names, sims, strict=True), key=lambda x: (-x[1], x[0]))
-        return [(n, s) for n, s in ranked[:SEMANTIC_DEPTH] if s >= SEMANTIC_FLOOR]
+                names = [n for n in self._lexical.names() if self._vectors.get(n)]
+                counts = [len(self._vectors[n]) for n in names]
+                starts = np.cumsum([0, *counts[:-1]], dtype=np.intp)
+                rows = [vec for n in names for vec in self._vectors[n]]
+                self._matrix = (names, starts, np.asarray(rows, dtype=np.float32))
+            names, starts, matrix = self._matrix
+        if not names:
+            return []
+        # each skill's cosine is the best of its texts' (its rows are contiguous, from starts[i])
+        sims = np.maximum.reduceat(matrix @ np.asarray(qv, dtype=np.float32), starts)
+        keep = min(len(names), 2 * SEMANTIC_DEPTH)  # room for ties at the cut, broken by name below
+        top = np.argpartition(-sims, keep - 1)[:keep]
+        ranked = sorted(((names[i], float(sims[i])) for i in top.tolist()), key=lambda x: (-x[1], x[0]))
+        return [(n, c) for n, c in ranked[:SEMANTIC_DEPTH] if c >= SEMANTIC_FLOOR]
 
     # ------------------------------------------------------------ query
 
@@ -266,18 +315,20 @@ class SearchIndex:
     def _fuse(
         self, lexical: list[tuple[str, float, float]], semantic: list[tuple[str, float]], limit: int
     ) -> list[SearchHit]:
-        """Blend the two scores, each scaled to [0, 1] over its own candidates (best = 1)."""
+        """Blend the two scores, each scaled to its best candidate (best = 1); the lexical half is scaled
+        down when its best hit explains less than STRONG_COVERAGE of the request."""
         fused: dict[str, float] = {}
         strong: dict[str, bool] = {}
         lexical = lexical[: max(SEMANTIC_DEPTH, limit)]
         top = lexical[0][1] if lexical and lexical[0][1] > 0 else 1.0
+        trust = min(1.0, lexical[0][2] / STRONG_COVERAGE) if lexical else 0.0
         for name, sc, cov in lexical:
-            fused[name] = (1.0 - SEMANTIC_WEIGHT) * sc / top
+            fused[name] = (1.0 - SEMANTIC_WEIGHT) * trust * sc / top
             strong[name] = cov >= STRONG_COVERAGE
         if semantic:
-            hi, lo = semantic[0][1], semantic[-1][1]
+            hi = semantic[0][1]
             for name, cos in semantic:
-                scaled = (cos - lo) / (hi - lo) if hi > lo else 1.0
+                scaled = cos / hi if hi > 0 else 0.0
                 fused[name] = fused.get(name, 0.0) + SEMANTIC_WEIGHT * scaled
                 strong[name] = strong.get(name, False) or cos >= SEMANTIC_STRONG
         ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:limit]
@@ -317,10 +368,9 @@ class SearchIndex:
 
 def _fingerprint(skills: Sequence[Skill], body_chars: int) -> str:
     """Names the snapshot of exactly these skills (paths, sizes and times, in order)."""
-    h = hashlib.sha256(f"{SNAPSHOT_VERSION}:{body_chars}".encode())
-    for s in skills:
-        h.update(f"\0{s.name}\0{s.path}\0{s.mtime_ns}\0{s.size}".encode("utf-8", "surrogatepass"))
-    return "index-" + h.hexdigest()[:32]
+    text = "".join([f"\0{s.name}\0{s.path}\0{s.mtime_ns}\0{s.size}" for s in skills])
+    data = f"{SNAPSHOT_VERSION}:{body_chars}{text}".encode("utf-8", "surrogatepass")
+    return "index-" + hashlib.sha256(data).hexdigest()[:32]
 
 
 def _prune(folder: Path) -> None:
@@ -343,24 +393,6 @@ def _restore(path: Path, skills: Sequence[Skill], body_chars: int) -> LexicalInd
 def _unit(vec: Sequence[float]) -> list[float]:
     norm = sum(x * x for x in vec) ** 0.5
     return [float(x) / norm for x in vec] if norm > 0 else [0.0 for _ in vec]
-
-
-def _stack(vectors: list[list[float]]) -> Any:
-    try:
-        import numpy as np
-    except ImportError:
-        return vectors
-    return np.asarray(vectors, dtype=np.float32) if vectors else np.zeros((0, 1), dtype=np.float32)
-
-
-def _dot(matrix: Any, vec: list[float]) -> list[float]:
-    if isinstance(matrix, list):
-        return [sum(a * b for a, b in zip(row, vec, strict=False)) for row in matrix]
-    import numpy as np
-
-    if matrix.shape[0] == 0:
-        return []
-    return (matrix @ np.asarray(vec, dtype=np.float32)).tolist()
 
 
 def embedder_spec(settings: Any = None) -> str:

@@ -15,6 +15,7 @@ for it.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ _lock = threading.Lock()
 
 def _import() -> None:
     global _np
+    time.sleep(0)  # let the search that started this thread hand back its answer first
     try:
         import numpy
     except ImportError:  # the plain loop stays in use

@@ -29,6 +29,7 @@ import marshal
 import math
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -78,7 +79,7 @@ SYNC_BODIES = 1500
 BODY_BATCH = 256
 MAX_QUERY_CHARS = 1000
 #: Bumped whenever tokenisation or the snapshot layout changes, so old snapshots are ignored.
-SNAPSHOT_VERSION = 3
+SNAPSHOT_VERSION = 4
 MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.
@@ -249,7 +250,7 @@ class LexicalIndex:
         self._free: list[int] = []
         self._pending_body: set[int] = set()
         self._body_thread: threading.Thread | None = None
-        self._norms: dict[str, list[float]] | None = None
+        self._norms: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
         self._arrays: dict[str, _dense.Postings] = {}
         for s in skills:
@@ -378,7 +379,7 @@ class LexicalIndex:
         self._invalidate()
 
     def _invalidate(self) -> None:
-        self._norms = None
+        self._norms = {}
         self._words = {}
         self._arrays = {}
 
@@ -534,6 +535,7 @@ class LexicalIndex:
 
     def _index_in_background(self) -> None:
         """Read bodies outside the lock, merge them in small locked steps; searches rank on what is merged."""
+        time.sleep(0)  # let the search that started this thread hand back its answer first
         if self._snapshot_body is not None and self._merge_snapshot_body():
             return
         while True:
@@ -555,16 +557,15 @@ class LexicalIndex:
 
     # ------------------------------------------------------------ scoring
 
-    def _field_norms(self) -> dict[str, list[float]]:
-        """Per field and document: weight / (1 - b + b * len / avglen), recomputed only after a change."""
-        if self._norms is None:
-            n = max(len(self._by_name), 1)
-            norms: dict[str, list[float]] = {}
-            for f, (w, b) in FIELDS.items():
-                avg = self._len_sum[f] / n or 1.0
-                norms[f] = [w / (1.0 - b + b * ln / avg) for ln in self._lens[f]]
-            self._norms = norms
-        return self._norms
+    def _field_norm(self, f: str) -> list[float]:
+        """Per document of field `f`: weight / (1 - b + b * len / avglen), computed when a query first
+        needs the field and again only after a change (a search on metadata alone computes no body norms)."""
+        norm = self._norms.get(f)
+        if norm is None:
+            w, b = FIELDS[f]
+            avg = self._len_sum[f] / max(len(self._by_name), 1) or 1.0
+            norm = self._norms[f] = [w / (1.0 - b + b * ln / avg) for ln in self._lens[f]]
+        return norm
 
     def _idf(self, term: str) -> float:
         n = len(self._by_name)
@@ -573,14 +574,13 @@ class LexicalIndex:
 
     def _term_scores(self, term: str) -> tuple[dict[int, float], frozenset[int]]:
         """Saturated BM25F score per document, and the documents matching outside the body."""
-        norms = self._field_norms()
         acc: dict[int, float] = {}
         strong: set[int] = set()
         for f in _FIELD_NAMES:
             p = self._postings[f].get(term)
             if not p:
                 continue
-            nf = norms[f]
+            nf = self._field_norm(f)
             get = acc.get
             for doc, tf in p.items():
                 acc[doc] = get(doc, 0.0) + tf * nf[doc]

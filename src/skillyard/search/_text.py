@@ -97,10 +97,51 @@ _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _VOWEL = re.compile(r"[aeiouy]")
 
 
+#: British endings and the American ones they are read as ("analyse" meets "analyze", "colour" meets
+#: "color"), longest first. Both sides are normalised, so a word spelt -ise in both varieties ("advertise")
+#: is only renamed; words shorter than MIN_SPELLING letters are left alone ("rise", "four", "hour").
+SPELLING_ENDINGS = (
+    ("isations", "izations"),
+    ("isation", "ization"),
+    ("ysing", "yzing"),
+    ("ising", "izing"),
+    ("ysers", "yzers"),
+    ("isers", "izers"),
+    ("ourite", "orite"),
+    ("ouring", "oring"),
+    ("ysed", "yzed"),
+    ("yser", "yzer"),
+    ("ised", "ized"),
+    ("iser", "izer"),
+    ("yses", "yzes"),
+    ("ises", "izes"),
+    ("oured", "ored"),
+    ("ogues", "ogs"),
+    ("ogue", "og"),
+    ("yse", "yze"),
+    ("ise", "ize"),
+    ("ours", "ors"),
+    ("our", "or"),
+    ("tres", "ters"),
+    ("tre", "ter"),
+)
+MIN_SPELLING = 6
+
+
+def american(word: str) -> str:
+    """The American spelling of a British ending, else the word unchanged."""
+    if len(word) >= MIN_SPELLING:
+        for british, us in SPELLING_ENDINGS:
+            if word.endswith(british):
+                return word[: -len(british)] + us
+    return word
+
+
 @functools.lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """A conservative suffix stripper: plural `s`/`ies`, `ing`, `ed`, final `e`; the same rules for docs and queries."""
-    w = IRREGULAR.get(word, word)
+    """A conservative suffix stripper: plural `s`/`ies`, `ing`, `ed`, final `e`, after reading British endings
+    as American ones; the same rules for docs and queries."""
+    w = american(IRREGULAR.get(word, word))
     if len(w) <= 3 or not w.isalpha():
         return w
     if w.endswith("ies") and len(w) > 4:
