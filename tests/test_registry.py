@@ -190,8 +190,8 @@ def test_reload_diff_and_only_changed_files_reparsed(tmp_path: Path, make_skill,
     import skillyard.parsing as parsing_module
 
     calls: list[str] = []
-    real = parsing_module.parse_skill
-    monkeypatch.setattr(parsing_module, "parse_skill", lambda p, s: (calls.append(str(p)), real(p, s))[1])
+    real = parsing_module.parse_skill_row  # what a scan parses each file with
+    monkeypatch.setattr(parsing_module, "parse_skill_row", lambda p, s: (calls.append(str(p)), real(p, s))[1])
 
     host.env = {"TOKEN_B": "x"}
     make_skill(tmp_path, "c")
@@ -266,8 +266,8 @@ def test_startup_cache_skips_parsing_unchanged_files(tmp_path: Path, make_skill,
     import skillyard.parsing as parsing_module
 
     calls: list[str] = []
-    real = parsing_module.parse_skill
-    monkeypatch.setattr(parsing_module, "parse_skill", lambda p, s: (calls.append(str(p)), real(p, s))[1])
+    real = parsing_module.parse_skill_row  # what a scan parses each file with
+    monkeypatch.setattr(parsing_module, "parse_skill_row", lambda p, s: (calls.append(str(p)), real(p, s))[1])
     reg = Registry([Root(root, "custom")], cache=cache_file)
     assert calls == []
     for s1 in first:
@@ -400,10 +400,10 @@ def test_second_start_sees_edits_made_while_stopped(tmp_path: Path, make_skill) 
     p.write_text(p.read_text().replace("name: b", "name: b2"))
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b2", "c"]
-    assert reg.scan.files[str(p)].built  # re-parsed, not taken from the cache
+    assert reg.scan.parsed == [str(p)]  # re-parsed, not taken from the cache
     # the cache was rewritten: a third start takes the new name without parsing
     third = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
-    assert not third.scan.files[str(p)].built and third.get("b2").description.startswith("A test skill")
+    assert third.scan.parsed == [] and third.get("b2").description.startswith("A test skill")
 
 
 def test_lazy_skills_follow_reloads(tmp_path: Path, make_skill) -> None:
@@ -485,7 +485,7 @@ def test_rows_that_could_not_be_read_are_not_saved_again(tmp_path: Path, make_sk
     assert len(out) == 0
     cache_mod.save(cache_file, out)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
-    assert sorted(reg.names()) == ["a", "b", "c"] and all(e.built for e in reg.scan.files.values())
+    assert sorted(reg.names()) == ["a", "b", "c"] and sorted(reg.scan.parsed) == sorted(reg.scan.files)
     assert len(cache_mod.load(cache_file)) == 3  # saved again, with their rows
 
 
@@ -537,7 +537,7 @@ def test_malformed_cache_columns_mean_a_cold_start(tmp_path: Path, make_skill, m
     _write_cache(cache_file, header, rows)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b", "c"]
-    assert all(e.built for e in reg.scan.files.values())  # parsed, not cached
+    assert sorted(reg.scan.parsed) == sorted(reg.scan.files)  # parsed, not cached
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import NamedTuple
 
-from skillyard.cache import Cached, Entry, diag_from_row, parse_file, walk_key
+from skillyard.cache import Cached, Entry, diag_from_row, parse_entry, walk_key
 from skillyard.config import Config
 from skillyard.model import Diagnostic
 
@@ -517,8 +517,10 @@ class Scan:
         self.order: list[Entry] = []
         self.diagnostics: list[Diagnostic] = []
         self.walks: dict[int, WalkResult] = {}
-        #: skill files the last `run` parsed (rather than keeping an entry or taking a cached row)
+        #: skill files the last `run` parsed (rather than keeping an entry or taking a cached row),
+        #: and the rows they parsed to (their entries build each `Skill` from its row when first used)
         self.parsed: list[str] = []
+        self.rows = Cached()
         #: True while some entries in `order` are still cached rows (see `build_all`)
         self.lazy = False
         #: skill files read while their mtime was within the racy window of the scan: a second
@@ -536,6 +538,7 @@ class Scan:
         update (see `_patch`), None after a full scan.
         """
         self.parsed = []
+        self.rows = Cached()
         self._racy_before = time.time_ns() - RACY_NS
         try:
             if changed is not None:
@@ -734,6 +737,7 @@ class Scan:
             self.racy.add(path)
         else:
             self.racy.discard(path)
-        skill, diags = parse_file(path, source)
-        # a tuple: the usual empty one is a shared constant, not one more object per file
-        return Entry(st, path, source, skill, tuple(diags))
+        entry = parse_entry(path, source, st, self.rows)
+        if entry.name is not None:
+            self.lazy = True
+        return entry
