@@ -66,6 +66,7 @@ def test_list_json_loads_no_heavy_module(tmp_path) -> None:
     names = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
     assert json.loads(proc.stdout)["count"] == 1
     assert _heavy(names) == []
+    assert "skillyard.toml_tools" not in names  # no skill offers SKILL.toml tools: no tool plan to make
 
 
 @pytest.mark.parametrize("name", sorted(LAZY_COMMANDS))

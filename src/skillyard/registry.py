@@ -192,7 +192,9 @@ class Registry:
     def diagnostics(self) -> list[Diagnostic]:
         """Every diagnostic of the last scan (parse problems, skills not loaded, shadowing),
         plus notes on SKILL.toml tools that were renamed or left out (`toml_tools.tool_plan`)."""
-        from skillyard.toml_tools.plan import tool_plan  # the tool layer, loaded only when asked
+        if not self.tool_skills():  # no tool to plan: the tool layer is not even loaded
+            return list(self.scan.diagnostics)
+        from skillyard.toml_tools.plan import tool_plan
 
         return [*self.scan.diagnostics, *tool_plan(self)[1]]
 
