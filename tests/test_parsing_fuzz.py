@@ -302,3 +302,21 @@ def test_arbitrary_toml_never_raises(content: bytes) -> None:
         if skill is not None:
             assert isinstance(load_body(skill), str)
         validate_skill_dir(d, strict=True)
+
+
+def test_fast_path_refuses_exactly_the_characters_yaml_does_not_print() -> None:
+    """`_REFUSED` is the complement of the characters YAML reads as printable (minus tab and
+    `\\n`, the line break the fast path splits on), checked over every code point."""
+    import re
+
+    from skillyard.parsing.frontmatter import _REFUSED
+
+    printable = re.compile(
+        "[\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff\n]"
+    )
+    text = "".join(map(chr, range(0x110000)))
+    refused = {m.start() for m in _REFUSED.finditer(text)}
+    accepted = {m.start() for m in printable.finditer(text)}
+    assert refused.isdisjoint(accepted) and len(refused) + len(accepted) == 0x110000
+    assert fast_parse("name: a\tb\n") is None and fast_parse("name: a\u2028b\n") is None
+    assert fast_parse("name: a\u00e9\U0001f600b\n") == {"name": "a\u00e9\U0001f600b"}

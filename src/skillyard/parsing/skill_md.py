@@ -326,7 +326,6 @@ def _build(
         # FileNotFoundError costs as much as the system call itself)
         if toml_sibling or (os.access(toml_path, os.F_OK) and os.path.isfile(toml_path)):
             tools, prompts = _merge_toml(toml_path, diags)
-    r = oc.requires
     opt_get = opt.get
     return (
         name,
@@ -341,7 +340,7 @@ def _build(
         opt_get("license"),
         opt_get("compatibility"),
         allowed,
-        (r.bins, r.any_bins, r.env, r.config, r.os),
+        oc.requires_row,
         install_rows(oc.install) if oc.install else (),
         oc.always,
         opt_get("disable_model_invocation", False),
