@@ -894,3 +894,29 @@ def test_a_big_scan_and_its_second_start_stay_in_this_process(tmp_path: Path) ->
     warm = Registry([Root(root, "custom")], cache=cache_file)
     assert len(cold) == len(warm) == 1200 and warm.names() == cold.names()
     assert forks == [] and threading.active_count() == threads
+
+
+def test_a_cold_scan_keeps_rows_and_builds_each_skill_as_the_parser_does(tmp_path: Path, make_skill) -> None:
+    """A first start keeps each file's parsed row: a listing builds no `Skill`, a skill built later
+    is the one `parse_skill` gives, and the rows saved as the start-up cache serve the next start."""
+    from skillyard import cache as cache_mod
+    from skillyard import reports
+    from skillyard.model import skill_to_row
+    from skillyard.parsing import parse_skill
+
+    make_skill(tmp_path, "a", extra='metadata: {"openclaw": {"emoji": "🔧", "requires": {"env": ["TOK"]}}}')
+    make_skill(tmp_path, "b", extra="license: MIT\nuser-invocable: no")
+    (tmp_path / "b" / "SKILL.toml").write_text('[[tools]]\nname = "t"\ndescription = "d"\ncommand = "echo"\n')
+    cache_file = tmp_path.parent / f"{tmp_path.name}.cache"
+    reg = Registry([Root(tmp_path, "custom")], cache=cache_file, host=no_bins_host())
+    assert sorted(reg.scan.parsed) == sorted(reg.scan.files)
+    listed = reports.list_report(reg)
+    assert [i["name"] for i in listed["skills"]] == ["a", "b"] and listed["skills"][0]["emoji"] == "🔧"
+    assert not any(e.built for e in reg.scan.files.values())  # listed from the rows alone
+    for s in reg.skills:
+        parsed, _ = parse_skill(s.path, "custom")
+        assert parsed is not None and skill_to_row(s) == skill_to_row(parsed)
+    assert [t.name for t in reg.get("b").tools] == ["t"]
+    warm = Registry([Root(tmp_path, "custom")], cache=cache_file, host=no_bins_host())
+    assert warm.scan.parsed == [] and len(cache_mod.load(cache_file)) == 2
+    assert [skill_to_row(s) for s in warm.skills] == [skill_to_row(s) for s in reg.skills]
