@@ -568,6 +568,11 @@ def test_malformed_saved_walks_mean_a_real_walk(tmp_path: Path, make_skill, walk
     _write_cache(cache_file, header, rows)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b", "c"]
+    # that start saved the cache again with the real walk, and with every row for the next start
+    from skillyard import cache as cache_mod
+
+    saved = cache_mod.load(cache_file)
+    assert sorted(cache_mod.skill_from_blob(saved.row(i)).name for i in range(len(saved))) == ["a", "b", "c"]
 
 
 def _edit(p: Path, old: str, new: str) -> None:

@@ -650,10 +650,11 @@ def save_scan(path: Path, scan: Scan) -> None:
     old = scan.cached
     if not scan.parsed and len(old) == len(scan.files) and walks == old.walks:
         return
-    parsed = scan.rows
     keep = [e for p, e in scan.files.items() if e.name is not None and p not in scan.racy]
-    if len(keep) == len(parsed) and all(e._rows is parsed for e in keep):
-        # every entry to save is a row parsed by this scan (a first start, no cache): saved as they are
+    parsed = keep[0]._rows if keep else None
+    if parsed is not None and len(parsed._parts) == len(keep) and all(e._rows is parsed for e in keep):
+        # every entry to save is a row one scan parsed (a first start without a cache), and that
+        # scan parsed nothing else: its columns are the cache as they are
         parsed.walks = walks
         save(path, parsed)
         return

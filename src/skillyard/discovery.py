@@ -517,10 +517,11 @@ class Scan:
         self.order: list[Entry] = []
         self.diagnostics: list[Diagnostic] = []
         self.walks: dict[int, WalkResult] = {}
-        #: skill files the last `run` parsed (rather than keeping an entry or taking a cached row),
-        #: and the rows they parsed to (their entries build each `Skill` from its row when first used)
+        #: skill files the last `run` parsed (rather than keeping an entry or taking a cached row)
         self.parsed: list[str] = []
-        self.rows = Cached()
+        #: where a running scan keeps the rows it parses (see `cache.parse_entry`); each entry holds
+        #: its store until its `Skill` is built, so the store goes with the last of them
+        self._rows: Cached | None = None
         #: True while some entries in `order` are still cached rows (see `build_all`)
         self.lazy = False
         #: skill files read while their mtime was within the racy window of the scan: a second
@@ -538,7 +539,7 @@ class Scan:
         update (see `_patch`), None after a full scan.
         """
         self.parsed = []
-        self.rows = Cached()
+        self._rows = Cached()
         self._racy_before = time.time_ns() - RACY_NS
         try:
             if changed is not None:
@@ -549,6 +550,7 @@ class Scan:
             return None
         finally:
             self._forced.clear()
+            self._rows = None
 
     def build_all(self) -> None:
         """Build every skill still held as a cached row."""
@@ -737,7 +739,8 @@ class Scan:
             self.racy.add(path)
         else:
             self.racy.discard(path)
-        entry = parse_entry(path, source, st, self.rows)
+        assert self._rows is not None, "entries are parsed while a scan runs"
+        entry = parse_entry(path, source, st, self._rows)
         if entry.name is not None:
             self.lazy = True
         return entry
