@@ -141,7 +141,7 @@ def main() -> int:
                 "cold": (listing, env, [str(cache)]),
                 "warm": (listing, env, None),
             },
-            max(3, args.runs // 2),
+            args.runs,
         )
         floor, cpu_floor = big["bare"], big_cpu["bare"]
         print(

@@ -126,3 +126,24 @@ def test_plain_output_to_a_pipe_loads_no_rich(tmp_path, args: list[str]) -> None
         assert "A [bold]skill[/bold]." in proc.stdout  # text, never read as markup
     if args == ["info", "nope"]:
         assert "skill not found: nope" in proc.stderr
+
+
+def test_a_listing_on_a_pipe_ends_without_the_interpreter_teardown(tmp_path) -> None:
+    """`list --json` to a pipe exits once its output is flushed (no exit handlers run); the output
+    is whole and the exit code 0. Other commands exit normally."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A skill.\n---\nbody\n")
+    code = (
+        "import atexit, sys\natexit.register(print, 'teardown', file=sys.stderr)\n"
+        "sys.argv = ['skillyard', '--root', sys.argv[1], *sys.argv[2:]]\n"
+        "from skillyard.cli import main\nmain()"
+    )
+    listing = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), "list", "--json"], capture_output=True, text=True
+    )
+    assert listing.returncode == 0 and json.loads(listing.stdout)["skills"][0]["name"] == "a"
+    assert "teardown" not in listing.stderr
+    info = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), "info", "a", "--json"], capture_output=True, text=True
+    )
+    assert info.returncode == 0 and json.loads(info.stdout)["name"] == "a" and "teardown" in info.stderr
