@@ -546,7 +546,7 @@ def parse_file(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
     """`parsing.parse_skill` of one file, imported on first use (see `parse_entry`)."""
     from skillyard.parsing import parse_skill
 
-    return parse_skill(path, source)  # type: ignore[arg-type]  # a str path is read as is
+    return parse_skill(path, source)
 
 
 _BUILD_LOCK = threading.Lock()

@@ -24,9 +24,12 @@ __all__ = [
     "Skill",
     "ToolArg",
     "ToolSpec",
+    "install_rows",
+    "pack_frontmatter",
     "skill_from_row",
     "skill_to_row",
     "summary_of_row",
+    "tool_rows",
 ]
 
 Level = Literal["error", "warning"]

@@ -66,7 +66,7 @@ def find_skill_file(directory: Path) -> Path | None:
 
 
 def parse_skill(
-    path: Path, source: str = "custom", *, toml_sibling: bool | None = None
+    path: str | Path, source: str = "custom", *, toml_sibling: bool | None = None
 ) -> tuple[Skill | None, list[Diagnostic]]:
     """Parse one skill file (SKILL.md / skill.md / SKILL.toml); never raises.
 
