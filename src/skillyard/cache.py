@@ -100,6 +100,14 @@ class Cached:
             self.rows_at = None
         return memoryview(self.data)[self.offsets[i] : self.offsets[i + 1]]
 
+    def skill(self, i: int) -> Skill:
+        """Entry i's `Skill`, built from its row. A row read from a file is checked field by field
+        first (ValueError and the like when it is not one of ours); a row this process parsed and
+        added is built as it is."""
+        if self._parts:
+            return model.skill_from_row(marshal.loads(self._parts[i]), self._shared)
+        return skill_from_blob(self.row(i), self._shared)
+
     def summary(self, i: int) -> Row | None:
         """Entry i's `summary_of` row; None when the cache holds none of the right shape."""
         if self._summaries is None:
@@ -623,7 +631,7 @@ class Entry:
         not trusted, and the file is parsed instead (same stat, so the same result as a cold start)."""
         assert self._rows is not None
         try:
-            s = skill_from_blob(self._rows.row(self._row), self._rows._shared)
+            s = self._rows.skill(self._row)
             if s.name == self.name and str(s.path) == self.path:
                 return s
         except Exception:  # rows are data from a file: anything wrong means "parse it instead"
