@@ -147,3 +147,21 @@ def test_a_listing_on_a_pipe_ends_without_the_interpreter_teardown(tmp_path) -> 
         [sys.executable, "-c", code, str(tmp_path), "info", "a", "--json"], capture_output=True, text=True
     )
     assert info.returncode == 0 and json.loads(info.stdout)["name"] == "a" and "teardown" in info.stderr
+
+
+def test_a_listing_run_through_the_group_does_not_end_a_later_main(tmp_path, monkeypatch) -> None:
+    """A listing invoked through `cli` (as CliRunner does) marks itself finished; a later `main()`
+    in the same process runs its own command and exits normally, never through `os._exit`."""
+    from click.testing import CliRunner
+
+    import skillyard.cli as cli_mod
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A skill.\n---\nbody\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert CliRunner().invoke(cli, ["--root", str(tmp_path), "list", "--json"]).exit_code == 0
+    ended: list[int] = []
+    monkeypatch.setattr(cli_mod.os, "_exit", ended.append)
+    with pytest.raises(SystemExit) as exit_info:
+        cli_mod.main(["--root", str(tmp_path), "info", "a", "--json"])
+    assert exit_info.value.code in (0, None) and ended == []

@@ -556,6 +556,7 @@ def _exit_finished() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    _FINISHED.clear()  # only this run's command decides (it may have been set through `cli` directly)
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="skillyard", standalone_mode=True)
     except SystemExit as e:
