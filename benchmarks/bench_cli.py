@@ -1,6 +1,6 @@
 """Whole `skillyard` processes, as agents and scripts start them, against floors measured in the same run.
 
-    .venv/bin/python benchmarks/bench_cli.py [--skills 10000] [--runs 11] [--keep DIR]
+    .venv/bin/python benchmarks/bench_cli.py [--skills 10000] [--runs 11] [--keep DIR] [--old SRC]
 
 Every figure is the median wall time of a fresh process; runs of the compared
 commands are interleaved, so a busy machine slows both sides of a ratio alike.
@@ -13,7 +13,9 @@ process), which waiting for a busy machine's cores does not inflate.
   Targets: <= 0.7x and <= 1.0x.
 * 10,000 skills (the corpus of bench_discovery.py): `skillyard --root DIR list
   --json` with no start-up cache (cold) and with one (warm), against a process
-  that only opens and reads every SKILL.md. Targets: <= 3.0x and <= 1.2x.
+  that only opens and reads every SKILL.md. Targets: <= 3.0x and <= 1.2x. With
+  `--old DIR` (the src/ of other code, e.g. `git archive <commit> src`), the same
+  listings importing that code take turns with them.
 """
 
 from __future__ import annotations
@@ -93,6 +95,11 @@ def main() -> int:
     ap.add_argument("--skills", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=11)
     ap.add_argument("--keep", type=Path, help="reuse/keep the corpus in this directory")
+    ap.add_argument(
+        "--old",
+        type=Path,
+        help="the src/ directory of other code: its 10,000-skill listings take turns with these",
+    )
     args = ap.parse_args()
 
     exe = str(Path(sys.executable).parent / "skillyard")
@@ -135,14 +142,17 @@ def main() -> int:
             make_corpus(root, args.skills)
             print(f"\ncorpus: {args.skills} skills in {time.perf_counter() - t:.1f}s at {root}")
         listing = [exe, "--root", str(root), "list", "--json"]
-        big, big_cpu = interleaved(
-            {
-                "bare": ([sys.executable, "-c", BARE_READ, str(root)], env, None),
-                "cold": (listing, env, [str(cache)]),
-                "warm": (listing, env, None),
-            },
-            max(3, args.runs // 2),
-        )
+        cases = {
+            "bare": ([sys.executable, "-c", BARE_READ, str(root)], env, None),
+            "cold": (listing, env, [str(cache)]),
+            "warm": (listing, env, None),
+        }
+        if args.old:  # the same command importing the other code, with a cache of its own
+            old_cache = tmp / "old-cache"
+            old_env = {**env, "PYTHONPATH": str(args.old.resolve()), "XDG_CACHE_HOME": str(old_cache)}
+            cases["old cold"] = (listing, old_env, [str(old_cache)])
+            cases["old warm"] = (listing, old_env, None)
+        big, big_cpu = interleaved(cases, args.runs)
         floor, cpu_floor = big["bare"], big_cpu["bare"]
         print(
             f"\n{'10,000 skills, whole processes':44} {'time':>9} {'x floor':>7} {'cpu':>9} {'x floor':>7}  target"
@@ -151,6 +161,11 @@ def main() -> int:
             ("floor: a process that reads every SKILL.md", "bare", ""),
             ("list --json, no start-up cache (cold)", "cold", "<= 3.0x"),
             ("list --json, with the start-up cache (warm)", "warm", "<= 1.2x"),
+            *(
+                (("the --old code, cold", "old cold", ""), ("the --old code, warm", "old warm", ""))
+                if args.old
+                else ()
+            ),
         )
         for label, k, target in rows:
             print(

@@ -66,6 +66,7 @@ def test_list_json_loads_no_heavy_module(tmp_path) -> None:
     names = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
     assert json.loads(proc.stdout)["count"] == 1
     assert _heavy(names) == []
+    assert "skillyard.toml_tools" not in names  # no skill offers SKILL.toml tools: no tool plan to make
 
 
 @pytest.mark.parametrize("name", sorted(LAZY_COMMANDS))
@@ -125,3 +126,42 @@ def test_plain_output_to_a_pipe_loads_no_rich(tmp_path, args: list[str]) -> None
         assert "A [bold]skill[/bold]." in proc.stdout  # text, never read as markup
     if args == ["info", "nope"]:
         assert "skill not found: nope" in proc.stderr
+
+
+def test_a_listing_on_a_pipe_ends_without_the_interpreter_teardown(tmp_path) -> None:
+    """`list --json` to a pipe exits once its output is flushed (no exit handlers run); the output
+    is whole and the exit code 0. Other commands exit normally."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A skill.\n---\nbody\n")
+    code = (
+        "import atexit, sys\natexit.register(print, 'teardown', file=sys.stderr)\n"
+        "sys.argv = ['skillyard', '--root', sys.argv[1], *sys.argv[2:]]\n"
+        "from skillyard.cli import main\nmain()"
+    )
+    listing = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), "list", "--json"], capture_output=True, text=True
+    )
+    assert listing.returncode == 0 and json.loads(listing.stdout)["skills"][0]["name"] == "a"
+    assert "teardown" not in listing.stderr
+    info = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), "info", "a", "--json"], capture_output=True, text=True
+    )
+    assert info.returncode == 0 and json.loads(info.stdout)["name"] == "a" and "teardown" in info.stderr
+
+
+def test_a_listing_run_through_the_group_does_not_end_a_later_main(tmp_path, monkeypatch) -> None:
+    """A listing invoked through `cli` (as CliRunner does) marks itself finished; a later `main()`
+    in the same process runs its own command and exits normally, never through `os._exit`."""
+    from click.testing import CliRunner
+
+    import skillyard.cli as cli_mod
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A skill.\n---\nbody\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert CliRunner().invoke(cli, ["--root", str(tmp_path), "list", "--json"]).exit_code == 0
+    ended: list[int] = []
+    monkeypatch.setattr(cli_mod.os, "_exit", ended.append)
+    with pytest.raises(SystemExit) as exit_info:
+        cli_mod.main(["--root", str(tmp_path), "info", "a", "--json"])
+    assert exit_info.value.code in (0, None) and ended == []

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from skillyard.model import Skill
-from skillyard.parsing import find_skill_file, load_body, parse_skill
+from skillyard.model import Skill, skill_to_row
+from skillyard.parsing import find_skill_file, load_body, parse_skill, parse_skill_row
 from skillyard.parsing.text import CHUNK, read_head
 from skillyard.skill_files import list_docs
 from skillyard.validate import validate_skill_dir
@@ -22,6 +22,7 @@ def load(name: str) -> tuple[Skill, set[str]]:
     skill, diags = parse_skill(path, source="bundled")
     assert skill is not None, diags
     json.dumps(skill.frontmatter, allow_nan=False)
+    assert parse_skill_row(path, "bundled") == (skill_to_row(skill), diags)  # what a scan keeps
     return skill, {d.code for d in diags}
 
 

@@ -10,7 +10,9 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from skillyard.parsing import load_body, parse_frontmatter, parse_skill, split_frontmatter
+from skillyard.cache import summary_of
+from skillyard.model import skill_to_row, summary_of_row
+from skillyard.parsing import load_body, parse_frontmatter, parse_skill, parse_skill_row, split_frontmatter
 from skillyard.parsing.frontmatter import STRING_FIELDS, _finish, _yaml_load, fast_parse
 from skillyard.validate import validate_skill_dir
 
@@ -200,10 +202,16 @@ def check_parse(content: bytes) -> None:
         p.write_bytes(content)
         skill, diags = parse_skill(p)
         assert skill is not None or any(x.level == "error" for x in diags)
+        row, row_diags = parse_skill_row(p)
+        assert row_diags == diags and (row is None) == (skill is None)
         if skill is not None:
             assert isinstance(skill.description, str) and skill.description
             json.dumps(skill.frontmatter, allow_nan=False)
             assert isinstance(load_body(skill), str)
+            # the row a scan keeps is the skill, field for field (its frontmatter packed again from
+            # the dicts just read), and its summary is what a listing reads of the skill
+            assert row == skill_to_row(skill)
+            assert summary_of_row(row) == summary_of(skill)
         result = validate_skill_dir(d, strict=True)
         assert result.valid == (not result.errors)
         json.dumps(result.to_dict())
@@ -302,3 +310,21 @@ def test_arbitrary_toml_never_raises(content: bytes) -> None:
         if skill is not None:
             assert isinstance(load_body(skill), str)
         validate_skill_dir(d, strict=True)
+
+
+def test_fast_path_refuses_exactly_the_characters_yaml_does_not_print() -> None:
+    """`_REFUSED` is the complement of the characters YAML reads as printable (minus tab and
+    `\\n`, the line break the fast path splits on), checked over every code point."""
+    import re
+
+    from skillyard.parsing.frontmatter import _REFUSED
+
+    printable = re.compile(
+        "[\x20-\x7e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff\n]"
+    )
+    text = "".join(map(chr, range(0x110000)))
+    refused = {m.start() for m in _REFUSED.finditer(text)}
+    accepted = {m.start() for m in printable.finditer(text)}
+    assert refused.isdisjoint(accepted) and len(refused) + len(accepted) == 0x110000
+    assert fast_parse("name: a\tb\n") is None and fast_parse("name: a\u2028b\n") is None
+    assert fast_parse("name: a\u00e9\U0001f600b\n") == {"name": "a\u00e9\U0001f600b"}

@@ -190,8 +190,8 @@ def test_reload_diff_and_only_changed_files_reparsed(tmp_path: Path, make_skill,
     import skillyard.parsing as parsing_module
 
     calls: list[str] = []
-    real = parsing_module.parse_skill
-    monkeypatch.setattr(parsing_module, "parse_skill", lambda p, s: (calls.append(str(p)), real(p, s))[1])
+    real = parsing_module.parse_skill_row  # what a scan parses each file with
+    monkeypatch.setattr(parsing_module, "parse_skill_row", lambda p, s: (calls.append(str(p)), real(p, s))[1])
 
     host.env = {"TOKEN_B": "x"}
     make_skill(tmp_path, "c")
@@ -266,8 +266,8 @@ def test_startup_cache_skips_parsing_unchanged_files(tmp_path: Path, make_skill,
     import skillyard.parsing as parsing_module
 
     calls: list[str] = []
-    real = parsing_module.parse_skill
-    monkeypatch.setattr(parsing_module, "parse_skill", lambda p, s: (calls.append(str(p)), real(p, s))[1])
+    real = parsing_module.parse_skill_row  # what a scan parses each file with
+    monkeypatch.setattr(parsing_module, "parse_skill_row", lambda p, s: (calls.append(str(p)), real(p, s))[1])
     reg = Registry([Root(root, "custom")], cache=cache_file)
     assert calls == []
     for s1 in first:
@@ -400,10 +400,10 @@ def test_second_start_sees_edits_made_while_stopped(tmp_path: Path, make_skill) 
     p.write_text(p.read_text().replace("name: b", "name: b2"))
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b2", "c"]
-    assert reg.scan.files[str(p)].built  # re-parsed, not taken from the cache
+    assert reg.scan.parsed == [str(p)]  # re-parsed, not taken from the cache
     # the cache was rewritten: a third start takes the new name without parsing
     third = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
-    assert not third.scan.files[str(p)].built and third.get("b2").description.startswith("A test skill")
+    assert third.scan.parsed == [] and third.get("b2").description.startswith("A test skill")
 
 
 def test_lazy_skills_follow_reloads(tmp_path: Path, make_skill) -> None:
@@ -485,7 +485,7 @@ def test_rows_that_could_not_be_read_are_not_saved_again(tmp_path: Path, make_sk
     assert len(out) == 0
     cache_mod.save(cache_file, out)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
-    assert sorted(reg.names()) == ["a", "b", "c"] and all(e.built for e in reg.scan.files.values())
+    assert sorted(reg.names()) == ["a", "b", "c"] and sorted(reg.scan.parsed) == sorted(reg.scan.files)
     assert len(cache_mod.load(cache_file)) == 3  # saved again, with their rows
 
 
@@ -537,7 +537,7 @@ def test_malformed_cache_columns_mean_a_cold_start(tmp_path: Path, make_skill, m
     _write_cache(cache_file, header, rows)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b", "c"]
-    assert all(e.built for e in reg.scan.files.values())  # parsed, not cached
+    assert sorted(reg.scan.parsed) == sorted(reg.scan.files)  # parsed, not cached
 
 
 @pytest.mark.parametrize(
@@ -568,6 +568,11 @@ def test_malformed_saved_walks_mean_a_real_walk(tmp_path: Path, make_skill, walk
     _write_cache(cache_file, header, rows)
     reg = Registry([Root(root, "custom")], cache=cache_file, host=no_bins_host())
     assert sorted(reg.names()) == ["a", "b", "c"]
+    # that start saved the cache again with the real walk, and with every row for the next start
+    from skillyard import cache as cache_mod
+
+    saved = cache_mod.load(cache_file)
+    assert sorted(cache_mod.skill_from_blob(saved.row(i)).name for i in range(len(saved))) == ["a", "b", "c"]
 
 
 def _edit(p: Path, old: str, new: str) -> None:
@@ -894,3 +899,29 @@ def test_a_big_scan_and_its_second_start_stay_in_this_process(tmp_path: Path) ->
     warm = Registry([Root(root, "custom")], cache=cache_file)
     assert len(cold) == len(warm) == 1200 and warm.names() == cold.names()
     assert forks == [] and threading.active_count() == threads
+
+
+def test_a_cold_scan_keeps_rows_and_builds_each_skill_as_the_parser_does(tmp_path: Path, make_skill) -> None:
+    """A first start keeps each file's parsed row: a listing builds no `Skill`, a skill built later
+    is the one `parse_skill` gives, and the rows saved as the start-up cache serve the next start."""
+    from skillyard import cache as cache_mod
+    from skillyard import reports
+    from skillyard.model import skill_to_row
+    from skillyard.parsing import parse_skill
+
+    make_skill(tmp_path, "a", extra='metadata: {"openclaw": {"emoji": "🔧", "requires": {"env": ["TOK"]}}}')
+    make_skill(tmp_path, "b", extra="license: MIT\nuser-invocable: no")
+    (tmp_path / "b" / "SKILL.toml").write_text('[[tools]]\nname = "t"\ndescription = "d"\ncommand = "echo"\n')
+    cache_file = tmp_path.parent / f"{tmp_path.name}.cache"
+    reg = Registry([Root(tmp_path, "custom")], cache=cache_file, host=no_bins_host())
+    assert sorted(reg.scan.parsed) == sorted(reg.scan.files)
+    listed = reports.list_report(reg)
+    assert [i["name"] for i in listed["skills"]] == ["a", "b"] and listed["skills"][0]["emoji"] == "🔧"
+    assert not any(e.built for e in reg.scan.files.values())  # listed from the rows alone
+    for s in reg.skills:
+        parsed, _ = parse_skill(s.path, "custom")
+        assert parsed is not None and skill_to_row(s) == skill_to_row(parsed)
+    assert [t.name for t in reg.get("b").tools] == ["t"]
+    warm = Registry([Root(tmp_path, "custom")], cache=cache_file, host=no_bins_host())
+    assert warm.scan.parsed == [] and len(cache_mod.load(cache_file)) == 2
+    assert [skill_to_row(s) for s in warm.skills] == [skill_to_row(s) for s in reg.skills]

@@ -22,24 +22,35 @@ from array import array
 from collections.abc import MutableSequence
 from dataclasses import dataclass, field, fields
 from itertools import chain
-from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
-from skillyard.model import Diagnostic, InstallOption, Requirements, Skill, ToolArg, ToolSpec
+from skillyard import model
+from skillyard.model import (
+    ROW_INSTALL,
+    ROW_REQUIRES,
+    ROW_STRINGS,
+    ROW_TOOLS,
+    SKILL_FIELDS,
+    Diagnostic,
+    InstallOption,
+    Row,
+    Skill,
+    ToolArg,
+    skill_to_row,
+    summary_of_row,
+)
 
 if TYPE_CHECKING:
     from skillyard.discovery import AnyStat, Scan
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
 FORMAT = 9
-_SKILL_FIELDS = [f.name for f in fields(Skill) if not f.name.startswith("_")]
+_SKILL_FIELDS = list(SKILL_FIELDS)
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]
-
-Row = tuple[Any, ...]
 
 
 @dataclass(slots=True)
@@ -82,10 +93,20 @@ class Cached:
     def row(self, i: int) -> memoryview:
         """Entry i's packed skill row (a view: nothing is copied). The rows are read on first use,
         from the same file only: one replaced since gives none, and the skill is parsed instead."""
+        if self._parts:  # rows added in this process (see `parse_entry`)
+            return memoryview(self._parts[i])
         if self.rows_at is not None:
             self.data = _read_rows(*self.rows_at)
             self.rows_at = None
         return memoryview(self.data)[self.offsets[i] : self.offsets[i + 1]]
+
+    def skill(self, i: int) -> Skill:
+        """Entry i's `Skill`, built from its row. A row read from a file is checked field by field
+        first (ValueError and the like when it is not one of ours); a row this process parsed and
+        added is built as it is."""
+        if self._parts:
+            return model.skill_from_row(marshal.loads(self._parts[i]), self._shared)
+        return skill_from_blob(self.row(i), self._shared)
 
     def summary(self, i: int) -> Row | None:
         """Entry i's `summary_of` row; None when the cache holds none of the right shape."""
@@ -129,11 +150,12 @@ class Cached:
         row: bytes | memoryview,
         diags: list[Row],
         summary: Row,
-    ) -> None:
-        """One entry to save; one without a row (its cache file was replaced before the row was
-        read) is left out, so the next start parses that file instead of trusting an empty row."""
+    ) -> int:
+        """One entry to save; returns its position. One without a row (its cache file was replaced
+        before the row was read) is left out (-1), so the next start parses that file instead of
+        trusting an empty row."""
         if not len(row):
-            return
+            return -1
         self.paths.append(path)
         self.stats.extend(stat)
         self.sources.append(source)
@@ -146,6 +168,7 @@ class Cached:
         if diags:
             self.diags[path] = diags
         self._index = None
+        return len(self.paths) - 1
 
 
 def walk_key(root: str, source: str) -> str:
@@ -314,8 +337,9 @@ def save(path: Path, cached: Cached) -> None:
 
 def summary_of(s: Skill) -> Row:
     """What a listing and the eligibility check read of a skill: (emoji, description, always,
-    (bins, anyBins, env, config, os), offers tools to the model). Kept beside the full row, so
-    `skillyard list` over a cached catalog decodes this small tuple, not every `Skill`."""
+    (bins, anyBins, env, config, os), offers tools to the model); `model.summary_of_row` of its
+    row. Kept beside the full row, so `skillyard list` over a cached catalog decodes this small
+    tuple, not every `Skill`."""
     r = s.requires
     return (
         s.emoji,
@@ -385,37 +409,6 @@ def skill_from_blob(blob: bytes | memoryview, shared: dict[Any, Any] | None = No
     if not isinstance(row, tuple) or len(row) != len(_SKILL_FIELDS):
         raise ValueError("not a skill row")
     return skill_from_row(row, shared)
-
-
-def skill_to_row(s: Skill) -> Row:
-    """Every field in declaration order, as marshal-able data (one C call reads them all); the
-    author's `frontmatter` and `metadata` as one packed blob in the frontmatter slot."""
-    v = list(_ALL_FIELDS(s))
-    v[_FM_I] = s.packed_frontmatter()  # read packed: a skill built from a row is not unpacked
-    v[_META_I] = None
-    v[_PATH_I] = str(v[_PATH_I])
-    r = v[_REQ_I]
-    v[_REQ_I] = (r.bins, r.any_bins, r.env, r.config, r.os)
-    if v[_INSTALL_I]:
-        v[_INSTALL_I] = tuple(map(_INSTALL_VALUES, v[_INSTALL_I]))
-    if v[_TOOLS_I]:
-        v[_TOOLS_I] = tuple(
-            (t.name, t.description, t.command, t.kind, tuple(map(_ARG_VALUES, t.args)), t.timeout)
-            for t in v[_TOOLS_I]
-        )
-    return tuple(v)
-
-
-#: every field; the frontmatter pair's slots read `name` instead (reading them would unpack them)
-_ALL_FIELDS = attrgetter(*("name" if n in ("frontmatter", "metadata") else n for n in _SKILL_FIELDS))
-_INSTALL_VALUES = attrgetter(*_INSTALL_FIELDS)
-_ARG_VALUES = attrgetter(*_ARG_FIELDS)
-_PATH_I = _SKILL_FIELDS.index("path")
-_META_I = _SKILL_FIELDS.index("metadata")
-_FM_I = _SKILL_FIELDS.index("frontmatter")
-_REQ_I = _SKILL_FIELDS.index("requires")
-_INSTALL_I = _SKILL_FIELDS.index("install")
-_TOOLS_I = _SKILL_FIELDS.index("tools")
 
 
 def _strs(v: Any) -> bool:
@@ -495,7 +488,6 @@ _FIELD_TYPES: dict[str, frozenset[type]] = {
 assert set(_FIELD_TYPES) == set(_SKILL_FIELDS), "every Skill field needs its types here"
 _ROW_TYPES = [_FIELD_TYPES[name] for name in _SKILL_FIELDS]
 _IN = frozenset.__contains__
-_STR_TUPLE_I = [_SKILL_FIELDS.index(n) for n in ("allowed_tools", "arguments", "tags", "prompts")]
 _FORMAT_I = _SKILL_FIELDS.index("format")
 
 
@@ -503,15 +495,15 @@ def _row_ok(row: Row) -> bool:
     """Every field of the type it must have, nested ones included (C-level checks first)."""
     if len(row) != len(_ROW_TYPES) or not all(map(_IN, _ROW_TYPES, map(type, row))):
         return False
-    req = row[_REQ_I]
+    req = row[ROW_REQUIRES]
     if len(req) != 5 or not set(map(type, req)) <= _TUPLE_SET:
         return False
-    a, b, c, d = (row[i] for i in _STR_TUPLE_I)
+    a, b, c, d = (row[i] for i in ROW_STRINGS)
     return (
         set(map(type, chain(a, b, c, d, *req))) <= _STR_SET
         and row[_FORMAT_I] in ("md", "toml")
-        and all(map(_install, row[_INSTALL_I]))
-        and all(map(_tool, row[_TOOLS_I]))
+        and all(map(_install, row[ROW_INSTALL]))
+        and all(map(_tool, row[ROW_TOOLS]))
     )
 
 
@@ -519,34 +511,10 @@ _TUPLE_SET = {tuple}
 
 
 def skill_from_row(row: Row, shared: dict[Any, Any] | None = None) -> Skill:
-    """The skill a row stands for; ValueError for a row with a field of the wrong shape.
-
-    Immutable values (requirements, install options, tuples of strings) equal to ones
-    built before from the same `shared` map are that same object: skills of one catalog repeat
-    a few of each, and every object kept is one more for the host's cyclic collector to walk.
-    """
+    """The skill a row read from a file stands for; ValueError for a row with a field of the wrong shape."""
     if not _row_ok(row):
         raise ValueError("a cached row field has the wrong shape")
-    memo = shared if shared is not None else {}
-    get, keep = memo.get, memo.setdefault
-    v = list(row)
-    v[_PATH_I] = Path(v[_PATH_I])
-    packed = v[_FM_I]
-    for i in _STR_TUPLE_I:
-        if v[i]:
-            v[i] = keep(v[i], v[i])
-    key = (Requirements, v[_REQ_I])
-    v[_REQ_I] = get(key) or keep(key, Requirements(*v[_REQ_I]))
-    if v[_INSTALL_I]:
-        key = (InstallOption, v[_INSTALL_I])
-        v[_INSTALL_I] = get(key) or keep(key, tuple(InstallOption(*o) for o in v[_INSTALL_I]))
-    if v[_TOOLS_I]:
-        v[_TOOLS_I] = tuple(
-            ToolSpec(n, d, c, k, tuple(ToolArg(*a) for a in args), t) for n, d, c, k, args, t in v[_TOOLS_I]
-        )
-    skill = Skill(*v)
-    skill.defer_frontmatter(packed)  # the author's dicts and lists are built when first read
-    return skill
+    return model.skill_from_row(row, shared)
 
 
 def diag_to_row(d: Diagnostic) -> Row:
@@ -560,15 +528,33 @@ def diag_from_row(r: Row) -> Diagnostic:
 # ---------------------------------------------------------------- entries of a scan
 
 
+def parse_entry(path: str, source: str, st: AnyStat, rows: Cached) -> Entry:
+    """One skill file parsed into an entry whose row is added to `rows` (a scan's own rows,
+    which become the start-up cache): like an entry from the cache, its `Skill` is built from
+    the row when first used, and a listing reads only the row's summary."""
+    from skillyard.parsing import parse_skill_row  # a start from the cache never loads the parser
+
+    row, diags = parse_skill_row(path, source)
+    found = tuple(diags)  # the usual empty tuple is a shared constant, not one more object per file
+    if row is None:
+        return Entry(st, path, source, None, found)
+    i = rows.add(
+        path,
+        (st.st_mtime_ns, st.st_size, st.st_ino),
+        source,
+        row[0],
+        marshal.dumps(row),
+        [diag_to_row(d) for d in found],
+        summary_of_row(row),
+    )
+    return Entry(st, path, source, None, found, row[0], rows, i)
+
+
 def parse_file(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
-    """`parsing.parse_skill` of one file, imported on first use: a start from the cache never
-    loads the parser (and its YAML stack)."""
+    """`parsing.parse_skill` of one file, imported on first use (see `parse_entry`)."""
     from skillyard.parsing import parse_skill
 
-    skill, diags = parse_skill(Path(path), source)
-    if skill is not None:  # held packed, like a skill built from a row (see `Skill`)
-        skill.defer_frontmatter(skill.packed_frontmatter())
-    return skill, diags
+    return parse_skill(path, source)
 
 
 _BUILD_LOCK = threading.Lock()
@@ -645,7 +631,7 @@ class Entry:
         not trusted, and the file is parsed instead (same stat, so the same result as a cold start)."""
         assert self._rows is not None
         try:
-            s = skill_from_blob(self._rows.row(self._row), self._rows._shared)
+            s = self._rows.skill(self._row)
             if s.name == self.name and str(s.path) == self.path:
                 return s
         except Exception:  # rows are data from a file: anything wrong means "parse it instead"
@@ -671,6 +657,14 @@ def save_scan(path: Path, scan: Scan) -> None:
     }
     old = scan.cached
     if not scan.parsed and len(old) == len(scan.files) and walks == old.walks:
+        return
+    keep = [e for p, e in scan.files.items() if e.name is not None and p not in scan.racy]
+    parsed = keep[0]._rows if keep else None
+    if parsed is not None and len(parsed._parts) == len(keep) and all(e._rows is parsed for e in keep):
+        # every entry to save is a row one scan parsed (a first start without a cache), and that
+        # scan parsed nothing else: its columns are the cache as they are
+        parsed.walks = walks
+        save(path, parsed)
         return
     out = Cached(walks=walks)
     for p, e in scan.files.items():

@@ -19,7 +19,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import NamedTuple
 
-from skillyard.cache import Cached, Entry, diag_from_row, parse_file, walk_key
+from skillyard.cache import Cached, Entry, diag_from_row, parse_entry, walk_key
 from skillyard.config import Config
 from skillyard.model import Diagnostic
 
@@ -519,6 +519,9 @@ class Scan:
         self.walks: dict[int, WalkResult] = {}
         #: skill files the last `run` parsed (rather than keeping an entry or taking a cached row)
         self.parsed: list[str] = []
+        #: where a running scan keeps the rows it parses (see `cache.parse_entry`); each entry holds
+        #: its store until its `Skill` is built, so the store goes with the last of them
+        self._rows: Cached | None = None
         #: True while some entries in `order` are still cached rows (see `build_all`)
         self.lazy = False
         #: skill files read while their mtime was within the racy window of the scan: a second
@@ -536,6 +539,7 @@ class Scan:
         update (see `_patch`), None after a full scan.
         """
         self.parsed = []
+        self._rows = Cached()
         self._racy_before = time.time_ns() - RACY_NS
         try:
             if changed is not None:
@@ -546,6 +550,7 @@ class Scan:
             return None
         finally:
             self._forced.clear()
+            self._rows = None
 
     def build_all(self) -> None:
         """Build every skill still held as a cached row."""
@@ -734,6 +739,8 @@ class Scan:
             self.racy.add(path)
         else:
             self.racy.discard(path)
-        skill, diags = parse_file(path, source)
-        # a tuple: the usual empty one is a shared constant, not one more object per file
-        return Entry(st, path, source, skill, tuple(diags))
+        assert self._rows is not None, "entries are parsed while a scan runs"
+        entry = parse_entry(path, source, st, self._rows)
+        if entry.name is not None:
+            self.lazy = True
+        return entry

@@ -10,11 +10,27 @@ import marshal
 import re
 import shlex
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["Diagnostic", "Eligibility", "InstallOption", "Requirements", "Skill", "ToolArg", "ToolSpec"]
+__all__ = [
+    "Diagnostic",
+    "Eligibility",
+    "InstallOption",
+    "Requirements",
+    "Row",
+    "Skill",
+    "ToolArg",
+    "ToolSpec",
+    "install_rows",
+    "pack_frontmatter",
+    "skill_from_row",
+    "skill_to_row",
+    "summary_of_row",
+    "tool_rows",
+]
 
 Level = Literal["error", "warning"]
 
@@ -290,10 +306,7 @@ class Skill:
         packed = self._packed
         if packed is not None and not any(_has_slot(self, n) for n in _PACKED_FIELDS):
             return packed
-        fm, meta = self.frontmatter, self.metadata  # a field assigned since wins over the blob
-        same = fm.get("metadata") if fm.__class__ is dict else None
-        shared = meta.__class__ is dict and (meta is same or (meta and meta == same))
-        return marshal.dumps((fm, None if shared else meta), 2)
+        return pack_frontmatter(self.frontmatter, self.metadata)  # a field assigned since wins
 
     def metadata_view(self) -> dict[str, Any]:
         """`metadata` for a one-pass reader (the search index): a skill still holding its packed
@@ -339,6 +352,13 @@ class Skill:
         return self.source != "remote"
 
 
+def pack_frontmatter(fm: dict[str, Any], meta: dict[str, Any]) -> bytes:
+    """What `Skill.packed_frontmatter` returns for these two fields (see there)."""
+    same = fm.get("metadata") if fm.__class__ is dict else None
+    shared = meta.__class__ is dict and (meta is same or (meta and meta == same))
+    return marshal.dumps((fm, None if shared else meta), 2)
+
+
 def _decode_packed(packed: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
     """(frontmatter, metadata) from a `packed_frontmatter` blob; anything else reads as two empty ones."""
     try:
@@ -373,3 +393,99 @@ class Eligibility:
     @property
     def status(self) -> str:
         return "eligible" if self.eligible else "ineligible"
+
+
+# ---------------------------------------------------------------- rows
+
+Row = tuple[Any, ...]
+
+#: Every `Skill` field in declaration order: the layout of a row.
+SKILL_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Skill) if not f.name.startswith("_"))
+_INSTALL_FIELDS = tuple(f.name for f in fields(InstallOption))
+_ARG_FIELDS = tuple(f.name for f in fields(ToolArg))
+#: every field; the frontmatter pair's slots read `name` instead (reading them would unpack them)
+_ALL_FIELDS = attrgetter(*("name" if n in _PACKED_FIELDS else n for n in SKILL_FIELDS))
+_INSTALL_VALUES = attrgetter(*_INSTALL_FIELDS)
+_ARG_VALUES = attrgetter(*_ARG_FIELDS)
+ROW_PATH = SKILL_FIELDS.index("path")
+ROW_FRONTMATTER = SKILL_FIELDS.index("frontmatter")
+ROW_METADATA = SKILL_FIELDS.index("metadata")
+ROW_REQUIRES = SKILL_FIELDS.index("requires")
+ROW_INSTALL = SKILL_FIELDS.index("install")
+ROW_TOOLS = SKILL_FIELDS.index("tools")
+#: the fields that hold tuples of strings
+ROW_STRINGS = tuple(SKILL_FIELDS.index(n) for n in ("allowed_tools", "arguments", "tags", "prompts"))
+_ROW_EMOJI, _ROW_DESCRIPTION, _ROW_ALWAYS, _ROW_NO_MODEL = (
+    SKILL_FIELDS.index(n) for n in ("emoji", "description", "always", "disable_model_invocation")
+)
+
+
+def skill_to_row(s: Skill) -> Row:
+    """A skill as one tuple of plain data (what marshal writes): every field in declaration order,
+    the path as a string, requirements, install options and tools as tuples of their values, and
+    the author's `frontmatter` and `metadata` as one packed blob in the frontmatter slot."""
+    v = list(_ALL_FIELDS(s))
+    v[ROW_FRONTMATTER] = s.packed_frontmatter()  # read packed: a skill built from a row is not unpacked
+    v[ROW_METADATA] = None
+    v[ROW_PATH] = str(v[ROW_PATH])
+    r = v[ROW_REQUIRES]
+    v[ROW_REQUIRES] = (r.bins, r.any_bins, r.env, r.config, r.os)
+    if v[ROW_INSTALL]:
+        v[ROW_INSTALL] = install_rows(v[ROW_INSTALL])
+    if v[ROW_TOOLS]:
+        v[ROW_TOOLS] = tool_rows(v[ROW_TOOLS])
+    return tuple(v)
+
+
+def install_rows(options: tuple[InstallOption, ...]) -> tuple[Row, ...]:
+    """Install options as a row holds them: each one's fields in declaration order."""
+    return tuple(map(_INSTALL_VALUES, options))
+
+
+def tool_rows(tools: tuple[ToolSpec, ...]) -> tuple[Row, ...]:
+    """SKILL.toml tools as a row holds them."""
+    return tuple(
+        (t.name, t.description, t.command, t.kind, tuple(map(_ARG_VALUES, t.args)), t.timeout) for t in tools
+    )
+
+
+def skill_from_row(row: Row, shared: dict[Any, Any] | None = None) -> Skill:
+    """The skill a row of `skill_to_row`'s shape stands for (a row read from a file is checked
+    for that shape first, by its reader).
+
+    Immutable values (requirements, install options, tuples of strings) equal to ones built
+    before from the same `shared` map are that same object: skills of one catalog repeat a few
+    of each, and every object kept is one more for the host's cyclic collector to walk.
+    """
+    memo = shared if shared is not None else {}
+    get, keep = memo.get, memo.setdefault
+    v = list(row)
+    v[ROW_PATH] = Path(v[ROW_PATH])
+    packed = v[ROW_FRONTMATTER]
+    for i in ROW_STRINGS:
+        if v[i]:
+            v[i] = keep(v[i], v[i])
+    key = (Requirements, v[ROW_REQUIRES])
+    v[ROW_REQUIRES] = get(key) or keep(key, Requirements(*v[ROW_REQUIRES]))
+    if v[ROW_INSTALL]:
+        key = (InstallOption, v[ROW_INSTALL])
+        v[ROW_INSTALL] = get(key) or keep(key, tuple(InstallOption(*o) for o in v[ROW_INSTALL]))
+    if v[ROW_TOOLS]:
+        v[ROW_TOOLS] = tuple(
+            ToolSpec(n, d, c, k, tuple(ToolArg(*a) for a in args), t) for n, d, c, k, args, t in v[ROW_TOOLS]
+        )
+    skill = Skill(*v)
+    skill.defer_frontmatter(packed)  # the author's dicts and lists are built when first read
+    return skill
+
+
+def summary_of_row(row: Row) -> Row:
+    """What a listing and the eligibility check read of a skill: (emoji, description, always,
+    (bins, anyBins, env, config, os), offers tools to the model)."""
+    return (
+        row[_ROW_EMOJI],
+        row[_ROW_DESCRIPTION],
+        row[_ROW_ALWAYS],
+        row[ROW_REQUIRES],
+        bool(row[ROW_TOOLS]) and not row[_ROW_NO_MODEL],
+    )

@@ -192,7 +192,9 @@ class Registry:
     def diagnostics(self) -> list[Diagnostic]:
         """Every diagnostic of the last scan (parse problems, skills not loaded, shadowing),
         plus notes on SKILL.toml tools that were renamed or left out (`toml_tools.tool_plan`)."""
-        from skillyard.toml_tools.plan import tool_plan  # the tool layer, loaded only when asked
+        if not self.tool_skills():  # no tool to plan: the tool layer is not even loaded
+            return list(self.scan.diagnostics)
+        from skillyard.toml_tools.plan import tool_plan
 
         return [*self.scan.diagnostics, *tool_plan(self)[1]]
 
@@ -210,28 +212,25 @@ class Registry:
         distinct set of requirements, so listing a cached catalog builds no `Skill`."""
         out = []
         host, config = self.host, self.config
-        #: answers by (requirements, always) for skills without a per-skill config section, whose
-        #: answer does not depend on their name
+        #: names whose answer depends on the name (a config section or a disable); every other
+        #: skill's answer is its (requirements, always) one, decided once per distinct pair
+        named = config.skills.keys() | config.disabled
         shared: dict[tuple[object, ...], bool] = {}
         for e in self.scan.order:
+            name = str(e.name)
             # an installed skill is built: `eligibility` checks its files against the lockfile
-            if e.source != "install":
-                emoji, desc, always, req, _ = e.summary()
-                name = str(e.name)
-                if not any(req):
-                    ok = not config.is_disabled(name)
-                elif name in config.skills or name in config.disabled:  # decided by name too
-                    ok = is_eligible(name, Requirements(*req), always, host, config)
-                else:
-                    key = (req, always)
-                    hit = shared.get(key)
-                    if hit is None:
-                        hit = shared[key] = is_eligible(name, Requirements(*req), always, host, config)
-                    ok = hit
-            else:
+            if e.source == "install":
                 s = e.loaded()
-                emoji, desc, ok = s.emoji, s.description, self.eligibility(s).eligible
-            out.append((str(e.name), emoji or "", desc, ok))
+                out.append((name, s.emoji or "", s.description, self.eligibility(s).eligible))
+                continue
+            emoji, desc, always, req, _ = e.summary()
+            if name in named:
+                ok = is_eligible(name, Requirements(*req), always, host, config)
+            else:
+                ok = shared.get(key := (req, always))
+                if ok is None:
+                    ok = shared[key] = is_eligible(name, Requirements(*req), always, host, config)
+            out.append((name, emoji or "", desc, ok))
         return out
 
     def get(self, name: str) -> Skill | None:

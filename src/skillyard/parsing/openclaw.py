@@ -36,6 +36,8 @@ class OpenClawInfo:
     skill_key: str | None = None
     requires: Requirements = _NO_REQUIREMENTS  # frozen, so sharing the default is safe
     install: tuple[InstallOption, ...] = ()
+    #: `requires` as a row holds it (bins, anyBins, env, config, os); equal ones are one object
+    requires_row: tuple[tuple[str, ...], ...] = ((), (), (), (), ())
 
 
 def decode_metadata(value: Any, path: str, diags: list[Diagnostic]) -> dict[str, Any]:
@@ -212,12 +214,12 @@ def read_openclaw(
     os_list = normalise_os(str_list(os_raw, "os", path, diags)) if os_raw is not None else ()
     if bins or any_bins or env or config or os_list:
         key = (bins, any_bins, env, config, os_list)
-        req_obj = _REQUIREMENTS.get(key)
-        if req_obj is None:
-            req_obj = Requirements(bins=bins, any_bins=any_bins, env=env, config=config, os=os_list)
+        found = _REQUIREMENTS.get(key)
+        if found is None:
+            found = (key, Requirements(bins=bins, any_bins=any_bins, env=env, config=config, os=os_list))
             if len(_REQUIREMENTS) < _INTERN_MAX:
-                _REQUIREMENTS[key] = req_obj
-        info.requires = req_obj
+                _REQUIREMENTS[key] = found
+        info.requires_row, info.requires = found
     install = get("install")
     if install is not None:
         info.install = read_install(install, path, diags)
@@ -242,7 +244,7 @@ def _config_list(value: Any, path: str, diags: list[Diagnostic]) -> tuple[str, .
 #: requirements, so equal values are built once (bounded, so hostile input cannot grow it forever).
 _INTERN_MAX = 4096
 _INSTALL: dict[tuple[Any, ...], InstallOption] = {}
-_REQUIREMENTS: dict[tuple[tuple[str, ...], ...], Requirements] = {}
+_REQUIREMENTS: dict[tuple[tuple[str, ...], ...], tuple[tuple[tuple[str, ...], ...], Requirements]] = {}
 
 
 def _install_option(kind: str, fields: dict[str, Any]) -> InstallOption:

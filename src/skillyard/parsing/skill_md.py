@@ -20,7 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from skillyard.fsread import Bounded, read_fd_bounded, read_under
-from skillyard.model import MAX_BODY_BYTES, Diagnostic, Skill
+from skillyard.model import (
+    MAX_BODY_BYTES,
+    SKILL_FIELDS,
+    Diagnostic,
+    Row,
+    Skill,
+    ToolSpec,
+    install_rows,
+    pack_frontmatter,
+    skill_from_row,
+    skill_to_row,
+    tool_rows,
+)
 from skillyard.parsing.frontmatter import parse_frontmatter
 from skillyard.parsing.openclaw import decode_metadata, read_openclaw, str_list, to_bool
 from skillyard.parsing.skill_toml import (
@@ -54,19 +66,38 @@ def find_skill_file(directory: Path) -> Path | None:
 
 
 def parse_skill(
-    path: Path, source: str = "custom", *, toml_sibling: bool | None = None
+    path: str | Path, source: str = "custom", *, toml_sibling: bool | None = None
 ) -> tuple[Skill | None, list[Diagnostic]]:
     """Parse one skill file (SKILL.md / skill.md / SKILL.toml); never raises.
 
     `source` labels the root it came from. `toml_sibling` says whether a SKILL.toml sits next to
     a SKILL.md (its tools and prompts are merged in); None means "look" (one stat).
     """
-    spath = str(path)
+    row, diags = parse_skill_row(path, source, toml_sibling=toml_sibling)
+    if row is None:
+        return None, diags
+    if len(_SHARED) > _SHARED_MAX:
+        _SHARED.clear()
+    return skill_from_row(row, _SHARED), diags
+
+
+#: Equal immutable values of the skills `parse_skill` builds (requirements, install options,
+#: tuples of strings) are one object each, as in a registry; bounded, so hostile input cannot grow it.
+_SHARED: dict[Any, Any] = {}
+_SHARED_MAX = 4096
+
+
+def parse_skill_row(
+    path: str | Path, source: str = "custom", *, toml_sibling: bool | None = None
+) -> tuple[Row | None, list[Diagnostic]]:
+    """`parse_skill` as a row (`model.skill_to_row`'s shape): a scan keeps rows, summaries are
+    read from them, and a `Skill` is built from one only when someone asks for it."""
+    spath = os.fspath(path)
     try:
         if spath[-5:].lower() == ".toml":
-            return parse_skill_toml(spath, source)
-        path_obj = path if isinstance(path, Path) and spath[:1] == os.sep else None
-        return _parse_md(spath, source, path_obj, toml_sibling)
+            skill, diags = parse_skill_toml(spath, source)
+            return (skill_to_row(skill) if skill is not None else None), diags
+        return _parse_md(spath, source, toml_sibling)
     except Exception as e:  # a parser bug must still only cost this one skill
         return None, [
             Diagnostic(
@@ -144,22 +175,19 @@ def _bool_field(fm: dict[str, Any], key: str, default: bool, path: str, diags: l
     return b
 
 
-def _parse_md(
-    path: str,
-    source: str,
-    path_obj: Path | None,
-    toml_sibling: bool | None,
-) -> tuple[Skill | None, list[Diagnostic]]:
+def _parse_md(path: str, source: str, toml_sibling: bool | None) -> tuple[Row | None, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     try:
         head = read_head(path)
     except ReadError as e:
         return None, [Diagnostic("error", e.code, f"skill not loaded: {e.message}", path)]
-    if path_obj is not None:  # absolute and normal: plain string splits are exact
+    if path[:1] == os.sep:  # absolute: plain string splits are exact
+        abs_path = path
         dir_path = path.rpartition(os.sep)[0] or os.sep
         dir_name = dir_path.rpartition(os.sep)[2] or "skill"
     else:
-        dir_path = os.path.dirname(os.path.abspath(path))
+        abs_path = os.path.abspath(path)
+        dir_path = os.path.dirname(abs_path)
         dir_name = os.path.basename(dir_path) or "skill"
     fm: dict[str, Any] | None = None
     if head.frontmatter is not None:
@@ -222,11 +250,9 @@ def _parse_md(
             )
     if (too_long := long_description(description, path)) is not None:
         diags.append(too_long)
-    skill = _build(fm_data, name, description, path, source, diags, path_obj, toml_sibling, dir_path)
-    skill.body_offset = head.body_offset
-    skill.mtime_ns = head.mtime_ns
-    skill.size = head.size
-    return skill, diags
+    head_fields = (head.body_offset, head.mtime_ns, head.size)
+    where = (path, abs_path, dir_path)
+    return _build(fm_data, name, description, where, source, diags, toml_sibling, head_fields), diags
 
 
 def _description(fm: dict[str, Any], path: str, diags: list[Diagnostic]) -> str | None:
@@ -256,13 +282,15 @@ def _build(
     fm: dict[str, Any],
     name: str,
     description: str,
-    path: str,
+    where: tuple[str, str, str],
     source: str,
     diags: list[Diagnostic],
-    path_obj: Path | None = None,
-    toml_sibling: bool | None = None,
-    dir_path: str | None = None,
-) -> Skill:
+    toml_sibling: bool | None,
+    head_fields: tuple[int, int, int],
+) -> Row:
+    """The skill's row from its frontmatter (fields in `_ROW_ORDER`); `where` is the file as
+    given (what diagnostics name), as an absolute path, and its directory."""
+    path, abs_path, dir_path = where
     get = fm.get
     raw_meta = get("metadata")
     if raw_meta.__class__ is dict:
@@ -289,56 +317,87 @@ def _build(
         allowed = _allowed_tools(tools_raw, path, diags) if tools_raw is not None else ()
     tags_raw = get("tags")
     tags = str_list(tags_raw, "tags", path, diags) if tags_raw is not None else ()
-    skill = Skill(
-        name=name,
-        description=description,
-        path=path_obj if path_obj is not None else Path(os.path.abspath(path)),
-        source=source,
-        format="md",
-        frontmatter=fm,
-        metadata=metadata,
-        emoji=oc.emoji,
-        homepage=oc.homepage,
-        allowed_tools=allowed,
-        requires=oc.requires,
-        install=oc.install,
-        always=oc.always,
-        arguments=arguments,
-        skill_key=oc.skill_key,
-        tags=tags,
+    opt = _optional_fields(fm, path, diags) if not _OPTIONAL_KEYS.isdisjoint(fm) else {}
+    tools: tuple[ToolSpec, ...] = ()
+    prompts: tuple[str, ...] = ()
+    if toml_sibling is not False:
+        toml_path = dir_path + os.sep + "SKILL.toml"
+        # access() first: for the usual missing file it answers without raising (isfile's
+        # FileNotFoundError costs as much as the system call itself)
+        if toml_sibling or (os.access(toml_path, os.F_OK) and os.path.isfile(toml_path)):
+            tools, prompts = _merge_toml(toml_path, diags)
+    opt_get = opt.get
+    return (
+        name,
+        description,
+        abs_path,
+        source,
+        "md",
+        pack_frontmatter(fm, metadata),
+        None,  # metadata: in the packed frontmatter
+        oc.emoji,
+        oc.homepage,
+        opt_get("license"),
+        opt_get("compatibility"),
+        allowed,
+        oc.requires_row,
+        install_rows(oc.install) if oc.install else (),
+        oc.always,
+        opt_get("disable_model_invocation", False),
+        opt_get("user_invocable", True),
+        opt_get("when_to_use"),
+        opt_get("argument_hint"),
+        arguments,
+        oc.skill_key,
+        opt_get("version"),
+        opt_get("author"),
+        tags,
+        tool_rows(tools) if tools else (),
+        prompts,
+        *head_fields,
     )
-    present = () if _OPTIONAL_KEYS.isdisjoint(fm) else fm.keys() & _OPTIONAL_KEYS
+
+
+#: The fields of the row `_build` writes, in its order: `model.SKILL_FIELDS` (checked on import).
+_ROW_ORDER = (
+    *("name", "description", "path", "source", "format", "frontmatter", "metadata", "emoji", "homepage"),
+    *("license", "compatibility", "allowed_tools", "requires", "install", "always"),
+    *("disable_model_invocation", "user_invocable", "when_to_use", "argument_hint", "arguments"),
+    *("skill_key", "version", "author", "tags", "tools", "prompts", "body_offset", "mtime_ns", "size"),
+)
+if _ROW_ORDER != SKILL_FIELDS:
+    raise ImportError("parsing.skill_md writes rows in another order than model.SKILL_FIELDS")
+
+
+def _optional_fields(fm: dict[str, Any], path: str, diags: list[Diagnostic]) -> dict[str, Any]:
+    """The optional string and boolean fields present in `fm`, by field name."""
+    opt: dict[str, Any] = {}
+    present = fm.keys() & _OPTIONAL_KEYS
     if len(present) == 1:  # the usual case (e.g. only `license`): no walk over every optional key
         (key,) = present
-        present = ()
         attr = _STR_ATTR.get(key)
         if attr is not None:
             v = fm[key]
             v = (v.strip() or None) if v.__class__ is str else _str_field(fm, key, path, diags)
             if v is not None:
-                setattr(skill, attr, v)
+                opt[attr] = v
         else:
             attr, default = _BOOL_ATTR[key]
-            setattr(skill, attr, _bool_field(fm, key, default, path, diags))
-    for key, attr in _STR_ATTRS if present else ():
+            opt[attr] = _bool_field(fm, key, default, path, diags)
+        return opt
+    for key, attr in _STR_ATTRS:
         if key in fm:
             v = fm[key]
             if v.__class__ is str:
                 v = v.strip() or None
             else:
                 v = _str_field(fm, key, path, diags)
-            if v is not None and getattr(skill, attr) is None:
-                setattr(skill, attr, v)
-    for key, attr, default in _BOOL_ATTRS if present else ():
+            if v is not None and opt.get(attr) is None:
+                opt[attr] = v
+    for key, attr, default in _BOOL_ATTRS:
         if key in fm:
-            setattr(skill, attr, _bool_field(fm, key, default, path, diags))
-    if toml_sibling is not False:
-        toml_path = (dir_path if dir_path is not None else os.path.dirname(path)) + os.sep + "SKILL.toml"
-        # access() first: for the usual missing file it answers without raising (isfile's
-        # FileNotFoundError costs as much as the system call itself)
-        if toml_sibling or (os.access(toml_path, os.F_OK) and os.path.isfile(toml_path)):
-            _merge_toml(skill, toml_path, diags)
-    return skill
+            opt[attr] = _bool_field(fm, key, default, path, diags)
+    return opt
 
 
 _STR_ATTRS = (
@@ -376,14 +435,13 @@ def _allowed_tools(value: Any, path: str, diags: list[Diagnostic]) -> tuple[str,
     return tuple(_TOOL_TOKEN.findall(value))
 
 
-def _merge_toml(skill: Skill, toml_path: str, diags: list[Diagnostic]) -> None:
+def _merge_toml(toml_path: str, diags: list[Diagnostic]) -> tuple[tuple[ToolSpec, ...], tuple[str, ...]]:
     """SKILL.md wins; the SKILL.toml next to it adds tools and prompts."""
     data, tdiags, _, _ = read_toml_file(toml_path)
     diags.extend(tdiags)
     if data is None:
-        return
-    skill.tools = read_tools(data, toml_path, diags)
-    skill.prompts = read_prompts(data, toml_path, diags)
+        return (), ()
+    return read_tools(data, toml_path, diags), read_prompts(data, toml_path, diags)
 
 
 def load_body(skill: Skill) -> str:

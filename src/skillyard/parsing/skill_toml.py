@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tomllib
 from typing import Any
 
 from skillyard.model import Diagnostic, Skill, ToolArg, ToolSpec
@@ -94,6 +93,8 @@ def read_toml_file(path: str) -> tuple[dict[str, Any] | None, list[Diagnostic], 
             Diagnostic("error", "invalid-utf8", f"file is not valid UTF-8 (byte {e.start}: {e.reason})", path)
         )
         return None, diags, st.st_mtime_ns, st.st_size
+    import tomllib  # only a skill with a SKILL.toml needs it, not every scan
+
     try:
         data = tomllib.loads(text.replace("\r\n", "\n"))
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as e:
