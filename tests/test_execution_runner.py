@@ -94,11 +94,23 @@ def test_request_valid_and_json_text() -> None:
         ({"skill": "demo", "command": "x", "timeout": True}, "field 'timeout' must be a number, got boolean"),
         ({"skill": "demo", "command": "x", "env": {"1BAD": "v"}}, "field 'env' has an invalid name '1BAD'"),
         ({"skill": "demo", "command": "x", "env": ["A"]}, "field 'env' must be an object"),
-        ({"skill": "demo", "command": "x", "inputs": [{"from": "ftp://x"}]}, r"field 'inputs\[0\].from' does not match .*artifact://"),
-        ({"skill": "demo", "command": "x", "inputs": [{"from": "host:///a", "mode": "move"}]}, r"field 'inputs\[0\].mode' must be one of: copy, link"),
-        ({"skill": "demo", "command": "x", "outputs": {"globs": ["a"], "max_files": 0}}, "field 'outputs.max_files' must be >= 1"),
+        (
+            {"skill": "demo", "command": "x", "inputs": [{"from": "ftp://x"}]},
+            r"field 'inputs\[0\].from' does not match .*artifact://",
+        ),
+        (
+            {"skill": "demo", "command": "x", "inputs": [{"from": "host:///a", "mode": "move"}]},
+            r"field 'inputs\[0\].mode' must be one of: copy, link",
+        ),
+        (
+            {"skill": "demo", "command": "x", "outputs": {"globs": ["a"], "max_files": 0}},
+            "field 'outputs.max_files' must be >= 1",
+        ),
         ({"skill": "demo", "command": "x", "outputs": {"what": 1}}, "unexpected field 'outputs.what'"),
-        ({"skill": "demo", "command": "x", "output_files": [1]}, r"field 'output_files\[0\]' must be a string"),
+        (
+            {"skill": "demo", "command": "x", "output_files": [1]},
+            r"field 'output_files\[0\]' must be a string",
+        ),
         ({"skill": "demo", "command": "a\0b"}, "command must not contain NUL bytes"),
         ("not json", "not valid JSON"),
         ([1, 2], "JSON object"),

@@ -592,4 +592,3 @@ def accept(
         lf.set(entry)
         lf.save()
     return {"accepted": True, "name": name, "tree_hash": th.digest, "scan": report.summary()}
-
