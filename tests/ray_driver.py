@@ -138,12 +138,14 @@ def main() -> None:
         report["state"] = run(runner, hello, command="cat $WORK_DIR/state.txt")
         report["big_stdout"] = run(runner, hello, command="head -c 1000000 /dev/zero | tr '\\0' a")
         t = time.monotonic()
-        late = f"late-{secrets.token_hex(6)}"  # other processes on this machine may sleep 30 too
-        report["timeout"] = run(runner, hello, command=f"sleep 30; echo {late}", timeout=2)
+        # Other processes on this machine (other test runs) may sleep 30 too: this run's sleep is unique.
+        nap = f"30.{secrets.randbelow(10**6):06d}"
+        late = f"late-{secrets.token_hex(6)}"
+        report["timeout"] = run(runner, hello, command=f"sleep {nap}; echo {late}", timeout=2)
         report["timeout_seconds"] = time.monotonic() - t
         time.sleep(1)
         report["sleep_left"] = (
-            subprocess.run(["pgrep", "-f", "sleep 30"], capture_output=True).returncode == 0
+            subprocess.run(["pgrep", "-f", f"sleep {nap}"], capture_output=True).returncode == 0
         )
         # Eligibility where the run happens.
         needy = skill_at(skills, "needy", bins=("skillyard-no-such-binary",))
