@@ -1340,7 +1340,9 @@ MAX_PROJECT_FILES = 200
 MAX_PROJECT_BYTES = 512 * 1024
 
 
-_PY_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.M)
+_PY_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.M
+)
 _SH_SOURCE = re.compile(r"(?:^|[;&|({][ \t]*)(?:source|\.)[ \t]+([^\n;&|]+)", re.M)
 
 
@@ -1373,11 +1375,18 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
             for m in _PY_IMPORT.finditer(texts[rel]):
                 if m.group(1) is not None:
                     level = len(m.group(1)) - len(m.group(1).lstrip("."))
-                    hits = [index.python_module_path(rel, m.group(1).lstrip(".") or None, level)]
+                    mod = m.group(1).lstrip(".")
+                    hits = [index.python_module_path(rel, mod or None, level)]
+                    # `from . import settings`, `from lib import loader`: modules of the skill
+                    hits += [
+                        index.python_module_path(rel, f"{mod}.{n.split()[0]}" if mod else n.split()[0], level)
+                        for n in m.group(2).split(",")
+                        if n.split()
+                    ]
                 else:
                     hits = [
                         index.python_module_path(rel, n.split()[0])
-                        for n in m.group(2).split(",")
+                        for n in m.group(3).split(",")
                         if n.split()
                     ]
                 wanted.update(h for h in hits if h and h != rel)

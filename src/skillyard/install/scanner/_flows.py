@@ -36,7 +36,8 @@ EXFIL_HOST = re.compile(
     r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:(?:\d{1,3}\.){3}\d{1,3}|[^/\s]*(?:webhook\.site|requestbin|pipedream\.net"
     r"|ngrok|bore\.pub|serveo\.net|interact\.sh|oast\.|burpcollaborator|trycloudflare\.com|pastebin\.com"
     r"|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org|paste\.ee|hastebin|dpaste\.|ghostbin"
-    r"|termbin\.com|0x0\.st|file\.io|paste\.rs|rentry\.co|ix\.io|sprunge\.us|privatebin|controlc\.com))",
+    r"|termbin\.com|0x0\.st|file\.io|paste\.rs|rentry\.co|ix\.io|sprunge\.us|privatebin|controlc\.com"
+    r"|(?<![\w-])paste(?:bin)?\.))",
     re.IGNORECASE,
 )
 
@@ -73,11 +74,33 @@ HOME_DATA = re.compile(
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
+#: Separates the values a name may hold when it is bound by a loop over constants
+#: (`for name in ("Cookies", "Login Data")`): folding combines every alternative.
+ALT = "\x1f"
+MAX_ALTS = 16
+
+
+def combine(values: list[str], glue: Any) -> str:
+    """`glue(values)`, once per combination of the alternatives the values hold (at most MAX_ALTS)."""
+    if not any(ALT in v for v in values):
+        return glue(values)
+    combos: list[list[str]] = [[]]
+    for v in values:
+        combos = [c + [x] for c in combos for x in v.split(ALT)][:MAX_ALTS]
+    return ALT.join(glue(c) for c in combos)
+
+
+def shown(value: str) -> str:
+    """A folded value as text: alternatives one per line (as a shell reads a list of commands)."""
+    return value.replace(ALT, "\n")
+
 
 def secret_path(path: str) -> str | None:
     """`path` as the user would recognise it if it names a credential store, else None."""
     if not path or len(path) > 4096:
         return None
+    if ALT in path:
+        return next((s for p in path.split(ALT) if (s := secret_path(p))), None)
     p = path.replace("$HOME", "~").replace("${HOME}", "~")
     p = re.sub(r"^/(?:home|Users)/[^/]+", "~", p)
     p = re.sub(r"^/root(?=/)", "~", p)
@@ -87,7 +110,7 @@ def secret_path(path: str) -> str | None:
 
 
 def exfil_shaped(dest: str) -> bool:
-    return bool(EXFIL_HOST.search(dest.strip()))
+    return any(EXFIL_HOST.search(d.strip()) for d in dest.split(ALT))
 
 
 #: One step of a flow: (line, what happens there, file). File None: the file the flow is reported in.
@@ -146,6 +169,8 @@ class Export:
     returns: dict[str, Source] = field(default_factory=dict)
     #: function -> {parameter position: (kind, severity, line, text with PARAM where the value goes)}
     sinks: dict[str, dict[int, tuple[str, str, int, str]]] = field(default_factory=dict)
+    #: function -> its parameter names (keyword arguments find their position by them)
+    params: dict[str, list[str]] = field(default_factory=dict)
     #: shell functions: name -> (source bytes, body node, tree kept alive for the node)
     shell_funcs: dict[str, tuple[bytes, Any, Any]] = field(default_factory=dict)
 

@@ -17,6 +17,7 @@ import shlex
 from typing import Any
 
 from skillyard.install.scanner._flows import (
+    ALT,
     DESTROY_TARGET,
     HOME_DATA,
     KERNEL_PATH,
@@ -28,10 +29,12 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
+    combine,
     exfil_shaped,
     flow,
     persistence_severity,
     secret_path,
+    shown,
 )
 
 MAX_FOLD = 64 * 1024
@@ -139,6 +142,12 @@ class _Reader:
         self.home_walk: dict[str, str] = {}
         #: list nodes passed to subprocess calls (ids)
         self.argv_nodes: set[int] = set()
+        #: folded paths this file copied a credential store to -> that store
+        self.copied: dict[str, Source] = {}
+        #: callee -> its parameter names, so keyword arguments find their position
+        self.params: dict[str, list[str]] = {}
+        #: names given a value read through a partly known path (`*/Cookies`), with that value
+        self.loose: list[tuple[str, ast.AST]] = []
 
     # ------------------------------------------------------------ names
 
@@ -208,13 +217,13 @@ class _Reader:
                 if s is None:
                     return None
                 parts.append(s)
-            return "".join(parts)
+            return combine(parts, "".join)
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Add | ast.Div):
                 a, b = self.fold(node.left), self.fold(node.right)
                 if a is None or b is None:
                     return None
-                return a + b if isinstance(node.op, ast.Add) else a.rstrip("/") + "/" + b
+                return combine([a, b], _PLUS if isinstance(node.op, ast.Add) else _SLASH)
             if isinstance(node.op, ast.Mod):
                 a = self.fold(node.left)
                 if a is None:
@@ -267,11 +276,7 @@ class _Reader:
                     return base.join(items) if items is not None else None
             vals = [self.fold(a) for a in args]
             if all(v is not None for v in vals):
-                out = ""
-                for v in vals:
-                    assert v is not None
-                    out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
-                return out
+                return combine([v for v in vals if v is not None], _path_join)
             return None
         if short == "join" and isinstance(node.func, ast.Attribute) and len(args) == 1:
             base = self.fold(node.func.value)
@@ -416,19 +421,37 @@ class _Reader:
             if where is None:
                 return Source(src.what, line, src.strong, src.steps(), f"gets it from {f}()")
             return src.moved(where, line, f"gets {src.what} from {f}()")
-        if f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile") and call.args:
-            p = self.fold(call.args[0])
-            if p and (s := secret_path(p)):
-                return Source(s, line, True)  # a browser's login or cookie database, opened or copied
+        copies = f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile")
+        if copies and call.args and (s := self._secret(call.args[0])):
+            return Source(s, line, True)  # a browser's login or cookie database, opened or copied
         if f in ("open", "io.open", "builtins.open", "Path", "pathlib.Path") and call.args:
-            p = self.fold(call.args[0])
             mode = self.fold(call.args[1]) if len(call.args) > 1 else None
-            if p and (mode is None or "r" in mode or mode == "b") and (s := secret_path(p)):
+            if (mode is None or "r" in mode or mode == "b") and (s := self._secret(call.args[0])):
                 return Source(s, line, True)
-        if short in _READ_METHODS and isinstance(call.func, ast.Attribute):
-            p = self.fold(call.func.value)
-            if p and (s := secret_path(p)):
+        if (
+            short == "open"
+            and isinstance(call.func, ast.Attribute)
+            and f not in ("io.open", "builtins.open", "os.open")
+        ):
+            # Path(...).open("rb")
+            mode = self.fold(call.args[0]) if call.args else None
+            if (mode is None or "r" in mode or mode == "b") and (s := self._secret(call.func.value)):
                 return Source(s, line, True)
+        if (
+            short in _READ_METHODS
+            and isinstance(call.func, ast.Attribute)
+            and (s := self._secret(call.func.value))
+        ):
+            return Source(s, line, True)
+        if f in ("shutil.make_archive", "make_archive"):
+            # an archive of ~/.ssh holds what ~/.ssh holds; its path is what gets uploaded
+            root = (
+                call.args[2]
+                if len(call.args) > 2
+                else next((k.value for k in call.keywords if k.arg == "root_dir"), None)
+            )
+            if root is not None and (s := self._secret(root)):
+                return Source(s, line, True, how=f"archives {s}")
         if f in ("os.getenv", "os.environ.get", "environ.get", "getenv") and call.args:
             name = self.fold(call.args[0])
             if name and SECRET_ENV.match(name):
@@ -457,6 +480,58 @@ class _Reader:
                 return Source("the macOS keychain", line, True)
         return None
 
+    def _secret(self, node: ast.AST) -> str | None:
+        """The credential store a path expression names (parts not known at run time may stand
+        around it: `tmp / "Login Data"`), or a copy of one this file made."""
+        p = self.fold(node)
+        if p is None:
+            p = self._loose_path(node)
+        if p is None:
+            return None
+        return self.copied[p].what if p in self.copied else secret_path(p)
+
+    def _loose_path(self, node: ast.AST, depth: int = 0) -> str | None:
+        """A path with its unknown parts as `*` (`Path(tempdir) / name` is `*/Cookies`), when at
+        least one part is known; only ever tested against credential-store names."""
+        if depth > 8:
+            return None
+        parts: list[ast.AST]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+            parts = [node.left, node.right]
+        elif isinstance(node, ast.Call) and (f := self.qual(node.func) or "").rsplit(".", 1)[-1] in (
+            "join",
+            "joinpath",
+        ):
+            parts = [
+                *(
+                    [node.func.value]
+                    if f.endswith("joinpath") and isinstance(node.func, ast.Attribute)
+                    else []
+                ),
+                *node.args,
+            ]
+            if f.endswith("join") and not f.startswith(("os.", "posixpath", "path.")):
+                return None
+        elif (
+            isinstance(node, ast.Call)
+            and self.qual(node.func) in ("Path", "pathlib.Path", "str")
+            and len(node.args) == 1
+        ):
+            return self._loose_path(node.args[0], depth + 1)
+        else:
+            return None
+        vals = []
+        for part in parts:
+            v = self.fold(part)
+            if v is None:
+                v = self._loose_path(part, depth + 1) or "*"
+            vals.append(v)
+        if all(v == "*" for v in vals):
+            return None
+        return combine(
+            vals, _path_join if not isinstance(node, ast.BinOp) or isinstance(node.op, ast.Div) else _PLUS
+        )
+
     # ------------------------------------------------------------ statements
 
     def run(self, tree: ast.AST, eager: bool = False) -> CodeFacts:
@@ -470,6 +545,12 @@ class _Reader:
         for i in range(2):
             self.facts = CodeFacts()
             self.ready = i == 1
+            if self.ready:
+                # a file read by a path only partly known may turn out to be a copy this file made
+                # later on: read those values again now that every copy is known
+                for key, value in self.loose[:64]:
+                    if (src := self.source(value)) is not None:
+                        self.taint[key] = src
             if eager and self.ready:
                 for name in list(self.defs):
                     self._summary(name)
@@ -488,6 +569,7 @@ class _Reader:
                 for k, (s, where, off) in self.sinks.items()
                 if where is None and not off and "." not in k
             },
+            params={k: v for k, v in self.params.items() if "." not in k},
         )
         return self.facts
 
@@ -508,7 +590,8 @@ class _Reader:
             return
         self.done.add(name)
         fn = self.defs[name]
-        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][:MAX_PARAMS]
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)][:MAX_PARAMS]
+        self.params[fn.name] = params
         body = [n for n in ast.walk(fn) if n is not fn]
         sub = self._body(body, dict(self.taint), None)
         for node in body:
@@ -537,6 +620,7 @@ class _Reader:
         sub.env, sub.lists, sub.taint, sub.attrs = dict(self.env), dict(self.lists), taint, self.attrs
         sub.returns, sub.sinks, sub.param_sinks = self.returns, self.sinks, sinks
         sub.defs, sub.done, sub.ready = self.defs, self.done, True
+        sub.copied, sub.params = self.copied, self.params
         sub.budget = self.budget
         for node in body:
             sub.budget -= 1
@@ -552,11 +636,23 @@ class _Reader:
             return
         if isinstance(node, ast.ImportFrom):
             exp = self.project.python_module(self.rel, node.module, node.level)
-            if exp is None or exp.file == self.rel:
-                return
             mod = node.module or "."
             for a in node.names:
                 local = a.asname or a.name
+                # `from . import settings` / `from lib import loader`: a module of the skill
+                sub = self.project.python_module(
+                    self.rel, f"{node.module}.{a.name}" if node.module else a.name, node.level
+                )
+                if sub is not None and sub.file != self.rel:
+                    prefix = f"{node.module}.{a.name}" if node.module else local
+                    for name in {*sub.consts, *sub.taint, *sub.returns, *sub.sinks}:
+                        dotted = f"{prefix}.{name}"
+                        self._import_name(
+                            sub, name, None, dotted, f"{mod}.{a.name}".lstrip("."), node, dotted
+                        )
+                    continue
+                if exp is None or exp.file == self.rel:
+                    continue
                 self._import_name(exp, a.name, local, f"{node.module or ''}.{a.name}".lstrip("."), mod, node)
             return
         for a in node.names:
@@ -582,11 +678,13 @@ class _Reader:
             self.returns[dotted] = (exp.returns[name], exp.file)
         if name in exp.sinks:
             self.sinks[dotted] = (exp.sinks[name], exp.file, 0)
+            if name in exp.params:
+                self.params[dotted] = exp.params[name]
 
     def _call_sinks(self, call: ast.Call, f: str) -> None:
         """A call to a function whose parameters reach a sink: the caller's secrets flow there."""
         if (name := self._local(f)) is not None and name not in self.done:
-            if not any(self.source(a) for a in call.args):
+            if not any(self.source(a) for a in [*call.args, *(k.value for k in call.keywords)]):
                 return
             self._summary(name)
         hit = self.sinks.get(f) or (self.sinks.get(f.rsplit(".", 1)[-1]) if f.startswith("self.") else None)
@@ -595,8 +693,16 @@ class _Reader:
         self.sink_calls += 1
         sinks, where, offset = hit
         off = offset if "." in f else 0
-        for i, a in enumerate(call.args):
-            sink = sinks.get(i + off)
+        names = (
+            self.params.get(f)
+            or (self.params.get(f.rsplit(".", 1)[-1]) if f.startswith("self.") else None)
+            or []
+        )
+        given = [(i + off, a) for i, a in enumerate(call.args)] + [
+            (names.index(k.arg), k.value) for k in call.keywords if k.arg in names
+        ]
+        for i, a in given:
+            sink = sinks.get(i)
             src = self.source(a) if sink is not None else None
             if sink is None or src is None:
                 continue
@@ -645,7 +751,7 @@ class _Reader:
             else:
                 items = self._fold_items(node.iter) if isinstance(node.iter, ast.List | ast.Tuple) else None
             if items:
-                self.env[node.target.id] = "\n".join(items)
+                self.env[node.target.id] = ALT.join(items)
         elif isinstance(node, ast.Call):
             self._call(node)
             if (self.qual(node.func) or "") in _SAY:
@@ -701,6 +807,23 @@ class _Reader:
                 if isinstance(t, ast.Name) and (f := self.fold(v)) is not None:
                     self.env[t.id] = f
             return
+        for t in targets:
+            # files[name] = open(...): the container holds the secret from then on
+            if isinstance(t, ast.Subscript | ast.Attribute) and (src := self.source(value)):
+                base = t.value
+                while isinstance(base, ast.Subscript):
+                    base = base.value
+                key = (
+                    base.id
+                    if isinstance(base, ast.Name)
+                    else self.qual(base)
+                    if isinstance(base, ast.Attribute)
+                    else None
+                )
+                if key and (self.ready or key not in self.taint):
+                    self.taint[key] = src
+                    if src.what.startswith("*"):
+                        self.loose.append((key, value))
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         if not names:
             return
@@ -738,6 +861,8 @@ class _Reader:
             src = self.source(value)
             if src:
                 self.taint[n] = src
+                if src.what.startswith("*"):
+                    self.loose.append((n, value))
             elif isinstance(value, ast.Call) and self._is_download(value):
                 self.taint[n] = Source(
                     f"content downloaded from {self._dest(value) or 'the network'}",
@@ -783,6 +908,7 @@ class _Reader:
                 vals = [self.fold(a) for a in call.args[1:]]
                 cmd = " ".join(v for v in vals if v) or None
             if cmd:
+                cmd = shown(cmd)
                 self.facts.shell.append((line, cmd))
                 if not self._literal_in_source(call.args[0] if call.args else None, cmd):
                     self.facts.assembled.append((line, cmd))
@@ -790,7 +916,7 @@ class _Reader:
         if f in _CODE and call.args:
             code = self.fold(call.args[0])
             if code and not isinstance(call.args[0], ast.Constant):
-                self.facts.assembled.append((line, code))
+                self.facts.assembled.append((line, shown(code)))
             src = self.source(call.args[0])
             if src and src[0].startswith("content downloaded"):
                 self._flow("download-exec", "critical", line, f"runs {src[0]} as Python code", src)
@@ -811,7 +937,9 @@ class _Reader:
             url, out = self.fold(call.args[0]), self.fold(call.args[1])
             if out:
                 # read with the commands this file runs: a download run by a later command
-                self.facts.shell.append((line, shlex.join(["curl", "-o", out, url or "the network"])))
+                self.facts.shell.append(
+                    (line, shlex.join(["curl", "-o", shown(out), shown(url or "the network")]))
+                )
         # network sinks
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
@@ -847,6 +975,12 @@ class _Reader:
             return
         if f in ("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree") and len(call.args) >= 2:
             src_path, dst = self.fold(call.args[0]), self.fold(call.args[1])
+            if (
+                (s := self._secret(call.args[0]))
+                and (to := dst or self._loose_path(call.args[1]))
+                and len(self.copied) < 64
+            ):
+                self.copied.setdefault(to, Source(s, line, True, how=f"copies {s} to {shown(to)}"))
             if src_path and secret_path(src_path):
                 # read with the commands this file runs: a copy into a repository that is pushed
                 self.facts.shell.append((line, shlex.join(["cp", src_path, dst or "."])))
@@ -894,6 +1028,21 @@ class _Reader:
                 self.param_sinks.setdefault(pos, (kind, sev, line, text.replace(src.what, PARAM)))
             return
         self.facts.flows.append(flow(kind, sev, line, text, src))
+
+
+def _PLUS(p: list[str]) -> str:
+    return p[0] + p[1]
+
+
+def _SLASH(p: list[str]) -> str:
+    return p[0].rstrip("/") + "/" + p[1]
+
+
+def _path_join(parts: list[str]) -> str:
+    out = ""
+    for v in parts:
+        out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
+    return out
 
 
 def _inner_call(node: ast.Call) -> ast.Call:
