@@ -70,6 +70,10 @@ class Rule:
     match_src: tuple[str, ...] = ()
     unless_src: tuple[str, ...] = ()
     then_src: tuple[str, ...] = ()
+    #: a second pattern that must also be found in the same line or paragraph, before or after
+    also_src: tuple[str, ...] = ()
+    #: in Markdown prose, also matched across the lines of one paragraph or list item (sentences wrap)
+    paragraph: bool = False
     flags: int = re.IGNORECASE
     within: int = 0
     builtin: str | None = None
@@ -90,6 +94,10 @@ class Rule:
     @cached_property
     def then(self) -> tuple[re.Pattern[str], ...]:
         return _compile_all(self.id, "then", self.then_src, self.flags)
+
+    @cached_property
+    def also(self) -> tuple[re.Pattern[str], ...]:
+        return _compile_all(self.id, "also", self.also_src, self.flags)
 
     def applies_to(self, rel: str) -> bool:
         if not self.files:
@@ -195,6 +203,8 @@ def parse_rules(data: Any, *, compile_now: bool = True) -> tuple[Rule, ...]:
                 match_src=match,
                 unless_src=_sources(rid, "unless", r.get("unless")),
                 then_src=_sources(rid, "then", r.get("then")),
+                also_src=_sources(rid, "also", r.get("also")),
+                paragraph=bool(r.get("paragraph", False)),
                 flags=flags,
                 within=within,
                 builtin=builtin,
@@ -205,7 +215,7 @@ def parse_rules(data: Any, *, compile_now: bool = True) -> tuple[Rule, ...]:
             )
         )
         if compile_now:
-            rules[-1].match, rules[-1].unless, rules[-1].then  # noqa: B018 - compiles, raising RuleError
+            rules[-1].match, rules[-1].unless, rules[-1].then, rules[-1].also  # noqa: B018 - compiles, raising RuleError
     return tuple(rules)
 
 
@@ -598,7 +608,17 @@ def _check_deadline() -> None:
 
 def _search(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tuple[int, int] | None:
     """(start, end) of the first match not excused by one of `rule`'s `unless` patterns (checked
-    per match; compiled only once a match needs them)."""
+    per match; compiled only once a match needs them) and, for a rule with `also` patterns, in a
+    text where one of those is found too."""
+    if rule.also_src and rule_pats is rule.match:
+        got = _search_one(rule_pats, rule, text)
+        if got is None or not any(a.search(text) for a in rule.also):
+            return None
+        return got
+    return _search_one(rule_pats, rule, text)
+
+
+def _search_one(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tuple[int, int] | None:
     if len(text) <= WINDOW:
         for pat in rule_pats:
             for m in pat.finditer(text):
@@ -795,6 +815,31 @@ def scan_text(
                         demote=weigh(r, lines[j].number, lines[j].text, m[0]),
                     )
                     break
+    if fctx is not None and fctx.markdown and (wrapped := [r for r in single if r.paragraph]):
+        for para in _paragraphs(lines, fctx):
+            _check_deadline()
+            joined = " ".join(ln.text.strip() for ln in para)
+            low = _fold(joined)
+            for r in wrapped:
+                if r.keywords is not None and not any(k in low for k in r.keywords):
+                    continue
+                m = _search(r.match, r, joined)
+                if m is None:
+                    continue
+                pos = 0
+                for ln in para:
+                    body = ln.text.strip()
+                    if m[0] < pos + len(body) + 1:
+                        break
+                    pos += len(body) + 1
+                lead = len(ln.text) - len(ln.text.lstrip())
+                ctx.add(
+                    r,
+                    rel,
+                    where(ln.number),
+                    snippet(joined, m[0], m[1]),
+                    demote=weigh(r, ln.number, ln.text, max(0, m[0] - pos) + lead),
+                )
     _padding(lines, rel, by_builtin, ctx, where)
     if facts is not None and fctx is not None:
         _report_code(facts, fctx, text, rel, ctx, by_builtin, _depth)
@@ -820,6 +865,26 @@ def scan_text(
                         title=f"{enc.title}: {worst.title}",
                     )
     return ctx.findings
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _paragraphs(lines: list[Line], fctx: _context.FileContext) -> list[list[Line]]:
+    """Runs of two or more prose lines of one paragraph or list item (a list item starts a new one)."""
+    out: list[list[Line]] = []
+    cur: list[Line] = []
+    for ln in lines:
+        prose = fctx.kinds.get(ln.number, "prose") == "prose" and bool(ln.text.strip())
+        if not prose or _LIST_ITEM.match(ln.text):
+            if len(cur) > 1:
+                out.append(cur)
+            cur = [ln] if prose else []
+            continue
+        cur.append(ln)
+    if len(cur) > 1:
+        out.append(cur)
+    return out
 
 
 _FLOW_BUILTIN = {

@@ -306,8 +306,8 @@ class _Reader:
         stack = [n]
         while stack:
             x = stack.pop()
-            if x.type == "identifier" and self.text(x) in self.taint:
-                yield self.taint[self.text(x)]
+            if x.type in ("identifier", "shorthand_property_identifier") and self.text(x) in self.taint:
+                yield self.taint[self.text(x)]  # `body` in `{ method: "POST", body }` too
             if x.type == "member_expression":
                 q = self.qual(x)
                 if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):

@@ -534,28 +534,30 @@ class _Reader:
         credential is staged (for a later `git push`) and its copy is a credential too."""
         if name == "cat":
             return
+        archive = name in ("zip", "7z", "tar")
         args = [w for w in words[1:] if not w.startswith("-")]
-        for w in words[1:-1]:
-            if w.startswith("-") or not (s := secret_path(w)):
+        dest: str | None
+        if name == "tar":
+            # `tar -czf OUT ...`, `tar czf OUT ...` (old-style options), `tar --file=OUT`
+            dest = next((w.split("=", 1)[1] for w in words if w.startswith("--file=")), None)
+            for i, w in enumerate(words[1:-1], 1):
+                bundle = w.startswith("-") and not w.startswith("--") or (i == 1 and w.isalpha())
+                if dest is None and bundle and "f" in w:
+                    dest = words[i + 1]
+        elif name == "7z":
+            dest = args[1] if len(args) > 1 else None
+        elif name == "zip":
+            dest = args[0] if args else None
+        else:
+            dest = words[-1]
+        for w in words[1:] if archive else words[1:-1]:
+            if w.startswith("-") or w == dest or not (s := secret_path(w)):
                 continue
-            if name in ("zip", "7z"):
-                dest = args[1] if name == "7z" and len(args) > 1 else args[0] if args else None
-            elif name == "tar":
-                dest = next(
-                    (
-                        words[i + 1]
-                        for i, x in enumerate(words[1:-1], 1)
-                        if x.startswith("-") and "f" in x and not x.startswith("--")
-                    ),
-                    None,
-                )
-            else:
-                dest = words[-1]
             how = f"copies {s} to {dest} with {name}" if dest else f"copies {s} with {name}"
             src = Source(s, line, True, how=how)
             if self.staged is None:
                 self.staged = src
-            if dest and dest != w and dest != "-" and len(self.staged_paths) < 64:
+            if dest and dest != "-" and len(self.staged_paths) < 64:
                 self.staged_paths.setdefault(dest.rstrip("/"), src)
             return
 
