@@ -44,7 +44,7 @@ EXFIL_HOST = re.compile(
 #: Persistence targets: writing here makes code run later, outside the skill's run.
 PERSIST_PATH = re.compile(
     r"(?:/etc/cron|/var/spool/cron|/etc/systemd/|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
-    r"|/etc/rc\.local|\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|\.config/fish/config\.fish"
+    r"|/etc/rc\.local|\.config/autostart/|\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|\.config/fish/config\.fish"
     r"|\.ssh/authorized_keys|\.git/hooks/|(?<![\w.-])(?:CLAUDE|AGENTS|MEMORY|SOUL|GEMINI)\.md$|\.mcp\.json$"
     r"|\.claude/settings(?:\.local)?\.json|/etc/sudoers|/etc/ld\.so\.preload)",
 )
@@ -54,7 +54,17 @@ KERNEL_PATH = re.compile(r"^/proc/sys/")
 RC_FILE = re.compile(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|config\.fish$")
 
 
-def persistence_severity(path: str) -> str:
+#: What, written into a start-up file, makes it fetch or unpack code each session.
+_FETCHES = re.compile(
+    r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|eval)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
+)
+
+
+def persistence_severity(path: str, content: str | None = None) -> str:
+    """Writing a start-up file is medium (users are told to add PATH lines); writing one a command
+    that fetches or decodes code there is critical; any other persistence target is high."""
+    if content is not None and _FETCHES.search(content):
+        return "critical"
     return "medium" if RC_FILE.search(path) else "high"
 
 

@@ -482,7 +482,7 @@ class _Reader:
                 self.facts.flows.append(
                     flow(
                         "persistence",
-                        persistence_severity(p),
+                        persistence_severity(p, (self.fold(a[1]) or self.text(a[1])) if len(a) > 1 else None),
                         line,
                         f"writes {p}, which runs or is read on every session",
                         None,
@@ -522,6 +522,11 @@ class _Reader:
         if short in ("write", "end", "send") and f.type == "member_expression":
             obj = f.child_by_field_name("object")
             conn = self.conns.get(self.text(obj)) if obj is not None and obj.type == "identifier" else None
+            if conn is None and obj is not None and obj.type in ("call_expression", "new_expression"):
+                # https.request({...}).end(data): a connection opened and written in one expression
+                of = obj.child_by_field_name("function") or obj.child_by_field_name("constructor")
+                if of is not None and self.qual(of) in _CONNECT:
+                    conn = self.dest(obj) or "the network"
             if conn is not None:
                 for x in a:
                     if src := self.source(x):

@@ -971,7 +971,10 @@ class _Reader:
         if short in ("write_text", "write_bytes") and isinstance(call.func, ast.Attribute):
             p = self.fold(call.func.value)
             if p:
-                self._write(p, line)
+                body = self.fold(call.args[0]) if call.args else None
+                self._write(
+                    p, line, body if body is not None else (ast.unparse(call.args[0]) if call.args else None)
+                )
             return
         if f in ("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree") and len(call.args) >= 2:
             src_path, dst = self.fold(call.args[0]), self.fold(call.args[1])
@@ -1004,14 +1007,14 @@ class _Reader:
                 if hit:
                     self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
 
-    def _write(self, path: str, line: int) -> None:
+    def _write(self, path: str, line: int, content: str | None = None) -> None:
         if KERNEL_PATH.match(path):
             sev = "critical" if path.endswith(("core_pattern", "modprobe")) else "high"
             self._flow("kernel", sev, line, f"writes the kernel setting {path}", None)
         elif PERSIST_PATH.search(path):
             self._flow(
                 "persistence",
-                persistence_severity(path),
+                persistence_severity(path, content),
                 line,
                 f"writes {path}, which runs or is read on every session",
                 None,

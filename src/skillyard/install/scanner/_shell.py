@@ -414,7 +414,7 @@ class _Reader:
             elif PERSIST_PATH.search(path.replace("$HOME", "~")):
                 self.flow(
                     "persistence",
-                    persistence_severity(path),
+                    persistence_severity(path, self.text(n)),
                     line,
                     f"writes {path}, which runs or is read on every session",
                     None,
