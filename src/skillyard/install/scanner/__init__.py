@@ -940,7 +940,7 @@ def _read_code(
     elif lang in ("javascript", "typescript", "tsx"):
         from skillyard.install.scanner import _js
 
-        if (got := _js.analyse(text, lang)) is not None:
+        if (got := _js.analyse(text, lang, project, rel)) is not None:
             facts.extend(got)
     elif fctx.markdown:
         for fence in fctx.fences:
@@ -1409,6 +1409,7 @@ _PY_IMPORT = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.M
 )
 _SH_SOURCE = re.compile(r"(?:^|[;&|({][ \t]*)(?:source|\.)[ \t]+([^\n;&|]+)", re.M)
+_JS_IMPORT = re.compile(r"""(?:\brequire\s*\(\s*|\bfrom\s+|\bimport\s+)["'](\.{1,2}/[^"'\n]+)["']""")
 
 
 def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Project | None:
@@ -1421,7 +1422,22 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or len(texts) >= MAX_PROJECT_FILES:
             continue
         ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
-        if ext not in ("py", "sh", "bash", "zsh", "ksh", ""):
+        if ext not in (
+            "py",
+            "sh",
+            "bash",
+            "zsh",
+            "ksh",
+            "",
+            "js",
+            "mjs",
+            "cjs",
+            "ts",
+            "mts",
+            "cts",
+            "jsx",
+            "tsx",
+        ):
             continue
         try:
             got = _read_for_scan(root / rel, rel, root)
@@ -1430,7 +1446,11 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
         if not got.truncated and b"\x00" not in got.data[:8192]:
             texts[rel] = got.data.decode("utf-8", "replace")
     langs = {rel: _language(rel, text) for rel, text in texts.items()}
-    langs = {rel: lang for rel, lang in langs.items() if lang in ("python", "shell")}
+    langs = {
+        rel: lang
+        for rel, lang in langs.items()
+        if lang in ("python", "shell", "javascript", "typescript", "tsx")
+    }
     if len(langs) < 2:
         return None
     index = Project(dict.fromkeys(langs, None))  # type: ignore[arg-type]
@@ -1455,6 +1475,10 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
                         if n.split()
                     ]
                 wanted.update(h for h in hits if h and h != rel)
+        elif lang in ("javascript", "typescript", "tsx"):
+            for m in _JS_IMPORT.finditer(texts[rel]):
+                if (hit := index.js_module_path(rel, m.group(1))) and hit != rel:
+                    wanted.add(hit)
         else:
             for m in _SH_SOURCE.finditer(texts[rel]):
                 for token in re.findall(r"[^\s\"'`$()]+", m.group(1)):
@@ -1469,6 +1493,10 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
             from skillyard.install.scanner import _python
 
             facts = _python.analyse(texts[rel], None, rel, export=True)
+        elif langs[rel] in ("javascript", "typescript", "tsx"):
+            from skillyard.install.scanner import _js
+
+            facts = _js.analyse(texts[rel], langs[rel], None, rel, export=True)
         else:
             from skillyard.install.scanner import _shell
 

@@ -185,6 +185,8 @@ class Export:
     shell_funcs: dict[str, tuple[bytes, Any, Any]] = field(default_factory=dict)
 
 
+JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
+
 #: Stands for a function's parameter while its body is read; replaced by the caller's value.
 PARAM = "\x00param"
 
@@ -215,6 +217,30 @@ class Project:
             for cand in (f"{stem}.py", f"{stem}/__init__.py"):
                 if cand in self.exports:
                     return cand
+        return None
+
+    def js_module(self, rel: str, spec: str) -> Export | None:
+        """The skill's file a relative `require`/`import` in `rel` names (`./read`, `../lib/x.js`)."""
+        hit = self.js_module_path(rel, spec)
+        return self.exports.get(hit) if hit else None
+
+    def js_module_path(self, rel: str, spec: str) -> str | None:
+        if not spec.startswith("."):
+            return None
+        parts = rel.split("/")[:-1]
+        for p in spec.split("/"):
+            if p in ("", "."):
+                continue
+            if p == "..":
+                if not parts:
+                    return None
+                parts.pop()
+                continue
+            parts.append(p)
+        stem = "/".join(parts)
+        for cand in (stem, *(f"{stem}{ext}" for ext in JS_EXTS), *(f"{stem}/index{ext}" for ext in JS_EXTS)):
+            if cand in self.exports:
+                return cand
         return None
 
     def shell_file(self, rel: str, path: str) -> Export | None:

@@ -15,9 +15,13 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     KERNEL_PATH,
+    PARAM,
     PERSIST_PATH,
     SECRET_ENV,
     CodeFacts,
+    Export,
+    Flow,
+    Project,
     Source,
     exfil_shaped,
     flow,
@@ -113,9 +117,27 @@ def _parser(lang: str) -> Any:
     return _parsers[lang]
 
 
+_FUNCS = ("function_declaration", "function_expression", "arrow_function", "generator_function_declaration")
+#: Functions of one file whose bodies may be read, and parameters read per function.
+MAX_FUNCTIONS = 200
+MAX_PARAMS = 8
+#: Where a value given to a parameter goes: kind, severity, line, text with PARAM for the value.
+Sink = tuple[str, str, int, str]
+
+
 class _Reader:
-    def __init__(self, src: bytes) -> None:
+    def __init__(self, src: bytes, project: Project | None = None, rel: str = "") -> None:
         self.src = src
+        self.project = project
+        self.rel = rel
+        #: this file's functions by name (declarations, `const f = () => ...`, `exports.f = ...`)
+        self.defs: dict[str, Any] = {}
+        self.done: set[str] = set()
+        self.ready = False
+        #: callee (as `qual` spells it) -> (secret it returns, file it is defined in or None)
+        self.returns: dict[str, tuple[Source, str | None]] = {}
+        #: callee -> ({parameter position: sink}, file it is defined in or None)
+        self.sinks: dict[str, tuple[dict[int, Sink], str | None]] = {}
         self.env: dict[str, str] = {}
         self.mods: dict[str, str] = {}
         self.taint: dict[str, Source] = {}
@@ -316,6 +338,15 @@ class _Reader:
                 f = x.child_by_field_name("function")
                 args = x.child_by_field_name("arguments")
                 q = self.qual(f) if f is not None else ""
+                if self.ready and f is not None and f.type == "identifier" and self.text(f) in self.defs:
+                    self.summary(self.text(f))
+                if (hit := self.returns.get(q)) is not None:
+                    src, where = hit
+                    line = x.start_point[0] + 1
+                    if where is None:
+                        yield Source(src.what, line, src.strong, src.steps(), f"gets it from {q}()")
+                    else:
+                        yield src.moved(where, line, f"gets {src.what} from {q}()")
                 readish = q in _READ or bool(_READISH.search(q.rsplit(".", 1)[-1]))
                 if readish and args is not None and args.named_children:
                     p = self.fold(args.named_children[0])
@@ -330,21 +361,162 @@ class _Reader:
                     yield Source("the whole environment", x.start_point[0] + 1, True)
             stack.extend(x.named_children)
 
-    def run(self, root: Any) -> CodeFacts:
-        for _ in range(2):
+    def run(self, root: Any, export: bool = False) -> CodeFacts:
+        self.collect(root)
+        for i in range(2):
             self.facts = CodeFacts()
-            stack = [root]
-            while stack:
-                n = stack.pop()
-                if n.type == "variable_declarator":
-                    self.declare(n)
-                elif n.type == "import_statement":
-                    self.imports(n)
-                elif n.type in ("call_expression", "new_expression"):
-                    self.call(n)
-                stack.extend(reversed(n.named_children))
+            self.ready = i == 1
+            self.walk(root)
             self.combine()
+        if export:
+            for name in list(self.defs):
+                self.summary(name)
+            self.facts.export = Export(
+                self.rel,
+                consts=dict(self.env),
+                taint={k: v for k, v in self.taint.items() if not v.what.startswith(PARAM)},
+                returns={
+                    k: src for k, (src, where) in self.returns.items() if where is None and k in self.defs
+                },
+                sinks={k: s for k, (s, where) in self.sinks.items() if where is None and k in self.defs},
+            )
         return self.facts
+
+    def walk(self, root: Any) -> None:
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n.type == "variable_declarator":
+                self.declare(n)
+            elif n.type == "import_statement":
+                self.imports(n)
+            elif n.type in ("call_expression", "new_expression"):
+                self.call(n)
+            stack.extend(reversed(n.named_children))
+
+    def collect(self, root: Any) -> None:
+        """This file's named functions: declarations, functions bound to names, `exports.f = ...`."""
+        for n in _walk(root):
+            if len(self.defs) >= MAX_FUNCTIONS:
+                return
+            name = None
+            if n.type in ("function_declaration", "generator_function_declaration"):
+                name = n.child_by_field_name("name")
+                fn = n
+            elif n.type == "variable_declarator":
+                name, fn = n.child_by_field_name("name"), n.child_by_field_name("value")
+            elif n.type == "assignment_expression":
+                left, fn = n.child_by_field_name("left"), n.child_by_field_name("right")
+                if (
+                    left is not None
+                    and left.type == "member_expression"
+                    and self.text(left).startswith(("module.exports.", "exports."))
+                ):
+                    name = left.child_by_field_name("property")
+            elif n.type == "pair":
+                name, fn = n.child_by_field_name("key"), n.child_by_field_name("value")
+            if name is not None and fn is not None and fn.type in _FUNCS:
+                self.defs.setdefault(self.text(name).strip("\"'"), fn)
+
+    def _sub(self, taint: dict[str, Source]) -> _Reader:
+        sub = _Reader(self.src, self.project, self.rel)
+        sub.env, sub.mods, sub.arrays, sub.local = dict(self.env), dict(self.mods), self.arrays, self.local
+        sub.conns, sub.taint = dict(self.conns), taint
+        sub.defs, sub.done, sub.returns, sub.sinks, sub.ready = (
+            self.defs,
+            self.done,
+            self.returns,
+            self.sinks,
+            True,
+        )
+        return sub
+
+    def summary(self, name: str) -> None:
+        """Read one function as its callers run it: once as it stands (the secret it returns), then
+        once per parameter standing for the caller's value (where that value goes)."""
+        if name in self.done:
+            return
+        self.done.add(name)
+        fn = self.defs[name]
+        body = fn.child_by_field_name("body")
+        if body is None:
+            return
+        params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
+        names = []
+        for p in (
+            params.named_children if params is not None and params.type == "formal_parameters" else [params]
+        ):
+            if p is None:
+                continue
+            p = p.child_by_field_name("left") or p if p.type == "assignment_pattern" else p
+            names.append(self.text(p) if p.type == "identifier" else "")
+        sub = self._sub(dict(self.taint))
+        sub.walk(body)
+        rets = (
+            [body]
+            if body.type != "statement_block"
+            else [
+                r.named_children[0] for r in _walk(body) if r.type == "return_statement" and r.named_children
+            ]
+        )
+        for r in rets:
+            if (src := sub.source(r)) is not None and not src.what.startswith(PARAM):
+                self.returns[name] = (src, None)
+                break
+        sinks: dict[int, Sink] = {}
+        for i, param in enumerate(names[:MAX_PARAMS]):
+            if not param:
+                continue
+            marker = f"{PARAM}{i}"
+            sub = self._sub({**self.taint, param: Source(marker, fn.start_point[0] + 1, False)})
+            sub.walk(body)
+            for fl in sub.facts.flows:
+                if marker in fl.text:
+                    sinks.setdefault(i, (fl.kind, fl.severity, fl.line, fl.text.replace(marker, PARAM)))
+        if sinks:
+            self.sinks[name] = (sinks, None)
+
+    def call_sinks(self, n: Any, q: str, f: Any, a: list[Any], line: int) -> None:
+        """A call to a function whose parameters reach a sink: the caller's secrets flow there."""
+        if (
+            self.ready
+            and f.type == "identifier"
+            and self.text(f) in self.defs
+            and self.text(f) not in self.done
+        ):
+            if not any(self.source(x) for x in a):
+                return
+            self.summary(self.text(f))
+        hit = self.sinks.get(q)
+        if hit is None:
+            return
+        sinks, where = hit
+        for i, x in enumerate(a):
+            sink = sinks.get(i)
+            src = self.source(x) if sink is not None else None
+            if sink is None or src is None:
+                continue
+            kind, sev, sline, text = sink
+            if kind == "secret-network" and src.what.startswith("downloads"):
+                continue
+            said = text.replace(PARAM, src.what)
+            if kind == "secret-network" and src.strong:
+                sev = "critical"
+            steps = (*src.steps(), (line, f"passes it to {q}()", None), (sline, said, where))
+            self.facts.flows.append(Flow(kind, sev, line, f"{said} (through {q}())", steps))
+            return
+
+    def link(self, spec: str) -> None:
+        """`require("./read")` / `import ... from "./read.js"`: that file's helpers, as `./read.NAME`."""
+        if self.project is None or not spec.startswith("."):
+            return
+        exp = self.project.js_module(self.rel, spec)
+        if exp is None or exp.file == self.rel:
+            return
+        for name, src in exp.returns.items():
+            self.returns[f"{spec}.{name}"] = (src, exp.file)
+        for name, sk in exp.sinks.items():
+            self.sinks[f"{spec}.{name}"] = (sk, exp.file)
 
     def combine(self) -> None:
         """File-level flows the value tracking cannot tie: a download and an eval of a computed
@@ -387,6 +559,7 @@ class _Reader:
             return
         if value.type == "call_expression" and self.text(value.child_by_field_name("function")) == "require":
             mod = self.qual(value)
+            self.link(mod)
             if name.type == "identifier":
                 self.mods[self.text(name)] = mod
             elif name.type == "object_pattern":
@@ -429,6 +602,7 @@ class _Reader:
         if src is None:
             return
         mod = (self.fold(src) or "").removeprefix("node:")
+        self.link(mod)
         for c in _walk(n):
             if c.type == "import_specifier":
                 name = c.child_by_field_name("name")
@@ -465,6 +639,8 @@ class _Reader:
         a = args.named_children
         line = n.start_point[0] + 1
         short = q.rsplit(".", 1)[-1]
+        if self.sinks or (f.type == "identifier" and self.text(f) in self.defs):
+            self.call_sinks(n, q, f, a, line)
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
         opens = q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns)
@@ -578,13 +754,17 @@ def _b64(s: str) -> str | None:
         return None
 
 
-def analyse(text: str, lang: str = "javascript") -> CodeFacts | None:
-    """Facts for one JavaScript/TypeScript source; None when too large to read."""
+def analyse(
+    text: str, lang: str = "javascript", project: Project | None = None, rel: str = "", export: bool = False
+) -> CodeFacts | None:
+    """Facts for one JavaScript/TypeScript source; None when too large to read. With `project`,
+    helpers `require`d or imported from the skill's other files bring what they return and where
+    their parameters go; `export`: every function is read, for the files that import this one."""
     data = text.encode("utf-8", "replace")
     if len(data) > MAX_BYTES:
         return None
     try:
         tree = _parser(lang).parse(data)
-        return _Reader(data).run(tree.root_node)
+        return _Reader(data, project, rel).run(tree.root_node, export)
     except (ValueError, RecursionError):
         return None
