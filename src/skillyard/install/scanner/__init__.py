@@ -985,8 +985,28 @@ def _read_code(
                 steps = tuple(
                     (origin[min(len(origin), k) - 1] if f is None else k, s, f) for k, s, f in fl.steps
                 )
-                facts.flows.append(type(fl)(fl.kind, fl.severity, at, fl.text, steps))
+                fl = type(fl)(fl.kind, fl.severity, at, fl.text, steps)
+                facts.flows.append(_with_stand_ins(fl, facts.stand_ins) if facts.stand_ins else fl)
     return facts
+
+
+def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
+    """A flow the shell reader found in a command the code runs, told with the secret the code put
+    into it (`reads $SY_SECRET_0 and sends it to ...` is `reads ~/.netrc and sends it to ...`)."""
+    from skillyard.install.scanner._flows import Flow, exfil_shaped
+
+    for var, src in stand_ins.items():
+        ref = "$" + var
+        if ref not in fl.text and "${" + var + "}" not in fl.text:
+            continue
+        text = fl.text.replace("${" + var + "}", ref).replace("reads " + ref, "reads " + src.what, 1)
+        text = text.replace(ref, "DATA")
+        sev = fl.severity
+        if fl.kind == "secret-network" and (src.strong or exfil_shaped(text.rsplit(" ", 1)[-1])):
+            sev = "critical"
+        steps = (*((n, st, f) for n, st, f in src.steps()), (fl.line, text, None))
+        return Flow(fl.kind, sev, fl.line, text, steps)
+    return fl
 
 
 #: npm runs these scripts by itself on `npm install` / `npm ci`, without the user naming them.

@@ -37,7 +37,7 @@ EXFIL_HOST = re.compile(
     r"|ngrok|bore\.pub|serveo\.net|interact\.sh|oast\.|burpcollaborator|trycloudflare\.com|pastebin\.com"
     r"|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org|paste\.ee|hastebin|dpaste\.|ghostbin"
     r"|termbin\.com|0x0\.st|file\.io|paste\.rs|rentry\.co|ix\.io|sprunge\.us|privatebin|controlc\.com"
-    r"|(?<![\w-])paste(?:bin)?\.))",
+    r"|(?<![\w-])paste(?:bin)?\.|hooks\.slack\.com|webhook\.office\.com|outlook\.office\.com/webhook))",
     re.IGNORECASE,
 )
 
@@ -187,6 +187,22 @@ class Export:
 
 JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
 
+#: A command that carries a secret is read with this shell variable in the secret's place.
+STAND_IN = "SY_SECRET_"
+
+
+def stand_in_marker(n: int) -> str:
+    """The placeholder folded into a command where secret number `n` goes (plain word characters,
+    so quoting leaves it alone); the shell reader sees it as `${SY_SECRET_n}`."""
+    return f"SYSTANDIN{n}X"
+
+
+def stand_in_command(cmd: str) -> str:
+    # a secret spliced into single quotes (`-d '${k}'` in a JS template) is expanded all the same
+    cmd = re.sub(r"'([^'\n]*SYSTANDIN\d+X[^'\n]*)'", r'"\1"', cmd)
+    return re.sub(r"SYSTANDIN(\d+)X", lambda m: "${" + STAND_IN + m.group(1) + "}", cmd)
+
+
 #: Stands for a function's parameter while its body is read; replaced by the caller's value.
 PARAM = "\x00param"
 
@@ -284,6 +300,9 @@ class CodeFacts:
     data_lines: set[int] = field(default_factory=set)
     #: what this file offers the skill's other files (set by the readers that can tell)
     export: Export | None = None
+    #: shell variables standing for secrets in `shell` commands (`curl -d "$SY_SECRET_0" ...`):
+    #: a secret the code puts into a command it runs
+    stand_ins: dict[str, Source] = field(default_factory=dict)
 
     def extend(self, other: CodeFacts, line_offset: int = 0) -> None:
         for f in other.flows:
@@ -299,3 +318,5 @@ class CodeFacts:
         self.assembled.extend((n + line_offset, s) for n, s in other.assembled)
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)
+        for k, src in other.stand_ins.items():
+            self.stand_ins[k] = src._replace(line=src.line + line_offset) if not src.via else src

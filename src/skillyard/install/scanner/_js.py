@@ -18,6 +18,7 @@ from skillyard.install.scanner._flows import (
     PARAM,
     PERSIST_PATH,
     SECRET_ENV,
+    STAND_IN,
     CodeFacts,
     Export,
     Flow,
@@ -27,6 +28,8 @@ from skillyard.install.scanner._flows import (
     flow,
     persistence_severity,
     secret_path,
+    stand_in_command,
+    stand_in_marker,
 )
 
 MAX_BYTES = 512 * 1024
@@ -128,6 +131,8 @@ Sink = tuple[str, str, int, str]
 class _Reader:
     def __init__(self, src: bytes, project: Project | None = None, rel: str = "") -> None:
         self.src = src
+        #: secret-holding names -> their stand-in while a command is read for the secrets in it
+        self.marking: dict[str, str] = {}
         self.project = project
         self.rel = rel
         #: this file's functions by name (declarations, `const f = () => ...`, `exports.f = ...`)
@@ -187,6 +192,16 @@ class _Reader:
 
     def _fold(self, n: Any) -> str | None:
         t = n.type
+        if self.marking and t in (
+            "call_expression",
+            "member_expression",
+            "subscript_expression",
+            "identifier",
+        ):
+            # reading a command for the secrets in it: `${n.slice(0, 40)}` is where secret n goes
+            hit = next((x for x in _walk(n) if x.type == "identifier" and self.text(x) in self.marking), None)
+            if hit is not None:
+                return self.marking[self.text(hit)]
         if t == "string":
             return "".join(
                 self.text(c) if c.type == "string_fragment" else _unescape(self.text(c))
@@ -476,6 +491,27 @@ class _Reader:
         if sinks:
             self.sinks[name] = (sinks, None)
 
+    def stand_in(self, node: Any) -> str | None:
+        """The command `node` folds to with each secret-holding name replaced by a stand-in variable."""
+        names = {self.text(x) for x in _walk(node) if x.type == "identifier" and self.text(x) in self.taint}
+        marks = {}
+        for name in sorted(names):
+            src = self.taint[name]
+            if not src.what.startswith((PARAM, "downloads")) and len(self.facts.stand_ins) + len(marks) < 32:
+                marks[name] = (len(self.facts.stand_ins) + len(marks), src)
+        if not marks:
+            return None
+        self.marking = {k: stand_in_marker(i) for k, (i, _) in marks.items()}
+        try:
+            cmd = self.fold(node)
+        finally:
+            self.marking = {}
+        if not cmd:
+            return None
+        for i, src in marks.values():
+            self.facts.stand_ins[f"{STAND_IN}{i}"] = src
+        return stand_in_command(cmd)
+
     def call_sinks(self, n: Any, q: str, f: Any, a: list[Any], line: int) -> None:
         """A call to a function whose parameters reach a sink: the caller's secrets flow there."""
         if (
@@ -679,6 +715,8 @@ class _Reader:
                 self.facts.shell.append((line, cmd))
                 if a[0].type != "string":
                     self.facts.assembled.append((line, cmd))
+            elif marked := self.stand_in(a[0]):
+                self.facts.shell.append((line, marked))  # a secret put into a command it runs
             return
         if q in _EVAL and a:
             arg = a[-1] if q == "Function" else a[0]
@@ -716,7 +754,7 @@ class _Reader:
                 src = self.source(x)
                 if not src:
                     continue
-                dest = self.fold(a[0]) or "the network"
+                dest = self.fold(a[0]) or ("a name built from it" if dns else "the network")
                 if dns:
                     text, sev = f"reads {src[0]} and sends it in a DNS lookup of {dest}", "critical"
                 else:

@@ -24,6 +24,7 @@ from skillyard.install.scanner._flows import (
     PARAM,
     PERSIST_PATH,
     SECRET_ENV,
+    STAND_IN,
     CodeFacts,
     Export,
     Flow,
@@ -35,6 +36,8 @@ from skillyard.install.scanner._flows import (
     persistence_severity,
     secret_path,
     shown,
+    stand_in_command,
+    stand_in_marker,
 )
 
 MAX_FOLD = 64 * 1024
@@ -140,6 +143,8 @@ class _Reader:
         self.ready = False
         #: loop names bound to files found under the home directory -> that directory
         self.home_walk: dict[str, str] = {}
+        #: secret-holding names -> their stand-in while a command is read for the secrets in it
+        self.marking: dict[str, str] = {}
         #: list nodes passed to subprocess calls (ids)
         self.argv_nodes: set[int] = set()
         #: folded paths this file copied a credential store to -> that store
@@ -191,6 +196,13 @@ class _Reader:
         return out
 
     def _fold(self, node: ast.AST) -> str | None:
+        if self.marking and isinstance(node, ast.Name | ast.Subscript | ast.Call | ast.Attribute):
+            # reading a command for the secrets in it: `{d[:50]}` is where secret d goes
+            hit = next(
+                (n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.marking), None
+            )
+            if hit is not None:
+                return self.marking[hit]
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             inner = self.fold(node.operand)
             return f"-{inner}" if inner is not None and inner.isdigit() else None
@@ -912,6 +924,8 @@ class _Reader:
                 self.facts.shell.append((line, cmd))
                 if not self._literal_in_source(call.args[0] if call.args else None, cmd):
                     self.facts.assembled.append((line, cmd))
+            elif self.ready and call.args and (marked := self._stand_in(call.args[0])):
+                self.facts.shell.append((line, marked))  # a secret put into a command it runs
             return
         if f in _CODE and call.args:
             code = self.fold(call.args[0])
@@ -1006,6 +1020,29 @@ class _Reader:
                 hit = next((self.home_walk[n] for n in names if n in self.home_walk), None)
                 if hit:
                     self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
+
+    def _stand_in(self, node: ast.AST) -> str | None:
+        """The command `node` folds to with each secret-holding name in it replaced by a stand-in
+        variable (`["curl", "-d", tok, URL]` reads as `curl -d ${SY_SECRET_0} URL`)."""
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.taint}
+        if not names or len(self.facts.stand_ins) >= 32:
+            return None
+        marks = {}
+        for n in sorted(names):
+            src = self.taint[n]
+            if src.what.startswith(PARAM) or src.what.startswith("content downloaded"):
+                continue
+            marks[n] = (len(self.facts.stand_ins) + len(marks), src)
+        self.marking = {n: stand_in_marker(k) for n, (k, _) in marks.items()}
+        try:
+            cmd = self.fold(node) if marks else None
+        finally:
+            self.marking = {}
+        if not cmd:
+            return None
+        for _n, (k, src) in marks.items():
+            self.facts.stand_ins[f"{STAND_IN}{k}"] = src
+        return stand_in_command(shown(cmd))
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
         if KERNEL_PATH.match(path):
