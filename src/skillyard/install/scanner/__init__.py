@@ -774,6 +774,10 @@ def scan_text(
     single = [r for r in regex_rules if not r.then_src]
     paired = [r for r in regex_rules if r.then_src]
     all_keys = {k for r in regex_rules if r.keywords for k in r.keywords}
+    if len(lines) > 8:
+        # a keyword no line holds is not looked for line by line (keywords never span lines)
+        whole = _fold("\n".join(ln.text for ln in lines))
+        all_keys = {k for k in all_keys if k in whole}
     present: list[set[str] | None] = []
     for n, ln in enumerate(lines):
         if n % 256 == 0:

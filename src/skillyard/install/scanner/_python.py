@@ -551,9 +551,15 @@ class _Reader:
         # follows values (a helper defined below its first use still resolves). A function's body
         # is read when the second pass meets a call whose value or arguments matter (or, for a
         # module other files import, `eager`, every function once).
+        # the nodes `visit` acts on, in walk order, listed once for both passes
+        nodes = []
         for fn in ast.walk(tree):
-            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and len(self.defs) < MAX_FUNCTIONS:
+            if isinstance(fn, _VISITED):
+                nodes.append(fn)
+            elif isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and len(self.defs) < MAX_FUNCTIONS:
                 self.defs.setdefault(fn.name, fn)
+        if len(nodes) > MAX_NODES:
+            del nodes[MAX_NODES:]
         for i in range(2):
             self.facts = CodeFacts()
             self.ready = i == 1
@@ -566,7 +572,7 @@ class _Reader:
             if eager and self.ready:
                 for name in list(self.defs):
                     self._summary(name)
-            for node in ast.walk(tree):
+            for node in nodes:
                 self.budget -= 1
                 if self.budget < 0:
                     break
@@ -1068,6 +1074,23 @@ class _Reader:
                 self.param_sinks.setdefault(pos, (kind, sev, line, text.replace(src.what, PARAM)))
             return
         self.facts.flows.append(flow(kind, sev, line, text, src))
+
+
+#: The statements and expressions `_Reader.visit` reads; everything else it passes over.
+_VISITED = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.Assign,
+    ast.AnnAssign,
+    ast.AugAssign,
+    ast.With,
+    ast.AsyncWith,
+    ast.For,
+    ast.Call,
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+)
 
 
 def _PLUS(p: list[str]) -> str:
