@@ -22,6 +22,8 @@ SECRET_PATH = re.compile(
     r"|\.s3cfg|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh/hosts\.yml|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
+    r"|\.(?:bash|zsh|sh|python|psql|mysql|node_repl)_history\b|\.local/share/fish/fish_history|Local Storage/leveldb"
+    r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
     r")",
     re.IGNORECASE,
 )
@@ -44,7 +46,8 @@ EXFIL_HOST = re.compile(
 #: Persistence targets: writing here makes code run later, outside the skill's run.
 PERSIST_PATH = re.compile(
     r"(?:/etc/cron|/var/spool/cron|/etc/systemd/|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
-    r"|/etc/rc\.local|\.config/autostart/|\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|\.config/fish/config\.fish"
+    r"|/etc/rc\.local|\.config/autostart/|/etc/profile\.d/|/etc/(?:environment|bash\.bashrc|zsh/)|\.ssh/rc$"
+    r"|(?:site|dist)-packages/[^/]*\.pth$|(?:site|user)customize\.py$|\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|\.config/fish/config\.fish"
     r"|\.ssh/authorized_keys|\.git/hooks/|(?<![\w.-])(?:CLAUDE|AGENTS|MEMORY|SOUL|GEMINI)\.md$|\.mcp\.json$"
     r"|\.claude/settings(?:\.local)?\.json|/etc/sudoers|/etc/ld\.so\.preload)",
 )

@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 from skillyard.install.scanner._flows import (
+    DESTROY_TARGET,
+    HOME_DATA,
     KERNEL_PATH,
     PARAM,
     PERSIST_PATH,
@@ -95,6 +97,22 @@ _WRITE = {
     "appendFileSync",
     "appendFile",
     "fs.createWriteStream",
+}
+_REMOVE = {
+    "fs.rmSync",
+    "fs.rm",
+    "fs.rmdirSync",
+    "fs.rmdir",
+    "fs.promises.rm",
+    "fs.promises.rmdir",
+    "rmSync",
+    "rm",
+    "rimraf",
+    "rimraf.sync",
+    "fse.removeSync",
+    "fse.remove",
+    "fs-extra.removeSync",
+    "fs-extra.remove",
 }
 _LOCAL = re.compile(r"^(?:127\.|localhost\b|::1$|\[::1\]|0\.0\.0\.0)")
 #: A helper whose name says it reads (`readIf`, `loadFile`, `slurp`) is a read when handed a secret path.
@@ -349,6 +367,19 @@ class _Reader:
                 q = self.qual(x)
                 if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):
                     yield Source(f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
+                elif (
+                    q == "process.env"
+                    and x.parent is not None
+                    and x.parent.type
+                    in (
+                        "spread_element",
+                        "arguments",
+                        "pair",
+                        "array",
+                    )
+                ):
+                    # `{ ...process.env }`, `Object.entries(process.env)`: the whole environment
+                    yield Source("the whole environment", x.start_point[0] + 1, True)
             if x.type == "call_expression":
                 f = x.child_by_field_name("function")
                 args = x.child_by_field_name("arguments")
@@ -699,6 +730,18 @@ class _Reader:
                         f"writes {p}, which runs or is read on every session",
                         None,
                     )
+                )
+        if q in _REMOVE and a and (target := self.fold(a[0])):
+            recursive = (
+                q.endswith(("rmdirSync", "rmdir"))
+                or "rimraf" in q
+                or "remove" in q
+                or "recursive" in self.text(args)
+            )
+            t = target.rstrip("/") or "/"
+            if recursive and (DESTROY_TARGET.match(t) or HOME_DATA.match(target)):
+                self.facts.flows.append(
+                    flow("destruction", "high", line, f"recursively deletes {target}", None)
                 )
         if q.startswith("child_process.") and short in _EXEC and a:
             first = self.fold(a[0])

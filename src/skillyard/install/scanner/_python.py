@@ -59,6 +59,15 @@ _EXEC = {
 }
 _EXEC_PREFIX = ("os.exec", "os.spawn", "os.posix_spawn")
 _CODE = {"eval", "exec", "builtins.eval", "builtins.exec", "compile"}
+#: Loading these runs code the data carries (a pickle's `__reduce__`): a download loaded so is run.
+_UNPICKLE = {
+    "pickle.loads",
+    "pickle.load",
+    "marshal.loads",
+    "dill.loads",
+    "cloudpickle.loads",
+    "_pickle.loads",
+}
 _NET = {
     "urllib.request.urlopen",
     "urllib.request.Request",
@@ -785,6 +794,11 @@ class _Reader:
         ):
             self.facts.data_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
 
+    def _walked(self, node: ast.AST) -> str | None:
+        """The home folder a loop walks, when `node` names one of the files it finds."""
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        return next((self.home_walk[n] for n in names if n in self.home_walk), None)
+
     def _home_tree(self, it: ast.AST) -> str | None:
         """The home directory (or a data folder in it) a loop walks: `Path.home().rglob("*")`,
         `os.walk("~/Documents")`, `glob.glob("~/Desktop/**")`, or a name bound to such a walk."""
@@ -933,6 +947,26 @@ class _Reader:
             elif self.ready and call.args and (marked := self._stand_in(call.args[0])):
                 self.facts.shell.append((line, marked))  # a secret put into a command it runs
             return
+        if f in _UNPICKLE and call.args:
+            src = self.source(call.args[0])
+            if src and src.what.startswith("content downloaded"):
+                self._flow(
+                    "download-exec",
+                    "critical",
+                    line,
+                    f"unpickles {src.what}, which runs code it carries",
+                    src,
+                )
+            elif (got := _unwrap_attr(call.args[0])) is not None and self._is_download(got):
+                dest = self._dest(got) or self._dest(_inner_call(got)) or "the network"
+                self._flow(
+                    "download-exec",
+                    "critical",
+                    line,
+                    f"downloads {dest} and unpickles it, which runs code it carries",
+                    None,
+                )
+            return
         if f in _CODE and call.args:
             code = self.fold(call.args[0])
             if code and not isinstance(call.args[0], ast.Constant):
@@ -988,6 +1022,26 @@ class _Reader:
             if p and mode and ("w" in mode or "a" in mode):
                 self._write(p, line)
             return
+        if (
+            self.home_walk
+            and short in ("write_text", "write_bytes", "open")
+            and isinstance(call.func, ast.Attribute)
+            and (hit := self._walked(call.func.value))
+            and (
+                short != "open"
+                or "w" in (self.fold(call.args[0]) if call.args else "")
+                or "a" in (self.fold(call.args[0]) if call.args else "")
+            )
+        ):
+            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
+        if (
+            f in ("open", "io.open")
+            and self.home_walk
+            and len(call.args) > 1
+            and "w" in (self.fold(call.args[1]) or "")
+            and (hit := self._walked(call.args[0]))
+        ):
+            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
         if short in ("write_text", "write_bytes") and isinstance(call.func, ast.Attribute):
             p = self.fold(call.func.value)
             if p:
@@ -1106,6 +1160,13 @@ def _path_join(parts: list[str]) -> str:
     for v in parts:
         out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
     return out
+
+
+def _unwrap_attr(node: ast.AST) -> ast.Call | None:
+    """The call under `requests.get(u).content` (or the call itself)."""
+    while isinstance(node, ast.Attribute) and node.attr in ("content", "text", "raw", "data"):
+        node = node.value
+    return node if isinstance(node, ast.Call) else None
 
 
 def _inner_call(node: ast.Call) -> ast.Call:

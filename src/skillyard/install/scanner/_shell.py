@@ -194,6 +194,10 @@ class _Reader:
 
     # ------------------------------------------------------------ commands
 
+    def run_argv(self, cmd: Any) -> list[str]:
+        """The words of the command `cmd` runs, past wrappers such as `sudo` and `nohup`."""
+        return _unwrap(*self.argv(cmd))[0] if cmd is not None else []
+
     def argv(self, cmd: Any) -> tuple[list[str], list[Any]]:
         words: list[str] = []
         nodes: list[Any] = []
@@ -344,6 +348,7 @@ class _Reader:
                 continue
             words, nodes = self.argv(cmd)
             shown.append(shlex.join(words) if words else self.text(c))
+            words, nodes = _unwrap(words, nodes)
             line = cmd.start_point[0] + 1
             run = _xargs(words) if words and _base(words[0]) == "xargs" else words
             if i == 0:
@@ -351,7 +356,7 @@ class _Reader:
                     (s for s in (self.taint_of(x) for x in nodes[1:]) if s), None
                 )
                 listing = _home_listing(words)
-            elif src and run and _base(run[0]) in _SENDERS | _DNS:
+            elif src and run and (_sends(run) or _base(run[0]) in _DNS):
                 dest = _dest(run) or "the network"
                 how = "in DNS lookups of" if _base(run[0]) in _DNS else "to"
                 self.flow(
@@ -393,8 +398,8 @@ class _Reader:
                     self.downloads[path] = (url, line)  # curl URL > file
             if op.startswith("<"):
                 cmd = next((x for x in n.named_children if x.type == "command"), None)
-                words = self.argv(cmd)[0] if cmd is not None else []
-                if words and _base(words[0]) in _SENDERS and (src := self.secret(path, line)):
+                words = self.run_argv(cmd)
+                if words and _sends(words) and (src := self.secret(path, line)):
                     dest = _dest(words) or next((w for w in words[1:] if "@" in w), "the network")
                     self.flow(
                         "secret-network", "critical", line, f"reads {src.what} and sends it to {dest}", src
@@ -405,23 +410,25 @@ class _Reader:
                         if stmt.type in ("while_statement", "until_statement"):
                             self.read_vars(stmt, src)
                 continue
-            if KERNEL_PATH.match(path):
-                body = self.text(n)
-                sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
-                if path.endswith(("drop_caches", "swappiness")):
-                    continue
+            self.wrote(path, line, self.text(n))
+
+    def wrote(self, path: str, line: int, body: str) -> None:
+        """A file the script writes (a redirect, `tee`): kernel settings and persistence targets."""
+        if KERNEL_PATH.match(path):
+            sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
+            if not path.endswith(("drop_caches", "swappiness")):
                 self.flow("kernel", sev, line, f"writes the kernel setting {path}", None)
-            elif PERSIST_PATH.search(path.replace("$HOME", "~")):
-                self.flow(
-                    "persistence",
-                    persistence_severity(path, self.text(n)),
-                    line,
-                    f"writes {path}, which runs or is read on every session",
-                    None,
-                )
+        elif PERSIST_PATH.search(path.replace("$HOME", "~")):
+            self.flow(
+                "persistence",
+                persistence_severity(path, body),
+                line,
+                f"writes {path}, which runs or is read on every session",
+                None,
+            )
 
     def command(self, cmd: Any, words: list[str] | None) -> None:
-        words, nodes = self.argv(cmd)
+        words, nodes = _unwrap(*self.argv(cmd))
         if not words:
             return
         line = cmd.start_point[0] + 1
@@ -518,6 +525,12 @@ class _Reader:
             self.git(words, line)
         elif name == "find":
             self.find(words, line)
+        elif name == "tee":
+            parent = cmd.parent
+            body = self.text(parent.parent if parent is not None and parent.parent is not None else cmd)
+            for w in words[1:]:
+                if not w.startswith("-"):
+                    self.wrote(w, line, body)
         elif name == "shred":
             for w in words[1:]:
                 if not w.startswith("-") and (HOME_DATA.match(w) or DESTROY_TARGET.match(w)):
@@ -730,6 +743,8 @@ def _narrows(tail: list[str]) -> bool:
     return False
 
 
+#: Commands that run the command after them (their own options skipped).
+_WRAPPERS = {"sudo", "doas", "nohup", "env", "command", "exec", "time", "nice", "ionice", "setsid", "stdbuf"}
 _XARGS_ARG = {"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a"}
 
 
@@ -770,10 +785,30 @@ def _commands(node: Any) -> list[Any]:
     return out
 
 
+def _unwrap(words: list[str], nodes: list[Any]) -> tuple[list[str], list[Any]]:
+    """`sudo tee FILE`, `nohup curl ...`, `env A=1 cmd`: the command a wrapper runs is the command."""
+    while len(words) > 1 and _base(words[0]) in _WRAPPERS:
+        k = 1
+        while k < len(words) and (words[k].startswith("-") or (_base(words[0]) == "env" and "=" in words[k])):
+            k += 1
+        if k >= len(words):
+            break
+        words, nodes = words[k:], nodes[k:]
+    return words, nodes
+
+
+def _sends(words: list[str]) -> bool:
+    """A command that sends what it is fed to the network."""
+    name = _base(words[0])
+    return name in _SENDERS or (name == "openssl" and "s_client" in words)
+
+
 def _dest(words: list[str]) -> str | None:
     for w in words[1:]:
         if "://" in w:
             return w
+    if "-connect" in words[:-1]:
+        return words[words.index("-connect") + 1]
     for w in reversed(words[1:]):
         if not w.startswith("-") and re.match(r"^[\w.-]+\.[a-z]{2,}|^\d{1,3}(?:\.\d{1,3}){3}", w):
             return w
