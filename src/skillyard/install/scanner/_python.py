@@ -395,10 +395,28 @@ class _Reader:
                 and isinstance(elt, ast.Call)
                 and self.qual(elt.func) == "chr"
                 and len(elt.args) == 1
-                and isinstance(elt.args[0], ast.Name)
-                and elt.args[0].id == gen.target.id
             ):
-                return self._chars(gen.iter)
+                arg = elt.args[0]
+                if isinstance(arg, ast.Name) and arg.id == gen.target.id:
+                    return self._chars(gen.iter)
+                # (chr(c ^ 42) for c in CODES), chr(c - 3): codes shifted or XORed with a constant
+                if (
+                    isinstance(arg, ast.BinOp)
+                    and isinstance(arg.left, ast.Name)
+                    and arg.left.id == gen.target.id
+                    and isinstance(arg.right, ast.Constant)
+                    and isinstance(arg.right.value, int)
+                    and isinstance(arg.op, ast.BitXor | ast.Add | ast.Sub)
+                    and (codes := self._codes(gen.iter)) is not None
+                ):
+                    k = arg.right.value
+                    op = {ast.BitXor: lambda c: c ^ k, ast.Add: lambda c: c + k, ast.Sub: lambda c: c - k}[
+                        type(arg.op)
+                    ]
+                    try:
+                        return [chr(op(c)) for c in codes]
+                    except (ValueError, OverflowError):
+                        return None
             return None
         if isinstance(node, ast.Call) and self.qual(node.func) == "map" and len(node.args) == 2:
             return self._chars(node.args[1]) if self.qual(node.args[0]) == "chr" else None

@@ -99,8 +99,18 @@ class _Reader:
         self.calls_read = 0
 
     def _printed(self, node: Any) -> str | None:
-        """`$(printf '\\x63\\x75...')` / `$(echo -e ...)` of constants: what it prints (escapes decoded)."""
+        """`$(printf '\\x63\\x75...')` / `$(echo -e ...)` of constants: what it prints (escapes decoded);
+        also through decoding filters: `$(echo Y3Vy... | base64 -d)`, `$(base64 -d <<< ...)`,
+        `$(echo hsab | rev)`, `$(echo 6375726c | xxd -r -p)`, `$(echo phey | tr a-z n-za-m)`."""
+        pipes = [c for c in node.named_children if c.type == "pipeline"]
+        if len(pipes) == 1 and len(node.named_children) == 1:
+            return self._decoded_pipeline([c for c in pipes[0].named_children if c.type == "command"])
         cmds = [c for c in node.named_children if c.type == "command"]
+        if len(cmds) == 1 and (
+            here := next((c for c in cmds[0].named_children if c.type == "herestring_redirect"), None)
+        ):
+            body = next((self.word(c) for c in here.named_children), None)
+            return _decode_filter(self.argv(cmds[0])[0], body) if body is not None else None
         if len(cmds) != 1:
             return None
         if any(self.word(c) is None for c in cmds[0].named_children if c.type != "command_name"):
@@ -123,6 +133,22 @@ class _Reader:
             return body.encode("latin-1", "replace").decode("unicode_escape")
         except (UnicodeDecodeError, ValueError):
             return None
+
+    def _decoded_pipeline(self, cmds: list[Any]) -> str | None:
+        if len(cmds) < 2 or len(cmds) > 6:
+            return None
+        words = self.argv(cmds[0])[0]
+        if (
+            not words
+            or words[0] not in ("echo", "printf")
+            or any(self.word(c) is None for c in cmds[0].named_children if c.type != "command_name")
+        ):
+            return None
+        args = [w for w in words[1:] if w not in ("-n", "-e")]
+        text: str | None = " ".join(args)
+        for c in cmds[1:]:
+            text = _decode_filter(self.argv(c)[0], text) if text is not None else None
+        return text
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -783,6 +809,39 @@ def _commands(node: Any) -> list[Any]:
             out.append(n)
         stack.extend(reversed(n.children))
     return out
+
+
+def _decode_filter(words: list[str], text: str) -> str | None:
+    """What a decoding filter (`base64 -d`, `rev`, `xxd -r -p`, a rot13 `tr`) makes of constant text."""
+    import base64
+    import binascii
+    import codecs
+
+    if not words or len(text) > 64 * 1024:
+        return None
+    name = _base(words[0])
+    try:
+        if name == "base64" and any(w in ("-d", "--decode", "-D") for w in words[1:]):
+            raw = "".join(text.split())
+            return base64.b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8", "replace")
+        if name == "rev":
+            return "\n".join(line[::-1] for line in text.split("\n"))
+        if name == "xxd" and "-r" in words and any(w.startswith("-p") for w in words):
+            return bytes.fromhex("".join(text.split())).decode("utf-8", "replace")
+        if (
+            name == "tr"
+            and len(words) == 3
+            and {words[1], words[2]}
+            in (
+                {"a-zA-Z", "n-za-mN-ZA-M"},
+                {"A-Za-z", "N-ZA-Mn-za-m"},
+                {"a-z", "n-za-m"},
+            )
+        ):
+            return codecs.decode(text, "rot13")
+    except (binascii.Error, ValueError):
+        return None
+    return None
 
 
 def _unwrap(words: list[str], nodes: list[Any]) -> tuple[list[str], list[Any]]:
