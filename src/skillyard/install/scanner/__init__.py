@@ -1337,10 +1337,38 @@ def _iter_files(root: Path) -> Iterator[tuple[str, Path, os.stat_result]]:
             yield rel, full, st
 
 
+#: A front matter `name:` YAML reads as that very string (no quotes, tags, anchors, numbers, booleans).
+_PLAIN_NAME = re.compile(r"^name:[ \t]*([A-Za-z0-9][A-Za-z0-9._ -]{0,63}?)[ \t]*$", re.M)
+_NOT_STR = re.compile(r"(?i)(?:true|false|yes|no|on|off|null|y|n|[-+]?[\d._]+(?:e[-+]?\d+)?)")
+
+
+def _front_matter_name(p: Path) -> str | None:
+    """The `name` of a SKILL.md whose front matter spells it as a plain word, read without the YAML
+    parser (importing the skill parser costs an `audit` process more than scanning a small skill)."""
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(16384).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    head = head.removeprefix("\ufeff").replace("\r\n", "\n")
+    if not head.startswith("---\n"):
+        return None
+    end = head.find("\n---", 3)
+    if end == -1:
+        return None
+    block = head[4 : end + 1]
+    hits = _PLAIN_NAME.findall(block)
+    if len(hits) != 1 or len(re.findall(r"(?m)^name\s*:", block)) != 1 or _NOT_STR.fullmatch(hits[0]):
+        return None
+    return hits[0]
+
+
 def _skill_name(root: Path) -> str | None:
     for fname in ("SKILL.md", "skill.md", "SKILL.toml"):
         p = root / fname
         if p.is_file():
+            if fname != "SKILL.toml" and (quick := _front_matter_name(p)) is not None:
+                return quick
             try:
                 from skillyard.parsing import parse_skill
 
