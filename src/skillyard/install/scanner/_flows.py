@@ -122,6 +122,34 @@ def secret_path(path: str) -> str | None:
     return p if SECRET_PATH.search(p) else None
 
 
+#: Commands whose output is a credential: tokens printed by cloud and forge CLIs, a kubeconfig with
+#: its keys, a password from a keychain or password manager.
+_CLI_SECRET = re.compile(
+    r"^(?:"
+    r"gh auth (?:token|status (?:-t|--show-token))"
+    r"|kubectl config view\b.*--(?:raw|flatten)"
+    r"|gcloud auth (?:application-default )?print-(?:access|identity)-token"
+    r"|az account get-access-token"
+    r"|aws (?:configure (?:get|export-credentials)|sts get-session-token|ecr get-login-password"
+    r"|codeartifact get-authorization-token|secretsmanager get-secret-value)"
+    r"|git credential (?:fill|get)"
+    r"|docker-credential-\S+ (?:get|list)"
+    r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
+    r"|op (?:read|item get)|bw get (?:password|item)|pass show|secret-tool lookup|kwallet-query"
+    r"|vault (?:kv get|read|print token)|heroku auth:token"
+    r")\b"
+)
+
+
+def cli_secret(words: list[str]) -> str | None:
+    """What credential a command prints (`gh auth token`: a GitHub token), if it prints one."""
+    if not words:
+        return None
+    line = " ".join([words[0].rsplit("/", 1)[-1], *words[1:]])
+    m = _CLI_SECRET.match(line)
+    return f"the output of `{' '.join(line.split()[:4])}`" if m else None
+
+
 def exfil_shaped(dest: str) -> bool:
     return any(EXFIL_HOST.search(d.strip()) for d in dest.split(ALT))
 
@@ -165,7 +193,28 @@ class Flow:
     steps: tuple[Step, ...] = field(default=())
 
 
+#: A token a CLI prints for its own service, and the hosts of that service: sending it there is
+#: what it is for (medium, as for an API token), anywhere else is exfiltration.
+_OWN_SERVICE = {
+    "gh ": re.compile(r"github\.com|githubusercontent\.com"),
+    "gcloud ": re.compile(r"googleapis\.com|google\.com"),
+    "az ": re.compile(r"azure\.(?:com|net)|microsoft(?:online)?\.com|windows\.net"),
+    "aws ": re.compile(r"amazonaws\.com"),
+    "heroku ": re.compile(r"heroku\.com"),
+    "git credential": re.compile(r"github\.com|gitlab\.com|bitbucket\.org"),
+    "docker-credential": re.compile(
+        r"docker\.(?:io|com)|gcr\.io|ghcr\.io|quay\.io|azurecr\.io|amazonaws\.com"
+    ),
+}
+
+
 def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
+    if kind == "secret-network" and src is not None and src.what.startswith("the output of `"):
+        cmd = src.what[len("the output of `") :]
+        dest = text.rsplit(" to ", 1)[-1] if " to " in text else ""
+        own = next((hosts for k, hosts in _OWN_SERVICE.items() if cmd.startswith(k)), None)
+        if own is not None and dest and own.search(dest) and not exfil_shaped(dest):
+            sev = "medium"  # `gh auth token` sent to api.github.com
     return Flow(kind, sev, line, text, (*(src.steps() if src else ()), (line, text, None)))
 
 

@@ -26,6 +26,7 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
+    cli_secret,
     exfil_shaped,
     flow,
     persistence_severity,
@@ -176,6 +177,8 @@ class _Reader:
         self.shells: list[int] = []
         #: (line, path) of files the code writes
         self.written: list[tuple[int, str]] = []
+        #: (line, path) of absolute paths the code `require`s (a file it may have written itself)
+        self.required: list[tuple[int, str]] = []
 
     def text(self, n: Any) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
@@ -398,6 +401,10 @@ class _Reader:
                     p = self.fold(args.named_children[0])
                     if p and (s := secret_path(p)):
                         yield Source(s, x.start_point[0] + 1, True)
+                if q.startswith("child_process.exec") and args is not None and args.named_children:
+                    cmd = self.fold(args.named_children[0]) or ""
+                    if what := cli_secret(cmd.split()):
+                        yield Source(what, x.start_point[0] + 1, True)
                 if (
                     q == "JSON.stringify"
                     and args is not None
@@ -595,6 +602,9 @@ class _Reader:
                 (n, f"curl -o {p} {url}") for n, p in self.written if any(p in c for _, c in self.facts.shell)
             ]
             self.facts.shell[:0] = saved
+        ran = [n for n, p in self.required if any(p == w for _, w in self.written)]
+        if self.gets and ran and not self.evals:
+            self.evals.append(ran[0])  # a downloaded file written and then `require`d is run
         if self.gets and self.evals:
             line, dest = self.gets[0]
             self.facts.flows.append(
@@ -731,6 +741,8 @@ class _Reader:
                         None,
                     )
                 )
+        if q == "require" and a and (req := self.fold(a[0])) and req.startswith("/"):
+            self.required.append((line, req))
         if q in _REMOVE and a and (target := self.fold(a[0])):
             recursive = (
                 q.endswith(("rmdirSync", "rmdir"))

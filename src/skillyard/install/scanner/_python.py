@@ -30,6 +30,7 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
+    cli_secret,
     combine,
     exfil_shaped,
     flow,
@@ -513,10 +514,19 @@ class _Reader:
             p = self.fold(call.args[0])
             if p and (s := secret_path(p.rstrip("*/").rstrip("/") or p)):
                 return Source(s, line, True)
-        if f.startswith("subprocess.") and call.args:
+        if (f.startswith("subprocess.") or f in ("os.popen", "check_output", "getoutput")) and call.args:
             cmd = self.fold(call.args[0]) or ""
             if "find-generic-password" in cmd or "dump-keychain" in cmd or "find-internet-password" in cmd:
                 return Source("the macOS keychain", line, True)
+            try:
+                argv = shlex.split(shown(cmd)) if cmd else []
+            except ValueError:
+                argv = []
+            if what := cli_secret(argv):
+                return Source(what, line, True)
+        if f in ("dotenv_values", "dotenv.dotenv_values", "dotenv.main.dotenv_values"):
+            p = self.fold(call.args[0]) if call.args else ".env"
+            return Source(secret_path(p or ".env") or p or ".env", line, True)
         return None
 
     def _secret(self, node: ast.AST) -> str | None:

@@ -24,6 +24,7 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
+    cli_secret,
     exfil_shaped,
     flow,
     persistence_severity,
@@ -261,6 +262,8 @@ class _Reader:
             return Source("the whole environment", line, True)
         if name in ("security",) and any("password" in w or "keychain" in w for w in words[1:]):
             return Source("the macOS keychain", line, True)
+        if what := cli_secret(words):
+            return Source(what, line, True)
         if name in _READERS or name in ("cp", "find", "grep", "awk", "sed", "jq"):
             for w in words[1:]:
                 if src := self.secret(w, line):
@@ -377,11 +380,13 @@ class _Reader:
             words, nodes = _unwrap(words, nodes)
             line = cmd.start_point[0] + 1
             run = _xargs(words) if words and _base(words[0]) == "xargs" else words
-            if i == 0:
+            if i == 0 or (src is None and cli_secret(words)):
+                # what the pipeline carries: the first command's output, or a later command that
+                # prints a credential (`... | git credential fill | curl -d @- ...`)
                 src = self.reads_secret(words, line) or next(
                     (s for s in (self.taint_of(x) for x in nodes[1:]) if s), None
                 )
-                listing = _home_listing(words)
+                listing = _home_listing(words) if i == 0 else listing
             elif src and run and (_sends(run) or _base(run[0]) in _DNS):
                 dest = _dest(run) or "the network"
                 how = "in DNS lookups of" if _base(run[0]) in _DNS else "to"
