@@ -143,6 +143,8 @@ _FUNCS = ("function_declaration", "function_expression", "arrow_function", "gene
 #: Functions of one file whose bodies may be read, and parameters read per function.
 MAX_FUNCTIONS = 200
 MAX_PARAMS = 8
+#: Nodes all function-body readings of one file may visit together (deeply nested bundles stop here).
+MAX_SUMMARY_NODES = 200_000
 #: Where a value given to a parameter goes: kind, severity, line, text with PARAM for the value.
 Sink = tuple[str, str, int, str]
 
@@ -152,6 +154,10 @@ class _Reader:
         self.src = src
         #: secret-holding names -> their stand-in while a command is read for the secrets in it
         self.marking: dict[str, str] = {}
+        #: nodes left for reading function bodies, shared by the readers of one file's functions
+        #: (`budget` is set on those readers only: the file's own walk is never cut short)
+        self.shared: list[int] = [MAX_SUMMARY_NODES]
+        self.budget: list[int] | None = None
         self.project = project
         self.rel = rel
         #: this file's functions by name (declarations, `const f = () => ...`, `exports.f = ...`)
@@ -439,6 +445,11 @@ class _Reader:
         stack = [root]
         while stack:
             n = stack.pop()
+            if self.budget is not None:
+                # reading function bodies for their callers shares one budget per file
+                self.budget[0] -= 1
+                if self.budget[0] < 0:
+                    return
             if n.type == "variable_declarator":
                 self.declare(n)
             elif n.type == "import_statement":
@@ -482,6 +493,8 @@ class _Reader:
             self.sinks,
             True,
         )
+        sub.shared = self.shared
+        sub.budget = self.shared
         return sub
 
     def summary(self, name: str) -> None:
