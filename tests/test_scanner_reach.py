@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from skillyard.install import scan_path
 
 
@@ -530,3 +533,46 @@ def test_dotenv_values_and_a_downloaded_module_required(tmp_path: Path) -> None:
     assert "SY-FLOW-002" in _blocking(tmp_path / "c", {"scripts/p.js": bad_js})
     good_js = bad_js.replace('require("/tmp/plugin.js")', 'console.log("saved")')
     assert not _blocking(tmp_path / "d", {"scripts/p.js": good_js})
+
+
+# ---------------------------------------------------------------- the skill's name, read cheaply
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.text(alphabet=st.sampled_from(list("abcXYZ019 ._-:'\"#&*!|>{}[]%@`\t")), min_size=0, max_size=24),
+    extra=st.lists(
+        st.sampled_from(
+            [
+                "description: d\n",
+                "description: 'Quoted: fine'\n",
+                "description: a: b\n",
+                "description: >\n  folded\n",
+                "description:\n",
+                "description: 12\n",
+                "name: other\n",
+                "metadata:\n  name: inner\n",
+                "tools: [Read, Bash]\n",
+                "tools: [Read, [x]\n",
+                "bad line without colon\n",
+                "  - item\n",
+            ]
+        ),
+        max_size=3,
+    ),
+)
+def test_front_matter_name_read_cheaply_agrees_with_the_parser(
+    tmp_path: Path, name: str, extra: list[str]
+) -> None:
+    from skillyard.install.scanner import _front_matter_name
+    from skillyard.parsing import parse_skill
+
+    d = tmp_path / "sk"
+    d.mkdir(exist_ok=True)
+    p = d / "SKILL.md"
+    p.write_text(f"---\nname: {name}\n{''.join(extra)}---\nBody.\n", "utf-8")
+    quick = _front_matter_name(p)
+    if quick is None:
+        return  # the scanner asks the parser
+    skill, _ = parse_skill(p)
+    assert skill is not None and skill.name == quick

@@ -1338,13 +1338,21 @@ def _iter_files(root: Path) -> Iterator[tuple[str, Path, os.stat_result]]:
 
 
 #: A front matter `name:` YAML reads as that very string (no quotes, tags, anchors, numbers, booleans).
-_PLAIN_NAME = re.compile(r"^name:[ \t]*([A-Za-z0-9][A-Za-z0-9._ -]{0,63}?)[ \t]*$", re.M)
+_PLAIN_NAME = re.compile(r"^name:[ \t]*([A-Za-z0-9][A-Za-z0-9._ -]{0,63}?)[ \t]*$")
 _NOT_STR = re.compile(r"(?i)(?:true|false|yes|no|on|off|null|y|n|[-+]?[\d._]+(?:e[-+]?\d+)?)")
+#: One front matter line YAML reads as a plain `key: text` (or a nested one, or a list item) with no
+#: syntax in the text that could make the block invalid: then the parser would accept the block.
+_SIMPLE_LINE = re.compile(
+    r"""^(?:[ ]{2,}(?:-[ ]+)?)?(?:[A-Za-z_][\w-]*:(?:[ ]+(?:"[^"\\\n]*"|'[^'\n]*'"""
+    r"""|\[(?:[ ]*[A-Za-z0-9_][\w .()/*-]*(?:,[ ]*[A-Za-z0-9_][\w .()/*-]*)*)?[ ]*\]|"""
+    r"""[^\s'"|>\[\]{}&*!%@`#,?:-](?:(?!:[ ]|[ ]\#)[^\n])*?(?<!:)))?|-[ ]+[^\s'"|>\[\]{}&*!%@`#?:-][^:\n#]*)[ ]*$"""
+)
 
 
 def _front_matter_name(p: Path) -> str | None:
-    """The `name` of a SKILL.md whose front matter spells it as a plain word, read without the YAML
-    parser (importing the skill parser costs an `audit` process more than scanning a small skill)."""
+    """The `name` of a SKILL.md whose front matter is plain `key: text` lines with a plain name and
+    a description, read without the YAML parser (importing the skill parser costs an `audit`
+    process more than scanning a small skill). Anything else is left to the parser."""
     try:
         with open(p, "rb") as fh:
             head = fh.read(16384).decode("utf-8")
@@ -1353,14 +1361,25 @@ def _front_matter_name(p: Path) -> str | None:
     head = head.removeprefix("\ufeff").replace("\r\n", "\n")
     if not head.startswith("---\n"):
         return None
-    end = head.find("\n---", 3)
+    end = head.find("\n---\n", 3)
     if end == -1:
         return None
-    block = head[4 : end + 1]
-    hits = _PLAIN_NAME.findall(block)
-    if len(hits) != 1 or len(re.findall(r"(?m)^name\s*:", block)) != 1 or _NOT_STR.fullmatch(hits[0]):
+    lines = head[4:end].split("\n")
+    if not all(_SIMPLE_LINE.match(ln) or not ln.strip() for ln in lines):
         return None
-    return hits[0]
+    names = [m.group(1) for ln in lines if (m := _PLAIN_NAME.match(ln))]
+    keys = [ln.split(":", 1)[0] for ln in lines if ln[:1].isalpha() or ln[:1] == "_"]
+    desc = [ln.split(":", 1)[1].strip().strip("'\"") for ln in lines if ln.startswith("description:")]
+    if (
+        len(names) != 1
+        or keys.count("name") != 1
+        or len(keys) != len(set(keys))
+        or _NOT_STR.fullmatch(names[0])
+    ):
+        return None
+    if len(desc) != 1 or not desc[0] or _NOT_STR.fullmatch(desc[0]):
+        return None
+    return names[0]
 
 
 def _skill_name(root: Path) -> str | None:
