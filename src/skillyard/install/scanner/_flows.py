@@ -150,6 +150,13 @@ def cli_secret(words: list[str]) -> str | None:
     return f"the output of `{' '.join(line.split()[:4])}`" if m else None
 
 
+def cli_source(what: str, line: int) -> Source:
+    """A credential a command printed. A token a CLI prints for its own service (`gh auth token`) is
+    weighed like an API token (it is mostly sent to that service); a store's content is strong."""
+    cmd = what.removeprefix("the output of `")
+    return Source(what, line, not any(cmd.startswith(k) for k in _OWN_SERVICE))
+
+
 def exfil_shaped(dest: str) -> bool:
     return any(EXFIL_HOST.search(d.strip()) for d in dest.split(ALT))
 
@@ -213,8 +220,8 @@ def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
         cmd = src.what[len("the output of `") :]
         dest = text.rsplit(" to ", 1)[-1] if " to " in text else ""
         own = next((hosts for k, hosts in _OWN_SERVICE.items() if cmd.startswith(k)), None)
-        if own is not None and dest and own.search(dest) and not exfil_shaped(dest):
-            sev = "medium"  # `gh auth token` sent to api.github.com
+        if own is not None and re.search(r"://|^[\w-]+(?:\.[\w-]+)+", dest) and not own.search(dest):
+            sev = "critical"  # `gh auth token` sent to a host that is not GitHub's
     return Flow(kind, sev, line, text, (*(src.steps() if src else ()), (line, text, None)))
 
 

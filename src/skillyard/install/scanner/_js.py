@@ -27,6 +27,7 @@ from skillyard.install.scanner._flows import (
     Project,
     Source,
     cli_secret,
+    cli_source,
     exfil_shaped,
     flow,
     persistence_severity,
@@ -410,7 +411,7 @@ class _Reader:
                 if q.startswith("child_process.exec") and args is not None and args.named_children:
                     cmd = self.fold(args.named_children[0]) or ""
                     if what := cli_secret(cmd.split()):
-                        yield Source(what, x.start_point[0] + 1, True)
+                        yield cli_source(what, x.start_point[0] + 1)
                 if (
                     q == "JSON.stringify"
                     and args is not None

@@ -31,6 +31,7 @@ from skillyard.install.scanner._flows import (
     Project,
     Source,
     cli_secret,
+    cli_source,
     combine,
     exfil_shaped,
     flow,
@@ -523,7 +524,7 @@ class _Reader:
             except ValueError:
                 argv = []
             if what := cli_secret(argv):
-                return Source(what, line, True)
+                return cli_source(what, line)
         if f in ("dotenv_values", "dotenv.dotenv_values", "dotenv.main.dotenv_values"):
             p = self.fold(call.args[0]) if call.args else ".env"
             return Source(secret_path(p or ".env") or p or ".env", line, True)

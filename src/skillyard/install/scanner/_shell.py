@@ -25,6 +25,7 @@ from skillyard.install.scanner._flows import (
     Project,
     Source,
     cli_secret,
+    cli_source,
     exfil_shaped,
     flow,
     persistence_severity,
@@ -263,7 +264,7 @@ class _Reader:
         if name in ("security",) and any("password" in w or "keychain" in w for w in words[1:]):
             return Source("the macOS keychain", line, True)
         if what := cli_secret(words):
-            return Source(what, line, True)
+            return cli_source(what, line)
         if name in _READERS or name in ("cp", "find", "grep", "awk", "sed", "jq"):
             for w in words[1:]:
                 if src := self.secret(w, line):
