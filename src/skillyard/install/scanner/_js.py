@@ -678,6 +678,8 @@ class _Reader:
             f = call.child_by_field_name("function") or call.child_by_field_name("constructor")
             if f is not None and self.qual(f) in _CONNECT:
                 self.conns[key] = self.dest(call) or "the network"
+            if f is not None and self.qual(f) in ("axios.create", "got.extend", "ky.create", "ky.extend"):
+                self.mods[key] = self.qual(f).split(".")[0]  # an instance sends as the library does
         folded = self.fold(value)
         if folded is not None:
             self.env[key] = folded

@@ -1026,6 +1026,13 @@ class _Reader:
         # network sinks
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
+        if not net and short in _NET_METHODS and isinstance(call.func, ast.Attribute):
+            # ftplib.FTP(host).storbinary(...), socket.create_connection(addr).sendall(...)
+            opened = _unwrap_attr(call.func.value)
+            net = opened is not None and (self.qual(opened.func) or "") in _NET | {
+                "socket.socket",
+                "requests.Session",
+            }
         if net and args:
             self.sink_calls += 1
             for a in args:

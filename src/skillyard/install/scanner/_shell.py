@@ -409,8 +409,33 @@ class _Reader:
         if joined != self.text(n) and len(shown) == len(parts):
             self.facts.assembled.append((n.start_point[0] + 1, joined))
 
+    def heredoc(self, n: Any, r: Any) -> None:
+        """`python3 - <<'PY' ... PY`, `node <<JS`, `bash <<EOF`: the here-document is the program."""
+        body = next((c for c in r.named_children if c.type == "heredoc_body"), None)
+        cmd = next((x for x in n.named_children if x.type == "command"), None)
+        words = self.run_argv(cmd)
+        if body is None or not words or self.depth >= MAX_DEPTH:
+            return
+        name, code, got = _base(words[0]), self.text(body), None
+        if name.startswith("python"):
+            from skillyard.install.scanner import _python
+
+            got = _python.analyse(code)
+        elif name in ("node", "nodejs", "deno", "bun"):
+            from skillyard.install.scanner import _js
+
+            got = _js.analyse(code)
+        elif name in _SHELLS:
+            got = analyse(code, self.depth + 1)
+        if got is not None:
+            got.assembled.clear()
+            self.facts.extend(got, body.start_point[0])
+
     def redirects(self, n: Any) -> None:
         for r in n.named_children:
+            if r.type == "heredoc_redirect":
+                self.heredoc(n, r)
+                continue
             if r.type != "file_redirect":
                 continue
             op = self.text(r).lstrip("0123456789&")
