@@ -3,9 +3,11 @@
 Run:  .venv/bin/python benchmarks/bench_scanner.py [--repeat N] [--real DIR] [--list]
 
 - fixtures: tests/fixtures/scanner/{malicious,benign} (one skill per directory).
-- corpus: benchmarks/scanner_corpus/{tune,heldout}/cases.yaml, malicious/benign pairs; the
-  held-out half is never used to change rules. A case is "detected" / a "false positive" when
-  the default policy blocks it (a finding at severity high or above that is not suppressed).
+- corpus: benchmarks/scanner_corpus/<half>/cases.yaml, malicious/benign pairs (`--half NAME`,
+  repeatable; default: every half in the folder). tune, tune2 and heldout2 (since its measurement
+  on 2026-11-26) are tuning data; a held-out half is measured, never used to change rules. A case
+  is "detected" / a "false positive" when the default policy blocks it (a finding at severity high
+  or above that is not suppressed).
 - --real DIR: every directory under DIR holding a SKILL.md is scanned as a skill (public
   collections checked out by the user; nothing is downloaded here). Prints the share flagged
   high or above and, with --list, why, per skill.
@@ -249,7 +251,7 @@ def main() -> None:
     )
     ap.add_argument("--process-only", action="store_true", help="only the whole-process timings")
     ap.add_argument(
-        "--half", action="append", default=[], help="corpus half to measure (default: tune and heldout)"
+        "--half", action="append", default=[], help="corpus half to measure (default: every half present)"
     )
     args = ap.parse_args()
     if args.process_only:
@@ -271,7 +273,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="skillyard-corpus-") as tmp:
         corpus_dirs = []
-        for half in args.half or ["tune", "heldout"]:
+        halves = args.half or sorted(p.parent.name for p in CORPUS.glob("*/cases.yaml"))
+        for half in halves:
             cases = materialise(half, Path(tmp))
             report_half(f"corpus {half} ({len(cases)} cases)", rates(cases, rules))
             corpus_dirs += [p for _, _, p in cases]

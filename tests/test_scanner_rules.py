@@ -333,7 +333,7 @@ def _unreported_matches(text: str) -> list[tuple[str, str]]:
         for ln in lines:
             hit = any(
                 not any(u.search(m.group(0)) for u in r.unless) for p in r.match for m in p.finditer(ln.text)
-            )
+            ) and (not r.also or any(a.search(ln.text) for a in r.also))
             if hit and (r.id, ln.number) not in got:
                 missing.append((r.id, ln.text))
     return missing

@@ -70,6 +70,10 @@ class Rule:
     match_src: tuple[str, ...] = ()
     unless_src: tuple[str, ...] = ()
     then_src: tuple[str, ...] = ()
+    #: a second pattern that must also be found in the same line or paragraph, before or after
+    also_src: tuple[str, ...] = ()
+    #: in Markdown prose, also matched across the lines of one paragraph or list item (sentences wrap)
+    paragraph: bool = False
     flags: int = re.IGNORECASE
     within: int = 0
     builtin: str | None = None
@@ -90,6 +94,10 @@ class Rule:
     @cached_property
     def then(self) -> tuple[re.Pattern[str], ...]:
         return _compile_all(self.id, "then", self.then_src, self.flags)
+
+    @cached_property
+    def also(self) -> tuple[re.Pattern[str], ...]:
+        return _compile_all(self.id, "also", self.also_src, self.flags)
 
     def applies_to(self, rel: str) -> bool:
         if not self.files:
@@ -195,6 +203,8 @@ def parse_rules(data: Any, *, compile_now: bool = True) -> tuple[Rule, ...]:
                 match_src=match,
                 unless_src=_sources(rid, "unless", r.get("unless")),
                 then_src=_sources(rid, "then", r.get("then")),
+                also_src=_sources(rid, "also", r.get("also")),
+                paragraph=bool(r.get("paragraph", False)),
                 flags=flags,
                 within=within,
                 builtin=builtin,
@@ -205,7 +215,7 @@ def parse_rules(data: Any, *, compile_now: bool = True) -> tuple[Rule, ...]:
             )
         )
         if compile_now:
-            rules[-1].match, rules[-1].unless, rules[-1].then  # noqa: B018 - compiles, raising RuleError
+            rules[-1].match, rules[-1].unless, rules[-1].then, rules[-1].also  # noqa: B018 - compiles, raising RuleError
     return tuple(rules)
 
 
@@ -598,7 +608,17 @@ def _check_deadline() -> None:
 
 def _search(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tuple[int, int] | None:
     """(start, end) of the first match not excused by one of `rule`'s `unless` patterns (checked
-    per match; compiled only once a match needs them)."""
+    per match; compiled only once a match needs them) and, for a rule with `also` patterns, in a
+    text where one of those is found too."""
+    if rule.also_src and rule_pats is rule.match:
+        got = _search_one(rule_pats, rule, text)
+        if got is None or not any(a.search(text) for a in rule.also):
+            return None
+        return got
+    return _search_one(rule_pats, rule, text)
+
+
+def _search_one(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tuple[int, int] | None:
     if len(text) <= WINDOW:
         for pat in rule_pats:
             for m in pat.finditer(text):
@@ -754,6 +774,10 @@ def scan_text(
     single = [r for r in regex_rules if not r.then_src]
     paired = [r for r in regex_rules if r.then_src]
     all_keys = {k for r in regex_rules if r.keywords for k in r.keywords}
+    if len(lines) > 8:
+        # a keyword no line holds is not looked for line by line (keywords never span lines)
+        whole = _fold("\n".join(ln.text for ln in lines))
+        all_keys = {k for k in all_keys if k in whole}
     present: list[set[str] | None] = []
     for n, ln in enumerate(lines):
         if n % 256 == 0:
@@ -795,6 +819,31 @@ def scan_text(
                         demote=weigh(r, lines[j].number, lines[j].text, m[0]),
                     )
                     break
+    if fctx is not None and fctx.markdown and (wrapped := [r for r in single if r.paragraph]):
+        for para in _paragraphs(lines, fctx):
+            _check_deadline()
+            joined = " ".join(ln.text.strip() for ln in para)
+            low = _fold(joined)
+            for r in wrapped:
+                if r.keywords is not None and not any(k in low for k in r.keywords):
+                    continue
+                m = _search(r.match, r, joined)
+                if m is None:
+                    continue
+                pos = 0
+                for ln in para:
+                    body = ln.text.strip()
+                    if m[0] < pos + len(body) + 1:
+                        break
+                    pos += len(body) + 1
+                lead = len(ln.text) - len(ln.text.lstrip())
+                ctx.add(
+                    r,
+                    rel,
+                    where(ln.number),
+                    snippet(joined, m[0], m[1]),
+                    demote=weigh(r, ln.number, ln.text, max(0, m[0] - pos) + lead),
+                )
     _padding(lines, rel, by_builtin, ctx, where)
     if facts is not None and fctx is not None:
         _report_code(facts, fctx, text, rel, ctx, by_builtin, _depth)
@@ -820,6 +869,26 @@ def scan_text(
                         title=f"{enc.title}: {worst.title}",
                     )
     return ctx.findings
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _paragraphs(lines: list[Line], fctx: _context.FileContext) -> list[list[Line]]:
+    """Runs of two or more prose lines of one paragraph or list item (a list item starts a new one)."""
+    out: list[list[Line]] = []
+    cur: list[Line] = []
+    for ln in lines:
+        prose = fctx.kinds.get(ln.number, "prose") == "prose" and bool(ln.text.strip())
+        if not prose or _LIST_ITEM.match(ln.text):
+            if len(cur) > 1:
+                out.append(cur)
+            cur = [ln] if prose else []
+            continue
+        cur.append(ln)
+    if len(cur) > 1:
+        out.append(cur)
+    return out
 
 
 _FLOW_BUILTIN = {
@@ -875,7 +944,7 @@ def _read_code(
     elif lang in ("javascript", "typescript", "tsx"):
         from skillyard.install.scanner import _js
 
-        if (got := _js.analyse(text, lang)) is not None:
+        if (got := _js.analyse(text, lang, project, rel)) is not None:
             facts.extend(got)
     elif fctx.markdown:
         for fence in fctx.fences:
@@ -920,8 +989,28 @@ def _read_code(
                 steps = tuple(
                     (origin[min(len(origin), k) - 1] if f is None else k, s, f) for k, s, f in fl.steps
                 )
-                facts.flows.append(type(fl)(fl.kind, fl.severity, at, fl.text, steps))
+                fl = type(fl)(fl.kind, fl.severity, at, fl.text, steps)
+                facts.flows.append(_with_stand_ins(fl, facts.stand_ins) if facts.stand_ins else fl)
     return facts
+
+
+def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
+    """A flow the shell reader found in a command the code runs, told with the secret the code put
+    into it (`reads $SY_SECRET_0 and sends it to ...` is `reads ~/.netrc and sends it to ...`)."""
+    from skillyard.install.scanner._flows import Flow, exfil_shaped
+
+    for var, src in stand_ins.items():
+        ref = "$" + var
+        if ref not in fl.text and "${" + var + "}" not in fl.text:
+            continue
+        text = fl.text.replace("${" + var + "}", ref).replace("reads " + ref, "reads " + src.what, 1)
+        text = text.replace(ref, "DATA")
+        sev = fl.severity
+        if fl.kind == "secret-network" and (src.strong or exfil_shaped(text.rsplit(" ", 1)[-1])):
+            sev = "critical"
+        steps = (*((n, st, f) for n, st, f in src.steps()), (fl.line, text, None))
+        return Flow(fl.kind, sev, fl.line, text, steps)
+    return fl
 
 
 #: npm runs these scripts by itself on `npm install` / `npm ci`, without the user naming them.
@@ -1248,10 +1337,57 @@ def _iter_files(root: Path) -> Iterator[tuple[str, Path, os.stat_result]]:
             yield rel, full, st
 
 
+#: A front matter `name:` YAML reads as that very string (no quotes, tags, anchors, numbers, booleans).
+_PLAIN_NAME = re.compile(r"^name:[ \t]*([A-Za-z0-9][A-Za-z0-9._ -]{0,63}?)[ \t]*$")
+_NOT_STR = re.compile(r"(?i)(?:true|false|yes|no|on|off|null|y|n|[-+]?[\d._]+(?:e[-+]?\d+)?)")
+#: One front matter line YAML reads as a plain `key: text` (or a nested one, or a list item) with no
+#: syntax in the text that could make the block invalid: then the parser would accept the block.
+_SIMPLE_LINE = re.compile(
+    r"""^(?:[ ]{2,}(?:-[ ]+)?)?(?:[A-Za-z_][\w-]*:(?:[ ]+(?:"[^"\\\n]*"|'[^'\n]*'"""
+    r"""|\[(?:[ ]*[A-Za-z0-9_][\w .()/*-]*(?:,[ ]*[A-Za-z0-9_][\w .()/*-]*)*)?[ ]*\]|"""
+    r"""[^\s'"|>\[\]{}&*!%@`#,?:-](?:(?!:[ ]|[ ]\#)[^\n])*?(?<!:)))?|-[ ]+[^\s'"|>\[\]{}&*!%@`#?:-][^:\n#]*)[ ]*$"""
+)
+
+
+def _front_matter_name(p: Path) -> str | None:
+    """The `name` of a SKILL.md whose front matter is plain `key: text` lines with a plain name and
+    a description, read without the YAML parser (importing the skill parser costs an `audit`
+    process more than scanning a small skill). Anything else is left to the parser."""
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(16384).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    head = head.removeprefix("\ufeff").replace("\r\n", "\n")
+    if not head.startswith("---\n"):
+        return None
+    end = head.find("\n---\n", 3)
+    if end == -1:
+        return None
+    lines = head[4:end].split("\n")
+    if not all(_SIMPLE_LINE.match(ln) or not ln.strip() for ln in lines):
+        return None
+    names = [m.group(1) for ln in lines if (m := _PLAIN_NAME.match(ln))]
+    keys = [ln.split(":", 1)[0] for ln in lines if ln[:1].isalpha() or ln[:1] == "_"]
+    desc = [ln.split(":", 1)[1].strip().strip("'\"") for ln in lines if ln.startswith("description:")]
+    if (
+        len(names) != 1
+        or keys.count("name") != 1
+        or len(keys) != len(set(keys))
+        or _NOT_STR.fullmatch(names[0])
+    ):
+        return None
+    if len(desc) != 1 or not desc[0] or _NOT_STR.fullmatch(desc[0]):
+        return None
+    return names[0]
+
+
 def _skill_name(root: Path) -> str | None:
     for fname in ("SKILL.md", "skill.md", "SKILL.toml"):
         p = root / fname
         if p.is_file():
+            if fname != "SKILL.toml" and (quick := _front_matter_name(p)) is not None:
+                return quick
             try:
                 from skillyard.parsing import parse_skill
 
@@ -1340,8 +1476,11 @@ MAX_PROJECT_FILES = 200
 MAX_PROJECT_BYTES = 512 * 1024
 
 
-_PY_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.M)
+_PY_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.M
+)
 _SH_SOURCE = re.compile(r"(?:^|[;&|({][ \t]*)(?:source|\.)[ \t]+([^\n;&|]+)", re.M)
+_JS_IMPORT = re.compile(r"""(?:\brequire\s*\(\s*|\bfrom\s+|\bimport\s+)["'](\.{1,2}/[^"'\n]+)["']""")
 
 
 def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Project | None:
@@ -1354,7 +1493,22 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or len(texts) >= MAX_PROJECT_FILES:
             continue
         ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
-        if ext not in ("py", "sh", "bash", "zsh", "ksh", ""):
+        if ext not in (
+            "py",
+            "sh",
+            "bash",
+            "zsh",
+            "ksh",
+            "",
+            "js",
+            "mjs",
+            "cjs",
+            "ts",
+            "mts",
+            "cts",
+            "jsx",
+            "tsx",
+        ):
             continue
         try:
             got = _read_for_scan(root / rel, rel, root)
@@ -1363,7 +1517,11 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
         if not got.truncated and b"\x00" not in got.data[:8192]:
             texts[rel] = got.data.decode("utf-8", "replace")
     langs = {rel: _language(rel, text) for rel, text in texts.items()}
-    langs = {rel: lang for rel, lang in langs.items() if lang in ("python", "shell")}
+    langs = {
+        rel: lang
+        for rel, lang in langs.items()
+        if lang in ("python", "shell", "javascript", "typescript", "tsx")
+    }
     if len(langs) < 2:
         return None
     index = Project(dict.fromkeys(langs, None))  # type: ignore[arg-type]
@@ -1373,14 +1531,25 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
             for m in _PY_IMPORT.finditer(texts[rel]):
                 if m.group(1) is not None:
                     level = len(m.group(1)) - len(m.group(1).lstrip("."))
-                    hits = [index.python_module_path(rel, m.group(1).lstrip(".") or None, level)]
-                else:
-                    hits = [
-                        index.python_module_path(rel, n.split()[0])
+                    mod = m.group(1).lstrip(".")
+                    hits = [index.python_module_path(rel, mod or None, level)]
+                    # `from . import settings`, `from lib import loader`: modules of the skill
+                    hits += [
+                        index.python_module_path(rel, f"{mod}.{n.split()[0]}" if mod else n.split()[0], level)
                         for n in m.group(2).split(",")
                         if n.split()
                     ]
+                else:
+                    hits = [
+                        index.python_module_path(rel, n.split()[0])
+                        for n in m.group(3).split(",")
+                        if n.split()
+                    ]
                 wanted.update(h for h in hits if h and h != rel)
+        elif lang in ("javascript", "typescript", "tsx"):
+            for m in _JS_IMPORT.finditer(texts[rel]):
+                if (hit := index.js_module_path(rel, m.group(1))) and hit != rel:
+                    wanted.add(hit)
         else:
             for m in _SH_SOURCE.finditer(texts[rel]):
                 for token in re.findall(r"[^\s\"'`$()]+", m.group(1)):
@@ -1395,6 +1564,10 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
             from skillyard.install.scanner import _python
 
             facts = _python.analyse(texts[rel], None, rel, export=True)
+        elif langs[rel] in ("javascript", "typescript", "tsx"):
+            from skillyard.install.scanner import _js
+
+            facts = _js.analyse(texts[rel], langs[rel], None, rel, export=True)
         else:
             from skillyard.install.scanner import _shell
 

@@ -22,6 +22,8 @@ SECRET_PATH = re.compile(
     r"|\.s3cfg|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh/hosts\.yml|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
+    r"|\.(?:bash|zsh|sh|python|psql|mysql|node_repl)_history\b|\.local/share/fish/fish_history|Local Storage/leveldb"
+    r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
     r")",
     re.IGNORECASE,
 )
@@ -36,14 +38,16 @@ EXFIL_HOST = re.compile(
     r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:(?:\d{1,3}\.){3}\d{1,3}|[^/\s]*(?:webhook\.site|requestbin|pipedream\.net"
     r"|ngrok|bore\.pub|serveo\.net|interact\.sh|oast\.|burpcollaborator|trycloudflare\.com|pastebin\.com"
     r"|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org|paste\.ee|hastebin|dpaste\.|ghostbin"
-    r"|termbin\.com|0x0\.st|file\.io|paste\.rs|rentry\.co|ix\.io|sprunge\.us|privatebin|controlc\.com))",
+    r"|termbin\.com|0x0\.st|file\.io|paste\.rs|rentry\.co|ix\.io|sprunge\.us|privatebin|controlc\.com"
+    r"|(?<![\w-])paste(?:bin)?\.|hooks\.slack\.com|webhook\.office\.com|outlook\.office\.com/webhook))",
     re.IGNORECASE,
 )
 
 #: Persistence targets: writing here makes code run later, outside the skill's run.
 PERSIST_PATH = re.compile(
     r"(?:/etc/cron|/var/spool/cron|/etc/systemd/|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
-    r"|/etc/rc\.local|\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|\.config/fish/config\.fish"
+    r"|/etc/rc\.local|\.config/autostart/|/etc/profile\.d/|/etc/(?:environment|bash\.bashrc|zsh/)|\.ssh/rc$"
+    r"|(?:site|dist)-packages/[^/]*\.pth$|(?:site|user)customize\.py$|\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|\.config/fish/config\.fish"
     r"|\.ssh/authorized_keys|\.git/hooks/|(?<![\w.-])(?:CLAUDE|AGENTS|MEMORY|SOUL|GEMINI)\.md$|\.mcp\.json$"
     r"|\.claude/settings(?:\.local)?\.json|/etc/sudoers|/etc/ld\.so\.preload)",
 )
@@ -53,7 +57,17 @@ KERNEL_PATH = re.compile(r"^/proc/sys/")
 RC_FILE = re.compile(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|config\.fish$")
 
 
-def persistence_severity(path: str) -> str:
+#: What, written into a start-up file, makes it fetch or unpack code each session.
+_FETCHES = re.compile(
+    r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|eval)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
+)
+
+
+def persistence_severity(path: str, content: str | None = None) -> str:
+    """Writing a start-up file is medium (users are told to add PATH lines); writing one a command
+    that fetches or decodes code there is critical; any other persistence target is high."""
+    if content is not None and _FETCHES.search(content):
+        return "critical"
     return "medium" if RC_FILE.search(path) else "high"
 
 
@@ -73,11 +87,33 @@ HOME_DATA = re.compile(
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
+#: Separates the values a name may hold when it is bound by a loop over constants
+#: (`for name in ("Cookies", "Login Data")`): folding combines every alternative.
+ALT = "\x1f"
+MAX_ALTS = 16
+
+
+def combine(values: list[str], glue: Any) -> str:
+    """`glue(values)`, once per combination of the alternatives the values hold (at most MAX_ALTS)."""
+    if not any(ALT in v for v in values):
+        return glue(values)
+    combos: list[list[str]] = [[]]
+    for v in values:
+        combos = [c + [x] for c in combos for x in v.split(ALT)][:MAX_ALTS]
+    return ALT.join(glue(c) for c in combos)
+
+
+def shown(value: str) -> str:
+    """A folded value as text: alternatives one per line (as a shell reads a list of commands)."""
+    return value.replace(ALT, "\n")
+
 
 def secret_path(path: str) -> str | None:
     """`path` as the user would recognise it if it names a credential store, else None."""
     if not path or len(path) > 4096:
         return None
+    if ALT in path:
+        return next((s for p in path.split(ALT) if (s := secret_path(p))), None)
     p = path.replace("$HOME", "~").replace("${HOME}", "~")
     p = re.sub(r"^/(?:home|Users)/[^/]+", "~", p)
     p = re.sub(r"^/root(?=/)", "~", p)
@@ -86,8 +122,43 @@ def secret_path(path: str) -> str | None:
     return p if SECRET_PATH.search(p) else None
 
 
+#: Commands whose output is a credential: tokens printed by cloud and forge CLIs, a kubeconfig with
+#: its keys, a password from a keychain or password manager.
+_CLI_SECRET = re.compile(
+    r"^(?:"
+    r"gh auth (?:token|status (?:-t|--show-token))"
+    r"|kubectl config view\b.*--(?:raw|flatten)"
+    r"|gcloud auth (?:application-default )?print-(?:access|identity)-token"
+    r"|az account get-access-token"
+    r"|aws (?:configure (?:get|export-credentials)|sts get-session-token|ecr get-login-password"
+    r"|codeartifact get-authorization-token|secretsmanager get-secret-value)"
+    r"|git credential (?:fill|get)"
+    r"|docker-credential-\S+ (?:get|list)"
+    r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
+    r"|op (?:read|item get)|bw get (?:password|item)|pass show|secret-tool lookup|kwallet-query"
+    r"|vault (?:kv get|read|print token)|heroku auth:token"
+    r")\b"
+)
+
+
+def cli_secret(words: list[str]) -> str | None:
+    """What credential a command prints (`gh auth token`: a GitHub token), if it prints one."""
+    if not words:
+        return None
+    line = " ".join([words[0].rsplit("/", 1)[-1], *words[1:]])
+    m = _CLI_SECRET.match(line)
+    return f"the output of `{' '.join(line.split()[:4])}`" if m else None
+
+
+def cli_source(what: str, line: int) -> Source:
+    """A credential a command printed. A token a CLI prints for its own service (`gh auth token`) is
+    weighed like an API token (it is mostly sent to that service); a store's content is strong."""
+    cmd = what.removeprefix("the output of `")
+    return Source(what, line, not any(cmd.startswith(k) for k in _OWN_SERVICE))
+
+
 def exfil_shaped(dest: str) -> bool:
-    return bool(EXFIL_HOST.search(dest.strip()))
+    return any(EXFIL_HOST.search(d.strip()) for d in dest.split(ALT))
 
 
 #: One step of a flow: (line, what happens there, file). File None: the file the flow is reported in.
@@ -129,7 +200,28 @@ class Flow:
     steps: tuple[Step, ...] = field(default=())
 
 
+#: A token a CLI prints for its own service, and the hosts of that service: sending it there is
+#: what it is for (medium, as for an API token), anywhere else is exfiltration.
+_OWN_SERVICE = {
+    "gh ": re.compile(r"github\.com|githubusercontent\.com"),
+    "gcloud ": re.compile(r"googleapis\.com|google\.com"),
+    "az ": re.compile(r"azure\.(?:com|net)|microsoft(?:online)?\.com|windows\.net"),
+    "aws ": re.compile(r"amazonaws\.com"),
+    "heroku ": re.compile(r"heroku\.com"),
+    "git credential": re.compile(r"github\.com|gitlab\.com|bitbucket\.org"),
+    "docker-credential": re.compile(
+        r"docker\.(?:io|com)|gcr\.io|ghcr\.io|quay\.io|azurecr\.io|amazonaws\.com"
+    ),
+}
+
+
 def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
+    if kind == "secret-network" and src is not None and src.what.startswith("the output of `"):
+        cmd = src.what[len("the output of `") :]
+        dest = text.rsplit(" to ", 1)[-1] if " to " in text else ""
+        own = next((hosts for k, hosts in _OWN_SERVICE.items() if cmd.startswith(k)), None)
+        if own is not None and re.search(r"://|^[\w-]+(?:\.[\w-]+)+", dest) and not own.search(dest):
+            sev = "critical"  # `gh auth token` sent to a host that is not GitHub's
     return Flow(kind, sev, line, text, (*(src.steps() if src else ()), (line, text, None)))
 
 
@@ -146,8 +238,28 @@ class Export:
     returns: dict[str, Source] = field(default_factory=dict)
     #: function -> {parameter position: (kind, severity, line, text with PARAM where the value goes)}
     sinks: dict[str, dict[int, tuple[str, str, int, str]]] = field(default_factory=dict)
+    #: function -> its parameter names (keyword arguments find their position by them)
+    params: dict[str, list[str]] = field(default_factory=dict)
     #: shell functions: name -> (source bytes, body node, tree kept alive for the node)
     shell_funcs: dict[str, tuple[bytes, Any, Any]] = field(default_factory=dict)
+
+
+JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
+
+#: A command that carries a secret is read with this shell variable in the secret's place.
+STAND_IN = "SY_SECRET_"
+
+
+def stand_in_marker(n: int) -> str:
+    """The placeholder folded into a command where secret number `n` goes (plain word characters,
+    so quoting leaves it alone); the shell reader sees it as `${SY_SECRET_n}`."""
+    return f"SYSTANDIN{n}X"
+
+
+def stand_in_command(cmd: str) -> str:
+    # a secret spliced into single quotes (`-d '${k}'` in a JS template) is expanded all the same
+    cmd = re.sub(r"'([^'\n]*SYSTANDIN\d+X[^'\n]*)'", r'"\1"', cmd)
+    return re.sub(r"SYSTANDIN(\d+)X", lambda m: "${" + STAND_IN + m.group(1) + "}", cmd)
 
 
 #: Stands for a function's parameter while its body is read; replaced by the caller's value.
@@ -180,6 +292,30 @@ class Project:
             for cand in (f"{stem}.py", f"{stem}/__init__.py"):
                 if cand in self.exports:
                     return cand
+        return None
+
+    def js_module(self, rel: str, spec: str) -> Export | None:
+        """The skill's file a relative `require`/`import` in `rel` names (`./read`, `../lib/x.js`)."""
+        hit = self.js_module_path(rel, spec)
+        return self.exports.get(hit) if hit else None
+
+    def js_module_path(self, rel: str, spec: str) -> str | None:
+        if not spec.startswith("."):
+            return None
+        parts = rel.split("/")[:-1]
+        for p in spec.split("/"):
+            if p in ("", "."):
+                continue
+            if p == "..":
+                if not parts:
+                    return None
+                parts.pop()
+                continue
+            parts.append(p)
+        stem = "/".join(parts)
+        for cand in (stem, *(f"{stem}{ext}" for ext in JS_EXTS), *(f"{stem}/index{ext}" for ext in JS_EXTS)):
+            if cand in self.exports:
+                return cand
         return None
 
     def shell_file(self, rel: str, path: str) -> Export | None:
@@ -223,6 +359,9 @@ class CodeFacts:
     data_lines: set[int] = field(default_factory=set)
     #: what this file offers the skill's other files (set by the readers that can tell)
     export: Export | None = None
+    #: shell variables standing for secrets in `shell` commands (`curl -d "$SY_SECRET_0" ...`):
+    #: a secret the code puts into a command it runs
+    stand_ins: dict[str, Source] = field(default_factory=dict)
 
     def extend(self, other: CodeFacts, line_offset: int = 0) -> None:
         for f in other.flows:
@@ -238,3 +377,5 @@ class CodeFacts:
         self.assembled.extend((n + line_offset, s) for n, s in other.assembled)
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)
+        for k, src in other.stand_ins.items():
+            self.stand_ins[k] = src._replace(line=src.line + line_offset) if not src.via else src

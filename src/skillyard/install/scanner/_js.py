@@ -14,15 +14,26 @@ import re
 from typing import Any
 
 from skillyard.install.scanner._flows import (
+    DESTROY_TARGET,
+    HOME_DATA,
     KERNEL_PATH,
+    PARAM,
     PERSIST_PATH,
     SECRET_ENV,
+    STAND_IN,
     CodeFacts,
+    Export,
+    Flow,
+    Project,
     Source,
+    cli_secret,
+    cli_source,
     exfil_shaped,
     flow,
     persistence_severity,
     secret_path,
+    stand_in_command,
+    stand_in_marker,
 )
 
 MAX_BYTES = 512 * 1024
@@ -89,6 +100,22 @@ _WRITE = {
     "appendFile",
     "fs.createWriteStream",
 }
+_REMOVE = {
+    "fs.rmSync",
+    "fs.rm",
+    "fs.rmdirSync",
+    "fs.rmdir",
+    "fs.promises.rm",
+    "fs.promises.rmdir",
+    "rmSync",
+    "rm",
+    "rimraf",
+    "rimraf.sync",
+    "fse.removeSync",
+    "fse.remove",
+    "fs-extra.removeSync",
+    "fs-extra.remove",
+}
 _LOCAL = re.compile(r"^(?:127\.|localhost\b|::1$|\[::1\]|0\.0\.0\.0)")
 #: A helper whose name says it reads (`readIf`, `loadFile`, `slurp`) is a read when handed a secret path.
 _READISH = re.compile(r"read|load|slurp|cat|get.*file|grab", re.IGNORECASE)
@@ -113,9 +140,35 @@ def _parser(lang: str) -> Any:
     return _parsers[lang]
 
 
+_FUNCS = ("function_declaration", "function_expression", "arrow_function", "generator_function_declaration")
+#: Functions of one file whose bodies may be read, and parameters read per function.
+MAX_FUNCTIONS = 200
+MAX_PARAMS = 8
+#: Nodes all function-body readings of one file may visit together (deeply nested bundles stop here).
+MAX_SUMMARY_NODES = 200_000
+#: Where a value given to a parameter goes: kind, severity, line, text with PARAM for the value.
+Sink = tuple[str, str, int, str]
+
+
 class _Reader:
-    def __init__(self, src: bytes) -> None:
+    def __init__(self, src: bytes, project: Project | None = None, rel: str = "") -> None:
         self.src = src
+        #: secret-holding names -> their stand-in while a command is read for the secrets in it
+        self.marking: dict[str, str] = {}
+        #: nodes left for reading function bodies, shared by the readers of one file's functions
+        #: (`budget` is set on those readers only: the file's own walk is never cut short)
+        self.shared: list[int] = [MAX_SUMMARY_NODES]
+        self.budget: list[int] | None = None
+        self.project = project
+        self.rel = rel
+        #: this file's functions by name (declarations, `const f = () => ...`, `exports.f = ...`)
+        self.defs: dict[str, Any] = {}
+        self.done: set[str] = set()
+        self.ready = False
+        #: callee (as `qual` spells it) -> (secret it returns, file it is defined in or None)
+        self.returns: dict[str, tuple[Source, str | None]] = {}
+        #: callee -> ({parameter position: sink}, file it is defined in or None)
+        self.sinks: dict[str, tuple[dict[int, Sink], str | None]] = {}
         self.env: dict[str, str] = {}
         self.mods: dict[str, str] = {}
         self.taint: dict[str, Source] = {}
@@ -131,6 +184,8 @@ class _Reader:
         self.shells: list[int] = []
         #: (line, path) of files the code writes
         self.written: list[tuple[int, str]] = []
+        #: (line, path) of absolute paths the code `require`s (a file it may have written itself)
+        self.required: list[tuple[int, str]] = []
 
     def text(self, n: Any) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
@@ -165,6 +220,16 @@ class _Reader:
 
     def _fold(self, n: Any) -> str | None:
         t = n.type
+        if self.marking and t in (
+            "call_expression",
+            "member_expression",
+            "subscript_expression",
+            "identifier",
+        ):
+            # reading a command for the secrets in it: `${n.slice(0, 40)}` is where secret n goes
+            hit = next((x for x in _walk(n) if x.type == "identifier" and self.text(x) in self.marking), None)
+            if hit is not None:
+                return self.marking[self.text(hit)]
         if t == "string":
             return "".join(
                 self.text(c) if c.type == "string_fragment" else _unescape(self.text(c))
@@ -306,21 +371,47 @@ class _Reader:
         stack = [n]
         while stack:
             x = stack.pop()
-            if x.type == "identifier" and self.text(x) in self.taint:
-                yield self.taint[self.text(x)]
+            if x.type in ("identifier", "shorthand_property_identifier") and self.text(x) in self.taint:
+                yield self.taint[self.text(x)]  # `body` in `{ method: "POST", body }` too
             if x.type == "member_expression":
                 q = self.qual(x)
                 if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):
                     yield Source(f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
+                elif (
+                    q == "process.env"
+                    and x.parent is not None
+                    and x.parent.type
+                    in (
+                        "spread_element",
+                        "arguments",
+                        "pair",
+                        "array",
+                    )
+                ):
+                    # `{ ...process.env }`, `Object.entries(process.env)`: the whole environment
+                    yield Source("the whole environment", x.start_point[0] + 1, True)
             if x.type == "call_expression":
                 f = x.child_by_field_name("function")
                 args = x.child_by_field_name("arguments")
                 q = self.qual(f) if f is not None else ""
+                if self.ready and f is not None and f.type == "identifier" and self.text(f) in self.defs:
+                    self.summary(self.text(f))
+                if (hit := self.returns.get(q)) is not None:
+                    src, where = hit
+                    line = x.start_point[0] + 1
+                    if where is None:
+                        yield Source(src.what, line, src.strong, src.steps(), f"gets it from {q}()")
+                    else:
+                        yield src.moved(where, line, f"gets {src.what} from {q}()")
                 readish = q in _READ or bool(_READISH.search(q.rsplit(".", 1)[-1]))
                 if readish and args is not None and args.named_children:
                     p = self.fold(args.named_children[0])
                     if p and (s := secret_path(p)):
                         yield Source(s, x.start_point[0] + 1, True)
+                if q.startswith("child_process.exec") and args is not None and args.named_children:
+                    cmd = self.fold(args.named_children[0]) or ""
+                    if what := cli_secret(cmd.split()):
+                        yield cli_source(what, x.start_point[0] + 1)
                 if (
                     q == "JSON.stringify"
                     and args is not None
@@ -330,21 +421,190 @@ class _Reader:
                     yield Source("the whole environment", x.start_point[0] + 1, True)
             stack.extend(x.named_children)
 
-    def run(self, root: Any) -> CodeFacts:
-        for _ in range(2):
+    def run(self, root: Any, export: bool = False) -> CodeFacts:
+        self.collect(root)
+        for i in range(2):
             self.facts = CodeFacts()
-            stack = [root]
-            while stack:
-                n = stack.pop()
-                if n.type == "variable_declarator":
-                    self.declare(n)
-                elif n.type == "import_statement":
-                    self.imports(n)
-                elif n.type in ("call_expression", "new_expression"):
-                    self.call(n)
-                stack.extend(reversed(n.named_children))
+            self.ready = i == 1
+            self.walk(root)
             self.combine()
+        if export:
+            for name in list(self.defs):
+                self.summary(name)
+            self.facts.export = Export(
+                self.rel,
+                consts=dict(self.env),
+                taint={k: v for k, v in self.taint.items() if not v.what.startswith(PARAM)},
+                returns={
+                    k: src for k, (src, where) in self.returns.items() if where is None and k in self.defs
+                },
+                sinks={k: s for k, (s, where) in self.sinks.items() if where is None and k in self.defs},
+            )
         return self.facts
+
+    def walk(self, root: Any) -> None:
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if self.budget is not None:
+                # reading function bodies for their callers shares one budget per file
+                self.budget[0] -= 1
+                if self.budget[0] < 0:
+                    return
+            if n.type == "variable_declarator":
+                self.declare(n)
+            elif n.type == "import_statement":
+                self.imports(n)
+            elif n.type in ("call_expression", "new_expression"):
+                self.call(n)
+            stack.extend(reversed(n.named_children))
+
+    def collect(self, root: Any) -> None:
+        """This file's named functions: declarations, functions bound to names, `exports.f = ...`."""
+        for n in _walk(root):
+            if len(self.defs) >= MAX_FUNCTIONS:
+                return
+            name = None
+            if n.type in ("function_declaration", "generator_function_declaration"):
+                name = n.child_by_field_name("name")
+                fn = n
+            elif n.type == "variable_declarator":
+                name, fn = n.child_by_field_name("name"), n.child_by_field_name("value")
+            elif n.type == "assignment_expression":
+                left, fn = n.child_by_field_name("left"), n.child_by_field_name("right")
+                if (
+                    left is not None
+                    and left.type == "member_expression"
+                    and self.text(left).startswith(("module.exports.", "exports."))
+                ):
+                    name = left.child_by_field_name("property")
+            elif n.type == "pair":
+                name, fn = n.child_by_field_name("key"), n.child_by_field_name("value")
+            if name is not None and fn is not None and fn.type in _FUNCS:
+                self.defs.setdefault(self.text(name).strip("\"'"), fn)
+
+    def _sub(self, taint: dict[str, Source]) -> _Reader:
+        sub = _Reader(self.src, self.project, self.rel)
+        sub.env, sub.mods, sub.arrays, sub.local = dict(self.env), dict(self.mods), self.arrays, self.local
+        sub.conns, sub.taint = dict(self.conns), taint
+        sub.defs, sub.done, sub.returns, sub.sinks, sub.ready = (
+            self.defs,
+            self.done,
+            self.returns,
+            self.sinks,
+            True,
+        )
+        sub.shared = self.shared
+        sub.budget = self.shared
+        return sub
+
+    def summary(self, name: str) -> None:
+        """Read one function as its callers run it: once as it stands (the secret it returns), then
+        once per parameter standing for the caller's value (where that value goes)."""
+        if name in self.done:
+            return
+        self.done.add(name)
+        fn = self.defs[name]
+        body = fn.child_by_field_name("body")
+        if body is None:
+            return
+        params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
+        names = []
+        for p in (
+            params.named_children if params is not None and params.type == "formal_parameters" else [params]
+        ):
+            if p is None:
+                continue
+            p = p.child_by_field_name("left") or p if p.type == "assignment_pattern" else p
+            names.append(self.text(p) if p.type == "identifier" else "")
+        sub = self._sub(dict(self.taint))
+        sub.walk(body)
+        rets = (
+            [body]
+            if body.type != "statement_block"
+            else [
+                r.named_children[0] for r in _walk(body) if r.type == "return_statement" and r.named_children
+            ]
+        )
+        for r in rets:
+            if (src := sub.source(r)) is not None and not src.what.startswith(PARAM):
+                self.returns[name] = (src, None)
+                break
+        sinks: dict[int, Sink] = {}
+        for i, param in enumerate(names[:MAX_PARAMS]):
+            if not param:
+                continue
+            marker = f"{PARAM}{i}"
+            sub = self._sub({**self.taint, param: Source(marker, fn.start_point[0] + 1, False)})
+            sub.walk(body)
+            for fl in sub.facts.flows:
+                if marker in fl.text:
+                    sinks.setdefault(i, (fl.kind, fl.severity, fl.line, fl.text.replace(marker, PARAM)))
+        if sinks:
+            self.sinks[name] = (sinks, None)
+
+    def stand_in(self, node: Any) -> str | None:
+        """The command `node` folds to with each secret-holding name replaced by a stand-in variable."""
+        names = {self.text(x) for x in _walk(node) if x.type == "identifier" and self.text(x) in self.taint}
+        marks = {}
+        for name in sorted(names):
+            src = self.taint[name]
+            if not src.what.startswith((PARAM, "downloads")) and len(self.facts.stand_ins) + len(marks) < 32:
+                marks[name] = (len(self.facts.stand_ins) + len(marks), src)
+        if not marks:
+            return None
+        self.marking = {k: stand_in_marker(i) for k, (i, _) in marks.items()}
+        try:
+            cmd = self.fold(node)
+        finally:
+            self.marking = {}
+        if not cmd:
+            return None
+        for i, src in marks.values():
+            self.facts.stand_ins[f"{STAND_IN}{i}"] = src
+        return stand_in_command(cmd)
+
+    def call_sinks(self, n: Any, q: str, f: Any, a: list[Any], line: int) -> None:
+        """A call to a function whose parameters reach a sink: the caller's secrets flow there."""
+        if (
+            self.ready
+            and f.type == "identifier"
+            and self.text(f) in self.defs
+            and self.text(f) not in self.done
+        ):
+            if not any(self.source(x) for x in a):
+                return
+            self.summary(self.text(f))
+        hit = self.sinks.get(q)
+        if hit is None:
+            return
+        sinks, where = hit
+        for i, x in enumerate(a):
+            sink = sinks.get(i)
+            src = self.source(x) if sink is not None else None
+            if sink is None or src is None:
+                continue
+            kind, sev, sline, text = sink
+            if kind == "secret-network" and src.what.startswith("downloads"):
+                continue
+            said = text.replace(PARAM, src.what)
+            if kind == "secret-network" and src.strong:
+                sev = "critical"
+            steps = (*src.steps(), (line, f"passes it to {q}()", None), (sline, said, where))
+            self.facts.flows.append(Flow(kind, sev, line, f"{said} (through {q}())", steps))
+            return
+
+    def link(self, spec: str) -> None:
+        """`require("./read")` / `import ... from "./read.js"`: that file's helpers, as `./read.NAME`."""
+        if self.project is None or not spec.startswith("."):
+            return
+        exp = self.project.js_module(self.rel, spec)
+        if exp is None or exp.file == self.rel:
+            return
+        for name, src in exp.returns.items():
+            self.returns[f"{spec}.{name}"] = (src, exp.file)
+        for name, sk in exp.sinks.items():
+            self.sinks[f"{spec}.{name}"] = (sk, exp.file)
 
     def combine(self) -> None:
         """File-level flows the value tracking cannot tie: a download and an eval of a computed
@@ -356,6 +616,9 @@ class _Reader:
                 (n, f"curl -o {p} {url}") for n, p in self.written if any(p in c for _, c in self.facts.shell)
             ]
             self.facts.shell[:0] = saved
+        ran = [n for n, p in self.required if any(p == w for _, w in self.written)]
+        if self.gets and ran and not self.evals:
+            self.evals.append(ran[0])  # a downloaded file written and then `require`d is run
         if self.gets and self.evals:
             line, dest = self.gets[0]
             self.facts.flows.append(
@@ -387,6 +650,7 @@ class _Reader:
             return
         if value.type == "call_expression" and self.text(value.child_by_field_name("function")) == "require":
             mod = self.qual(value)
+            self.link(mod)
             if name.type == "identifier":
                 self.mods[self.text(name)] = mod
             elif name.type == "object_pattern":
@@ -414,6 +678,8 @@ class _Reader:
             f = call.child_by_field_name("function") or call.child_by_field_name("constructor")
             if f is not None and self.qual(f) in _CONNECT:
                 self.conns[key] = self.dest(call) or "the network"
+            if f is not None and self.qual(f) in ("axios.create", "got.extend", "ky.create", "ky.extend"):
+                self.mods[key] = self.qual(f).split(".")[0]  # an instance sends as the library does
         folded = self.fold(value)
         if folded is not None:
             self.env[key] = folded
@@ -429,6 +695,7 @@ class _Reader:
         if src is None:
             return
         mod = (self.fold(src) or "").removeprefix("node:")
+        self.link(mod)
         for c in _walk(n):
             if c.type == "import_specifier":
                 name = c.child_by_field_name("name")
@@ -465,6 +732,8 @@ class _Reader:
         a = args.named_children
         line = n.start_point[0] + 1
         short = q.rsplit(".", 1)[-1]
+        if self.sinks or (f.type == "identifier" and self.text(f) in self.defs):
+            self.call_sinks(n, q, f, a, line)
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
         opens = q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns)
@@ -482,11 +751,25 @@ class _Reader:
                 self.facts.flows.append(
                     flow(
                         "persistence",
-                        persistence_severity(p),
+                        persistence_severity(p, (self.fold(a[1]) or self.text(a[1])) if len(a) > 1 else None),
                         line,
                         f"writes {p}, which runs or is read on every session",
                         None,
                     )
+                )
+        if q == "require" and a and (req := self.fold(a[0])) and req.startswith("/"):
+            self.required.append((line, req))
+        if q in _REMOVE and a and (target := self.fold(a[0])):
+            recursive = (
+                q.endswith(("rmdirSync", "rmdir"))
+                or "rimraf" in q
+                or "remove" in q
+                or "recursive" in self.text(args)
+            )
+            t = target.rstrip("/") or "/"
+            if recursive and (DESTROY_TARGET.match(t) or HOME_DATA.match(target)):
+                self.facts.flows.append(
+                    flow("destruction", "high", line, f"recursively deletes {target}", None)
                 )
         if q.startswith("child_process.") and short in _EXEC and a:
             first = self.fold(a[0])
@@ -503,6 +786,8 @@ class _Reader:
                 self.facts.shell.append((line, cmd))
                 if a[0].type != "string":
                     self.facts.assembled.append((line, cmd))
+            elif marked := self.stand_in(a[0]):
+                self.facts.shell.append((line, marked))  # a secret put into a command it runs
             return
         if q in _EVAL and a:
             arg = a[-1] if q == "Function" else a[0]
@@ -522,6 +807,11 @@ class _Reader:
         if short in ("write", "end", "send") and f.type == "member_expression":
             obj = f.child_by_field_name("object")
             conn = self.conns.get(self.text(obj)) if obj is not None and obj.type == "identifier" else None
+            if conn is None and obj is not None and obj.type in ("call_expression", "new_expression"):
+                # https.request({...}).end(data): a connection opened and written in one expression
+                of = obj.child_by_field_name("function") or obj.child_by_field_name("constructor")
+                if of is not None and self.qual(of) in _CONNECT:
+                    conn = self.dest(obj) or "the network"
             if conn is not None:
                 for x in a:
                     if src := self.source(x):
@@ -535,7 +825,7 @@ class _Reader:
                 src = self.source(x)
                 if not src:
                     continue
-                dest = self.fold(a[0]) or "the network"
+                dest = self.fold(a[0]) or ("a name built from it" if dns else "the network")
                 if dns:
                     text, sev = f"reads {src[0]} and sends it in a DNS lookup of {dest}", "critical"
                 else:
@@ -573,13 +863,17 @@ def _b64(s: str) -> str | None:
         return None
 
 
-def analyse(text: str, lang: str = "javascript") -> CodeFacts | None:
-    """Facts for one JavaScript/TypeScript source; None when too large to read."""
+def analyse(
+    text: str, lang: str = "javascript", project: Project | None = None, rel: str = "", export: bool = False
+) -> CodeFacts | None:
+    """Facts for one JavaScript/TypeScript source; None when too large to read. With `project`,
+    helpers `require`d or imported from the skill's other files bring what they return and where
+    their parameters go; `export`: every function is read, for the files that import this one."""
     data = text.encode("utf-8", "replace")
     if len(data) > MAX_BYTES:
         return None
     try:
         tree = _parser(lang).parse(data)
-        return _Reader(data).run(tree.root_node)
+        return _Reader(data, project, rel).run(tree.root_node, export)
     except (ValueError, RecursionError):
         return None

@@ -17,21 +17,29 @@ import shlex
 from typing import Any
 
 from skillyard.install.scanner._flows import (
+    ALT,
     DESTROY_TARGET,
     HOME_DATA,
     KERNEL_PATH,
     PARAM,
     PERSIST_PATH,
     SECRET_ENV,
+    STAND_IN,
     CodeFacts,
     Export,
     Flow,
     Project,
     Source,
+    cli_secret,
+    cli_source,
+    combine,
     exfil_shaped,
     flow,
     persistence_severity,
     secret_path,
+    shown,
+    stand_in_command,
+    stand_in_marker,
 )
 
 MAX_FOLD = 64 * 1024
@@ -53,6 +61,15 @@ _EXEC = {
 }
 _EXEC_PREFIX = ("os.exec", "os.spawn", "os.posix_spawn")
 _CODE = {"eval", "exec", "builtins.eval", "builtins.exec", "compile"}
+#: Loading these runs code the data carries (a pickle's `__reduce__`): a download loaded so is run.
+_UNPICKLE = {
+    "pickle.loads",
+    "pickle.load",
+    "marshal.loads",
+    "dill.loads",
+    "cloudpickle.loads",
+    "_pickle.loads",
+}
 _NET = {
     "urllib.request.urlopen",
     "urllib.request.Request",
@@ -137,8 +154,16 @@ class _Reader:
         self.ready = False
         #: loop names bound to files found under the home directory -> that directory
         self.home_walk: dict[str, str] = {}
+        #: secret-holding names -> their stand-in while a command is read for the secrets in it
+        self.marking: dict[str, str] = {}
         #: list nodes passed to subprocess calls (ids)
         self.argv_nodes: set[int] = set()
+        #: folded paths this file copied a credential store to -> that store
+        self.copied: dict[str, Source] = {}
+        #: callee -> its parameter names, so keyword arguments find their position
+        self.params: dict[str, list[str]] = {}
+        #: names given a value read through a partly known path (`*/Cookies`), with that value
+        self.loose: list[tuple[str, ast.AST]] = []
 
     # ------------------------------------------------------------ names
 
@@ -182,6 +207,13 @@ class _Reader:
         return out
 
     def _fold(self, node: ast.AST) -> str | None:
+        if self.marking and isinstance(node, ast.Name | ast.Subscript | ast.Call | ast.Attribute):
+            # reading a command for the secrets in it: `{d[:50]}` is where secret d goes
+            hit = next(
+                (n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.marking), None
+            )
+            if hit is not None:
+                return self.marking[hit]
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             inner = self.fold(node.operand)
             return f"-{inner}" if inner is not None and inner.isdigit() else None
@@ -208,13 +240,13 @@ class _Reader:
                 if s is None:
                     return None
                 parts.append(s)
-            return "".join(parts)
+            return combine(parts, "".join)
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Add | ast.Div):
                 a, b = self.fold(node.left), self.fold(node.right)
                 if a is None or b is None:
                     return None
-                return a + b if isinstance(node.op, ast.Add) else a.rstrip("/") + "/" + b
+                return combine([a, b], _PLUS if isinstance(node.op, ast.Add) else _SLASH)
             if isinstance(node.op, ast.Mod):
                 a = self.fold(node.left)
                 if a is None:
@@ -267,11 +299,7 @@ class _Reader:
                     return base.join(items) if items is not None else None
             vals = [self.fold(a) for a in args]
             if all(v is not None for v in vals):
-                out = ""
-                for v in vals:
-                    assert v is not None
-                    out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
-                return out
+                return combine([v for v in vals if v is not None], _path_join)
             return None
         if short == "join" and isinstance(node.func, ast.Attribute) and len(args) == 1:
             base = self.fold(node.func.value)
@@ -369,10 +397,28 @@ class _Reader:
                 and isinstance(elt, ast.Call)
                 and self.qual(elt.func) == "chr"
                 and len(elt.args) == 1
-                and isinstance(elt.args[0], ast.Name)
-                and elt.args[0].id == gen.target.id
             ):
-                return self._chars(gen.iter)
+                arg = elt.args[0]
+                if isinstance(arg, ast.Name) and arg.id == gen.target.id:
+                    return self._chars(gen.iter)
+                # (chr(c ^ 42) for c in CODES), chr(c - 3): codes shifted or XORed with a constant
+                if (
+                    isinstance(arg, ast.BinOp)
+                    and isinstance(arg.left, ast.Name)
+                    and arg.left.id == gen.target.id
+                    and isinstance(arg.right, ast.Constant)
+                    and isinstance(arg.right.value, int)
+                    and isinstance(arg.op, ast.BitXor | ast.Add | ast.Sub)
+                    and (codes := self._codes(gen.iter)) is not None
+                ):
+                    k = arg.right.value
+                    op = {ast.BitXor: lambda c: c ^ k, ast.Add: lambda c: c + k, ast.Sub: lambda c: c - k}[
+                        type(arg.op)
+                    ]
+                    try:
+                        return [chr(op(c)) for c in codes]
+                    except (ValueError, OverflowError):
+                        return None
             return None
         if isinstance(node, ast.Call) and self.qual(node.func) == "map" and len(node.args) == 2:
             return self._chars(node.args[1]) if self.qual(node.args[0]) == "chr" else None
@@ -416,19 +462,37 @@ class _Reader:
             if where is None:
                 return Source(src.what, line, src.strong, src.steps(), f"gets it from {f}()")
             return src.moved(where, line, f"gets {src.what} from {f}()")
-        if f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile") and call.args:
-            p = self.fold(call.args[0])
-            if p and (s := secret_path(p)):
-                return Source(s, line, True)  # a browser's login or cookie database, opened or copied
+        copies = f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile")
+        if copies and call.args and (s := self._secret(call.args[0])):
+            return Source(s, line, True)  # a browser's login or cookie database, opened or copied
         if f in ("open", "io.open", "builtins.open", "Path", "pathlib.Path") and call.args:
-            p = self.fold(call.args[0])
             mode = self.fold(call.args[1]) if len(call.args) > 1 else None
-            if p and (mode is None or "r" in mode or mode == "b") and (s := secret_path(p)):
+            if (mode is None or "r" in mode or mode == "b") and (s := self._secret(call.args[0])):
                 return Source(s, line, True)
-        if short in _READ_METHODS and isinstance(call.func, ast.Attribute):
-            p = self.fold(call.func.value)
-            if p and (s := secret_path(p)):
+        if (
+            short == "open"
+            and isinstance(call.func, ast.Attribute)
+            and f not in ("io.open", "builtins.open", "os.open")
+        ):
+            # Path(...).open("rb")
+            mode = self.fold(call.args[0]) if call.args else None
+            if (mode is None or "r" in mode or mode == "b") and (s := self._secret(call.func.value)):
                 return Source(s, line, True)
+        if (
+            short in _READ_METHODS
+            and isinstance(call.func, ast.Attribute)
+            and (s := self._secret(call.func.value))
+        ):
+            return Source(s, line, True)
+        if f in ("shutil.make_archive", "make_archive"):
+            # an archive of ~/.ssh holds what ~/.ssh holds; its path is what gets uploaded
+            root = (
+                call.args[2]
+                if len(call.args) > 2
+                else next((k.value for k in call.keywords if k.arg == "root_dir"), None)
+            )
+            if root is not None and (s := self._secret(root)):
+                return Source(s, line, True, how=f"archives {s}")
         if f in ("os.getenv", "os.environ.get", "environ.get", "getenv") and call.args:
             name = self.fold(call.args[0])
             if name and SECRET_ENV.match(name):
@@ -451,11 +515,72 @@ class _Reader:
             p = self.fold(call.args[0])
             if p and (s := secret_path(p.rstrip("*/").rstrip("/") or p)):
                 return Source(s, line, True)
-        if f.startswith("subprocess.") and call.args:
+        if (f.startswith("subprocess.") or f in ("os.popen", "check_output", "getoutput")) and call.args:
             cmd = self.fold(call.args[0]) or ""
             if "find-generic-password" in cmd or "dump-keychain" in cmd or "find-internet-password" in cmd:
                 return Source("the macOS keychain", line, True)
+            try:
+                argv = shlex.split(shown(cmd)) if cmd else []
+            except ValueError:
+                argv = []
+            if what := cli_secret(argv):
+                return cli_source(what, line)
+        if f in ("dotenv_values", "dotenv.dotenv_values", "dotenv.main.dotenv_values"):
+            p = self.fold(call.args[0]) if call.args else ".env"
+            return Source(secret_path(p or ".env") or p or ".env", line, True)
         return None
+
+    def _secret(self, node: ast.AST) -> str | None:
+        """The credential store a path expression names (parts not known at run time may stand
+        around it: `tmp / "Login Data"`), or a copy of one this file made."""
+        p = self.fold(node)
+        if p is None:
+            p = self._loose_path(node)
+        if p is None:
+            return None
+        return self.copied[p].what if p in self.copied else secret_path(p)
+
+    def _loose_path(self, node: ast.AST, depth: int = 0) -> str | None:
+        """A path with its unknown parts as `*` (`Path(tempdir) / name` is `*/Cookies`), when at
+        least one part is known; only ever tested against credential-store names."""
+        if depth > 8:
+            return None
+        parts: list[ast.AST]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+            parts = [node.left, node.right]
+        elif isinstance(node, ast.Call) and (f := self.qual(node.func) or "").rsplit(".", 1)[-1] in (
+            "join",
+            "joinpath",
+        ):
+            parts = [
+                *(
+                    [node.func.value]
+                    if f.endswith("joinpath") and isinstance(node.func, ast.Attribute)
+                    else []
+                ),
+                *node.args,
+            ]
+            if f.endswith("join") and not f.startswith(("os.", "posixpath", "path.")):
+                return None
+        elif (
+            isinstance(node, ast.Call)
+            and self.qual(node.func) in ("Path", "pathlib.Path", "str")
+            and len(node.args) == 1
+        ):
+            return self._loose_path(node.args[0], depth + 1)
+        else:
+            return None
+        vals = []
+        for part in parts:
+            v = self.fold(part)
+            if v is None:
+                v = self._loose_path(part, depth + 1) or "*"
+            vals.append(v)
+        if all(v == "*" for v in vals):
+            return None
+        return combine(
+            vals, _path_join if not isinstance(node, ast.BinOp) or isinstance(node.op, ast.Div) else _PLUS
+        )
 
     # ------------------------------------------------------------ statements
 
@@ -464,16 +589,28 @@ class _Reader:
         # follows values (a helper defined below its first use still resolves). A function's body
         # is read when the second pass meets a call whose value or arguments matter (or, for a
         # module other files import, `eager`, every function once).
+        # the nodes `visit` acts on, in walk order, listed once for both passes
+        nodes = []
         for fn in ast.walk(tree):
-            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and len(self.defs) < MAX_FUNCTIONS:
+            if isinstance(fn, _VISITED):
+                nodes.append(fn)
+            elif isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and len(self.defs) < MAX_FUNCTIONS:
                 self.defs.setdefault(fn.name, fn)
+        if len(nodes) > MAX_NODES:
+            del nodes[MAX_NODES:]
         for i in range(2):
             self.facts = CodeFacts()
             self.ready = i == 1
+            if self.ready:
+                # a file read by a path only partly known may turn out to be a copy this file made
+                # later on: read those values again now that every copy is known
+                for key, value in self.loose[:64]:
+                    if (src := self.source(value)) is not None:
+                        self.taint[key] = src
             if eager and self.ready:
                 for name in list(self.defs):
                     self._summary(name)
-            for node in ast.walk(tree):
+            for node in nodes:
                 self.budget -= 1
                 if self.budget < 0:
                     break
@@ -488,6 +625,7 @@ class _Reader:
                 for k, (s, where, off) in self.sinks.items()
                 if where is None and not off and "." not in k
             },
+            params={k: v for k, v in self.params.items() if "." not in k},
         )
         return self.facts
 
@@ -508,7 +646,8 @@ class _Reader:
             return
         self.done.add(name)
         fn = self.defs[name]
-        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][:MAX_PARAMS]
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)][:MAX_PARAMS]
+        self.params[fn.name] = params
         body = [n for n in ast.walk(fn) if n is not fn]
         sub = self._body(body, dict(self.taint), None)
         for node in body:
@@ -537,6 +676,7 @@ class _Reader:
         sub.env, sub.lists, sub.taint, sub.attrs = dict(self.env), dict(self.lists), taint, self.attrs
         sub.returns, sub.sinks, sub.param_sinks = self.returns, self.sinks, sinks
         sub.defs, sub.done, sub.ready = self.defs, self.done, True
+        sub.copied, sub.params = self.copied, self.params
         sub.budget = self.budget
         for node in body:
             sub.budget -= 1
@@ -552,11 +692,23 @@ class _Reader:
             return
         if isinstance(node, ast.ImportFrom):
             exp = self.project.python_module(self.rel, node.module, node.level)
-            if exp is None or exp.file == self.rel:
-                return
             mod = node.module or "."
             for a in node.names:
                 local = a.asname or a.name
+                # `from . import settings` / `from lib import loader`: a module of the skill
+                sub = self.project.python_module(
+                    self.rel, f"{node.module}.{a.name}" if node.module else a.name, node.level
+                )
+                if sub is not None and sub.file != self.rel:
+                    prefix = f"{node.module}.{a.name}" if node.module else local
+                    for name in {*sub.consts, *sub.taint, *sub.returns, *sub.sinks}:
+                        dotted = f"{prefix}.{name}"
+                        self._import_name(
+                            sub, name, None, dotted, f"{mod}.{a.name}".lstrip("."), node, dotted
+                        )
+                    continue
+                if exp is None or exp.file == self.rel:
+                    continue
                 self._import_name(exp, a.name, local, f"{node.module or ''}.{a.name}".lstrip("."), mod, node)
             return
         for a in node.names:
@@ -582,11 +734,13 @@ class _Reader:
             self.returns[dotted] = (exp.returns[name], exp.file)
         if name in exp.sinks:
             self.sinks[dotted] = (exp.sinks[name], exp.file, 0)
+            if name in exp.params:
+                self.params[dotted] = exp.params[name]
 
     def _call_sinks(self, call: ast.Call, f: str) -> None:
         """A call to a function whose parameters reach a sink: the caller's secrets flow there."""
         if (name := self._local(f)) is not None and name not in self.done:
-            if not any(self.source(a) for a in call.args):
+            if not any(self.source(a) for a in [*call.args, *(k.value for k in call.keywords)]):
                 return
             self._summary(name)
         hit = self.sinks.get(f) or (self.sinks.get(f.rsplit(".", 1)[-1]) if f.startswith("self.") else None)
@@ -595,8 +749,16 @@ class _Reader:
         self.sink_calls += 1
         sinks, where, offset = hit
         off = offset if "." in f else 0
-        for i, a in enumerate(call.args):
-            sink = sinks.get(i + off)
+        names = (
+            self.params.get(f)
+            or (self.params.get(f.rsplit(".", 1)[-1]) if f.startswith("self.") else None)
+            or []
+        )
+        given = [(i + off, a) for i, a in enumerate(call.args)] + [
+            (names.index(k.arg), k.value) for k in call.keywords if k.arg in names
+        ]
+        for i, a in given:
+            sink = sinks.get(i)
             src = self.source(a) if sink is not None else None
             if sink is None or src is None:
                 continue
@@ -645,7 +807,7 @@ class _Reader:
             else:
                 items = self._fold_items(node.iter) if isinstance(node.iter, ast.List | ast.Tuple) else None
             if items:
-                self.env[node.target.id] = "\n".join(items)
+                self.env[node.target.id] = ALT.join(items)
         elif isinstance(node, ast.Call):
             self._call(node)
             if (self.qual(node.func) or "") in _SAY:
@@ -660,6 +822,11 @@ class _Reader:
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
         ):
             self.facts.data_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    def _walked(self, node: ast.AST) -> str | None:
+        """The home folder a loop walks, when `node` names one of the files it finds."""
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        return next((self.home_walk[n] for n in names if n in self.home_walk), None)
 
     def _home_tree(self, it: ast.AST) -> str | None:
         """The home directory (or a data folder in it) a loop walks: `Path.home().rglob("*")`,
@@ -701,6 +868,23 @@ class _Reader:
                 if isinstance(t, ast.Name) and (f := self.fold(v)) is not None:
                     self.env[t.id] = f
             return
+        for t in targets:
+            # files[name] = open(...): the container holds the secret from then on
+            if isinstance(t, ast.Subscript | ast.Attribute) and (src := self.source(value)):
+                base = t.value
+                while isinstance(base, ast.Subscript):
+                    base = base.value
+                key = (
+                    base.id
+                    if isinstance(base, ast.Name)
+                    else self.qual(base)
+                    if isinstance(base, ast.Attribute)
+                    else None
+                )
+                if key and (self.ready or key not in self.taint):
+                    self.taint[key] = src
+                    if src.what.startswith("*"):
+                        self.loose.append((key, value))
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         if not names:
             return
@@ -738,6 +922,8 @@ class _Reader:
             src = self.source(value)
             if src:
                 self.taint[n] = src
+                if src.what.startswith("*"):
+                    self.loose.append((n, value))
             elif isinstance(value, ast.Call) and self._is_download(value):
                 self.taint[n] = Source(
                     f"content downloaded from {self._dest(value) or 'the network'}",
@@ -783,14 +969,37 @@ class _Reader:
                 vals = [self.fold(a) for a in call.args[1:]]
                 cmd = " ".join(v for v in vals if v) or None
             if cmd:
+                cmd = shown(cmd)
                 self.facts.shell.append((line, cmd))
                 if not self._literal_in_source(call.args[0] if call.args else None, cmd):
                     self.facts.assembled.append((line, cmd))
+            elif self.ready and call.args and (marked := self._stand_in(call.args[0])):
+                self.facts.shell.append((line, marked))  # a secret put into a command it runs
+            return
+        if f in _UNPICKLE and call.args:
+            src = self.source(call.args[0])
+            if src and src.what.startswith("content downloaded"):
+                self._flow(
+                    "download-exec",
+                    "critical",
+                    line,
+                    f"unpickles {src.what}, which runs code it carries",
+                    src,
+                )
+            elif (got := _unwrap_attr(call.args[0])) is not None and self._is_download(got):
+                dest = self._dest(got) or self._dest(_inner_call(got)) or "the network"
+                self._flow(
+                    "download-exec",
+                    "critical",
+                    line,
+                    f"downloads {dest} and unpickles it, which runs code it carries",
+                    None,
+                )
             return
         if f in _CODE and call.args:
             code = self.fold(call.args[0])
             if code and not isinstance(call.args[0], ast.Constant):
-                self.facts.assembled.append((line, code))
+                self.facts.assembled.append((line, shown(code)))
             src = self.source(call.args[0])
             if src and src[0].startswith("content downloaded"):
                 self._flow("download-exec", "critical", line, f"runs {src[0]} as Python code", src)
@@ -811,10 +1020,19 @@ class _Reader:
             url, out = self.fold(call.args[0]), self.fold(call.args[1])
             if out:
                 # read with the commands this file runs: a download run by a later command
-                self.facts.shell.append((line, shlex.join(["curl", "-o", out, url or "the network"])))
+                self.facts.shell.append(
+                    (line, shlex.join(["curl", "-o", shown(out), shown(url or "the network")]))
+                )
         # network sinks
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
+        if not net and short in _NET_METHODS and isinstance(call.func, ast.Attribute):
+            # ftplib.FTP(host).storbinary(...), socket.create_connection(addr).sendall(...)
+            opened = _unwrap_attr(call.func.value)
+            net = opened is not None and (self.qual(opened.func) or "") in _NET | {
+                "socket.socket",
+                "requests.Session",
+            }
         if net and args:
             self.sink_calls += 1
             for a in args:
@@ -840,13 +1058,42 @@ class _Reader:
             if p and mode and ("w" in mode or "a" in mode):
                 self._write(p, line)
             return
+        if (
+            self.home_walk
+            and short in ("write_text", "write_bytes", "open")
+            and isinstance(call.func, ast.Attribute)
+            and (hit := self._walked(call.func.value))
+            and (
+                short != "open"
+                or "w" in (self.fold(call.args[0]) if call.args else "")
+                or "a" in (self.fold(call.args[0]) if call.args else "")
+            )
+        ):
+            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
+        if (
+            f in ("open", "io.open")
+            and self.home_walk
+            and len(call.args) > 1
+            and "w" in (self.fold(call.args[1]) or "")
+            and (hit := self._walked(call.args[0]))
+        ):
+            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
         if short in ("write_text", "write_bytes") and isinstance(call.func, ast.Attribute):
             p = self.fold(call.func.value)
             if p:
-                self._write(p, line)
+                body = self.fold(call.args[0]) if call.args else None
+                self._write(
+                    p, line, body if body is not None else (ast.unparse(call.args[0]) if call.args else None)
+                )
             return
         if f in ("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree") and len(call.args) >= 2:
             src_path, dst = self.fold(call.args[0]), self.fold(call.args[1])
+            if (
+                (s := self._secret(call.args[0]))
+                and (to := dst or self._loose_path(call.args[1]))
+                and len(self.copied) < 64
+            ):
+                self.copied.setdefault(to, Source(s, line, True, how=f"copies {s} to {shown(to)}"))
             if src_path and secret_path(src_path):
                 # read with the commands this file runs: a copy into a repository that is pushed
                 self.facts.shell.append((line, shlex.join(["cp", src_path, dst or "."])))
@@ -870,14 +1117,37 @@ class _Reader:
                 if hit:
                     self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
 
-    def _write(self, path: str, line: int) -> None:
+    def _stand_in(self, node: ast.AST) -> str | None:
+        """The command `node` folds to with each secret-holding name in it replaced by a stand-in
+        variable (`["curl", "-d", tok, URL]` reads as `curl -d ${SY_SECRET_0} URL`)."""
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.taint}
+        if not names or len(self.facts.stand_ins) >= 32:
+            return None
+        marks = {}
+        for n in sorted(names):
+            src = self.taint[n]
+            if src.what.startswith(PARAM) or src.what.startswith("content downloaded"):
+                continue
+            marks[n] = (len(self.facts.stand_ins) + len(marks), src)
+        self.marking = {n: stand_in_marker(k) for n, (k, _) in marks.items()}
+        try:
+            cmd = self.fold(node) if marks else None
+        finally:
+            self.marking = {}
+        if not cmd:
+            return None
+        for _n, (k, src) in marks.items():
+            self.facts.stand_ins[f"{STAND_IN}{k}"] = src
+        return stand_in_command(shown(cmd))
+
+    def _write(self, path: str, line: int, content: str | None = None) -> None:
         if KERNEL_PATH.match(path):
             sev = "critical" if path.endswith(("core_pattern", "modprobe")) else "high"
             self._flow("kernel", sev, line, f"writes the kernel setting {path}", None)
         elif PERSIST_PATH.search(path):
             self._flow(
                 "persistence",
-                persistence_severity(path),
+                persistence_severity(path, content),
                 line,
                 f"writes {path}, which runs or is read on every session",
                 None,
@@ -894,6 +1164,45 @@ class _Reader:
                 self.param_sinks.setdefault(pos, (kind, sev, line, text.replace(src.what, PARAM)))
             return
         self.facts.flows.append(flow(kind, sev, line, text, src))
+
+
+#: The statements and expressions `_Reader.visit` reads; everything else it passes over.
+_VISITED = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.Assign,
+    ast.AnnAssign,
+    ast.AugAssign,
+    ast.With,
+    ast.AsyncWith,
+    ast.For,
+    ast.Call,
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+)
+
+
+def _PLUS(p: list[str]) -> str:
+    return p[0] + p[1]
+
+
+def _SLASH(p: list[str]) -> str:
+    return p[0].rstrip("/") + "/" + p[1]
+
+
+def _path_join(parts: list[str]) -> str:
+    out = ""
+    for v in parts:
+        out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
+    return out
+
+
+def _unwrap_attr(node: ast.AST) -> ast.Call | None:
+    """The call under `requests.get(u).content` (or the call itself)."""
+    while isinstance(node, ast.Attribute) and node.attr in ("content", "text", "raw", "data"):
+        node = node.value
+    return node if isinstance(node, ast.Call) else None
 
 
 def _inner_call(node: ast.Call) -> ast.Call:

@@ -24,6 +24,8 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
+    cli_secret,
+    cli_source,
     exfil_shaped,
     flow,
     persistence_severity,
@@ -84,6 +86,12 @@ class _Reader:
         self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
         #: a credential copied by this script (into a repository, an archive): what and where
         self.staged: Source | None = None
+        #: paths this script copied or archived a credential to -> that credential
+        self.staged_paths: dict[str, Source] = {}
+        #: the credential directory the script changed into (`cd ~/.ssh`), for what `git add` stages
+        self.cwd: Source | None = None
+        #: git remotes the script adds: name -> URL
+        self.remotes: dict[str, str] = {}
         self.facts = CodeFacts()
         self.project = project
         self.rel = rel
@@ -93,8 +101,18 @@ class _Reader:
         self.calls_read = 0
 
     def _printed(self, node: Any) -> str | None:
-        """`$(printf '\\x63\\x75...')` / `$(echo -e ...)` of constants: what it prints (escapes decoded)."""
+        """`$(printf '\\x63\\x75...')` / `$(echo -e ...)` of constants: what it prints (escapes decoded);
+        also through decoding filters: `$(echo Y3Vy... | base64 -d)`, `$(base64 -d <<< ...)`,
+        `$(echo hsab | rev)`, `$(echo 6375726c | xxd -r -p)`, `$(echo phey | tr a-z n-za-m)`."""
+        pipes = [c for c in node.named_children if c.type == "pipeline"]
+        if len(pipes) == 1 and len(node.named_children) == 1:
+            return self._decoded_pipeline([c for c in pipes[0].named_children if c.type == "command"])
         cmds = [c for c in node.named_children if c.type == "command"]
+        if len(cmds) == 1 and (
+            here := next((c for c in cmds[0].named_children if c.type == "herestring_redirect"), None)
+        ):
+            body = next((self.word(c) for c in here.named_children), None)
+            return _decode_filter(self.argv(cmds[0])[0], body) if body is not None else None
         if len(cmds) != 1:
             return None
         if any(self.word(c) is None for c in cmds[0].named_children if c.type != "command_name"):
@@ -117,6 +135,22 @@ class _Reader:
             return body.encode("latin-1", "replace").decode("unicode_escape")
         except (UnicodeDecodeError, ValueError):
             return None
+
+    def _decoded_pipeline(self, cmds: list[Any]) -> str | None:
+        if len(cmds) < 2 or len(cmds) > 6:
+            return None
+        words = self.argv(cmds[0])[0]
+        if (
+            not words
+            or words[0] not in ("echo", "printf")
+            or any(self.word(c) is None for c in cmds[0].named_children if c.type != "command_name")
+        ):
+            return None
+        args = [w for w in words[1:] if w not in ("-n", "-e")]
+        text: str | None = " ".join(args)
+        for c in cmds[1:]:
+            text = _decode_filter(self.argv(c)[0], text) if text is not None else None
+        return text
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -188,6 +222,10 @@ class _Reader:
 
     # ------------------------------------------------------------ commands
 
+    def run_argv(self, cmd: Any) -> list[str]:
+        """The words of the command `cmd` runs, past wrappers such as `sudo` and `nohup`."""
+        return _unwrap(*self.argv(cmd))[0] if cmd is not None else []
+
     def argv(self, cmd: Any) -> tuple[list[str], list[Any]]:
         words: list[str] = []
         nodes: list[Any] = []
@@ -208,6 +246,15 @@ class _Reader:
                 nodes.append(c)
         return words, nodes
 
+    def secret(self, word: str, line: int) -> Source | None:
+        """A credential store `word` names, or a copy or archive of one this script made."""
+        path = word.strip("\"'")
+        if (hit := self.staged_paths.get(path)) is not None:
+            return Source(hit.what, line, True, hit.steps(), f"reads its copy {path}")
+        if s := secret_path(word):
+            return Source(s, line, True)
+        return None
+
     def reads_secret(self, words: list[str], line: int) -> Source | None:
         if not words:
             return None
@@ -216,10 +263,12 @@ class _Reader:
             return Source("the whole environment", line, True)
         if name in ("security",) and any("password" in w or "keychain" in w for w in words[1:]):
             return Source("the macOS keychain", line, True)
+        if what := cli_secret(words):
+            return cli_source(what, line)
         if name in _READERS or name in ("cp", "find", "grep", "awk", "sed", "jq"):
             for w in words[1:]:
-                if s := secret_path(w):
-                    return Source(s, line, True)
+                if src := self.secret(w, line):
+                    return src
         return None
 
     def pipeline_source(self, node: Any) -> Source | None:
@@ -258,12 +307,37 @@ class _Reader:
                 self.command(n, None)
             elif t == "redirected_statement":
                 self.redirects(n)
+            elif t == "for_statement":
+                self.loop(n)
             elif t == "function_definition":
                 name = n.child_by_field_name("name")
                 body = n.child_by_field_name("body")
                 if name is not None and body is not None:
                     self.funcs[self.text(name)] = (self.src, body, self.tree, None)
             stack.extend(reversed(n.children))
+
+    def loop(self, n: Any) -> None:
+        """`for f in ~/.docker/config.json ~/.git-credentials`: the variable stands for the word
+        that matters most (a credential store, else a folder whose deletion destroys data)."""
+        var = n.child_by_field_name("variable")
+        if var is None:
+            return
+        values = [self.word(c) for c in n.children_by_field_name("value")]
+        pick = next((v for v in values if v and secret_path(v)), None) or next(
+            (v for v in values if v and (DESTROY_TARGET.match(v) or HOME_DATA.match(v))), None
+        )
+        if pick is not None:
+            self.env[self.text(var)] = pick
+
+    def read_vars(self, stmt: Any, src: Source) -> None:
+        """`... | while read -r a b; do`: the variables `read` fills hold what the loop is fed."""
+        cond = stmt.child_by_field_name("condition")
+        for cmd in _commands(cond) if cond is not None else []:
+            words = self.argv(cmd)[0]
+            if words and words[0] == "read":
+                for w in words[1:]:
+                    if re.fullmatch(r"[A-Za-z_]\w*", w):
+                        self.taint[w] = src
 
     def assign(self, n: Any) -> None:
         name = n.child_by_field_name("name")
@@ -281,10 +355,22 @@ class _Reader:
             self.taint[key] = src
 
     def pipeline(self, n: Any) -> None:
-        cmds = [c for c in n.named_children if c.type in ("command", "redirected_statement")]
+        parts = [c for c in n.named_children if c.type != "comment"]
         src: Source | None = None
+        #: a listing of the home directory or its data folders fed down the pipeline (`ls -A ~`)
+        listing: str | None = None
         shown = []
-        for i, c in enumerate(cmds):
+        for i, c in enumerate(parts):
+            if c.type not in ("command", "redirected_statement") or (
+                c.type == "redirected_statement" and not any(x.type == "command" for x in c.named_children)
+            ):
+                # `... | while read -r part; do nslookup "$part.zone"; done`
+                if src is not None:
+                    for stmt in [c, *c.named_children]:
+                        if stmt.type in ("while_statement", "until_statement"):
+                            self.read_vars(stmt, src)
+                self.walk(c)
+                continue
             cmd = (
                 c if c.type == "command" else next((x for x in c.named_children if x.type == "command"), None)
             )
@@ -292,24 +378,64 @@ class _Reader:
                 continue
             words, nodes = self.argv(cmd)
             shown.append(shlex.join(words) if words else self.text(c))
+            words, nodes = _unwrap(words, nodes)
             line = cmd.start_point[0] + 1
-            if i == 0:
+            run = _xargs(words) if words and _base(words[0]) == "xargs" else words
+            if i == 0 or (src is None and cli_secret(words)):
+                # what the pipeline carries: the first command's output, or a later command that
+                # prints a credential (`... | git credential fill | curl -d @- ...`)
                 src = self.reads_secret(words, line) or next(
                     (s for s in (self.taint_of(x) for x in nodes[1:]) if s), None
                 )
-            elif src and words and _base(words[0]) in _SENDERS | _DNS:
-                dest = _dest(words) or "the network"
-                self.flow("secret-network", "critical", line, f"reads {src[0]} and sends it to {dest}", src)
+                listing = _home_listing(words) if i == 0 else listing
+            elif src and run and (_sends(run) or _base(run[0]) in _DNS):
+                dest = _dest(run) or "the network"
+                how = "in DNS lookups of" if _base(run[0]) in _DNS else "to"
+                self.flow(
+                    "secret-network", "critical", line, f"reads {src[0]} and sends it {how} {dest}", src
+                )
                 src = None
+            elif listing and run is not words and run and _base(run[0]) in _ERASERS:
+                self.flow("destruction", "high", line, f"lists {listing} and deletes what it lists", None)
+                listing = None
+            elif (
+                words and _base(words[0]) == "grep" and not any(w.startswith("-") and "v" in w for w in words)
+            ):
+                listing = None  # a grep picks some entries out
             if c.type == "redirected_statement":
                 self.redirects(c)
             self.command(cmd, None)
         joined = " | ".join(shown)
-        if joined != self.text(n) and len(shown) == len(cmds):
+        if joined != self.text(n) and len(shown) == len(parts):
             self.facts.assembled.append((n.start_point[0] + 1, joined))
+
+    def heredoc(self, n: Any, r: Any) -> None:
+        """`python3 - <<'PY' ... PY`, `node <<JS`, `bash <<EOF`: the here-document is the program."""
+        body = next((c for c in r.named_children if c.type == "heredoc_body"), None)
+        cmd = next((x for x in n.named_children if x.type == "command"), None)
+        words = self.run_argv(cmd)
+        if body is None or not words or self.depth >= MAX_DEPTH:
+            return
+        name, code, got = _base(words[0]), self.text(body), None
+        if name.startswith("python"):
+            from skillyard.install.scanner import _python
+
+            got = _python.analyse(code)
+        elif name in ("node", "nodejs", "deno", "bun"):
+            from skillyard.install.scanner import _js
+
+            got = _js.analyse(code)
+        elif name in _SHELLS:
+            got = analyse(code, self.depth + 1)
+        if got is not None:
+            got.assembled.clear()
+            self.facts.extend(got, body.start_point[0])
 
     def redirects(self, n: Any) -> None:
         for r in n.named_children:
+            if r.type == "heredoc_redirect":
+                self.heredoc(n, r)
+                continue
             if r.type != "file_redirect":
                 continue
             op = self.text(r).lstrip("0123456789&")
@@ -329,34 +455,37 @@ class _Reader:
                     self.downloads[path] = (url, line)  # curl URL > file
             if op.startswith("<"):
                 cmd = next((x for x in n.named_children if x.type == "command"), None)
-                words = self.argv(cmd)[0] if cmd is not None else []
-                if words and _base(words[0]) in _SENDERS and (s := secret_path(path)):
+                words = self.run_argv(cmd)
+                if words and _sends(words) and (src := self.secret(path, line)):
                     dest = _dest(words) or next((w for w in words[1:] if "@" in w), "the network")
                     self.flow(
-                        "secret-network",
-                        "critical",
-                        line,
-                        f"reads {s} and sends it to {dest}",
-                        Source(s, line, True),
+                        "secret-network", "critical", line, f"reads {src.what} and sends it to {dest}", src
                     )
+                elif (src := self.secret(path, line)) is not None:
+                    # `while read -r line; do ...; done < ~/.git-credentials`
+                    for stmt in n.named_children:
+                        if stmt.type in ("while_statement", "until_statement"):
+                            self.read_vars(stmt, src)
                 continue
-            if KERNEL_PATH.match(path):
-                body = self.text(n)
-                sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
-                if path.endswith(("drop_caches", "swappiness")):
-                    continue
+            self.wrote(path, line, self.text(n))
+
+    def wrote(self, path: str, line: int, body: str) -> None:
+        """A file the script writes (a redirect, `tee`): kernel settings and persistence targets."""
+        if KERNEL_PATH.match(path):
+            sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
+            if not path.endswith(("drop_caches", "swappiness")):
                 self.flow("kernel", sev, line, f"writes the kernel setting {path}", None)
-            elif PERSIST_PATH.search(path.replace("$HOME", "~")):
-                self.flow(
-                    "persistence",
-                    persistence_severity(path),
-                    line,
-                    f"writes {path}, which runs or is read on every session",
-                    None,
-                )
+        elif PERSIST_PATH.search(path.replace("$HOME", "~")):
+            self.flow(
+                "persistence",
+                persistence_severity(path, body),
+                line,
+                f"writes {path}, which runs or is read on every session",
+                None,
+            )
 
     def command(self, cmd: Any, words: list[str] | None) -> None:
-        words, nodes = self.argv(cmd)
+        words, nodes = _unwrap(*self.argv(cmd))
         if not words:
             return
         line = cmd.start_point[0] + 1
@@ -397,24 +526,19 @@ class _Reader:
                     path = w
                 else:
                     continue
-                if s := secret_path(path.strip("\"'")):
-                    src = Source(s, line, True)
+                src = src or self.secret(path.strip("\"'"), line)
             for n in nodes[1:]:
                 src = src or self.taint_of(n)
             if src:
                 dest = _dest(words) or "the network"
                 sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
                 self.flow("secret-network", sev, line, f"reads {src[0]} and sends it to {dest}", src)
-        elif name in ("scp", "rsync", "sftp"):
+        elif name in ("scp", "rsync", "sftp") and ":" in words[-1]:
             for w in words[1:-1]:
-                if not w.startswith("-") and (s := secret_path(w)):
+                if not w.startswith("-") and (src := self.secret(w, line)):
                     dest = words[-1]
                     self.flow(
-                        "secret-network",
-                        "critical",
-                        line,
-                        f"reads {s} and copies it to {dest}",
-                        Source(s, line, True),
+                        "secret-network", "critical", line, f"reads {src.what} and copies it to {dest}", src
                     )
                     break
         elif name in _DNS:
@@ -444,32 +568,26 @@ class _Reader:
                 )
         elif name in _MAILERS:
             for w in words[1:]:
-                if not w.startswith("-") and (s := secret_path(w)):
+                if not w.startswith("-") and (src := self.secret(w, line)):
                     dest = next((x for x in words[1:] if "@" in x), None) or "a mail server"
                     self.flow(
-                        "secret-network",
-                        "critical",
-                        line,
-                        f"reads {s} and mails it to {dest}",
-                        Source(s, line, True),
+                        "secret-network", "critical", line, f"reads {src.what} and mails it to {dest}", src
                     )
                     break
-        elif name in _COPIERS and self.staged is None:
-            for w in words[1:-1] if name != "cat" else ():
-                if not w.startswith("-") and (s := secret_path(w)):
-                    self.staged = Source(s, line, True, how=f"copies {s} with {name}")
-                    break
-        elif name == "git" and "push" in words[1:] and self.staged is not None:
-            dest = _dest(words) or "the repository's remote"
-            self.flow(
-                "secret-network",
-                "critical",
-                line,
-                f"pushes {self.staged.what} with git to {dest}",
-                self.staged,
-            )
+        elif name in _COPIERS:
+            self.stage(name, words, line)
+        elif name == "cd" and len(words) > 1:
+            self.cwd = self.secret(words[1], line)
+        elif name == "git":
+            self.git(words, line)
         elif name == "find":
             self.find(words, line)
+        elif name == "tee":
+            parent = cmd.parent
+            body = self.text(parent.parent if parent is not None and parent.parent is not None else cmd)
+            for w in words[1:]:
+                if not w.startswith("-"):
+                    self.wrote(w, line, body)
         elif name == "shred":
             for w in words[1:]:
                 if not w.startswith("-") and (HOME_DATA.match(w) or DESTROY_TARGET.match(w)):
@@ -481,6 +599,69 @@ class _Reader:
                     self.flow("destruction", "high", line, f"recursively deletes {w}", None)
                     break
 
+    def stage(self, name: str, words: list[str], line: int) -> None:
+        """`cp ~/.aws/credentials notes/`, `zip -r /tmp/b.zip ~/.ssh`, `tar czf b.tgz ~/.ssh`: the
+        credential is staged (for a later `git push`) and its copy is a credential too."""
+        if name == "cat":
+            return
+        archive = name in ("zip", "7z", "tar")
+        args = [w for w in words[1:] if not w.startswith("-")]
+        dest: str | None
+        if name == "tar":
+            # `tar -czf OUT ...`, `tar czf OUT ...` (old-style options), `tar --file=OUT`
+            dest = next((w.split("=", 1)[1] for w in words if w.startswith("--file=")), None)
+            for i, w in enumerate(words[1:-1], 1):
+                bundle = w.startswith("-") and not w.startswith("--") or (i == 1 and w.isalpha())
+                if dest is None and bundle and "f" in w:
+                    dest = words[i + 1]
+        elif name == "7z":
+            dest = args[1] if len(args) > 1 else None
+        elif name == "zip":
+            dest = args[0] if args else None
+        else:
+            dest = words[-1]
+        for w in words[1:] if archive else words[1:-1]:
+            if w.startswith("-") or w == dest or not (s := secret_path(w)):
+                continue
+            how = f"copies {s} to {dest} with {name}" if dest else f"copies {s} with {name}"
+            src = Source(s, line, True, how=how)
+            if self.staged is None:
+                self.staged = src
+            if dest and dest != "-" and len(self.staged_paths) < 64:
+                self.staged_paths.setdefault(dest.rstrip("/"), src)
+            return
+
+    def git(self, words: list[str], line: int) -> None:
+        """`git remote add NAME URL`, `git add` in or of a credential folder, `git push` of what was staged."""
+        args = words[1:]
+        if len(args) > 2 and args[0] == "-C":
+            here = self.secret(args[1], line)
+            args = args[2:]
+        else:
+            here = self.cwd
+        if args[:2] == ["remote", "add"] and len(args) >= 4:
+            self.remotes[args[2]] = args[3]
+        elif args[:1] == ["add"] and self.staged is None:
+            named = next((s for w in args[1:] if not w.startswith("-") and (s := self.secret(w, line))), None)
+            src = named or here
+            if src is not None:
+                self.staged = Source(src.what, line, True, src.steps(), f"adds {src.what} to a git commit")
+        elif "push" in args and self.staged is not None:
+            after = [w for w in args[args.index("push") + 1 :] if not w.startswith("-")]
+            dest = _dest(words) or (self.remotes.get(after[0]) if after else None)
+            dest = (
+                dest
+                or (self.remotes.get("origin") if len(self.remotes) else None)
+                or "the repository's remote"
+            )
+            self.flow(
+                "secret-network",
+                "critical",
+                line,
+                f"pushes {self.staged.what} with git to {dest}",
+                self.staged,
+            )
+
     def find(self, words: list[str], line: int) -> None:
         """`find ROOTS ... -delete` / `-exec rm|shred` over the home directory or its data folders."""
         roots = []
@@ -490,13 +671,9 @@ class _Reader:
             roots.append(w)
         tail = words[1 + len(roots) :]
         kills = "-delete" in tail or any(
-            w in ("-exec", "-execdir", "-ok") and i + 1 < len(tail) and _base(tail[i + 1]) in _ERASERS
-            for i, w in enumerate(tail)
+            w in ("-exec", "-execdir", "-ok", "-okdir") and _erases(tail[i + 1 :]) for i, w in enumerate(tail)
         )
-        if not kills or any(
-            w in _NARROWING and i + 1 < len(tail) and tail[i + 1].strip("'\"") not in ("*", "")
-            for i, w in enumerate(tail)
-        ):
+        if not kills or _narrows(tail):
             return  # `find ~/Downloads -name '*.part' -delete` removes chosen files, not the folder's contents
         for r in roots:
             if DESTROY_TARGET.match(r) or HOME_DATA.match(r):
@@ -591,6 +768,67 @@ _NARROWING = {
 }
 #: Programs that delete or overwrite the files `find -exec` hands them.
 _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
+_ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
+
+
+def _erases(cmd: list[str]) -> bool:
+    """`rm -rf {}`, or a shell handed a script that erases (`sh -c 'rm -rf "$1"' _ {}`)."""
+    if not cmd:
+        return False
+    if _base(cmd[0]) in _ERASERS:
+        return True
+    return (
+        _base(cmd[0]) in _SHELLS
+        and len(cmd) > 2
+        and cmd[1] in ("-c", "-lc")
+        and bool(_ERASE_WORD.search(cmd[2] + " "))
+    )
+
+
+def _narrows(tail: list[str]) -> bool:
+    """A `find` test that picks some files out (`-name '*.part'`, `-mtime +7`); a negated test
+    (`! -name .ssh`, `-not -path ...`) or a pattern of wildcards only (`-name '.*'`) picks out
+    everything else."""
+    for i, w in enumerate(tail):
+        if w not in _NARROWING or i + 1 >= len(tail):
+            continue
+        if i > 0 and tail[i - 1] in ("!", "-not", "\\!"):
+            continue
+        if re.fullmatch(r"[*?.\[\]!]*", tail[i + 1].strip("'\"")):
+            continue
+        return True
+    return False
+
+
+#: Commands that run the command after them (their own options skipped).
+_WRAPPERS = {"sudo", "doas", "nohup", "env", "command", "exec", "time", "nice", "ionice", "setsid", "stdbuf"}
+_XARGS_ARG = {"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a"}
+
+
+def _xargs(words: list[str]) -> list[str]:
+    """The command `xargs` runs with what it reads (`xargs -I{} nslookup {}.zone`)."""
+    i = 1
+    while i < len(words):
+        w = words[i]
+        if w in _XARGS_ARG:
+            i += 2
+        elif w.startswith("-"):
+            i += 1
+        else:
+            break
+    return words[i:]
+
+
+def _home_listing(words: list[str]) -> str | None:
+    """`ls -A ~` / `find "$HOME" -maxdepth 1`: a listing of the home directory or a data folder in it."""
+    if not words or _base(words[0]) not in ("ls", "find"):
+        return None
+    roots = [w for w in words[1:] if not w.startswith(("-", "!", "("))]
+    if _base(words[0]) == "find":
+        tail = words[1:]
+        if _narrows(tail):
+            return None
+    return next((r for r in roots if DESTROY_TARGET.match(r) or HOME_DATA.match(r)), None)
 
 
 def _commands(node: Any) -> list[Any]:
@@ -604,10 +842,63 @@ def _commands(node: Any) -> list[Any]:
     return out
 
 
+def _decode_filter(words: list[str], text: str) -> str | None:
+    """What a decoding filter (`base64 -d`, `rev`, `xxd -r -p`, a rot13 `tr`) makes of constant text."""
+    import base64
+    import binascii
+    import codecs
+
+    if not words or len(text) > 64 * 1024:
+        return None
+    name = _base(words[0])
+    try:
+        if name == "base64" and any(w in ("-d", "--decode", "-D") for w in words[1:]):
+            raw = "".join(text.split())
+            return base64.b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8", "replace")
+        if name == "rev":
+            return "\n".join(line[::-1] for line in text.split("\n"))
+        if name == "xxd" and "-r" in words and any(w.startswith("-p") for w in words):
+            return bytes.fromhex("".join(text.split())).decode("utf-8", "replace")
+        if (
+            name == "tr"
+            and len(words) == 3
+            and {words[1], words[2]}
+            in (
+                {"a-zA-Z", "n-za-mN-ZA-M"},
+                {"A-Za-z", "N-ZA-Mn-za-m"},
+                {"a-z", "n-za-m"},
+            )
+        ):
+            return codecs.decode(text, "rot13")
+    except (binascii.Error, ValueError):
+        return None
+    return None
+
+
+def _unwrap(words: list[str], nodes: list[Any]) -> tuple[list[str], list[Any]]:
+    """`sudo tee FILE`, `nohup curl ...`, `env A=1 cmd`: the command a wrapper runs is the command."""
+    while len(words) > 1 and _base(words[0]) in _WRAPPERS:
+        k = 1
+        while k < len(words) and (words[k].startswith("-") or (_base(words[0]) == "env" and "=" in words[k])):
+            k += 1
+        if k >= len(words):
+            break
+        words, nodes = words[k:], nodes[k:]
+    return words, nodes
+
+
+def _sends(words: list[str]) -> bool:
+    """A command that sends what it is fed to the network."""
+    name = _base(words[0])
+    return name in _SENDERS or (name == "openssl" and "s_client" in words)
+
+
 def _dest(words: list[str]) -> str | None:
     for w in words[1:]:
         if "://" in w:
             return w
+    if "-connect" in words[:-1]:
+        return words[words.index("-connect") + 1]
     for w in reversed(words[1:]):
         if not w.startswith("-") and re.match(r"^[\w.-]+\.[a-z]{2,}|^\d{1,3}(?:\.\d{1,3}){3}", w):
             return w
