@@ -311,9 +311,9 @@ def compact_list_json(
     """`dumps_json(data)` for a pipe, where data is `reports.list_report(...)` plus `diagnostics`:
     the same text, written straight from the registry's summary rows, in pieces.
 
-    At 10,000 skills, building a dict per skill and encoding the tree costs about twice as much
-    as encoding the strings. Pieces of a thousand skills never hold the whole 3 MB text, or its
-    copies, in memory: the fresh pages cost as much again (12.5 ms whole, 7.8 ms in pieces)."""
+    Building a dict per skill and encoding the tree costs about twice as much as encoding the
+    strings, and pieces of a thousand skills never hold the whole text, or its copies, in memory
+    (docs/performance.md, "Command-line start-up", has the figures)."""
     import json
 
     enc = json.encoder.encode_basestring_ascii  # what the compact form's C encoder uses for strings
@@ -544,7 +544,7 @@ _FINISHED: list[bool] = []
 
 def _exit_finished() -> None:
     """End a finished command's process at once, its output flushed: the interpreter's teardown
-    would free the registry object by object (10-20 ms at 10,000 skills, scripts list often).
+    would free the registry object by object (docs/performance.md, "Third round"; scripts list often).
     Nothing on that path registers exit handlers or starts threads. Returns when the output
     cannot be flushed, so the normal exit reports it."""
     try:
