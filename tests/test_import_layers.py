@@ -31,13 +31,27 @@ MAP = {"registry", "discovery", "cache", "search", "prompt", "reports", "session
 SCAN = {"discovery", "cache"}
 
 
-def _imports() -> dict[str, set[str]]:
+def _imports(*, typing_only: bool = True) -> dict[str, set[str]]:
+    """Every module's skillyard imports, inside functions too; `typing_only=False` leaves out the
+    `if TYPE_CHECKING:` blocks (annotations, never executed)."""
     graph: dict[str, set[str]] = {}
     for path in SRC.rglob("*.py"):
         rel = path.relative_to(SRC.parent).with_suffix("")
         module = ".".join(rel.parts).removesuffix(".__init__")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skipped = set()
+        if not typing_only:
+            skipped = {
+                id(n)
+                for block in ast.walk(tree)
+                if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+                for stmt in block.body
+                for n in ast.walk(stmt)
+            }
         deps = graph.setdefault(module, set())
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
             if isinstance(node, ast.Import):
                 deps.update(a.name for a in node.names if a.name.startswith("skillyard."))
             elif (
@@ -94,40 +108,11 @@ def test_model_reads_no_skill_text() -> None:
     assert _imports()["skillyard.model"] == set()
 
 
-def _runtime_imports() -> dict[str, set[str]]:
-    """Like `_imports`, without the `if TYPE_CHECKING:` blocks (annotations, never executed)."""
-    graph: dict[str, set[str]] = {}
-    for path in SRC.rglob("*.py"):
-        rel = path.relative_to(SRC.parent).with_suffix("")
-        module = ".".join(rel.parts).removesuffix(".__init__")
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        typing_only = {
-            id(n)
-            for block in ast.walk(tree)
-            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
-            for stmt in block.body
-            for n in ast.walk(stmt)
-        }
-        deps = graph.setdefault(module, set())
-        for node in ast.walk(tree):
-            if id(node) in typing_only:
-                continue
-            if isinstance(node, ast.Import):
-                deps.update(a.name for a in node.names if a.name.startswith("skillyard."))
-            elif (
-                isinstance(node, ast.ImportFrom)
-                and node.level == 0
-                and (node.module or "").startswith("skillyard.")
-            ):
-                deps.add(node.module or "")
-    return graph
-
-
 def test_no_import_cycles_between_parts() -> None:
     """No part of skillyard (a top-level module or package) imports, at run time and from any function,
     a part that imports it back: the layers above hold without imports hidden inside functions."""
     edges: dict[str, set[str]] = {}
-    for module, deps in _runtime_imports().items():
+    for module, deps in _imports(typing_only=False).items():
         for dep in deps:
             if _top(module) and _top(dep) and _top(module) != _top(dep):
                 edges.setdefault(_top(module), set()).add(_top(dep))
