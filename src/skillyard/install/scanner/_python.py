@@ -13,6 +13,7 @@ import ast
 import base64
 import binascii
 import codecs
+import re
 import shlex
 from typing import Any
 
@@ -118,6 +119,27 @@ _DNS = {
     "gethostbyname",
     "getaddrinfo",
 }
+#: Names of calls that run commands or code, when a `getattr` spells them from pieces on an object
+#: the reader cannot name (`getattr(o, "sys" + "tem")`): building the name hides the call it is.
+_BUILT_EXEC = {
+    "system": "os.system",
+    "popen": "os.popen",
+    "Popen": "subprocess.Popen",
+    "run": "subprocess.run",
+    "call": "subprocess.call",
+    "check_call": "subprocess.check_call",
+    "check_output": "subprocess.check_output",
+    "getoutput": "subprocess.getoutput",
+    "spawn": "pty.spawn",
+    "eval": "builtins.eval",
+    "exec": "builtins.exec",
+}
+#: Archive writers: what is added to one ends up in the file or buffer it writes.
+_ARCHIVES = {"tarfile.open", "tarfile.TarFile", "zipfile.ZipFile", "ZipFile", "py7zr.SevenZipFile", "TarFile"}
+_PACK_METHODS = {"add", "write", "writestr", "addfile", "writeall"}
+#: Calls whose value is a network socket.
+_SOCKETS = {"socket.socket", "socket.create_connection", "create_connection", "ssl.wrap_socket"}
+_SHELL_NAMES = re.compile(r"(?:^|/)(?:ba|z|da|k|c)?sh$|^(?:cmd|cmd\.exe|powershell|pwsh)$")
 _DELETE = {"os.remove", "os.unlink", "shutil.rmtree", "rmtree", "os.rmdir", "send2trash.send2trash"}
 _SAY = {"print", "logging.info", "logging.warning", "logging.debug", "log.info", "logger.info", "click.echo"}
 _READ_METHODS = {"read", "read_text", "read_bytes", "readlines", "readline"}
@@ -164,6 +186,15 @@ class _Reader:
         self.params: dict[str, list[str]] = {}
         #: names given a value read through a partly known path (`*/Cookies`), with that value
         self.loose: list[tuple[str, ast.AST]] = []
+        #: archive objects (`with ZipFile(z, "w") as zf`) -> the file or buffer they write
+        self.archive_of: dict[str, ast.AST] = {}
+        #: a secret reached a name after the pass that reads it had gone by (packed into an archive)
+        self.late = False
+        #: names bound to network sockets; lines where one is duplicated onto a standard stream;
+        #: lines where a shell is started
+        self.sockets: set[str] = set()
+        self.dup_lines: list[int] = []
+        self.shell_lines: list[int] = []
 
     # ------------------------------------------------------------ names
 
@@ -184,6 +215,13 @@ class _Reader:
             if f == "getattr" and len(node.args) >= 2:
                 base = self.qual(node.args[0])
                 attr = self.fold(node.args[1])
+                if (
+                    attr in _BUILT_EXEC
+                    and not isinstance(node.args[1], ast.Constant)
+                    and isinstance(node.args[0], ast.Name)
+                    and not isinstance(self.env.get(node.args[0].id), tuple)
+                ):
+                    return _BUILT_EXEC[attr]  # getattr(o, "sys" + "tem"): a name built to hide the call
                 if base and attr:
                     return base if attr == "__call__" else f"{base}.{attr}"
             if f in ("importlib.import_module", "import_module", "__import__") and node.args:
@@ -598,7 +636,9 @@ class _Reader:
                 self.defs.setdefault(fn.name, fn)
         if len(nodes) > MAX_NODES:
             del nodes[MAX_NODES:]
-        for i in range(2):
+        for i in range(3):
+            if i == 2 and not self.late:
+                break
             self.facts = CodeFacts()
             self.ready = i == 1
             if self.ready:
@@ -615,6 +655,14 @@ class _Reader:
                 if self.budget < 0:
                     break
                 self.visit(node)
+        if self.dup_lines and self.shell_lines:
+            self._flow(
+                "reverse-shell",
+                "critical",
+                self.dup_lines[0],
+                "connects a socket, puts it in place of the standard streams and starts a shell on it",
+                None,
+            )
         self.facts.export = Export(
             self.rel,
             consts={k: v for k, v in self.env.items() if isinstance(v, str)},
@@ -677,6 +725,7 @@ class _Reader:
         sub.returns, sub.sinks, sub.param_sinks = self.returns, self.sinks, sinks
         sub.defs, sub.done, sub.ready = self.defs, self.done, True
         sub.copied, sub.params = self.copied, self.params
+        sub.archive_of, sub.sockets = self.archive_of, self.sockets
         sub.budget = self.budget
         for node in body:
             sub.budget -= 1
@@ -795,6 +844,8 @@ class _Reader:
             for item in node.items:
                 if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
                     self.taint[item.optional_vars.id] = src
+                if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call):
+                    self._opened(item.optional_vars.id, item.context_expr)
         elif isinstance(node, ast.For) and (root := self._home_tree(node.iter)):
             for n in ast.walk(node.target):
                 if isinstance(n, ast.Name):
@@ -901,6 +952,9 @@ class _Reader:
             if src:
                 self.taint[names[0]] = src
             return
+        if isinstance(value, ast.Call):
+            for n in names:
+                self._opened(n, value)
         q = self.qual(value) if isinstance(value, ast.Call) else None
         folded = self.fold(value)
         for n in names:
@@ -961,6 +1015,28 @@ class _Reader:
         if self.sinks or self._local(f) is not None:
             self._call_sinks(call, f)
         args = [*call.args, *(k.value for k in call.keywords)]
+        if (
+            short in _PACK_METHODS
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in self.archive_of
+            and call.args
+        ):
+            self._packed(call.func.value.id, call.args[0], line)
+        if f == "os.dup2" and len(call.args) == 2 and self._socket_fd(call.args[0]):
+            self.dup_lines.append(line)
+        if (f in _EXEC or f.startswith(_EXEC_PREFIX)) and call.args:
+            first = call.args[0]
+            argv0 = (
+                self.fold(first.elts[0]) if isinstance(first, ast.List | ast.Tuple) and first.elts else None
+            )
+            cmd = argv0 or self.fold(first) or ""
+            word = cmd.split()[0] if cmd.split() else ""
+            if _SHELL_NAMES.search(word):
+                self.shell_lines.append(line)
+                # Popen(["/bin/sh"], stdin=s, stdout=s): the socket is the shell's terminal
+                if any(k.arg in ("stdin", "stdout") and self._socket_fd(k.value) for k in call.keywords):
+                    self.dup_lines.append(line)
         # execution sinks
         if f in _EXEC or f.startswith(_EXEC_PREFIX):
             self.argv_nodes.update(id(a) for a in call.args)  # an argv list is a command, not data
@@ -1116,6 +1192,40 @@ class _Reader:
                 hit = next((self.home_walk[n] for n in names if n in self.home_walk), None)
                 if hit:
                     self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
+
+    def _opened(self, name: str, call: ast.Call) -> None:
+        """Remember what a name was opened as: an archive writer (and where it writes) or a socket."""
+        f = self.qual(call.func) or ""
+        if f in _SOCKETS or (isinstance(call.func, ast.Attribute) and call.func.attr == "accept"):
+            self.sockets.add(name)
+        elif f in _ARCHIVES and len(self.archive_of) < 64:
+            target = next((k.value for k in call.keywords if k.arg in ("fileobj", "file", "name")), None)
+            if target is None and call.args:
+                target = call.args[0]
+            if target is not None:
+                self.archive_of[name] = target
+
+    def _packed(self, archive: str, member: ast.AST, line: int) -> None:
+        """`tar.add(~/.kube/config)`: the archive, and the file or buffer it writes, hold the secret."""
+        src = self.source(member)
+        if src is None and (s := self._secret(member)):
+            src = Source(s, line, True)
+        if src is None or src.what.startswith(("content downloaded", PARAM)):
+            return
+        target = self.archive_of[archive]
+        packed = Source(src.what, line, src.strong, src.steps(), f"packs {src.what} into an archive")
+        for n in (archive, target.id if isinstance(target, ast.Name) else None):
+            if n and n not in self.taint:
+                self.taint[n] = packed
+                self.late = True
+        if (p := self.fold(target)) and len(self.copied) < 64:
+            self.copied.setdefault(p, packed)
+
+    def _socket_fd(self, node: ast.AST) -> bool:
+        """`s.fileno()` or `s` for a name bound to a socket."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "fileno":
+            node = node.func.value
+        return isinstance(node, ast.Name) and node.id in self.sockets
 
     def _stand_in(self, node: ast.AST) -> str | None:
         """The command `node` folds to with each secret-holding name in it replaced by a stand-in
