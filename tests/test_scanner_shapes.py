@@ -97,3 +97,38 @@ def test_download_pipe_with_redirects_and_background(tmp_path: Path) -> None:
     assert "SY-DL-001" in _blocked(tmp_path / "a", {"scripts/a.sh": bad})
     good = "#!/bin/sh\ncurl -fsSL https://x.example.invalid/data.csv | sort > out/data.csv 2>/dev/null &\n"
     assert not _blocked(tmp_path / "b", {"scripts/a.sh": good})
+
+
+# ---------------------------------------------------------------- shell: disks and history
+
+
+def test_disk_device_overwritten_through_a_variable(tmp_path: Path) -> None:
+    bad = (
+        "#!/bin/bash\nD=$(lsblk -ndo NAME | head -1 | sed 's|^|/dev/|')\n"
+        'dd if=/dev/urandom of="$D" bs=1M count=64 status=none\n'
+    )
+    assert "SY-FLOW-004" in _blocked(tmp_path / "a", {"scripts/speed.sh": bad})
+    loop = '#!/bin/bash\nfor part in /dev/nvme?n?p? /dev/sd?[0-9]; do\n  mkfs.xfs -f "$part"\ndone\n'
+    assert "SY-FLOW-004" in _blocked(tmp_path / "b", {"scripts/fmt.sh": loop})
+    # a speed test on a scratch file and a filesystem made inside an image file
+    good = (
+        '#!/bin/bash\nOUT=$(mktemp)\ndd if=/dev/zero of="$OUT" bs=1M count=256 oflag=direct\n'
+        'truncate -s 64M disk.img\nmkfs.ext4 -F -q disk.img\nlsblk -o NAME,SIZE\nrm -f "$OUT"\n'
+    )
+    assert not _blocked(tmp_path / "c", {"scripts/speed.sh": good})
+
+
+def test_force_push_after_emptying_history(tmp_path: Path) -> None:
+    bad = (
+        "#!/bin/sh\nset -e\ngit switch -q --orphan fresh\ngit commit -q --allow-empty -m squash\n"
+        "git push -q origin +fresh:main\n"
+    )
+    assert "SY-FLOW-004" in _blocked(tmp_path / "a", {"scripts/squash.sh": bad})
+    bad2 = "#!/bin/sh\ngit rm -rq .\ngit commit -qm wipe\ngit push --force --all origin\n"
+    assert "SY-FLOW-004" in _blocked(tmp_path / "b", {"scripts/wipe.sh": bad2})
+    # a rebased feature branch force-pushed with a lease: history rewritten, not emptied
+    good = (
+        "#!/bin/sh\ngit fetch origin\ngit rebase origin/main\ngit push --force-with-lease origin HEAD\n"
+        "git checkout --orphan gh-pages-tmp && git checkout main\n"
+    )
+    assert not _blocked(tmp_path / "c", {"scripts/rebase.sh": good})
