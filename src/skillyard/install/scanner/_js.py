@@ -192,6 +192,8 @@ class _Reader:
         self.ran_written: list[int] = []
         #: arrays of credential-store paths: name -> the first credential in them
         self.secret_arrays: dict[str, Source] = {}
+        #: loop variables walking such an array (`for (const f of files)`)
+        self.secret_items: dict[str, Source] = {}
 
     def text(self, n: Any) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
@@ -425,6 +427,8 @@ class _Reader:
                     p = self.fold(args.named_children[0])
                     if p and (s := secret_path(p)):
                         yield Source(s, x.start_point[0] + 1, True)
+                    elif (item := self.text(args.named_children[0])) in self.secret_items:
+                        yield self.secret_items[item]
                 if q.startswith("child_process.exec") and args is not None and args.named_children:
                     cmd = self.fold(args.named_children[0]) or ""
                     if what := cli_secret(cmd.split()):
@@ -474,6 +478,10 @@ class _Reader:
                 self.imports(n)
             elif n.type in ("call_expression", "new_expression"):
                 self.call(n)
+            elif n.type == "for_in_statement" and self.secret_arrays:
+                left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+                if left is not None and right is not None and self.text(right) in self.secret_arrays:
+                    self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
             stack.extend(reversed(n.named_children))
 
     def collect(self, root: Any) -> None:
@@ -792,6 +800,11 @@ class _Reader:
             where = self.dest(n) or ""
             if not _LOCAL.match(where):
                 self.sockets.append((line, where))
+        if short in ("push", "unshift") and f.type == "member_expression" and a:
+            # out.push(fs.readFileSync(f)): the array holds what is pushed
+            obj = f.child_by_field_name("object")
+            if obj is not None and obj.type == "identifier" and (src := self.source(args)):
+                self.taint.setdefault(self.text(obj), src)
         if q in _WRITE and a:
             p = self.fold(a[0])
             if p:

@@ -20,6 +20,7 @@ from typing import Any
 from skillyard.install.scanner._flows import (
     ALT,
     DESTROY_TARGET,
+    DEVICE,
     HOME_DATA,
     KERNEL_PATH,
     PARAM,
@@ -194,6 +195,8 @@ class _Reader:
         #: lines where a shell is started
         self.sockets: set[str] = set()
         self.dup_lines: list[int] = []
+        #: names holding what a socket received (a command sent by the remote end)
+        self.received: set[str] = set()
         self.shell_lines: list[int] = []
 
     # ------------------------------------------------------------ names
@@ -725,7 +728,7 @@ class _Reader:
         sub.returns, sub.sinks, sub.param_sinks = self.returns, self.sinks, sinks
         sub.defs, sub.done, sub.ready = self.defs, self.done, True
         sub.copied, sub.params = self.copied, self.params
-        sub.archive_of, sub.sockets = self.archive_of, self.sockets
+        sub.archive_of, sub.sockets, sub.received = self.archive_of, self.sockets, self.received
         sub.budget = self.budget
         for node in body:
             sub.budget -= 1
@@ -955,6 +958,14 @@ class _Reader:
         if isinstance(value, ast.Call):
             for n in names:
                 self._opened(n, value)
+        if self.sockets and any(
+            isinstance(c, ast.Call)
+            and isinstance(c.func, ast.Attribute)
+            and c.func.attr in ("recv", "recvfrom", "read", "readline")
+            and self._socket_fd(c.func.value)
+            for c in ast.walk(value)
+        ):
+            self.received.update(names)
         q = self.qual(value) if isinstance(value, ast.Call) else None
         folded = self.fold(value)
         for n in names:
@@ -1022,9 +1033,23 @@ class _Reader:
             and call.func.value.id in self.archive_of
             and call.args
         ):
-            self._packed(call.func.value.id, call.args[0], line)
+            self._packed(
+                call.func.value.id, call.args[0], line, [*call.args[1:], *(k.value for k in call.keywords)]
+            )
         if f == "os.dup2" and len(call.args) == 2 and self._socket_fd(call.args[0]):
             self.dup_lines.append(line)
+        if (
+            self.received
+            and (f in _EXEC or f.startswith(_EXEC_PREFIX) or f in _CODE)
+            and any(isinstance(n, ast.Name) and n.id in self.received for a in call.args for n in ast.walk(a))
+        ):
+            self._flow(
+                "reverse-shell",
+                "critical",
+                line,
+                "runs commands it receives from a network socket (a remote shell)",
+                None,
+            )
         if (f in _EXEC or f.startswith(_EXEC_PREFIX)) and call.args:
             first = call.args[0]
             argv0 = (
@@ -1196,7 +1221,9 @@ class _Reader:
     def _opened(self, name: str, call: ast.Call) -> None:
         """Remember what a name was opened as: an archive writer (and where it writes) or a socket."""
         f = self.qual(call.func) or ""
-        if f in _SOCKETS or (isinstance(call.func, ast.Attribute) and call.func.attr == "accept"):
+        if f in _SOCKETS or (
+            isinstance(call.func, ast.Attribute) and call.func.attr in ("accept", "wrap_socket")
+        ):
             self.sockets.add(name)
         elif f in _ARCHIVES and len(self.archive_of) < 64:
             target = next((k.value for k in call.keywords if k.arg in ("fileobj", "file", "name")), None)
@@ -1205,11 +1232,13 @@ class _Reader:
             if target is not None:
                 self.archive_of[name] = target
 
-    def _packed(self, archive: str, member: ast.AST, line: int) -> None:
+    def _packed(self, archive: str, member: ast.AST, line: int, extras: list[ast.AST]) -> None:
         """`tar.add(~/.kube/config)`: the archive, and the file or buffer it writes, hold the secret."""
         src = self.source(member)
         if src is None and (s := self._secret(member)):
             src = Source(s, line, True)
+        for extra in extras:  # tar.addfile(info, fileobj=open(...)), zf.writestr(name, data)
+            src = src or self.source(extra)
         if src is None or src.what.startswith(("content downloaded", PARAM)):
             return
         target = self.archive_of[archive]
@@ -1251,7 +1280,9 @@ class _Reader:
         return stand_in_command(shown(cmd))
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
-        if KERNEL_PATH.match(path):
+        if DEVICE.match(path):
+            self._flow("destruction", "high", line, f"overwrites the disk device {path}", None)
+        elif KERNEL_PATH.match(path):
             sev = "critical" if path.endswith(("core_pattern", "modprobe")) else "high"
             self._flow("kernel", sev, line, f"writes the kernel setting {path}", None)
         elif PERSIST_PATH.search(path):

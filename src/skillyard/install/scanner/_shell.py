@@ -14,6 +14,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     DESTROY_TARGET,
+    DEVICE,
     HOME_DATA,
     KERNEL_PATH,
     PARAM,
@@ -483,6 +484,11 @@ class _Reader:
             sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
             if not path.endswith(("drop_caches", "swappiness")):
                 self.flow("kernel", sev, line, f"writes the kernel setting {path}", None)
+        elif DEVICE.match(path) or (
+            (ref := re.fullmatch(r"\$\{?(\w+)\}?", path.strip("\"'"))) is not None
+            and ref.group(1) in self.devices
+        ):
+            self.flow("destruction", "high", line, f"overwrites the disk device {path}", None)
         elif PERSIST_PATH.search(path.replace("$HOME", "~")):
             self.flow(
                 "persistence",
@@ -622,7 +628,7 @@ class _Reader:
                 continue
             ref = re.fullmatch(r"\$\{?(\w+)\}?", raw.strip("\"'"))
             if DEVICE.match(w) or (ref is not None and ref.group(1) in self.devices):
-                how = {"dd": "overwrites", "wipefs": "wipes the signatures of"}.get(
+                how = {"dd": "overwrites", "shred": "overwrites", "wipefs": "wipes the signatures of"}.get(
                     name, "erases" if name in ("blkdiscard", "sgdisk") else "formats"
                 )
                 self.flow("destruction", "high", line, f"{how} the disk device {raw}", None)
@@ -821,13 +827,11 @@ _NARROWING = {
     "-links",
 }
 #: Programs that delete or overwrite the files `find -exec` hands them.
-#: Block devices that hold a disk (not /dev/null, /dev/zero or a loop device over an image file).
-DEVICE = re.compile(r"^/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
 #: Values that are, or list, the machine's disks.
 _DEVICE_SOURCE = re.compile(
     r"\b(?:lsblk|blkid|findmnt|fdisk\s+-l|diskutil\s+list)\b|[\"'=]?/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk)"
 )
-_DISK_TOOLS = {"wipefs", "blkdiscard", "sgdisk", "mkswap"}
+_DISK_TOOLS = {"wipefs", "blkdiscard", "sgdisk", "mkswap", "shred"}
 _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
 _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
 
