@@ -73,7 +73,7 @@ SPEECH = frozenset({"prompt-injection", "fake-prerequisite"})
 _WATCH_HEADING = re.compile(
     r"\b(?:flag\w*|detect\w*|look(?:ing)?\s+for|watch(?:ing)?\s+(?:out\s+)?for|red\s+flags?|warning\s+signs?|"
     r"indicators?|signs?\s+of|what\s+to\s+(?:check|catch|report|recogni[sz]e)|recogni[sz]\w*|suspicious|"
-    r"attack\s+patterns?|threats?|anti-?patterns?)\b",
+    r"attack\s+patterns?|attacks|threats?|anti-?patterns?|(?:prompt\s+)?injections?|malicious|phishing|scams?)\b",
     re.IGNORECASE,
 )
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")

@@ -197,6 +197,10 @@ class _Reader:
         self.dup_lines: list[int] = []
         #: names holding what a socket received (a command sent by the remote end)
         self.received: set[str] = set()
+        #: file objects opened for writing -> the name of the path they write; paths (names) a
+        #: download was saved to
+        self.file_of: dict[str, str] = {}
+        self.dl_files: dict[str, str] = {}
         self.shell_lines: list[int] = []
 
     # ------------------------------------------------------------ names
@@ -729,6 +733,7 @@ class _Reader:
         sub.defs, sub.done, sub.ready = self.defs, self.done, True
         sub.copied, sub.params = self.copied, self.params
         sub.archive_of, sub.sockets, sub.received = self.archive_of, self.sockets, self.received
+        sub.file_of, sub.dl_files = self.file_of, self.dl_files
         sub.budget = self.budget
         for node in body:
             sub.budget -= 1
@@ -1038,6 +1043,22 @@ class _Reader:
             )
         if f == "os.dup2" and len(call.args) == 2 and self._socket_fd(call.args[0]):
             self.dup_lines.append(line)
+        self._saved(call, f, short)
+        first = _argv0(call)
+        if (
+            self.dl_files
+            and (f in _EXEC or f.startswith(_EXEC_PREFIX))
+            and isinstance(first, ast.Name)
+            and first.id in self.dl_files
+        ):
+            url = self.dl_files[first.id]
+            self._flow(
+                "download-exec",
+                "critical",
+                line,
+                f"downloads {url} to a file and runs that file",
+                Source(f"downloads {url}", line, True),
+            )
         if (
             self.received
             and (f in _EXEC or f.startswith(_EXEC_PREFIX) or f in _CODE)
@@ -1225,6 +1246,14 @@ class _Reader:
             isinstance(call.func, ast.Attribute) and call.func.attr in ("accept", "wrap_socket")
         ):
             self.sockets.add(name)
+        elif (
+            f in ("open", "io.open", "builtins.open")
+            and len(call.args) >= 2
+            and isinstance(call.args[0], ast.Name)
+            and any(m in (self.fold(call.args[1]) or "") for m in "wax")
+            and len(self.file_of) < 64
+        ):
+            self.file_of[name] = call.args[0].id
         elif f in _ARCHIVES and len(self.archive_of) < 64:
             target = next((k.value for k in call.keywords if k.arg in ("fileobj", "file", "name")), None)
             if target is None and call.args:
@@ -1249,6 +1278,33 @@ class _Reader:
                 self.late = True
         if (p := self.fold(target)) and len(self.copied) < 64:
             self.copied.setdefault(p, packed)
+
+    def _saved(self, call: ast.Call, f: str, short: str) -> None:
+        """`urlretrieve(url, p)`, `open(p, "wb").write(requests.get(url).content)`: the path named
+        `p` holds a download from then on."""
+        if len(self.dl_files) >= 64:
+            return
+        if f in ("urllib.request.urlretrieve", "urlretrieve") and len(call.args) >= 2:
+            if isinstance(call.args[1], ast.Name):
+                self.dl_files[call.args[1].id] = self.fold(call.args[0]) or "the network"
+            return
+        if not (
+            short == "write"
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in self.file_of
+            and call.args
+        ):
+            return
+        data = call.args[0]
+        got = data.value if isinstance(data, ast.Attribute) and data.attr in ("content", "text") else data
+        if isinstance(got, ast.Call) and self._is_download(got):
+            url = self._dest(got) or self._dest(_inner_call(got)) or "the network"
+        elif (src := self.source(data)) is not None and src.what.startswith("content downloaded"):
+            url = src.what.removeprefix("content downloaded from ")
+        else:
+            return
+        self.dl_files[self.file_of[call.func.value.id]] = url
 
     def _socket_fd(self, node: ast.AST) -> bool:
         """`s.fileno()` or `s` for a name bound to a socket."""
@@ -1337,6 +1393,16 @@ def _path_join(parts: list[str]) -> str:
     for v in parts:
         out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
     return out
+
+
+def _argv0(call: ast.Call) -> ast.AST | None:
+    """The program a run call starts: `run([exe, ...])` or `run(exe)`."""
+    if not call.args:
+        return None
+    first = call.args[0]
+    if isinstance(first, ast.List | ast.Tuple):
+        return first.elts[0] if first.elts else None
+    return first
 
 
 def _unwrap_attr(node: ast.AST) -> ast.Call | None:
