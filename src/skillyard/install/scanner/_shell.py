@@ -82,7 +82,7 @@ class _Reader:
     def __init__(self, src: bytes, depth: int, project: Project | None = None, rel: str = "") -> None:
         self.src = src
         self.depth = depth
-        self.env: dict[str, str] = {"HOME": "~"}
+        self.env: dict[str, str] = {"HOME": "~", "IFS": " "}  # `${IFS}` stands for a space
         self.taint: dict[str, Source] = {}
         self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
         #: a credential copied by this script (into a repository, an archive): what and where
