@@ -250,10 +250,10 @@ def test_python_commands_received_on_a_socket_are_run(tmp_path: Path) -> None:
         "    c.sendall(r.stdout)\n"
     )
     assert "SY-FLOW-006" in _blocked(tmp_path / "a", {"scripts/agent.py": bad})
-    # a local echo server: what arrives is sent back, never run
+    # a local server: what arrives is echoed, and passed to git as a path, never run as a program
     good = (
         "import socket, subprocess\nsrv = socket.create_server(('127.0.0.1', 7007))\nc, _ = srv.accept()\n"
-        "data = c.recv(4096)\nc.sendall(data.upper())\nsubprocess.run(['git', 'status'], check=False)\n"
+        "name = c.recv(256).decode()\nc.sendall(name.upper().encode())\nsubprocess.run(['git', 'log', '--', name], check=False)\n"
     )
     assert not _blocked(tmp_path / "b", {"scripts/echo.py": good})
 

@@ -1062,7 +1062,7 @@ class _Reader:
         if (
             self.received
             and (f in _EXEC or f.startswith(_EXEC_PREFIX) or f in _CODE)
-            and any(isinstance(n, ast.Name) and n.id in self.received for a in call.args for n in ast.walk(a))
+            and self._runs_received(call, f)
         ):
             self._flow(
                 "reverse-shell",
@@ -1305,6 +1305,22 @@ class _Reader:
         else:
             return
         self.dl_files[self.file_of[call.func.value.id]] = url
+
+    def _runs_received(self, call: ast.Call, f: str) -> bool:
+        """What a socket received is the program or command line run (`run(cmd, shell=True)`,
+        `os.system(cmd)`, `exec(code)`, `run([cmd, ...])`), not one argument of a named program."""
+        whole = (
+            f in _CODE
+            or f in ("os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput")
+            or any(
+                k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value
+                for k in call.keywords
+            )
+        )
+        node = call.args[0] if whole and call.args else _argv0(call)
+        return node is not None and any(
+            isinstance(n, ast.Name) and n.id in self.received for n in ast.walk(node)
+        )
 
     def _socket_fd(self, node: ast.AST) -> bool:
         """`s.fileno()` or `s` for a name bound to a socket."""
