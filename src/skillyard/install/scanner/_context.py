@@ -69,6 +69,22 @@ COMMANDISH = frozenset(
     }
 )
 SPEECH = frozenset({"prompt-injection", "fake-prerequisite"})
+#: A heading over a list of things to recognise ("What to flag", "Red flags", "Signs of an attack").
+_WATCH_HEADING = re.compile(
+    r"\b(?:flag\w*|detect\w*|look(?:ing)?\s+for|watch(?:ing)?\s+(?:out\s+)?for|red\s+flags?|warning\s+signs?|"
+    r"indicators?|signs?\s+of|what\s+to\s+(?:check|catch|report|recogni[sz]e)|recogni[sz]\w*|suspicious|"
+    r"attack\s+patterns?|attacks|threats?|anti-?patterns?|(?:prompt\s+)?injections?|malicious|phishing|scams?)\b",
+    re.IGNORECASE,
+)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+#: A step the model shows the user rather than runs ("tell the user how to load it", "the user adds
+#: it with crontab -e", "do not run that yourself").
+_FOR_USER = re.compile(
+    r"\b(?:tell|show|remind|explain\s+to)\s+the\s+user\b|\bthe\s+user\s+(?:adds?|runs?|can|may|loads?|"
+    r"installs?|pastes?|copies|enables?|reviews?)\b|\b(?:do\s+not|don'?t|never)\s+run\s+(?:this|that|it|them)"
+    r"\s+yourself\b|\bfor\s+the\s+user\s+to\s+(?:run|review|add|install|load)\b",
+    re.IGNORECASE,
+)
 _SUPPRESS = re.compile(r"skillyard:\s*ignore\[([A-Za-z0-9_,*\s-]*)\]\s*(.*?)\s*(?:-->|\*/)?\s*$")
 
 
@@ -98,6 +114,10 @@ class FileContext:
     fences: list[Fence] = field(default_factory=list)
     bang: list[tuple[int, str]] = field(default_factory=list)
     data_lines: set[int] = field(default_factory=set)
+    #: list items under a heading about what to recognise (a defence guide's checklist)
+    watch_lines: set[int] = field(default_factory=set)
+    #: lines of a paragraph or list item that hands a step to the user ("tell the user how to ...")
+    for_user_lines: set[int] = field(default_factory=set)
 
     def demotion(
         self, line: int | None, category: str, rule_id: str, text: str, start: int
@@ -125,6 +145,10 @@ class FileContext:
         if kind == "comment":
             return 0, ""
         prefix = text[:start]
+        if line in self.watch_lines and (category in COMMANDISH or category in SPEECH):
+            return 2, "listed under a heading about what to recognise, not an instruction"
+        if line in self.for_user_lines and category == "persistence":
+            return 2, "a step shown to the user, not one the model runs"
         if self.reference and category in COMMANDISH:
             # a document the model is told to read, not to follow: its commands are quoted
             return 2, "quoted in a reference document, not an instruction"
@@ -188,7 +212,34 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     fence: tuple[str, str, int, bool] | None = None  # (marker, lang, first body line, example)
     body: list[str] = []
     in_comment = False
+    watching = False
+    in_item = False
+    item: list[int] = []
+    for_user = False
+
+    def close_item() -> None:
+        if for_user:
+            ctx.for_user_lines.update(item)
+
     for i, line in enumerate(lines, start=1):
+        if fence is None and not _FENCE.match(line):
+            # paragraphs and list items, for steps handed to the user
+            if not line.strip() or _LIST_ITEM.match(line) or _HEADING.match(line):
+                close_item()
+                item, for_user = [], False
+            if line.strip():
+                item.append(i)
+                for_user = for_user or bool(_FOR_USER.search(line))
+            if _HEADING.match(line):
+                watching = bool(_WATCH_HEADING.search(line))
+                in_item = False
+            elif watching:
+                if _LIST_ITEM.match(line):
+                    in_item = True
+                elif not line.strip() or not line[:1].isspace():
+                    in_item = False
+                if in_item:
+                    ctx.watch_lines.add(i)
         if fence is not None:
             m = _FENCE.match(line)
             if m and m.group(1)[0] == fence[0][0] and len(m.group(1)) >= len(fence[0]) and not m.group(2):
@@ -229,6 +280,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
             ctx.bang.append((i, b.group(1)))
     if fence is not None:
         ctx.fences.append(Fence(fence[1], fence[2], "\n".join(body), fence[3]))
+    close_item()
     return ctx
 
 

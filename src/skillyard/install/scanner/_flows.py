@@ -53,6 +53,8 @@ PERSIST_PATH = re.compile(
 )
 
 KERNEL_PATH = re.compile(r"^/proc/sys/")
+#: Block devices that hold a disk (not /dev/null, /dev/zero or a loop device over an image file).
+DEVICE = re.compile(r"^/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
 #: Shell start-up files: users are told to append PATH lines to them, so a write alone is medium.
 RC_FILE = re.compile(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|config\.fish$")
 

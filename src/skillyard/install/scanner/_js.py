@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from typing import Any
 
@@ -186,6 +187,13 @@ class _Reader:
         self.written: list[tuple[int, str]] = []
         #: (line, path) of absolute paths the code `require`s (a file it may have written itself)
         self.required: list[tuple[int, str]] = []
+        #: names of files written with a path only known at run time, and lines that run one
+        self.written_names: set[str] = set()
+        self.ran_written: list[int] = []
+        #: arrays of credential-store paths: name -> the first credential in them
+        self.secret_arrays: dict[str, Source] = {}
+        #: loop variables walking such an array (`for (const f of files)`)
+        self.secret_items: dict[str, Source] = {}
 
     def text(self, n: Any) -> str:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
@@ -403,11 +411,24 @@ class _Reader:
                         yield Source(src.what, line, src.strong, src.steps(), f"gets it from {q}()")
                     else:
                         yield src.moved(where, line, f"gets {src.what} from {q}()")
+                if (
+                    self.secret_arrays
+                    and f is not None
+                    and f.type == "member_expression"
+                    and q.rsplit(".", 1)[-1] in _EACH
+                    and args is not None
+                    and any(r in self.text(args) for r in ("readFile", "createReadStream"))
+                    and (base := _chain_base(f)) in self.secret_arrays
+                ):
+                    # files.map((f) => fs.readFileSync(f)): each credential in the list is read
+                    yield self.secret_arrays[base]
                 readish = q in _READ or bool(_READISH.search(q.rsplit(".", 1)[-1]))
                 if readish and args is not None and args.named_children:
                     p = self.fold(args.named_children[0])
                     if p and (s := secret_path(p)):
                         yield Source(s, x.start_point[0] + 1, True)
+                    elif (item := self.text(args.named_children[0])) in self.secret_items:
+                        yield self.secret_items[item]
                 if q.startswith("child_process.exec") and args is not None and args.named_children:
                     cmd = self.fold(args.named_children[0]) or ""
                     if what := cli_secret(cmd.split()):
@@ -457,6 +478,10 @@ class _Reader:
                 self.imports(n)
             elif n.type in ("call_expression", "new_expression"):
                 self.call(n)
+            elif n.type == "for_in_statement" and self.secret_arrays:
+                left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+                if left is not None and right is not None and self.text(right) in self.secret_arrays:
+                    self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
             stack.extend(reversed(n.named_children))
 
     def collect(self, root: Any) -> None:
@@ -616,6 +641,17 @@ class _Reader:
                 (n, f"curl -o {p} {url}") for n, p in self.written if any(p in c for _, c in self.facts.shell)
             ]
             self.facts.shell[:0] = saved
+        if self.gets and self.ran_written:
+            line, dest = self.gets[0]
+            self.facts.flows.append(
+                flow(
+                    "download-exec",
+                    "critical",
+                    self.ran_written[0],
+                    f"downloads {dest}, saves it to a file and runs that file",
+                    Source(f"downloads {dest}", line, True),
+                )
+            )
         ran = [n for n, p in self.required if any(p == w for _, w in self.written)]
         if self.gets and ran and not self.evals:
             self.evals.append(ran[0])  # a downloaded file written and then `require`d is run
@@ -643,6 +679,26 @@ class _Reader:
                 )
             )
 
+    def _bound(self, n: Any, a: list[Any], code: str) -> str:
+        """`new Function("r", "e", CODE)(require, process.env)`: the body read with its parameters
+        replaced by what the call passes (`r("net")` is `require("net")`)."""
+        call = n.parent
+        if call is None or call.type != "call_expression" or call.child_by_field_name("function") != n:
+            return code
+        given = call.child_by_field_name("arguments")
+        params = [self.fold(x) for x in a[:-1]]
+        for name, x in zip(params, given.named_children if given is not None else (), strict=False):
+            if not name or not re.fullmatch(r"[A-Za-z_$][\w$]*", name):
+                continue
+            if x.type in ("identifier", "member_expression") and re.fullmatch(r"[\w$.]+", self.text(x)):
+                value = self.text(x)
+            elif (v := self.fold(x)) is not None:
+                value = json.dumps(v)
+            else:
+                continue
+            code = re.sub(rf"(?<![\w$.'\"]){re.escape(name)}(?![\w$'\"])", lambda _m, v=value: v, code)
+        return code
+
     def declare(self, n: Any) -> None:
         name = n.child_by_field_name("name")
         value = n.child_by_field_name("value")
@@ -669,6 +725,9 @@ class _Reader:
             items = [self.fold(x) for x in value.named_children]
             if items and all(i is not None for i in items):
                 self.arrays[key] = [str(i) for i in items]
+            hit = next((s for i in items if i and (s := secret_path(i))), None)
+            if hit is not None:
+                self.secret_arrays[key] = Source(hit, n.start_point[0] + 1, True)
         if value.type in ("call_expression", "new_expression", "await_expression"):
             call = (
                 value.named_children[0]
@@ -741,10 +800,17 @@ class _Reader:
             where = self.dest(n) or ""
             if not _LOCAL.match(where):
                 self.sockets.append((line, where))
+        if short in ("push", "unshift") and f.type == "member_expression" and a:
+            # out.push(fs.readFileSync(f)): the array holds what is pushed
+            obj = f.child_by_field_name("object")
+            if obj is not None and obj.type == "identifier" and (src := self.source(args)):
+                self.taint.setdefault(self.text(obj), src)
         if q in _WRITE and a:
             p = self.fold(a[0])
             if p:
                 self.written.append((line, p))
+            elif a[0].type == "identifier" and len(self.written_names) < 64:
+                self.written_names.add(self.text(a[0]))
             if p and KERNEL_PATH.match(p):
                 self.facts.flows.append(flow("kernel", "high", line, f"writes the kernel setting {p}", None))
             elif p and PERSIST_PATH.search(p):
@@ -772,6 +838,8 @@ class _Reader:
                     flow("destruction", "high", line, f"recursively deletes {target}", None)
                 )
         if q.startswith("child_process.") and short in _EXEC and a:
+            if a[0].type == "identifier" and self.text(a[0]) in self.written_names:
+                self.ran_written.append(line)  # a file this program wrote is run as a program
             first = self.fold(a[0])
             names = [first] if first else [self.fold(x) for x in _walk(a[0]) if x.type == "string"]
             argv = [self.fold(x) for x in a[1].named_children] if len(a) > 1 and a[1].type == "array" else []
@@ -794,6 +862,8 @@ class _Reader:
             code = self.fold(arg)
             if code and arg.type != "string":
                 self.facts.assembled.append((line, code))
+                if q == "Function":
+                    code = self._bound(n, a, code)
                 if (sub := analyse(code)) is not None:
                     sub.assembled.clear()
                     self.facts.extend(sub, line - 1)
@@ -833,6 +903,22 @@ class _Reader:
                     sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
                 self.facts.flows.append(flow("secret-network", sev, line, text, src))
                 return
+
+
+#: Array methods that hand each element to a callback.
+_EACH = {"map", "forEach", "flatMap", "reduce", "filter", "some", "every"}
+
+
+def _chain_base(f: Any) -> str | None:
+    """`files` in `files.filter(fs.existsSync).map`: the array a chain of calls starts from."""
+    x = f
+    while x is not None and x.type in ("member_expression", "call_expression"):
+        x = (
+            x.child_by_field_name("object")
+            if x.type == "member_expression"
+            else x.child_by_field_name("function")
+        )
+    return x.text.decode("utf-8", "replace") if x is not None and x.type == "identifier" else None
 
 
 def _walk(n: Any) -> list[Any]:

@@ -13,12 +13,14 @@ import ast
 import base64
 import binascii
 import codecs
+import re
 import shlex
 from typing import Any
 
 from skillyard.install.scanner._flows import (
     ALT,
     DESTROY_TARGET,
+    DEVICE,
     HOME_DATA,
     KERNEL_PATH,
     PARAM,
@@ -118,6 +120,27 @@ _DNS = {
     "gethostbyname",
     "getaddrinfo",
 }
+#: Names of calls that run commands or code, when a `getattr` spells them from pieces on an object
+#: the reader cannot name (`getattr(o, "sys" + "tem")`): building the name hides the call it is.
+_BUILT_EXEC = {
+    "system": "os.system",
+    "popen": "os.popen",
+    "Popen": "subprocess.Popen",
+    "run": "subprocess.run",
+    "call": "subprocess.call",
+    "check_call": "subprocess.check_call",
+    "check_output": "subprocess.check_output",
+    "getoutput": "subprocess.getoutput",
+    "spawn": "pty.spawn",
+    "eval": "builtins.eval",
+    "exec": "builtins.exec",
+}
+#: Archive writers: what is added to one ends up in the file or buffer it writes.
+_ARCHIVES = {"tarfile.open", "tarfile.TarFile", "zipfile.ZipFile", "ZipFile", "py7zr.SevenZipFile", "TarFile"}
+_PACK_METHODS = {"add", "write", "writestr", "addfile", "writeall"}
+#: Calls whose value is a network socket.
+_SOCKETS = {"socket.socket", "socket.create_connection", "create_connection", "ssl.wrap_socket"}
+_SHELL_NAMES = re.compile(r"(?:^|/)(?:ba|z|da|k|c)?sh$|^(?:cmd|cmd\.exe|powershell|pwsh)$")
 _DELETE = {"os.remove", "os.unlink", "shutil.rmtree", "rmtree", "os.rmdir", "send2trash.send2trash"}
 _SAY = {"print", "logging.info", "logging.warning", "logging.debug", "log.info", "logger.info", "click.echo"}
 _READ_METHODS = {"read", "read_text", "read_bytes", "readlines", "readline"}
@@ -164,6 +187,21 @@ class _Reader:
         self.params: dict[str, list[str]] = {}
         #: names given a value read through a partly known path (`*/Cookies`), with that value
         self.loose: list[tuple[str, ast.AST]] = []
+        #: archive objects (`with ZipFile(z, "w") as zf`) -> the file or buffer they write
+        self.archive_of: dict[str, ast.AST] = {}
+        #: a secret reached a name after the pass that reads it had gone by (packed into an archive)
+        self.late = False
+        #: names bound to network sockets; lines where one is duplicated onto a standard stream;
+        #: lines where a shell is started
+        self.sockets: set[str] = set()
+        self.dup_lines: list[int] = []
+        #: names holding what a socket received (a command sent by the remote end)
+        self.received: set[str] = set()
+        #: file objects opened for writing -> the name of the path they write; paths (names) a
+        #: download was saved to
+        self.file_of: dict[str, str] = {}
+        self.dl_files: dict[str, str] = {}
+        self.shell_lines: list[int] = []
 
     # ------------------------------------------------------------ names
 
@@ -184,6 +222,13 @@ class _Reader:
             if f == "getattr" and len(node.args) >= 2:
                 base = self.qual(node.args[0])
                 attr = self.fold(node.args[1])
+                if (
+                    attr in _BUILT_EXEC
+                    and not isinstance(node.args[1], ast.Constant)
+                    and isinstance(node.args[0], ast.Name)
+                    and not isinstance(self.env.get(node.args[0].id), tuple)
+                ):
+                    return _BUILT_EXEC[attr]  # getattr(o, "sys" + "tem"): a name built to hide the call
                 if base and attr:
                     return base if attr == "__call__" else f"{base}.{attr}"
             if f in ("importlib.import_module", "import_module", "__import__") and node.args:
@@ -598,7 +643,9 @@ class _Reader:
                 self.defs.setdefault(fn.name, fn)
         if len(nodes) > MAX_NODES:
             del nodes[MAX_NODES:]
-        for i in range(2):
+        for i in range(3):
+            if i == 2 and not self.late:
+                break
             self.facts = CodeFacts()
             self.ready = i == 1
             if self.ready:
@@ -615,6 +662,14 @@ class _Reader:
                 if self.budget < 0:
                     break
                 self.visit(node)
+        if self.dup_lines and self.shell_lines:
+            self._flow(
+                "reverse-shell",
+                "critical",
+                self.dup_lines[0],
+                "connects a socket, puts it in place of the standard streams and starts a shell on it",
+                None,
+            )
         self.facts.export = Export(
             self.rel,
             consts={k: v for k, v in self.env.items() if isinstance(v, str)},
@@ -677,6 +732,8 @@ class _Reader:
         sub.returns, sub.sinks, sub.param_sinks = self.returns, self.sinks, sinks
         sub.defs, sub.done, sub.ready = self.defs, self.done, True
         sub.copied, sub.params = self.copied, self.params
+        sub.archive_of, sub.sockets, sub.received = self.archive_of, self.sockets, self.received
+        sub.file_of, sub.dl_files = self.file_of, self.dl_files
         sub.budget = self.budget
         for node in body:
             sub.budget -= 1
@@ -795,11 +852,13 @@ class _Reader:
             for item in node.items:
                 if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
                     self.taint[item.optional_vars.id] = src
+                if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call):
+                    self._opened(item.optional_vars.id, item.context_expr)
         elif isinstance(node, ast.For) and (root := self._home_tree(node.iter)):
             for n in ast.walk(node.target):
                 if isinstance(n, ast.Name):
                     self.home_walk[n.id] = root
-        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+        if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
             if self.ready and (src := self.source(node.iter)):
                 self.taint[node.target.id] = src
             if isinstance(node.iter, ast.Name):
@@ -901,6 +960,17 @@ class _Reader:
             if src:
                 self.taint[names[0]] = src
             return
+        if isinstance(value, ast.Call):
+            for n in names:
+                self._opened(n, value)
+        if self.sockets and any(
+            isinstance(c, ast.Call)
+            and isinstance(c.func, ast.Attribute)
+            and c.func.attr in ("recv", "recvfrom", "read", "readline")
+            and self._socket_fd(c.func.value)
+            for c in ast.walk(value)
+        ):
+            self.received.update(names)
         q = self.qual(value) if isinstance(value, ast.Call) else None
         folded = self.fold(value)
         for n in names:
@@ -961,6 +1031,58 @@ class _Reader:
         if self.sinks or self._local(f) is not None:
             self._call_sinks(call, f)
         args = [*call.args, *(k.value for k in call.keywords)]
+        if (
+            short in _PACK_METHODS
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in self.archive_of
+            and call.args
+        ):
+            self._packed(
+                call.func.value.id, call.args[0], line, [*call.args[1:], *(k.value for k in call.keywords)]
+            )
+        if f == "os.dup2" and len(call.args) == 2 and self._socket_fd(call.args[0]):
+            self.dup_lines.append(line)
+        self._saved(call, f, short)
+        first = _argv0(call)
+        if (
+            self.dl_files
+            and (f in _EXEC or f.startswith(_EXEC_PREFIX))
+            and isinstance(first, ast.Name)
+            and first.id in self.dl_files
+        ):
+            url = self.dl_files[first.id]
+            self._flow(
+                "download-exec",
+                "critical",
+                line,
+                f"downloads {url} to a file and runs that file",
+                Source(f"downloads {url}", line, True),
+            )
+        if (
+            self.received
+            and (f in _EXEC or f.startswith(_EXEC_PREFIX) or f in _CODE)
+            and self._runs_received(call, f)
+        ):
+            self._flow(
+                "reverse-shell",
+                "critical",
+                line,
+                "runs commands it receives from a network socket (a remote shell)",
+                None,
+            )
+        if (f in _EXEC or f.startswith(_EXEC_PREFIX)) and call.args:
+            first = call.args[0]
+            argv0 = (
+                self.fold(first.elts[0]) if isinstance(first, ast.List | ast.Tuple) and first.elts else None
+            )
+            cmd = argv0 or self.fold(first) or ""
+            word = cmd.split()[0] if cmd.split() else ""
+            if _SHELL_NAMES.search(word):
+                self.shell_lines.append(line)
+                # Popen(["/bin/sh"], stdin=s, stdout=s): the socket is the shell's terminal
+                if any(k.arg in ("stdin", "stdout") and self._socket_fd(k.value) for k in call.keywords):
+                    self.dup_lines.append(line)
         # execution sinks
         if f in _EXEC or f.startswith(_EXEC_PREFIX):
             self.argv_nodes.update(id(a) for a in call.args)  # an argv list is a command, not data
@@ -1117,6 +1239,95 @@ class _Reader:
                 if hit:
                     self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
 
+    def _opened(self, name: str, call: ast.Call) -> None:
+        """Remember what a name was opened as: an archive writer (and where it writes) or a socket."""
+        f = self.qual(call.func) or ""
+        if f in _SOCKETS or (
+            isinstance(call.func, ast.Attribute) and call.func.attr in ("accept", "wrap_socket")
+        ):
+            self.sockets.add(name)
+        elif (
+            f in ("open", "io.open", "builtins.open")
+            and len(call.args) >= 2
+            and isinstance(call.args[0], ast.Name)
+            and any(m in (self.fold(call.args[1]) or "") for m in "wax")
+            and len(self.file_of) < 64
+        ):
+            self.file_of[name] = call.args[0].id
+        elif f in _ARCHIVES and len(self.archive_of) < 64:
+            target = next((k.value for k in call.keywords if k.arg in ("fileobj", "file", "name")), None)
+            if target is None and call.args:
+                target = call.args[0]
+            if target is not None:
+                self.archive_of[name] = target
+
+    def _packed(self, archive: str, member: ast.AST, line: int, extras: list[ast.AST]) -> None:
+        """`tar.add(~/.kube/config)`: the archive, and the file or buffer it writes, hold the secret."""
+        src = self.source(member)
+        if src is None and (s := self._secret(member)):
+            src = Source(s, line, True)
+        for extra in extras:  # tar.addfile(info, fileobj=open(...)), zf.writestr(name, data)
+            src = src or self.source(extra)
+        if src is None or src.what.startswith(("content downloaded", PARAM)):
+            return
+        target = self.archive_of[archive]
+        packed = Source(src.what, line, src.strong, src.steps(), f"packs {src.what} into an archive")
+        for n in (archive, target.id if isinstance(target, ast.Name) else None):
+            if n and n not in self.taint:
+                self.taint[n] = packed
+                self.late = True
+        if (p := self.fold(target)) and len(self.copied) < 64:
+            self.copied.setdefault(p, packed)
+
+    def _saved(self, call: ast.Call, f: str, short: str) -> None:
+        """`urlretrieve(url, p)`, `open(p, "wb").write(requests.get(url).content)`: the path named
+        `p` holds a download from then on."""
+        if len(self.dl_files) >= 64:
+            return
+        if f in ("urllib.request.urlretrieve", "urlretrieve") and len(call.args) >= 2:
+            if isinstance(call.args[1], ast.Name):
+                self.dl_files[call.args[1].id] = self.fold(call.args[0]) or "the network"
+            return
+        if not (
+            short == "write"
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in self.file_of
+            and call.args
+        ):
+            return
+        data = call.args[0]
+        got = data.value if isinstance(data, ast.Attribute) and data.attr in ("content", "text") else data
+        if isinstance(got, ast.Call) and self._is_download(got):
+            url = self._dest(got) or self._dest(_inner_call(got)) or "the network"
+        elif (src := self.source(data)) is not None and src.what.startswith("content downloaded"):
+            url = src.what.removeprefix("content downloaded from ")
+        else:
+            return
+        self.dl_files[self.file_of[call.func.value.id]] = url
+
+    def _runs_received(self, call: ast.Call, f: str) -> bool:
+        """What a socket received is the program or command line run (`run(cmd, shell=True)`,
+        `os.system(cmd)`, `exec(code)`, `run([cmd, ...])`), not one argument of a named program."""
+        whole = (
+            f in _CODE
+            or f in ("os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput")
+            or any(
+                k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value
+                for k in call.keywords
+            )
+        )
+        node = call.args[0] if whole and call.args else _argv0(call)
+        return node is not None and any(
+            isinstance(n, ast.Name) and n.id in self.received for n in ast.walk(node)
+        )
+
+    def _socket_fd(self, node: ast.AST) -> bool:
+        """`s.fileno()` or `s` for a name bound to a socket."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "fileno":
+            node = node.func.value
+        return isinstance(node, ast.Name) and node.id in self.sockets
+
     def _stand_in(self, node: ast.AST) -> str | None:
         """The command `node` folds to with each secret-holding name in it replaced by a stand-in
         variable (`["curl", "-d", tok, URL]` reads as `curl -d ${SY_SECRET_0} URL`)."""
@@ -1141,7 +1352,9 @@ class _Reader:
         return stand_in_command(shown(cmd))
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
-        if KERNEL_PATH.match(path):
+        if DEVICE.match(path):
+            self._flow("destruction", "high", line, f"overwrites the disk device {path}", None)
+        elif KERNEL_PATH.match(path):
             sev = "critical" if path.endswith(("core_pattern", "modprobe")) else "high"
             self._flow("kernel", sev, line, f"writes the kernel setting {path}", None)
         elif PERSIST_PATH.search(path):
@@ -1176,6 +1389,7 @@ _VISITED = (
     ast.With,
     ast.AsyncWith,
     ast.For,
+    ast.comprehension,
     ast.Call,
     ast.List,
     ast.Tuple,
@@ -1196,6 +1410,16 @@ def _path_join(parts: list[str]) -> str:
     for v in parts:
         out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
     return out
+
+
+def _argv0(call: ast.Call) -> ast.AST | None:
+    """The program a run call starts: `run([exe, ...])` or `run(exe)`."""
+    if not call.args:
+        return None
+    first = call.args[0]
+    if isinstance(first, ast.List | ast.Tuple):
+        return first.elts[0] if first.elts else None
+    return first
 
 
 def _unwrap_attr(node: ast.AST) -> ast.Call | None:

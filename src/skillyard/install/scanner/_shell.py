@@ -14,6 +14,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     DESTROY_TARGET,
+    DEVICE,
     HOME_DATA,
     KERNEL_PATH,
     PARAM,
@@ -81,7 +82,7 @@ class _Reader:
     def __init__(self, src: bytes, depth: int, project: Project | None = None, rel: str = "") -> None:
         self.src = src
         self.depth = depth
-        self.env: dict[str, str] = {"HOME": "~"}
+        self.env: dict[str, str] = {"HOME": "~", "IFS": " "}  # `${IFS}` stands for a space
         self.taint: dict[str, Source] = {}
         self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
         #: a credential copied by this script (into a repository, an archive): what and where
@@ -99,6 +100,10 @@ class _Reader:
         self.funcs: dict[str, tuple[bytes, Any, Any, str | None]] = {}
         self.tree: Any = None
         self.calls_read = 0
+        #: variables that hold a block device (`DEV=$(lsblk ...)`, `for p in /dev/sd?[0-9]`)
+        self.devices: set[str] = set()
+        #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
+        self.emptied: int | None = None
 
     def _printed(self, node: Any) -> str | None:
         """`$(printf '\\x63\\x75...')` / `$(echo -e ...)` of constants: what it prints (escapes decoded);
@@ -323,6 +328,8 @@ class _Reader:
         if var is None:
             return
         values = [self.word(c) for c in n.children_by_field_name("value")]
+        if any(v and DEVICE.match(v) for v in values):
+            self.devices.add(self.text(var))
         pick = next((v for v in values if v and secret_path(v)), None) or next(
             (v for v in values if v and (DESTROY_TARGET.match(v) or HOME_DATA.match(v))), None
         )
@@ -345,6 +352,8 @@ class _Reader:
         if name is None or value is None:
             return
         key = self.text(name)
+        if _DEVICE_SOURCE.search(self.text(value)):
+            self.devices.add(key)
         v = self.word(value)
         if v is not None and len(v) <= MAX_BYTES:
             self.env[key] = v
@@ -475,6 +484,11 @@ class _Reader:
             sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
             if not path.endswith(("drop_caches", "swappiness")):
                 self.flow("kernel", sev, line, f"writes the kernel setting {path}", None)
+        elif DEVICE.match(path) or (
+            (ref := re.fullmatch(r"\$\{?(\w+)\}?", path.strip("\"'"))) is not None
+            and ref.group(1) in self.devices
+        ):
+            self.flow("destruction", "high", line, f"overwrites the disk device {path}", None)
         elif PERSIST_PATH.search(path.replace("$HOME", "~")):
             self.flow(
                 "persistence",
@@ -511,6 +525,8 @@ class _Reader:
                 sub.assembled.clear()
                 self.facts.extend(sub, line - 1)
         self.inline_code(name, words, line)
+        if name == "dd" or name.startswith(("mkfs", "mke2fs")) or name in _DISK_TOOLS:
+            self.disk(name, words, nodes, line)
         # downloads to a file, then running that file
         if name in ("curl", "wget"):
             out = _output_file(words)
@@ -599,6 +615,25 @@ class _Reader:
                     self.flow("destruction", "high", line, f"recursively deletes {w}", None)
                     break
 
+    def disk(self, name: str, words: list[str], nodes: list[Any], line: int) -> None:
+        """`dd of=/dev/sda`, `mkfs.ext4 "$DEV"`, `wipefs -a "$p"`: a block device is overwritten,
+        named directly or through a variable that holds one. An image file (`disk.img`) is not."""
+        for w, n in zip(words[1:], nodes[1:], strict=False):
+            raw = self.text(n)
+            if name == "dd":
+                if not w.startswith("of="):
+                    continue
+                w, raw = w[3:], raw.split("=", 1)[-1]
+            elif w.startswith("-"):
+                continue
+            ref = re.fullmatch(r"\$\{?(\w+)\}?", raw.strip("\"'"))
+            if DEVICE.match(w) or (ref is not None and ref.group(1) in self.devices):
+                how = {"dd": "overwrites", "shred": "overwrites", "wipefs": "wipes the signatures of"}.get(
+                    name, "erases" if name in ("blkdiscard", "sgdisk") else "formats"
+                )
+                self.flow("destruction", "high", line, f"{how} the disk device {raw}", None)
+                return
+
     def stage(self, name: str, words: list[str], line: int) -> None:
         """`cp ~/.aws/credentials notes/`, `zip -r /tmp/b.zip ~/.ssh`, `tar czf b.tgz ~/.ssh`: the
         credential is staged (for a later `git push`) and its copy is a credential too."""
@@ -639,6 +674,31 @@ class _Reader:
             args = args[2:]
         else:
             here = self.cwd
+        if (
+            args[:1] in (["checkout"], ["switch"])
+            and "--orphan" in args
+            or args[:1] == ["rm"]
+            and any(re.fullmatch(r"-\w*r\w*", w) for w in args)
+            and any(w in (".", "*", ":/") for w in args)
+            or args[:2] == ["update-ref", "-d"]
+        ):
+            self.emptied = self.emptied or line
+        if (
+            "push" in args
+            and self.emptied is not None
+            and any(
+                w in ("-f", "--mirror") or w.startswith(("--force", "+"))
+                for w in args[args.index("push") + 1 :]
+            )
+        ):
+            self.flow(
+                "destruction",
+                "high",
+                line,
+                "empties the repository's history and force-pushes it over the remote's",
+                None,
+            )
+            self.emptied = None
         if args[:2] == ["remote", "add"] and len(args) >= 4:
             self.remotes[args[2]] = args[3]
         elif args[:1] == ["add"] and self.staged is None:
@@ -767,6 +827,11 @@ _NARROWING = {
     "-links",
 }
 #: Programs that delete or overwrite the files `find -exec` hands them.
+#: Values that are, or list, the machine's disks.
+_DEVICE_SOURCE = re.compile(
+    r"\b(?:lsblk|blkid|findmnt|fdisk\s+-l|diskutil\s+list)\b|[\"'=]?/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk)"
+)
+_DISK_TOOLS = {"wipefs", "blkdiscard", "sgdisk", "mkswap", "shred"}
 _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
 _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
 
