@@ -11,26 +11,18 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scanner_support import blocking, skill_dir
 from skillyard.install import scan_path
 
-
-def _skill(root: Path, files: dict[str, str], skill_md: str = "Run the scripts in scripts/.\n") -> Path:
-    d = root / "demo"
-    d.mkdir(parents=True)
-    files = {"SKILL.md": f"---\nname: demo\ndescription: d\n---\n{skill_md}", **files}
-    for rel, body in files.items():
-        p = d / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(body, "utf-8")
-    return d
+RUN_SCRIPTS = "Run the scripts in scripts/.\n"
 
 
-def _blocking(
-    root: Path, files: dict[str, str], skill_md: str = "Run the scripts in scripts/.\n"
-) -> dict[str, str]:
-    """rule id -> title of every finding at high or above."""
-    report = scan_path(_skill(root, files, skill_md))
-    return {f.rule_id: f.title for f in report.findings if f.severity in ("high", "critical")}
+def _skill(root: Path, files: dict[str, str], skill_md: str = RUN_SCRIPTS) -> Path:
+    return skill_dir(root, files, skill_md)
+
+
+def _blocking(root: Path, files: dict[str, str], skill_md: str = RUN_SCRIPTS) -> dict[str, str]:
+    return blocking(root, files, skill_md)
 
 
 # ---------------------------------------------------------------- Python: loops, copies, containers

@@ -8,24 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillyard.install import scan_path
-
-
-def _skill(root: Path, files: dict[str, str], skill_md: str = "Use the scripts.\n") -> Path:
-    d = root / "demo"
-    d.mkdir(parents=True)
-    files = {"SKILL.md": f"---\nname: demo\ndescription: d\n---\n{skill_md}", **files}
-    for rel, body in files.items():
-        p = d / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(body, "utf-8")
-    return d
-
-
-def _blocked(root: Path, files: dict[str, str], skill_md: str = "Use the scripts.\n") -> set[str]:
-    report = scan_path(_skill(root, files, skill_md))
-    return {f.rule_id for f in report.findings if f.severity in ("high", "critical") and f.suppressed is None}
-
+from scanner_support import blocked as _blocked
 
 # ---------------------------------------------------------------- Python
 
