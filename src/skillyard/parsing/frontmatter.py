@@ -2,7 +2,9 @@
 
 Every step produces the same JSON-compatible mapping for the same input; the fast
 path only accepts what it can read exactly like the YAML path (the tests check
-that with generated frontmatters) and hands everything else to libyaml.
+that with generated frontmatters) and hands everything else to libyaml. PyYAML is
+imported only when a frontmatter needs it: most catalogs never do, and a listing
+then starts without it.
 """
 
 from __future__ import annotations
@@ -12,23 +14,34 @@ import datetime as _dt
 import json
 import math
 import re
+from types import ModuleType
 from typing import Any
-
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from yaml.resolver import Resolver
 
 from skillyard.model import Diagnostic
 
-_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_yaml_module: ModuleType | None = None
+_Loader: Any = None
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The safe loader, plus: a bare `=` or `<<` value is text (PyYAML resolves them to tags it cannot build)."""
+def _yaml() -> ModuleType:
+    """PyYAML, imported on first use, with the loader the YAML path reads with."""
+    global _yaml_module, _Loader
+    if _yaml_module is None:
+        import yaml
 
+        base: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-_Loader.add_constructor("tag:yaml.org,2002:value", yaml.constructor.SafeConstructor.construct_yaml_str)
-_Loader.add_constructor("tag:yaml.org,2002:merge", yaml.constructor.SafeConstructor.construct_yaml_str)
+        class Loader(base):  # type: ignore[misc, valid-type]
+            """The safe loader, plus: a bare `=` or `<<` value is text (PyYAML resolves them to
+            tags it cannot build)."""
+
+        text = yaml.constructor.SafeConstructor.construct_yaml_str
+        Loader.add_constructor("tag:yaml.org,2002:value", text)
+        Loader.add_constructor("tag:yaml.org,2002:merge", text)
+        _Loader = Loader
+        _yaml_module = yaml
+    return _yaml_module
+
 
 #: Top-level keys whose values are read as the author spelled them (`name: yes` is "yes", `version: 1.10`
 #: is "1.10"), never as YAML 1.1 booleans, numbers or dates.
@@ -61,12 +74,18 @@ MAX_DEPTH = 64
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
-_BOOL = "tag:yaml.org,2002:bool"
-_INT = "tag:yaml.org,2002:int"
-_TEXT_TAGS = ("tag:yaml.org,2002:value", "tag:yaml.org,2002:merge")
 
-_IMPLICIT = Resolver.yaml_implicit_resolvers
-_BOOL_VALUES = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
+# What YAML 1.1 reads a plain scalar as (yaml.org/type): these exact spellings are booleans and
+# nulls; a scalar starting with a digit, sign or dot may be an int, float or timestamp. Anything
+# else is a string. The fast path settles the simple cases and sends every other one to PyYAML.
+_BOOL_WORDS = {
+    spelling: word in ("yes", "true", "on")
+    for word in ("yes", "no", "true", "false", "on", "off")
+    for spelling in (word, word.capitalize(), word.upper())
+}
+_NULL_WORDS = frozenset({"~", "null", "Null", "NULL"})
+#: First characters of the plain scalars YAML 1.1 may read as something other than a string.
+_IMPLICIT = frozenset("~+-.0123456789yYnNtTfFoO")
 
 # Fast path grammar: one `key: value` per line, nothing indented, no tabs, only characters YAML reads as
 # printable and not as line breaks.
@@ -83,12 +102,9 @@ class _TooComplex(Exception):
     pass
 
 
-def _resolve_plain(value: str) -> str:
-    """The YAML 1.1 tag libyaml+PyYAML would give this plain scalar."""
-    for tag, regexp in _IMPLICIT.get(value[:1] if value else "", ()):
-        if regexp.match(value):
-            return tag
-    return _STR
+def _is_plain_text(key: str) -> bool:
+    """Whether YAML 1.1 reads this plain key (a letter or `_`, then word characters) as a string."""
+    return key not in _BOOL_WORDS and key not in _NULL_WORDS
 
 
 _KEY_OK: dict[str, bool] = {}
@@ -135,18 +151,18 @@ def _fast_scalar(key: str, value: str) -> Any:
         raise _Fallback
     if c not in _IMPLICIT:
         return value
-    tag = _resolve_plain(value)
-    if tag == _STR or tag in _TEXT_TAGS:
-        return value
-    if tag == _NULL:
+    if value in _NULL_WORDS:
         return None
     if key in STRING_FIELDS:
         return value
-    if tag == _BOOL:
-        return _BOOL_VALUES[value.lower()]
-    if tag == _INT and _SIMPLE_INT.fullmatch(value):
+    flag = _BOOL_WORDS.get(value)
+    if flag is not None:
+        return flag
+    if c in "yYnNtTfFoO":
+        return value  # a word that is not one of the boolean spellings
+    if _SIMPLE_INT.fullmatch(value):
         return int(value)
-    raise _Fallback
+    raise _Fallback  # floats, timestamps, octal and sexagesimal numbers: PyYAML decides
 
 
 def _json_float(s: str) -> float:
@@ -183,7 +199,7 @@ def fast_parse(text: str) -> dict[str, Any] | None:
                 continue
             ok = _KEY_OK.get(key)
             if ok is None:
-                ok = _resolve_plain(key) == _STR
+                ok = _is_plain_text(key)
                 if len(_KEY_OK) < 4096:
                     _KEY_OK[key] = ok
             if not ok:
@@ -217,10 +233,12 @@ def fast_parse(text: str) -> dict[str, Any] | None:
 # ---------------------------------------------------------------- YAML path
 
 
-def _check_complexity(root: Node) -> None:
+def _check_complexity(root: Any) -> None:
     """Count nodes as a consumer would see them (aliases expanded) and bound the depth."""
+    nodes = _yaml().nodes
+    SequenceNode, MappingNode = nodes.SequenceNode, nodes.MappingNode  # noqa: N806
     budget = MAX_NODES
-    stack: list[tuple[Node, int]] = [(root, 0)]
+    stack: list[tuple[Any, int]] = [(root, 0)]
     while stack:
         node, depth = stack.pop()
         budget -= 1
@@ -237,6 +255,8 @@ def _check_complexity(root: Node) -> None:
 
 
 def _yaml_load(text: str) -> Any:
+    nodes = _yaml().nodes
+    MappingNode, ScalarNode = nodes.MappingNode, nodes.ScalarNode  # noqa: N806
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -245,7 +265,7 @@ def _yaml_load(text: str) -> Any:
         _check_complexity(node)
         data = loader.construct_document(node)
         if isinstance(node, MappingNode) and isinstance(data, dict):
-            last: dict[str, Node] = {}  # duplicate keys: the last one wins, as in the constructed data
+            last: dict[str, Any] = {}  # duplicate keys: the last one wins, as in the constructed data
             for k_node, v_node in node.value:
                 if isinstance(k_node, ScalarNode) and k_node.tag == _STR and k_node.value in STRING_FIELDS:
                     last[k_node.value] = v_node
@@ -386,7 +406,9 @@ def _to_file_lines(e: BaseException) -> BaseException:
         mark = getattr(e, attr, None)
         if mark is not None and isinstance(getattr(mark, "line", None), int):
             # libyaml's marks are read-only: put a plain one in their place
-            setattr(e, attr, yaml.error.Mark(mark.name, mark.index, mark.line + 1, mark.column, None, None))
+            setattr(
+                e, attr, _yaml().error.Mark(mark.name, mark.index, mark.line + 1, mark.column, None, None)
+            )
     return e
 
 
@@ -396,7 +418,7 @@ def _mark_line(e: BaseException) -> int | None:
     return mark.line + 1 if mark is not None else None
 
 
-def _is_unsafe_tag(e: yaml.constructor.ConstructorError) -> bool:
+def _is_unsafe_tag(e: BaseException) -> bool:
     """A tag no safe constructor knows (`!!python/object`...), as opposed to data the safe
     constructor cannot build (an unhashable key, say), which the line fallback may still read."""
     return "could not determine a constructor" in str(getattr(e, "problem", "") or "")
@@ -417,6 +439,7 @@ def parse_frontmatter(text: str, path: str = "") -> tuple[dict[str, Any] | None,
         return fast, diags
     if fast is not None:  # nothing but blanks and comments
         return _finish(None, path, diags)
+    yaml = _yaml()
     try:
         data = _yaml_load(text)
     except yaml.constructor.ConstructorError as e:
