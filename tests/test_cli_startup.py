@@ -53,35 +53,32 @@ def test_help_loads_no_heavy_module() -> None:
     assert _heavy(names) == []
 
 
-def test_list_json_loads_no_heavy_module(tmp_path) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A skill.\n---\nbody\n")
+def _listing(root, skill_md: str) -> tuple[dict, set[str]]:
+    """`skillyard --root ROOT list --json` over one skill, in a fresh process: (its JSON, the modules it imported)."""
+    (root / "a").mkdir()
+    (root / "a" / "SKILL.md").write_text(skill_md)
     code = (
         "import sys; sys.argv = ['skillyard', '--root', sys.argv[1], 'list', '--json']\n"
         "from skillyard.cli import main\ntry: main()\nexcept SystemExit: pass"
     )
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code, str(tmp_path)], capture_output=True, text=True
+        [sys.executable, "-X", "importtime", "-c", code, str(root)], capture_output=True, text=True
     )
     names = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
-    assert json.loads(proc.stdout)["count"] == 1
+    return json.loads(proc.stdout), names
+
+
+def test_list_json_loads_no_heavy_module(tmp_path) -> None:
+    listing, names = _listing(tmp_path, "---\nname: a\ndescription: A skill.\n---\nbody\n")
+    assert listing["count"] == 1
     assert _heavy(names) == []
     assert "skillyard.toml_tools" not in names  # no skill offers SKILL.toml tools: no tool plan to make
     assert "yaml" not in names  # the fast path read the plain frontmatter
 
 
 def test_pyyaml_is_imported_when_a_frontmatter_needs_it(tmp_path) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: >\n  Folded\n  text.\n---\nbody\n")
-    code = (
-        "import sys; sys.argv = ['skillyard', '--root', sys.argv[1], 'list', '--json']\n"
-        "from skillyard.cli import main\ntry: main()\nexcept SystemExit: pass"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code, str(tmp_path)], capture_output=True, text=True
-    )
-    names = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
-    assert json.loads(proc.stdout)["skills"][0]["description"] == "Folded text."
+    listing, names = _listing(tmp_path, "---\nname: a\ndescription: >\n  Folded\n  text.\n---\nbody\n")
+    assert listing["skills"][0]["description"] == "Folded text."
     assert "yaml" in names
 
 
