@@ -1526,7 +1526,9 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
         return None
     index = Project(dict.fromkeys(langs, None))  # type: ignore[arg-type]
     wanted: set[str] = set()
+    deps: dict[str, set[str]] = {}
     for rel, lang in langs.items():
+        found: set[str] = set()
         if lang == "python":
             for m in _PY_IMPORT.finditer(texts[rel]):
                 if m.group(1) is not None:
@@ -1545,36 +1547,53 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
                         for n in m.group(3).split(",")
                         if n.split()
                     ]
-                wanted.update(h for h in hits if h and h != rel)
+                found = {h for h in hits if h and h != rel}
         elif lang in ("javascript", "typescript", "tsx"):
-            for m in _JS_IMPORT.finditer(texts[rel]):
-                if (hit := index.js_module_path(rel, m.group(1))) and hit != rel:
-                    wanted.add(hit)
+            found = {
+                hit
+                for m in _JS_IMPORT.finditer(texts[rel])
+                if (hit := index.js_module_path(rel, m.group(1))) and hit != rel
+            }
         else:
-            for m in _SH_SOURCE.finditer(texts[rel]):
-                for token in re.findall(r"[^\s\"'`$()]+", m.group(1)):
-                    if (hit := index.shell_file_path(rel, token)) and hit != rel:
-                        wanted.add(hit)
+            found = {
+                hit
+                for m in _SH_SOURCE.finditer(texts[rel])
+                for token in re.findall(r"[^\s\"'`$()]+", m.group(1))
+                if (hit := index.shell_file_path(rel, token)) and hit != rel
+            }
+        wanted |= found
+        deps[rel] = found
     if not wanted:
         return None
     project = Project()
     for rel in sorted(wanted):
-        facts = None
-        if langs[rel] == "python":
-            from skillyard.install.scanner import _python
-
-            facts = _python.analyse(texts[rel], None, rel, export=True)
-        elif langs[rel] in ("javascript", "typescript", "tsx"):
-            from skillyard.install.scanner import _js
-
-            facts = _js.analyse(texts[rel], langs[rel], None, rel, export=True)
-        else:
-            from skillyard.install.scanner import _shell
-
-            facts = _shell.analyse(texts[rel], 0, None, rel)
-        if facts is not None and facts.export is not None:
-            project.exports[rel] = facts.export
+        _export(project, rel, langs[rel], texts[rel], None)
+    # A helper that imports another helper (read here, packed there, sent from a third file) is
+    # read once more with the first reading of the files it imports: two hops in all.
+    first = Project(dict(project.exports))
+    for rel in sorted(wanted):
+        if deps.get(rel, set()) & set(first.exports):
+            _export(project, rel, langs[rel], texts[rel], first)
     return project if project.exports else None
+
+
+def _export(project: Project, rel: str, lang: str | None, text: str, seen: Project | None) -> None:
+    """Read one imported file for what it offers the others (`seen`: what its own imports offer)."""
+    facts = None
+    if lang == "python":
+        from skillyard.install.scanner import _python
+
+        facts = _python.analyse(text, seen, rel, export=True)
+    elif lang in ("javascript", "typescript", "tsx"):
+        from skillyard.install.scanner import _js
+
+        facts = _js.analyse(text, lang, seen, rel, export=True)
+    else:
+        from skillyard.install.scanner import _shell
+
+        facts = _shell.analyse(text, 0, seen, rel)
+    if facts is not None and facts.export is not None:
+        project.exports[rel] = facts.export
 
 
 def _timed_out(ctx: _Ctx, by_builtin: dict[str | None, Rule], rel: str) -> None:

@@ -173,6 +173,8 @@ class _Reader:
         self.sink_calls = 0
         #: this file's functions by name, and those whose body has been read
         self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        #: helpers being folded (a helper that calls itself is not folded)
+        self.folding: set[str] = set()
         self.done: set[str] = set()
         self.ready = False
         #: loop names bound to files found under the home directory -> that directory
@@ -408,7 +410,50 @@ class _Reader:
             s, enc = self.fold(args[0]), self.fold(args[1])
             if s is not None and enc and enc.replace("_", "").lower() == "rot13":
                 return codecs.decode(s, "rot13")
+        if f in self.defs and not node.keywords:
+            return self._fold_helper(self.defs[f], args)
         return None
+
+    def _fold_helper(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, args: list[ast.expr]) -> str | None:
+        """A call to a one-line helper of this file (`def _n(*codes): return "".join(map(chr,
+        codes))`) with constant arguments folds to what its `return` builds from them."""
+        body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        a = fn.args
+        if (
+            len(body) != 1
+            or not isinstance(body[0], ast.Return)
+            or body[0].value is None
+            or fn.name in self.folding
+            or a.kwonlyargs
+            or a.posonlyargs
+            or any(isinstance(x, ast.Starred) for x in args)
+            or len(args) < len(a.args) - len(a.defaults)
+            or (len(args) > len(a.args) and a.vararg is None)
+        ):
+            return None
+        vals = [self.fold(x) for x in args]
+        if any(v is None for v in vals):
+            return None
+        saved_env, saved_lists = self.env, self.lists
+        self.env, self.lists = dict(self.env), dict(self.lists)
+        self.folding.add(fn.name)
+        try:
+            for i, p in enumerate(a.args):
+                if i < len(vals):
+                    self.env[p.arg] = vals[i]
+                else:
+                    d = self.fold(a.defaults[i - (len(a.args) - len(a.defaults))])
+                    if d is None:
+                        return None
+                    self.env[p.arg] = d
+                self.lists.pop(p.arg, None)
+            if a.vararg is not None:
+                self.lists[a.vararg.arg] = [v for v in vals[len(a.args) :] if v is not None]
+                self.env.pop(a.vararg.arg, None)
+            return self.fold(body[0].value)
+        finally:
+            self.env, self.lists = saved_env, saved_lists
+            self.folding.discard(fn.name)
 
     def _codes(self, node: ast.AST) -> list[int] | None:
         """A constant list of character or byte codes (literal, or a name bound to one)."""
@@ -858,13 +903,22 @@ class _Reader:
             for n in ast.walk(node.target):
                 if isinstance(n, ast.Name):
                     self.home_walk[n.id] = root
-        if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
+        if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Tuple | ast.List):
+            # `for name, data in attachments()`: each part of an item of a secret sequence holds it
+            if self.ready and (src := self.source(node.iter)):
+                for n in ast.walk(node.target):
+                    if isinstance(n, ast.Name):
+                        self.taint[n.id] = src
+        elif isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
             if self.ready and (src := self.source(node.iter)):
                 self.taint[node.target.id] = src
             if isinstance(node.iter, ast.Name):
                 items = self.lists.get(node.iter.id)
+            elif isinstance(node.iter, ast.List | ast.Tuple):
+                # `for base in (home, Path.cwd())`: the values that fold are among those it takes
+                items = [v for e in node.iter.elts if (v := self.fold(e)) is not None]
             else:
-                items = self._fold_items(node.iter) if isinstance(node.iter, ast.List | ast.Tuple) else None
+                items = None
             if items:
                 self.env[node.target.id] = ALT.join(items)
         elif isinstance(node, ast.Call):
