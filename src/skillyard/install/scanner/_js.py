@@ -117,6 +117,8 @@ _REMOVE = {
     "fs-extra.removeSync",
     "fs-extra.remove",
 }
+#: Names of the global object: a call through them is a call of the global function.
+_GLOBALS = frozenset({"globalThis", "window", "global", "self"})
 _LOCAL = re.compile(r"^(?:127\.|localhost\b|::1$|\[::1\]|0\.0\.0\.0)")
 #: A helper whose name says it reads (`readIf`, `loadFile`, `slurp`) is a read when handed a secret path.
 _READISH = re.compile(r"read|load|slurp|cat|get.*file|grab", re.IGNORECASE)
@@ -206,13 +208,16 @@ class _Reader:
             obj = n.child_by_field_name("object")
             prop = n.child_by_field_name("property")
             if obj is not None and prop is not None:
-                return f"{self.qual(obj)}.{self.text(prop)}"
+                base = self.qual(obj)
+                # globalThis.fetch, window["eval"], g.Function with g = globalThis: the global itself
+                return self.text(prop) if base in _GLOBALS else f"{base}.{self.text(prop)}"
         if n.type == "subscript_expression":
             obj = n.child_by_field_name("object")
             idx = n.child_by_field_name("index")
             key = self.fold(idx) if idx is not None else None
             if obj is not None and key:
-                return f"{self.qual(obj)}.{key}"
+                base = self.qual(obj)
+                return key if base in _GLOBALS else f"{base}.{key}"
         if n.type == "call_expression":
             f = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
@@ -721,6 +726,8 @@ class _Reader:
         if name.type != "identifier":
             return
         key = self.text(name)
+        if value.type == "identifier" and self.qual(value) in _GLOBALS:
+            self.mods[key] = "globalThis"  # const g = globalThis: g.fetch is fetch
         if value.type == "array":
             items = [self.fold(x) for x in value.named_children]
             if items and all(i is not None for i in items):

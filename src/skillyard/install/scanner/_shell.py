@@ -365,6 +365,20 @@ class _Reader:
 
     def pipeline(self, n: Any) -> None:
         parts = [c for c in n.named_children if c.type != "comment"]
+        # tree-sitter-bash reads `a | b | c || true` as `a | (b | c || true)`: the list's first
+        # pipeline continues this one, and what follows `||`/`&&` is read on its own
+        after: list[Any] = []
+        while parts and parts[-1].type == "list":
+            kids = [c for c in parts.pop().named_children if c.type != "comment"]
+            if not kids:
+                break
+            first = kids[0]
+            parts.extend(
+                [c for c in first.named_children if c.type != "comment"]
+                if first.type == "pipeline"
+                else [first]
+            )
+            after[:0] = kids[1:]
         src: Source | None = None
         #: a listing of the home directory or its data folders fed down the pipeline (`ls -A ~`)
         listing: str | None = None
@@ -415,8 +429,10 @@ class _Reader:
                 self.redirects(c)
             self.command(cmd, None)
         joined = " | ".join(shown)
-        if joined != self.text(n) and len(shown) == len(parts):
+        if joined != self.text(n) and len(shown) == len(parts) and not after:
             self.facts.assembled.append((n.start_point[0] + 1, joined))
+        for rest in after:
+            self.walk(rest)
 
     def heredoc(self, n: Any, r: Any) -> None:
         """`python3 - <<'PY' ... PY`, `node <<JS`, `bash <<EOF`: the here-document is the program."""

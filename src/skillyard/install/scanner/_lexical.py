@@ -1,0 +1,242 @@
+"""A light reading of code in languages the scanner has no parser for (Go, Ruby, PowerShell, Perl,
+PHP, Rust, Java, C#, Lua...).
+
+No grammar: the file's string literals and a few call names are enough to tell that it reads a
+credential store and that it talks to the network, where to, and that it deletes the home
+directory. The value cannot be followed from one to the other, so the severity is weighed from
+what is certain: a credential store and a send to a hard-coded exfiltration-shaped destination (a
+raw IP address, a chat webhook, a paste site) is critical, to another hard-coded host high, to a
+host decided at run time medium.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skillyard.install.scanner._flows import (
+    CodeFacts,
+    Source,
+    cli_secret,
+    exfil_shaped,
+    flow,
+    secret_path,
+)
+
+#: Extensions of code files no other reader parses.
+EXTS = frozenset(
+    "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy scala ex exs "
+    "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd".split()
+)
+
+_COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*|;|REM\b|::|<#|')", re.IGNORECASE)
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`\n]*)`')
+_WORDS = re.compile(r"%[wWiI][\[({<]([^\])}>]*)[\])}>]")
+_HOME_PREFIX = re.compile(
+    r"^(?:\$env:(?:USERPROFILE|HOME)|%USERPROFILE%|%HOME%|\$\{?HOME\}?|\$HOME)(?=[/\\]|$)", re.I
+)
+
+#: Calls that read a file (or a whole store) into the program.
+_READS = re.compile(
+    r"\b(?:ReadFile|ReadAll|ReadDir|Open|os\.Open|ioutil\.ReadFile|File\.(?:read|open|binread|readlines"
+    r"|ReadAllText|ReadAllBytes|ReadAllLines|OpenRead)|IO\.(?:read|binread|readlines)|Get-Content|gc|cat"
+    r"|read_to_string|read_to_end|fs::read|readFileSync|readFile|file_get_contents|fopen|slurp|Files\.read\w*"
+    r"|open|read|io\.open|Pathname|Import-Clixml)\b",
+)
+#: Calls that send data over the network, by kind.
+_SINKS = (
+    (
+        "HTTP",
+        re.compile(
+            r"\bhttp\.(?:Post|PostForm|Get|NewRequest\w*)\b|\.(?:Post|PostForm|Do)\(|Net::HTTP|HTTParty|Faraday"
+            r"|RestClient|URI\.open|Invoke-RestMethod|Invoke-WebRequest|\b(?:irm|iwr)\b|WebClient|\.Upload\w+\("
+            r"|HttpClient|HttpRequest|reqwest::|ureq::|HttpURLConnection|URLSession|curl_(?:exec|init)"
+            r"|LWP::UserAgent|HTTP::Tiny|\bfetch\(|http\.request|Excon|Typhoeus|WWW::Mechanize|wp_remote_post"
+        ),
+    ),
+    (
+        "a socket",
+        re.compile(
+            r"\bnet\.Dial\w*|\btls\.Dial\b|TCPSocket|UDPSocket|Socket\.(?:tcp|udp|new)|TcpClient|UdpClient"
+            r"|Net\.Sockets|IO::Socket|fsockopen|stream_socket_client|TcpStream::connect|UdpSocket|new Socket\("
+            r"|socket\.connect|\bsocket\.tcp\b"
+        ),
+    ),
+    (
+        "mail",
+        re.compile(
+            r"smtp\.SendMail|net/smtp|Net::SMTP|Send-MailMessage|SmtpClient|\bmail\(|lettre::|Transport\.send"
+        ),
+    ),
+)
+_URL = re.compile(r"^(?:https?|wss?|ftp)://[^\s\"'`]+$|^(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?$", re.I)
+_LOOPBACK = re.compile(r"^(?:[a-z]+://)?(?:127\.|localhost\b|0\.0\.0\.0|\[::1\])", re.I)
+_BIND = re.compile(
+    r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
+    r"[$@]{0,2}([A-Za-z_]\w*)\s*(?::=|=)\s*[\"'`]([^\"'`\s]+)[\"'`]"
+)
+#: A chat or integration webhook: a path that says so, whatever the host.
+_WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
+#: The whole environment as one value.
+_ALL_ENV = re.compile(
+    r"\bos\.Environ\(\)|\bENV\.(?:to_h|to_a|to_hash|each|map|inspect)\b|Get-ChildItem\s+env:|\bgci\s+env:|dir\s+env:"
+    r"|System\.getenv\(\)|env::vars\(\)|Environment\.GetEnvironmentVariables\(\)|%ENV\b|getenv\(\)",
+    re.I,
+)
+_SECRET_ENV_READ = re.compile(
+    r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
+    r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH)[A-Z0-9_]*)"
+)
+#: Credential files that are often an application's own (a project's `.env`, its token cache):
+#: weighed like an API token, not like a store in the home directory.
+_OWN_FILE = re.compile(r"(?:^|/)\.env\b|tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I)
+
+#: The home directory as an expression, and a name bound to it.
+_HOME_EXPR = (
+    r"(?:os\.UserHomeDir\(\)|os\.Getenv\(\"(?:HOME|USERPROFILE)\"\)|Dir\.home\b|ENV\[[\"']HOME[\"']\]"
+    r"|File\.expand_path\([\"']~[\"']\)|\$HOME\b|\$env:(?:USERPROFILE|HOME)\b|\$ENV\{HOME\}|dirs::home_dir\(\)"
+    r"|home::home_dir\(\)|System\.getProperty\(\"user\.home\"\)|Environment\.GetFolderPath\([^)]*UserProfile\)"
+    r"|os\.homedir\(\)|getenv\([\"']HOME[\"']\))"
+)
+_HOME_BIND = re.compile(
+    r"^\s*(?:(?:let|my|var|val|String|string|final|local)\s+)?[$@]?([A-Za-z_]\w*)(?:\s*,\s*_?\w*)?\s*:?=\s*"
+    + _HOME_EXPR
+)
+_RM_TREE = re.compile(
+    r"(?:os\.RemoveAll|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|deleteDirectory)"
+    r"|fs::remove_dir_all|std::fs::remove_dir_all|Directory\.Delete|rmtree|File::Path::remove_tree|rimraf"
+    r"|Remove-Item\b[^|;\n]*?-Recurse|\brm\s+-\w*r\w*\s+(?:-\w+\s+)*)\s*\(?\s*(?:-Path\s+|-LiteralPath\s+)?"
+)
+_DATE_CHECK = re.compile(
+    r"time\.Now\(\)\.(?:After|Before|Unix)|Time\.now\s*[<>]|Date\.today\s*[<>]|Get-Date|DateTime\.(?:Now|UtcNow)"
+    r"|LocalDate\.now|SystemTime::now|\btime\(\)\s*[<>]|\.Unix\(\)\s*[<>]|time\.Date\(",
+)
+
+
+def _literals(line: str) -> list[str]:
+    out = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(line)]
+    for m in _WORDS.finditer(line):
+        out.extend(m.group(1).split())
+    return out
+
+
+def _as_path(lit: str) -> str:
+    return _HOME_PREFIX.sub("~", lit.replace("\\\\", "/").replace("\\", "/"))
+
+
+def _store(lits: list[str]) -> str | None:
+    """A credential store the literals of one line name, alone or as parts of one path."""
+    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
+    for p in parts:
+        if s := secret_path(p):
+            return s
+    for i in range(len(parts) - 1):
+        for j in range(i + 2, min(len(parts), i + 6) + 1):
+            if s := secret_path("/".join(p.strip("/") for p in parts[i:j])):
+                return s
+    return None
+
+
+def analyse(rel: str, text: str) -> CodeFacts | None:
+    """Flows in a file of a language without a parser; None for other files."""
+    ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
+    if ext not in EXTS or len(text) > 512 * 1024:
+        return None
+    facts = CodeFacts()
+    lines = text.split("\n")
+    source: Source | None = None
+    weak: Source | None = None
+    reads = False
+    binds: dict[str, str] = {}
+    sinks: list[tuple[int, str, str]] = []  # (line, kind, code)
+    homes: set[str] = set()
+    for n, line in enumerate(lines, 1):
+        if _COMMENT.match(line) or len(line) > 4096:
+            continue
+        lits = _literals(line)
+        if not reads and _READS.search(line):
+            reads = True
+        if source is None and lits:
+            if s := _store(lits):
+                if _OWN_FILE.search(s):
+                    weak = weak or Source(s, n, False)
+                else:
+                    source = Source(s, n, True)
+            elif what := cli_secret([w for w in lits if w][:8]):
+                source = Source(what, n, True)
+        if source is None and _ALL_ENV.search(line):
+            source = Source("the whole environment", n, True)
+        if weak is None and (m := _SECRET_ENV_READ.search(line)):
+            weak = Source(f"${m.group(1)}", n, False)
+        if m := _BIND.match(line):
+            binds[m.group(1)] = m.group(2)
+        for kind, pat in _SINKS:
+            if pat.search(line):
+                sinks.append((n, kind, line))
+                break
+        if m := _HOME_BIND.match(line):
+            homes.add(m.group(1))
+        _deletes_home(facts, lines, n, line, homes)
+    if sinks and (source is not None and (reads or source.what.startswith("the ")) or weak is not None):
+        _send(
+            facts,
+            source if source is not None and (reads or source.what.startswith("the ")) else None,
+            weak,
+            sinks,
+            binds,
+        )
+    return facts
+
+
+def _dest(code: str, binds: dict[str, str]) -> str | None:
+    """The hard-coded destination a sink line names (a literal, or a name bound to one)."""
+    found = [lit for lit in _literals(code) if _URL.match(lit)]
+    found += [
+        v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
+    ]
+    found = [d for d in found if not _LOOPBACK.match(d)]
+    return next((d for d in found if exfil_shaped(d) or _WEBHOOK.search(d)), found[0] if found else None)
+
+
+def _send(
+    facts: CodeFacts,
+    strong: Source | None,
+    weak: Source | None,
+    sinks: list[tuple[int, str, str]],
+    binds: dict[str, str],
+) -> None:
+    dests = [(n, kind, d) for n, kind, code in sinks if (d := _dest(code, binds))]
+    if any(_LOOPBACK.match(v) for v in binds.values()) and not dests:
+        return  # talks to a local service only
+    hot = next(((n, k, d) for n, k, d in dests if exfil_shaped(d) or _WEBHOOK.search(d)), None)
+    src = strong or weak
+    if src is None:
+        return
+    if hot is not None:
+        n, kind, d = hot
+        sev = "critical"
+    elif dests:
+        n, kind, d = dests[0]
+        sev = "high" if strong is not None else "medium"
+    else:
+        n, kind, _ = sinks[0]
+        d = "a host chosen at run time"
+        sev = "medium"
+    via = {"HTTP": "over HTTP ", "a socket": "over a socket ", "mail": "by mail "}[kind]
+    text = f"reads {src.what}; the same file sends data {via}to {d}"
+    facts.flows.append(flow("secret-network", sev, n, text, src))
+
+
+def _deletes_home(facts: CodeFacts, lines: list[str], n: int, line: str, homes: set[str]) -> None:
+    """`os.RemoveAll(home)`, `FileUtils.rm_rf(Dir.home)`, `Remove-Item -Recurse $HOME`: the whole
+    home directory, not a folder in it (the bare value, not a path built from it)."""
+    for m in _RM_TREE.finditer(line):
+        rest = line[m.end() :]
+        home = re.match(_HOME_EXPR + r"(?=\s*(?:[),;]|$|\s+-))", rest)
+        if home is None:
+            name = re.match(r"[$@]?([A-Za-z_]\w*)(?=\s*(?:[),;]|$|\s+-))", rest)
+            if name is None or name.group(1) not in homes:
+                continue
+        bomb = any(_DATE_CHECK.search(lines[k]) for k in range(max(0, n - 8), n))
+        text = "deletes the home directory" + (" once a date has passed (a time bomb)" if bomb else "")
+        facts.flows.append(flow("destruction", "high", n, text, None))
+        return
