@@ -112,6 +112,39 @@ _DATE_CHECK = re.compile(
 )
 
 
+#: A statement that shows text to the user: a command in it is shown, not run.
+_SAY = re.compile(
+    r"^\s*(?:fmt\.(?:Print|Fprint)\w*|puts|print|println!?|eprintln!?|printf|console\.(?:log|error|info|warn)"
+    r"|Write-(?:Host|Output|Information|Verbose)|echo|System\.(?:out|err)\.print\w*|Console\.Write(?:Line)?|say"
+    r"|log\.(?:Print|Info)\w*|warn)\s*\(?\s*(?:os\.Std(?:out|err)\s*,\s*|STDERR\s*,\s*|\$stderr\s*,\s*)?[\"'`]"
+)
+#: ... unless the text is piped on (`Write-Output $code | iex`).
+_PIPED = re.compile(r"[\"'`]\s*\)?\s*\|(?!\|)")
+
+
+#: Calls that run a program: their literal arguments are the command line.
+_RUNS = re.compile(
+    r"exec\.Command(?:Context)?\(|\bsystem\(|\bspawn\(|Process\.spawn|Open3\.\w+\(|IO\.popen\(|\bexec\("
+    r"|Runtime\.getRuntime\(\)\.exec\(|ProcessBuilder\(|Command::new\(|Start-Process\b|shell_exec\(|passthru\("
+    r"|proc_open\(|os\.execute\(|io\.popen\(|Process\.Start\("
+)
+_SHELLS = re.compile(r"^(?:.*/)?(?:ba|z|da|k)?sh$|^(?:cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)$", re.I)
+
+
+def _run_command(line: str) -> str | None:
+    """The command line a call that runs a program spells with literals (`exec.Command("sh", "-c",
+    "...")` is its script; `exec.Command("launchctl", "load", p)` is `launchctl load`)."""
+    m = _RUNS.search(line)
+    if m is None:
+        return None
+    lits = [x for x in _literals(line[m.start() :]) if x]
+    if not lits:
+        return None
+    if _SHELLS.match(lits[0]) and len(lits) > 2 and lits[1].lower() in ("-c", "/c", "-command"):
+        return lits[2]
+    return " ".join(lits) if len(lits) > 1 or " " in lits[0] else None
+
+
 def _literals(line: str) -> list[str]:
     out = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(line)]
     for m in _WORDS.finditer(line):
@@ -152,6 +185,9 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     for n, line in enumerate(lines, 1):
         if _COMMENT.match(line) or len(line) > 4096:
             continue
+        if _SAY.match(line) and not _PIPED.search(line):
+            facts.data_lines.add(n)
+            continue
         lits = _literals(line)
         if not reads and _READS.search(line):
             reads = True
@@ -173,9 +209,17 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             if pat.search(line):
                 sinks.append((n, kind, line))
                 break
+        if (cmd := _run_command(line)) is not None:
+            facts.shell.append((n, cmd))
+            if cmd not in line:
+                facts.assembled.append((n, cmd))
         if m := _HOME_BIND.match(line):
             homes.add(m.group(1))
         _deletes_home(facts, lines, n, line, homes)
+    if ext in ("ps1", "psm1"):
+        from skillyard.install.scanner import _powershell
+
+        facts.assembled.extend(_powershell.analyse(text).assembled)
     if sinks and (source is not None and (reads or source.what.startswith("the ")) or weak is not None):
         _send(
             facts,
