@@ -653,6 +653,8 @@ class _Ctx:
     referenced: set[str] = field(default_factory=set)
     #: the skill's code files read once, so flows are followed from one file into another
     project: Project | None = None
+    #: encrypted zips an archive skill keeps as small test fixtures -> their member names
+    fixtures: dict[str, str] = field(default_factory=dict)
 
     def add(
         self,
@@ -759,6 +761,8 @@ def scan_text(
             fctx.data_lines = facts.data_lines
 
     def weigh(rule: Rule, n: int, line_text: str, start: int) -> tuple[int, str]:
+        if rule.id == "SY-DL-007" and ctx.fixtures and _names_fixture(line_text, ctx.fixtures):
+            return 2, "the password of the skill's own small test fixture, not an instruction to unpack"
         return fctx.demotion(n, rule.category, rule.id, line_text, start) if fctx else (0, "")
 
     def where(n: int) -> int:
@@ -1232,11 +1236,16 @@ def _scan_archive(data: bytes, rel: str, ctx: _Ctx, by_builtin: dict[str | None,
     """List an archive: encrypted is a finding by itself; members of a readable one are scanned."""
     listing = _archive.inspect(data)
     if listing.encrypted and (r := by_builtin.get("encrypted-archive")):
+        fixture = ctx.fixtures.get(rel) if nesting == 0 else None
         ctx.add(
             r,
             rel,
             None,
             snippet(f"{listing.kind} archive with password-protected content ({len(data)} bytes)"),
+            title=f"{r.title} (a small test fixture of an archive skill, holding {fixture})"
+            if fixture
+            else None,
+            severity="medium" if fixture else None,
         )
     nested = by_builtin.get("nested-archive")
     if listing.unreadable or nesting >= _archive.MAX_NESTING:
@@ -1456,6 +1465,7 @@ def _scan_path(
     entries = list(_iter_files(root))
     entries.sort(key=lambda e: (e[0].lower() not in ("skill.md", "skill.toml"), e[0]))
     ctx.project = _project(root, entries)
+    ctx.fixtures = _protected_fixtures(root, entries)
     for rel, full, st in entries[:MAX_SCAN_FILES]:
         if stat.S_ISLNK(st.st_mode):
             continue  # hygiene decides about links; their targets are scanned as the files they are
@@ -1476,6 +1486,63 @@ def _scan_path(
     if len(entries) > MAX_SCAN_FILES and (r := by_builtin.get("oversized-file")):
         ctx.add(r, ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
     return _finish(report)
+
+
+#: A skill whose name or description is about archives: its tests may need a protected one.
+_ARCHIVE_SKILL = re.compile(
+    r"\b(?:zip|unzip|archives?|tarballs?|tar|7z|7-zip|rar|compress\w*|decompress\w*|extract\w*|unpack\w*)\b",
+    re.I,
+)
+_FIXTURE_DIR = re.compile(r"(?:^|/)(?:tests?|testdata|test_data|fixtures|__fixtures__)/")
+#: Member names a protected fixture may hold: data, never code, programs or other archives.
+_DATA_MEMBER = re.compile(
+    r"^[\w .-]+(?:/[\w .-]+)*\.(?:txt|md|json|csv|tsv|xml|ya?ml|log|dat|png|jpe?g|gif|pdf)$", re.I
+)
+MAX_FIXTURE_BYTES = 64 * 1024
+_UNPACKS = re.compile(r"\bunzip\b|\b7z[a-z]?\s+x\b|\bbsdtar\b|\bextract(?:all|s|ed)?\b|\bunpack", re.I)
+
+
+def _protected_fixtures(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> dict[str, str]:
+    """Encrypted zips that an archive skill keeps as test fixtures: small, under a test or fixtures
+    folder, and holding only data files by name (zip lists names even when it encrypts content).
+    Those are reported at medium instead of high (docs/scanner.md says why)."""
+    found = [
+        (rel, full)
+        for rel, full, st in entries
+        if stat.S_ISREG(st.st_mode) and 0 < st.st_size <= MAX_FIXTURE_BYTES and _FIXTURE_DIR.search(rel)
+    ]
+    if not found:
+        return {}
+    try:
+        head = _read_for_scan(root / "SKILL.md", "SKILL.md", root).data[:8192].decode("utf-8", "replace")
+    except OSError:
+        return {}
+    front = head.split("---", 2)[1] if head.startswith("---") and head.count("---") >= 2 else ""
+    about = " ".join(ln for ln in front.split("\n") if ln.strip().startswith(("name:", "description:")))
+    if not _ARCHIVE_SKILL.search(about):
+        return {}
+    import io
+    import zipfile
+
+    out: dict[str, str] = {}
+    for rel, full in found:
+        try:
+            data = _read_for_scan(full, rel, root).data
+            if _archive.kind_of(data) != "zip":
+                continue
+            names = [i.filename for i in zipfile.ZipFile(io.BytesIO(data)).infolist() if not i.is_dir()]
+        except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+            continue
+        if names and len(names) <= 16 and all(_DATA_MEMBER.match(n) and ".." not in n for n in names):
+            out[rel] = ", ".join(names)
+    return out
+
+
+def _names_fixture(line: str, fixtures: dict[str, str]) -> bool:
+    """A line that gives a protected fixture's password without unpacking anything."""
+    return not _UNPACKS.search(line) and any(
+        rel in line or rel.rsplit("/", 1)[-1] in line for rel in fixtures
+    )
 
 
 #: Code files looked at ahead so one file can follow values into another (beyond these, files

@@ -869,7 +869,7 @@ class _Reader:
                 if self.param_sinks is not None and where is None:  # handed on to another helper
                     self.param_sinks.setdefault(int(src.what[len(PARAM) :]), sink)
                 continue
-            if kind == "secret-network" and src.what.startswith("content downloaded"):
+            if kind == "secret-network" and src.what.startswith(_FETCHED):
                 continue  # a response handed on to another request is not a secret
             said = text.replace(PARAM, src.what)
             if kind == "secret-network" and src.strong:
@@ -1054,6 +1054,11 @@ class _Reader:
                     node.lineno,
                     True,
                 )
+            elif isinstance(value, ast.Call) and _unlocks(value):
+                # z.read(name, pwd=...): what a password-protected archive hid from the scan
+                self.taint[n] = Source(
+                    "content unpacked from a password-protected archive", node.lineno, True
+                )
 
     def _is_download(self, call: ast.Call) -> bool:
         f = self.qual(call.func) or ""
@@ -1154,7 +1159,7 @@ class _Reader:
             return
         if f in _UNPICKLE and call.args:
             src = self.source(call.args[0])
-            if src and src.what.startswith("content downloaded"):
+            if src and src.what.startswith(_FETCHED):
                 self._flow(
                     "download-exec",
                     "critical",
@@ -1177,8 +1182,11 @@ class _Reader:
             if code and not isinstance(call.args[0], ast.Constant):
                 self.facts.assembled.append((line, shown(code)))
             src = self.source(call.args[0])
-            if src and src[0].startswith("content downloaded"):
+            if src and src[0].startswith(_FETCHED):
                 self._flow("download-exec", "critical", line, f"runs {src[0]} as Python code", src)
+            elif isinstance(call.args[0], ast.Call) and _unlocks(call.args[0]):
+                what = "content unpacked from a password-protected archive"
+                self._flow("download-exec", "critical", line, f"runs {what} as Python code", None)
             elif isinstance(call.args[0], ast.Call) and self._is_download(call.args[0]):
                 dest = self._dest(call.args[0]) or self._dest(_inner_call(call.args[0])) or "the network"
                 self._flow(
@@ -1217,7 +1225,7 @@ class _Reader:
                     continue
                 dest = self.fold(a) if dns else (self._dest(call) or _receiver(f))
                 what, strong = src.what, src.strong
-                if what.startswith("content downloaded"):
+                if what.startswith(_FETCHED):
                     continue
                 if dns:
                     text = f"reads {what} and sends it in a DNS lookup of {dest or 'a name built from it'}"
@@ -1322,7 +1330,7 @@ class _Reader:
             src = Source(s, line, True)
         for extra in extras:  # tar.addfile(info, fileobj=open(...)), zf.writestr(name, data)
             src = src or self.source(extra)
-        if src is None or src.what.startswith(("content downloaded", PARAM)):
+        if src is None or src.what.startswith((*_FETCHED, PARAM)):
             return
         target = self.archive_of[archive]
         packed = Source(src.what, line, src.strong, src.steps(), f"packs {src.what} into an archive")
@@ -1354,7 +1362,7 @@ class _Reader:
         got = data.value if isinstance(data, ast.Attribute) and data.attr in ("content", "text") else data
         if isinstance(got, ast.Call) and self._is_download(got):
             url = self._dest(got) or self._dest(_inner_call(got)) or "the network"
-        elif (src := self.source(data)) is not None and src.what.startswith("content downloaded"):
+        elif (src := self.source(data)) is not None and src.what.startswith(_FETCHED):
             url = src.what.removeprefix("content downloaded from ")
         else:
             return
@@ -1391,7 +1399,7 @@ class _Reader:
         marks = {}
         for n in sorted(names):
             src = self.taint[n]
-            if src.what.startswith(PARAM) or src.what.startswith("content downloaded"):
+            if src.what.startswith(PARAM) or src.what.startswith(_FETCHED):
                 continue
             marks[n] = (len(self.facts.stand_ins) + len(marks), src)
         self.marking = {n: stand_in_marker(k) for n, (k, _) in marks.items()}
@@ -1449,6 +1457,25 @@ _VISITED = (
     ast.Tuple,
     ast.Set,
 )
+
+
+#: Values that are code from outside the skill's readable files: running them is download-and-execute.
+_FETCHED = ("content downloaded", "content unpacked")
+
+
+def _unlocks(call: ast.Call) -> bool:
+    """A read of an archive member with a password (`z.read(n, pwd=...)`, `SevenZipFile(p,
+    password=...).readall()`)."""
+    return any(
+        isinstance(c, ast.Call) and any(k.arg in ("pwd", "password") for k in c.keywords)
+        for c in ast.walk(call)
+    ) or (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("read", "open")
+        and len(call.args) == 2
+        and isinstance(call.args[1], ast.Constant)
+        and isinstance(call.args[1].value, bytes)
+    )
 
 
 def _PLUS(p: list[str]) -> str:
