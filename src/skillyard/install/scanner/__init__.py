@@ -1499,7 +1499,13 @@ _DATA_MEMBER = re.compile(
     r"^[\w .-]+(?:/[\w .-]+)*\.(?:txt|md|json|csv|tsv|xml|ya?ml|log|dat|png|jpe?g|gif|pdf)$", re.I
 )
 MAX_FIXTURE_BYTES = 64 * 1024
-_UNPACKS = re.compile(r"\bunzip\b|\b7z[a-z]?\s+x\b|\bbsdtar\b|\bextract(?:all|s|ed)?\b|\bunpack", re.I)
+#: General unpackers given a password on the same line: the "unpack with password X" lure.
+_UNPACKS = re.compile(r"\bunzip\b|\b7z[a-z]?\s+[xe]\b|\bbsdtar\b|\btar\s+-?\w*x", re.I)
+#: Words that run a file named next to them.
+_RUNS_FILE = (
+    r"\b(?:sh|bash|zsh|source|python[\d.]*|node|perl|ruby|pwsh|powershell|exec|execfile|run_path|runpy"
+    r"|subprocess|system|spawn|chmod|eval|import_module|Popen|check_call|check_output)\b"
+)
 
 
 def _protected_fixtures(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> dict[str, str]:
@@ -1535,7 +1541,28 @@ def _protected_fixtures(root: Path, entries: list[tuple[str, Path, os.stat_resul
             continue
         if names and len(names) <= 16 and all(_DATA_MEMBER.match(n) and ".." not in n for n in names):
             out[rel] = ", ".join(names)
+    if out and _runs_a_member(root, entries, [n for v in out.values() for n in v.split(", ")]):
+        return {}
     return out
+
+
+def _runs_a_member(root: Path, entries: list[tuple[str, Path, os.stat_result]], names: list[str]) -> bool:
+    """Whether any text file of the skill runs a file named like a fixture's member (`sh
+    /tmp/x/notes.txt` after unpacking it): then the fixture is a payload, whatever it is called."""
+    bases = {n.rsplit("/", 1)[-1] for n in names}
+    pat = re.compile(
+        rf"{_RUNS_FILE}[^\n]{{0,120}}(?<![\w.-])(?:{'|'.join(re.escape(b) for b in bases)})(?![\w-])", re.I
+    )
+    for rel, full, st in entries[:MAX_PROJECT_FILES]:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or _FIXTURE_DIR.search(rel):
+            continue
+        try:
+            data = _read_for_scan(full, rel, root).data
+        except OSError:
+            continue
+        if b"\x00" not in data[:8192] and pat.search(data.decode("utf-8", "replace")):
+            return True
+    return False
 
 
 def _names_fixture(line: str, fixtures: dict[str, str]) -> bool:

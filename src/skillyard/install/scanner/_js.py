@@ -789,6 +789,32 @@ class _Reader:
                 return got
         return None
 
+    def mailed(self, a: list[Any], line: int) -> None:
+        """`transport.sendMail({attachments: [{path: "~/.ssh/id_rsa"}], text: secret})`: the mail
+        carries a secret it is given, or a credential file it attaches by path."""
+        for x in a:
+            for sub in _walk(x):
+                src = (
+                    self.source(sub)
+                    if sub.type in ("identifier", "call_expression", "member_expression")
+                    else None
+                )
+                if src is None and sub.type in (
+                    "string",
+                    "template_string",
+                    "call_expression",
+                    "binary_expression",
+                ):
+                    v = self.fold(sub)
+                    if v and (s := secret_path(v)):
+                        src = Source(s, line, True)
+                if src is not None:
+                    text = f"reads {src[0]} and sends it by mail"
+                    self.facts.flows.append(
+                        flow("secret-network", "critical" if src[2] else "medium", line, text, src)
+                    )
+                    return
+
     def call(self, n: Any) -> None:
         f = n.child_by_field_name("function") or n.child_by_field_name("constructor")
         args = n.child_by_field_name("arguments")
@@ -802,6 +828,10 @@ class _Reader:
             self.call_sinks(n, q, f, a, line)
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
+        if any(x.type == "identifier" and self.qual(x) in ("eval", "Function") for x in a):
+            self.evals.append(line)  # `.then(eval)`: the evaluator handed on as a callback
+        if short == "sendMail" and f.type == "member_expression" and a:
+            self.mailed(a, line)
         opens = q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns)
         if opens and q not in ("http.request", "https.request"):
             where = self.dest(n) or ""

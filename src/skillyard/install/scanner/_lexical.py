@@ -68,7 +68,10 @@ _SINKS = (
         ),
     ),
 )
-_URL = re.compile(r"^(?:https?|wss?|ftp)://[^\s\"'`]+$|^(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?$", re.I)
+_URL = re.compile(
+    r"^(?:https?|wss?|ftp|smtps?)://[^\s\"'`]+$|^(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{2,5}$",
+    re.I,
+)
 _LOOPBACK = re.compile(r"^(?:[a-z]+://)?(?:127\.|localhost\b|0\.0\.0\.0|\[::1\])", re.I)
 _BIND = re.compile(
     r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
