@@ -117,6 +117,10 @@ _REMOVE = {
     "fs-extra.removeSync",
     "fs-extra.remove",
 }
+#: Module registries and CDNs that Deno and browser code import from by URL.
+_MODULE_CDN = re.compile(
+    r"(?i)https://(?:deno\.land|jsr\.io|esm\.sh|esm\.run|cdn\.jsdelivr\.net|unpkg\.com|cdn\.skypack\.dev|ga\.jspm\.io)/"
+)
 #: Names of the global object: a call through them is a call of the global function.
 _GLOBALS = frozenset({"globalThis", "window", "global", "self"})
 _LOCAL = re.compile(r"^(?:127\.|localhost\b|::1$|\[::1\]|0\.0\.0\.0)")
@@ -828,6 +832,11 @@ class _Reader:
             self.call_sinks(n, q, f, a, line)
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
+        if f.type == "import" and a and (url := self.fold(a[0])) and re.match(r"(?i)https?://", url):
+            # import("https://…"): a module fetched from the network and run
+            text = f"imports {url} from the network and runs it as a module"
+            sev = "medium" if _MODULE_CDN.match(url) else "critical"  # Deno and browser code do this
+            self.facts.flows.append(flow("download-exec", sev, line, text, None))
         if any(x.type == "identifier" and self.qual(x) in ("eval", "Function") for x in a):
             self.evals.append(line)  # `.then(eval)`: the evaluator handed on as a callback
         if short == "sendMail" and f.type == "member_expression" and a:

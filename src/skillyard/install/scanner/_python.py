@@ -923,6 +923,8 @@ class _Reader:
                 self.env[node.target.id] = ALT.join(items)
         elif isinstance(node, ast.Call):
             self._call(node)
+            if (later := _deferred(node, self.qual(node.func) or "")) is not None:
+                self._call(later)
             if (self.qual(node.func) or "") in _SAY:
                 # a message shown to the user ("run: systemctl ...") is text, not a command
                 for a in node.args:
@@ -1457,6 +1459,46 @@ _VISITED = (
     ast.Tuple,
     ast.Set,
 )
+
+
+#: Calls that take a function and its arguments and call it later (at exit, in a thread, on a
+#: timer): name -> (position of the function, position of the arguments or None for *args after it).
+_DEFER = {
+    "atexit.register": (0, None),
+    "threading.Thread": (None, None),
+    "multiprocessing.Process": (None, None),
+    "threading.Timer": (1, 2),
+    "Timer": (1, 2),
+    "submit": (0, None),
+    "call_later": (1, None),
+    "call_soon": (0, None),
+    "run_in_executor": (1, None),
+    "apply_async": (0, 1),
+    "enter": (2, 3),
+}
+
+
+def _deferred(call: ast.Call, f: str) -> ast.Call | None:
+    """`atexit.register(shutil.rmtree, home)`, `Thread(target=f, args=(x,))`: the call made later,
+    as if written out (`shutil.rmtree(home)`)."""
+    spec = _DEFER.get(f) or (_DEFER.get(f.rsplit(".", 1)[-1]) if "." in f else None)
+    if spec is None:
+        return None
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    fpos, apos = spec
+    fn = kw.get("target") or kw.get("function") or kw.get("action")
+    if fn is None and fpos is not None and len(call.args) > fpos:
+        fn = call.args[fpos]
+    if fn is None or not isinstance(fn, ast.Name | ast.Attribute):
+        return None
+    packed = kw.get("args") or kw.get("argument")
+    if packed is None and apos is not None and len(call.args) > apos:
+        packed = call.args[apos]
+    if packed is not None:
+        args = list(packed.elts) if isinstance(packed, ast.Tuple | ast.List) else []
+    else:
+        args = list(call.args[fpos + 1 :]) if fpos is not None else []
+    return ast.copy_location(ast.Call(func=fn, args=args, keywords=[]), call)
 
 
 #: Values that are code from outside the skill's readable files: running them is download-and-execute.
