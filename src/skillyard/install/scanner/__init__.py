@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
-from skillyard.install.scanner import _archive, _context, _lexical, _recipes
+from skillyard.install.scanner import _archive, _context
 from skillyard.install.scanner._flows import CodeFacts, Project
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
@@ -978,14 +978,17 @@ def _read_code(
                 facts.extend(got, line - 1)
     elif rel.rsplit("/", 1)[-1] == "package.json":
         _package_scripts(text, facts, project, rel)
-    elif (script := _recipes.to_shell(rel, text)) is not None:
-        # Makefile recipes, workflow `run:` steps and Dockerfile `RUN` lines are shell
+    elif (script := _embedded_shell(rel, text)) is not None:
+        # Makefile recipes, CI steps, Dockerfile RUN lines, commands in configuration are shell
         from skillyard.install.scanner import _shell
 
         if (got := _shell.analyse(script, 0, project, rel)) is not None:
             facts.extend(got)
-    elif (got := _lexical.analyse(rel, text)) is not None:
-        facts.extend(got)
+    elif _ext(rel) in _OTHER_CODE:
+        from skillyard.install.scanner import _lexical
+
+        if (got := _lexical.analyse(rel, text)) is not None:
+            facts.extend(got)
     else:
         return None
     if facts.shell:
@@ -1004,6 +1007,33 @@ def _read_code(
                 fl = type(fl)(fl.kind, fl.severity, at, fl.text, steps)
                 facts.flows.append(_with_stand_ins(fl, facts.stand_ins) if facts.stand_ins else fl)
     return facts
+
+
+#: Code in languages without a parser, read lightly by `_lexical` (its EXTS, kept here so a skill
+#: without such files never imports it).
+_OTHER_CODE = frozenset(
+    "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy scala ex exs "
+    "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd".split()
+)
+#: Names and extensions of files that may hold shell commands in another syntax (`_recipes.kind`).
+_EMBEDDING = re.compile(
+    r"(?:^|/)(?:(?:gnu)?makefile(?:\.[^/]*)?|[^/]*\.mk|\.?justfile|[^/]*\.just|dockerfile(?:\.[^/]*)?|[^/]*\.dockerfile"
+    r"|containerfile|[^/]*\.envrc|procfile|jenkinsfile|[^/]*\.groovy|[^/]*\.ya?ml|[^/]*\.jsonc?|[^/]*\.ini|[^/]*\.cfg)$",
+    re.IGNORECASE,
+)
+
+
+def _ext(rel: str) -> str:
+    base = rel.rsplit("/", 1)[-1]
+    return base.rsplit(".", 1)[-1].lower() if "." in base else ""
+
+
+def _embedded_shell(rel: str, text: str) -> str | None:
+    if not _EMBEDDING.search(rel):
+        return None
+    from skillyard.install.scanner import _recipes
+
+    return _recipes.to_shell(rel, text)
 
 
 def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:

@@ -22,12 +22,6 @@ from skillyard.install.scanner._flows import (
     secret_path,
 )
 
-#: Extensions of code files no other reader parses.
-EXTS = frozenset(
-    "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy scala ex exs "
-    "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd".split()
-)
-
 _COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*|;|REM\b|::|<#|')", re.IGNORECASE)
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`\n]*)`')
 _WORDS = re.compile(r"%[wWiI][\[({<]([^\])}>]*)[\])}>]")
@@ -173,9 +167,9 @@ def _store(lits: list[str]) -> str | None:
 
 
 def analyse(rel: str, text: str) -> CodeFacts | None:
-    """Flows in a file of a language without a parser; None for other files."""
+    """Flows in a file of a language without a parser (the caller picks those by extension)."""
     ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
-    if ext not in EXTS or len(text) > 512 * 1024:
+    if len(text) > 512 * 1024:
         return None
     facts = CodeFacts()
     lines = text.split("\n")
