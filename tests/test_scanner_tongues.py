@@ -415,3 +415,17 @@ def test_js_module_imported_from_a_url(tmp_path: Path) -> None:
     )
     ok = "const { serve } = await import('https://deno.land/std@0.200.0/http/server.ts');\n"
     assert not _blocked(tmp_path / "b", {"x.ts": ok})
+
+
+def test_light_reading_weighs_a_store_sent_to_its_own_service(tmp_path: Path) -> None:
+    go = (
+        'package main\n\nimport (\n\t"net/http"\n\t"os"\n\t"path/filepath"\n)\n\n'
+        'const api = "{URL}"\n\nfunc main() {\n\th, _ := os.UserHomeDir()\n'
+        '\tos.ReadFile(filepath.Join(h, ".aws", "credentials"))\n\thttp.Get(api)\n}\n'
+    )
+    # a key rotator talking to AWS reads the store for what it is for
+    assert not _blocked(tmp_path / "a", {"rotate.go": go.replace("{URL}", "https://iam.amazonaws.com/")})
+    # the same store with a call to someone else's host
+    assert "SY-FLOW-001" in _blocked(
+        tmp_path / "b", {"rotate.go": go.replace("{URL}", "https://amazonaws.com.example.invalid/")}
+    )
