@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from skillyard.install.scanner._flows import SECRET_ENV
+
 _MAKE_VAR = re.compile(r"^([A-Za-z_][\w.-]*)\s*(?::{1,3}=|\?=|\+=|=)\s*(.*)$")
 _MAKE_REF = re.compile(r"\$\(([A-Za-z_][\w.-]*)\)|\$\{([A-Za-z_][\w.-]*)\}")
 _MAKE_AUTO = re.compile(r"\$[@<^?*|+]|\$\((?:[@<^*?][DF]?)\)")
@@ -177,7 +179,8 @@ def _expr(m: re.Match[str]) -> str:
         return "$(env)"  # every secret of the repository at once
     if s := re.fullmatch(r"secrets\.([A-Za-z_][\w]*)|secrets\[['\"]([\w-]+)['\"]\]", e):
         name = (s.group(1) or s.group(2) or "").upper().replace("-", "_")
-        return "${SECRET_" + name + "}"
+        # named as the repository names it; a name that does not say "secret" gets a suffix that does
+        return "${" + (name if SECRET_ENV.match(name) else name + "_SECRET") + "}"
     if re.fullmatch(r"github\.token|env\.GITHUB_TOKEN", e):
         return "${GITHUB_TOKEN}"
     if v := re.fullmatch(r"env\.([A-Za-z_]\w*)", e):
