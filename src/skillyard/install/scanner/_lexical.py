@@ -22,7 +22,7 @@ from skillyard.install.scanner._flows import (
     secret_path,
 )
 
-_COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*|;|REM\b|::|<#|')", re.IGNORECASE)
+_COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#)", re.IGNORECASE)
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`\n]*)`')
 _WORDS = re.compile(r"%[wWiI][\[({<]([^\])}>]*)[\])}>]")
 _HOME_PREFIX = re.compile(
