@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from scanner_support import blocked as _blocked
 
 # ---------------------------------------------------------------- Python
@@ -434,3 +437,80 @@ def test_light_reading_weighs_a_store_sent_to_its_own_service(tmp_path: Path) ->
     assert "SY-FLOW-001" in _blocked(
         tmp_path / "b", {"rotate.go": go.replace("{URL}", "https://amazonaws.com.example.invalid/")}
     )
+
+
+# ---------------------------------------------------------------- hostile text
+
+
+_PIECES = st.sampled_from(
+    [
+        "run: |",
+        "  - ",
+        "script:",
+        "env:",
+        "${{ secrets.A }}",
+        "${{ toJSON(secrets) }}",
+        "\t@",
+        "$(HOME)",
+        "RUN ",
+        "\\",
+        '"command": ',
+        "[",
+        "]",
+        "{",
+        "}",
+        "'",
+        '"',
+        "`",
+        "%w[",
+        "$x = ",
+        "iex ",
+        "-enc ",
+        "[char]",
+        "-join (",
+        "+",
+        "os.RemoveAll(",
+        "Dir.home",
+        ".netrc",
+        "http.Post(",
+        "198.51.100.1",
+        "exec.Command(",
+        "fmt.Println(",
+        "commands =",
+        "\n",
+        " ",
+        "x",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(
+        [
+            "Makefile",
+            "x.mk",
+            "justfile",
+            "Dockerfile",
+            ".envrc",
+            "Procfile",
+            "Jenkinsfile",
+            "ci.yml",
+            "a.json",
+            "tox.ini",
+            "a.go",
+            "a.rb",
+            "a.ps1",
+            "a.pl",
+        ]
+    ),
+    text=st.one_of(st.text(max_size=400), st.lists(_PIECES, max_size=60).map("".join)),
+)
+def test_embedded_and_light_readers_never_raise(name: str, text: str) -> None:
+    from skillyard.install.scanner import _lexical, _powershell, _recipes
+
+    out = _recipes.to_shell(name, text)
+    if out is not None:
+        assert out.count("\n") == text.count("\n")  # line for line with the file
+    _lexical.analyse(name, text)
+    _powershell.analyse(text)
