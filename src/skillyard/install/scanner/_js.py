@@ -359,6 +359,9 @@ class _Reader:
                 items = [self.fold(x) for x in obj.named_children]
                 if sep is not None and all(i is not None for i in items):
                     return sep.join(str(i) for i in items)
+            if prop == "join" and obj is not None and (chars := self._char_map(obj)) is not None:
+                sep = self.fold(a[0]) if a else ","
+                return sep.join(chars) if sep is not None else None
             if prop == "toString" and obj is not None and obj.type == "call_expression":
                 inner_f = obj.child_by_field_name("function")
                 inner_a = obj.child_by_field_name("arguments")
@@ -374,6 +377,46 @@ class _Reader:
                         except ValueError:
                             return None
         return None
+
+    def _char_map(self, call: Any) -> list[str] | None:
+        """`CODES.map((c) => String.fromCharCode(c))` or `.map(String.fromCharCode)` of a constant
+        array: the characters the codes spell."""
+        if call.type != "call_expression":
+            return None
+        f = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if f is None or f.type != "member_expression" or args is None or len(args.named_children) != 1:
+            return None
+        if self.text(f.child_by_field_name("property")) != "map":
+            return None
+        base = f.child_by_field_name("object")
+        if base is None:
+            return None
+        if base.type == "array":
+            codes: list[str] | None = [self.text(x) for x in base.named_children]
+        elif base.type == "identifier":
+            codes = self.arrays.get(self.text(base))
+        else:
+            codes = None
+        fn = args.named_children[0]
+        body = (
+            fn.child_by_field_name("body") if fn.type in ("arrow_function", "function_expression") else None
+        )
+        plain = self.qual(fn) == "String.fromCharCode"
+        if not codes or not (
+            plain
+            or (
+                body is not None
+                and re.fullmatch(
+                    r"\{?\s*(?:return\s+)?String\.fromCharCode\(\s*\w+\s*\)\s*;?\s*\}?", self.text(body)
+                )
+            )
+        ):
+            return None
+        try:
+            return [chr(int(c, 0)) for c in codes]
+        except (ValueError, OverflowError):
+            return None
 
     def source(self, n: Any) -> Source | None:
         """The secret `n` carries, a credential store before an environment variable."""

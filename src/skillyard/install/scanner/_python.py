@@ -173,8 +173,9 @@ class _Reader:
         self.sink_calls = 0
         #: this file's functions by name, and those whose body has been read
         self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
-        #: helpers being folded (a helper that calls itself is not folded)
+        #: helpers being folded (a helper that calls itself is not folded), lambdas bound to names
         self.folding: set[str] = set()
+        self.lambdas: dict[str, ast.Lambda] = {}
         self.done: set[str] = set()
         self.ready = False
         #: loop names bound to files found under the home directory -> that directory
@@ -299,8 +300,16 @@ class _Reader:
                 if a is None:
                     return None
                 elts = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
-                vals = [self.fold(e) for e in elts]
-                if any(v is None for v in vals):
+                # numbers stay numbers: "%c%c" % (99, 117) spells characters
+                vals: list[Any] = [
+                    e.value
+                    if isinstance(e, ast.Constant)
+                    and isinstance(e.value, int)
+                    and not isinstance(e.value, bool)
+                    else self.fold(e)
+                    for e in elts
+                ]
+                if any(v is None for v in vals) or len(vals) > 4096:
                     return None
                 try:
                     return a % tuple(vals)
@@ -382,6 +391,12 @@ class _Reader:
             if s is None:
                 return None
             return {"strip": s.strip(), "lower": s.lower(), "upper": s.upper()}.get(short, s)
+        if short == "replace" and isinstance(node.func, ast.Attribute) and len(args) == 2:
+            base, old, new = self.fold(node.func.value), self.fold(args[0]), self.fold(args[1])
+            if base is None or old is None or new is None or not old:
+                return None
+            out = base.replace(old, new)
+            return out if len(out) <= MAX_FOLD else None
         if short == "joinpath" and isinstance(node.func, ast.Attribute):
             parts = [self.fold(node.func.value)] + [self.fold(a) for a in args]
             return "/".join(p.rstrip("/") for p in parts if p is not None) if None not in parts else None
@@ -412,18 +427,25 @@ class _Reader:
                 return codecs.decode(s, "rot13")
         if f in self.defs and not node.keywords:
             return self._fold_helper(self.defs[f], args)
+        if isinstance(node.func, ast.Name) and node.func.id in self.lambdas and not node.keywords:
+            return self._fold_helper(self.lambdas[node.func.id], args)
         return None
 
-    def _fold_helper(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, args: list[ast.expr]) -> str | None:
+    def _fold_helper(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, args: list[ast.expr]
+    ) -> str | None:
         """A call to a one-line helper of this file (`def _n(*codes): return "".join(map(chr,
-        codes))`) with constant arguments folds to what its `return` builds from them."""
-        body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        codes))`, or a lambda bound to a name) with constant arguments folds to what it returns."""
+        name = fn.name if not isinstance(fn, ast.Lambda) else f"<lambda {id(fn)}>"
+        if isinstance(fn, ast.Lambda):
+            result: ast.expr | None = fn.body
+        else:
+            body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            result = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
         a = fn.args
         if (
-            len(body) != 1
-            or not isinstance(body[0], ast.Return)
-            or body[0].value is None
-            or fn.name in self.folding
+            result is None
+            or name in self.folding
             or a.kwonlyargs
             or a.posonlyargs
             or any(isinstance(x, ast.Starred) for x in args)
@@ -436,7 +458,7 @@ class _Reader:
             return None
         saved_env, saved_lists = self.env, self.lists
         self.env, self.lists = dict(self.env), dict(self.lists)
-        self.folding.add(fn.name)
+        self.folding.add(name)
         try:
             for i, p in enumerate(a.args):
                 if i < len(vals):
@@ -450,10 +472,10 @@ class _Reader:
             if a.vararg is not None:
                 self.lists[a.vararg.arg] = [v for v in vals[len(a.args) :] if v is not None]
                 self.env.pop(a.vararg.arg, None)
-            return self.fold(body[0].value)
+            return self.fold(result)
         finally:
             self.env, self.lists = saved_env, saved_lists
-            self.folding.discard(fn.name)
+            self.folding.discard(name)
 
     def _codes(self, node: ast.AST) -> list[int] | None:
         """A constant list of character or byte codes (literal, or a name bound to one)."""
@@ -512,6 +534,11 @@ class _Reader:
             return None
         if isinstance(node, ast.Call) and self.qual(node.func) == "map" and len(node.args) == 2:
             return self._chars(node.args[1]) if self.qual(node.args[0]) == "chr" else None
+        if isinstance(node, ast.Name) and node.id in self.lists:
+            return list(self.lists[node.id])  # " ".join(parts) of a constant list
+        if isinstance(node, ast.Call) and self.qual(node.func) == "reversed" and len(node.args) == 1:
+            items = self._fold_items(node.args[0])
+            return items[::-1] if items is not None else None
         s = self.fold(node)
         return list(s) if s is not None else None
 
@@ -1003,6 +1030,9 @@ class _Reader:
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         if not names:
             return
+        if isinstance(value, ast.Lambda) and len(self.lambdas) < MAX_FUNCTIONS:
+            for n in names:
+                self.lambdas[n] = value
         if isinstance(value, ast.List | ast.Tuple) and (items := self._fold_items(value)) is not None:
             for n in names:
                 self.lists[n] = items

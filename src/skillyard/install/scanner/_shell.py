@@ -380,6 +380,8 @@ class _Reader:
             )
             after[:0] = kids[1:]
         src: Source | None = None
+        const: str | None = None  # constant text fed down the pipeline, decoded on the way
+        decoded = False
         #: a listing of the home directory or its data folders fed down the pipeline (`ls -A ~`)
         listing: str | None = None
         shown = []
@@ -404,6 +406,19 @@ class _Reader:
             words, nodes = _unwrap(words, nodes)
             line = cmd.start_point[0] + 1
             run = _xargs(words) if words and _base(words[0]) == "xargs" else words
+            # `echo TEXT | rev | sh`: constant text decoded on its way into a shell is a command
+            if i == 0 and words and _base(words[0]) in ("echo", "printf"):
+                plain = [w for w in words[1:] if not re.fullmatch(r"-[neE]+", w)]
+                if _base(words[0]) == "printf" and len(plain) > 1 and plain[0] in ("%s", "%s\\n"):
+                    plain = plain[1:]
+                const, decoded = " ".join(plain), False
+            elif const is not None and (dec := _decode_filter(words, const)) is not None:
+                const, decoded = dec, True
+            elif const is not None and decoded and words and _base(words[0]) in _RUNS_STDIN:
+                self.facts.assembled.append((line, const))
+                const = None
+            elif i:
+                const = None
             if i == 0 or (src is None and cli_secret(words)):
                 # what the pipeline carries: the first command's output, or a later command that
                 # prints a credential (`... | git credential fill | curl -d @- ...`)
@@ -921,6 +936,12 @@ def _commands(node: Any) -> list[Any]:
             out.append(n)
         stack.extend(reversed(n.children))
     return out
+
+
+#: Programs that run what they read on standard input.
+_RUNS_STDIN = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node", "php"}
+)
 
 
 def _decode_filter(words: list[str], text: str) -> str | None:
