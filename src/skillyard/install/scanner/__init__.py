@@ -653,6 +653,8 @@ class _Ctx:
     referenced: set[str] = field(default_factory=set)
     #: the skill's code files read once, so flows are followed from one file into another
     project: Project | None = None
+    #: encrypted zips an archive skill keeps as small test fixtures -> their member names
+    fixtures: dict[str, str] = field(default_factory=dict)
 
     def add(
         self,
@@ -759,6 +761,8 @@ def scan_text(
             fctx.data_lines = facts.data_lines
 
     def weigh(rule: Rule, n: int, line_text: str, start: int) -> tuple[int, str]:
+        if rule.id == "SY-DL-007" and ctx.fixtures and _names_fixture(line_text, ctx.fixtures):
+            return 2, "the password of the skill's own small test fixture, not an instruction to unpack"
         return fctx.demotion(n, rule.category, rule.id, line_text, start) if fctx else (0, "")
 
     def where(n: int) -> int:
@@ -974,6 +978,17 @@ def _read_code(
                 facts.extend(got, line - 1)
     elif rel.rsplit("/", 1)[-1] == "package.json":
         _package_scripts(text, facts, project, rel)
+    elif (script := _embedded_shell(rel, text)) is not None:
+        # Makefile recipes, CI steps, Dockerfile RUN lines, commands in configuration are shell
+        from skillyard.install.scanner import _shell
+
+        if (got := _shell.analyse(script, 0, project, rel)) is not None:
+            facts.extend(got)
+    elif _ext(rel) in _OTHER_CODE:
+        from skillyard.install.scanner import _lexical
+
+        if (got := _lexical.analyse(rel, text)) is not None:
+            facts.extend(got)
     else:
         return None
     if facts.shell:
@@ -992,6 +1007,33 @@ def _read_code(
                 fl = type(fl)(fl.kind, fl.severity, at, fl.text, steps)
                 facts.flows.append(_with_stand_ins(fl, facts.stand_ins) if facts.stand_ins else fl)
     return facts
+
+
+#: Code in languages without a parser, read lightly by `_lexical` (its EXTS, kept here so a skill
+#: without such files never imports it).
+_OTHER_CODE = frozenset(
+    "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy scala ex exs "
+    "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd".split()
+)
+#: Names and extensions of files that may hold shell commands in another syntax (`_recipes.kind`).
+_EMBEDDING = re.compile(
+    r"(?:^|/)(?:(?:gnu)?makefile(?:\.[^/]*)?|[^/]*\.mk|\.?justfile|[^/]*\.just|dockerfile(?:\.[^/]*)?|[^/]*\.dockerfile"
+    r"|containerfile|[^/]*\.envrc|procfile|jenkinsfile|[^/]*\.groovy|[^/]*\.ya?ml|[^/]*\.jsonc?|[^/]*\.ini|[^/]*\.cfg)$",
+    re.IGNORECASE,
+)
+
+
+def _ext(rel: str) -> str:
+    base = rel.rsplit("/", 1)[-1]
+    return base.rsplit(".", 1)[-1].lower() if "." in base else ""
+
+
+def _embedded_shell(rel: str, text: str) -> str | None:
+    if not _EMBEDDING.search(rel):
+        return None
+    from skillyard.install.scanner import _recipes
+
+    return _recipes.to_shell(rel, text)
 
 
 def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
@@ -1224,11 +1266,16 @@ def _scan_archive(data: bytes, rel: str, ctx: _Ctx, by_builtin: dict[str | None,
     """List an archive: encrypted is a finding by itself; members of a readable one are scanned."""
     listing = _archive.inspect(data)
     if listing.encrypted and (r := by_builtin.get("encrypted-archive")):
+        fixture = ctx.fixtures.get(rel) if nesting == 0 else None
         ctx.add(
             r,
             rel,
             None,
             snippet(f"{listing.kind} archive with password-protected content ({len(data)} bytes)"),
+            title=f"{r.title} (a small test fixture of an archive skill, holding {fixture})"
+            if fixture
+            else None,
+            severity="medium" if fixture else None,
         )
     nested = by_builtin.get("nested-archive")
     if listing.unreadable or nesting >= _archive.MAX_NESTING:
@@ -1448,6 +1495,7 @@ def _scan_path(
     entries = list(_iter_files(root))
     entries.sort(key=lambda e: (e[0].lower() not in ("skill.md", "skill.toml"), e[0]))
     ctx.project = _project(root, entries)
+    ctx.fixtures = _protected_fixtures(root, entries)
     for rel, full, st in entries[:MAX_SCAN_FILES]:
         if stat.S_ISLNK(st.st_mode):
             continue  # hygiene decides about links; their targets are scanned as the files they are
@@ -1468,6 +1516,90 @@ def _scan_path(
     if len(entries) > MAX_SCAN_FILES and (r := by_builtin.get("oversized-file")):
         ctx.add(r, ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
     return _finish(report)
+
+
+#: A skill whose name or description is about archives: its tests may need a protected one.
+_ARCHIVE_SKILL = re.compile(
+    r"\b(?:zip|unzip|archives?|tarballs?|tar|7z|7-zip|rar|compress\w*|decompress\w*|extract\w*|unpack\w*)\b",
+    re.I,
+)
+_FIXTURE_DIR = re.compile(r"(?:^|/)(?:tests?|testdata|test_data|fixtures|__fixtures__)/")
+#: Member names a protected fixture may hold: data, never code, programs or other archives.
+_DATA_MEMBER = re.compile(
+    r"^[\w .-]+(?:/[\w .-]+)*\.(?:txt|md|json|csv|tsv|xml|ya?ml|log|dat|png|jpe?g|gif|pdf)$", re.I
+)
+MAX_FIXTURE_BYTES = 64 * 1024
+#: General unpackers given a password on the same line: the "unpack with password X" lure.
+_UNPACKS = re.compile(r"\bunzip\b|\b7z[a-z]?\s+[xe]\b|\bbsdtar\b|\btar\s+-?\w*x", re.I)
+#: Words that run a file named next to them.
+_RUNS_FILE = (
+    r"\b(?:sh|bash|zsh|source|python[\d.]*|node|perl|ruby|pwsh|powershell|exec|execfile|run_path|runpy"
+    r"|subprocess|system|spawn|chmod|eval|import_module|Popen|check_call|check_output)\b"
+)
+
+
+def _protected_fixtures(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> dict[str, str]:
+    """Encrypted zips that an archive skill keeps as test fixtures: small, under a test or fixtures
+    folder, and holding only data files by name (zip lists names even when it encrypts content).
+    Those are reported at medium instead of high (docs/scanner.md says why)."""
+    found = [
+        (rel, full)
+        for rel, full, st in entries
+        if stat.S_ISREG(st.st_mode) and 0 < st.st_size <= MAX_FIXTURE_BYTES and _FIXTURE_DIR.search(rel)
+    ]
+    if not found:
+        return {}
+    try:
+        head = _read_for_scan(root / "SKILL.md", "SKILL.md", root).data[:8192].decode("utf-8", "replace")
+    except OSError:
+        return {}
+    front = head.split("---", 2)[1] if head.startswith("---") and head.count("---") >= 2 else ""
+    about = " ".join(ln for ln in front.split("\n") if ln.strip().startswith(("name:", "description:")))
+    if not _ARCHIVE_SKILL.search(about):
+        return {}
+    import io
+    import zipfile
+
+    out: dict[str, str] = {}
+    for rel, full in found:
+        try:
+            data = _read_for_scan(full, rel, root).data
+            if _archive.kind_of(data) != "zip":
+                continue
+            names = [i.filename for i in zipfile.ZipFile(io.BytesIO(data)).infolist() if not i.is_dir()]
+        except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+            continue
+        if names and len(names) <= 16 and all(_DATA_MEMBER.match(n) and ".." not in n for n in names):
+            out[rel] = ", ".join(names)
+    if out and _runs_a_member(root, entries, [n for v in out.values() for n in v.split(", ")]):
+        return {}
+    return out
+
+
+def _runs_a_member(root: Path, entries: list[tuple[str, Path, os.stat_result]], names: list[str]) -> bool:
+    """Whether any text file of the skill runs a file named like a fixture's member (`sh
+    /tmp/x/notes.txt` after unpacking it): then the fixture is a payload, whatever it is called."""
+    bases = {n.rsplit("/", 1)[-1] for n in names}
+    pat = re.compile(
+        rf"{_RUNS_FILE}[^\n]{{0,120}}(?<![\w.-])(?:{'|'.join(re.escape(b) for b in bases)})(?![\w-])", re.I
+    )
+    for rel, full, st in entries[:MAX_PROJECT_FILES]:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or _FIXTURE_DIR.search(rel):
+            continue
+        try:
+            data = _read_for_scan(full, rel, root).data
+        except OSError:
+            continue
+        if b"\x00" not in data[:8192] and pat.search(data.decode("utf-8", "replace")):
+            return True
+    return False
+
+
+def _names_fixture(line: str, fixtures: dict[str, str]) -> bool:
+    """A line that gives a protected fixture's password without unpacking anything."""
+    return not _UNPACKS.search(line) and any(
+        rel in line or rel.rsplit("/", 1)[-1] in line for rel in fixtures
+    )
 
 
 #: Code files looked at ahead so one file can follow values into another (beyond these, files
@@ -1526,7 +1658,9 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
         return None
     index = Project(dict.fromkeys(langs, None))  # type: ignore[arg-type]
     wanted: set[str] = set()
+    deps: dict[str, set[str]] = {}
     for rel, lang in langs.items():
+        found: set[str] = set()
         if lang == "python":
             for m in _PY_IMPORT.finditer(texts[rel]):
                 if m.group(1) is not None:
@@ -1545,36 +1679,53 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
                         for n in m.group(3).split(",")
                         if n.split()
                     ]
-                wanted.update(h for h in hits if h and h != rel)
+                found = {h for h in hits if h and h != rel}
         elif lang in ("javascript", "typescript", "tsx"):
-            for m in _JS_IMPORT.finditer(texts[rel]):
-                if (hit := index.js_module_path(rel, m.group(1))) and hit != rel:
-                    wanted.add(hit)
+            found = {
+                hit
+                for m in _JS_IMPORT.finditer(texts[rel])
+                if (hit := index.js_module_path(rel, m.group(1))) and hit != rel
+            }
         else:
-            for m in _SH_SOURCE.finditer(texts[rel]):
-                for token in re.findall(r"[^\s\"'`$()]+", m.group(1)):
-                    if (hit := index.shell_file_path(rel, token)) and hit != rel:
-                        wanted.add(hit)
+            found = {
+                hit
+                for m in _SH_SOURCE.finditer(texts[rel])
+                for token in re.findall(r"[^\s\"'`$()]+", m.group(1))
+                if (hit := index.shell_file_path(rel, token)) and hit != rel
+            }
+        wanted |= found
+        deps[rel] = found
     if not wanted:
         return None
     project = Project()
     for rel in sorted(wanted):
-        facts = None
-        if langs[rel] == "python":
-            from skillyard.install.scanner import _python
-
-            facts = _python.analyse(texts[rel], None, rel, export=True)
-        elif langs[rel] in ("javascript", "typescript", "tsx"):
-            from skillyard.install.scanner import _js
-
-            facts = _js.analyse(texts[rel], langs[rel], None, rel, export=True)
-        else:
-            from skillyard.install.scanner import _shell
-
-            facts = _shell.analyse(texts[rel], 0, None, rel)
-        if facts is not None and facts.export is not None:
-            project.exports[rel] = facts.export
+        _export(project, rel, langs[rel], texts[rel], None)
+    # A helper that imports another helper (read here, packed there, sent from a third file) is
+    # read once more with the first reading of the files it imports: two hops in all.
+    first = Project(dict(project.exports))
+    for rel in sorted(wanted):
+        if deps.get(rel, set()) & set(first.exports):
+            _export(project, rel, langs[rel], texts[rel], first)
     return project if project.exports else None
+
+
+def _export(project: Project, rel: str, lang: str | None, text: str, seen: Project | None) -> None:
+    """Read one imported file for what it offers the others (`seen`: what its own imports offer)."""
+    facts = None
+    if lang == "python":
+        from skillyard.install.scanner import _python
+
+        facts = _python.analyse(text, seen, rel, export=True)
+    elif lang in ("javascript", "typescript", "tsx"):
+        from skillyard.install.scanner import _js
+
+        facts = _js.analyse(text, lang, seen, rel, export=True)
+    else:
+        from skillyard.install.scanner import _shell
+
+        facts = _shell.analyse(text, 0, seen, rel)
+    if facts is not None and facts.export is not None:
+        project.exports[rel] = facts.export
 
 
 def _timed_out(ctx: _Ctx, by_builtin: dict[str | None, Rule], rel: str) -> None:

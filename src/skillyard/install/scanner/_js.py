@@ -117,6 +117,12 @@ _REMOVE = {
     "fs-extra.removeSync",
     "fs-extra.remove",
 }
+#: Module registries and CDNs that Deno and browser code import from by URL.
+_MODULE_CDN = re.compile(
+    r"(?i)https://(?:deno\.land|jsr\.io|esm\.sh|esm\.run|cdn\.jsdelivr\.net|unpkg\.com|cdn\.skypack\.dev|ga\.jspm\.io)/"
+)
+#: Names of the global object: a call through them is a call of the global function.
+_GLOBALS = frozenset({"globalThis", "window", "global", "self"})
 _LOCAL = re.compile(r"^(?:127\.|localhost\b|::1$|\[::1\]|0\.0\.0\.0)")
 #: A helper whose name says it reads (`readIf`, `loadFile`, `slurp`) is a read when handed a secret path.
 _READISH = re.compile(r"read|load|slurp|cat|get.*file|grab", re.IGNORECASE)
@@ -206,13 +212,16 @@ class _Reader:
             obj = n.child_by_field_name("object")
             prop = n.child_by_field_name("property")
             if obj is not None and prop is not None:
-                return f"{self.qual(obj)}.{self.text(prop)}"
+                base = self.qual(obj)
+                # globalThis.fetch, window["eval"], g.Function with g = globalThis: the global itself
+                return self.text(prop) if base in _GLOBALS else f"{base}.{self.text(prop)}"
         if n.type == "subscript_expression":
             obj = n.child_by_field_name("object")
             idx = n.child_by_field_name("index")
             key = self.fold(idx) if idx is not None else None
             if obj is not None and key:
-                return f"{self.qual(obj)}.{key}"
+                base = self.qual(obj)
+                return key if base in _GLOBALS else f"{base}.{key}"
         if n.type == "call_expression":
             f = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
@@ -350,6 +359,9 @@ class _Reader:
                 items = [self.fold(x) for x in obj.named_children]
                 if sep is not None and all(i is not None for i in items):
                     return sep.join(str(i) for i in items)
+            if prop == "join" and obj is not None and (chars := self._char_map(obj)) is not None:
+                sep = self.fold(a[0]) if a else ","
+                return sep.join(chars) if sep is not None else None
             if prop == "toString" and obj is not None and obj.type == "call_expression":
                 inner_f = obj.child_by_field_name("function")
                 inner_a = obj.child_by_field_name("arguments")
@@ -365,6 +377,46 @@ class _Reader:
                         except ValueError:
                             return None
         return None
+
+    def _char_map(self, call: Any) -> list[str] | None:
+        """`CODES.map((c) => String.fromCharCode(c))` or `.map(String.fromCharCode)` of a constant
+        array: the characters the codes spell."""
+        if call.type != "call_expression":
+            return None
+        f = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if f is None or f.type != "member_expression" or args is None or len(args.named_children) != 1:
+            return None
+        if self.text(f.child_by_field_name("property")) != "map":
+            return None
+        base = f.child_by_field_name("object")
+        if base is None:
+            return None
+        if base.type == "array":
+            codes: list[str] | None = [self.text(x) for x in base.named_children]
+        elif base.type == "identifier":
+            codes = self.arrays.get(self.text(base))
+        else:
+            codes = None
+        fn = args.named_children[0]
+        body = (
+            fn.child_by_field_name("body") if fn.type in ("arrow_function", "function_expression") else None
+        )
+        plain = self.qual(fn) == "String.fromCharCode"
+        if not codes or not (
+            plain
+            or (
+                body is not None
+                and re.fullmatch(
+                    r"\{?\s*(?:return\s+)?String\.fromCharCode\(\s*\w+\s*\)\s*;?\s*\}?", self.text(body)
+                )
+            )
+        ):
+            return None
+        try:
+            return [chr(int(c, 0)) for c in codes]
+        except (ValueError, OverflowError):
+            return None
 
     def source(self, n: Any) -> Source | None:
         """The secret `n` carries, a credential store before an environment variable."""
@@ -721,6 +773,8 @@ class _Reader:
         if name.type != "identifier":
             return
         key = self.text(name)
+        if value.type == "identifier" and self.qual(value) in _GLOBALS:
+            self.mods[key] = "globalThis"  # const g = globalThis: g.fetch is fetch
         if value.type == "array":
             items = [self.fold(x) for x in value.named_children]
             if items and all(i is not None for i in items):
@@ -782,6 +836,32 @@ class _Reader:
                 return got
         return None
 
+    def mailed(self, a: list[Any], line: int) -> None:
+        """`transport.sendMail({attachments: [{path: "~/.ssh/id_rsa"}], text: secret})`: the mail
+        carries a secret it is given, or a credential file it attaches by path."""
+        for x in a:
+            for sub in _walk(x):
+                src = (
+                    self.source(sub)
+                    if sub.type in ("identifier", "call_expression", "member_expression")
+                    else None
+                )
+                if src is None and sub.type in (
+                    "string",
+                    "template_string",
+                    "call_expression",
+                    "binary_expression",
+                ):
+                    v = self.fold(sub)
+                    if v and (s := secret_path(v)):
+                        src = Source(s, line, True)
+                if src is not None:
+                    text = f"reads {src[0]} and sends it by mail"
+                    self.facts.flows.append(
+                        flow("secret-network", "critical" if src[2] else "medium", line, text, src)
+                    )
+                    return
+
     def call(self, n: Any) -> None:
         f = n.child_by_field_name("function") or n.child_by_field_name("constructor")
         args = n.child_by_field_name("arguments")
@@ -795,6 +875,15 @@ class _Reader:
             self.call_sinks(n, q, f, a, line)
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
+        if f.type == "import" and a and (url := self.fold(a[0])) and re.match(r"(?i)https?://", url):
+            # import("https://…"): a module fetched from the network and run
+            text = f"imports {url} from the network and runs it as a module"
+            sev = "medium" if _MODULE_CDN.match(url) else "critical"  # Deno and browser code do this
+            self.facts.flows.append(flow("download-exec", sev, line, text, None))
+        if any(x.type == "identifier" and self.qual(x) in ("eval", "Function") for x in a):
+            self.evals.append(line)  # `.then(eval)`: the evaluator handed on as a callback
+        if short == "sendMail" and f.type == "member_expression" and a:
+            self.mailed(a, line)
         opens = q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns)
         if opens and q not in ("http.request", "https.request"):
             where = self.dest(n) or ""

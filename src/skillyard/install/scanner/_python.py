@@ -173,6 +173,9 @@ class _Reader:
         self.sink_calls = 0
         #: this file's functions by name, and those whose body has been read
         self.defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        #: helpers being folded (a helper that calls itself is not folded), lambdas bound to names
+        self.folding: set[str] = set()
+        self.lambdas: dict[str, ast.Lambda] = {}
         self.done: set[str] = set()
         self.ready = False
         #: loop names bound to files found under the home directory -> that directory
@@ -297,8 +300,16 @@ class _Reader:
                 if a is None:
                     return None
                 elts = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
-                vals = [self.fold(e) for e in elts]
-                if any(v is None for v in vals):
+                # numbers stay numbers: "%c%c" % (99, 117) spells characters
+                vals: list[Any] = [
+                    e.value
+                    if isinstance(e, ast.Constant)
+                    and isinstance(e.value, int)
+                    and not isinstance(e.value, bool)
+                    else self.fold(e)
+                    for e in elts
+                ]
+                if any(v is None for v in vals) or len(vals) > 4096:
                     return None
                 try:
                     return a % tuple(vals)
@@ -380,6 +391,12 @@ class _Reader:
             if s is None:
                 return None
             return {"strip": s.strip(), "lower": s.lower(), "upper": s.upper()}.get(short, s)
+        if short == "replace" and isinstance(node.func, ast.Attribute) and len(args) == 2:
+            base, old, new = self.fold(node.func.value), self.fold(args[0]), self.fold(args[1])
+            if base is None or old is None or new is None or not old:
+                return None
+            out = base.replace(old, new)
+            return out if len(out) <= MAX_FOLD else None
         if short == "joinpath" and isinstance(node.func, ast.Attribute):
             parts = [self.fold(node.func.value)] + [self.fold(a) for a in args]
             return "/".join(p.rstrip("/") for p in parts if p is not None) if None not in parts else None
@@ -408,7 +425,57 @@ class _Reader:
             s, enc = self.fold(args[0]), self.fold(args[1])
             if s is not None and enc and enc.replace("_", "").lower() == "rot13":
                 return codecs.decode(s, "rot13")
+        if f in self.defs and not node.keywords:
+            return self._fold_helper(self.defs[f], args)
+        if isinstance(node.func, ast.Name) and node.func.id in self.lambdas and not node.keywords:
+            return self._fold_helper(self.lambdas[node.func.id], args)
         return None
+
+    def _fold_helper(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, args: list[ast.expr]
+    ) -> str | None:
+        """A call to a one-line helper of this file (`def _n(*codes): return "".join(map(chr,
+        codes))`, or a lambda bound to a name) with constant arguments folds to what it returns."""
+        name = fn.name if not isinstance(fn, ast.Lambda) else f"<lambda {id(fn)}>"
+        if isinstance(fn, ast.Lambda):
+            result: ast.expr | None = fn.body
+        else:
+            body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            result = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+        a = fn.args
+        if (
+            result is None
+            or name in self.folding
+            or a.kwonlyargs
+            or a.posonlyargs
+            or any(isinstance(x, ast.Starred) for x in args)
+            or len(args) < len(a.args) - len(a.defaults)
+            or (len(args) > len(a.args) and a.vararg is None)
+        ):
+            return None
+        vals = [self.fold(x) for x in args]
+        if any(v is None for v in vals):
+            return None
+        saved_env, saved_lists = self.env, self.lists
+        self.env, self.lists = dict(self.env), dict(self.lists)
+        self.folding.add(name)
+        try:
+            for i, p in enumerate(a.args):
+                if i < len(vals):
+                    self.env[p.arg] = vals[i]
+                else:
+                    d = self.fold(a.defaults[i - (len(a.args) - len(a.defaults))])
+                    if d is None:
+                        return None
+                    self.env[p.arg] = d
+                self.lists.pop(p.arg, None)
+            if a.vararg is not None:
+                self.lists[a.vararg.arg] = [v for v in vals[len(a.args) :] if v is not None]
+                self.env.pop(a.vararg.arg, None)
+            return self.fold(result)
+        finally:
+            self.env, self.lists = saved_env, saved_lists
+            self.folding.discard(name)
 
     def _codes(self, node: ast.AST) -> list[int] | None:
         """A constant list of character or byte codes (literal, or a name bound to one)."""
@@ -467,6 +534,11 @@ class _Reader:
             return None
         if isinstance(node, ast.Call) and self.qual(node.func) == "map" and len(node.args) == 2:
             return self._chars(node.args[1]) if self.qual(node.args[0]) == "chr" else None
+        if isinstance(node, ast.Name) and node.id in self.lists:
+            return list(self.lists[node.id])  # " ".join(parts) of a constant list
+        if isinstance(node, ast.Call) and self.qual(node.func) == "reversed" and len(node.args) == 1:
+            items = self._fold_items(node.args[0])
+            return items[::-1] if items is not None else None
         s = self.fold(node)
         return list(s) if s is not None else None
 
@@ -824,7 +896,7 @@ class _Reader:
                 if self.param_sinks is not None and where is None:  # handed on to another helper
                     self.param_sinks.setdefault(int(src.what[len(PARAM) :]), sink)
                 continue
-            if kind == "secret-network" and src.what.startswith("content downloaded"):
+            if kind == "secret-network" and src.what.startswith(_FETCHED):
                 continue  # a response handed on to another request is not a secret
             said = text.replace(PARAM, src.what)
             if kind == "secret-network" and src.strong:
@@ -858,17 +930,28 @@ class _Reader:
             for n in ast.walk(node.target):
                 if isinstance(n, ast.Name):
                     self.home_walk[n.id] = root
-        if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
+        if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Tuple | ast.List):
+            # `for name, data in attachments()`: each part of an item of a secret sequence holds it
+            if self.ready and (src := self.source(node.iter)):
+                for n in ast.walk(node.target):
+                    if isinstance(n, ast.Name):
+                        self.taint[n.id] = src
+        elif isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
             if self.ready and (src := self.source(node.iter)):
                 self.taint[node.target.id] = src
             if isinstance(node.iter, ast.Name):
                 items = self.lists.get(node.iter.id)
+            elif isinstance(node.iter, ast.List | ast.Tuple):
+                # `for base in (home, Path.cwd())`: the values that fold are among those it takes
+                items = [v for e in node.iter.elts if (v := self.fold(e)) is not None]
             else:
-                items = self._fold_items(node.iter) if isinstance(node.iter, ast.List | ast.Tuple) else None
+                items = None
             if items:
                 self.env[node.target.id] = ALT.join(items)
         elif isinstance(node, ast.Call):
             self._call(node)
+            if (later := _deferred(node, self.qual(node.func) or "")) is not None:
+                self._call(later)
             if (self.qual(node.func) or "") in _SAY:
                 # a message shown to the user ("run: systemctl ...") is text, not a command
                 for a in node.args:
@@ -947,6 +1030,9 @@ class _Reader:
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         if not names:
             return
+        if isinstance(value, ast.Lambda) and len(self.lambdas) < MAX_FUNCTIONS:
+            for n in names:
+                self.lambdas[n] = value
         if isinstance(value, ast.List | ast.Tuple) and (items := self._fold_items(value)) is not None:
             for n in names:
                 self.lists[n] = items
@@ -999,6 +1085,11 @@ class _Reader:
                     f"content downloaded from {self._dest(value) or 'the network'}",
                     node.lineno,
                     True,
+                )
+            elif isinstance(value, ast.Call) and _unlocks(value):
+                # z.read(name, pwd=...): what a password-protected archive hid from the scan
+                self.taint[n] = Source(
+                    "content unpacked from a password-protected archive", node.lineno, True
                 )
 
     def _is_download(self, call: ast.Call) -> bool:
@@ -1100,7 +1191,7 @@ class _Reader:
             return
         if f in _UNPICKLE and call.args:
             src = self.source(call.args[0])
-            if src and src.what.startswith("content downloaded"):
+            if src and src.what.startswith(_FETCHED):
                 self._flow(
                     "download-exec",
                     "critical",
@@ -1123,8 +1214,11 @@ class _Reader:
             if code and not isinstance(call.args[0], ast.Constant):
                 self.facts.assembled.append((line, shown(code)))
             src = self.source(call.args[0])
-            if src and src[0].startswith("content downloaded"):
+            if src and src[0].startswith(_FETCHED):
                 self._flow("download-exec", "critical", line, f"runs {src[0]} as Python code", src)
+            elif isinstance(call.args[0], ast.Call) and _unlocks(call.args[0]):
+                what = "content unpacked from a password-protected archive"
+                self._flow("download-exec", "critical", line, f"runs {what} as Python code", None)
             elif isinstance(call.args[0], ast.Call) and self._is_download(call.args[0]):
                 dest = self._dest(call.args[0]) or self._dest(_inner_call(call.args[0])) or "the network"
                 self._flow(
@@ -1163,7 +1257,7 @@ class _Reader:
                     continue
                 dest = self.fold(a) if dns else (self._dest(call) or _receiver(f))
                 what, strong = src.what, src.strong
-                if what.startswith("content downloaded"):
+                if what.startswith(_FETCHED):
                     continue
                 if dns:
                     text = f"reads {what} and sends it in a DNS lookup of {dest or 'a name built from it'}"
@@ -1268,7 +1362,7 @@ class _Reader:
             src = Source(s, line, True)
         for extra in extras:  # tar.addfile(info, fileobj=open(...)), zf.writestr(name, data)
             src = src or self.source(extra)
-        if src is None or src.what.startswith(("content downloaded", PARAM)):
+        if src is None or src.what.startswith((*_FETCHED, PARAM)):
             return
         target = self.archive_of[archive]
         packed = Source(src.what, line, src.strong, src.steps(), f"packs {src.what} into an archive")
@@ -1300,7 +1394,7 @@ class _Reader:
         got = data.value if isinstance(data, ast.Attribute) and data.attr in ("content", "text") else data
         if isinstance(got, ast.Call) and self._is_download(got):
             url = self._dest(got) or self._dest(_inner_call(got)) or "the network"
-        elif (src := self.source(data)) is not None and src.what.startswith("content downloaded"):
+        elif (src := self.source(data)) is not None and src.what.startswith(_FETCHED):
             url = src.what.removeprefix("content downloaded from ")
         else:
             return
@@ -1337,7 +1431,7 @@ class _Reader:
         marks = {}
         for n in sorted(names):
             src = self.taint[n]
-            if src.what.startswith(PARAM) or src.what.startswith("content downloaded"):
+            if src.what.startswith(PARAM) or src.what.startswith(_FETCHED):
                 continue
             marks[n] = (len(self.facts.stand_ins) + len(marks), src)
         self.marking = {n: stand_in_marker(k) for n, (k, _) in marks.items()}
@@ -1395,6 +1489,65 @@ _VISITED = (
     ast.Tuple,
     ast.Set,
 )
+
+
+#: Calls that take a function and its arguments and call it later (at exit, in a thread, on a
+#: timer): name -> (position of the function, position of the arguments or None for *args after it).
+_DEFER = {
+    "atexit.register": (0, None),
+    "threading.Thread": (None, None),
+    "multiprocessing.Process": (None, None),
+    "threading.Timer": (1, 2),
+    "Timer": (1, 2),
+    "submit": (0, None),
+    "call_later": (1, None),
+    "call_soon": (0, None),
+    "run_in_executor": (1, None),
+    "apply_async": (0, 1),
+    "enter": (2, 3),
+}
+
+
+def _deferred(call: ast.Call, f: str) -> ast.Call | None:
+    """`atexit.register(shutil.rmtree, home)`, `Thread(target=f, args=(x,))`: the call made later,
+    as if written out (`shutil.rmtree(home)`)."""
+    spec = _DEFER.get(f) or (_DEFER.get(f.rsplit(".", 1)[-1]) if "." in f else None)
+    if spec is None:
+        return None
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    fpos, apos = spec
+    fn = kw.get("target") or kw.get("function") or kw.get("action")
+    if fn is None and fpos is not None and len(call.args) > fpos:
+        fn = call.args[fpos]
+    if fn is None or not isinstance(fn, ast.Name | ast.Attribute):
+        return None
+    packed = kw.get("args") or kw.get("argument")
+    if packed is None and apos is not None and len(call.args) > apos:
+        packed = call.args[apos]
+    if packed is not None:
+        args = list(packed.elts) if isinstance(packed, ast.Tuple | ast.List) else []
+    else:
+        args = list(call.args[fpos + 1 :]) if fpos is not None else []
+    return ast.copy_location(ast.Call(func=fn, args=args, keywords=[]), call)
+
+
+#: Values that are code from outside the skill's readable files: running them is download-and-execute.
+_FETCHED = ("content downloaded", "content unpacked")
+
+
+def _unlocks(call: ast.Call) -> bool:
+    """A read of an archive member with a password (`z.read(n, pwd=...)`, `SevenZipFile(p,
+    password=...).readall()`)."""
+    return any(
+        isinstance(c, ast.Call) and any(k.arg in ("pwd", "password") for k in c.keywords)
+        for c in ast.walk(call)
+    ) or (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("read", "open")
+        and len(call.args) == 2
+        and isinstance(call.args[1], ast.Constant)
+        and isinstance(call.args[1].value, bytes)
+    )
 
 
 def _PLUS(p: list[str]) -> str:

@@ -91,6 +91,7 @@ class _Reader:
         self.staged_paths: dict[str, Source] = {}
         #: the credential directory the script changed into (`cd ~/.ssh`), for what `git add` stages
         self.cwd: Source | None = None
+        self.cwd_home = False  # `cd ~` happened: a server started now serves the home directory
         #: git remotes the script adds: name -> URL
         self.remotes: dict[str, str] = {}
         self.facts = CodeFacts()
@@ -365,7 +366,23 @@ class _Reader:
 
     def pipeline(self, n: Any) -> None:
         parts = [c for c in n.named_children if c.type != "comment"]
+        # tree-sitter-bash reads `a | b | c || true` as `a | (b | c || true)`: the list's first
+        # pipeline continues this one, and what follows `||`/`&&` is read on its own
+        after: list[Any] = []
+        while parts and parts[-1].type == "list":
+            kids = [c for c in parts.pop().named_children if c.type != "comment"]
+            if not kids:
+                break
+            first = kids[0]
+            parts.extend(
+                [c for c in first.named_children if c.type != "comment"]
+                if first.type == "pipeline"
+                else [first]
+            )
+            after[:0] = kids[1:]
         src: Source | None = None
+        const: str | None = None  # constant text fed down the pipeline, decoded on the way
+        decoded = False
         #: a listing of the home directory or its data folders fed down the pipeline (`ls -A ~`)
         listing: str | None = None
         shown = []
@@ -390,6 +407,19 @@ class _Reader:
             words, nodes = _unwrap(words, nodes)
             line = cmd.start_point[0] + 1
             run = _xargs(words) if words and _base(words[0]) == "xargs" else words
+            # `echo TEXT | rev | sh`: constant text decoded on its way into a shell is a command
+            if i == 0 and words and _base(words[0]) in ("echo", "printf"):
+                plain = [w for w in words[1:] if not re.fullmatch(r"-[neE]+", w)]
+                if _base(words[0]) == "printf" and len(plain) > 1 and plain[0] in ("%s", "%s\\n"):
+                    plain = plain[1:]
+                const, decoded = " ".join(plain), False
+            elif const is not None and (dec := _decode_filter(words, const)) is not None:
+                const, decoded = dec, True
+            elif const is not None and decoded and words and _base(words[0]) in _RUNS_STDIN:
+                self.facts.assembled.append((line, const))
+                const = None
+            elif i:
+                const = None
             if i == 0 or (src is None and cli_secret(words)):
                 # what the pipeline carries: the first command's output, or a later command that
                 # prints a credential (`... | git credential fill | curl -d @- ...`)
@@ -397,7 +427,7 @@ class _Reader:
                     (s for s in (self.taint_of(x) for x in nodes[1:]) if s), None
                 )
                 listing = _home_listing(words) if i == 0 else listing
-            elif src and run and (_sends(run) or _base(run[0]) in _DNS):
+            elif src and run and (_sends(run) or _base(run[0]) in _DNS or _base(run[0]) == "ssh"):
                 dest = _dest(run) or "the network"
                 how = "in DNS lookups of" if _base(run[0]) in _DNS else "to"
                 self.flow(
@@ -415,8 +445,10 @@ class _Reader:
                 self.redirects(c)
             self.command(cmd, None)
         joined = " | ".join(shown)
-        if joined != self.text(n) and len(shown) == len(parts):
+        if joined != self.text(n) and len(shown) == len(parts) and not after:
             self.facts.assembled.append((n.start_point[0] + 1, joined))
+        for rest in after:
+            self.walk(rest)
 
     def heredoc(self, n: Any, r: Any) -> None:
         """`python3 - <<'PY' ... PY`, `node <<JS`, `bash <<EOF`: the here-document is the program."""
@@ -525,6 +557,16 @@ class _Reader:
                 sub.assembled.clear()
                 self.facts.extend(sub, line - 1)
         self.inline_code(name, words, line)
+        if (served := _serves(words)) is not None:
+            where = served or ("~" if self.cwd_home else self.cwd.what if self.cwd else None)
+            if where and (where in ("~", "$HOME", "${HOME}") or secret_path(where)):
+                self.flow(
+                    "secret-network",
+                    "high",
+                    line,
+                    f"serves {where} over HTTP to anyone who can reach this machine",
+                    Source(where, line, True, how=f"serves {where}"),
+                )
         if name == "dd" or name.startswith(("mkfs", "mke2fs")) or name in _DISK_TOOLS:
             self.disk(name, words, nodes, line)
         # downloads to a file, then running that file
@@ -594,6 +636,17 @@ class _Reader:
             self.stage(name, words, line)
         elif name == "cd" and len(words) > 1:
             self.cwd = self.secret(words[1], line)
+            self.cwd_home = words[1].rstrip("/") in ("~", "$HOME", "${HOME}", "/root") or bool(
+                re.fullmatch(r"/(?:home|Users)/[^/]+/?", words[1])
+            )
+        elif (up := _uploads(words)) is not None:
+            paths, dest = up
+            for w in paths:
+                if src := self.secret(w, line):
+                    self.flow(
+                        "secret-network", "critical", line, f"reads {src.what} and uploads it to {dest}", src
+                    )
+                    break
         elif name == "git":
             self.git(words, line)
         elif name == "find":
@@ -907,6 +960,12 @@ def _commands(node: Any) -> list[Any]:
     return out
 
 
+#: Programs that run what they read on standard input.
+_RUNS_STDIN = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node", "php"}
+)
+
+
 def _decode_filter(words: list[str], text: str) -> str | None:
     """What a decoding filter (`base64 -d`, `rev`, `xxd -r -p`, a rot13 `tr`) makes of constant text."""
     import base64
@@ -950,6 +1009,49 @@ def _unwrap(words: list[str], nodes: list[Any]) -> tuple[list[str], list[Any]]:
             break
         words, nodes = words[k:], nodes[k:]
     return words, nodes
+
+
+def _uploads(words: list[str]) -> tuple[list[str], str] | None:
+    """Commands that upload the files they name to storage or a share: (the files, where to)."""
+    if len(words) < 3:
+        return None
+    name, args = _base(words[0]), [w for w in words[1:] if not w.startswith("-")]
+    if name == "gh" and words[1:3] == ["gist", "create"]:
+        return args[2:], "a GitHub gist"
+    if name == "gh" and words[1:3] == ["release", "upload"]:
+        return args[3:], "a GitHub release"
+    if name in ("aws", "gsutil", "gcloud", "azcopy") and any(
+        w.startswith(("s3://", "gs://", "https://")) for w in args
+    ):
+        dest = next(w for w in args if w.startswith(("s3://", "gs://", "https://")))
+        return [w for w in args if w != dest], dest
+    if name == "az" and "upload" in words:
+        files = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--file", "-f", "--source", "-s")]
+        return files, "Azure storage"
+    if name == "rclone" and len(args) >= 3 and args[0] in ("copy", "sync", "move", "copyto", "moveto"):
+        return args[1:-1], args[-1]
+    if name in ("wormhole", "croc", "ffsend") and args[:1] in (["send"], ["upload"]):
+        return args[1:], f"a {name} transfer"
+    return None
+
+
+def _serves(words: list[str]) -> str | None:
+    """`python3 -m http.server`, `php -S`, `npx http-server DIR`, `busybox httpd -h DIR`: the folder
+    served ("" for the current one), or None when the command serves nothing."""
+    name = _base(words[0])
+    if name.startswith("python") and "-m" in words and "http.server" in words:
+        for flag in ("--directory", "-d"):
+            if flag in words[:-1]:
+                return words[words.index(flag) + 1]
+        return ""
+    if name == "php" and "-S" in words:
+        return words[words.index("-t") + 1] if "-t" in words[:-1] else ""
+    if name in ("npx", "http-server", "serve") and ("http-server" in words or name == "serve"):
+        rest = [w for w in words[1:] if not w.startswith("-") and w not in ("http-server", "serve")]
+        return rest[0] if rest else ""
+    if name == "busybox" and "httpd" in words:
+        return words[words.index("-h") + 1] if "-h" in words[:-1] else ""
+    return None
 
 
 def _sends(words: list[str]) -> bool:

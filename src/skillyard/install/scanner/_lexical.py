@@ -1,0 +1,398 @@
+"""A light reading of code in languages the scanner has no parser for (Go, Ruby, PowerShell, Perl,
+PHP, Rust, Java, C#, Lua...).
+
+No grammar: the file's string literals and a few call names are enough to tell that it reads a
+credential store and that it talks to the network, where to, and that it deletes the home
+directory. The value cannot be followed from one to the other, so the severity is weighed from
+what is certain: a credential store and a send to a hard-coded exfiltration-shaped destination (a
+raw IP address, a chat webhook, a paste site) is critical, to another hard-coded host high, to a
+host decided at run time medium.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skillyard.install.scanner._flows import (
+    KERNEL_PATH,
+    PERSIST_PATH,
+    CodeFacts,
+    Source,
+    cli_secret,
+    exfil_shaped,
+    flow,
+    persistence_severity,
+    secret_path,
+)
+
+_COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#)", re.IGNORECASE)
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`\n]*)`')
+_WORDS = re.compile(r"%[wWiI][\[({<]([^\])}>]*)[\])}>]")
+_HOME_PREFIX = re.compile(
+    r"^(?:\$env:(?:USERPROFILE|HOME)|%USERPROFILE%|%HOME%|\$\{?HOME\}?|\$HOME)(?=[/\\]|$)", re.I
+)
+
+#: Calls that read a file (or a whole store) into the program.
+_READS = re.compile(
+    r"\b(?:ReadFile|ReadAll|ReadDir|Open|os\.Open|ioutil\.ReadFile|File\.(?:read|open|binread|readlines"
+    r"|ReadAllText|ReadAllBytes|ReadAllLines|OpenRead)|IO\.(?:read|binread|readlines)|Get-Content|gc|cat"
+    r"|read_to_string|read_to_end|fs::read|readFileSync|readFile|file_get_contents|fopen|slurp|Files\.read\w*"
+    r"|open|read|io\.open|Pathname|Import-Clixml)\b",
+)
+#: Calls that send data over the network, by kind.
+_SINKS = (
+    (
+        "HTTP",
+        re.compile(
+            r"\bhttp\.(?:Post|PostForm|Get|NewRequest\w*)\b|\.(?:Post|PostForm|Do)\(|Net::HTTP|HTTParty|Faraday"
+            r"|RestClient|URI\.open|Invoke-RestMethod|Invoke-WebRequest|\b(?:irm|iwr)\b|WebClient|\.Upload\w+\("
+            r"|HttpClient|HttpRequest|reqwest::|ureq::|HttpURLConnection|URLSession|curl_(?:exec|init)"
+            r"|LWP::UserAgent|HTTP::Tiny|\bfetch\(|http\.request|Excon|Typhoeus|WWW::Mechanize|wp_remote_post"
+        ),
+    ),
+    (
+        "a socket",
+        re.compile(
+            r"\bnet\.Dial\w*|\btls\.Dial\b|TCPSocket|UDPSocket|Socket\.(?:tcp|udp|new)|TcpClient|UdpClient"
+            r"|Net\.Sockets|IO::Socket|fsockopen|stream_socket_client|TcpStream::connect|UdpSocket|new Socket\("
+            r"|socket\.connect|\bsocket\.tcp\b"
+        ),
+    ),
+    (
+        "mail",
+        re.compile(
+            r"smtp\.SendMail|net/smtp|Net::SMTP|Send-MailMessage|SmtpClient|\bmail\(|lettre::|Transport\.send"
+        ),
+    ),
+)
+_URL = re.compile(
+    r"^(?:https?|wss?|ftp|smtps?)://[^\s\"'`]+$|^(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{2,5}$",
+    re.I,
+)
+_LOOPBACK = re.compile(r"^(?:[a-z]+://)?(?:127\.|localhost\b|0\.0\.0\.0|\[::1\])", re.I)
+_BIND = re.compile(
+    r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
+    r"[$@]{0,2}([A-Za-z_]\w*)\s*(?::=|=)\s*[\"'`]([^\"'`\s]+)[\"'`]"
+)
+#: A chat or integration webhook: a path that says so, whatever the host.
+_WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
+#: The whole environment as one value.
+_ALL_ENV = re.compile(
+    r"\bos\.Environ\(\)|\bENV\.(?:to_h|to_a|to_hash|each|map|inspect)\b|Get-ChildItem\s+env:|\bgci\s+env:|dir\s+env:"
+    r"|System\.getenv\(\)|env::vars\(\)|Environment\.GetEnvironmentVariables\(\)|%ENV\b|getenv\(\)",
+    re.I,
+)
+_SECRET_ENV_READ = re.compile(
+    r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
+    r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH)[A-Z0-9_]*)"
+)
+#: Credential files that are often an application's own (a project's `.env`, its token cache):
+#: weighed like an API token, not like a store in the home directory.
+_OWN_FILE = re.compile(r"(?:^|/)\.env\b|tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I)
+
+#: The home directory as an expression, and a name bound to it.
+_HOME_EXPR = (
+    r"(?:os\.UserHomeDir\(\)|os\.Getenv\(\"(?:HOME|USERPROFILE)\"\)|Dir\.home\b|ENV\[[\"']HOME[\"']\]"
+    r"|File\.expand_path\([\"']~[\"']\)|\$HOME\b|\$env:(?:USERPROFILE|HOME)\b|\$ENV\{HOME\}|dirs::home_dir\(\)"
+    r"|home::home_dir\(\)|System\.getProperty\(\"user\.home\"\)|Environment\.GetFolderPath\([^)]*UserProfile\)"
+    r"|os\.homedir\(\)|getenv\([\"']HOME[\"']\))"
+)
+_HOME_BIND = re.compile(
+    r"^\s*(?:(?:let|my|var|val|String|string|final|local)\s+)?[$@]?([A-Za-z_]\w*)(?:\s*,\s*_?\w*)?\s*:?=\s*"
+    + _HOME_EXPR
+)
+_RM_TREE = re.compile(
+    r"(?:os\.RemoveAll|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|deleteDirectory)"
+    r"|fs::remove_dir_all|std::fs::remove_dir_all|Directory\.Delete|rmtree|File::Path::remove_tree|rimraf"
+    r"|Remove-Item\b[^|;\n]*?-Recurse|\brm\s+-\w*r\w*\s+(?:-\w+\s+)*)\s*\(?\s*(?:-Path\s+|-LiteralPath\s+)?"
+)
+_DATE_CHECK = re.compile(
+    r"time\.Now\(\)\.(?:After|Before|Unix)|Time\.now\s*[<>]|Date\.today\s*[<>]|Get-Date|DateTime\.(?:Now|UtcNow)"
+    r"|LocalDate\.now|SystemTime::now|\btime\(\)\s*[<>]|\.Unix\(\)\s*[<>]|time\.Date\(",
+)
+
+
+#: Calls that write a file.
+_WRITES = re.compile(
+    r"WriteFile|os\.Create\b|OpenFile|File\.(?:write|open\([^)\n]*[\"'][wa]|WriteAll\w*|AppendAll\w*)|IO\.write"
+    r"|Set-Content|Add-Content|Out-File|fs::write|File::create|OpenOptions|file_put_contents|fwrite|Files\.write"
+    r"|FileWriter|writeFileSync|appendFileSync|>>\s*[\"'$]|\bopen\s*\(\s*[\w$]+\s*,\s*[\"']>{1,2}",
+)
+#: DNS lookups; with a name built at run time they carry data.
+_DNS_CALL = re.compile(
+    r"net\.Lookup\w+|Resolv(?:::DNS)?[.:]+\w+|Resolve-DnsName|gethostbyname|Dns\.GetHostAddresses"
+    r"|dns_get_record|InetAddress\.getByName|lookup_host|Socket\.getaddrinfo|\bnslookup\b|\bdig\b",
+)
+_BUILT = re.compile(r"Sprintf|\+\s*[\"'$\w]|#\{|\$\(|%s|format!?\(|\{\}|\$\w+\.|\.\.|\bjoin\b|interpolat")
+#: An interactive shell started (not `sh -c "..."`), and a process's standard streams handed a socket.
+_SHELL_START = re.compile(
+    r"(?:exec\.Command|IO\.popen|spawn|Process\.spawn|ProcessBuilder|Command::new|proc_open|system|exec)"
+    r"\s*\(\s*[\"'](?:/bin/|/usr/bin/)?(?:ba|z|da)?sh(?:\.exe)?[\"']\s*(?:,\s*[\"']-i[\"']\s*)?[),]"
+    r"|Start-Process\s+(?:cmd|powershell)|[\"']cmd\.exe[\"']",
+    re.I,
+)
+_STREAMS = re.compile(
+    r"\.(?:Stdin|Stdout|Stderr)\s*=\s*\w|\[:in,\s*:out|\b(?:in|out|err):\s*\w+|Stdio::from|from_raw_fd|dup2\("
+    r"|descriptorspec|\$stdin\.reopen|STDIN\.reopen|redirectInput|\.(?:in|out)\s*=\s*sock",
+    re.I,
+)
+
+
+#: A statement that shows text to the user: a command in it is shown, not run.
+_SAY = re.compile(
+    r"^\s*(?:fmt\.(?:Print|Fprint)\w*|puts|print|println!?|eprintln!?|printf|console\.(?:log|error|info|warn)"
+    r"|Write-(?:Host|Output|Information|Verbose)|echo|System\.(?:out|err)\.print\w*|Console\.Write(?:Line)?|say"
+    r"|log\.(?:Print|Info)\w*|warn)\s*\(?\s*(?:os\.Std(?:out|err)\s*,\s*|STDERR\s*,\s*|\$stderr\s*,\s*)?[\"'`]"
+)
+#: ... unless the text is piped on (`Write-Output $code | iex`).
+_PIPED = re.compile(r"[\"'`]\s*\)?\s*\|(?!\|)")
+
+
+#: Calls that run a program: their literal arguments are the command line.
+_RUNS = re.compile(
+    r"exec\.Command(?:Context)?\(|\bsystem\(|\bspawn\(|Process\.spawn|Open3\.\w+\(|IO\.popen\(|\bexec\("
+    r"|Runtime\.getRuntime\(\)\.exec\(|ProcessBuilder\(|Command::new\(|Start-Process\b|shell_exec\(|passthru\("
+    r"|proc_open\(|os\.execute\(|io\.popen\(|Process\.Start\("
+)
+_SHELLS = re.compile(r"^(?:.*/)?(?:ba|z|da|k)?sh$|^(?:cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)$", re.I)
+
+
+def _run_command(line: str) -> str | None:
+    """The command line a call that runs a program spells with literals (`exec.Command("sh", "-c",
+    "...")` is its script; `exec.Command("launchctl", "load", p)` is `launchctl load`)."""
+    m = _RUNS.search(line)
+    if m is None:
+        return None
+    lits = [x for x in _literals(line[m.start() :]) if x]
+    if not lits:
+        return None
+    if _SHELLS.match(lits[0]) and len(lits) > 2 and lits[1].lower() in ("-c", "/c", "-command"):
+        return lits[2]
+    return " ".join(lits) if len(lits) > 1 or " " in lits[0] else None
+
+
+def _literals(line: str) -> list[str]:
+    out = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(line)]
+    for m in _WORDS.finditer(line):
+        out.extend(m.group(1).split())
+    return out
+
+
+def _as_path(lit: str) -> str:
+    return _HOME_PREFIX.sub("~", lit.replace("\\\\", "/").replace("\\", "/"))
+
+
+def _store(lits: list[str]) -> str | None:
+    """A credential store the literals of one line name, alone or as parts of one path."""
+    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
+    # the longest path the parts make first: `.ssh` + `id_rsa` is `.ssh/id_rsa`
+    for i in range(len(parts) - 1):
+        for j in range(min(len(parts), i + 6), i + 1, -1):
+            if s := secret_path("/".join(p.strip("/") for p in parts[i:j])):
+                return s
+    return next((s for p in parts if (s := secret_path(p))), None)
+
+
+def analyse(rel: str, text: str) -> CodeFacts | None:
+    """Flows in a file of a language without a parser (the caller picks those by extension)."""
+    ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
+    if len(text) > 512 * 1024:
+        return None
+    facts = CodeFacts()
+    lines = text.split("\n")
+    source: Source | None = None
+    weak: Source | None = None
+    reads = False
+    binds: dict[str, str] = {}
+    sinks: list[tuple[int, str, str]] = []  # (line, kind, code)
+    homes: set[str] = set()
+    targets: dict[str, str] = {}  # names bound to a persistence or kernel path
+    dns: list[int] = []
+    shells: list[int] = []
+    streams: list[int] = []
+    for n, line in enumerate(lines, 1):
+        if _COMMENT.match(line) or len(line) > 4096:
+            continue
+        if _SAY.match(line) and not _PIPED.search(line):
+            facts.data_lines.add(n)
+            continue
+        lits = _literals(line)
+        if not reads and _READS.search(line):
+            reads = True
+        if source is None and lits:
+            if s := _store(lits):
+                if _OWN_FILE.search(s):
+                    weak = weak or Source(s, n, False)
+                else:
+                    source = Source(s, n, True)
+            elif what := cli_secret([w for w in lits if w][:8]):
+                source = Source(what, n, True)
+        if source is None and _ALL_ENV.search(line):
+            source = Source("the whole environment", n, True)
+        if weak is None and (m := _SECRET_ENV_READ.search(line)):
+            weak = Source(f"${m.group(1)}", n, False)
+        if m := _BIND.match(line):
+            binds[m.group(1)] = m.group(2)
+        for kind, pat in _SINKS:
+            if pat.search(line):
+                sinks.append((n, kind, line))
+                break
+        if (cmd := _run_command(line)) is not None:
+            facts.shell.append((n, cmd))
+            if cmd not in line:
+                facts.assembled.append((n, cmd))
+        if m := _HOME_BIND.match(line):
+            homes.add(m.group(1))
+        _deletes_home(facts, lines, n, line, homes)
+        if lits and (p := _target(lits)) is not None and (b := _NAME_BOUND.match(line)):
+            targets[b.group(1)] = p
+        if _WRITES.search(line):
+            hit = _target(lits) if lits else None
+            if hit is None:
+                hit = next(
+                    (v for k, v in targets.items() if re.search(rf"(?<![\w.]){re.escape(k)}\b", line)), None
+                )
+            if hit is not None:
+                _writes(facts, n, hit)
+        if _DNS_CALL.search(line) and _BUILT.search(line):
+            dns.append(n)
+        if _SHELL_START.search(line):
+            shells.append(n)
+        if _STREAMS.search(line):
+            streams.append(n)
+    src = source if source is not None and (reads or source.what.startswith("the ")) else weak
+    if dns and src is not None:
+        text = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
+        facts.flows.append(flow("secret-network", "critical", dns[0], text, src))
+    if (
+        shells
+        and streams
+        and any(
+            k == "a socket" and (d := _dest(code, binds)) and not _LOOPBACK.match(d) for _, k, code in sinks
+        )
+    ):
+        text = "connects a socket and starts a shell with its standard streams on it"
+        facts.flows.append(flow("reverse-shell", "critical", shells[0], text, None))
+    if ext in ("ps1", "psm1"):
+        from skillyard.install.scanner import _powershell
+
+        facts.assembled.extend(_powershell.analyse(text).assembled)
+    if sinks and (source is not None and (reads or source.what.startswith("the ")) or weak is not None):
+        _send(
+            facts,
+            source if source is not None and (reads or source.what.startswith("the ")) else None,
+            weak,
+            sinks,
+            binds,
+        )
+    return facts
+
+
+#: A credential store and the hosts of the service it is for: a tool that reads it and talks to
+#: that service (a key rotator calling AWS, a publisher calling PyPI) is what it is for.
+_SERVICE = (
+    (re.compile(r"\.aws\b"), re.compile(r"amazonaws\.com(?:[:/]|$)")),
+    (re.compile(r"gcloud"), re.compile(r"(?:googleapis|google)\.com(?:[:/]|$)")),
+    (
+        re.compile(r"\.azure\b"),
+        re.compile(r"(?:azure\.com|microsoft(?:online)?\.com|windows\.net)(?:[:/]|$)"),
+    ),
+    (
+        re.compile(r"\.docker/"),
+        re.compile(r"(?:docker\.(?:io|com)|gcr\.io|ghcr\.io|quay\.io|azurecr\.io)(?:[:/]|$)"),
+    ),
+    (re.compile(r"\.npmrc"), re.compile(r"npmjs\.(?:org|com)(?:[:/]|$)")),
+    (re.compile(r"\.pypirc"), re.compile(r"pypi\.org(?:[:/]|$)")),
+    (re.compile(r"\.gem/"), re.compile(r"rubygems\.org(?:[:/]|$)")),
+    (re.compile(r"\.cargo/"), re.compile(r"crates\.io(?:[:/]|$)")),
+    (
+        re.compile(r"gh/hosts|git-credentials"),
+        re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org)(?:[:/]|$)"),
+    ),
+)
+
+
+def _own_service(store: str, dest: str) -> bool:
+    host = re.sub(r"^[a-z]+://", "", dest, flags=re.I).split("/", 1)[0].split(":", 1)[0].lower()
+    return any(s.search(store) and h.search(host + "/") for s, h in _SERVICE)
+
+
+def _dest(code: str, binds: dict[str, str]) -> str | None:
+    """The hard-coded destination a sink line names (a literal, or a name bound to one)."""
+    found = [lit for lit in _literals(code) if _URL.match(lit)]
+    found += [
+        v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
+    ]
+    found = [d for d in found if not _LOOPBACK.match(d)]
+    return next((d for d in found if exfil_shaped(d) or _WEBHOOK.search(d)), found[0] if found else None)
+
+
+def _send(
+    facts: CodeFacts,
+    strong: Source | None,
+    weak: Source | None,
+    sinks: list[tuple[int, str, str]],
+    binds: dict[str, str],
+) -> None:
+    dests = [(n, kind, d) for n, kind, code in sinks if (d := _dest(code, binds))]
+    if any(_LOOPBACK.match(v) for v in binds.values()) and not dests:
+        return  # talks to a local service only
+    hot = next(((n, k, d) for n, k, d in dests if exfil_shaped(d) or _WEBHOOK.search(d)), None)
+    src = strong or weak
+    if src is None:
+        return
+    if hot is not None:
+        n, kind, d = hot
+        sev = "critical"
+    elif dests:
+        n, kind, d = dests[0]
+        sev = "high" if strong is not None and not _own_service(src.what, d) else "medium"
+    else:
+        n, kind, _ = sinks[0]
+        d = "a host chosen at run time"
+        sev = "medium"
+    via = {"HTTP": "over HTTP ", "a socket": "over a socket ", "mail": "by mail "}[kind]
+    text = f"reads {src.what}; the same file sends data {via}to {d}"
+    facts.flows.append(flow("secret-network", sev, n, text, src))
+
+
+_NAME_BOUND = re.compile(r"^\s*(?:(?:const|var|let|my|local|val|String|string)\s+)?[$@]?([A-Za-z_]\w*)\s*:?=")
+
+
+def _target(lits: list[str]) -> str | None:
+    """A persistence target or kernel setting the literals of one line name (alone or joined)."""
+    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
+    cands = parts + [
+        "/".join(p.strip("/") for p in parts[i:j])
+        for i in range(len(parts))
+        for j in range(i + 2, min(len(parts), i + 6) + 1)
+    ]
+    for p in cands:
+        q = "/" + p.lstrip("/") if p.startswith("proc/") else p
+        if PERSIST_PATH.search(q) or KERNEL_PATH.match(q):
+            return q
+    return None
+
+
+def _writes(facts: CodeFacts, n: int, path: str) -> None:
+    if KERNEL_PATH.match(path):
+        facts.flows.append(flow("kernel", "high", n, f"writes the kernel setting {path}", None))
+    else:
+        text = f"writes {path}, which runs or is read on every session"
+        facts.flows.append(flow("persistence", persistence_severity(path), n, text, None))
+
+
+def _deletes_home(facts: CodeFacts, lines: list[str], n: int, line: str, homes: set[str]) -> None:
+    """`os.RemoveAll(home)`, `FileUtils.rm_rf(Dir.home)`, `Remove-Item -Recurse $HOME`: the whole
+    home directory, not a folder in it (the bare value, not a path built from it)."""
+    for m in _RM_TREE.finditer(line):
+        rest = line[m.end() :]
+        home = re.match(_HOME_EXPR + r"(?=\s*(?:[),;]|$|\s+-))", rest)
+        if home is None:
+            name = re.match(r"[$@]?([A-Za-z_]\w*)(?=\s*(?:[),;]|$|\s+-))", rest)
+            if name is None or name.group(1) not in homes:
+                continue
+        bomb = any(_DATE_CHECK.search(lines[k]) for k in range(max(0, n - 8), n))
+        text = "deletes the home directory" + (" once a date has passed (a time bomb)" if bomb else "")
+        facts.flows.append(flow("destruction", "high", n, text, None))
+        return

@@ -1,0 +1,146 @@
+"""PowerShell, read as far as a scanner needs: strings folded, and the code handed to
+`Invoke-Expression`, `[scriptblock]::Create` or `-EncodedCommand` assembled for the rules.
+
+Folds: quoted strings (with known `$names` expanded in double quotes), `+` of folded terms,
+`[char]N`, `-join` of char codes or of folded strings, `[Convert]::FromBase64String` decoded as
+UTF-16LE / UTF-8 text, and names assigned any of those. Unknown terms stop a fold; nothing runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from skillyard.install.scanner._flows import CodeFacts
+
+MAX_FOLD = 64 * 1024
+_ASSIGN = re.compile(r"^\s*\$(?:script:|global:)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$")
+_TERM = re.compile(
+    r"\s*(?:'((?:[^']|'')*)'|\"((?:[^\"`]|`.)*)\"|\$([A-Za-z_]\w*)|\(?\s*\[char\]\s*(0x[0-9a-f]+|\d+)\s*\)?)\s*",
+    re.I,
+)
+_JOIN_CHARS = re.compile(
+    r"^-join\s*\(?\s*(?:\[char\[\]\]\s*)?\(?\s*([\d,\s]+?)\s*\)?\s*\)?$|^\[char\[\]\]\s*\(([\d,\s]+)\)\s*-join\s*''$",
+    re.I,
+)
+_B64 = re.compile(
+    r"^\[(?:System\.)?Text\.Encoding\]::(Unicode|UTF8|ASCII)\.GetString\(\s*\[(?:System\.)?Convert\]::FromBase64String\((.+)\)\s*\)$",
+    re.I,
+)
+#: Where a string becomes code: the rest of the line after one of these is folded.
+_RUNS = re.compile(
+    r"\b(?:iex|Invoke-Expression)\b\s*(?:-Command\s+)?\(?|\[scriptblock\]::Create\(|-(?:EncodedCommand|enc|ec|e)\s+(?=[$'\"])",
+    re.I,
+)
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.env: dict[str, str] = {}
+
+    def fold(self, expr: str) -> str | None:
+        expr = expr.strip()
+        while expr.startswith("(") and expr.endswith(")") and _balanced(expr[1:-1]):
+            expr = expr[1:-1].strip()
+        if m := _B64.match(expr):
+            raw = self.fold(m.group(2))
+            if raw is None:
+                return None
+            try:
+                data = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=False)
+            except (binascii.Error, ValueError):
+                return None
+            return data.decode("utf-16-le" if m.group(1).lower() == "unicode" else "utf-8", "replace")
+        if m := _JOIN_CHARS.match(expr):
+            try:
+                return "".join(chr(int(c)) for c in (m.group(1) or m.group(2)).split(",") if c.strip())
+            except (ValueError, OverflowError):
+                return None
+        out: list[str] = []
+        pos = 0
+        while pos < len(expr):
+            m = _TERM.match(expr, pos)
+            if m is None or m.end() == pos:
+                return None
+            single, double, name, code = m.groups()
+            if single is not None:
+                out.append(single.replace("''", "'"))
+            elif double is not None:
+                text = self.expand(double)
+                if text is None:
+                    return None
+                out.append(text)
+            elif name is not None:
+                if name not in self.env:
+                    return None
+                out.append(self.env[name])
+            else:
+                try:
+                    out.append(chr(int(code, 0)))
+                except (ValueError, OverflowError):
+                    return None
+            pos = m.end()
+            if pos < len(expr):
+                if expr[pos] != "+":
+                    return None
+                pos += 1
+        s = "".join(out)
+        return s if len(s) <= MAX_FOLD else None
+
+    def expand(self, text: str) -> str | None:
+        """A double-quoted string with its `$names` (all known) put in."""
+
+        def one(m: re.Match[str]) -> str:
+            return self.env.get(m.group(1), "\x00")
+
+        s = re.sub(r"\$\{?([A-Za-z_]\w*)\}?", one, text).replace("`", "")
+        return None if "\x00" in s else s
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def analyse(text: str) -> CodeFacts:
+    """Code this PowerShell script assembles and hands to an evaluator, for the rules to see."""
+    facts = CodeFacts()
+    r = _Reader()
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.lstrip().startswith("#") or len(line) > 16384:
+            continue
+        if m := _ASSIGN.match(line):
+            v = r.fold(m.group(2))
+            if v is not None:
+                r.env[m.group(1)] = v
+            else:
+                r.env.pop(m.group(1), None)
+        for m in _RUNS.finditer(line):
+            rest = line[m.end() :].split("|", 1)[0].split(";", 1)[0].strip()
+            while rest.startswith("(") and not _balanced(rest):
+                rest = rest[1:].strip()
+            while rest.endswith(")") and not _balanced(rest):
+                rest = rest[:-1].strip()
+            encoded = m.group(0).lstrip().startswith("-")
+            code = r.fold(rest.split(" -", 1)[0] if not encoded else rest.split()[0] if rest.split() else "")
+            if code is None:
+                continue
+            if encoded:
+                try:
+                    code = base64.b64decode(code + "=" * (-len(code) % 4)).decode("utf-16-le", "replace")
+                except (binascii.Error, ValueError):
+                    continue
+            if code.strip() and code not in line:
+                facts.assembled.append((n, code))
+        # `$code | iex`: what is piped into the evaluator
+        if pm := re.search(r"^\s*(.+?)\s*\|\s*(?:iex|Invoke-Expression)\b", line, re.I):
+            code = r.fold(pm.group(1))
+            if code and code not in line:
+                facts.assembled.append((n, code))
+    return facts
