@@ -1602,20 +1602,23 @@ def _protected_fixtures(root: Path, entries: list[tuple[str, Path, os.stat_resul
             continue
         if names and len(names) <= 16 and all(_DATA_MEMBER.match(n) and ".." not in n for n in names):
             out[rel] = ", ".join(names)
-    if out and _runs_a_member(root, entries, [n for v in out.values() for n in v.split(", ")]):
+    if out and _runs_a_member(root, entries, [n for v in out.values() for n in v.split(", ")], set(out)):
         return {}
     return out
 
 
-def _runs_a_member(root: Path, entries: list[tuple[str, Path, os.stat_result]], names: list[str]) -> bool:
-    """Whether any text file of the skill runs a file named like a fixture's member (`sh
-    /tmp/x/notes.txt` after unpacking it): then the fixture is a payload, whatever it is called."""
+def _runs_a_member(
+    root: Path, entries: list[tuple[str, Path, os.stat_result]], names: list[str], skip: set[str]
+) -> bool:
+    """Whether any text file of the skill (its tests too) runs a file named like a fixture's
+    member (`sh /tmp/x/notes.txt` after unpacking it): then the fixture is a payload, whatever
+    it is called."""
     bases = {n.rsplit("/", 1)[-1] for n in names}
     pat = re.compile(
         rf"{_RUNS_FILE}[^\n]{{0,120}}(?<![\w.-])(?:{'|'.join(re.escape(b) for b in bases)})(?![\w-])", re.I
     )
     for rel, full, st in entries[:MAX_PROJECT_FILES]:
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or _FIXTURE_DIR.search(rel):
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or rel in skip:
             continue
         try:
             data = _read_for_scan(full, rel, root).data
