@@ -172,9 +172,9 @@ def _data_list(line: str) -> bool:
     if not _STR_LIST.search(line):
         return False
     rest = _STRING.sub("''", line)
-    return not (_RUNS.search(rest) or _ACTS.search(rest) or _SHELL_START.search(line)) and not any(
-        pat.search(rest) for _, pat in _SINKS
-    )
+    if _RUNS.search(rest) or _ACTS.search(rest) or _SHELL_START.search(line):
+        return False
+    return not (_WRITES.search(rest) or _DNS_CALL.search(rest) or any(p.search(rest) for _, p in _SINKS))
 
 
 def _run_command(line: str) -> str | None:
