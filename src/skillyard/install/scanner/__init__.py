@@ -760,10 +760,24 @@ def scan_text(
         if facts is not None:
             fctx.data_lines = facts.data_lines
 
+    leads: dict[int, str] | None = None
+
     def weigh(rule: Rule, n: int, line_text: str, start: int) -> tuple[int, str]:
-        if rule.id == "SY-DL-007" and ctx.fixtures and _names_fixture(line_text, ctx.fixtures):
+        nonlocal leads
+        if rule.id == "SY-DL-007" and ctx.fixtures and _names_fixture(line_text, ctx.fixtures, rel):
             return 2, "the password of the skill's own small test fixture, not an instruction to unpack"
-        return fctx.demotion(n, rule.category, rule.id, line_text, start) if fctx else (0, "")
+        if fctx is None:
+            return 0, ""
+        if fctx.markdown and rule.category in _context.SPEECH:
+            # prose wraps: the quote that opens, or the "attackers write ..." that introduces, a
+            # phrase may sit on an earlier line of the same paragraph
+            if leads is None:
+                leads = _paragraph_leads(lines, fctx)
+            if (before := leads.get(n)) is not None:
+                return fctx.demotion(
+                    n, rule.category, rule.id, f"{before} {line_text}", start + len(before) + 1
+                )
+        return fctx.demotion(n, rule.category, rule.id, line_text, start)
 
     def where(n: int) -> int:
         return _line_base if _line_base is not None else n
@@ -876,6 +890,23 @@ def scan_text(
 
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+#: At most this much of a paragraph before a line is read for what introduces a phrase on it.
+MAX_LEAD = 400
+
+
+def _paragraph_leads(lines: list[Line], fctx: _context.FileContext) -> dict[int, str]:
+    """Line number -> the prose of its paragraph before it (the last MAX_LEAD characters). Inline
+    code is left out: a command or host name in it (`verify.example.invalid`) introduces nothing."""
+    out: dict[int, str] = {}
+    for para in _paragraphs(lines, fctx):
+        before = ""
+        for ln in para:
+            if before:
+                out[ln.number] = before[-MAX_LEAD:]
+            before = f"{before} {_context.INLINE_CODE.sub('', ln.text.strip())}".strip()
+    return out
 
 
 def _paragraphs(lines: list[Line], fctx: _context.FileContext) -> list[list[Line]]:
@@ -1571,20 +1602,23 @@ def _protected_fixtures(root: Path, entries: list[tuple[str, Path, os.stat_resul
             continue
         if names and len(names) <= 16 and all(_DATA_MEMBER.match(n) and ".." not in n for n in names):
             out[rel] = ", ".join(names)
-    if out and _runs_a_member(root, entries, [n for v in out.values() for n in v.split(", ")]):
+    if out and _runs_a_member(root, entries, [n for v in out.values() for n in v.split(", ")], set(out)):
         return {}
     return out
 
 
-def _runs_a_member(root: Path, entries: list[tuple[str, Path, os.stat_result]], names: list[str]) -> bool:
-    """Whether any text file of the skill runs a file named like a fixture's member (`sh
-    /tmp/x/notes.txt` after unpacking it): then the fixture is a payload, whatever it is called."""
+def _runs_a_member(
+    root: Path, entries: list[tuple[str, Path, os.stat_result]], names: list[str], skip: set[str]
+) -> bool:
+    """Whether any text file of the skill (its tests too) runs a file named like a fixture's
+    member (`sh /tmp/x/notes.txt` after unpacking it): then the fixture is a payload, whatever
+    it is called."""
     bases = {n.rsplit("/", 1)[-1] for n in names}
     pat = re.compile(
         rf"{_RUNS_FILE}[^\n]{{0,120}}(?<![\w.-])(?:{'|'.join(re.escape(b) for b in bases)})(?![\w-])", re.I
     )
     for rel, full, st in entries[:MAX_PROJECT_FILES]:
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or _FIXTURE_DIR.search(rel):
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or rel in skip:
             continue
         try:
             data = _read_for_scan(full, rel, root).data
@@ -1595,11 +1629,12 @@ def _runs_a_member(root: Path, entries: list[tuple[str, Path, os.stat_result]], 
     return False
 
 
-def _names_fixture(line: str, fixtures: dict[str, str]) -> bool:
-    """A line that gives a protected fixture's password without unpacking anything."""
-    return not _UNPACKS.search(line) and any(
-        rel in line or rel.rsplit("/", 1)[-1] in line for rel in fixtures
-    )
+def _names_fixture(line: str, fixtures: dict[str, str], rel: str = "") -> bool:
+    """A line that gives a protected fixture's password without unpacking anything, or a line of
+    the skill's own tests that unpacks the fixture (its members are data by name, and no file of
+    the skill runs one, else there would be no fixtures)."""
+    named = any(f in line or f.rsplit("/", 1)[-1] in line for f in fixtures)
+    return named and (not _UNPACKS.search(line) or bool(_FIXTURE_DIR.search(rel)))
 
 
 #: Code files looked at ahead so one file can follow values into another (beyond these, files

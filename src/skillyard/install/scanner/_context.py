@@ -18,7 +18,7 @@ _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _QUOTE = re.compile(r"^\s*>")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _BANG = re.compile(r"!`([^`\n]+)`")
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
+INLINE_CODE = re.compile(r"`[^`\n]*`")
 #: `[//]: # (text)` and `[comment]: <> (text)`: Markdown link definitions used as hidden comments.
 _MD_COMMENT = re.compile(r"^\s{0,3}\[(?://|comment|_)\]:\s*(?:#|<>)")
 _INSTRUCTION = re.compile(
@@ -82,7 +82,11 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _FOR_USER = re.compile(
     r"\b(?:tell|show|remind|explain\s+to)\s+the\s+user\b|\bthe\s+user\s+(?:adds?|runs?|can|may|loads?|"
     r"installs?|pastes?|copies|enables?|reviews?)\b|\b(?:do\s+not|don'?t|never)\s+run\s+(?:this|that|it|them)"
-    r"\s+yourself\b|\bfor\s+the\s+user\s+to\s+(?:run|review|add|install|load)\b",
+    r"\s+yourself\b|\bfor\s+the\s+user\s+to\s+(?:run|review|add|install|load)\b"
+    # "show it to the user; they load it themselves", "never load it for them"
+    r"|\b(?:show|give|hand|print)\s+(?:it|this|that|them|the\s+\w+)\s+to\s+the\s+user\b"
+    r"|\b(?:load|install|run|enable|add|paste)\w*\s+(?:it|this|that|them)\s+themselves\b"
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:load|install|run|enable|add)\s+(?:it|this|that|them)\s+for\s+(?:them|the\s+user)\b",
     re.IGNORECASE,
 )
 _SUPPRESS = re.compile(r"skillyard:\s*ignore\[([A-Za-z0-9_,*\s-]*)\]\s*(.*?)\s*(?:-->|\*/)?\s*$")
@@ -262,7 +266,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
             fence = (m.group(1), m.group(2).lower(), i + 1, bool(_EXAMPLE_MARK.search(intro)))
             ctx.kinds[i] = "fence"
             continue
-        bare = _INLINE_CODE.sub("", line)
+        bare = INLINE_CODE.sub("", line)
         if _MD_COMMENT.match(line):
             ctx.kinds[i] = "comment"
             continue

@@ -69,6 +69,9 @@ _URL = re.compile(
     r"^(?:https?|wss?|ftp|smtps?)://[^\s\"'`]+$|^(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{2,5}$",
     re.I,
 )
+_HOST_PORT = re.compile(
+    r"[\"']((?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*|(?:\d{1,3}\.){3}\d{1,3})[\"']\s*,\s*(\d{2,5})\b", re.I
+)
 _LOOPBACK = re.compile(r"^(?:[a-z]+://)?(?:127\.|localhost\b|0\.0\.0\.0|\[::1\])", re.I)
 _BIND = re.compile(
     r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
@@ -157,6 +160,23 @@ _RUNS = re.compile(
 _SHELLS = re.compile(r"^(?:.*/)?(?:ba|z|da|k)?sh$|^(?:cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)$", re.I)
 
 
+#: Three or more string literals separated by commas: a list of values (indicator words, names).
+_STR_LIST = re.compile(r"""(?:(?:'[^'\n]*'|"[^"\n]*")\s*,\s*){2,}(?:'[^'\n]*'|"[^"\n]*")""")
+_ACTS = re.compile(r"\b(?:iex|invoke-expression|eval|exec|system|spawn|popen)\b", re.I)
+
+
+def _data_list(line: str) -> bool:
+    """A line that holds a list of strings and does nothing with them beyond looping or matching
+    (`foreach ($w in 'IEX', 'DownloadString', ...)`): its words are data, not calls. A list handed
+    to a call that runs or sends it is not."""
+    if not _STR_LIST.search(line):
+        return False
+    rest = _STRING.sub("''", line)
+    if _RUNS.search(rest) or _ACTS.search(rest) or _SHELL_START.search(line):
+        return False
+    return not (_WRITES.search(rest) or _DNS_CALL.search(rest) or any(p.search(rest) for _, p in _SINKS))
+
+
 def _run_command(line: str) -> str | None:
     """The command line a call that runs a program spells with literals (`exec.Command("sh", "-c",
     "...")` is its script; `exec.Command("launchctl", "load", p)` is `launchctl load`)."""
@@ -208,6 +228,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     homes: set[str] = set()
     targets: dict[str, str] = {}  # names bound to a persistence or kernel path
     dns: list[int] = []
+    built: set[str] = set()  # names bound to a value built at run time (`name := fmt.Sprintf(...)`)
     shells: list[int] = []
     streams: list[int] = []
     for n, line in enumerate(lines, 1):
@@ -216,6 +237,8 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
         if _SAY.match(line) and not _PIPED.search(line):
             facts.data_lines.add(n)
             continue
+        if _data_list(line):
+            facts.data_lines.add(n)
         lits = _literals(line)
         if not reads and _READS.search(line):
             reads = True
@@ -254,7 +277,12 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
                 )
             if hit is not None:
                 _writes(facts, n, hit)
-        if _DNS_CALL.search(line) and _BUILT.search(line):
+        if (b := _NAME_BOUND.match(line)) and _BUILT.search(line[b.end() :]):
+            built.add(b.group(1))
+        if (d := _DNS_CALL.search(line)) and (
+            _BUILT.search(line)
+            or any(re.search(rf"(?<![\w.$@]){re.escape(k)}\b", line[d.end() :]) for k in built)
+        ):
             dns.append(n)
         if _SHELL_START.search(line):
             shells.append(n)
@@ -320,6 +348,8 @@ def _own_service(store: str, dest: str) -> bool:
 def _dest(code: str, binds: dict[str, str]) -> str | None:
     """The hard-coded destination a sink line names (a literal, or a name bound to one)."""
     found = [lit for lit in _literals(code) if _URL.match(lit)]
+    # socket and mail APIs take the host and the port as two arguments: `('mx.host', 587)`
+    found += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(code)]
     found += [
         v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
     ]

@@ -494,6 +494,19 @@ class _Reader:
                 words = self.argv(cmd)[0] if cmd is not None else []
                 if words and _base(words[0]) in ("curl", "wget") and (url := _dest(words)):
                     self.downloads[path] = (url, line)  # curl URL > file
+                # `echo "$ALL" > s.json`, `env > e.txt`: the file now holds the secret, and a later
+                # `curl --data-binary @s.json` sends it
+                elif (
+                    cmd is not None
+                    and len(self.staged_paths) < 64
+                    and path.strip("\"'") not in ("/dev/null",)
+                ):
+                    src = self.reads_secret(words, line) or next(
+                        (t for c in cmd.named_children[1:] if (t := self.taint_of(c)) is not None), None
+                    )
+                    if src is not None:
+                        key = path.strip("\"'")
+                        self.staged_paths.setdefault(key, src._replace(how=f"writes it to {key}"))
             if op.startswith("<"):
                 cmd = next((x for x in n.named_children if x.type == "command"), None)
                 words = self.run_argv(cmd)
@@ -517,8 +530,7 @@ class _Reader:
             if not path.endswith(("drop_caches", "swappiness")):
                 self.flow("kernel", sev, line, f"writes the kernel setting {path}", None)
         elif DEVICE.match(path) or (
-            (ref := re.fullmatch(r"\$\{?(\w+)\}?", path.strip("\"'"))) is not None
-            and ref.group(1) in self.devices
+            (ref := _DEVICE_REF.fullmatch(path.strip("\"'"))) is not None and ref.group(1) in self.devices
         ):
             self.flow("destruction", "high", line, f"overwrites the disk device {path}", None)
         elif PERSIST_PATH.search(path.replace("$HOME", "~")):
@@ -679,7 +691,7 @@ class _Reader:
                 w, raw = w[3:], raw.split("=", 1)[-1]
             elif w.startswith("-"):
                 continue
-            ref = re.fullmatch(r"\$\{?(\w+)\}?", raw.strip("\"'"))
+            ref = _DEVICE_REF.fullmatch(raw.strip("\"'"))
             if DEVICE.match(w) or (ref is not None and ref.group(1) in self.devices):
                 how = {"dd": "overwrites", "shred": "overwrites", "wipefs": "wipes the signatures of"}.get(
                     name, "erases" if name in ("blkdiscard", "sgdisk") else "formats"
@@ -884,6 +896,9 @@ _NARROWING = {
 _DEVICE_SOURCE = re.compile(
     r"\b(?:lsblk|blkid|findmnt|fdisk\s+-l|diskutil\s+list)\b|[\"'=]?/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk)"
 )
+#: A variable that holds a disk, alone (`$DEV`) or as the name under /dev and its partitions
+#: (`/dev/$ROOTDEV`, `/dev/${DISK}p1`): `lsblk -no PKNAME` prints the bare name `sda`.
+_DEVICE_REF = re.compile(r"(?:/dev/)?\$\{?(\w+)\}?(?:p?\d{1,2})?")
 _DISK_TOOLS = {"wipefs", "blkdiscard", "sgdisk", "mkswap", "shred"}
 _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
 _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
