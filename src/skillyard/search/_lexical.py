@@ -37,7 +37,7 @@ from typing import Any
 from skillyard.model import Skill
 from skillyard.search import _dense
 from skillyard.search._synonyms import MAX_PHRASE, PHRASES, SYNONYMS
-from skillyard.search._text import MAX_FIELD_CHARS, stem, term_counts, tokenize
+from skillyard.search._text import MAX_FIELD_CHARS, VAGUE_WEIGHT, is_vague, stem, term_counts, tokenize
 
 K1 = 1.2
 #: field -> (weight, length-normalisation b)
@@ -79,7 +79,7 @@ SYNC_BODIES = 1500
 BODY_BATCH = 256
 MAX_QUERY_CHARS = 1000
 #: Bumped whenever tokenisation or the snapshot layout changes, so old snapshots are ignored.
-SNAPSHOT_VERSION = 4
+SNAPSHOT_VERSION = 5
 MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.
@@ -88,6 +88,9 @@ MAX_CACHED_TERMS = 4096
 MIN_BODY_CORRECTION_DF = 2
 #: Spelling correction only for words at least this long (shorter ones have too many neighbours).
 MIN_CORRECTABLE = 4
+#: From this length a misspelt word is also corrected to a body word only one skill uses, and keeps several
+#: equally likely corrections: one edit from a long word rarely reaches another word by chance.
+LONG_CORRECTABLE = 6
 #: A word written as two run together ("slidedeck") matches each part with this fraction.
 COMPOUND_WEIGHT = 0.8
 #: Each part of a split compound has at least this many letters.
@@ -594,18 +597,29 @@ class LexicalIndex:
 
     def corrections(self, term: str) -> list[str]:
         """Words of the skills' metadata (or of the synonym groups) one edit from `term`: a letter
-        inserted, deleted, changed, or two neighbours swapped; failing those, words of the bodies used by
-        at least MIN_BODY_CORRECTION_DF skills (a word one skill uses may be a typo of its own).
-        Candidates are generated, not looked up in a prebuilt table, so nothing is built before the
-        first misspelt request."""
+        inserted, deleted, changed, or two neighbours swapped; failing those, body words (used by at least
+        MIN_BODY_CORRECTION_DF skills when `term` is short: a word one skill uses may be its own typo). An
+        edit that is not an index term itself may stem to one ("politly" -> "politely" -> "polit").
+        Of several candidates only the ones most skills use are kept (the likeliest reading, as a
+        spelling corrector ranks by frequency), and a short word with several is left alone: one edit
+        from a four-letter word reaches too many words to guess. Candidates are generated, not looked
+        up in a prebuilt table, so nothing is built before the first misspelt request."""
         if len(term) < MIN_CORRECTABLE or not term.isascii() or not term.isalpha():
             return []
         edits = _edits(term)
         edits.discard(term)
-        found = {c for c in edits if c in SYNONYMS or self._in_metadata(c)}
+        known = {c for c in edits if c in self._df or c in SYNONYMS}
+        known.update(t for c in edits if (t := stem(c)) != term and (t in self._df or t in SYNONYMS))
+        found = {c for c in known if c in SYNONYMS or self._in_metadata(c)}
         if not found:
             df = self._df
-            found = {c for c in edits if df.get(c, 0) >= MIN_BODY_CORRECTION_DF}
+            least = 1 if len(term) >= LONG_CORRECTABLE else MIN_BODY_CORRECTION_DF
+            found = {c for c in known if df.get(c, 0) >= least}
+        if len(found) > 1:
+            top = max(self._df.get(c, 0) for c in found)
+            found = {c for c in found if self._df.get(c, 0) == top}
+            if len(found) > 1 and len(term) < LONG_CORRECTABLE:
+                return []
         return sorted(found)
 
     def relatives(self, term: str) -> list[str]:
@@ -635,11 +649,12 @@ class LexicalIndex:
         variants: list[tuple[str, float]] = [(term, 1.0)]
         variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
         variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
-        if term not in self._df and term not in SYNONYMS and not variants[1:]:
+        # an unknown word's relatives do not rule out a typo; a vague word ("tell") is not read as another
+        if term not in self._df and term not in SYNONYMS and not is_vague(term):
             for c in self.corrections(term):
                 variants.append((c, CORRECTION_WEIGHT))
                 variants.extend((v, SYNONYM_WEIGHT * CORRECTION_WEIGHT) for v in sorted(SYNONYMS.get(c, ())))
-            if len(variants) == 1:
+            if not any(w == CORRECTION_WEIGHT for _v, w in variants):
                 variants.extend((p, COMPOUND_WEIGHT) for p in self.split_compound(term))
         return variants
 
@@ -658,18 +673,23 @@ class LexicalIndex:
             weight_t = max(self._idf(v) for v, _w in known)
         else:
             weight_t = self._idf(term) * UNKNOWN_WEIGHT
+        scale = VAGUE_WEIGHT if is_vague(term) else 1.0
+        weight_t *= scale
         best: dict[int, float] = {}
         explained: dict[int, float] = {}
         seen: set[str] = set()
+        parts = self._compound_parts(term, known)
         for v, w in known:
             if v in seen:
                 continue
             seen.add(v)
             per_doc, strong = self._term_scores(v)
+            if parts is not None and v in parts[0]:  # a run-together word matches where all its parts are
+                per_doc = {d: sc for d, sc in per_doc.items() if d in parts[1]}
             cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
             get, eget = best.get, explained.get
             for doc, sc in per_doc.items():
-                sc *= w
+                sc *= w * scale
                 if sc > get(doc, 0.0):
                     best[doc] = sc
                 x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
@@ -680,6 +700,22 @@ class LexicalIndex:
             self._words = {}
         self._words[term] = result
         return result
+
+    def _compound_parts(
+        self, term: str, known: list[tuple[str, float]]
+    ) -> tuple[frozenset[str], frozenset[int]] | None:
+        """When `term` is read as two words run together: those words and the skills that use both.
+        One part alone is another word ("postcodes" is not about "code")."""
+        if term in self._df or any(w != COMPOUND_WEIGHT or v == term for v, w in known):
+            return None
+        split = self.split_compound(term)
+        if not split or {v for v, _w in known} != set(split):
+            return None
+        docs: set[int] | None = None
+        for part in split:
+            have = {d for f in _FIELD_NAMES for d in self._postings[f].get(part, ())}
+            docs = have if docs is None else docs & have
+        return frozenset(split), frozenset(docs or ())
 
     @staticmethod
     def query_terms(query: str) -> list[str]:
