@@ -88,8 +88,8 @@ MAX_CACHED_TERMS = 4096
 MIN_BODY_CORRECTION_DF = 2
 #: Spelling correction only for words at least this long (shorter ones have too many neighbours).
 MIN_CORRECTABLE = 4
-#: From this length a misspelt word is also corrected to a body word only one skill uses, and keeps several
-#: equally likely corrections: one edit from a long word rarely reaches another word by chance.
+#: From this length a misspelt word keeps several equally likely corrections (one edit from a long word
+#: rarely reaches another word by chance); a shorter one with several keeps none.
 LONG_CORRECTABLE = 6
 #: A word written as two run together ("slidedeck") matches each part with this fraction.
 COMPOUND_WEIGHT = 0.8
@@ -597,27 +597,24 @@ class LexicalIndex:
 
     def corrections(self, term: str) -> list[str]:
         """Words of the skills' metadata (or of the synonym groups) one edit from `term`: a letter
-        inserted, deleted, changed, or two neighbours swapped; failing those, body words (used by at least
-        MIN_BODY_CORRECTION_DF skills when `term` is short: a word one skill uses may be its own typo). An
-        edit that is not an index term itself may stem to one ("politly" -> "politely" -> "polit").
-        Of several candidates only the ones most skills use are kept (the likeliest reading, as a
-        spelling corrector ranks by frequency), and a short word with several is left alone: one edit
-        from a four-letter word reaches too many words to guess. Candidates are generated, not looked
-        up in a prebuilt table, so nothing is built before the first misspelt request."""
+        inserted, deleted, changed, or two neighbours swapped; failing those, words of the bodies used by
+        at least MIN_BODY_CORRECTION_DF skills (a word one skill uses may be a typo of its own). Of several
+        candidates only those most skills use are kept (the likeliest reading, as a spelling corrector
+        ranks by frequency), and a short word with several is left alone: one edit from a four- or
+        five-letter word reaches too many words to guess. Candidates are generated, not looked up in a
+        prebuilt table, so nothing is built before the first misspelt request."""
         if len(term) < MIN_CORRECTABLE or not term.isascii() or not term.isalpha():
             return []
         edits = _edits(term)
         edits.discard(term)
-        known = {c for c in edits if c in self._df or c in SYNONYMS}
-        known.update(t for c in edits if (t := stem(c)) != term and (t in self._df or t in SYNONYMS))
-        found = {c for c in known if c in SYNONYMS or self._in_metadata(c)}
+        found = {c for c in edits if c in SYNONYMS or self._in_metadata(c)}
         if not found:
             df = self._df
-            least = 1 if len(term) >= LONG_CORRECTABLE else MIN_BODY_CORRECTION_DF
-            found = {c for c in known if df.get(c, 0) >= least}
+            found = {c for c in edits if df.get(c, 0) >= MIN_BODY_CORRECTION_DF}
         if len(found) > 1:
-            top = max(self._df.get(c, 0) for c in found)
-            found = {c for c in found if self._df.get(c, 0) == top}
+            df = self._df
+            top = max(df.get(c, 0) for c in found)
+            found = {c for c in found if df.get(c, 0) == top}
             if len(found) > 1 and len(term) < LONG_CORRECTABLE:
                 return []
         return sorted(found)
