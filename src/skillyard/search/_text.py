@@ -195,10 +195,12 @@ def _raw_words(text: str, camel: bool = True) -> list[str]:
     `camel=False` skips the split (a second full regex pass): used for body text, where camelCase
     words are mostly code identifiers and the pass would be almost half the cost of indexing a body.
     """
+    if not text.isascii():
+        text = fold_accents(text)
     if camel:
         text = _CAMEL.sub(r"\g<0> ", text)
     text = text.casefold()
-    if not text.isascii():
+    if not text.isascii():  # casefolding can add accents ("İ" -> "i̇")
         text = fold_accents(text)
     return _WORD.findall(text)
 
