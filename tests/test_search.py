@@ -944,12 +944,69 @@ def test_a_correction_is_the_candidate_most_skills_use(tmp_path: Path) -> None:
     assert ix.explain("scab")["corrections"] == {"scab": []}
 
 
-def test_an_unknown_word_with_relatives_is_still_corrected(tmp_path: Path) -> None:
+def test_an_unknown_word_with_relatives_is_still_corrected(tmp_path: Path, without_word_list: None) -> None:
     skills = [
         write_skill(tmp_path, "dns-manager", "Point a domain at a server and manage DNS records."),
         write_skill(tmp_path, "reporter", "Several severity levels for a report."),
     ]
     ix = SearchIndex(skills)
-    # "sever" shares a root with "several" and "severity", and is one letter from "server"
+    # "sever" shares a root with "several" and "severity", and is one letter from "server" (with the English
+    # word list it is left alone: it is the stem of "severe")
     assert ix.explain("sever")["corrections"] == {"sever": ["server"]}
     assert names(ix.search("point www at the new sever", 1)) == ["dns-manager"]
+
+
+@pytest.fixture()
+def without_word_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Search as it runs when the optional English word list (pyspellchecker) is not installed."""
+    from skillyard.search import _spelling
+
+    monkeypatch.setattr(_spelling, "_checker", lambda: None)
+    _spelling.stem_is_word.cache_clear()
+    _spelling.correction.cache_clear()
+    yield
+    _spelling.stem_is_word.cache_clear()
+    _spelling.correction.cache_clear()
+
+
+def _typo_catalog(root: Path) -> list[Skill]:
+    return [
+        write_skill(
+            root, "support-reply", "Answer customers.", "# Replies\n\nWe answer politely and fast.\n"
+        ),
+        write_skill(root, "lunch-planner", "Plan a lunch for the team."),
+        write_skill(root, "other", "Plan a trip with an itinerary."),
+    ]
+
+
+def test_the_english_word_list_tells_words_from_typos(tmp_path: Path) -> None:
+    pytest.importorskip("spellchecker")
+    ix = SearchIndex(_typo_catalog(tmp_path))
+    # an English word no skill uses is not read as a skill word one edit away
+    assert ix.explain("launch")["corrections"] == {"launch": []}
+    # a typo is read as the English word, here one only a body uses
+    assert ix.explain("politly")["corrections"] == {"politly": [stem("politely")]}
+    assert names(ix.search("reply politly", 1)) == ["support-reply"]
+    # the embedder gets the request with its typos corrected, and known words untouched
+    assert ix.spelled("reply politly by tomorow, Answer") == "reply politely by tomorrow, Answer"
+    assert ix.spelled("no typo in this one") == "no typo in this one"
+
+
+def test_without_the_english_word_list_typos_are_corrected_against_the_skills(
+    tmp_path: Path, without_word_list: None
+) -> None:
+    ix = SearchIndex(_typo_catalog(tmp_path))
+    assert ix.explain("launch")["corrections"] == {"launch": ["lunch"]}  # the guess a word list prevents
+    assert ix.explain("politly")["corrections"] == {"politly": []}  # a body word one skill uses: no
+    assert ix.spelled("reply politly by tomorow") == "reply politly by tomorow"
+
+
+@given(st.text(max_size=60))
+def test_spelled_requests_never_raise_and_keep_non_words(query: str) -> None:
+    from skillyard.search import _spelling
+
+    ix = SearchIndex([])
+    out = ix.spelled(query)
+    assert isinstance(out, str)
+    if not _spelling.available():
+        assert out == query

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 import weakref
 from collections.abc import Iterable, Sequence
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard.model import Skill
+from skillyard.search import _spelling
 from skillyard.search._embed import (
     EMBEDDER_KINDS,
     Embedder,
@@ -46,7 +48,7 @@ from skillyard.search._lexical import (
     body_head,
 )
 from skillyard.search._synonyms import SYNONYMS
-from skillyard.search._text import stem, tokenize
+from skillyard.search._text import STOP_WORDS, stem, tokenize
 
 if TYPE_CHECKING:
     from skillyard.registry import Registry
@@ -87,6 +89,8 @@ SEMANTIC_DEPTH = 30
 SEMANTIC_FLOOR = 0.1
 #: A hit whose cosine reaches this is "strong" even when few of its words match.
 SEMANTIC_STRONG = 0.5
+#: A word of a request, as the English spelling corrector reads it.
+_ALPHA_WORD = re.compile(r"[^\W\d_]+")
 #: Index snapshots kept in the cache folder (one per set of skills).
 KEEP_SNAPSHOTS = 8
 #: Characters of body text embedded with the name and description, and per body section.
@@ -271,7 +275,7 @@ class SearchIndex:
         if self._missing_vectors():
             self.embed_skills(wait=False)
             return None
-        qv = self._query_vector(query[:2000])
+        qv = self._query_vector(self.spelled(query[:2000]))
         if qv is None:
             return None
         import numpy as np  # a core dependency; only imported once an embedder is in use
@@ -292,6 +296,21 @@ class SearchIndex:
         top = np.argpartition(-sims, keep - 1)[:keep]
         ranked = sorted(((names[i], float(sims[i])) for i in top.tolist()), key=lambda x: (-x[1], x[0]))
         return [(n, c) for n, c in ranked[:SEMANTIC_DEPTH] if c >= SEMANTIC_FLOOR]
+
+    def spelled(self, query: str) -> str:
+        """The request with each word that neither the skills, the synonym groups nor English know replaced by
+        the likeliest English word one edit away ("umbrela" -> "umbrella"), for the embedder: its tokenizer
+        cuts a typo into pieces that mean little. Unchanged without the English word list (`_spelling`)."""
+        if not _spelling.available():
+            return query
+
+        def fix(m: re.Match[str]) -> str:
+            word = m.group(0).casefold()
+            if word in STOP_WORDS or self._lexical.knows(stem(word)):
+                return m.group(0)
+            return _spelling.correction(word) or m.group(0)
+
+        return _ALPHA_WORD.sub(fix, query)
 
     # ------------------------------------------------------------ query
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillyard.model import Skill
-from skillyard.search import _dense
+from skillyard.search import _dense, _spelling
 from skillyard.search._synonyms import MAX_PHRASE, PHRASES, SYNONYMS
 from skillyard.search._text import MAX_FIELD_CHARS, VAGUE_WEIGHT, is_vague, stem, term_counts, tokenize
 
@@ -646,14 +646,33 @@ class LexicalIndex:
         variants: list[tuple[str, float]] = [(term, 1.0)]
         variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
         variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
-        # an unknown word's relatives do not rule out a typo; a vague word ("tell") is not read as another
-        if term not in self._df and term not in SYNONYMS and not is_vague(term):
-            for c in self.corrections(term):
+        if term not in self._df and term not in SYNONYMS:
+            for c in self.spelling(term):
                 variants.append((c, CORRECTION_WEIGHT))
                 variants.extend((v, SYNONYM_WEIGHT * CORRECTION_WEIGHT) for v in sorted(SYNONYMS.get(c, ())))
             if not any(w == CORRECTION_WEIGHT for _v, w in variants):
                 variants.extend((p, COMPOUND_WEIGHT) for p in self.split_compound(term))
         return variants
+
+    def spelling(self, term: str) -> list[str]:
+        """What an unknown query term is read as when it is a typo: `corrections` against the skills'
+        vocabulary, plus the English word list's correction when the skills or a synonym group use it
+        ("umbrela" -> umbrella). An unknown word's relatives do not rule out a typo; a vague word ("tell")
+        and, with the English word list installed, an English word the skills happen not to use ("night",
+        "worry") are never read as another word."""
+        if term in self._df or term in SYNONYMS or is_vague(term) or _spelling.stem_is_word(term):
+            return []
+        found = self.corrections(term)
+        english = _spelling.correction(term)
+        if english is not None:
+            fixed = stem(english)
+            if fixed != term and fixed not in found and (fixed in self._df or fixed in SYNONYMS):
+                found.append(fixed)
+        return found
+
+    def knows(self, term: str) -> bool:
+        """Whether any skill or synonym group uses index term `term`."""
+        return term in self._df or term in SYNONYMS
 
     def _word(self, term: str) -> _Word:
         """For one query word: score per document through its best variant (the word, a word with the same
@@ -823,7 +842,7 @@ class LexicalIndex:
                 "synonyms": {
                     t: sorted(v for v, w in self._variants(t) if w == SYNONYM_WEIGHT) for t in terms
                 },
-                "corrections": {t: self.corrections(t) for t in terms if t not in self._df},
+                "corrections": {t: self.spelling(t) for t in terms if t not in self._df},
                 "idf": {t: round(self._idf(t), 4) for t in terms},
                 "strong_coverage": STRONG_COVERAGE,
             }
