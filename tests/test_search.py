@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -957,16 +958,13 @@ def test_an_unknown_word_with_relatives_is_still_corrected(tmp_path: Path, witho
 
 
 @pytest.fixture()
-def without_word_list(monkeypatch: pytest.MonkeyPatch) -> None:
+def without_word_list() -> Iterator[None]:
     """Search as it runs when the optional English word list (pyspellchecker) is not installed."""
     from skillyard.search import _spelling
 
-    monkeypatch.setattr(_spelling, "_checker", lambda: None)
-    _spelling.stem_is_word.cache_clear()
-    _spelling.correction.cache_clear()
+    _spelling.set_enabled(False)
     yield
-    _spelling.stem_is_word.cache_clear()
-    _spelling.correction.cache_clear()
+    _spelling.set_enabled(True)
 
 
 def _typo_catalog(root: Path) -> list[Skill]:

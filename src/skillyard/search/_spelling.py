@@ -36,6 +36,15 @@ MIN_CORRECTED = 5
 _ENDINGS = ("", "e", "s", "es", "ed", "d", "ing", "y")
 
 _lock = threading.Lock()
+_enabled = True
+
+
+def set_enabled(on: bool) -> None:
+    """Use the word list (the default, when installed) or not; bench_search.py compares both."""
+    global _enabled
+    _enabled = bool(on)
+    stem_is_word.cache_clear()
+    correction.cache_clear()
 
 
 @functools.lru_cache(maxsize=1)
@@ -52,12 +61,12 @@ def _checker() -> Any | None:
 
 
 def available() -> bool:
-    """Whether the English word list is installed."""
-    return _checker() is not None
+    """Whether the English word list is installed (and in use)."""
+    return _enabled and _checker() is not None
 
 
 def _frequency(word: str) -> float:
-    checker = _checker()
+    checker = _checker() if _enabled else None
     if checker is None:
         return 0.0
     with _lock:
@@ -72,7 +81,7 @@ def is_word(word: str) -> bool:
 @functools.lru_cache(maxsize=8192)
 def stem_is_word(term: str) -> bool:
     """Whether index term `term` is the stem of a common English word ("scar" of "scared", "night")."""
-    if len(term) < MIN_LENGTH - 1 or not term.isascii() or not term.isalpha() or _checker() is None:
+    if len(term) < MIN_LENGTH - 1 or not term.isascii() or not term.isalpha() or not available():
         return False
     return any(is_word(w) and stem(w) == term for w in (term + e for e in _ENDINGS))
 
@@ -82,7 +91,7 @@ def correction(word: str) -> str | None:
     """The most frequent English word one edit from `word` when `word` itself is not English, else None."""
     if len(word) < MIN_CORRECTED or not word.isascii() or not word.isalpha() or is_word(word):
         return None
-    checker = _checker()
+    checker = _checker() if _enabled else None
     if checker is None:
         return None
     with _lock:
