@@ -450,6 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     skills, requests = load_eval(args.requests)
+    _spelling.load(wait=True)  # searches never wait for the word list; figures are taken with it loaded
     spec = args.embedder
     if spec is None:
         model = minilm_dir()

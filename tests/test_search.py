@@ -979,6 +979,9 @@ def _typo_catalog(root: Path) -> list[Skill]:
 
 def test_the_english_word_list_tells_words_from_typos(tmp_path: Path) -> None:
     pytest.importorskip("spellchecker")
+    from skillyard.search import _spelling
+
+    _spelling.load(wait=True)
     ix = SearchIndex(_typo_catalog(tmp_path))
     # an English word no skill uses is not read as a skill word one edit away
     assert ix.explain("launch")["corrections"] == {"launch": []}
@@ -1004,7 +1007,30 @@ def test_spelled_requests_never_raise_and_keep_non_words(query: str) -> None:
     from skillyard.search import _spelling
 
     ix = SearchIndex([])
+    _spelling.load(wait=True)
     out = ix.spelled(query)
     assert isinstance(out, str)
     if not _spelling.available():
         assert out == query
+
+
+def test_no_search_waits_for_the_word_list_and_answers_change_once_it_is_loaded(tmp_path: Path) -> None:
+    pytest.importorskip("spellchecker")
+    import subprocess
+    import sys
+
+    # a new process: the first search with an unknown word starts loading the list and answers without it
+    code = (
+        "import sys, time\n"
+        "from skillyard.search import SearchIndex, _spelling\n"
+        "from skillyard.parsing import parse_skill\n"
+        "skills = [parse_skill(p)[0] for p in sys.argv[1:]]\n"
+        "ix = SearchIndex(skills)\n"
+        "first = ix.explain('launch')['corrections']\n"
+        "loaded_then = _spelling._loaded[:]\n"
+        "_spelling.load(wait=True)\n"
+        "print(first, bool(loaded_then), ix.explain('launch')['corrections'])\n"
+    )
+    paths = [str(s.path) for s in _typo_catalog(tmp_path)]
+    out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["{'launch':", "['lunch']}", "False", "{'launch':", "[]}"]

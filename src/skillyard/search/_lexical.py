@@ -256,6 +256,7 @@ class LexicalIndex:
         self._norms: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
         self._arrays: dict[str, _dense.Postings] = {}
+        self._spelling_generation = _spelling.generation()
         for s in skills:
             self._add(s)
 
@@ -763,6 +764,11 @@ class LexicalIndex:
 
     def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
+        gen = _spelling.generation()
+        if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read words
+            with self._lock:
+                self._invalidate()
+                self._spelling_generation = gen
         terms = self._query(query)
         if not terms:
             return []

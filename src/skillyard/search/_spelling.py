@@ -12,8 +12,11 @@ The word list comes from the optional `pyspellchecker` package (the
 `spelling` extra; MIT, word frequencies shipped in the package, nothing
 fetched at run time). Without it every function here answers "not known"
 and search corrects against the skills' vocabulary alone. The list is loaded
-on the first request with a word the skills do not know (about 0.15 s), never
-at start-up.
+in a background thread when a request first has a word the skills do not
+know (about 0.15 s, more under load); no search waits for it: until it is
+loaded, searches correct against the skills' vocabulary alone, and
+`generation()` changes once it is, so the search index drops what it
+cached without it.
 """
 
 from __future__ import annotations
@@ -37,36 +40,66 @@ _ENDINGS = ("", "e", "s", "es", "ed", "d", "ing", "y")
 
 _lock = threading.Lock()
 _enabled = True
+_loaded: list[Any] = []  #: the checker once loaded (None when unavailable), set once by _load
+_loading = threading.RLock()
+_started = False
 
 
 def set_enabled(on: bool) -> None:
     """Use the word list (the default, when installed) or not; bench_search.py compares both."""
     global _enabled
     _enabled = bool(on)
-    stem_is_word.cache_clear()
-    correction.cache_clear()
 
 
-@functools.lru_cache(maxsize=1)
-def _checker() -> Any | None:
-    """The pyspellchecker English checker, or None when the package is not installed or fails to load."""
+def _load() -> None:
     try:
         from spellchecker import SpellChecker  # type: ignore[import-not-found, import-untyped, unused-ignore]
-    except ImportError:
+
+        checker: Any | None = SpellChecker(language="en", distance=1)
+    except Exception:  # not installed, or a broken install: spelling is left to the skills' vocabulary
+        checker = None
+    with _loading:
+        if not _loaded:
+            _loaded.append(checker)
+
+
+def load(wait: bool = False) -> None:
+    """Start loading the word list in a background thread (once); with `wait`, load it now."""
+    global _started
+    with _loading:
+        if _loaded or (_started and not wait):
+            return
+        if wait:
+            _load()
+            return
+        _started = True
+    threading.Thread(target=_load, name="skillyard-word-list", daemon=True).start()
+
+
+def _checker() -> Any | None:
+    """The pyspellchecker English checker, or None when it is not installed, disabled, or still loading
+    (then loading starts in the background)."""
+    if not _enabled:
         return None
-    try:
-        return SpellChecker(language="en", distance=1)
-    except Exception:  # a broken install leaves spelling to the skills' vocabulary
+    if not _loaded:
+        load()
         return None
+    return _loaded[0]
+
+
+def generation() -> int:
+    """Changes when the word list becomes available or is switched on or off: answers cached before
+    are stale then."""
+    return (2 if _loaded and _loaded[0] is not None else 1) if _enabled else 0
 
 
 def available() -> bool:
-    """Whether the English word list is installed (and in use)."""
-    return _enabled and _checker() is not None
+    """Whether the English word list is loaded and in use (starts loading it when it is not yet)."""
+    return _checker() is not None
 
 
 def _frequency(word: str) -> float:
-    checker = _checker() if _enabled else None
+    checker = _checker()
     if checker is None:
         return 0.0
     with _lock:
@@ -78,20 +111,28 @@ def is_word(word: str) -> bool:
     return len(word) >= MIN_LENGTH and word.isascii() and word.isalpha() and _frequency(word) >= MIN_FREQUENCY
 
 
-@functools.lru_cache(maxsize=8192)
 def stem_is_word(term: str) -> bool:
     """Whether index term `term` is the stem of a common English word ("scar" of "scared", "night")."""
+    return _stem_is_word(term, generation())
+
+
+@functools.lru_cache(maxsize=8192)
+def _stem_is_word(term: str, _generation: int) -> bool:
     if len(term) < MIN_LENGTH - 1 or not term.isascii() or not term.isalpha() or not available():
         return False
     return any(is_word(w) and stem(w) == term for w in (term + e for e in _ENDINGS))
 
 
-@functools.lru_cache(maxsize=8192)
 def correction(word: str) -> str | None:
     """The most frequent English word one edit from `word` when `word` itself is not English, else None."""
+    return _correction(word, generation())
+
+
+@functools.lru_cache(maxsize=8192)
+def _correction(word: str, _generation: int) -> str | None:
     if len(word) < MIN_CORRECTED or not word.isascii() or not word.isalpha() or is_word(word):
         return None
-    checker = _checker() if _enabled else None
+    checker = _checker()
     if checker is None:
         return None
     with _lock:
