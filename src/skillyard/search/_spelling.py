@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from typing import Any
 
 from skillyard.search._text import stem
@@ -52,6 +53,7 @@ def set_enabled(on: bool) -> None:
 
 
 def _load() -> None:
+    time.sleep(0)  # let the search that started this thread hand back its answer first
     try:
         from spellchecker import SpellChecker  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
