@@ -89,6 +89,9 @@ SEMANTIC_DEPTH = 30
 SEMANTIC_FLOOR = 0.1
 #: A hit whose cosine reaches this is "strong" even when few of its words match.
 SEMANTIC_STRONG = 0.5
+#: A request with less than this share of its words known (English function words, words the skills or the
+#: synonyms use, English words) is taken to be in another language, and not spelled for the embedder.
+MIN_KNOWN_SHARE = 0.5
 #: A word of a request, as the English spelling corrector reads it.
 _ALPHA_WORD = re.compile(r"[^\W\d_]+")
 #: Index snapshots kept in the cache folder (one per set of skills).
@@ -299,16 +302,34 @@ class SearchIndex:
 
     def spelled(self, query: str) -> str:
         """The request with each word that neither the skills, the synonym groups nor English know replaced by
-        the likeliest English word one edit away ("umbrela" -> "umbrella"), for the embedder: its tokenizer
-        cuts a typo into pieces that mean little. Unchanged without the English word list (`_spelling`)."""
+        an English word one edit away ("umbrela" -> "umbrella"; the most frequent one the skills use, else
+        the most frequent), for the embedder: its tokenizer
+        cuts a typo into pieces that mean little. A request with fewer known words than MIN_KNOWN_SHARE is
+        left alone: it is in another language ("contrato", "cláusula"), and the embedder reads it better as written
+        than "corrected" into English words. Unchanged without the English word list (`_spelling`)."""
         if not _spelling.available():
+            return query
+        words = [w.casefold() for w in _ALPHA_WORD.findall(query)]
+        unknown: set[str] = set()
+        known = 0
+        for w in words:
+            if w in STOP_WORDS or (len(w) >= _spelling.MIN_LENGTH and self._lexical.knows(stem(w))):
+                known += 1
+            elif len(w) >= _spelling.MIN_LENGTH:
+                if _spelling.is_word(w):
+                    known += 1
+                else:
+                    unknown.add(w)
+        if not unknown or known < MIN_KNOWN_SHARE * (known + sum(w in unknown for w in words)):
             return query
 
         def fix(m: re.Match[str]) -> str:
             word = m.group(0).casefold()
-            if word in STOP_WORDS or self._lexical.knows(stem(word)):
+            found = _spelling.corrections(word) if word in unknown else ()
+            if not found:
                 return m.group(0)
-            return _spelling.correction(word) or m.group(0)
+            # of the English readings, the most frequent one the skills use, else the most frequent
+            return next((c for c in found if self._lexical.knows(stem(c))), found[0])
 
         return _ALPHA_WORD.sub(fix, query)
 

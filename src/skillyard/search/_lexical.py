@@ -657,18 +657,19 @@ class LexicalIndex:
 
     def spelling(self, term: str) -> list[str]:
         """What an unknown query term is read as when it is a typo: `corrections` against the skills'
-        vocabulary, plus the English word list's correction when the skills or a synonym group use it
-        ("umbrela" -> umbrella). An unknown word's relatives do not rule out a typo; a vague word ("tell")
+        vocabulary, plus the most frequent English word one edit away that the skills or a synonym group
+        use ("umbrela" -> umbrella). An unknown word's relatives do not rule out a typo; a vague word ("tell")
         and, with the English word list installed, an English word the skills happen not to use ("night",
         "worry") are never read as another word."""
         if term in self._df or term in SYNONYMS or is_vague(term) or _spelling.stem_is_word(term):
             return []
         found = self.corrections(term)
-        english = _spelling.correction(term)
-        if english is not None:
+        for english in _spelling.corrections(term):
             fixed = stem(english)
-            if fixed != term and fixed not in found and (fixed in self._df or fixed in SYNONYMS):
-                found.append(fixed)
+            if fixed != term and (fixed in self._df or fixed in SYNONYMS):
+                if fixed not in found:
+                    found.append(fixed)
+                break  # only the most frequent English reading the skills use
         return found
 
     def knows(self, term: str) -> bool:

@@ -125,21 +125,23 @@ def _stem_is_word(term: str, _generation: int) -> bool:
     return any(is_word(w) and stem(w) == term for w in (term + e for e in _ENDINGS))
 
 
-def correction(word: str) -> str | None:
-    """The most frequent English word one edit from `word` when `word` itself is not English, else None."""
-    return _correction(word, generation())
+def corrections(word: str) -> tuple[str, ...]:
+    """English words one edit from `word`, most frequent first, when `word` itself is not English; the
+    caller prefers the ones its skills use ("invoce": invoke, invoice)."""
+    return _corrections(word, generation())
 
 
 @functools.lru_cache(maxsize=8192)
-def _correction(word: str, _generation: int) -> str | None:
+def _corrections(word: str, _generation: int) -> tuple[str, ...]:
     if len(word) < MIN_CORRECTED or not word.isascii() or not word.isalpha() or is_word(word):
-        return None
+        return ()
     checker = _checker()
     if checker is None:
-        return None
+        return ()
     with _lock:
-        fixed = checker.correction(word)
-    # any listed word is a fair reading; MIN_FREQUENCY only decides what is too common to be a typo
-    if not isinstance(fixed, str) or fixed == word or _frequency(fixed) <= 0.0:
-        return None
-    return fixed
+        found = checker.candidates(word) or ()
+        # any listed word is a fair reading; MIN_FREQUENCY only decides what is too common to be a typo
+        ranked = sorted(
+            ((checker.word_usage_frequency(c), c) for c in found if c != word), key=lambda x: (-x[0], x[1])
+        )
+    return tuple(c for f, c in ranked if f > 0.0)
