@@ -301,12 +301,12 @@ class SearchIndex:
         return [(n, c) for n, c in ranked[:SEMANTIC_DEPTH] if c >= SEMANTIC_FLOOR]
 
     def spelled(self, query: str) -> str:
-        """The request with each word that neither the skills, the synonym groups nor English know replaced by
-        an English word one edit away ("umbrela" -> "umbrella"; the most frequent one the skills use, else
-        the most frequent), for the embedder: its tokenizer
-        cuts a typo into pieces that mean little. A request with fewer known words than MIN_KNOWN_SHARE is
-        left alone: it is in another language ("contrato", "cláusula"), and the embedder reads it better as written
-        than "corrected" into English words. Unchanged without the English word list (`_spelling`)."""
+        """The request with each word that neither the skills, the synonym groups nor English know replaced
+        by an English word one edit away ("umbrela" -> "umbrella"; the most frequent one the skills use, else
+        the most frequent), for the embedder: its tokenizer cuts a typo into pieces that mean little. A
+        request with less than MIN_KNOWN_SHARE of its words known is in another language ("contrato",
+        "cláusula") and is left as written, which the embedder reads better than English words put in
+        their place. Unchanged without the English word list (`_spelling`)."""
         if not _spelling.available():
             return query
         words = [w.casefold() for w in _ALPHA_WORD.findall(query)]

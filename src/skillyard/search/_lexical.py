@@ -7,9 +7,11 @@
   strong match.
 * A query word matches through its best variant: the word itself, a word with
   the same root, a synonym (`_synonyms`), or, when no skill uses the word, a
-  spelling correction (one edit away from a word the skills use) or the two
-  words it runs together. Phrases of the synonym table and two query words the
-  skills write as one are query terms of their own.
+  spelling correction (one edit away from a word the skills use; with the
+  optional English word list (`_spelling`), never for an English word) or the
+  two words it runs together. Vague words and numbers weigh less. Phrases of
+  the synonym table and two query words the skills write as one are query
+  terms of their own.
 * Summing the words' scores is done by numpy for common words (`_dense`), with
   the same result as the plain loop.
 * Recall first: every skill matching any variant of any query word is a result.
@@ -659,7 +661,7 @@ class LexicalIndex:
         """What an unknown query term is read as when it is a typo: `corrections` against the skills'
         vocabulary, plus the most frequent English word one edit away that the skills or a synonym group
         use ("umbrela" -> umbrella). An unknown word's relatives do not rule out a typo; a vague word ("tell")
-        and, with the English word list installed, an English word the skills happen not to use ("night",
+        and, with the English word list loaded, an English word the skills happen not to use ("launch",
         "worry") are never read as another word."""
         if term in self._df or term in SYNONYMS or is_vague(term) or _spelling.stem_is_word(term):
             return []
@@ -723,7 +725,7 @@ class LexicalIndex:
         self, term: str, known: list[tuple[str, float]]
     ) -> tuple[frozenset[str], frozenset[int]] | None:
         """When `term` is read as two words run together: those words and the skills that use both.
-        One part alone is another word ("postcodes" is not about "code")."""
+        One part alone is another word ("bookshelf" is not about every skill that says "book")."""
         if term in self._df or any(w != COMPOUND_WEIGHT or v == term for v, w in known):
             return None
         split = self.split_compound(term)

@@ -1,9 +1,9 @@
 """English spelling for requests: which words are English, and the likeliest English word one edit away.
 
 The skills' own vocabulary is small: a request word it lacks is as often a
-plain English word the skills never use ("night", "launch", "worry") as a
+plain English word the skills never use ("launch", "worry", "lease") as a
 typo, and one edit from such a word often reaches an unrelated skill word
-("night" -> "right"). An English word list with frequencies tells them
+("launch" -> "lunch"). An English word list with frequencies tells them
 apart, and corrects typos to words the skills do not use but a synonym group
 knows ("umbrela" -> "umbrella" -> weather), or that an embedder reads better
 than the typo.
