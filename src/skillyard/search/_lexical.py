@@ -786,6 +786,7 @@ class LexicalIndex:
             self.index_bodies(wait=False)
             if heavy:
                 _dense.start_import()
+            _spelling.start()  # likewise the word list, when this search wanted it
 
     def _rank(self, terms: list[str], limit: int | None) -> tuple[list[tuple[str, float, float]], bool]:
         """The ranking, and whether its words touched enough postings to be worth summing with numpy."""

@@ -12,10 +12,10 @@ The word list comes from the optional `pyspellchecker` package (the
 `spelling` extra; MIT, word frequencies shipped in the package, nothing
 fetched at run time). Without it every function here answers "not known"
 and search corrects against the skills' vocabulary alone. The list is loaded
-in a background thread when a request first has a word the skills do not
-know (about 0.15 s, more under load); no search waits for it: until it is
-loaded, searches correct against the skills' vocabulary alone, and
-`generation()` changes once it is, so the search index drops what it
+in a background thread after the first search with a word the skills do not
+know has answered (about 0.15 s, more under load); no search waits for it:
+until it is loaded, searches correct against the skills' vocabulary alone,
+and `generation()` changes once it is, so the search index drops what it
 cached without it.
 """
 
@@ -44,6 +44,7 @@ _enabled = True
 _loaded: list[Any] = []  #: the checker once loaded (None when unavailable), set once by _load
 _loading = threading.RLock()
 _started = False
+_wanted = False
 
 
 def set_enabled(on: bool) -> None:
@@ -78,13 +79,21 @@ def load(wait: bool = False) -> None:
     threading.Thread(target=_load, name="skillyard-word-list", daemon=True).start()
 
 
+def start() -> None:
+    """Start loading the word list if a search asked for it; called after that search has answered, since
+    decoding the list holds the interpreter lock for tens of milliseconds at a time."""
+    if _wanted and not _loaded and not _started:
+        load()
+
+
 def _checker() -> Any | None:
-    """The pyspellchecker English checker, or None when it is not installed, disabled, or still loading
-    (then loading starts in the background)."""
+    """The pyspellchecker English checker, or None when it is not installed, disabled, or not loaded yet
+    (then the next `start()` loads it in the background)."""
+    global _wanted
     if not _enabled:
         return None
     if not _loaded:
-        load()
+        _wanted = True
         return None
     return _loaded[0]
 
