@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -872,3 +873,165 @@ def test_unit_abbreviations_read_as_the_units() -> None:
 
     for short, unit in (("kg", "kilogram"), ("lbs", "pound"), ("km", "kilometer"), ("vid", "video")):
         assert stem(unit) in SYNONYMS[stem(short)], (short, unit)
+
+
+def test_contraction_fragments_and_indefinite_pronouns_are_stop_words() -> None:
+    assert tokenize("I don't know, I'm sure it isn't anything") == ["know", stem("sure")]
+    assert tokenize("pls fix it, nobody has touched it since") == ["fix", "touch"]
+
+
+@given(st.text(max_size=40))
+def test_accents_are_folded_alike_on_both_sides(text: str) -> None:
+    from skillyard.search._text import fold_accents
+
+    folded = fold_accents(text)
+    assert fold_accents(folded) == folded
+    assert tokenize(text) == tokenize(folded)
+
+
+def test_a_request_typed_without_accents_meets_the_text(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, "resume", "Write a résumé and a cover letter."),
+        write_skill(tmp_path, "other", "Plan a trip with an itinerary."),
+    ]
+    ix = SearchIndex(skills)
+    assert names(ix.search("resume for a job", 1)) == ["resume"]
+    assert tokenize("cláusula") == ["clausula"]
+
+
+def test_vague_words_and_numbers_weigh_less_than_task_words(tmp_path: Path) -> None:
+    from skillyard.search._text import is_vague
+
+    assert is_vague(stem("turn")) and is_vague(stem("yesterday")) and is_vague("412")
+    assert not is_vague(stem("invoice")) and not is_vague("k8s") and not is_vague("mp3")
+    skills = [
+        # each skill uses one word of the request, and no other skill uses either word
+        write_skill(tmp_path, "turner", "Turn things around quickly."),
+        write_skill(tmp_path, "invoicer", "Create an invoice for a customer."),
+        write_skill(tmp_path, "other", "Plan a trip with an itinerary."),
+    ]
+    ix = SearchIndex(skills)
+    # "turn" and "invoice" are equally rare here; the task word decides
+    assert names(ix.search("turn this into an invoice", 2)) == ["invoicer", "turner"]
+    assert names(ix.search("the 412 invoice", 1)) == ["invoicer"]
+    assert names(ix.search("turn it", 5)) == ["turner"]  # a vague word still matches: recall first
+
+
+def test_a_run_together_word_matches_only_where_all_its_parts_are(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, "booker", "Book a table, book a flight, book a room: booking for you."),
+        write_skill(tmp_path, "librarian", "Put every book back on its shelf."),
+        write_skill(tmp_path, "other", "Plan a trip with an itinerary."),
+    ]
+    ix = SearchIndex(skills)
+    # "bookshelf" is read as "book" and "shelf": only a skill with both is about it
+    assert ix._lexical.split_compound("bookshelf") == ["book", "shelf"]
+    assert names(ix.search("bookshelf", 5)) == ["librarian"]
+
+
+def test_a_correction_is_the_candidate_most_skills_use(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, f"chart{i}", f"Draw a chart of the numbers, variant {i}.") for i in range(3)
+    ] + [
+        write_skill(tmp_path, "chant", "Write a chant for a football club."),
+        write_skill(tmp_path, "other", "Plan a trip with an itinerary."),
+    ]
+    ix = SearchIndex(skills)
+    # "charnt" is one edit from "chart" (three skills) and from "chant" (one): the likelier reading wins
+    assert ix.explain("charnt")["corrections"] == {"charnt": ["chart"]}
+    # a short word one edit from several equally common words is left alone rather than guessed
+    short = [write_skill(tmp_path, w, f"All about the {w}.") for w in ("scan", "scam", "scar")]
+    ix = SearchIndex(short)
+    assert ix.explain("scab")["corrections"] == {"scab": []}
+
+
+def test_an_unknown_word_with_relatives_is_still_corrected(tmp_path: Path, without_word_list: None) -> None:
+    skills = [
+        write_skill(tmp_path, "dns-manager", "Point a domain at a server and manage DNS records."),
+        write_skill(tmp_path, "reporter", "Several severity levels for a report."),
+    ]
+    ix = SearchIndex(skills)
+    # "sever" shares a root with "several" and "severity", and is one letter from "server" (with the English
+    # word list it is left alone: it is the stem of "severe")
+    assert ix.explain("sever")["corrections"] == {"sever": ["server"]}
+    assert names(ix.search("point www at the new sever", 1)) == ["dns-manager"]
+
+
+@pytest.fixture()
+def without_word_list() -> Iterator[None]:
+    """Search as it runs when the optional English word list (pyspellchecker) is not installed."""
+    from skillyard.search import _spelling
+
+    _spelling.set_enabled(False)
+    yield
+    _spelling.set_enabled(True)
+
+
+def _typo_catalog(root: Path) -> list[Skill]:
+    return [
+        write_skill(
+            root, "support-reply", "Answer customers.", "# Replies\n\nWe answer politely and fast.\n"
+        ),
+        write_skill(root, "lunch-planner", "Plan a lunch for the team."),
+        write_skill(root, "other", "Plan a trip with an itinerary."),
+    ]
+
+
+def test_the_english_word_list_tells_words_from_typos(tmp_path: Path) -> None:
+    pytest.importorskip("spellchecker")
+    from skillyard.search import _spelling
+
+    _spelling.load(wait=True)
+    ix = SearchIndex(_typo_catalog(tmp_path))
+    # an English word no skill uses is not read as a skill word one edit away
+    assert ix.explain("launch")["corrections"] == {"launch": []}
+    # a typo is read as the English word, here one only a body uses
+    assert ix.explain("politly")["corrections"] == {"politly": [stem("politely")]}
+    assert names(ix.search("reply politly", 1)) == ["support-reply"]
+    # the embedder gets the request with its typos corrected, and known words untouched
+    assert ix.spelled("reply politly by tomorow, Answer") == "reply politely by tomorrow, Answer"
+    assert ix.spelled("no typo in this one") == "no typo in this one"
+
+
+def test_without_the_english_word_list_typos_are_corrected_against_the_skills(
+    tmp_path: Path, without_word_list: None
+) -> None:
+    ix = SearchIndex(_typo_catalog(tmp_path))
+    assert ix.explain("launch")["corrections"] == {"launch": ["lunch"]}  # the guess a word list prevents
+    assert ix.explain("politly")["corrections"] == {"politly": []}  # a body word one skill uses: no
+    assert ix.spelled("reply politly by tomorow") == "reply politly by tomorow"
+
+
+@given(st.text(max_size=60))
+def test_spelled_requests_never_raise_and_keep_non_words(query: str) -> None:
+    from skillyard.search import _spelling
+
+    ix = SearchIndex([])
+    _spelling.load(wait=True)
+    out = ix.spelled(query)
+    assert isinstance(out, str)
+    if not _spelling.available():
+        assert out == query
+
+
+def test_no_search_waits_for_the_word_list_and_answers_change_once_it_is_loaded(tmp_path: Path) -> None:
+    pytest.importorskip("spellchecker")
+    import subprocess
+    import sys
+
+    # a new process: the first search with an unknown word starts loading the list and answers without it
+    code = (
+        "import sys, time\n"
+        "from skillyard.search import SearchIndex, _spelling\n"
+        "from skillyard.parsing import parse_skill\n"
+        "skills = [parse_skill(p)[0] for p in sys.argv[1:]]\n"
+        "ix = SearchIndex(skills)\n"
+        "first = ix.explain('launch')['corrections']\n"  # computed before the search that starts the load
+        "started = _spelling._started\n"
+        "_spelling.load(wait=True)\n"
+        "print(first, started, ix.explain('launch')['corrections'])\n"
+    )
+    paths = [str(s.path) for s in _typo_catalog(tmp_path)]
+    out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, check=True)
+    # answered without the list, which the search then started loading; with it loaded, the answer changes
+    assert out.stdout.split() == ["{'launch':", "['lunch']}", "True", "{'launch':", "[]}"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 import weakref
 from collections.abc import Iterable, Sequence
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard.model import Skill
+from skillyard.search import _spelling
 from skillyard.search._embed import (
     EMBEDDER_KINDS,
     Embedder,
@@ -46,7 +48,7 @@ from skillyard.search._lexical import (
     body_head,
 )
 from skillyard.search._synonyms import SYNONYMS
-from skillyard.search._text import stem, tokenize
+from skillyard.search._text import STOP_WORDS, stem, tokenize
 
 if TYPE_CHECKING:
     from skillyard.registry import Registry
@@ -87,6 +89,11 @@ SEMANTIC_DEPTH = 30
 SEMANTIC_FLOOR = 0.1
 #: A hit whose cosine reaches this is "strong" even when few of its words match.
 SEMANTIC_STRONG = 0.5
+#: A request with less than this share of its words known (English function words, words the skills or the
+#: synonyms use, English words) is taken to be in another language, and not spelled for the embedder.
+MIN_KNOWN_SHARE = 0.5
+#: A word of a request, as the English spelling corrector reads it.
+_ALPHA_WORD = re.compile(r"[^\W\d_]+")
 #: Index snapshots kept in the cache folder (one per set of skills).
 KEEP_SNAPSHOTS = 8
 #: Characters of body text embedded with the name and description, and per body section.
@@ -271,7 +278,7 @@ class SearchIndex:
         if self._missing_vectors():
             self.embed_skills(wait=False)
             return None
-        qv = self._query_vector(query[:2000])
+        qv = self._query_vector(self.spelled(query[:2000]))
         if qv is None:
             return None
         import numpy as np  # a core dependency; only imported once an embedder is in use
@@ -292,6 +299,39 @@ class SearchIndex:
         top = np.argpartition(-sims, keep - 1)[:keep]
         ranked = sorted(((names[i], float(sims[i])) for i in top.tolist()), key=lambda x: (-x[1], x[0]))
         return [(n, c) for n, c in ranked[:SEMANTIC_DEPTH] if c >= SEMANTIC_FLOOR]
+
+    def spelled(self, query: str) -> str:
+        """The request with each word that neither the skills, the synonym groups nor English know replaced
+        by an English word one edit away ("umbrela" -> "umbrella"; the most frequent one the skills use, else
+        the most frequent), for the embedder: its tokenizer cuts a typo into pieces that mean little. A
+        request with less than MIN_KNOWN_SHARE of its words known is in another language ("contrato",
+        "cláusula") and is left as written, which the embedder reads better than English words put in
+        their place. Unchanged without the English word list (`_spelling`)."""
+        if not _spelling.available():
+            return query
+        words = [w.casefold() for w in _ALPHA_WORD.findall(query)]
+        unknown: set[str] = set()
+        known = 0
+        for w in words:
+            if w in STOP_WORDS or (len(w) >= _spelling.MIN_LENGTH and self._lexical.knows(stem(w))):
+                known += 1
+            elif len(w) >= _spelling.MIN_LENGTH:
+                if _spelling.is_word(w):
+                    known += 1
+                else:
+                    unknown.add(w)
+        if not unknown or known < MIN_KNOWN_SHARE * (known + sum(w in unknown for w in words)):
+            return query
+
+        def fix(m: re.Match[str]) -> str:
+            word = m.group(0).casefold()
+            found = _spelling.corrections(word) if word in unknown else ()
+            if not found:
+                return m.group(0)
+            # of the English readings, the most frequent one the skills use, else the most frequent
+            return next((c for c in found if self._lexical.knows(stem(c))), found[0])
+
+        return _ALPHA_WORD.sub(fix, query)
 
     # ------------------------------------------------------------ query
 

@@ -7,9 +7,11 @@
   strong match.
 * A query word matches through its best variant: the word itself, a word with
   the same root, a synonym (`_synonyms`), or, when no skill uses the word, a
-  spelling correction (one edit away from a word the skills use) or the two
-  words it runs together. Phrases of the synonym table and two query words the
-  skills write as one are query terms of their own.
+  spelling correction (one edit away from a word the skills use; with the
+  optional English word list (`_spelling`), never for an English word) or the
+  two words it runs together. Vague words and numbers weigh less. Phrases of
+  the synonym table and two query words the skills write as one are query
+  terms of their own.
 * Summing the words' scores is done by numpy for common words (`_dense`), with
   the same result as the plain loop.
 * Recall first: every skill matching any variant of any query word is a result.
@@ -35,9 +37,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillyard.model import Skill
-from skillyard.search import _dense
+from skillyard.search import _dense, _spelling
 from skillyard.search._synonyms import MAX_PHRASE, PHRASES, SYNONYMS
-from skillyard.search._text import MAX_FIELD_CHARS, stem, term_counts, tokenize
+from skillyard.search._text import MAX_FIELD_CHARS, VAGUE_WEIGHT, is_vague, stem, term_counts, tokenize
 
 K1 = 1.2
 #: field -> (weight, length-normalisation b)
@@ -79,7 +81,7 @@ SYNC_BODIES = 1500
 BODY_BATCH = 256
 MAX_QUERY_CHARS = 1000
 #: Bumped whenever tokenisation or the snapshot layout changes, so old snapshots are ignored.
-SNAPSHOT_VERSION = 4
+SNAPSHOT_VERSION = 5
 MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.
@@ -88,6 +90,9 @@ MAX_CACHED_TERMS = 4096
 MIN_BODY_CORRECTION_DF = 2
 #: Spelling correction only for words at least this long (shorter ones have too many neighbours).
 MIN_CORRECTABLE = 4
+#: From this length a misspelt word keeps several equally likely corrections (one edit from a long word
+#: rarely reaches another word by chance); a shorter one with several keeps none.
+LONG_CORRECTABLE = 6
 #: A word written as two run together ("slidedeck") matches each part with this fraction.
 COMPOUND_WEIGHT = 0.8
 #: Each part of a split compound has at least this many letters.
@@ -253,6 +258,7 @@ class LexicalIndex:
         self._norms: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
         self._arrays: dict[str, _dense.Postings] = {}
+        self._spelling_generation = _spelling.generation()
         for s in skills:
             self._add(s)
 
@@ -595,9 +601,11 @@ class LexicalIndex:
     def corrections(self, term: str) -> list[str]:
         """Words of the skills' metadata (or of the synonym groups) one edit from `term`: a letter
         inserted, deleted, changed, or two neighbours swapped; failing those, words of the bodies used by
-        at least MIN_BODY_CORRECTION_DF skills (a word one skill uses may be a typo of its own).
-        Candidates are generated, not looked up in a prebuilt table, so nothing is built before the
-        first misspelt request."""
+        at least MIN_BODY_CORRECTION_DF skills (a word one skill uses may be a typo of its own). Of several
+        candidates only those most skills use are kept (the likeliest reading, as a spelling corrector
+        ranks by frequency), and a short word with several is left alone: one edit from a four- or
+        five-letter word reaches too many words to guess. Candidates are generated, not looked up in a
+        prebuilt table, so nothing is built before the first misspelt request."""
         if len(term) < MIN_CORRECTABLE or not term.isascii() or not term.isalpha():
             return []
         edits = _edits(term)
@@ -606,6 +614,12 @@ class LexicalIndex:
         if not found:
             df = self._df
             found = {c for c in edits if df.get(c, 0) >= MIN_BODY_CORRECTION_DF}
+        if len(found) > 1:
+            df = self._df
+            top = max(df.get(c, 0) for c in found)
+            found = {c for c in found if df.get(c, 0) == top}
+            if len(found) > 1 and len(term) < LONG_CORRECTABLE:
+                return []
         return sorted(found)
 
     def relatives(self, term: str) -> list[str]:
@@ -635,13 +649,34 @@ class LexicalIndex:
         variants: list[tuple[str, float]] = [(term, 1.0)]
         variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
         variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
-        if term not in self._df and term not in SYNONYMS and not variants[1:]:
-            for c in self.corrections(term):
+        if term not in self._df and term not in SYNONYMS:
+            for c in self.spelling(term):
                 variants.append((c, CORRECTION_WEIGHT))
                 variants.extend((v, SYNONYM_WEIGHT * CORRECTION_WEIGHT) for v in sorted(SYNONYMS.get(c, ())))
-            if len(variants) == 1:
+            if not any(w == CORRECTION_WEIGHT for _v, w in variants):
                 variants.extend((p, COMPOUND_WEIGHT) for p in self.split_compound(term))
         return variants
+
+    def spelling(self, term: str) -> list[str]:
+        """What an unknown query term is read as when it is a typo: `corrections` against the skills'
+        vocabulary, plus the most frequent English word one edit away that the skills or a synonym group
+        use ("umbrela" -> umbrella). An unknown word's relatives do not rule out a typo; a vague word ("tell")
+        and, with the English word list loaded, an English word the skills happen not to use ("launch",
+        "worry") are never read as another word."""
+        if term in self._df or term in SYNONYMS or is_vague(term) or _spelling.stem_is_word(term):
+            return []
+        found = self.corrections(term)
+        for english in _spelling.corrections(term):
+            fixed = stem(english)
+            if fixed != term and (fixed in self._df or fixed in SYNONYMS):
+                if fixed not in found:
+                    found.append(fixed)
+                break  # only the most frequent English reading the skills use
+        return found
+
+    def knows(self, term: str) -> bool:
+        """Whether any skill or synonym group uses index term `term`."""
+        return term in self._df or term in SYNONYMS
 
     def _word(self, term: str) -> _Word:
         """For one query word: score per document through its best variant (the word, a word with the same
@@ -658,18 +693,23 @@ class LexicalIndex:
             weight_t = max(self._idf(v) for v, _w in known)
         else:
             weight_t = self._idf(term) * UNKNOWN_WEIGHT
+        scale = VAGUE_WEIGHT if is_vague(term) else 1.0
+        weight_t *= scale
         best: dict[int, float] = {}
         explained: dict[int, float] = {}
         seen: set[str] = set()
+        parts = self._compound_parts(term, known)
         for v, w in known:
             if v in seen:
                 continue
             seen.add(v)
             per_doc, strong = self._term_scores(v)
+            if parts is not None and v in parts[0]:  # a run-together word matches where all its parts are
+                per_doc = {d: sc for d, sc in per_doc.items() if d in parts[1]}
             cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
             get, eget = best.get, explained.get
             for doc, sc in per_doc.items():
-                sc *= w
+                sc *= w * scale
                 if sc > get(doc, 0.0):
                     best[doc] = sc
                 x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
@@ -680,6 +720,22 @@ class LexicalIndex:
             self._words = {}
         self._words[term] = result
         return result
+
+    def _compound_parts(
+        self, term: str, known: list[tuple[str, float]]
+    ) -> tuple[frozenset[str], frozenset[int]] | None:
+        """When `term` is read as two words run together: those words and the skills that use both.
+        One part alone is another word ("bookshelf" is not about every skill that says "book")."""
+        if term in self._df or any(w != COMPOUND_WEIGHT or v == term for v, w in known):
+            return None
+        split = self.split_compound(term)
+        if not split or {v for v, _w in known} != set(split):
+            return None
+        docs: set[int] | None = None
+        for part in split:
+            have = {d for f in _FIELD_NAMES for d in self._postings[f].get(part, ())}
+            docs = have if docs is None else docs & have
+        return frozenset(split), frozenset(docs or ())
 
     @staticmethod
     def query_terms(query: str) -> list[str]:
@@ -711,6 +767,11 @@ class LexicalIndex:
 
     def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
+        gen = _spelling.generation()
+        if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read words
+            with self._lock:
+                self._invalidate()
+                self._spelling_generation = gen
         terms = self._query(query)
         if not terms:
             return []
@@ -725,6 +786,7 @@ class LexicalIndex:
             self.index_bodies(wait=False)
             if heavy:
                 _dense.start_import()
+            _spelling.start()  # likewise the word list, when this search wanted it
 
     def _rank(self, terms: list[str], limit: int | None) -> tuple[list[tuple[str, float, float]], bool]:
         """The ranking, and whether its words touched enough postings to be worth summing with numpy."""
@@ -790,7 +852,7 @@ class LexicalIndex:
                 "synonyms": {
                     t: sorted(v for v, w in self._variants(t) if w == SYNONYM_WEIGHT) for t in terms
                 },
-                "corrections": {t: self.corrections(t) for t in terms if t not in self._df},
+                "corrections": {t: self.spelling(t) for t in terms if t not in self._df},
                 "idf": {t: round(self._idf(t), 4) for t in terms},
                 "strong_coverage": STRONG_COVERAGE,
             }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
@@ -27,8 +28,28 @@ STOP_WORDS = frozenset(
     skill skills use used uses using want wants wanna gonna help helps something someone thing things stuff really
     able way ways kind sort lot bit one two three four five six seven eight nine ten first second third
     every whole ever actually maybe
+    don doesn didn isn aren wasn weren haven hasn hadn couldn shouldn wouldn ll ve re im ive dont doesnt didnt
+    isnt arent cant wont youre thats whats theres pls plz thx ur
+    anything anyone anybody everyone everybody everything nobody nothing somebody somewhere anywhere
+    since across already still even almost quite rather though although whatever however ones
     """.split()
 )
+
+#: Words that say little about which task is meant: light verbs ("make", "get", "turn"), time deixis ("today",
+#: "last week") and vague nouns ("time", "part"). They still match (recall first), with VAGUE_WEIGHT of the
+#: weight their rarity would give them: in a small catalog "turn" or "last" is rare, and a skill that happens
+#: to use it outranked the one the request is about.
+VAGUE_WORDS = frozenset(
+    """
+    make makes made making get gets got getting go goes going gone went turn turns turned keep keeps kept
+    look looks looking tell tells told say says said see sees saw seen show new old last next take takes
+    took put give gives gave let know knew think try tried start started come came stop thing time times day
+    days week weeks month months year years today tonight yesterday tomorrow morning night part little big
+    small good bad great nice sure guy people person
+    """.split()
+)
+#: Share of its IDF weight a vague word, or a bare number ("412", "2005"), carries.
+VAGUE_WEIGHT = 0.35
 
 #: Irregular verb forms and the base form the stemmer would give the regular ones ("wrote" meets "write").
 IRREGULAR: dict[str, str] = {
@@ -174,9 +195,21 @@ def _raw_words(text: str, camel: bool = True) -> list[str]:
     `camel=False` skips the split (a second full regex pass): used for body text, where camelCase
     words are mostly code identifiers and the pass would be almost half the cost of indexing a body.
     """
+    if not text.isascii():
+        text = fold_accents(text)
     if camel:
         text = _CAMEL.sub(r"\g<0> ", text)
-    return _WORD.findall(text.casefold())
+    text = text.casefold()
+    if not text.isascii():  # casefolding can add accents ("İ" -> "i̇")
+        text = fold_accents(text)
+    return _WORD.findall(text)
+
+
+def fold_accents(text: str) -> str:
+    """Letters without their accents ("cláusula" -> "clausula"), so a request typed without them still
+    meets the text, and a request in a language that writes them meets its English cognates' roots."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 _STEMS: dict[str, str] = {}
@@ -192,6 +225,16 @@ def _stems_for(words: Iterable[str]) -> dict[str, str]:
         for w in missing:
             stems[w] = "" if len(w) < 2 or w in STOP_WORDS else stem(w)
     return stems
+
+
+@functools.lru_cache(maxsize=1)
+def _vague_terms() -> frozenset[str]:
+    return frozenset(stem(w) for w in VAGUE_WORDS if w not in STOP_WORDS)
+
+
+def is_vague(term: str) -> bool:
+    """Whether an index term says little about the task: a vague word (VAGUE_WORDS) or a bare number."""
+    return term.isdigit() or term in _vague_terms()
 
 
 def tokenize(text: str) -> list[str]:
