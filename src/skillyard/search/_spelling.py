@@ -21,7 +21,6 @@ cached without it.
 
 from __future__ import annotations
 
-import _thread
 import functools
 import threading
 import time
@@ -77,9 +76,7 @@ def load(wait: bool = False) -> None:
             _load()
             return
         _started = True
-    # A low-level thread: `threading.Thread.start` waits until the new thread has run, which takes as long
-    # as another thread holds the interpreter lock (the body-index loader decoding a snapshot: 20 ms).
-    _thread.start_new_thread(_load, ())
+    threading.Thread(target=_load, name="skillyard-word-list", daemon=True).start()
 
 
 def start() -> None:
