@@ -10,12 +10,14 @@
   spelling correction (one edit away from a word the skills use) or the two
   words it runs together. Phrases of the synonym table and two query words the
   skills write as one are query terms of their own.
-* Summing the words' scores is done by numpy for common words (`_dense`), with
-  the same result as the plain loop.
+* Only the skills that can reach the requested top are scored in full (`_ranked`
+  says why that gives exactly the ranking of scoring every matching skill), so
+  words found in most skills do not cost a pass over every skill.
 * Recall first: every skill matching any variant of any query word is a result.
   Coverage (the share of the query's IDF mass a skill explains) no longer hides
   results; it decides each hit's `confidence`.
-* One ranking path: score every matching skill, sort by (score, name).
+* One ranking path: a skill's score is its words' scores summed, times (base +
+  coverage); results are sorted by (score rounded to 4 places, name).
 * Metadata is indexed when the index is built. Bodies are indexed on the first
   search: in the caller's thread for small catalogs, in a background thread for
   large ones (searches meanwhile rank on metadata), so the first search of a
@@ -30,12 +32,14 @@ import math
 import re
 import threading
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import add, ge, mul, neg
 from typing import Any
 
 from skillyard.model import Skill
-from skillyard.search import _dense
 from skillyard.search._synonyms import MAX_PHRASE, PHRASES, SYNONYMS
 from skillyard.search._text import MAX_FIELD_CHARS, stem, term_counts, tokenize
 
@@ -220,12 +224,111 @@ def _edits(term: str) -> set[str]:
     return out
 
 
-#: One query word: its score per document, the IDF mass it explains per document, and its weight.
-_Word = tuple[dict[int, float], dict[int, float], float]
+class _Word:
+    """One query word: its score per document, the IDF mass it explains per document, its weight in the
+    query's mass, and (built when a ranking first needs it) its documents ordered by score."""
+
+    __slots__ = ("best", "explained", "weight", "_order")
+
+    def __init__(self, best: dict[int, float], explained: dict[int, float], weight: float) -> None:
+        self.best = best
+        self.explained = explained
+        self.weight = weight
+        self._order: tuple[list[int], list[float], float] | None = None
+
+    def by_score(self) -> tuple[list[int], list[float], float]:
+        """(documents best first, their scores, the most IDF mass the word explains in any document)."""
+        if self._order is None:
+            best = self.best
+            docs = sorted(best, key=best.__getitem__, reverse=True)
+            self._order = (docs, [best[d] for d in docs], max(self.explained.values(), default=0.0))
+        return self._order
 
 
 def _rank_key(hit: tuple[str, float, float]) -> tuple[float, str]:
     return (-hit[1], hit[0])
+
+
+def _score(words: Sequence[_Word], docs: list[int], inv_mass: float) -> tuple[list[float], list[float]]:
+    """Each document's unrounded score and coverage, added word by word in query order (a word the
+    document lacks adds 0.0, which changes no float), so every document gets the same floats whichever
+    other documents are scored with it."""
+    total: list[float] = [0.0] * len(docs)
+    covered: list[float] = [0.0] * len(docs)
+    for w in words:
+        total = list(map(add, total, map(w.best.get, docs, repeat(0.0))))
+        covered = list(map(add, covered, map(w.explained.get, docs, repeat(0.0))))
+    coverage = list(map(mul, covered, repeat(inv_mass)))
+    return list(map(mul, total, map(add, repeat(COVERAGE_BASE), coverage))), coverage
+
+
+def _level(bounds: list[float], budget: float) -> float:
+    """The largest x with sum(min(b, x) for b in bounds) <= budget, for budget >= 0 (inf if any x is)."""
+    below, rest = 0.0, len(bounds)
+    for b in sorted(bounds):
+        if below + rest * b > budget:
+            return (budget - below) / rest
+        below += b
+        rest -= 1
+    return math.inf
+
+
+def _ranked(
+    words: Sequence[_Word], inv_mass: float, limit: int | None, skills: Sequence[Skill | None]
+) -> list[tuple[str, float, float]]:
+    """The best `limit` matching skills (every one when `limit` is None) as (name, score rounded to 4
+    places, coverage), best first, ties by name: exactly what scoring every matching skill gives.
+
+    A score is S * (COVERAGE_BASE + C * inv_mass), S and C the sums of the document's word scores and
+    explained masses, so it grows with each of them: word i scores at most U_i (its best), and C * inv_mass
+    is at most E (each word's most explained mass, summed). A document whose every word scores at most x
+    thus scores at most sum(min(U_i, x)) * (COVERAGE_BASE + E). With theta the limit-th best score among
+    the documents scored so far (never above the final limit-th), only a document scoring at least
+    theta - 1e-4 can be in the result (with rounding, one that close may tie the limit-th and win on its
+    name). So take the largest x that holds that bound at theta - 2e-4 (the extra 1e-4 dwarfs float
+    error): every document that can make it scores above x in some word, i.e. sits in the prefix of that
+    word's documents ordered by score. Those prefixes are scored, deeper while theta is too low to rule
+    the rest out; without a limit, or when nothing can be ruled out, that is every matching document.
+    """
+    if limit is not None and limit <= 0:
+        return []
+    orders = [w.by_score() for w in words]
+    bounds = [scores[0] if scores else 0.0 for _d, scores, _e in orders]
+    factor_bound = COVERAGE_BASE + inv_mass * sum(most for _d, _s, most in orders)
+    longest = max(len(docs) for docs, _s, _e in orders)
+    depth = longest if limit is None else max(limit, 1)
+    scored: set[int] = set()
+    names: list[str] = []
+    finals: list[float] = []
+    coverage: list[float] = []
+    while True:
+        new = [d for d in set().union(*(order[:depth] for order, _s, _e in orders)) if d not in scored]
+        scored.update(new)
+        live = [(d, skill.name) for d in new if (skill := skills[d]) is not None]
+        f, c = _score(words, [d for d, _name in live], inv_mass)
+        names += [name for _d, name in live]
+        finals += f
+        coverage += c
+        if depth >= longest:
+            break
+        theta = heapq.nlargest(limit, finals)[-1] if limit is not None and len(finals) >= limit else 0.0
+        x = _level(bounds, max((theta - 2e-4) / factor_bound, 0.0))
+        need = max(bisect_left(scores, -x, key=neg) for _d, scores, _e in orders)  # scores above x
+        if need <= depth:
+            break
+        depth = min(need, 4 * depth)
+    keep = [True] * len(finals)
+    if limit is not None and limit < len(finals):
+        keep = list(map(ge, finals, repeat(heapq.nlargest(limit, finals)[-1] - 1e-4)))
+    out = [
+        (name, round(f, 4), c)
+        for name, f, c in compress(zip(names, finals, coverage, strict=True), keep)
+        if f > 0.0
+    ]
+    if limit is not None and limit < len(out):
+        return heapq.nsmallest(limit, out, key=_rank_key)
+    out.sort(key=_rank_key)
+    return out
 
 
 class LexicalIndex:
@@ -252,7 +355,6 @@ class LexicalIndex:
         self._body_thread: threading.Thread | None = None
         self._norms: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
-        self._arrays: dict[str, _dense.Postings] = {}
         for s in skills:
             self._add(s)
 
@@ -381,7 +483,6 @@ class LexicalIndex:
     def _invalidate(self) -> None:
         self._norms = {}
         self._words = {}
-        self._arrays = {}
 
     # ------------------------------------------------------------ snapshots
 
@@ -675,7 +776,7 @@ class LexicalIndex:
                 x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
                 if x > eget(doc, 0.0):
                     explained[doc] = x
-        result = (best, explained, weight_t)
+        result = _Word(best, explained, weight_t)
         if len(self._words) >= MAX_CACHED_TERMS:
             self._words = {}
         self._words[term] = result
@@ -716,70 +817,16 @@ class LexicalIndex:
             return []
         if self._pending_body and len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
             self.index_bodies(wait=False)  # a small catalog: cheap enough to index before answering
-        heavy = False
         try:
-            out, heavy = self._rank(terms, limit)
-            return out
+            with self._lock:
+                if not self._by_name:
+                    return []
+                words = [self._word(t) for t in terms]
+                mass = sum(w.weight for w in words)
+                return _ranked(words, 1.0 / mass if mass > 0 else 0.0, limit, self._skills)
         finally:
-            # Bodies are read, and numpy imported, after the first answer, so that answer never waits.
+            # Bodies are read after the first answer, so that answer never waits.
             self.index_bodies(wait=False)
-            if heavy:
-                _dense.start_import()
-
-    def _rank(self, terms: list[str], limit: int | None) -> tuple[list[tuple[str, float, float]], bool]:
-        """The ranking, and whether its words touched enough postings to be worth summing with numpy."""
-        with self._lock:
-            if not self._by_name:
-                return [], False
-            words = [self._word(t) for t in terms]
-            mass = sum(w for _b, _e, w in words)
-            inv = 1.0 / mass if mass > 0 else 0.0
-            skills = self._skills
-            heavy = sum(len(e) for _b, e, _w in words) >= _dense.DENSE_POSTINGS
-            np = _dense.numpy_ready() if heavy else None
-            if np is not None:
-                arrays = [self._postings_of(np, t, w) for t, w in zip(terms, words, strict=True)]
-                top = _dense.top_docs(np, arrays, len(skills), inv, COVERAGE_BASE, limit)
-                out = [
-                    (skill.name, round(sc, 4), cov)
-                    for doc, sc, cov in top
-                    if (skill := skills[doc]) is not None
-                ]
-            else:
-                out = self._sum_words(words, inv)
-        if limit is not None and limit < len(out):
-            return heapq.nsmallest(limit, out, key=_rank_key), heavy
-        out.sort(key=_rank_key)
-        return out, heavy
-
-    def _postings_of(self, np: Any, term: str, word: _Word) -> _dense.Postings:
-        arrays = self._arrays.get(term)
-        if arrays is None:
-            if len(self._arrays) >= MAX_CACHED_TERMS:
-                self._arrays = {}
-            arrays = self._arrays[term] = _dense.Postings(np, word[0], word[1])
-        return arrays
-
-    def _sum_words(self, words: list[_Word], inv: float) -> list[tuple[str, float, float]]:
-        """Each matching skill's (name, rounded score, coverage), summed word by word."""
-        scores: dict[int, float] = {}
-        covered: dict[int, float] = {}
-        for best, explained, _w in words:
-            get = scores.get
-            for doc, sc in best.items():
-                scores[doc] = get(doc, 0.0) + sc
-            cget = covered.get
-            for doc, x in explained.items():
-                covered[doc] = cget(doc, 0.0) + x
-        skills = self._skills
-        out: list[tuple[str, float, float]] = []
-        for doc, sc in scores.items():
-            skill = skills[doc]
-            if skill is None or sc <= 0.0:
-                continue
-            cov = covered.get(doc, 0.0) * inv
-            out.append((skill.name, round(sc * (COVERAGE_BASE + cov), 4), cov))
-        return out
 
     def explain(self, query: str, limit: int = 10) -> dict[str, object]:
         """How a query was read and scored: terms, variants, corrections and the top candidates."""
