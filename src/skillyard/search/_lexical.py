@@ -249,17 +249,31 @@ def _rank_key(hit: tuple[str, float, float]) -> tuple[float, str]:
     return (-hit[1], hit[0])
 
 
-def _score(words: Sequence[_Word], docs: list[int], inv_mass: float) -> tuple[list[float], list[float]]:
-    """Each document's unrounded score and coverage, added word by word in query order (a word the
-    document lacks adds 0.0, which changes no float), so every document gets the same floats whichever
-    other documents are scored with it."""
-    total: list[float] = [0.0] * len(docs)
-    covered: list[float] = [0.0] * len(docs)
-    for w in words:
+def _sum(docs: list[int], per_doc: Iterable[dict[int, float]]) -> list[float]:
+    """Each document's values added word by word in query order, as the exhaustive ranking adds them
+    (a word the document lacks adds 0.0, which changes no float): the same floats whichever other
+    documents are summed with it."""
+    total = [0.0] * len(docs)
+    for values in per_doc:
+        total = list(map(add, total, map(values.get, docs, repeat(0.0))))
+    return total
+
+
+def _totals(
+    docs: list[int], words: Sequence[_Word], bounds: list[float], cut: float
+) -> tuple[list[int], list[float]]:
+    """The documents whose summed word scores can still reach `cut`, and those sums (added as `_sum`
+    adds them): after each word, a document whose sum so far plus the other words' best scores is under
+    `cut` is dropped."""
+    total = [0.0] * len(docs)
+    rest = sum(bounds)
+    for w, bound in zip(words, bounds, strict=True):
         total = list(map(add, total, map(w.best.get, docs, repeat(0.0))))
-        covered = list(map(add, covered, map(w.explained.get, docs, repeat(0.0))))
-    coverage = list(map(mul, covered, repeat(inv_mass)))
-    return list(map(mul, total, map(add, repeat(COVERAGE_BASE), coverage))), coverage
+        rest -= bound
+        if cut > 0.0:
+            keep = list(map(ge, total, repeat(cut - rest)))
+            docs, total = list(compress(docs, keep)), list(compress(total, keep))
+    return docs, total
 
 
 def _level(bounds: list[float], budget: float) -> float:
@@ -281,14 +295,15 @@ def _ranked(
 
     A score is S * (COVERAGE_BASE + C * inv_mass), S and C the sums of the document's word scores and
     explained masses, so it grows with each of them: word i scores at most U_i (its best), and C * inv_mass
-    is at most E (each word's most explained mass, summed). A document whose every word scores at most x
-    thus scores at most sum(min(U_i, x)) * (COVERAGE_BASE + E). With theta the limit-th best score among
-    the documents scored so far (never above the final limit-th), only a document scoring at least
+    is at most E (each word's most explained mass, summed). With theta the limit-th best score among the
+    documents scored so far (never above the final limit-th), only a document scoring at least
     theta - 1e-4 can be in the result (with rounding, one that close may tie the limit-th and win on its
-    name). So take the largest x that holds that bound at theta - 2e-4 (the extra 1e-4 dwarfs float
-    error): every document that can make it scores above x in some word, i.e. sits in the prefix of that
-    word's documents ordered by score. Those prefixes are scored, deeper while theta is too low to rule
-    the rest out; without a limit, or when nothing can be ruled out, that is every matching document.
+    name); the checks below use theta - 2e-4, the extra 1e-4 dwarfing float error. A document whose
+    every word scores at most x scores at most sum(min(U_i, x)) * (COVERAGE_BASE + E), so with x the
+    largest level keeping that under the cut, every document that can make it scores above x in some
+    word: it sits in the prefix of that word's documents ordered by score. Those prefixes are summed,
+    deeper while theta is too low to rule the rest out, and a document is dropped as soon as its words
+    can no longer lift S * (COVERAGE_BASE + E) to the cut. Without a limit every match is scored.
     """
     if limit is not None and limit <= 0:
         return []
@@ -296,27 +311,30 @@ def _ranked(
     bounds = [scores[0] if scores else 0.0 for _d, scores, _e in orders]
     factor_bound = COVERAGE_BASE + inv_mass * sum(most for _d, _s, most in orders)
     longest = max(len(docs) for docs, _s, _e in orders)
-    depth = longest if limit is None else max(limit, 1)
-    scored: set[int] = set()
+    start, depth = 0, longest if limit is None else limit
+    seen: set[int] = set()
     names: list[str] = []
     finals: list[float] = []
     coverage: list[float] = []
+    theta = 0.0
     while True:
-        new = [d for d in set().union(*(order[:depth] for order, _s, _e in orders)) if d not in scored]
-        scored.update(new)
-        live = [(d, skill.name) for d in new if (skill := skills[d]) is not None]
-        f, c = _score(words, [d for d, _name in live], inv_mass)
-        names += [name for _d, name in live]
-        finals += f
-        coverage += c
-        if depth >= longest:
+        new = [d for d in set().union(*(order[start:depth] for order, _s, _e in orders)) if d not in seen]
+        seen.update(new)
+        docs = [d for d in new if skills[d] is not None]
+        docs, totals = _totals(docs, words, bounds, (theta - 2e-4) / factor_bound)
+        cov = list(map(mul, _sum(docs, (w.explained for w in words)), repeat(inv_mass)))
+        finals += map(mul, totals, map(add, repeat(COVERAGE_BASE), cov))
+        coverage += cov
+        names += [skill.name for d in docs if (skill := skills[d]) is not None]
+        if limit is None or depth >= longest:
             break
-        theta = heapq.nlargest(limit, finals)[-1] if limit is not None and len(finals) >= limit else 0.0
+        if len(finals) >= limit:
+            theta = heapq.nlargest(limit, finals)[-1]
         x = _level(bounds, max((theta - 2e-4) / factor_bound, 0.0))
         need = max(bisect_left(scores, -x, key=neg) for _d, scores, _e in orders)  # scores above x
         if need <= depth:
             break
-        depth = min(need, 4 * depth)
+        start, depth = depth, min(need, 4 * depth)
     keep = [True] * len(finals)
     if limit is not None and limit < len(finals):
         keep = list(map(ge, finals, repeat(heapq.nlargest(limit, finals)[-1] - 1e-4)))
