@@ -270,7 +270,7 @@ def _totals(
     for w, bound in zip(words, bounds, strict=True):
         total = list(map(add, total, map(w.best.get, docs, repeat(0.0))))
         rest -= bound
-        if cut > 0.0:
+        if cut > rest:  # else nothing can be dropped yet
             keep = list(map(ge, total, repeat(cut - rest)))
             docs, total = list(compress(docs, keep)), list(compress(total, keep))
     return docs, total
@@ -318,8 +318,9 @@ def _ranked(
     coverage: list[float] = []
     theta = 0.0
     while True:
-        new = [d for d in set().union(*(order[start:depth] for order, _s, _e in orders)) if d not in seen]
-        seen.update(new)
+        new = set().union(*(order[start:depth] for order, _s, _e in orders))
+        new -= seen
+        seen |= new
         docs = [d for d in new if skills[d] is not None]
         docs, totals = _totals(docs, words, bounds, (theta - 2e-4) / factor_bound)
         cov = list(map(mul, _sum(docs, (w.explained for w in words)), repeat(inv_mass)))
