@@ -12,12 +12,14 @@
   two words it runs together. Vague words and numbers weigh less. Phrases of
   the synonym table and two query words the skills write as one are query
   terms of their own.
-* Summing the words' scores is done by numpy for common words (`_dense`), with
-  the same result as the plain loop.
+* Only the skills that can reach the requested top are scored in full (`_ranked`
+  says why that gives exactly the ranking of scoring every matching skill), so
+  words found in most skills do not cost a pass over every skill.
 * Recall first: every skill matching any variant of any query word is a result.
   Coverage (the share of the query's IDF mass a skill explains) no longer hides
   results; it decides each hit's `confidence`.
-* One ranking path: score every matching skill, sort by (score, name).
+* One ranking path: a skill's score is its words' scores summed, times (base +
+  coverage); results are sorted by (score rounded to 4 places, name).
 * Metadata is indexed when the index is built. Bodies are indexed on the first
   search: in the caller's thread for small catalogs, in a background thread for
   large ones (searches meanwhile rank on metadata), so the first search of a
@@ -32,12 +34,15 @@ import math
 import re
 import threading
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import add, ge, mul, neg
 from typing import Any
 
 from skillyard.model import Skill
-from skillyard.search import _dense, _spelling
+from skillyard.search import _spelling
 from skillyard.search._synonyms import MAX_PHRASE, PHRASES, SYNONYMS
 from skillyard.search._text import MAX_FIELD_CHARS, VAGUE_WEIGHT, is_vague, stem, term_counts, tokenize
 
@@ -225,12 +230,130 @@ def _edits(term: str) -> set[str]:
     return out
 
 
-#: One query word: its score per document, the IDF mass it explains per document, and its weight.
-_Word = tuple[dict[int, float], dict[int, float], float]
+class _Word:
+    """One query word: its score per document, the IDF mass it explains per document, its weight in the
+    query's mass, and (built when a ranking first needs it) its documents ordered by score."""
+
+    __slots__ = ("best", "explained", "weight", "_order")
+
+    def __init__(self, best: dict[int, float], explained: dict[int, float], weight: float) -> None:
+        self.best = best
+        self.explained = explained
+        self.weight = weight
+        self._order: tuple[list[int], list[float], float] | None = None
+
+    def by_score(self) -> tuple[list[int], list[float], float]:
+        """(documents best first, their scores, the most IDF mass the word explains in any document)."""
+        if self._order is None:
+            best = self.best
+            docs = sorted(best, key=best.__getitem__, reverse=True)
+            self._order = (docs, [best[d] for d in docs], max(self.explained.values(), default=0.0))
+        return self._order
 
 
 def _rank_key(hit: tuple[str, float, float]) -> tuple[float, str]:
     return (-hit[1], hit[0])
+
+
+def _sum(docs: list[int], per_doc: Iterable[dict[int, float]]) -> list[float]:
+    """Each document's values added word by word in query order, as the exhaustive ranking adds them
+    (a word the document lacks adds 0.0, which changes no float): the same floats whichever other
+    documents are summed with it."""
+    total = [0.0] * len(docs)
+    for values in per_doc:
+        total = list(map(add, total, map(values.get, docs, repeat(0.0))))
+    return total
+
+
+def _totals(
+    docs: list[int], words: Sequence[_Word], bounds: list[float], cut: float
+) -> tuple[list[int], list[float]]:
+    """The documents whose summed word scores can still reach `cut`, and those sums (added as `_sum`
+    adds them): after each word, a document whose sum so far plus the other words' best scores is under
+    `cut` is dropped."""
+    total = [0.0] * len(docs)
+    rest = sum(bounds)
+    for w, bound in zip(words, bounds, strict=True):
+        total = list(map(add, total, map(w.best.get, docs, repeat(0.0))))
+        rest -= bound
+        if cut > rest:  # else nothing can be dropped yet
+            keep = list(map(ge, total, repeat(cut - rest)))
+            docs, total = list(compress(docs, keep)), list(compress(total, keep))
+    return docs, total
+
+
+def _level(bounds: list[float], budget: float) -> float:
+    """The largest x with sum(min(b, x) for b in bounds) <= budget, for budget >= 0 (inf if any x is)."""
+    below, rest = 0.0, len(bounds)
+    for b in sorted(bounds):
+        if below + rest * b > budget:
+            return (budget - below) / rest
+        below += b
+        rest -= 1
+    return math.inf
+
+
+def _ranked(
+    words: Sequence[_Word], inv_mass: float, limit: int | None, skills: Sequence[Skill | None]
+) -> list[tuple[str, float, float]]:
+    """The best `limit` matching skills (every one when `limit` is None) as (name, score rounded to 4
+    places, coverage), best first, ties by name: exactly what scoring every matching skill gives.
+
+    A score is S * (COVERAGE_BASE + C * inv_mass), S and C the sums of the document's word scores and
+    explained masses, so it grows with each of them: word i scores at most U_i (its best), and C * inv_mass
+    is at most E (each word's most explained mass, summed). With theta the limit-th best score among the
+    documents scored so far (never above the final limit-th), only a document scoring at least
+    theta - 1e-4 can be in the result (with rounding, one that close may tie the limit-th and win on its
+    name); the checks below use theta - 2e-4, the extra 1e-4 dwarfing float error. A document whose
+    every word scores at most x scores at most sum(min(U_i, x)) * (COVERAGE_BASE + E), so with x the
+    largest level keeping that under the cut, every document that can make it scores above x in some
+    word: it sits in the prefix of that word's documents ordered by score. Those prefixes are summed,
+    deeper while theta is too low to rule the rest out, and a document is dropped as soon as its words
+    can no longer lift S * (COVERAGE_BASE + E) to the cut. Without a limit every match is scored.
+    """
+    if limit is not None and limit <= 0:
+        return []
+    orders = [w.by_score() for w in words]
+    bounds = [scores[0] if scores else 0.0 for _d, scores, _e in orders]
+    factor_bound = COVERAGE_BASE + inv_mass * sum(most for _d, _s, most in orders)
+    longest = max(len(docs) for docs, _s, _e in orders)
+    start, depth = 0, longest if limit is None else limit
+    seen: set[int] = set()
+    names: list[str] = []
+    finals: list[float] = []
+    coverage: list[float] = []
+    theta = 0.0
+    while True:
+        new = set().union(*(order[start:depth] for order, _s, _e in orders))
+        new -= seen
+        seen |= new
+        docs = [d for d in new if skills[d] is not None]
+        docs, totals = _totals(docs, words, bounds, (theta - 2e-4) / factor_bound)
+        cov = list(map(mul, _sum(docs, (w.explained for w in words)), repeat(inv_mass)))
+        finals += map(mul, totals, map(add, repeat(COVERAGE_BASE), cov))
+        coverage += cov
+        names += [skill.name for d in docs if (skill := skills[d]) is not None]
+        if limit is None or depth >= longest:
+            break
+        if len(finals) >= limit:
+            theta = heapq.nlargest(limit, finals)[-1]
+        x = _level(bounds, max((theta - 2e-4) / factor_bound, 0.0))
+        need = max(bisect_left(scores, -x, key=neg) for _d, scores, _e in orders)  # scores above x
+        if need <= depth:
+            break
+        start, depth = depth, min(need, 4 * depth)
+    keep = [True] * len(finals)
+    if limit is not None and limit < len(finals):
+        keep = list(map(ge, finals, repeat(heapq.nlargest(limit, finals)[-1] - 1e-4)))
+    out = [
+        (name, round(f, 4), c)
+        for name, f, c in compress(zip(names, finals, coverage, strict=True), keep)
+        if f > 0.0
+    ]
+    if limit is not None and limit < len(out):
+        return heapq.nsmallest(limit, out, key=_rank_key)
+    out.sort(key=_rank_key)
+    return out
 
 
 class LexicalIndex:
@@ -257,7 +380,6 @@ class LexicalIndex:
         self._body_thread: threading.Thread | None = None
         self._norms: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
-        self._arrays: dict[str, _dense.Postings] = {}
         self._spelling_generation = _spelling.generation()
         for s in skills:
             self._add(s)
@@ -387,7 +509,6 @@ class LexicalIndex:
     def _invalidate(self) -> None:
         self._norms = {}
         self._words = {}
-        self._arrays = {}
 
     # ------------------------------------------------------------ snapshots
 
@@ -715,7 +836,7 @@ class LexicalIndex:
                 x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
                 if x > eget(doc, 0.0):
                     explained[doc] = x
-        result = (best, explained, weight_t)
+        result = _Word(best, explained, weight_t)
         if len(self._words) >= MAX_CACHED_TERMS:
             self._words = {}
         self._words[term] = result
@@ -777,71 +898,17 @@ class LexicalIndex:
             return []
         if self._pending_body and len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
             self.index_bodies(wait=False)  # a small catalog: cheap enough to index before answering
-        heavy = False
         try:
-            out, heavy = self._rank(terms, limit)
-            return out
+            with self._lock:
+                if not self._by_name:
+                    return []
+                words = [self._word(t) for t in terms]
+                mass = sum(w.weight for w in words)
+                return _ranked(words, 1.0 / mass if mass > 0 else 0.0, limit, self._skills)
         finally:
-            # Bodies are read, and numpy imported, after the first answer, so that answer never waits.
+            # Bodies are read after the first answer, so that answer never waits.
             self.index_bodies(wait=False)
-            if heavy:
-                _dense.start_import()
             _spelling.start()  # likewise the word list, when this search wanted it
-
-    def _rank(self, terms: list[str], limit: int | None) -> tuple[list[tuple[str, float, float]], bool]:
-        """The ranking, and whether its words touched enough postings to be worth summing with numpy."""
-        with self._lock:
-            if not self._by_name:
-                return [], False
-            words = [self._word(t) for t in terms]
-            mass = sum(w for _b, _e, w in words)
-            inv = 1.0 / mass if mass > 0 else 0.0
-            skills = self._skills
-            heavy = sum(len(e) for _b, e, _w in words) >= _dense.DENSE_POSTINGS
-            np = _dense.numpy_ready() if heavy else None
-            if np is not None:
-                arrays = [self._postings_of(np, t, w) for t, w in zip(terms, words, strict=True)]
-                top = _dense.top_docs(np, arrays, len(skills), inv, COVERAGE_BASE, limit)
-                out = [
-                    (skill.name, round(sc, 4), cov)
-                    for doc, sc, cov in top
-                    if (skill := skills[doc]) is not None
-                ]
-            else:
-                out = self._sum_words(words, inv)
-        if limit is not None and limit < len(out):
-            return heapq.nsmallest(limit, out, key=_rank_key), heavy
-        out.sort(key=_rank_key)
-        return out, heavy
-
-    def _postings_of(self, np: Any, term: str, word: _Word) -> _dense.Postings:
-        arrays = self._arrays.get(term)
-        if arrays is None:
-            if len(self._arrays) >= MAX_CACHED_TERMS:
-                self._arrays = {}
-            arrays = self._arrays[term] = _dense.Postings(np, word[0], word[1])
-        return arrays
-
-    def _sum_words(self, words: list[_Word], inv: float) -> list[tuple[str, float, float]]:
-        """Each matching skill's (name, rounded score, coverage), summed word by word."""
-        scores: dict[int, float] = {}
-        covered: dict[int, float] = {}
-        for best, explained, _w in words:
-            get = scores.get
-            for doc, sc in best.items():
-                scores[doc] = get(doc, 0.0) + sc
-            cget = covered.get
-            for doc, x in explained.items():
-                covered[doc] = cget(doc, 0.0) + x
-        skills = self._skills
-        out: list[tuple[str, float, float]] = []
-        for doc, sc in scores.items():
-            skill = skills[doc]
-            if skill is None or sc <= 0.0:
-                continue
-            cov = covered.get(doc, 0.0) * inv
-            out.append((skill.name, round(sc * (COVERAGE_BASE + cov), 4), cov))
-        return out
 
     def explain(self, query: str, limit: int = 10) -> dict[str, object]:
         """How a query was read and scored: terms, variants, corrections and the top candidates."""
