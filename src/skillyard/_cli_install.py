@@ -7,6 +7,7 @@ trust_sources, hub_index, install_root) and `.registry()`.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ import click
 
 from skillyard._cli_io import dumps_json
 from skillyard.config import ConfigError
-from skillyard.install.scanner import SEVERITIES, ScanPolicy, render_human, scan_path, to_sarif
+from skillyard.install.scanner import SEVERITIES, ScanPolicy, render_human, render_plain, scan_path, to_sarif
 
 if TYPE_CHECKING:  # the installer (network, locks) is imported by the commands that install
     from skillyard.install import Installer, InstallResult, TrustPolicy
@@ -232,6 +233,9 @@ def audit(ctx: click.Context, targets: tuple[str, ...], fmt: str, as_json: bool,
         _emit(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
     elif fmt == "sarif":
         _emit(to_sarif(reports))
+    elif not sys.stdout.isatty():  # a pipe or a file: the same findings as plain lines, without rich
+        for r in reports:
+            click.echo(render_plain(r))
     else:
         con = _console()
         for r in reports:

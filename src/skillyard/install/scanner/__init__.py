@@ -1898,6 +1898,44 @@ def _version() -> str:
 _STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
 
 
+def _verdict(report: ScanReport) -> str:
+    verdict = "BLOCKED" if report.blocked else "ok"
+    return (
+        f"{report.name or report.path}: {verdict} (max severity {report.max_severity}, "
+        f"{len(report.findings)} finding(s), {report.files_scanned} file(s) scanned)"
+    )
+
+
+def _flow_lines(f: Finding) -> list[str]:
+    """The steps of a finding's flow, its own line left out (the title already names it)."""
+    last = len(f.flow) - 1
+    return [
+        f"line {n}: {step}" if at == f.file else f"{at}:{n}: {step}"
+        for i, (n, step, at) in enumerate(f.flow)
+        if not (i == last and (at, n) == (f.file, f.line))
+    ]
+
+
+def _suppression(f: Finding) -> str:
+    honoured = "not honoured for critical findings" if f.severity == "critical" else "not blocking"
+    return f"ignored by the author ({honoured}): {f.suppressed}"
+
+
+def render_plain(report: ScanReport) -> str:
+    """The report as plain lines, for a pipe or a file: what `render_human` shows, one finding per
+    block, easy to grep (`rich` is not imported)."""
+    lines = [_verdict(report)]
+    for f in report.findings:
+        loc = f"{f.file}:{f.line}" if f.line else f.file
+        lines.append(f"  {f.severity}  {f.rule_id}  {loc}  {f.title}")
+        lines.extend(f"      {part}" for part in f.snippet.splitlines())
+        lines.extend(f"      {step}" for step in _flow_lines(f))
+        if f.suppressed is not None:
+            lines.append(f"      {_suppression(f)}")
+        lines.append(f"      → {f.remediation}")
+    return "\n".join(lines)
+
+
 def render_human(report: ScanReport, console: Any = None) -> None:
     """Readable table of findings (colour when a terminal is attached)."""
     from rich.console import Console
@@ -1906,8 +1944,7 @@ def render_human(report: ScanReport, console: Any = None) -> None:
 
     con = console or Console(highlight=False)
     verdict = "BLOCKED" if report.blocked else "ok"
-    head = Text(f"{report.name or report.path}: {verdict} (max severity {report.max_severity}, ")
-    head.append(f"{len(report.findings)} finding(s), {report.files_scanned} file(s) scanned)")
+    head = Text(_verdict(report))
     head.stylize(
         "bold red" if report.blocked else "bold green", 0, len(report.name or report.path) + len(verdict) + 2
     )
@@ -1921,14 +1958,10 @@ def render_human(report: ScanReport, console: Any = None) -> None:
         loc = f"{f.file}:{f.line}" if f.line else f.file
         body = Text(f.title, style="bold")
         body.append(f"\n{f.snippet}", style="dim")
-        last = len(f.flow) - 1
-        for i, (n, step, at) in enumerate(f.flow):
-            if i == last and (at, n) == (f.file, f.line):
-                continue  # the finding's own line, already in its title
-            body.append(f"\n  line {n}: {step}" if at == f.file else f"\n  {at}:{n}: {step}")
+        for step in _flow_lines(f):
+            body.append(f"\n  {step}")
         if f.suppressed is not None:
-            honoured = "not honoured for critical findings" if f.severity == "critical" else "not blocking"
-            body.append(f"\nignored by the author ({honoured}): {f.suppressed}", style="italic")
+            body.append(f"\n{_suppression(f)}", style="italic")
         body.append(f"\n→ {f.remediation}")
         table.add_row(Text(f.severity, style=_STYLE[f.severity]), f.rule_id, loc, body)
     con.print(table)
