@@ -175,7 +175,7 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ("" if value is None else str(value))
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)  # compared and hashed by identity: the budget keys its caps by entry
 class _Entry:
     name: str  #: the skill's name as given
     display: str  #: the name as rendered in this format
@@ -498,14 +498,14 @@ def render_catalog(
                 names_fit = False
                 break
     #: per entry: None = full description, int = shortened to that cap, -1 = name only
-    caps: dict[int, int | None] = {}
+    caps: dict[_Entry, int | None] = {}
 
     def render(chosen: list[_Entry], notice: str | None) -> str:
         if fmt == "openclaw":
             chosen = sorted(chosen, key=lambda e: (e.name.casefold(), e.name))
         parts = []
         for e in chosen:
-            cap = caps.get(id(e))
+            cap = caps.get(e)
             desc = "" if cap == -1 else _render_desc(e, spec, cap)
             parts.append(spec.entry(e.display, desc, e.location))
         return _assemble(spec, parts, notice)
@@ -536,7 +536,7 @@ def render_catalog(
         if fit:
             cap = _best_cap(fit, avail, low)
             for e in fit:
-                caps[id(e)] = cap if len(e.src) > cap else None
+                caps[e] = cap if len(e.src) > cap else None
         chosen = fit
     else:
         chosen = list(pinned)
@@ -544,7 +544,7 @@ def render_catalog(
         if names_fit and _fits_all(rest, low, room):
             cap = _best_cap(rest, room, low)
             for e in rest:
-                caps[id(e)] = cap if len(e.src) > cap else None
+                caps[e] = cap if len(e.src) > cap else None
             chosen += rest
         elif names_fit and sum(bare(e) for e in rest) <= room:
             # Every name fits: descriptions at the floor for the first skills, names only after them.
@@ -558,7 +558,7 @@ def render_catalog(
                 used += extra
                 k += 1
             for i, e in enumerate(rest):
-                caps[id(e)] = (low if len(e.src) > low else None) if i < k else -1
+                caps[e] = (low if len(e.src) > low else None) if i < k else -1
             chosen += rest
         else:
             used = 0
@@ -566,10 +566,10 @@ def render_catalog(
                 e = _prepare(s, fmt, spec, homes)
                 if used + bare(e) > room:
                     break
-                caps[id(e)] = -1
+                caps[e] = -1
                 chosen.append(e)
                 used += bare(e)
-    shortened = sum(1 for e in chosen if caps.get(id(e)) is not None)
+    shortened = sum(1 for e in chosen if caps.get(e) is not None)
     notice = spec.notice(len(chosen), total, shortened > 0)
     if not chosen:
         framed = _assemble(spec, [], notice)
