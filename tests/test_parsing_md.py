@@ -80,11 +80,32 @@ def test_name_mismatch_is_a_warning_and_frontmatter_name_wins(tmp_path: Path) ->
     assert d.level == "warning" and "dir-name" in d.message
 
 
-def test_missing_description_not_loaded(tmp_path: Path) -> None:
-    s, diags = load(tmp_path, "---\nname: my-skill\n---\nSome body paragraph.\n")
+def test_omitted_description_comes_from_the_first_paragraph(tmp_path: Path) -> None:
+    # Claude Code's rule: a frontmatter without `description` uses the body's first paragraph
+    s, diags = load(tmp_path, "---\nname: my-skill\n---\n# Title\n\nSome body paragraph.\n")
+    assert s is not None and s.description == "Some body paragraph."
+    d = next(d for d in diags if d.code == "description-from-body")
+    assert d.level == "warning"
+
+
+def test_omitted_description_and_no_paragraph_not_loaded(tmp_path: Path) -> None:
+    s, diags = load(tmp_path, "---\nname: my-skill\n---\n# Only a heading\n")
     assert s is None
     d = next(d for d in diags if d.code == "missing-description")
     assert d.level == "error" and "description" in d.message
+
+
+def test_closing_delimiter_with_text_after_it(tmp_path: Path) -> None:
+    # seen in public skills: `---# Heading` ends the frontmatter (the reference parser reads it too)
+    text = "---\nname: my-skill\ndescription: d\n---# Heading\n\nBody text.\n"
+    s, diags = load(tmp_path, text)
+    assert s is not None and s.description == "d"
+    assert next(d for d in diags if d.code == "frontmatter-loose-close").level == "warning"
+    assert load_body(s) == "# Heading\n\nBody text.\n"
+    assert split_frontmatter(text) == ("name: my-skill\ndescription: d", "# Heading\n\nBody text.\n", 37)
+    # a proper closing line anywhere wins over a loose one
+    s, diags = load(tmp_path, "---\nname: my-skill\ndescription: d\n---x\n---\nbody\n")
+    assert s is not None and load_body(s) == "body\n" and "frontmatter-loose-close" not in codes(diags)
 
 
 @pytest.mark.parametrize("value", ['""', "''", "   ", "", "~", "null", "[a, b]", "{a: 1}"])

@@ -27,6 +27,30 @@ def test_an_unhashable_key_loads_with_a_warning_not_as_an_unsafe_tag(tmp_path: P
     assert any(d.level == "warning" and d.code in ("yaml-repaired", "yaml-invalid") for d in diags)
 
 
+def test_a_description_whose_later_lines_are_not_indented_keeps_them(tmp_path: Path) -> None:
+    # YAML fails on `**` (an alias) and on the unindented lines; the line fallback joins them
+    path = _md(
+        tmp_path,
+        "name: s\ndescription: **CLI guide**\nRuns queries on the warehouse.\n- **Sync**: copies files\nlicense: MIT",
+    )
+    skill, diags = parse_skill(path, source="custom")
+    assert skill is not None
+    assert skill.description == "**CLI guide** Runs queries on the warehouse. - **Sync**: copies files"
+    assert skill.license == "MIT" and any(d.code == "yaml-invalid" for d in diags)
+
+
+def test_a_quoted_description_with_an_indented_continuation_loses_its_quotes(tmp_path: Path) -> None:
+    path = _md(tmp_path, 'name: s\ndescription: "Counts things."\n  More about counting.')
+    skill, _ = parse_skill(path, source="custom")
+    assert skill is not None and skill.description == "Counts things. More about counting."
+
+
+def test_a_key_without_a_value_takes_no_unindented_lines(tmp_path: Path) -> None:
+    path = _md(tmp_path, "name: s\ndescription: Real.\ntags:\nnot a key line: [\nalso not")
+    skill, _ = parse_skill(path, source="custom")
+    assert skill is not None and skill.description == "Real." and skill.tags == ()
+
+
 def test_an_unsafe_tag_is_still_refused(tmp_path: Path) -> None:
     path = _md(tmp_path, "name: s\ndescription: x\nz: !!python/object:os.system x")
     skill, diags = parse_skill(path, source="custom")

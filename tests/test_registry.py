@@ -85,7 +85,7 @@ def test_copies_lists_every_skill_of_a_name_winner_first(tmp_path: Path, make_sk
 
 def test_broken_skill_does_not_stop_others(tmp_path: Path, make_skill) -> None:
     make_skill(tmp_path, "good")
-    make_skill(tmp_path, "nodesc", description=None)
+    make_skill(tmp_path, "nodesc", description=None, body="# Only a heading\n")  # nothing to stand in
     (tmp_path / "binary").mkdir()
     (tmp_path / "binary" / "SKILL.md").write_bytes(b"\x00\xff\xfe" * 100)
     reg = Registry.from_roots([tmp_path])

@@ -361,7 +361,9 @@ _LINE_KEY = re.compile(r"^([A-Za-z0-9_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 
 
 def line_parse(text: str) -> dict[str, str]:
-    """Last resort: top-level `key: value` lines, indented continuations joined, quotes stripped."""
+    """Last resort: top-level `key: value` lines, quotes stripped, continuations joined: indented
+    lines, and lines that are not `key: value` after a value begun on its key's line (a
+    description whose later lines were not indented, the usual reason YAML failed)."""
     out: dict[str, str] = {}
     key: str | None = None
     parts: list[str] = []
@@ -380,12 +382,15 @@ def line_parse(text: str) -> dict[str, str]:
             continue
         m = _LINE_KEY.match(line)
         if m is None:
+            if key is not None and parts and parts[0]:
+                parts.append(line.strip())
             continue
         flush()
         key = m.group(1)
         first = (m.group(2) or "").strip()
         literal = first.startswith("|")
-        parts = [] if first[:1] in ("|", ">") else [first]
+        # a quoted first line with more after it: the quotes close that line's text
+        parts = [] if first[:1] in ("|", ">") else [_unquote(first)]
     flush()
     return out
 

@@ -190,6 +190,16 @@ def _parse_md(path: str, source: str, toml_sibling: bool | None) -> tuple[Row | 
         dir_path = os.path.dirname(abs_path)
         dir_name = os.path.basename(dir_path) or "skill"
     fm: dict[str, Any] | None = None
+    if head.loose_close:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "frontmatter-loose-close",
+                "the closing --- has text after it on the same line; read as the end of the "
+                "frontmatter (put the closing --- on a line of its own)",
+                path,
+            )
+        )
     if head.frontmatter is not None:
         fm, fdiags = parse_frontmatter(head.frontmatter, path)
         diags.extend(fdiags)
@@ -222,6 +232,18 @@ def _parse_md(path: str, source: str, toml_sibling: bool | None) -> tuple[Row | 
         fm_data = fm
         raw = fm_data.get("description")
         description = raw.strip() if raw.__class__ is str else None
+        if not description and "description" not in fm_data:
+            # omitted, as Claude Code allows: the first paragraph of the body stands in
+            description = first_paragraph(head.body_head)
+            if description is not None:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "description-from-body",
+                        "frontmatter has no `description`; the first paragraph of the body is used",
+                        path,
+                    )
+                )
         if not description:
             description = _description(fm_data, path, diags)
             if description is None:

@@ -26,6 +26,10 @@ _CLOSE_RE = re.compile(rb"\n---[ \t]*(?:\n|\Z)")
 _OPEN_RE = re.compile(rb"---[ \t]*\n")
 _CLOSE_TEXT_RE = re.compile(r"\n---[ \t]*(?:\n|\Z)")
 _OPEN_TEXT_RE = re.compile(r"---[ \t]*\n")
+#: A closing `---` with text after it on the same line (`---# Heading`): read as the end of a
+#: frontmatter that has no proper closing line, as the reference parser does (with a warning).
+_LOOSE_CLOSE_RE = re.compile(rb"\n---(?=[ \t]*[^-\s])")
+_LOOSE_CLOSE_TEXT_RE = re.compile(r"\n---(?=[ \t]*[^-\s])")
 
 
 class ReadError(Exception):
@@ -49,6 +53,8 @@ class Head:
     mtime_ns: int
     size: int
     bom: bool
+    #: True when the frontmatter ended at a `---` with text after it (see `_LOOSE_CLOSE_RE`)
+    loose_close: bool = False
 
     @property
     def body_raw(self) -> bytes:
@@ -150,6 +156,12 @@ def read_head(path: str) -> Head:
             if b"\0" in raw:
                 raise ReadError("binary-file", "file contains NUL bytes (binary, not a text skill file)")
             if complete:
+                loose = _LOOSE_CLOSE_RE.search(norm, open_len - 1)
+                if loose is not None:  # the rest of that line is the body's first line
+                    fm_text = _check_binary(norm[open_len : loose.start()], True)
+                    end = loose.end()
+                    body_offset = end + len(fm_text) - (loose.start() - open_len)
+                    return Head(fm_text, norm, end, body_offset, True, st.st_mtime_ns, st.st_size, bom, True)
                 _check_binary(norm, True)
                 raise ReadError(
                     "frontmatter-unclosed", "frontmatter opened with --- but never closed with ---"
@@ -178,6 +190,7 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
 
     The frontmatter is the lines between a first line `---` and the next line that
     is exactly `---` (trailing blanks allowed); a `---` inside a value never splits.
+    Without such a line, a line starting `---` and going on with text (`---# Title`) closes it.
     """
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -186,7 +199,7 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     m = _OPEN_TEXT_RE.match(text)
     if m is None:
         return None, text, 0
-    c = _CLOSE_TEXT_RE.search(text, m.end() - 1)
+    c = _CLOSE_TEXT_RE.search(text, m.end() - 1) or _LOOSE_CLOSE_TEXT_RE.search(text, m.end() - 1)
     if c is None:
         return None, text, 0
     start = m.end()
