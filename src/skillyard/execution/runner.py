@@ -15,7 +15,7 @@ import re
 import shutil
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +140,8 @@ RUN_ARGUMENTS_SCHEMA: dict[str, Any] = {
 }
 _check_arguments = compile_schema(RUN_ARGUMENTS_SCHEMA)
 _ENV_NAME = re.compile(RUN_ARGUMENTS_SCHEMA["properties"]["env"]["propertyNames"]["pattern"])
+#: `$NAME/...` or `${NAME}/...` at the start of a cwd or an input's `to`.
+_VAR_PREFIX = re.compile(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)")
 #: The most output collection a request can ask for; larger values are lowered to these.
 _OUTPUT_CEILINGS = {"max_files": 10_000, "max_file_bytes": 256 * MiB, "max_total_bytes": 1024 * MiB}
 
@@ -269,21 +271,7 @@ class RunResult:
     run_dir: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "exit_code": self.exit_code,
-            "timed_out": self.timed_out,
-            "duration_ms": self.duration_ms,
-            "output_files": list(self.output_files),
-            "artifact_files": list(self.artifact_files),
-            "warnings": list(self.warnings),
-            "executor": self.executor,
-            "limits_hit": self.limits_hit,
-            "stdout_truncated": self.stdout_truncated,
-            "stderr_truncated": self.stderr_truncated,
-            "run_dir": self.run_dir,
-        }
+        return asdict(self)
 
 
 def cap_text(data: bytes, cap: int, extra_secrets: tuple[str, ...] = ()) -> tuple[str, bool]:
@@ -556,7 +544,7 @@ class SkillRunner:
             rel = skill_rel
         else:
             c = cwd.strip()
-            m = re.match(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)", c)
+            m = _VAR_PREFIX.match(c)
             if m:
                 var = m.group(1) or m.group(2)
                 base = workspace_var_base(var, run_rel, skill_rel)
@@ -586,7 +574,7 @@ class SkillRunner:
             rel = f"work/inputs/{basename}"
         else:
             t = to.strip().replace("\\", "/")
-            m = re.match(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)", t)
+            m = _VAR_PREFIX.match(t)
             if m:
                 var = m.group(1) or m.group(2)
                 base = {"WORKSPACE_DIR": "", "WORK_DIR": "work", "OUTPUT_DIR": "out"}.get(var)
