@@ -467,8 +467,9 @@ def run_cmd(
 ) -> None:
     """Run a command in a skill's workspace: skillyard run SKILL -- COMMAND..."""
     import shlex
+    from dataclasses import replace
 
-    from skillyard.execution import RunError, RunRequest, SkillRunner, get_executor
+    from skillyard.execution import RunError, RunRequest, SkillRunner, configured_executor
 
     obj = _obj(ctx)
     reg = obj.registry()
@@ -497,12 +498,7 @@ def run_cmd(
     except ValueError as e:
         fail_usage(str(e))
     runner = SkillRunner(
-        executor=get_executor(
-            executor or settings.executor,
-            sandbox_uid=settings.sandbox_uid,
-            sandbox_gid=settings.sandbox_gid,
-            ray=settings.ray,
-        ),
+        executor=configured_executor(replace(settings, executor=executor) if executor else settings),
         timeout=settings.timeout,
         network=settings.network,
         host_roots=settings.host_roots,
