@@ -41,6 +41,7 @@ from skillyard.execution.collect import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_TOTAL_BYTES,
+    VAR_PREFIX,
     CollectedFile,
     CollectLimits,
     collect,
@@ -140,8 +141,6 @@ RUN_ARGUMENTS_SCHEMA: dict[str, Any] = {
 }
 _check_arguments = compile_schema(RUN_ARGUMENTS_SCHEMA)
 _ENV_NAME = re.compile(RUN_ARGUMENTS_SCHEMA["properties"]["env"]["propertyNames"]["pattern"])
-#: `$NAME/...` or `${NAME}/...` at the start of a cwd or an input's `to`.
-_VAR_PREFIX = re.compile(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)")
 #: The most output collection a request can ask for; larger values are lowered to these.
 _OUTPUT_CEILINGS = {"max_files": 10_000, "max_file_bytes": 256 * MiB, "max_total_bytes": 1024 * MiB}
 
@@ -544,7 +543,7 @@ class SkillRunner:
             rel = skill_rel
         else:
             c = cwd.strip()
-            m = _VAR_PREFIX.match(c)
+            m = VAR_PREFIX.match(c)
             if m:
                 var = m.group(1) or m.group(2)
                 base = workspace_var_base(var, run_rel, skill_rel)
@@ -574,7 +573,7 @@ class SkillRunner:
             rel = f"work/inputs/{basename}"
         else:
             t = to.strip().replace("\\", "/")
-            m = _VAR_PREFIX.match(t)
+            m = VAR_PREFIX.match(t)
             if m:
                 var = m.group(1) or m.group(2)
                 base = {"WORKSPACE_DIR": "", "WORK_DIR": "work", "OUTPUT_DIR": "out"}.get(var)
