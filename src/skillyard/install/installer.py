@@ -177,6 +177,19 @@ def _distance(a: str, b: str, cap: int = 3) -> int:
     return prev[-1]
 
 
+def blocked_details(report: ScanReport) -> dict[str, Any]:
+    """What a refusal for a blocking scan names: the worst finding, then every finding."""
+    worst = report.blocking[0]
+    return {
+        "pattern": worst.title,
+        "line": worst.line,
+        "file": worst.file,
+        "rule_id": worst.rule_id,
+        "severity": worst.severity,
+        "findings": [f.to_dict() for f in report.findings],
+    }
+
+
 def lookalike_warnings(name: str, known: list[str]) -> list[str]:
     """Typosquat and clone-flood hints: a new name within edit distance 2 of an installed one,
     or `<installed>-<short random suffix>`. Warnings only; the user decides."""
@@ -407,16 +420,7 @@ class Installer:
             )
         report = scan_path(pkg, policy=self.policy, name=final)
         if report.blocked:
-            worst = report.blocking[0]
-            err = InstallError(
-                "dangerous pattern detected",
-                pattern=worst.title,
-                line=worst.line,
-                file=worst.file,
-                rule_id=worst.rule_id,
-                severity=worst.severity,
-                findings=[f.to_dict() for f in report.findings],
-            )
+            err = InstallError("dangerous pattern detected", **blocked_details(report))
             err.report = report  # type: ignore[attr-defined]
             raise err
         if vet is not None:

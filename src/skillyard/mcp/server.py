@@ -25,6 +25,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -408,23 +409,17 @@ class SkillyardServer(MCPServer):
         except CatalogError as e:
             raise MCPError(INVALID_PARAMS, str(e)) from None
         after_skill, _, after_rel = (after or "").partition("\n")
-        out: list[Resource] = []
-        last: tuple[str, str] | None = None
-        full = False
-        for skill in self._skills_from(after_skill or None):
-            for rel, size in self._files_with_sizes(skill):
-                if skill.name == after_skill and rel <= after_rel:
-                    continue
-                if len(out) >= RESOURCE_PAGE_SIZE:
-                    full = True
-                    break
-                out.append(self._resource(skill, rel, size))
-                last = (skill.name, rel)
-            if full:
-                break
-        result = ListResourcesResult(resources=out)
-        if full and last is not None:
-            result.next_cursor = encode_cursor("resources", f"{last[0]}\n{last[1]}")
+        files = (
+            (skill, rel, size)
+            for skill in self._skills_from(after_skill or None)
+            for rel, size in self._files_with_sizes(skill)
+            if skill.name != after_skill or rel > after_rel
+        )
+        page = list(islice(files, RESOURCE_PAGE_SIZE + 1))  # one more says whether a next page exists
+        result = ListResourcesResult(resources=[self._resource(*f) for f in page[:RESOURCE_PAGE_SIZE]])
+        if len(page) > RESOURCE_PAGE_SIZE:
+            last_skill, last_rel, _ = page[RESOURCE_PAGE_SIZE - 1]
+            result.next_cursor = encode_cursor("resources", f"{last_skill.name}\n{last_rel}")
         return result
 
     def _skills_from(self, name: str | None) -> Iterable[Skill]:

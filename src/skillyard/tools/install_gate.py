@@ -100,6 +100,7 @@ def _install(
     if not config.model_installs:
         raise _Refused({"error": DISABLED, "hint": ENABLE_HINT})
     from skillyard.install import Installer, InstallError, TrustPolicy, parse_source
+    from skillyard.install.installer import blocked_details
     from skillyard.install.sources import valid_name
 
     if not valid_name(name):
@@ -152,7 +153,7 @@ def _install(
             if declared != name:
                 refuse_existing(registry, declared, config.install_root)
             if report.blocked:
-                raise _Refused(_blocked(report))
+                raise _Refused({"error": "dangerous pattern detected", **blocked_details(report)})
     request = InstallRequest(name, raw, spec.kind, resolved, declared, audit)
     if approve is not None:
         _ask(approve, request)
@@ -305,19 +306,6 @@ def _bundled_names() -> list[tuple[str, Path]]:
                 found.append((skill.name, f))
         _BUNDLED = found
     return _BUNDLED
-
-
-def _blocked(report: ScanReport) -> dict[str, Any]:
-    worst = report.blocking[0]
-    return {
-        "error": "dangerous pattern detected",
-        "pattern": worst.title,
-        "line": worst.line,
-        "file": worst.file,
-        "rule_id": worst.rule_id,
-        "severity": worst.severity,
-        "findings": [f.to_dict() for f in report.findings],
-    }
 
 
 def _ask(approve: ApproveInstall, request: InstallRequest) -> None:
