@@ -85,13 +85,9 @@ class RunTool:
         The default workspace root lies in the temporary directory, which is refused anyway;
         a configured one is only known once the runner exists (or was handed in).
         """
-        out: list[tuple[str, Path]] = []
-        try:
-            from skillyard.execution.artifacts import default_artifact_root
+        from skillyard.execution.artifacts import default_artifact_root
 
-            out.append(("artifact store", default_artifact_root()))
-        except ImportError:
-            pass
+        out: list[tuple[str, Path]] = [("artifact store", default_artifact_root())]
         runner = self._runner
         if runner is not None:
             workspaces = getattr(runner, "workspaces", None)
