@@ -372,9 +372,8 @@ class SkillyardServer(MCPServer):
         async with lock:
             try:
                 res = await anyio.to_thread.run_sync(lambda: kit.call(name, arguments, session=session))
-            except (
-                Exception
-            ) as e:  # the Toolkit promises results, never exceptions; keep that promise here too
+            # the Toolkit promises results, never exceptions; keep that promise here too
+            except Exception as e:
                 log.exception("tool %r raised", name)
                 return _error_result(f"Error: {type(e).__name__}: {e}", sid)
             finally:
