@@ -76,9 +76,11 @@ def _add_shadowing(data: dict[str, Any], reg: Any, install_root: Path) -> None:
     name = data.get("name")
     if not isinstance(name, str):
         return
+    from skillyard.install.fsutil import is_within
+
     mine = os.path.realpath(install_root / name)
     copies = [
-        {"path": str(p), "source": src, "installed": _within(os.path.realpath(p), mine)}
+        {"path": str(p), "source": src, "installed": is_within(os.path.realpath(p), mine)}
         for _, p, src in reg.copies(name)
     ]
     others = [c for c in copies if not c["installed"]]
@@ -100,10 +102,6 @@ def _add_shadowing(data: dict[str, Any], reg: Any, install_root: Path) -> None:
             f"the {winner['source']} skill '{name}' at {winner['path']} wins over the installed copy "
             "(it comes first on the search path); the installed copy is not used"
         )
-
-
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, verb: str) -> None:

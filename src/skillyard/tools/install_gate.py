@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillyard.install.fsutil import is_within
+
 if TYPE_CHECKING:
     from skillyard.install import ScanReport, SourceSpec
     from skillyard.registry import Registry
@@ -205,10 +207,6 @@ def _forms(path: str | os.PathLike[str]) -> set[str]:
     return {os.path.normpath(p), os.path.realpath(p)}
 
 
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
 def check_local_path(path: str, allowed: Iterable[Path], protected: Iterable[tuple[str, Path]] = ()) -> str:
     """The real path of a local source the model may install from; `_Refused` otherwise.
 
@@ -226,7 +224,7 @@ def check_local_path(path: str, allowed: Iterable[Path], protected: Iterable[tup
     forbidden = [("temporary directory", d) for d in temp_dirs()] + list(protected)
     for label, root in forbidden:
         for r in _forms(root):
-            if _within(real, r) or _within(written, r):
+            if is_within(real, r) or is_within(written, r):
                 raise _Refused(
                     {
                         "error": "local source not allowed",
@@ -234,7 +232,7 @@ def check_local_path(path: str, allowed: Iterable[Path], protected: Iterable[tup
                         "path": real,
                     }
                 )
-    if not any(_within(real, a) for a in allowed_real):
+    if not any(is_within(real, a) for a in allowed_real):
         raise _Refused(
             {
                 "error": "local source not allowed",
