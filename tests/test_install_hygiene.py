@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillyard.install import HygieneError, Installer, Limits
-from skillyard.install.hygiene import check_tree, copy_tree, extract_archive
+from skillyard.install.hygiene import copy_tree, extract_archive
 
 SKILL = b"---\nname: demo\ndescription: A demo.\n---\nHello.\n"
 
@@ -187,7 +187,9 @@ def test_copy_tree_keeps_internal_links_and_strips_git(tmp_path: Path) -> None:
     copy_tree(src, tmp_path / "dst")
     assert os.readlink(tmp_path / "dst/link.md") == "docs/a.md"
     assert not (tmp_path / "dst/.git").exists()
-    assert check_tree(tmp_path / "dst")[0] == 3
+    dst = tmp_path / "dst"
+    copied = sorted(p.relative_to(dst).as_posix() for p in dst.rglob("*") if p.is_file() or p.is_symlink())
+    assert copied == ["SKILL.md", "docs/a.md", "link.md"]
 
 
 @pytest.mark.parametrize("target", ["/etc/passwd", "../../outside", "../src2"])

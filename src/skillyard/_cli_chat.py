@@ -18,15 +18,12 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from skillyard._cli_io import EXIT_FAIL, EXIT_OK, err_console, fail_usage
 from skillyard.chat import DEFAULT_MAX_TOOL_CALLS, DEFAULT_TIMEOUT, Chat, ChatError, make_client
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_INTERRUPTED = 130
 #: Longest argument text shown when asking before a run.
 SHOWN_ARGS = 600
-
-
-def _err() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _describe(name: str, raw: Any) -> str:
@@ -47,7 +44,7 @@ def _approver(yes: bool, interactive: bool) -> Any:
             return None
         what = _describe(name, raw)
         if not interactive:
-            _err().print(
+            err_console().print(
                 Text(f"refused (no terminal to ask on; pass --yes to allow runs): {what}", style="yellow")
             )
             return "the user must approve runs and there is no terminal to ask on (skillyard chat --yes allows them)"
@@ -141,25 +138,25 @@ def chat(
     from skillyard.tools import Toolkit
 
     if yes and ask:
-        _usage("--yes and --ask contradict each other")
+        fail_usage("--yes and --ask contradict each other")
     obj = ctx.obj
     if obj is None or not hasattr(obj, "registry"):
-        _usage("no registry available (run through the skillyard command)")
+        fail_usage("no registry available (run through the skillyard command)")
     base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
     model = model or os.environ.get("SKILLYARD_CHAT_MODEL") or "gpt-4o-mini"
     try:
         client = make_client(base_url, None, timeout)
     except ChatError as e:
-        _usage(str(e))
+        fail_usage(str(e))
     out = Console(highlight=False, soft_wrap=True)
-    err = _err()
+    err = err_console()
     interactive = sys.stdin.isatty()
     transcript: IO[str] | None = None
     if transcript_path is not None:
         try:
             transcript = open(transcript_path, "a", encoding="utf-8")  # noqa: SIM115 (closed in finally)
         except OSError as e:
-            _usage(f"cannot write transcript {transcript_path}: {e.strerror or e}")
+            fail_usage(f"cannot write transcript {transcript_path}: {e.strerror or e}")
     toolkit = Toolkit(obj.registry())
     session = Chat(
         toolkit,
@@ -229,8 +226,3 @@ def _repl(session: Chat, out: Console, err: Console, interactive: bool) -> int:
         code = _one_turn(session, line, out, err)
         if code == EXIT_INTERRUPTED:
             code = EXIT_OK  # a stopped turn, not a stopped conversation
-
-
-def _usage(message: str) -> None:
-    _err().print(Text(f"error: {message}", style="red"))
-    raise SystemExit(EXIT_USAGE)

@@ -14,14 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillyard._cli_io import dumps_json
+from skillyard._cli_io import EXIT_FAIL, EXIT_OK, EXIT_USAGE, emit_json
 from skillyard.config import ConfigError
 from skillyard.install.scanner import SEVERITIES, ScanPolicy, render_human, render_plain, scan_path, to_sarif
 
 if TYPE_CHECKING:  # the installer (network, locks) is imported by the commands that install
     from skillyard.install import Installer, InstallResult, TrustPolicy
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 def _config(ctx: click.Context) -> Any:
@@ -29,10 +27,6 @@ def _config(ctx: click.Context) -> Any:
     if obj is None or not hasattr(obj, "config"):
         raise click.UsageError("no skillyard configuration in the command context")
     return obj.config
-
-
-def _emit(data: Any) -> None:
-    click.echo(dumps_json(data))
 
 
 def _console(stderr: bool = False) -> Any:
@@ -82,9 +76,11 @@ def _add_shadowing(data: dict[str, Any], reg: Any, install_root: Path) -> None:
     name = data.get("name")
     if not isinstance(name, str):
         return
+    from skillyard.install.fsutil import is_within
+
     mine = os.path.realpath(install_root / name)
     copies = [
-        {"path": str(p), "source": src, "installed": _within(os.path.realpath(p), mine)}
+        {"path": str(p), "source": src, "installed": is_within(os.path.realpath(p), mine)}
         for _, p, src in reg.copies(name)
     ]
     others = [c for c in copies if not c["installed"]]
@@ -108,14 +104,10 @@ def _add_shadowing(data: dict[str, Any], reg: Any, install_root: Path) -> None:
         )
 
 
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, verb: str) -> None:
     data = _enrich(ctx, result.to_dict())
     if as_json:
-        _emit(data)
+        emit_json(data)
     else:
         con = _console()
         if data.get("installed"):
@@ -187,7 +179,7 @@ def uninstall(ctx: click.Context, name: str, as_json: bool) -> None:
     """Remove a skill installed by skillyard."""
     data = _installer(ctx).uninstall(name)
     if as_json:
-        _emit(data)
+        emit_json(data)
     elif data.get("uninstalled"):
         _console().print(f"[green]uninstalled[/green] {name}")
     else:
@@ -226,13 +218,13 @@ def audit(ctx: click.Context, targets: tuple[str, ...], fmt: str, as_json: bool,
             if fmt == "human":
                 _console(stderr=True).print(f"[red]error:[/red] {msg}")
             else:
-                _emit({"error": msg})
+                emit_json({"error": msg})
             ctx.exit(EXIT_USAGE)
         reports.append(scan_path(path, policy=policy))
     if fmt == "json":
-        _emit(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
+        emit_json(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
     elif fmt == "sarif":
-        _emit(to_sarif(reports))
+        emit_json(to_sarif(reports))
     elif not sys.stdout.isatty():  # a pipe or a file: the same findings as plain lines, without rich
         for r in reports:
             click.echo(render_plain(r))
@@ -304,7 +296,7 @@ def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
         return
     data = {"trusted": True, "pattern": pattern.strip(), "added": added, "config": str(pol.config_path)}
     if as_json:
-        _emit(data)
+        emit_json(data)
     else:
         click.echo(f"trusted: {pattern.strip()}" + ("" if added else " (already trusted)"))
 
@@ -323,7 +315,7 @@ def trust_remove(ctx: click.Context, pattern: str, as_json: bool) -> None:
         _fail(ctx, f"not a configured trust pattern: {pattern}", as_json, EXIT_FAIL)
         return
     if as_json:
-        _emit({"removed": True, "pattern": pattern.strip()})
+        emit_json({"removed": True, "pattern": pattern.strip()})
     else:
         click.echo(f"removed: {pattern.strip()}")
 
@@ -336,7 +328,7 @@ def trust_list(ctx: click.Context, as_json: bool) -> None:
     pol = _policy(ctx)
     data = {"defaults": list(pol.defaults), "sources": list(pol.patterns), "hub_index": pol.hub_index}
     if as_json:
-        _emit(data)
+        emit_json(data)
         return
     for p in pol.defaults:
         click.echo(f"{p}  (default)")
@@ -353,7 +345,7 @@ def trust_accept(ctx: click.Context, name: str, allow_blocked: bool, as_json: bo
     """Re-scan an installed skill and approve its current files (after reviewing local edits)."""
     data = _installer(ctx).accept(name, allow_blocked=allow_blocked)
     if as_json:
-        _emit(data)
+        emit_json(data)
     elif data.get("accepted"):
         click.echo(f"accepted: {name} ({data['tree_hash']})")
     else:
@@ -380,7 +372,7 @@ def _change_trust(
 
 def _fail(ctx: click.Context, message: str, as_json: bool, code: int) -> None:
     if as_json:
-        _emit({"error": message})
+        emit_json({"error": message})
     else:
         click.echo(f"error: {message}", err=True)
     ctx.exit(code)

@@ -1,9 +1,10 @@
-"""Input and output guards shared by the CLI modules.
+"""Input guards and output helpers shared by the CLI modules.
 
 Command-line values arrive from anywhere: a NUL byte (possible through
 `main(argv)`), an empty path, or a name that is not valid UTF-8 (decoded with
 surrogateescape) must give a usage error or a printable answer, never a
-traceback.
+traceback. Every command exits 0 on success, 1 when it ran and reports a
+failure, 2 on a usage or configuration error.
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 class SafePath(click.Path):
@@ -56,3 +62,45 @@ def dumps_json(data: Any) -> str:
     if sys.stdout.isatty():
         return json.dumps(data, indent=2, ensure_ascii=False)
     return json.dumps(data, separators=(",", ":"), check_circular=False)
+
+
+def emit_json(data: Any) -> None:
+    click.echo(dumps_json(data))
+
+
+def out() -> Console:
+    from rich.console import Console
+
+    return Console(soft_wrap=True, highlight=False)
+
+
+def err_console() -> Console:
+    from rich.console import Console
+
+    # soft_wrap: an error naming a long path must not be broken across lines
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def say(*parts: str | tuple[str, str], err: bool = False) -> None:
+    """One line of human output from (text, style) parts: coloured through rich at a terminal,
+    plain text otherwise (then rich is not even imported). Never read as rich markup."""
+    if not (sys.stderr if err else sys.stdout).isatty():
+        click.echo("".join(p if isinstance(p, str) else p[0] for p in parts), err=err)
+        return
+    from rich.text import Text
+
+    (err_console() if err else out()).print(Text.assemble(*parts))
+
+
+def err(message: str, style: str = "red") -> None:
+    """One line on stderr."""
+    say((message, style), err=True)
+
+
+def warn(message: str) -> None:
+    err(message, "yellow")
+
+
+def fail_usage(message: str) -> NoReturn:
+    err(f"error: {message}")
+    raise SystemExit(EXIT_USAGE)

@@ -12,11 +12,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
-
-def _err() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+from skillyard._cli_io import EXIT_FAIL, EXIT_USAGE, err_console
 
 
 @click.group("remote")
@@ -38,7 +34,7 @@ def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
     if unknown or not remotes:
         known = ", ".join(r.name for r in config.remotes) or "none configured"
         what = f"unknown remote: {', '.join(unknown)}" if unknown else "no [[skills.remote]] in the config"
-        _err().print(Text(f"error: {what} (remotes: {known})", style="red"))
+        err_console().print(Text(f"error: {what} (remotes: {known})", style="red"))
         raise SystemExit(EXIT_USAGE)
     reports: list[dict[str, Any]] = []
     failed = False
@@ -54,7 +50,7 @@ def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
         con = Console(highlight=False, soft_wrap=True)
         for rep in reports:
             if "error" in rep:
-                _err().print(Text(f"✗ {rep['remote']}: {rep['error']}", style="red"))
+                err_console().print(Text(f"✗ {rep['remote']}: {rep['error']}", style="red"))
                 continue
             con.print(
                 Text.assemble(

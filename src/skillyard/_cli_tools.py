@@ -13,32 +13,18 @@ from typing import Any
 import click
 
 from skillyard import reports
-from skillyard._cli_io import SafePath, dumps_json
+from skillyard._cli_io import EXIT_FAIL, SafePath, emit_json, fail_usage
 from skillyard.prompt import FORMATS, relevant_names, render_catalog
 from skillyard.session import Session, SessionError
 from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
 from skillyard.tools.toolkit import MAX_ARGUMENT_BYTES
 
-EXIT_FAIL, EXIT_USAGE = 1, 2
-
 
 def _registry(ctx: click.Context) -> Any:
     obj = ctx.obj
     if obj is None or not hasattr(obj, "registry"):
-        _usage("no registry available (run through the skillyard command)")
+        fail_usage("no registry available (run through the skillyard command)")
     return obj.registry()
-
-
-def _usage(message: str) -> None:
-    from rich.console import Console
-    from rich.text import Text
-
-    Console(stderr=True, highlight=False, soft_wrap=True).print(Text(f"error: {message}", style="red"))
-    raise SystemExit(EXIT_USAGE)
-
-
-def _emit_json(data: Any) -> None:
-    click.echo(dumps_json(data))
 
 
 def _load_session(path: str | None) -> Session:
@@ -47,8 +33,7 @@ def _load_session(path: str | None) -> Session:
     try:
         return Session.load(path)
     except SessionError as e:
-        _usage(str(e))
-        raise  # unreachable; keeps type checkers content
+        fail_usage(str(e))
 
 
 def _read_stdin() -> str:
@@ -99,7 +84,7 @@ def prompt(
             "truncated": cat.truncated,
         }
     if as_json:
-        _emit_json(data)
+        emit_json(data)
     else:
         click.echo(text)
 
@@ -125,8 +110,8 @@ def tools(
         toolkit = Toolkit(reg, tools=list(tool_names) or None)
         exported = toolkit.export(provider, strict=strict)
     except ValueError as e:
-        _usage(str(e))
-    _emit_json(exported)
+        fail_usage(str(e))
+    emit_json(exported)
 
 
 @click.command("call")
@@ -158,9 +143,9 @@ def call(
         try:
             session.save(session_path)
         except OSError as e:
-            _usage(f"cannot write session file {session_path}: {e.strerror or e}")
+            fail_usage(f"cannot write session file {session_path}: {e.strerror or e}")
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
     else:
         click.echo(result.content)
     if result.is_error:
@@ -177,7 +162,7 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     reg = _registry(ctx)
     data = reports.search_report(reg, query, limit)
     if as_json:
-        _emit_json(data)
+        emit_json(data)
         return
     from rich.console import Console
     from rich.table import Table

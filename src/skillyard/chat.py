@@ -14,7 +14,6 @@ client's timeout. The `openai` SDK is imported only when a client is built
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import uuid
@@ -116,7 +115,6 @@ class Chat:
         self._system = ""
         self._system_key: tuple[Any, ...] | None = None
         self._query: str | None = None
-        self._ranked = "query" in inspect.signature(toolkit.system_message).parameters
         self._exported: tuple[int, list[dict[str, Any]]] | None = None
 
     # ------------------------------------------------------------ the loop
@@ -175,10 +173,7 @@ class Chat:
         if key == self._system_key:
             return
         self._system_key = key
-        if self._ranked and self._query is not None:
-            text = self.toolkit.system_message(self.session, query=self._query)
-        else:
-            text = self.toolkit.system_message(self.session)
+        text = self.toolkit.system_message(self.session, query=self._query)
         if text != self._system:
             self._system = text
             self.transcript.write({"role": "system", "content": text})
@@ -221,12 +216,8 @@ class Chat:
             ) from e
         except openai.OpenAIError as e:
             raise ChatError(f"the model endpoint failed: {e}") from e
-        except (
-            ValueError,
-            LookupError,
-            TypeError,
-            AttributeError,
-        ) as e:  # a server that is not quite OpenAI's
+        # a server that is not quite OpenAI's
+        except (ValueError, LookupError, TypeError, AttributeError) as e:
             raise ChatError(
                 f"the model endpoint sent an answer that could not be read: {type(e).__name__}: {e}"
             ) from e

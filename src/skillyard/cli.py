@@ -16,19 +16,28 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillyard._cli_io import SafePath, dumps_json, tolerant_streams
+from skillyard._cli_io import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    SafePath,
+    emit_json,
+    err,
+    fail_usage,
+    out,
+    say,
+    tolerant_streams,
+    warn,
+)
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from skillyard.config import Config
     from skillyard.registry import Registry
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: `list --filter` values (the same as `reports.FILTERS`, which needs the registry to import)
 FILTERS = ("all", "eligible", "ineligible")
 
@@ -80,48 +89,6 @@ class CliContext:
                     warn(f"warning: --root {r}: no such directory")
             self._registry = Registry(resolve_roots(list(self.roots) or None, config), config, cache=True)
         return self._registry
-
-
-def out() -> Console:
-    from rich.console import Console
-
-    return Console(soft_wrap=True, highlight=False)
-
-
-def err_console() -> Console:
-    from rich.console import Console
-
-    # soft_wrap: an error naming a long path must not be broken across lines
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def say(*parts: str | tuple[str, str], err: bool = False) -> None:
-    """One line of human output from (text, style) parts: coloured through rich at a terminal,
-    plain text otherwise (then rich is not even imported). Never read as rich markup."""
-    if not (sys.stderr if err else sys.stdout).isatty():
-        click.echo("".join(p if isinstance(p, str) else p[0] for p in parts), err=err)
-        return
-    from rich.text import Text
-
-    (err_console() if err else out()).print(Text.assemble(*parts))
-
-
-def err(message: str, style: str = "red") -> None:
-    """One line on stderr."""
-    say((message, style), err=True)
-
-
-def warn(message: str) -> None:
-    err(message, "yellow")
-
-
-def emit_json(data: Any) -> None:
-    click.echo(dumps_json(data))
-
-
-def fail_usage(message: str) -> NoReturn:
-    err(f"error: {message}")
-    raise SystemExit(EXIT_USAGE)
 
 
 #: Commands defined in other modules: name -> (module, attribute, one-line help for `--help`).
@@ -467,8 +434,9 @@ def run_cmd(
 ) -> None:
     """Run a command in a skill's workspace: skillyard run SKILL -- COMMAND..."""
     import shlex
+    from dataclasses import replace
 
-    from skillyard.execution import RunError, RunRequest, SkillRunner, get_executor
+    from skillyard.execution import RunError, RunRequest, SkillRunner, configured_executor
 
     obj = _obj(ctx)
     reg = obj.registry()
@@ -497,12 +465,7 @@ def run_cmd(
     except ValueError as e:
         fail_usage(str(e))
     runner = SkillRunner(
-        executor=get_executor(
-            executor or settings.executor,
-            sandbox_uid=settings.sandbox_uid,
-            sandbox_gid=settings.sandbox_gid,
-            ray=settings.ray,
-        ),
+        executor=configured_executor(replace(settings, executor=executor) if executor else settings),
         timeout=settings.timeout,
         network=settings.network,
         host_roots=settings.host_roots,

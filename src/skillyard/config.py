@@ -28,8 +28,6 @@ __all__ = [
 
 PROJECT_CONFIG_NAME = "skillyard.toml"
 EXECUTORS = ("sandbox", "local", "container", "ray", "auto")  # "auto" is kept for old files and means sandbox
-#: Sources trusted without configuration for people's installs (docs/install.md): local paths.
-DEFAULT_TRUSTED = ("local:*",)
 #: A config file larger than this is refused (a mistaken path, not a config).
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
@@ -229,132 +227,133 @@ def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> 
 
 
 _TOP = {"skills", "config", "execution", "trust", "hub", "skill", "install", "search", "serve"}
+_REMOTE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
+#: JWS algorithms `[serve.auth] algorithms` may name (asymmetric only: the issuer's public keys verify)
+JWT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+
+
+class _Reader:
+    """The checks every table of one file shares; each error names the file and the dotted key."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.where = str(path) if path else "<config>"
+        self.base = path.parent if path else Path.cwd()
+
+    def err(self, key: str, msg: str) -> ConfigError:
+        return ConfigError(f"{self.where}: {key}: {msg}")
+
+    def table(self, key: str, v: Any, allowed: set[str] | None = None) -> dict[str, Any]:
+        """`v` as the table `key`, refusing keys outside `allowed` (when given)."""
+        if not isinstance(v, dict):
+            raise self.err(key, "must be a table")
+        for k in v:
+            if allowed is not None and k not in allowed:
+                name = f"{key}.{k}" if key else k
+                raise self.err(name, f"unknown key (allowed: {', '.join(sorted(allowed))})")
+        return v
+
+    def str_list(self, key: str, v: Any) -> list[str]:
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise self.err(key, "must be a list of strings")
+        return v
+
+    def boolean(self, key: str, v: Any) -> bool:
+        if not isinstance(v, bool):
+            raise self.err(key, "must be true or false")
+        return v
+
+    def seconds(self, key: str, v: Any, most: float, *, zero: bool = False) -> float:
+        """A number of seconds in (0, most], or [0, most] with `zero`."""
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, int | float)
+            or not 0 <= v <= most
+            or (v == 0 and not zero)
+        ):
+            raise self.err(key, f"must be a number of seconds between 0 and {most:g}")
+        return float(v)
+
+    def paths(self, key: str, v: Any) -> tuple[Path, ...]:
+        return tuple(self.path(r) for r in self.str_list(key, v))
+
+    def path(self, raw: str) -> Path:
+        p = Path(os.path.expanduser(raw))
+        return p if p.is_absolute() else (self.base / p)
 
 
 def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
-    where = str(path) if path else "<config>"
-    base = path.parent if path else Path.cwd()
-
-    def err(key: str, msg: str) -> ConfigError:
-        return ConfigError(f"{where}: {key}: {msg}")
-
-    def table(key: str) -> dict[str, Any]:
-        v = data.get(key, {})
-        if not isinstance(v, dict):
-            raise err(key, "must be a table")
-        return v
-
-    def check_keys(prefix: str, tbl: dict[str, Any], allowed: set[str]) -> None:
-        for k in tbl:
-            if k not in allowed:
-                raise err(
-                    f"{prefix}.{k}" if prefix else k, f"unknown key (allowed: {', '.join(sorted(allowed))})"
-                )
-
-    def str_list(key: str, v: Any) -> list[str]:
-        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise err(key, "must be a list of strings")
-        return v
-
-    def boolean(key: str, v: Any) -> bool:
-        if not isinstance(v, bool):
-            raise err(key, "must be true or false")
-        return v
-
-    check_keys("", data, _TOP)
-
-    skills_t = table("skills")
-    check_keys("skills", skills_t, {"roots", "disabled", "remote"})
-    remotes = _remotes(skills_t.get("remote", []), err, check_keys)
-    roots = None
-    if "roots" in skills_t:
-        roots = tuple(_resolve(base, r) for r in str_list("skills.roots", skills_t["roots"]))
-    disabled = frozenset(str_list("skills.disabled", skills_t.get("disabled", [])))
+    r = _Reader(path)
+    r.table("", data, _TOP)
+    skills_t = r.table("skills", data.get("skills", {}), {"roots", "disabled", "remote"})
+    remotes = _remotes(r, skills_t.get("remote", []))
+    roots = r.paths("skills.roots", skills_t["roots"]) if "roots" in skills_t else None
+    disabled = frozenset(r.str_list("skills.disabled", skills_t.get("disabled", [])))
 
     values: dict[str, Any] = {}
-    _flatten("", table("config"), values)
+    _flatten("", r.table("config", data.get("config", {})), values)
 
-    ex_t = table("execution")
-    check_keys(
-        "execution",
-        ex_t,
-        {"executor", "timeout", "network", "host_roots", "sandbox_uid", "sandbox_gid", "ray"},
-    )
+    ex_keys = {"executor", "timeout", "network", "host_roots", "sandbox_uid", "sandbox_gid", "ray"}
+    ex_t = r.table("execution", data.get("execution", {}), ex_keys)
     executor = ex_t.get("executor", "sandbox")
     if executor not in EXECUTORS:
-        raise err("execution.executor", f"must be one of {', '.join(EXECUTORS)} (got {executor!r})")
-    timeout = ex_t.get("timeout", 60)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86400:
-        raise err("execution.timeout", "must be a number of seconds between 0 and 86400")
+        raise r.err("execution.executor", f"must be one of {', '.join(EXECUTORS)} (got {executor!r})")
+    timeout = r.seconds("execution.timeout", ex_t.get("timeout", 60), 86400)
     ids = {}
     for key in ("sandbox_uid", "sandbox_gid"):
         v = ex_t.get(key, 65534)
         if isinstance(v, bool) or not isinstance(v, int) or not 0 < v < 2**32 - 1:
-            raise err(f"execution.{key}", "must be a positive integer other than 0 (root is never used)")
+            raise r.err(f"execution.{key}", "must be a positive integer other than 0 (root is never used)")
         ids[key] = v
     execution = ExecutionSettings(
         executor=executor,
-        timeout=float(timeout),
-        network=boolean("execution.network", ex_t.get("network", False)),
-        host_roots=tuple(
-            _resolve(base, r) for r in str_list("execution.host_roots", ex_t.get("host_roots", []))
-        ),
-        ray=_ray_settings(ex_t.get("ray", {}), err, check_keys, boolean),
+        timeout=timeout,
+        network=r.boolean("execution.network", ex_t.get("network", False)),
+        host_roots=r.paths("execution.host_roots", ex_t.get("host_roots", [])),
+        ray=_ray_settings(r, ex_t.get("ray", {})),
         **ids,
     )
 
-    trust_t = table("trust")
-    check_keys("trust", trust_t, {"sources", "model_installs", "model_local_paths"})
-    trust_sources = tuple(str_list("trust.sources", trust_t.get("sources", [])))
-    model_installs = boolean("trust.model_installs", trust_t.get("model_installs", False))
-    raw_local = str_list("trust.model_local_paths", trust_t.get("model_local_paths", []))
-    for r in raw_local:  # "" would silently mean the config file's own directory
-        if not r.strip() or "\0" in r:
-            raise err("trust.model_local_paths", f"not a usable directory path: {r!r}")
-    model_local_paths = tuple(_resolve(base, r) for r in raw_local)
+    trust_t = r.table("trust", data.get("trust", {}), {"sources", "model_installs", "model_local_paths"})
+    trust_sources = tuple(r.str_list("trust.sources", trust_t.get("sources", [])))
+    model_installs = r.boolean("trust.model_installs", trust_t.get("model_installs", False))
+    raw_local = r.str_list("trust.model_local_paths", trust_t.get("model_local_paths", []))
+    for raw in raw_local:  # "" would silently mean the config file's own directory
+        if not raw.strip() or "\0" in raw:
+            raise r.err("trust.model_local_paths", f"not a usable directory path: {raw!r}")
 
-    hub_t = table("hub")
-    check_keys("hub", hub_t, {"index"})
-    hub_index = hub_t.get("index")
+    hub_index = r.table("hub", data.get("hub", {}), {"index"}).get("index")
     if hub_index is not None and not isinstance(hub_index, str):
-        raise err("hub.index", "must be a URL string")
+        raise r.err("hub.index", "must be a URL string")
 
-    install_t = table("install")
-    check_keys("install", install_t, {"root"})
-    install_root = None
-    if "root" in install_t:
-        if not isinstance(install_t["root"], str):
-            raise err("install.root", "must be a path string")
-        install_root = _resolve(base, install_t["root"])
+    install_t = r.table("install", data.get("install", {}), {"root"})
+    if "root" in install_t and not isinstance(install_t["root"], str):
+        raise r.err("install.root", "must be a path string")
 
-    search_t = table("search")
-    check_keys("search", search_t, {"embedder", "base_url", "api_key"})
+    search_t = r.table("search", data.get("search", {}), {"embedder", "base_url", "api_key"})
     for key in ("embedder", "base_url", "api_key"):
         if key in search_t and not isinstance(search_t[key], str):
-            raise err(f"search.{key}", "must be a string")
+            raise r.err(f"search.{key}", "must be a string")
     embedder = search_t.get("embedder", "none").strip()
     kind, sep, model = embedder.partition(":")
     if embedder != "none" and (not sep or kind not in _EMBEDDER_KINDS or not model.strip()):
-        raise err(
+        raise r.err(
             "search.embedder",
             "must be none, fastembed:<model>, openai:<model> or sentence-transformers:<name or path>",
         )
-    search = SearchSettings(embedder, search_t.get("base_url"), search_t.get("api_key"))
 
     overrides: dict[str, SkillOverride] = {}
-    for name, t in table("skill").items():
+    for name, t in r.table("skill", data.get("skill", {})).items():
         key = f"skill.{name}"
-        if not isinstance(t, dict):
-            raise err(key, "must be a table")
-        check_keys(key, t, {"enabled", "network", "env"})
+        r.table(key, t, {"enabled", "network", "env"})
         env = t.get("env", {})
         if not isinstance(env, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in env.items()
         ):
-            raise err(f"{key}.env", "must be a table of string values")
+            raise r.err(f"{key}.env", "must be a table of string values")
         overrides[name] = SkillOverride(
-            enabled=boolean(f"{key}.enabled", t["enabled"]) if "enabled" in t else None,
-            network=boolean(f"{key}.network", t["network"]) if "network" in t else None,
+            enabled=r.boolean(f"{key}.enabled", t["enabled"]) if "enabled" in t else None,
+            network=r.boolean(f"{key}.network", t["network"]) if "network" in t else None,
             env=dict(env),
         )
 
@@ -366,49 +365,39 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
         execution=execution,
         trust_sources=trust_sources,
         model_installs=model_installs,
-        model_local_paths=model_local_paths,
+        model_local_paths=tuple(r.path(raw) for raw in raw_local),
         hub_index=hub_index,
-        install_root_override=install_root,
+        install_root_override=r.path(install_t["root"]) if "root" in install_t else None,
         skills=overrides,
-        search=search,
+        search=SearchSettings(embedder, search_t.get("base_url"), search_t.get("api_key")),
         remotes=remotes,
-        serve=_serve_settings(data.get("serve", {}), base, err, check_keys, str_list),
+        serve=_serve_settings(r, data.get("serve", {})),
     )
 
 
-_REMOTE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-
-
-_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
-
-
-def _remotes(raw: Any, err: Any, check_keys: Any) -> tuple[RemoteSkills, ...]:
+def _remotes(r: _Reader, raw: Any) -> tuple[RemoteSkills, ...]:
     """`[[skills.remote]]` entries: a unique name, and exactly one of `command` (stdio) or `url` (HTTP)."""
     if not isinstance(raw, list):
-        raise err("skills.remote", "must be an array of tables ([[skills.remote]])")
+        raise r.err("skills.remote", "must be an array of tables ([[skills.remote]])")
     out: list[RemoteSkills] = []
     for i, t in enumerate(raw):
         key = f"skills.remote[{i}]"
-        if not isinstance(t, dict):
-            raise err(key, "must be a table")
-        check_keys(key, t, {"name", "command", "url", "timeout", "headers"})
+        r.table(key, t, {"name", "command", "url", "timeout", "headers"})
         name = t.get("name")
         if not isinstance(name, str) or not _REMOTE_NAME.match(name):
-            raise err(f"{key}.name", "must be 1-64 lower-case letters, digits, '-' or '_'")
-        if any(r.name == name for r in out):
-            raise err(f"{key}.name", f"{name!r} is used twice")
+            raise r.err(f"{key}.name", "must be 1-64 lower-case letters, digits, '-' or '_'")
+        if any(other.name == name for other in out):
+            raise r.err(f"{key}.name", f"{name!r} is used twice")
         command, url = t.get("command"), t.get("url")
         if (command is None) == (url is None):
-            raise err(key, "needs exactly one of command (a stdio server) or url (an HTTP server)")
+            raise r.err(key, "needs exactly one of command (a stdio server) or url (an HTTP server)")
         if command is not None and (
             not isinstance(command, list) or not command or not all(isinstance(c, str) and c for c in command)
         ):
-            raise err(f"{key}.command", "must be a non-empty list of strings (program and arguments)")
+            raise r.err(f"{key}.command", "must be a non-empty list of strings (program and arguments)")
         if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
-            raise err(f"{key}.url", "must be an http:// or https:// URL")
-        timeout = t.get("timeout", 60)
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3600:
-            raise err(f"{key}.timeout", "must be a number of seconds between 0 and 3600")
+            raise r.err(f"{key}.url", "must be an http:// or https:// URL")
+        timeout = r.seconds(f"{key}.timeout", t.get("timeout", 60), 3600)
         headers = t.get("headers", {})
         if not isinstance(headers, dict) or not all(
             isinstance(k, str)
@@ -418,18 +407,11 @@ def _remotes(raw: Any, err: Any, check_keys: Any) -> tuple[RemoteSkills, ...]:
             and "\r" not in v
             for k, v in headers.items()
         ):
-            raise err(f"{key}.headers", "must be a table of HTTP header names to string values")
+            raise r.err(f"{key}.headers", "must be a table of HTTP header names to string values")
         if headers and url is None:
-            raise err(f"{key}.headers", "only applies to a url remote")
-        out.append(
-            RemoteSkills(name, tuple(command or ()), url, float(timeout), tuple(sorted(headers.items())))
-        )
+            raise r.err(f"{key}.headers", "only applies to a url remote")
+        out.append(RemoteSkills(name, tuple(command or ()), url, timeout, tuple(sorted(headers.items()))))
     return tuple(out)
-
-
-def _resolve(base: Path, raw: str) -> Path:
-    p = Path(os.path.expanduser(raw))
-    return p if p.is_absolute() else (base / p)
 
 
 def _flatten(prefix: str, tbl: dict[str, Any], out: dict[str, Any]) -> None:
@@ -440,6 +422,100 @@ def _flatten(prefix: str, tbl: dict[str, Any], out: dict[str, Any]) -> None:
             _flatten(key, v, out)
         else:
             out[key] = v
+
+
+def _ray_settings(r: _Reader, t: Any) -> RaySettings:
+    keys = {"address", "worker_executor", "num_cpus", "resources", "runtime_env", "bin_resources"}
+    r.table("execution.ray", t, keys | {"connect_timeout"})
+    address = t.get("address")
+    if address is not None and (not isinstance(address, str) or not address.strip()):
+        raise r.err("execution.ray.address", 'must be "auto", "host:port" or "ray://host:port"')
+    worker = t.get("worker_executor", "sandbox")
+    if worker not in ("sandbox", "container"):
+        raise r.err(
+            "execution.ray.worker_executor", "must be sandbox or container (the boundary on every node)"
+        )
+    for key in ("num_cpus", "connect_timeout"):
+        v = t.get(key, 1.0 if key == "num_cpus" else 15.0)
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= 10_000:
+            raise r.err(f"execution.ray.{key}", "must be a positive number")
+    resources = t.get("resources", {})
+    if not isinstance(resources, dict) or not all(
+        isinstance(k, str) and not isinstance(v, bool) and isinstance(v, int | float) and v > 0
+        for k, v in resources.items()
+    ):
+        raise r.err("execution.ray.resources", "must be a table of resource names to positive amounts")
+    runtime_env = t.get("runtime_env")
+    if runtime_env is not None and not isinstance(runtime_env, dict):
+        raise r.err("execution.ray.runtime_env", "must be a table (Ray's runtime_env)")
+    return RaySettings(
+        address=address,
+        worker_executor=worker,
+        num_cpus=float(t.get("num_cpus", 1.0)),
+        resources={k: float(v) for k, v in resources.items()},
+        runtime_env=runtime_env,
+        bin_resources=r.boolean("execution.ray.bin_resources", t.get("bin_resources", False)),
+        connect_timeout=float(t.get("connect_timeout", 15.0)),
+    )
+
+
+def _serve_settings(r: _Reader, t: Any) -> ServeSettings:
+    """`[serve]` and `[serve.auth]`; every URL must be https except on loopback, where http is allowed."""
+    r.table("serve", t, {"allowed_hosts", "allowed_origins", "auth"})
+    hosts = tuple(r.str_list("serve.allowed_hosts", t.get("allowed_hosts", [])))
+    origins = tuple(r.str_list("serve.allowed_origins", t.get("allowed_origins", [])))
+    for h in hosts:
+        if not h.strip() or any(c in h for c in "/ \t\0"):
+            raise r.err("serve.allowed_hosts", f"not a host[:port]: {h!r}")
+    auth_keys = {"issuer", "audience", "resource", "jwks_uri", "algorithms", "leeway", "token_file"}
+    a = r.table("serve.auth", t.get("auth", {}), auth_keys)
+    urls: dict[str, str | None] = {}
+    for key in ("issuer", "audience", "resource", "jwks_uri"):
+        v = a.get(key)
+        if v is not None and (not isinstance(v, str) or not v.strip()):
+            raise r.err(f"serve.auth.{key}", "must be a non-empty string")
+        urls[key] = v
+    for key in ("issuer", "resource", "jwks_uri"):
+        v = urls[key]
+        if v is not None and not _secure_url(v):
+            raise r.err(f"serve.auth.{key}", f"must be an https URL (http only for loopback hosts): {v!r}")
+    if (urls["issuer"] is None) != (urls["audience"] is None):
+        raise r.err("serve.auth", "issuer and audience go together: set both or neither")
+    if urls["issuer"] is None and (urls["resource"] or urls["jwks_uri"]):
+        raise r.err("serve.auth", "resource and jwks_uri need issuer and audience")
+    algorithms = tuple(r.str_list("serve.auth.algorithms", a.get("algorithms", ["RS256"])))
+    bad = [x for x in algorithms if x not in JWT_ALGORITHMS]
+    if not algorithms or bad:
+        raise r.err(
+            "serve.auth.algorithms", f"must be some of {', '.join(JWT_ALGORITHMS)} (got {bad or '[]'})"
+        )
+    leeway = r.seconds("serve.auth.leeway", a.get("leeway", 30), 600, zero=True)
+    token_file = a.get("token_file")
+    if token_file is not None and (not isinstance(token_file, str) or not token_file.strip()):
+        raise r.err("serve.auth.token_file", "must be a path string")
+    return ServeSettings(
+        allowed_hosts=hosts,
+        allowed_origins=origins,
+        auth=ServeAuthSettings(
+            **urls,
+            algorithms=algorithms,
+            leeway=leeway,
+            token_file=r.path(token_file) if token_file else None,
+        ),
+    )
+
+
+def _secure_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    host = (parts.hostname or "").lower()
+    if parts.scheme == "https" and host:
+        return True
+    return parts.scheme == "http" and (host in ("localhost", "::1") or host.startswith("127."))
 
 
 # ---------------------------------------------------------------- writing
@@ -476,120 +552,3 @@ def persist_disabled(path: Path, name: str, disabled: bool) -> None:
             per["enabled"] = not disabled
 
     update_config_file(path, mutate)
-
-
-def _ray_settings(t: Any, err: Any, check_keys: Any, boolean: Any) -> RaySettings:
-    if not isinstance(t, dict):
-        raise err("execution.ray", "must be a table")
-    keys = {
-        "address",
-        "worker_executor",
-        "num_cpus",
-        "resources",
-        "runtime_env",
-        "bin_resources",
-        "connect_timeout",
-    }
-    check_keys("execution.ray", t, keys)
-    address = t.get("address")
-    if address is not None and (not isinstance(address, str) or not address.strip()):
-        raise err("execution.ray.address", 'must be "auto", "host:port" or "ray://host:port"')
-    worker = t.get("worker_executor", "sandbox")
-    if worker not in ("sandbox", "container"):
-        raise err(
-            "execution.ray.worker_executor", "must be sandbox or container (the boundary on every node)"
-        )
-    for key in ("num_cpus", "connect_timeout"):
-        v = t.get(key, 1.0 if key == "num_cpus" else 15.0)
-        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= 10_000:
-            raise err(f"execution.ray.{key}", "must be a positive number")
-    resources = t.get("resources", {})
-    if not isinstance(resources, dict) or not all(
-        isinstance(k, str) and not isinstance(v, bool) and isinstance(v, int | float) and v > 0
-        for k, v in resources.items()
-    ):
-        raise err("execution.ray.resources", "must be a table of resource names to positive amounts")
-    runtime_env = t.get("runtime_env")
-    if runtime_env is not None and not isinstance(runtime_env, dict):
-        raise err("execution.ray.runtime_env", "must be a table (Ray's runtime_env)")
-    return RaySettings(
-        address=address,
-        worker_executor=worker,
-        num_cpus=float(t.get("num_cpus", 1.0)),
-        resources={k: float(v) for k, v in resources.items()},
-        runtime_env=runtime_env,
-        bin_resources=boolean("execution.ray.bin_resources", t.get("bin_resources", False)),
-        connect_timeout=float(t.get("connect_timeout", 15.0)),
-    )
-
-
-#: JWS algorithms `[serve.auth] algorithms` may name (asymmetric only: the issuer's public keys verify)
-JWT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
-
-
-def _serve_settings(t: Any, base: Path, err: Any, check_keys: Any, str_list: Any) -> ServeSettings:
-    """`[serve]` and `[serve.auth]`; every URL must be https except on loopback, where http is allowed."""
-    if not isinstance(t, dict):
-        raise err("serve", "must be a table")
-    check_keys("serve", t, {"allowed_hosts", "allowed_origins", "auth"})
-    hosts = tuple(str_list("serve.allowed_hosts", t.get("allowed_hosts", [])))
-    origins = tuple(str_list("serve.allowed_origins", t.get("allowed_origins", [])))
-    for h in hosts:
-        if not h.strip() or any(c in h for c in "/ \t\0"):
-            raise err("serve.allowed_hosts", f"not a host[:port]: {h!r}")
-    a = t.get("auth", {})
-    if not isinstance(a, dict):
-        raise err("serve.auth", "must be a table")
-    check_keys(
-        "serve.auth", a, {"issuer", "audience", "resource", "jwks_uri", "algorithms", "leeway", "token_file"}
-    )
-    urls: dict[str, str | None] = {}
-    for key in ("issuer", "audience", "resource", "jwks_uri"):
-        v = a.get(key)
-        if v is not None and (not isinstance(v, str) or not v.strip()):
-            raise err(f"serve.auth.{key}", "must be a non-empty string")
-        urls[key] = v
-    for key in ("issuer", "resource", "jwks_uri"):
-        v = urls[key]
-        if v is not None and not _secure_url(v):
-            raise err(f"serve.auth.{key}", f"must be an https URL (http only for loopback hosts): {v!r}")
-    if (urls["issuer"] is None) != (urls["audience"] is None):
-        raise err("serve.auth", "issuer and audience go together: set both or neither")
-    if urls["issuer"] is None and (urls["resource"] or urls["jwks_uri"]):
-        raise err("serve.auth", "resource and jwks_uri need issuer and audience")
-    algorithms = tuple(str_list("serve.auth.algorithms", a.get("algorithms", ["RS256"])))
-    bad = [x for x in algorithms if x not in JWT_ALGORITHMS]
-    if not algorithms or bad:
-        raise err("serve.auth.algorithms", f"must be some of {', '.join(JWT_ALGORITHMS)} (got {bad or '[]'})")
-    leeway = a.get("leeway", 30)
-    if isinstance(leeway, bool) or not isinstance(leeway, int | float) or not 0 <= leeway <= 600:
-        raise err("serve.auth.leeway", "must be a number of seconds between 0 and 600")
-    token_file = a.get("token_file")
-    if token_file is not None and (not isinstance(token_file, str) or not token_file.strip()):
-        raise err("serve.auth.token_file", "must be a path string")
-    return ServeSettings(
-        allowed_hosts=hosts,
-        allowed_origins=origins,
-        auth=ServeAuthSettings(
-            issuer=urls["issuer"],
-            audience=urls["audience"],
-            resource=urls["resource"],
-            jwks_uri=urls["jwks_uri"],
-            algorithms=algorithms,
-            leeway=float(leeway),
-            token_file=_resolve(base, token_file) if token_file else None,
-        ),
-    )
-
-
-def _secure_url(url: str) -> bool:
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return False
-    host = (parts.hostname or "").lower()
-    if parts.scheme == "https" and host:
-        return True
-    return parts.scheme == "http" and (host in ("localhost", "::1") or host.startswith("127."))

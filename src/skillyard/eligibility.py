@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from skillyard.config import Config
-from skillyard.model import Eligibility, Requirements, Skill
+from skillyard.model import Eligibility, InstallOption, Requirements, Skill
 
 __all__ = ["Host", "evaluate", "install_fixes", "install_hints", "is_eligible"]
 
@@ -168,28 +168,23 @@ def evaluate_plain(skill: Skill, host: Host, config: Config, *, modified: bool =
     )
 
 
-def install_fixes(skill: Skill, missing_bins: set[str], os_name: str) -> list[str]:
-    """Install commands for missing binaries, in declared order, skipping options for other OSes."""
-    out: list[str] = []
+def _applicable(skill: Skill, os_name: str) -> list[tuple[InstallOption, str]]:
+    """The skill's install options for `os_name` that give a command, in declared order, with it."""
+    out = []
     for opt in skill.install:
         if opt.os and os_name not in {normalise_os(o) for o in opt.os}:
             continue
-        if opt.bins and not (set(opt.bins) & missing_bins):
-            continue
         cmd = opt.command()
         if cmd:
-            out.append(cmd)
+            out.append((opt, cmd))
     return out
+
+
+def install_fixes(skill: Skill, missing_bins: set[str], os_name: str) -> list[str]:
+    """Install commands for missing binaries, in declared order, skipping options for other OSes."""
+    return [cmd for opt, cmd in _applicable(skill, os_name) if not opt.bins or set(opt.bins) & missing_bins]
 
 
 def install_hints(skill: Skill, os_name: str | None = None) -> list[dict[str, str]]:
     """The `skills` tool's `install_hints`: every applicable option as {kind, command}."""
-    os_name = os_name or current_os()
-    hints = []
-    for opt in skill.install:
-        if opt.os and os_name not in {normalise_os(o) for o in opt.os}:
-            continue
-        cmd = opt.command()
-        if cmd:
-            hints.append({"kind": opt.kind, "command": cmd})
-    return hints
+    return [{"kind": opt.kind, "command": cmd} for opt, cmd in _applicable(skill, os_name or current_os())]

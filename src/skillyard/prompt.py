@@ -108,8 +108,9 @@ class Catalog:
 
 # ------------------------------------------------------------------ helpers
 
-_ESCAPED_EXTRA = {"&": 4, "<": 3, ">": 3, '"': 5, "'": 5}  # html.escape: &amp; &lt; &gt; &quot; &#x27;
-_XML_EXTRA = {"&": 4, "<": 3, ">": 3, '"': 5, "'": 5}  # &amp; &lt; &gt; &quot; &apos;
+#: Characters escaping lengthens, by how much: html.escape (&amp; &lt; &gt; &quot; &#x27;) and the
+#: OpenClaw entities (&amp; &lt; &gt; &quot; &apos;) happen to agree.
+_ESCAPE_EXTRA = {"&": 4, "<": 3, ">": 3, '"': 5, "'": 5}
 _SPECIAL = re.compile(r"[&<>\"']")
 _location_cache: dict[str, str] = {}
 
@@ -123,10 +124,6 @@ def _xml_escape(s: str) -> str:
         .replace('"', "&quot;")
         .replace("'", "&apos;")
     )
-
-
-def _html_escape(s: str) -> str:
-    return html.escape(s)
 
 
 def _flat(s: str) -> str:
@@ -244,8 +241,8 @@ _FORMATS: dict[str, _Format] = {
         "<available_skills>",
         "</available_skills>",
         _xml_entry,
-        _html_escape,
-        _ESCAPED_EXTRA,
+        html.escape,
+        _ESCAPE_EXTRA,
         lambda n, m, s: f"<!-- {_notice_words(n, m, s)} -->",
         "<available_skills>\n</available_skills>",
         False,
@@ -255,7 +252,7 @@ _FORMATS: dict[str, _Format] = {
         "  </available_skills>",
         _openclaw_entry,
         _xml_escape,
-        _XML_EXTRA,
+        _ESCAPE_EXTRA,
         lambda n, m, s: f"<!-- {_notice_words(n, m, s)} -->",
         "",
         False,

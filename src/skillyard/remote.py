@@ -29,7 +29,7 @@ import re
 import shutil
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
@@ -63,14 +63,7 @@ class SyncReport:
     verified: int = 0  #: files checked against the digests of the server's `skills/list` manifests
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "remote": self.remote,
-            "root": self.root,
-            "skills": self.skills,
-            "refused": self.refused,
-            "files": self.files,
-            "verified": self.verified,
-        }
+        return asdict(self)
 
 
 def sync(remote: RemoteSkills, *, limits: Limits | None = None) -> SyncReport:

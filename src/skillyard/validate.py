@@ -27,7 +27,7 @@ import os
 import re
 import stat
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -92,13 +92,7 @@ class ValidationResult:
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "name": self.name,
-            "valid": self.valid,
-            "errors": list(self.errors),
-            "warnings": list(self.warnings),
-        }
+        return asdict(self)
 
 
 class _Collector:

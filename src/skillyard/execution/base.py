@@ -187,8 +187,8 @@ _PRLIMIT = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin")
 def rlimit_argv(limits: Limits, *, nproc_base: int = 0) -> list[str] | None:
     """A `prlimit ... --` prefix setting the same rlimits as `rlimit_setter`, or None without prlimit.
 
-    Starting through prlimit keeps `subprocess` on its fast vfork path (a preexec
-    function forces a full fork of the Python process, several ms per run).
+    Starting through prlimit keeps `subprocess` on its vfork path; a preexec function forces a
+    full fork of the Python process (docs/performance.md has the cost).
     """
     if not _PRLIMIT:
         return None

@@ -25,7 +25,8 @@ DEFAULT_MAX_FILES = 100
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_TOTAL_BYTES = 64 * 1024 * 1024
 _MAX_WALK = 50_000
-_ENV_REF = re.compile(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)")
+#: `$NAME/...` or `${NAME}/...` at the start of a pattern, a cwd or an input's `to`.
+VAR_PREFIX = re.compile(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)")
 _TEXT_APP = {
     "application/json",
     "application/xml",
@@ -76,7 +77,7 @@ def normalise_pattern(pattern: object, run_rel: str, skill_rel: str) -> str | No
     if not isinstance(pattern, str) or not pattern.strip() or "\0" in pattern or len(pattern) > 1024:
         return None
     p = pattern.strip().replace("\\", "/")
-    m = _ENV_REF.match(p)
+    m = VAR_PREFIX.match(p)
     if m:
         var = m.group(1) or m.group(2)
         base = workspace_var_base(var, run_rel, skill_rel)

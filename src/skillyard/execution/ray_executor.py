@@ -32,6 +32,7 @@ import tarfile
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +130,7 @@ class RayExecutor(Executor):
             "cwd": spec.cwd,
             "env": dict(spec.env),
             "timeout": float(spec.timeout),
-            "limits": _limits_dict(spec.limits),
+            "limits": asdict(spec.limits),
             "network": spec.network,
             "stdin": spec.stdin,
             "needs_bins": list(spec.needs_bins),
@@ -151,21 +152,10 @@ class RayExecutor(Executor):
             raise
         if out.get("unavailable"):
             raise ExecutorUnavailable(f"ray node {out.get('node', '?')}: {out['unavailable']}")
-        for b, ex, data in zip(rw, excluded, out["rw"] or [None] * len(rw), strict=True):
+        for b, ex, data in zip(rw, excluded, out.pop("rw") or [None] * len(rw), strict=True):
             if data is not None:
                 _sync_tree(Path(b.source), data, ex)
-        result = ExecResult(
-            stdout=out["stdout"],
-            stderr=out["stderr"],
-            exit_code=out["exit_code"],
-            timed_out=out["timed_out"],
-            duration_ms=out["duration_ms"],
-            stdout_truncated=out["stdout_truncated"],
-            stderr_truncated=out["stderr_truncated"],
-            executor=self.name,
-            warnings=list(out["warnings"]),
-        )
-        return result
+        return ExecResult(**{**out, "executor": self.name})
 
     def _tree_ref(self, ray: Any, b: Bind) -> tuple[str, Any]:
         """(digest, ObjectRef) of a read-only tree, uploaded once per content."""
@@ -207,7 +197,7 @@ def run_on_worker(payload: dict[str, Any]) -> dict[str, Any]:
     missing = [b for b in payload["needs_bins"] if not _which(b)]
     if missing:
         msg = f"Missing binary: {', '.join(missing)} (on ray node {node})\n".encode()
-        return _result_dict(ExecResult(b"", msg, 127, False, 0), None)  # nothing ran: the workspace stays
+        return {**asdict(ExecResult(b"", msg, 127, False, 0)), "rw": None}  # nothing ran: the workspace stays
     try:
         ex = get_executor(payload["executor"], sandbox_uid=payload["uid"], sandbox_gid=payload["gid"])
     except ValueError as e:
@@ -249,23 +239,9 @@ def run_on_worker(payload: dict[str, Any]) -> dict[str, Any]:
             _pack(dest, _nested(Bind(dest, target, True), ro_binds))
             for (target, _), dest in zip(payload["rw"], local_rw, strict=True)
         ]
-        return _result_dict(res, back)
+        return {**asdict(res), "rw": back}
     finally:
         remove_tree(work)
-
-
-def _result_dict(res: ExecResult, rw: list[bytes] | None) -> dict[str, Any]:
-    return {
-        "stdout": res.stdout,
-        "stderr": res.stderr,
-        "exit_code": res.exit_code,
-        "timed_out": res.timed_out,
-        "duration_ms": res.duration_ms,
-        "stdout_truncated": res.stdout_truncated,
-        "stderr_truncated": res.stderr_truncated,
-        "warnings": list(res.warnings),
-        "rw": rw,
-    }
 
 
 _cache_lock = threading.Lock()
@@ -423,18 +399,6 @@ def _remove(path: str) -> None:
         remove_tree(Path(path))
     else:
         os.unlink(path)
-
-
-def _limits_dict(limits: Limits) -> dict[str, Any]:
-    return {
-        "max_processes": limits.max_processes,
-        "max_memory_bytes": limits.max_memory_bytes,
-        "max_file_size_bytes": limits.max_file_size_bytes,
-        "max_open_files": limits.max_open_files,
-        "cpu_seconds": limits.cpu_seconds,
-        "stdout_bytes": limits.stdout_bytes,
-        "stderr_bytes": limits.stderr_bytes,
-    }
 
 
 def _which(name: str) -> bool:

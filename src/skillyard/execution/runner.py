@@ -15,7 +15,7 @@ import re
 import shutil
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from skillyard.execution.collect import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_TOTAL_BYTES,
+    VAR_PREFIX,
     CollectedFile,
     CollectLimits,
     collect,
@@ -269,21 +270,7 @@ class RunResult:
     run_dir: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "exit_code": self.exit_code,
-            "timed_out": self.timed_out,
-            "duration_ms": self.duration_ms,
-            "output_files": list(self.output_files),
-            "artifact_files": list(self.artifact_files),
-            "warnings": list(self.warnings),
-            "executor": self.executor,
-            "limits_hit": self.limits_hit,
-            "stdout_truncated": self.stdout_truncated,
-            "stderr_truncated": self.stderr_truncated,
-            "run_dir": self.run_dir,
-        }
+        return asdict(self)
 
 
 def cap_text(data: bytes, cap: int, extra_secrets: tuple[str, ...] = ()) -> tuple[str, bool]:
@@ -556,7 +543,7 @@ class SkillRunner:
             rel = skill_rel
         else:
             c = cwd.strip()
-            m = re.match(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)", c)
+            m = VAR_PREFIX.match(c)
             if m:
                 var = m.group(1) or m.group(2)
                 base = workspace_var_base(var, run_rel, skill_rel)
@@ -586,7 +573,7 @@ class SkillRunner:
             rel = f"work/inputs/{basename}"
         else:
             t = to.strip().replace("\\", "/")
-            m = re.match(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)", t)
+            m = VAR_PREFIX.match(t)
             if m:
                 var = m.group(1) or m.group(2)
                 base = {"WORKSPACE_DIR": "", "WORK_DIR": "work", "OUTPUT_DIR": "out"}.get(var)

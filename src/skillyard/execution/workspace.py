@@ -31,13 +31,12 @@ import weakref
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from skillyard.execution.tracing import span
 
 #: The path the workspace has inside isolated executors.
 SANDBOX_WORKSPACE = "/workspace"
-Retention = Literal["session", "keep", "run"]
 RETENTIONS = ("session", "keep", "run")
 _SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _STAGE_SKIP = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache"})

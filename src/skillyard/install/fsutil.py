@@ -27,6 +27,11 @@ def _renameat2() -> Any:
     return getattr(_libc, "renameat2", None) if _libc else None
 
 
+def is_within(path: str, root: str) -> bool:
+    """True when `path` is `root` or below it (both already normalised or resolved)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def exchange(a: Path, b: Path) -> bool:
     """Atomically swap two paths (Linux `renameat2(RENAME_EXCHANGE)`); False when unsupported.
 

@@ -273,30 +273,3 @@ def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:
                     _copy_stream(fh, target, s, tracker, st.st_mode)
             else:
                 raise HygieneError("special file (device/FIFO/socket) in package", s)
-
-
-def check_tree(root: Path, limits: Limits | None = None) -> tuple[int, int]:
-    """Re-check an already-materialised tree (no copy); returns (files, bytes)."""
-    limits = limits or Limits()
-    tracker = _Tracker(limits)
-    real_root = os.path.realpath(root)
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        for name in sorted(dirnames + filenames):
-            full = os.path.join(dirpath, name)
-            rel = name if rel_dir == "." else f"{rel_dir.replace(os.sep, '/')}/{name}"
-            tracker.name(check_member_name(rel))
-            st = os.lstat(full)
-            if stat.S_ISLNK(st.st_mode):
-                resolved = os.path.realpath(full)
-                if not resolved.startswith(real_root + os.sep):
-                    raise HygieneError("link leaves the skill", rel)
-                tracker.file(rel)
-            elif stat.S_ISREG(st.st_mode):
-                tracker.file(rel)
-                if st.st_mode & (stat.S_ISUID | stat.S_ISGID):
-                    raise HygieneError("setuid/setgid bit", rel)
-                tracker.add_bytes(rel, st.st_size, st.st_size)
-            elif not stat.S_ISDIR(st.st_mode):
-                raise HygieneError("special file (device/FIFO/socket) in package", rel)
-    return tracker.files, tracker.total

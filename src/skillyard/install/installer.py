@@ -106,6 +106,14 @@ def _parse(root: Path) -> tuple[Any, list[str]]:
     return skill, errors
 
 
+def _valid_skill(root: Path) -> Any:
+    """The skill at `root`, parsed without errors; else InstallError "invalid skill" with the reasons."""
+    skill, errors = _parse(root)
+    if skill is None or errors:
+        raise InstallError("invalid skill", reason="; ".join(errors) or "the skill file could not be parsed")
+    return skill
+
+
 def find_skill_dirs(root: Path, max_depth: int = MAX_SEARCH_DEPTH) -> list[Path]:
     """Skill directories under `root` (a skill dir is not searched further), breadth-first."""
     out: list[Path] = []
@@ -140,8 +148,8 @@ def _pid_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # alive, owned by someone else
+        pass
     return True
 
 
@@ -167,6 +175,19 @@ def _distance(a: str, b: str, cap: int = 3) -> int:
             return cap + 1
         prev = cur
     return prev[-1]
+
+
+def blocked_details(report: ScanReport) -> dict[str, Any]:
+    """What a refusal for a blocking scan names: the worst finding, then every finding."""
+    worst = report.blocking[0]
+    return {
+        "pattern": worst.title,
+        "line": worst.line,
+        "file": worst.file,
+        "rule_id": worst.rule_id,
+        "severity": worst.severity,
+        "findings": [f.to_dict() for f in report.findings],
+    }
 
 
 def lookalike_warnings(name: str, known: list[str]) -> list[str]:
@@ -349,7 +370,7 @@ class Installer:
         if wanted:
             by_dir = [d for d in found if d.name == wanted]
             if not by_dir:
-                by_dir = [d for d in found if (_parse(d)[0] is not None and _parse(d)[0].name == wanted)]
+                by_dir = [d for d in found if getattr(_parse(d)[0], "name", None) == wanted]
             if len(by_dir) == 1:
                 return by_dir[0]
             if not by_dir:
@@ -378,11 +399,7 @@ class Installer:
             return None
         tree = src.parent if src.is_file() else src
         chosen = self._select(tree, spec, name)
-        skill, errors = _parse(chosen)
-        if skill is None or errors:
-            raise InstallError(
-                "invalid skill", reason="; ".join(errors) or "the skill file could not be parsed"
-            )
+        skill = _valid_skill(chosen)
         return chosen, skill, scan_path(chosen, policy=self.policy, name=skill.name)
 
     def _install_staged(
@@ -392,12 +409,7 @@ class Installer:
         chosen = self._select(tree, spec, name)
         pkg = staging / "pkg"
         copy_tree(chosen, pkg, self.limits)
-        skill, errors = _parse(pkg)
-        if skill is None or errors:
-            raise InstallError(
-                "invalid skill", reason="; ".join(errors) or "the skill file could not be parsed"
-            )
-        final = skill.name
+        final = _valid_skill(pkg).name
         if not valid_name(final):
             raise InstallError(
                 "invalid skill", reason=f"skill name {final!r} cannot be used as a directory name"
@@ -408,16 +420,7 @@ class Installer:
             )
         report = scan_path(pkg, policy=self.policy, name=final)
         if report.blocked:
-            worst = report.blocking[0]
-            err = InstallError(
-                "dangerous pattern detected",
-                pattern=worst.title,
-                line=worst.line,
-                file=worst.file,
-                rule_id=worst.rule_id,
-                severity=worst.severity,
-                findings=[f.to_dict() for f in report.findings],
-            )
+            err = InstallError("dangerous pattern detected", **blocked_details(report))
             err.report = report  # type: ignore[attr-defined]
             raise err
         if vet is not None:

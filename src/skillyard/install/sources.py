@@ -232,26 +232,25 @@ def _https(raw: str) -> SourceSpec:
 # ---------------------------------------------------------------- fetching
 
 
+#: Host variables git may see: the search path, the locale, certificates and proxies.
+_GIT_HOST_ENV = frozenset(
+    (
+        "PATH LANG LC_ALL SSL_CERT_FILE SSL_CERT_DIR "
+        "HTTPS_PROXY https_proxy HTTP_PROXY http_proxy NO_PROXY no_proxy"
+    ).split()
+)
+
+
 def _git_env(home: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k in ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "SSL_CERT_DIR")
+    return {
+        **{k: v for k, v in os.environ.items() if k in _GIT_HOST_ENV},
+        "HOME": str(home),
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_ALLOW_PROTOCOL": "https:http:file",
+        "GIT_LFS_SKIP_SMUDGE": "1",
     }
-    env.update(
-        {
-            "HOME": str(home),
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_ALLOW_PROTOCOL": "https:http:file",
-            "GIT_LFS_SKIP_SMUDGE": "1",
-        }
-    )
-    for k in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"):
-        if k in os.environ:
-            env[k] = os.environ[k]
-    return env
 
 
 _GIT_SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never", "-c", "core.fsmonitor=false"]

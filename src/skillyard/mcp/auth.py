@@ -203,9 +203,8 @@ class JwtVerifier:
             from jwt.algorithms import has_crypto
         except ImportError:
             has_crypto = False
-        if (
-            not has_crypto
-        ):  # without it no RS/PS/ES/EdDSA token could ever verify: refuse now, not per request
+        # without it no RS/PS/ES/EdDSA token could ever verify: refuse now, not per request
+        if not has_crypto:
             raise AuthSetupError("OAuth needs PyJWT with its crypto backend: pip install 'skillyard[auth]'")
         self.issuer = issuer
         self.audience = audience
@@ -236,9 +235,7 @@ class JwtVerifier:
             self._last_refresh = time.monotonic()
             keys = client.get_signing_keys(refresh=True)
             match = [k for k in keys if kid is None or k.key_id == kid]
-        if len(match) != 1:
-            return None
-        return match[0]
+        return match[0] if len(match) == 1 else None
 
     def verify_sync(self, token: str) -> AccessToken | None:
         """Blocking: may fetch the JWKS. None for every kind of invalid token (the reason is logged)."""
@@ -264,10 +261,8 @@ class JwtVerifier:
                 leeway=self.leeway,
                 options={"require": ["exp", "iss", "aud"]},
             )
-        except (jwt.PyJWTError, PyJWKClientError) as e:
-            log.info("token refused: %s", type(e).__name__)
-            return None
-        except (ValueError, TypeError, KeyError) as e:  # malformed pieces PyJWT did not wrap
+        # ValueError, TypeError, KeyError: malformed pieces PyJWT did not wrap
+        except (jwt.PyJWTError, PyJWKClientError, ValueError, TypeError, KeyError) as e:
             log.info("token refused: %s", type(e).__name__)
             return None
         return _access_token(claims)

@@ -117,7 +117,8 @@ class Manifest:
         return [f.to_wire(name) for f in self.files]
 
 
-def _encode_cursor(kind: str, key: str) -> str:
+def encode_cursor(kind: str, key: str) -> str:
+    """An opaque cursor of this `kind` pointing after `key`."""
     raw = json.dumps({"k": kind, "a": key}, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
@@ -136,10 +137,6 @@ def decode_cursor(kind: str, cursor: str | None) -> str | None:
     if not isinstance(data, dict) or data.get("k") != kind or not isinstance(data.get("a"), str):
         raise CatalogError("Invalid cursor")
     return data["a"]
-
-
-def encode_cursor(kind: str, key: str) -> str:
-    return _encode_cursor(kind, key)
 
 
 def _valid_rel(rel: str) -> bool:

@@ -20,12 +20,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import secrets
 import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,9 +85,10 @@ from skillyard.mcp.prompts import (
     substitute,
 )
 from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
-from skillyard.model import Skill
+from skillyard.model import BUILTIN_TOOL_NAMES, Skill
 from skillyard.parsing import load_body
 from skillyard.registry import Registry
+from skillyard.session import Session
 
 if TYPE_CHECKING:
     from skillyard.tools.install_gate import ApproveInstall
@@ -125,15 +126,15 @@ INSTRUCTIONS = (
 )
 
 
-def _new_session() -> Any:
-    from skillyard.session import Session
+def _connection(ctx: Any) -> Any:
+    """The SDK's per-client `Connection` behind a request, or None.
 
-    return Session()
-
-
-def _session_id(session: Any) -> str:
-    sid = getattr(session, "session_id", None)
-    return sid if isinstance(sid, str) and sid else secrets.token_hex(16)
+    mcp 2.x hands low-level handlers a `ServerRequestContext` whose `session` wraps the connection but
+    exposes no public way to reach it (`Context.connection` exists, yet the runner does not build that
+    context). Its `state` dict is per-connection scratch and `outbound` its standalone channel; this is
+    the one place skillyard reads the private attribute.
+    """
+    return getattr(getattr(ctx, "session", None), "_connection", None)
 
 
 class _SessionStore:
@@ -141,50 +142,38 @@ class _SessionStore:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_id: OrderedDict[str, tuple[Any, anyio.Lock]] = OrderedDict()
-        self._by_pipe: weakref.WeakKeyDictionary[Any, tuple[str, Any, anyio.Lock]] = (
+        self._by_id: OrderedDict[str, tuple[Session, anyio.Lock]] = OrderedDict()
+        self._by_pipe: weakref.WeakKeyDictionary[Any, tuple[str, Session, anyio.Lock]] = (
             weakref.WeakKeyDictionary()
         )
 
-    def _remember(self, sid: str, session: Any, lock: anyio.Lock) -> None:
-        self._by_id[sid] = (session, lock)
-        self._by_id.move_to_end(sid)
+    def _new(self) -> tuple[str, Session, anyio.Lock]:
+        session = Session()
+        held = (session.session_id, session, anyio.Lock())
+        self._by_id[held[0]] = held[1:]
         while len(self._by_id) > MAX_ECHO_SESSIONS:
             self._by_id.popitem(last=False)
+        return held
 
-    def resolve(self, ctx: ServerRequestContext[Any, Any]) -> tuple[str, Any, anyio.Lock]:
+    def resolve(self, ctx: ServerRequestContext[Any, Any]) -> tuple[str, Session, anyio.Lock]:
         """(session id, Session, per-session lock) for this request."""
         meta = ctx.meta if isinstance(ctx.meta, dict) else {}
         echoed = meta.get(SESSION_META_KEY)
         with self._lock:
             if isinstance(echoed, str) and echoed in self._by_id:
-                session, lock = self._by_id[echoed]
                 self._by_id.move_to_end(echoed)
-                return echoed, session, lock
-            # The SDK keeps one Connection per handshake-era client; its `state` dict is per-connection scratch.
-            connection = getattr(ctx.session, "_connection", None)
+                return (echoed, *self._by_id[echoed])
+            connection = _connection(ctx)
             if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-                held = connection.state.get("skillyard.session")
-                if held is None:
-                    session = _new_session()
-                    held = (_session_id(session), session, anyio.Lock())
-                    connection.state["skillyard.session"] = held
-                    self._remember(*held)
-                return held
+                if "skillyard.session" not in connection.state:
+                    connection.state["skillyard.session"] = self._new()
+                return connection.state["skillyard.session"]
             pipe = getattr(connection, "outbound", None) if connection is not None else None
             if pipe is not None and getattr(connection, "has_standalone_channel", False):
-                held = self._by_pipe.get(pipe)
-                if held is None:
-                    session = _new_session()
-                    held = (_session_id(session), session, anyio.Lock())
-                    self._by_pipe[pipe] = held
-                    self._remember(*held)
-                return held
-            session = _new_session()
-            sid = _session_id(session)
-            lock = anyio.Lock()
-            self._remember(sid, session, lock)
-            return sid, session, lock
+                if pipe not in self._by_pipe:
+                    self._by_pipe[pipe] = self._new()
+                return self._by_pipe[pipe]
+            return self._new()
 
 
 class SkillyardServer(MCPServer):
@@ -373,7 +362,7 @@ class SkillyardServer(MCPServer):
                 json.dumps({"error": f"this token lacks the scope {missing}, which {name} needs"}),
             )
         if rctx is None or self.stateless:
-            sid, session, lock = "", _new_session(), anyio.Lock()
+            sid, session, lock = "", Session(), anyio.Lock()
         else:
             sid, session, lock = self._sessions.resolve(rctx)
         action = arguments.get("action") if isinstance(arguments, dict) else None
@@ -383,9 +372,8 @@ class SkillyardServer(MCPServer):
         async with lock:
             try:
                 res = await anyio.to_thread.run_sync(lambda: kit.call(name, arguments, session=session))
-            except (
-                Exception
-            ) as e:  # the Toolkit promises results, never exceptions; keep that promise here too
+            # the Toolkit promises results, never exceptions; keep that promise here too
+            except Exception as e:
                 log.exception("tool %r raised", name)
                 return _error_result(f"Error: {type(e).__name__}: {e}", sid)
             finally:
@@ -399,7 +387,6 @@ class SkillyardServer(MCPServer):
     def _missing_scope(self, rctx: Any, name: str, arguments: Any) -> str | None:
         """The scope this call needs that the request's token lacks (None: allowed, or no auth in play)."""
         from skillyard.mcp.auth import required_scope
-        from skillyard.model import BUILTIN_TOOL_NAMES
 
         granted = granted_scopes(rctx)
         if granted is None:
@@ -421,23 +408,17 @@ class SkillyardServer(MCPServer):
         except CatalogError as e:
             raise MCPError(INVALID_PARAMS, str(e)) from None
         after_skill, _, after_rel = (after or "").partition("\n")
-        out: list[Resource] = []
-        last: tuple[str, str] | None = None
-        full = False
-        for skill in self._skills_from(after_skill or None):
-            for rel, size in self._files_with_sizes(skill):
-                if skill.name == after_skill and rel <= after_rel:
-                    continue
-                if len(out) >= RESOURCE_PAGE_SIZE:
-                    full = True
-                    break
-                out.append(self._resource(skill, rel, size))
-                last = (skill.name, rel)
-            if full:
-                break
-        result = ListResourcesResult(resources=out)
-        if full and last is not None:
-            result.next_cursor = encode_cursor("resources", f"{last[0]}\n{last[1]}")
+        files = (
+            (skill, rel, size)
+            for skill in self._skills_from(after_skill or None)
+            for rel, size in self._files_with_sizes(skill)
+            if skill.name != after_skill or rel > after_rel
+        )
+        page = list(islice(files, RESOURCE_PAGE_SIZE + 1))  # one more says whether a next page exists
+        result = ListResourcesResult(resources=[self._resource(*f) for f in page[:RESOURCE_PAGE_SIZE]])
+        if len(page) > RESOURCE_PAGE_SIZE:
+            last_skill, last_rel, _ = page[RESOURCE_PAGE_SIZE - 1]
+            result.next_cursor = encode_cursor("resources", f"{last_skill.name}\n{last_rel}")
         return result
 
     def _skills_from(self, name: str | None) -> Iterable[Skill]:
@@ -571,7 +552,7 @@ class SkillyardServer(MCPServer):
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         """Remember handshake-era connections: list-changed notifications go to them directly."""
-        connection = getattr(ctx.session, "_connection", None)
+        connection = _connection(ctx)
         if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._legacy_connections.add(connection)
         return await call_next(ctx)
@@ -630,35 +611,28 @@ class SkillyardServer(MCPServer):
                 for i in changed:
                     await self._notify_legacy(_LIST_METHODS[i][0], None)
             kinds = [("tools", "resources", "prompts")[i] for i in changed]
-            await self._notify_legacy_log("info", {"event": "reload", "changed": kinds})
+            log_params = {
+                "level": "info",
+                "logger": "skillyard",
+                "data": {"event": "reload", "changed": kinds},
+            }
+            await self._notify_legacy("notifications/message", log_params, level="info")
 
     async def _notify_legacy(
-        self, method: str, params: dict[str, Any] | None, uri: str | None = None
+        self, method: str, params: dict[str, Any] | None, uri: str | None = None, level: str | None = None
     ) -> None:
-        """One notification to every initialized handshake-era connection (with `uri`: its subscribers only)."""
+        """One notification to every initialized handshake-era connection; with `uri`, to its subscribers
+        only; with `level` (a log message), to those that asked for that level with logging/setLevel."""
         for connection in list(self._legacy_connections):
             if not getattr(connection, "initialized", None) or not connection.initialized.is_set():
                 continue
             if uri is not None and uri not in connection.state.get("skillyard.subscriptions", ()):
                 continue
+            if level is not None and not _wants_level(connection, level):
+                continue
             try:
                 await connection.outbound.notify(method, params)
             except Exception:  # a closed connection must not stop the others
-                self._legacy_connections.discard(connection)
-
-    async def _notify_legacy_log(self, level: str, data: Any) -> None:
-        """A connection-wide log message (reloads): handshake-era clients that asked for that level."""
-        for connection in list(self._legacy_connections):
-            wanted = connection.state.get("skillyard.log_level")  # none before logging/setLevel, as at 2026
-            if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
-                continue
-            if not getattr(connection, "initialized", None) or not connection.initialized.is_set():
-                continue
-            try:
-                await connection.outbound.notify(
-                    "notifications/message", {"level": level, "logger": "skillyard", "data": data}
-                )
-            except Exception:
                 self._legacy_connections.discard(connection)
 
     async def reload(self, changed: list[str] | None = None) -> None:
@@ -710,7 +684,7 @@ class SkillyardServer(MCPServer):
         uri = str(params.uri)
         if not await anyio.to_thread.run_sync(self._is_listed, uri):
             raise MCPError(INVALID_PARAMS, f"No resource is served at {uri[:200]}")
-        connection = getattr(ctx.session, "_connection", None)
+        connection = _connection(ctx)
         if connection is not None:
             subs = connection.state.setdefault("skillyard.subscriptions", set())
             if len(subs) >= MAX_SUBSCRIPTIONS:
@@ -722,7 +696,7 @@ class SkillyardServer(MCPServer):
     async def _unsubscribe(
         self, ctx: ServerRequestContext[Any, Any], params: UnsubscribeRequestParams
     ) -> EmptyResult:
-        connection = getattr(ctx.session, "_connection", None)
+        connection = _connection(ctx)
         if connection is not None:
             connection.state.get("skillyard.subscriptions", set()).discard(str(params.uri))
         return EmptyResult()
@@ -739,7 +713,7 @@ class SkillyardServer(MCPServer):
         self, ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams
     ) -> EmptyResult:
         """logging/setLevel (2025-11-25): this connection's threshold for skillyard's log messages."""
-        connection = getattr(ctx.session, "_connection", None)
+        connection = _connection(ctx)
         if connection is not None:
             connection.state["skillyard.log_level"] = params.level
             self._legacy_connections.add(connection)
@@ -749,7 +723,7 @@ class SkillyardServer(MCPServer):
         """A log message for runs and installs, to the client that asked for it (never to anyone else)."""
         action = arguments.get("action") if isinstance(arguments, dict) else None
         is_error = bool(getattr(res, "is_error", False))
-        if name == "skill_run" or (name not in _builtin_tools()):
+        if name == "skill_run" or name not in BUILTIN_TOOL_NAMES:
             data: dict[str, Any] = {"event": "run", "tool": name, "ok": not is_error}
             if isinstance(arguments, dict) and isinstance(arguments.get("skill"), str):
                 data["skill"] = arguments["skill"][:200]
@@ -764,9 +738,8 @@ class SkillyardServer(MCPServer):
         if session is None:
             return
         if rctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            connection = getattr(session, "_connection", None)
-            wanted = connection.state.get("skillyard.log_level") if connection is not None else None
-            if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+            connection = _connection(rctx)
+            if connection is None or not _wants_level(connection, level):
                 return
         import warnings
 
@@ -936,10 +909,11 @@ async def _lifespan(server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
         yield {}
 
 
-def _builtin_tools() -> tuple[str, ...]:
-    from skillyard.model import BUILTIN_TOOL_NAMES
-
-    return BUILTIN_TOOL_NAMES
+def _wants_level(connection: Any, level: str) -> bool:
+    """Whether a handshake-era connection asked (logging/setLevel) for log messages at `level`; none did
+    before asking, as on the 2026-07-28 wire."""
+    wanted = connection.state.get("skillyard.log_level")
+    return wanted is not None and LOG_LEVELS.index(level) >= LOG_LEVELS.index(wanted)
 
 
 def _error_result(text: str, sid: str = "") -> CallToolResult:

@@ -87,6 +87,10 @@ class SkillsExtension(Extension):
 
     # ------------------------------------------------------------ sync cores (also used by benchmarks)
 
+    def _result(self, **fields: Any) -> dict[str, Any]:
+        """A complete result with the freshness hints every result of the extension carries."""
+        return {"resultType": "complete", **fields, "ttlMs": self.ttl_ms, "cacheScope": self.cache_scope}
+
     def list_page(self, cursor: str | None) -> dict[str, Any]:
         """One `skills/list` result; manifests are computed only for the skills on this page."""
         try:
@@ -101,12 +105,7 @@ class SkillsExtension(Extension):
             entries.append(entry)
             if man.files == "dynamic":
                 dynamic.append({"name": skill.name, "reason": man.reason or ""})
-        result: dict[str, Any] = {
-            "resultType": "complete",
-            "skills": entries,
-            "ttlMs": self.ttl_ms,
-            "cacheScope": self.cache_scope,
-        }
+        result = self._result(skills=entries)
         if next_after is not None:
             result["nextCursor"] = encode_cursor("skills", next_after)
         if dynamic:
@@ -118,13 +117,7 @@ class SkillsExtension(Extension):
             skill = self.catalog.skill_for_uri(uri)
         except CatalogError:
             raise invalid(f"No skill is served at {str(uri)[:200]}") from None
-        entry, _ = self.catalog.entry(skill)
-        return {
-            "resultType": "complete",
-            "skill": entry,
-            "ttlMs": self.ttl_ms,
-            "cacheScope": self.cache_scope,
-        }
+        return self._result(skill=self.catalog.entry(skill)[0])
 
     def directory(self, uri: str, cursor: str | None) -> dict[str, Any]:
         try:
@@ -149,12 +142,7 @@ class SkillsExtension(Extension):
                     item["description"] = skill.description
             resources.append(item)
         # 2026-era clients validate the SEP-2549 freshness hints on this result too
-        result: dict[str, Any] = {
-            "resultType": "complete",
-            "resources": resources,
-            "ttlMs": self.ttl_ms,
-            "cacheScope": self.cache_scope,
-        }
+        result = self._result(resources=resources)
         if len(children) > DIRECTORY_PAGE_SIZE:
             result["nextCursor"] = encode_cursor("dir", page[-1][0])
         return result

@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillyard.install.fsutil import is_within
+
 if TYPE_CHECKING:
     from skillyard.install import ScanReport, SourceSpec
     from skillyard.registry import Registry
@@ -100,6 +102,7 @@ def _install(
     if not config.model_installs:
         raise _Refused({"error": DISABLED, "hint": ENABLE_HINT})
     from skillyard.install import Installer, InstallError, TrustPolicy, parse_source
+    from skillyard.install.installer import blocked_details
     from skillyard.install.sources import valid_name
 
     if not valid_name(name):
@@ -152,7 +155,7 @@ def _install(
             if declared != name:
                 refuse_existing(registry, declared, config.install_root)
             if report.blocked:
-                raise _Refused(_blocked(report))
+                raise _Refused({"error": "dangerous pattern detected", **blocked_details(report)})
     request = InstallRequest(name, raw, spec.kind, resolved, declared, audit)
     if approve is not None:
         _ask(approve, request)
@@ -204,10 +207,6 @@ def _forms(path: str | os.PathLike[str]) -> set[str]:
     return {os.path.normpath(p), os.path.realpath(p)}
 
 
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
 def check_local_path(path: str, allowed: Iterable[Path], protected: Iterable[tuple[str, Path]] = ()) -> str:
     """The real path of a local source the model may install from; `_Refused` otherwise.
 
@@ -225,7 +224,7 @@ def check_local_path(path: str, allowed: Iterable[Path], protected: Iterable[tup
     forbidden = [("temporary directory", d) for d in temp_dirs()] + list(protected)
     for label, root in forbidden:
         for r in _forms(root):
-            if _within(real, r) or _within(written, r):
+            if is_within(real, r) or is_within(written, r):
                 raise _Refused(
                     {
                         "error": "local source not allowed",
@@ -233,7 +232,7 @@ def check_local_path(path: str, allowed: Iterable[Path], protected: Iterable[tup
                         "path": real,
                     }
                 )
-    if not any(_within(real, a) for a in allowed_real):
+    if not any(is_within(real, a) for a in allowed_real):
         raise _Refused(
             {
                 "error": "local source not allowed",
@@ -305,19 +304,6 @@ def _bundled_names() -> list[tuple[str, Path]]:
                 found.append((skill.name, f))
         _BUNDLED = found
     return _BUNDLED
-
-
-def _blocked(report: ScanReport) -> dict[str, Any]:
-    worst = report.blocking[0]
-    return {
-        "error": "dangerous pattern detected",
-        "pattern": worst.title,
-        "line": worst.line,
-        "file": worst.file,
-        "rule_id": worst.rule_id,
-        "severity": worst.severity,
-        "findings": [f.to_dict() for f in report.findings],
-    }
 
 
 def _ask(approve: ApproveInstall, request: InstallRequest) -> None:

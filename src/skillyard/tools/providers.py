@@ -47,46 +47,12 @@ _GEMINI_KEEP = frozenset(
 
 def export_tools(defs: Sequence[ToolDef], provider: str, *, strict: bool = False) -> list[dict[str, Any]]:
     """`defs` in `provider`'s request format; raises ValueError naming the choices for an unknown provider."""
-    if strict:
-        if provider not in STRICT_PROVIDERS:
-            raise ValueError(
-                f"strict mode is only for the {' and '.join(STRICT_PROVIDERS)} exports (got {provider!r})"
-            )
-        return _strict_openai(defs, provider)
-    if provider == "openai":
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": d.name,
-                    "description": d.description,
-                    "parameters": copy.deepcopy(d.parameters),
-                },
-            }
-            for d in defs
-        ]
-    if provider == "openai-responses":
-        # strict mode would require every property to be required; the schemas have optional fields.
-        return [
-            {
-                "type": "function",
-                "name": d.name,
-                "description": d.description,
-                "parameters": copy.deepcopy(d.parameters),
-                "strict": False,
-            }
-            for d in defs
-        ]
-    if provider == "anthropic":
-        return [
-            {"name": d.name, "description": d.description, "input_schema": copy.deepcopy(d.parameters)}
-            for d in defs
-        ]
-    if provider == "mcp":
-        return [
-            {"name": d.name, "description": d.description, "inputSchema": copy.deepcopy(d.parameters)}
-            for d in defs
-        ]
+    if strict and provider not in STRICT_PROVIDERS:
+        raise ValueError(
+            f"strict mode is only for the {' and '.join(STRICT_PROVIDERS)} exports (got {provider!r})"
+        )
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider: {provider!r} (expected one of: {', '.join(PROVIDERS)})")
     if provider == "gemini":
         return [
             {
@@ -96,17 +62,19 @@ def export_tools(defs: Sequence[ToolDef], provider: str, *, strict: bool = False
                 ]
             }
         ]
-    raise ValueError(f"unknown provider: {provider!r} (expected one of: {', '.join(PROVIDERS)})")
-
-
-def _strict_openai(defs: Sequence[ToolDef], provider: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for d in defs:
-        fn = {"name": d.name, "description": d.description, "parameters": strict_schema(d.parameters)}
+        schema = strict_schema(d.parameters) if strict else copy.deepcopy(d.parameters)
         if provider == "openai":
-            out.append({"type": "function", "function": {**fn, "strict": True}})
+            fn = {"name": d.name, "description": d.description, "parameters": schema}
+            out.append({"type": "function", "function": {**fn, "strict": True} if strict else fn})
+        elif provider == "openai-responses":
+            # without strict mode every property need not be required; the schemas have optional fields.
+            fields = {"name": d.name, "description": d.description, "parameters": schema, "strict": strict}
+            out.append({"type": "function", **fields})
         else:
-            out.append({"type": "function", **fn, "strict": True})
+            key = "input_schema" if provider == "anthropic" else "inputSchema"
+            out.append({"name": d.name, "description": d.description, key: schema})
     return out
 
 

@@ -1,8 +1,7 @@
 """`skill_run` (docs/tools.md, docs/execution.md): run a command of an eligible skill in the session's workspace.
 
-The schema advertises `inputs` and `outputs` (the original forgot them) and
-uses the same JSON names the runner reads, so the advertised schema is the
-single source of truth. Executor, timeout, network and host roots come from
+The advertised schema is the runner's own (`RUN_ARGUMENTS_SCHEMA`, with
+`inputs` and `outputs`) plus an enum of skill names: one source of truth. Executor, timeout, network and host roots come from
 `[execution]` in the config, per-skill `env`/`network` from `[skill.<name>]`.
 """
 
@@ -12,7 +11,7 @@ import copy
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillyard.tools.base import ToolDef, ToolResult, json_text
+from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text
 from skillyard.tools.common import Unavailable, name_property, usable_skill
 
 if TYPE_CHECKING:
@@ -50,10 +49,6 @@ _DESCRIPTIONS = {
 }
 
 
-def _run_error(tool: str, message: str) -> str:
-    return json_text({"error": f"invalid arguments: {message}"})
-
-
 class RunTool:
     """Binds the runner (built from the config on first use unless given) to the registry."""
 
@@ -62,7 +57,7 @@ class RunTool:
         self._runner = runner
 
     def definition(self) -> ToolDef:
-        return ToolDef("skill_run", DESCRIPTION, run_schema(self.registry), self.run, ("skill",), _run_error)
+        return ToolDef("skill_run", DESCRIPTION, run_schema(self.registry), self.run, ("skill",), json_error)
 
     def runner(self) -> Any:
         """The configured runner: `[execution]` executor, timeout, network and host roots."""
@@ -90,13 +85,9 @@ class RunTool:
         The default workspace root lies in the temporary directory, which is refused anyway;
         a configured one is only known once the runner exists (or was handed in).
         """
-        out: list[tuple[str, Path]] = []
-        try:
-            from skillyard.execution.artifacts import default_artifact_root
+        from skillyard.execution.artifacts import default_artifact_root
 
-            out.append(("artifact store", default_artifact_root()))
-        except ImportError:
-            pass
+        out: list[tuple[str, Path]] = [("artifact store", default_artifact_root())]
         runner = self._runner
         if runner is not None:
             workspaces = getattr(runner, "workspaces", None)
@@ -126,7 +117,7 @@ class RunTool:
         try:
             request = RunRequest.from_checked(args)  # the dispatcher checked them against run_schema
         except ValueError as e:
-            return ToolResult(_run_error("skill_run", str(e)), True, f"skill_run: {e}")
+            return ToolResult(json_error("skill_run", str(e)), True, f"skill_run: {e}")
         try:
             config = self.registry.config
             override = config.override(skill.name)

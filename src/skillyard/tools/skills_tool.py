@@ -234,11 +234,18 @@ class SkillsTool:
         return ToolResult(json_text(data), False, f"installed {installed}")
 
     def _audit(self, name: str) -> ToolResult:
-        from skillyard.tools import install_bridge
+        """The scanner's report (`skillyard audit --format json` shape); a scan that fails is an
+        `{"error": ...}` answer (an install refusal keeps its own shape)."""
+        from skillyard.install import InstallError, scan_path
 
         reg = self.registry
         skill = reg.get(name)
         if skill is None:
             return _result(reports.not_found(name, reg), f"skills: {name} not found")
-        data = install_bridge.audit(skill)
+        try:
+            data = scan_path(skill.root, name=skill.name).to_dict()
+        except InstallError as e:
+            data = e.to_dict()
+        except Exception as e:
+            data = {"error": str(e) or type(e).__name__, "name": skill.name}
         return ToolResult(json_text(data), "error" in data, f"audit {name}: {data.get('max_severity', '?')}")

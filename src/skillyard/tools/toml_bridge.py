@@ -47,12 +47,12 @@ def _handler(registry: Registry, skill: Skill, spec: ToolSpec) -> Any:
             return ToolResult(
                 f"Error: skill '{skill.name}' is no longer available", True, f"{spec.name}: unavailable"
             )
-        execution = registry.config.execution
-        timeout = spec.timeout if spec.timeout is not None else execution.timeout
         from skillyard.execution import configured_executor
 
+        # run_tool lets a tool's own timeout win over the configured one
+        execution = registry.config.execution
         text, is_error = run_tool(
-            skill, spec, arguments, executor=configured_executor(execution), timeout=timeout
+            skill, spec, arguments, executor=configured_executor(execution), timeout=execution.timeout
         )
         return ToolResult(text, bool(is_error), f"{skill.name}/{spec.name}" + (" failed" if is_error else ""))
 

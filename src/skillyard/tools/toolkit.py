@@ -60,19 +60,12 @@ class Toolkit:
     ) -> None:
         if load_mode not in LOAD_MODES:
             raise ValueError(f"unknown load_mode: {load_mode!r} (expected one of: {', '.join(LOAD_MODES)})")
-        if isinstance(tools, str):
-            tools = [tools]
-        if tools is None:
-            chosen = [*BUILTIN_TOOLS, TOML_TOOLS]
-        else:
-            chosen = []
-            for t in tools:
-                if t not in (*BUILTIN_TOOLS, TOML_TOOLS):
-                    raise ValueError(
-                        f"unknown tool: {t!r} (expected some of: {', '.join((*BUILTIN_TOOLS, TOML_TOOLS))})"
-                    )
-                if t not in chosen:
-                    chosen.append(t)
+        known = (*BUILTIN_TOOLS, TOML_TOOLS)
+        asked = [tools] if isinstance(tools, str) else list(known if tools is None else tools)
+        unknown = [t for t in asked if t not in known]
+        if unknown:
+            raise ValueError(f"unknown tool: {unknown[0]!r} (expected some of: {', '.join(known)})")
+        chosen = list(dict.fromkeys(asked))
         self.registry = registry
         self.load_mode = load_mode
         self.catalog_format = catalog_format
