@@ -336,18 +336,9 @@ def save(path: Path, cached: Cached) -> None:
 
 
 def summary_of(s: Skill) -> Row:
-    """What a listing and the eligibility check read of a skill: (emoji, description, always,
-    (bins, anyBins, env, config, os), offers tools to the model); `model.summary_of_row` of its
-    row. Kept beside the full row, so `skillyard list` over a cached catalog decodes this small
-    tuple, not every `Skill`."""
-    r = s.requires
-    return (
-        s.emoji,
-        s.description,
-        s.always,
-        (r.bins, r.any_bins, r.env, r.config, r.os),
-        bool(s.tools) and not s.disable_model_invocation,
-    )
+    """`model.summary_of_row` of a built skill: kept beside the full row, so `skillyard list`
+    over a cached catalog decodes this small tuple, not every `Skill`."""
+    return summary_of_row(skill_to_row(s))
 
 
 def _summaries_ok(rows: list[Any]) -> bool:
