@@ -87,6 +87,11 @@ HOME_DATA = re.compile(
 )
 
 
+def destroys(path: str) -> bool:
+    """Whether deleting everything under `path` destroys the system or the user's own files."""
+    return bool(DESTROY_TARGET.match(path.rstrip("/") or "/") or HOME_DATA.match(path))
+
+
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
 #: Separates the values a name may hold when it is bound by a loop over constants
@@ -225,6 +230,25 @@ def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
         if own is not None and re.search(r"://|^[\w-]+(?:\.[\w-]+)+", dest) and not own.search(dest):
             sev = "critical"  # `gh auth token` sent to a host that is not GitHub's
     return Flow(kind, sev, line, text, (*(src.steps() if src else ()), (line, text, None)))
+
+
+def written(path: str, line: int, content: str | None = None) -> Flow | None:
+    """What writing `path` does beyond the skill's own run (`content`: what is written, when known):
+    sets a kernel knob (a crash handler that pipes to a program is critical; cache and swap tuning
+    is ordinary advice), overwrites a disk, or leaves something that runs on every session."""
+    if KERNEL_PATH.match(path):
+        if path.endswith(("drop_caches", "swappiness")):
+            return None
+        handler = path.endswith(("core_pattern", "modprobe")) and (content is None or "|" in content)
+        return flow(
+            "kernel", "critical" if handler else "high", line, f"writes the kernel setting {path}", None
+        )
+    if DEVICE.match(path):
+        return flow("destruction", "high", line, f"overwrites the disk device {path}", None)
+    if PERSIST_PATH.search(path):
+        text = f"writes {path}, which runs or is read on every session"
+        return flow("persistence", persistence_severity(path, content), line, text, None)
+    return None
 
 
 @dataclass(slots=True)

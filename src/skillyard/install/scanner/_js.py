@@ -15,11 +15,7 @@ import re
 from typing import Any
 
 from skillyard.install.scanner._flows import (
-    DESTROY_TARGET,
-    HOME_DATA,
-    KERNEL_PATH,
     PARAM,
-    PERSIST_PATH,
     SECRET_ENV,
     STAND_IN,
     CodeFacts,
@@ -29,12 +25,13 @@ from skillyard.install.scanner._flows import (
     Source,
     cli_secret,
     cli_source,
+    destroys,
     exfil_shaped,
     flow,
-    persistence_severity,
     secret_path,
     stand_in_command,
     stand_in_marker,
+    written,
 )
 
 MAX_BYTES = 512 * 1024
@@ -900,18 +897,9 @@ class _Reader:
                 self.written.append((line, p))
             elif a[0].type == "identifier" and len(self.written_names) < 64:
                 self.written_names.add(self.text(a[0]))
-            if p and KERNEL_PATH.match(p):
-                self.facts.flows.append(flow("kernel", "high", line, f"writes the kernel setting {p}", None))
-            elif p and PERSIST_PATH.search(p):
-                self.facts.flows.append(
-                    flow(
-                        "persistence",
-                        persistence_severity(p, (self.fold(a[1]) or self.text(a[1])) if len(a) > 1 else None),
-                        line,
-                        f"writes {p}, which runs or is read on every session",
-                        None,
-                    )
-                )
+            body = (self.fold(a[1]) or self.text(a[1])) if len(a) > 1 else None
+            if p and (fl := written(p, line, body)) is not None:
+                self.facts.flows.append(fl)
         if q == "require" and a and (req := self.fold(a[0])) and req.startswith("/"):
             self.required.append((line, req))
         if q in _REMOVE and a and (target := self.fold(a[0])):
@@ -921,8 +909,7 @@ class _Reader:
                 or "remove" in q
                 or "recursive" in self.text(args)
             )
-            t = target.rstrip("/") or "/"
-            if recursive and (DESTROY_TARGET.match(t) or HOME_DATA.match(target)):
+            if recursive and destroys(target):
                 self.facts.flows.append(
                     flow("destruction", "high", line, f"recursively deletes {target}", None)
                 )

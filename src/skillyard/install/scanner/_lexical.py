@@ -21,8 +21,8 @@ from skillyard.install.scanner._flows import (
     cli_secret,
     exfil_shaped,
     flow,
-    persistence_severity,
     secret_path,
+    written,
 )
 
 _COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#)", re.IGNORECASE)
@@ -275,8 +275,8 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
                 hit = next(
                     (v for k, v in targets.items() if re.search(rf"(?<![\w.]){re.escape(k)}\b", line)), None
                 )
-            if hit is not None:
-                _writes(facts, n, hit)
+            if hit is not None and (fl := written(hit, n)) is not None:
+                facts.flows.append(fl)
         if (b := _NAME_BOUND.match(line)) and _BUILT.search(line[b.end() :]):
             built.add(b.group(1))
         if (d := _DNS_CALL.search(line)) and (
@@ -402,14 +402,6 @@ def _target(lits: list[str]) -> str | None:
         if PERSIST_PATH.search(q) or KERNEL_PATH.match(q):
             return q
     return None
-
-
-def _writes(facts: CodeFacts, n: int, path: str) -> None:
-    if KERNEL_PATH.match(path):
-        facts.flows.append(flow("kernel", "high", n, f"writes the kernel setting {path}", None))
-    else:
-        text = f"writes {path}, which runs or is read on every session"
-        facts.flows.append(flow("persistence", persistence_severity(path), n, text, None))
 
 
 def _deletes_home(facts: CodeFacts, lines: list[str], n: int, line: str, homes: set[str]) -> None:

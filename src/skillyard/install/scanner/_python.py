@@ -19,12 +19,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     ALT,
-    DESTROY_TARGET,
-    DEVICE,
-    HOME_DATA,
-    KERNEL_PATH,
     PARAM,
-    PERSIST_PATH,
     SECRET_ENV,
     STAND_IN,
     CodeFacts,
@@ -35,13 +30,14 @@ from skillyard.install.scanner._flows import (
     cli_secret,
     cli_source,
     combine,
+    destroys,
     exfil_shaped,
     flow,
-    persistence_severity,
     secret_path,
     shown,
     stand_in_command,
     stand_in_marker,
+    written,
 )
 
 MAX_FOLD = 64 * 1024
@@ -990,7 +986,7 @@ class _Reader:
             base = self.fold(it.args[0])
             if base is not None:
                 base = base.split("*", 1)[0].rstrip("/") or base
-        if base and (DESTROY_TARGET.match(base.rstrip("/") or "/") or HOME_DATA.match(base)):
+        if base and destroys(base):
             return base
         return None
 
@@ -1321,11 +1317,7 @@ class _Reader:
                 else (call.func.value if isinstance(call.func, ast.Attribute) else None)
             )
             p = self.fold(target) if target is not None else None
-            if (
-                f in ("shutil.rmtree", "rmtree")
-                and p
-                and (DESTROY_TARGET.match(p.rstrip("/") or "/") or HOME_DATA.match(p))
-            ):
+            if f in ("shutil.rmtree", "rmtree") and p and destroys(p):
                 self._flow("destruction", "high", line, f"recursively deletes {p}", None)
             elif target is not None and self.home_walk:
                 names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
@@ -1446,19 +1438,8 @@ class _Reader:
         return stand_in_command(shown(cmd))
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
-        if DEVICE.match(path):
-            self._flow("destruction", "high", line, f"overwrites the disk device {path}", None)
-        elif KERNEL_PATH.match(path):
-            sev = "critical" if path.endswith(("core_pattern", "modprobe")) else "high"
-            self._flow("kernel", sev, line, f"writes the kernel setting {path}", None)
-        elif PERSIST_PATH.search(path):
-            self._flow(
-                "persistence",
-                persistence_severity(path, content),
-                line,
-                f"writes {path}, which runs or is read on every session",
-                None,
-            )
+        if (fl := written(path, line, content)) is not None:
+            self.facts.flows.append(fl)
 
     def _literal_in_source(self, node: ast.AST | None, value: str) -> bool:
         return isinstance(node, ast.Constant) and node.value == value

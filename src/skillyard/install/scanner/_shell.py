@@ -13,12 +13,8 @@ import shlex
 from typing import Any
 
 from skillyard.install.scanner._flows import (
-    DESTROY_TARGET,
     DEVICE,
-    HOME_DATA,
-    KERNEL_PATH,
     PARAM,
-    PERSIST_PATH,
     SECRET_ENV,
     CodeFacts,
     Export,
@@ -27,10 +23,11 @@ from skillyard.install.scanner._flows import (
     Source,
     cli_secret,
     cli_source,
+    destroys,
     exfil_shaped,
     flow,
-    persistence_severity,
     secret_path,
+    written,
 )
 
 MAX_DEPTH = 3
@@ -332,7 +329,7 @@ class _Reader:
         if any(v and DEVICE.match(v) for v in values):
             self.devices.add(self.text(var))
         pick = next((v for v in values if v and secret_path(v)), None) or next(
-            (v for v in values if v and (DESTROY_TARGET.match(v) or HOME_DATA.match(v))), None
+            (v for v in values if v and destroys(v)), None
         )
         if pick is not None:
             self.env[self.text(var)] = pick
@@ -525,22 +522,12 @@ class _Reader:
 
     def wrote(self, path: str, line: int, body: str) -> None:
         """A file the script writes (a redirect, `tee`): kernel settings and persistence targets."""
-        if KERNEL_PATH.match(path):
-            sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
-            if not path.endswith(("drop_caches", "swappiness")):
-                self.flow("kernel", sev, line, f"writes the kernel setting {path}", None)
-        elif DEVICE.match(path) or (
-            (ref := _DEVICE_REF.fullmatch(path.strip("\"'"))) is not None and ref.group(1) in self.devices
-        ):
-            self.flow("destruction", "high", line, f"overwrites the disk device {path}", None)
-        elif PERSIST_PATH.search(path.replace("$HOME", "~")):
-            self.flow(
-                "persistence",
-                persistence_severity(path, body),
-                line,
-                f"writes {path}, which runs or is read on every session",
-                None,
-            )
+        fl = written(path, line, body)
+        ref = _DEVICE_REF.fullmatch(path.strip("\"'"))
+        if fl is None and ref is not None and ref.group(1) in self.devices:
+            fl = flow("destruction", "high", line, f"overwrites the disk device {path}", None)
+        if fl is not None:
+            self.facts.flows.append(fl)
 
     def command(self, cmd: Any, words: list[str] | None) -> None:
         words, nodes = _unwrap(*self.argv(cmd))
@@ -671,12 +658,12 @@ class _Reader:
                     self.wrote(w, line, body)
         elif name == "shred":
             for w in words[1:]:
-                if not w.startswith("-") and (HOME_DATA.match(w) or DESTROY_TARGET.match(w)):
+                if not w.startswith("-") and destroys(w):
                     self.flow("destruction", "high", line, f"overwrites and deletes files under {w}", None)
                     break
         elif name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:]):
             for w in words[1:]:
-                if not w.startswith("-") and (DESTROY_TARGET.match(w) or HOME_DATA.match(w)):
+                if not w.startswith("-") and destroys(w):
                     self.flow("destruction", "high", line, f"recursively deletes {w}", None)
                     break
 
@@ -801,7 +788,7 @@ class _Reader:
         if not kills or _narrows(tail):
             return  # `find ~/Downloads -name '*.part' -delete` removes chosen files, not the folder's contents
         for r in roots:
-            if DESTROY_TARGET.match(r) or HOME_DATA.match(r):
+            if destroys(r):
                 self.flow("destruction", "high", line, f"deletes every matching file under {r}", None)
                 return
 
@@ -961,7 +948,7 @@ def _home_listing(words: list[str]) -> str | None:
         tail = words[1:]
         if _narrows(tail):
             return None
-    return next((r for r in roots if DESTROY_TARGET.match(r) or HOME_DATA.match(r)), None)
+    return next((r for r in roots if destroys(r)), None)
 
 
 def _commands(node: Any) -> list[Any]:
