@@ -6,6 +6,8 @@ things, so the two languages agree on what "reads ~/.aws/credentials" means.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -108,6 +110,22 @@ def combine(values: list[str], glue: Any) -> str:
     for v in values:
         combos = [c + [x] for c in combos for x in v.split(ALT)][:MAX_ALTS]
     return ALT.join(glue(c) for c in combos)
+
+
+def unbase64(s: str, charset: str = "latin-1") -> str | None:
+    """Base64 text as the characters it encodes (missing padding forgiven), or None."""
+    try:
+        return base64.b64decode(s + "=" * (-len(s) % 4)).decode(charset, "replace")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def unhex(s: str, charset: str = "latin-1") -> str | None:
+    """Hex digits as the characters they encode, or None."""
+    try:
+        return bytes.fromhex(s).decode(charset, "replace")
+    except ValueError:
+        return None
 
 
 def shown(value: str) -> str:

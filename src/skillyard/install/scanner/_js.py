@@ -8,8 +8,6 @@ modules are resolved. Like the Python reader it is flow-insensitive within a fil
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 from typing import Any
@@ -31,6 +29,8 @@ from skillyard.install.scanner._flows import (
     secret_path,
     stand_in_command,
     stand_in_marker,
+    unbase64,
+    unhex,
     written,
 )
 
@@ -309,7 +309,7 @@ class _Reader:
             return "/".join(str(v).strip("/") if i else str(v).rstrip("/") for i, v in enumerate(vals))
         if q == "atob" and a:
             s = self.fold(a[0])
-            return _b64(s) if s is not None else None
+            return unbase64(s) if s is not None else None
         if q == "String.fromCharCode":
             codes: list[str] = []
             for x in a:
@@ -367,12 +367,9 @@ class _Reader:
                     data = self.fold(xs[0]) if xs else None
                     enc = self.fold(xs[1]) if len(xs) > 1 else None
                     if data is not None and enc == "base64":
-                        return _b64(data)
+                        return unbase64(data)
                     if data is not None and enc == "hex":
-                        try:
-                            return bytes.fromhex(data).decode("latin-1")
-                        except ValueError:
-                            return None
+                        return unhex(data)
         return None
 
     def _char_map(self, call: Any) -> list[str] | None:
@@ -1016,13 +1013,6 @@ def _unescape(esc: str) -> str:
     except ValueError:
         return esc
     return {"\\n": "\n", "\\t": "\t", "\\r": "\r", "\\0": "\0"}.get(esc, esc[1:] if len(esc) == 2 else esc)
-
-
-def _b64(s: str) -> str | None:
-    try:
-        return base64.b64decode(s + "=" * (-len(s) % 4)).decode("latin-1")
-    except (binascii.Error, ValueError):
-        return None
 
 
 def analyse(

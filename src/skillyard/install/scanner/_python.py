@@ -10,8 +10,6 @@ constant it was given), which is the cheap and conservative choice for a gate.
 from __future__ import annotations
 
 import ast
-import base64
-import binascii
 import codecs
 import re
 import shlex
@@ -37,6 +35,8 @@ from skillyard.install.scanner._flows import (
     shown,
     stand_in_command,
     stand_in_marker,
+    unbase64,
+    unhex,
     written,
 )
 
@@ -405,18 +405,10 @@ class _Reader:
                 return None
         if args and short in ("b64decode", "standard_b64decode", "urlsafe_b64decode", "decodebytes"):
             s = self.fold(args[0])
-            if s is None:
-                return None
-            try:
-                return base64.b64decode(s + "=" * (-len(s) % 4)).decode("latin-1")
-            except (binascii.Error, ValueError):
-                return None
+            return unbase64(s) if s is not None else None
         if args and (f in ("bytes.fromhex", "binascii.unhexlify", "unhexlify") or short == "fromhex"):
             s = self.fold(args[0])
-            try:
-                return bytes.fromhex(s).decode("latin-1") if s is not None else None
-            except ValueError:
-                return None
+            return unhex(s) if s is not None else None
         if f in ("codecs.decode", "codecs.encode") and len(args) >= 2:
             s, enc = self.fold(args[0]), self.fold(args[1])
             if s is not None and enc and enc.replace("_", "").lower() == "rot13":

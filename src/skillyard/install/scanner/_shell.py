@@ -27,6 +27,8 @@ from skillyard.install.scanner._flows import (
     exfil_shaped,
     flow,
     secret_path,
+    unbase64,
+    unhex,
     written,
 )
 
@@ -968,36 +970,24 @@ _RUNS_STDIN = frozenset(
 )
 
 
+_ROT13_SETS = ({"a-zA-Z", "n-za-mN-ZA-M"}, {"A-Za-z", "N-ZA-Mn-za-m"}, {"a-z", "n-za-m"})
+
+
 def _decode_filter(words: list[str], text: str) -> str | None:
     """What a decoding filter (`base64 -d`, `rev`, `xxd -r -p`, a rot13 `tr`) makes of constant text."""
-    import base64
-    import binascii
     import codecs
 
     if not words or len(text) > 64 * 1024:
         return None
     name = _base(words[0])
-    try:
-        if name == "base64" and any(w in ("-d", "--decode", "-D") for w in words[1:]):
-            raw = "".join(text.split())
-            return base64.b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8", "replace")
-        if name == "rev":
-            return "\n".join(line[::-1] for line in text.split("\n"))
-        if name == "xxd" and "-r" in words and any(w.startswith("-p") for w in words):
-            return bytes.fromhex("".join(text.split())).decode("utf-8", "replace")
-        if (
-            name == "tr"
-            and len(words) == 3
-            and {words[1], words[2]}
-            in (
-                {"a-zA-Z", "n-za-mN-ZA-M"},
-                {"A-Za-z", "N-ZA-Mn-za-m"},
-                {"a-z", "n-za-m"},
-            )
-        ):
-            return codecs.decode(text, "rot13")
-    except (binascii.Error, ValueError):
-        return None
+    if name == "base64" and any(w in ("-d", "--decode", "-D") for w in words[1:]):
+        return unbase64("".join(text.split()), "utf-8")
+    if name == "rev":
+        return "\n".join(line[::-1] for line in text.split("\n"))
+    if name == "xxd" and "-r" in words and any(w.startswith("-p") for w in words):
+        return unhex("".join(text.split()), "utf-8")
+    if name == "tr" and len(words) == 3 and {words[1], words[2]} in _ROT13_SETS:
+        return codecs.decode(text, "rot13")
     return None
 
 
