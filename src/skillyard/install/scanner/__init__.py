@@ -30,7 +30,7 @@ import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
 from skillyard.install.scanner import _archive, _context
-from skillyard.install.scanner._flows import CodeFacts, Project
+from skillyard.install.scanner._flows import JS_EXTS, CodeFacts, Project
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -1307,7 +1307,7 @@ def _scan_archive(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
 
 def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
     """Scan one file's content (a file of the skill or an archive member)."""
-    ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
+    ext = _ext(rel)
     size = len(data)
     if size > MAX_SCAN_BYTES:
         ctx.flag("oversized-file", rel, None, snippet(f"{size} bytes (scan limit {MAX_SCAN_BYTES})"))
@@ -1603,6 +1603,8 @@ _PY_IMPORT = re.compile(
 )
 _SH_SOURCE = re.compile(r"(?:^|[;&|({][ \t]*)(?:source|\.)[ \t]+([^\n;&|]+)", re.M)
 _JS_IMPORT = re.compile(r"""(?:\brequire\s*\(\s*|\bfrom\s+|\bimport\s+)["'](\.{1,2}/[^"'\n]+)["']""")
+#: Extensions of the files that can import or `source` one another ("": a script with a shebang).
+_IMPORTING_EXT = frozenset({"py", "sh", "bash", "zsh", "ksh", "", *(e.lstrip(".") for e in JS_EXTS)})
 
 
 def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Project | None:
@@ -1614,23 +1616,7 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
     for rel, _full, st in entries:
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or len(texts) >= MAX_PROJECT_FILES:
             continue
-        ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
-        if ext not in (
-            "py",
-            "sh",
-            "bash",
-            "zsh",
-            "ksh",
-            "",
-            "js",
-            "mjs",
-            "cjs",
-            "ts",
-            "mts",
-            "cts",
-            "jsx",
-            "tsx",
-        ):
+        if _ext(rel) not in _IMPORTING_EXT:
             continue
         try:
             got = _read_for_scan(root / rel, rel, root)
@@ -1638,12 +1624,7 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
             continue
         if not got.truncated and b"\x00" not in got.data[:8192]:
             texts[rel] = got.data.decode("utf-8", "replace")
-    langs = {rel: _language(rel, text) for rel, text in texts.items()}
-    langs = {
-        rel: lang
-        for rel, lang in langs.items()
-        if lang in ("python", "shell", "javascript", "typescript", "tsx")
-    }
+    langs = {rel: lang for rel, text in texts.items() if (lang := _language(rel, text)) is not None}
     if len(langs) < 2:
         return None
     index = Project(dict.fromkeys(langs, None))  # type: ignore[arg-type]
