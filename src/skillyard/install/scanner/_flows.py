@@ -186,6 +186,21 @@ def exfil_shaped(dest: str) -> bool:
     return any(EXFIL_HOST.search(d.strip()) for d in dest.split(ALT))
 
 
+def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:
+    """(severity, words) of `src` sent to `dest`. A DNS name that carries data is never an API
+    call, so it is critical, as is a credential store or a drop-shaped destination; a token
+    sent to an ordinary host is medium (that is mostly what tokens are for)."""
+    if dns:
+        return (
+            "critical",
+            f"reads {src.what} and sends it in a DNS lookup of {dest or 'a name built from it'}",
+        )
+    dest = dest or "the network"
+    return "critical" if src.strong or exfil_shaped(
+        dest
+    ) else "medium", f"reads {src.what} and sends it to {dest}"
+
+
 #: One step of a flow: (line, what happens there, file). File None: the file the flow is reported in.
 Step = tuple[int, str, "str | None"]
 

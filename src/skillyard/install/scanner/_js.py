@@ -24,9 +24,9 @@ from skillyard.install.scanner._flows import (
     cli_secret,
     cli_source,
     destroys,
-    exfil_shaped,
     flow,
     secret_path,
+    sent,
     stand_in_command,
     stand_in_marker,
     unbase64,
@@ -958,8 +958,7 @@ class _Reader:
             if conn is not None:
                 for x in a:
                     if src := self.source(x):
-                        sev = "critical" if src[2] or exfil_shaped(conn) else "medium"
-                        text = f"reads {src[0]} and sends it to {conn}"
+                        sev, text = sent(src, conn)
                         self.facts.flows.append(flow("secret-network", sev, line, text, src))
                         return
         dns = q in _DNS
@@ -968,12 +967,7 @@ class _Reader:
                 src = self.source(x)
                 if not src:
                     continue
-                dest = self.fold(a[0]) or ("a name built from it" if dns else "the network")
-                if dns:
-                    text, sev = f"reads {src[0]} and sends it in a DNS lookup of {dest}", "critical"
-                else:
-                    text = f"reads {src[0]} and sends it to {dest}"
-                    sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
+                sev, text = sent(src, self.fold(a[0]), dns)
                 self.facts.flows.append(flow("secret-network", sev, line, text, src))
                 return
 

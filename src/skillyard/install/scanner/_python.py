@@ -29,9 +29,9 @@ from skillyard.install.scanner._flows import (
     cli_source,
     combine,
     destroys,
-    exfil_shaped,
     flow,
     secret_path,
+    sent,
     shown,
     stand_in_command,
     stand_in_marker,
@@ -1243,16 +1243,9 @@ class _Reader:
                 src = self.source(a)
                 if not src:
                     continue
-                dest = self.fold(a) if dns else (self._dest(call) or _receiver(f))
-                what, strong = src.what, src.strong
-                if what.startswith(_FETCHED):
+                if src.what.startswith(_FETCHED):
                     continue
-                if dns:
-                    text = f"reads {what} and sends it in a DNS lookup of {dest or 'a name built from it'}"
-                    sev = "critical"
-                else:
-                    text = f"reads {what} and sends it to {dest or 'the network'}"
-                    sev = "critical" if strong or (dest and exfil_shaped(dest)) else "medium"
+                sev, text = sent(src, self.fold(a) if dns else (self._dest(call) or _receiver(f)), dns)
                 self._flow("secret-network", sev, line, text, src)
                 break
             return

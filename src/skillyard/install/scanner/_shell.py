@@ -24,9 +24,9 @@ from skillyard.install.scanner._flows import (
     cli_secret,
     cli_source,
     destroys,
-    exfil_shaped,
     flow,
     secret_path,
+    sent,
     unbase64,
     unhex,
     written,
@@ -589,9 +589,8 @@ class _Reader:
             for n in nodes[1:]:
                 src = src or self.taint_of(n)
             if src:
-                dest = _dest(words) or "the network"
-                sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
-                self.flow("secret-network", sev, line, f"reads {src[0]} and sends it to {dest}", src)
+                sev, text = sent(src, _dest(words))
+                self.flow("secret-network", sev, line, text, src)
         elif name in ("scp", "rsync", "sftp") and ":" in words[-1]:
             for w in words[1:-1]:
                 if not w.startswith("-") and (src := self.secret(w, line)):
@@ -604,13 +603,7 @@ class _Reader:
             for n, w in zip(nodes[1:], words[1:], strict=False):
                 src = self.taint_of(n)
                 if src:
-                    self.flow(
-                        "secret-network",
-                        "critical",
-                        line,
-                        f"reads {src[0]} and sends it in a DNS lookup of {w}",
-                        src,
-                    )
+                    self.flow("secret-network", "critical", line, sent(src, w, dns=True)[1], src)
                     break
         elif name in _INTERP or words[0] in self.downloads:
             script = (
