@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 from skillyard.install.scanner._flows import (
+    ALT,
+    MAX_ALTS,
     PARAM,
     SECRET_ENV,
     STAND_IN,
@@ -23,6 +25,7 @@ from skillyard.install.scanner._flows import (
     Source,
     cli_secret,
     cli_source,
+    combine,
     destroys,
     flow,
     secret_path,
@@ -306,7 +309,10 @@ class _Reader:
             vals = [self.fold(x) for x in a]
             if not vals or any(v is None for v in vals):
                 return None
-            return "/".join(str(v).strip("/") if i else str(v).rstrip("/") for i, v in enumerate(vals))
+            return combine(
+                [str(v) for v in vals],
+                lambda vs: "/".join(v.strip("/") if i else v.rstrip("/") for i, v in enumerate(vs)),
+            )
         if q == "atob" and a:
             s = self.fold(a[0])
             return unbase64(s) if s is not None else None
@@ -524,11 +530,35 @@ class _Reader:
                 self.imports(n)
             elif n.type in ("call_expression", "new_expression"):
                 self.call(n)
-            elif n.type == "for_in_statement" and self.secret_arrays:
+            elif n.type == "for_in_statement":
+                self.loop(n)
+            elif n.type == "assignment_expression":
+                # ctx[f] = readFileSync(p), out.key = token: the object holds what is put into it
                 left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-                if left is not None and right is not None and self.text(right) in self.secret_arrays:
-                    self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
+                obj = left.child_by_field_name("object") if left is not None else None
+                if (
+                    obj is not None
+                    and obj.type == "identifier"
+                    and right is not None
+                    and (src := self.source(right))
+                ):
+                    self.taint.setdefault(self.text(obj), src)
             stack.extend(reversed(n.named_children))
+
+    def loop(self, n: Any) -> None:
+        """`for (const f of [".npmrc", ".netrc"])`: the name holds each constant in turn (folding
+        combines the alternatives); over an array of credential paths, it holds a credential."""
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier":
+            return
+        if right.type == "array":
+            items = [self.fold(x) for x in right.named_children]
+        else:
+            items = self.arrays.get(self.text(right)) if right.type == "identifier" else None
+        if items and len(items) <= MAX_ALTS and all(i is not None and ALT not in i for i in items):
+            self.env[self.text(left)] = ALT.join(str(i) for i in items)
+        if self.text(right) in self.secret_arrays:
+            self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
 
     def collect(self, root: Any) -> None:
         """This file's named functions: declarations, functions bound to names, `exports.f = ...`."""
