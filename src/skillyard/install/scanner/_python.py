@@ -1123,7 +1123,7 @@ class _Reader:
         if f == "os.dup2" and len(call.args) == 2 and self._socket_fd(call.args[0]):
             self.dup_lines.append(line)
         self._saved(call, f, short)
-        first = _argv0(call)
+        first = _argv0(call, f)
         if (
             self.dl_files
             and (f in _EXEC or f.startswith(_EXEC_PREFIX))
@@ -1388,7 +1388,7 @@ class _Reader:
                 for k in call.keywords
             )
         )
-        node = call.args[0] if whole and call.args else _argv0(call)
+        node = call.args[0] if whole and call.args else _argv0(call, f)
         return node is not None and any(
             isinstance(n, ast.Name) and n.id in self.received for n in ast.walk(node)
         )
@@ -1531,11 +1531,12 @@ def _path_join(parts: list[str]) -> str:
     return out
 
 
-def _argv0(call: ast.Call) -> ast.AST | None:
-    """The program a run call starts: `run([exe, ...])` or `run(exe)`."""
-    if not call.args:
+def _argv0(call: ast.Call, f: str) -> ast.AST | None:
+    """The program a run call `f` starts: `run([exe, ...])`, `run(exe)`, `os.spawnl(mode, exe, ...)`."""
+    args = call.args[1:] if f.startswith("os.spawn") else call.args
+    if not args:
         return None
-    first = call.args[0]
+    first = args[0]
     if isinstance(first, ast.List | ast.Tuple):
         return first.elts[0] if first.elts else None
     return first
