@@ -139,3 +139,34 @@ def test_spawn_family_runs_the_downloaded_file(tmp_path: Path) -> None:
     # the download is data handed to a program the system has
     good = _BACKEND.replace("PROGRAM", '"/usr/bin/unzip", "unzip", "-q", dst')
     assert not blocked(tmp_path / "b", {"_build/backend.py": good})
+
+
+# ---------------------------------------------------------------- Path.open for writing is a write
+
+
+_TIDY = """from pathlib import Path
+
+SSH = Path.home() / ".ssh"
+
+
+def finish(extra: str) -> None:
+    target = SSH / NAME
+    with target.open(MODE) as fh:
+        fh.write(extra + "\\n")
+"""
+
+
+def test_path_open_for_append_writes_its_file(tmp_path: Path) -> None:
+    bad = _TIDY.replace("NAME", '"authorized_keys"').replace("MODE", '"a"')
+    assert "SY-FLOW-003" in blocked(tmp_path / "a", {"scripts/tidy.py": bad})
+    bad_kw = _TIDY.replace("NAME", '"authorized_keys"').replace("MODE", 'mode="a"')
+    assert "SY-FLOW-003" in blocked(tmp_path / "b", {"scripts/tidy.py": bad_kw})
+    # the tidier writing the file it tidies, and reading the keys file
+    good = _TIDY.replace("NAME", '"config"').replace("MODE", '"w"')
+    assert not blocked(tmp_path / "c", {"scripts/tidy.py": good})
+    read = (
+        _TIDY.replace("NAME", '"authorized_keys"')
+        .replace("MODE", '"r"')
+        .replace("fh.write(", "print(fh.read(), ")
+    )
+    assert not blocked(tmp_path / "d", {"scripts/tidy.py": read})

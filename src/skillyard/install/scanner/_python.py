@@ -1249,39 +1249,20 @@ class _Reader:
                 self._flow("secret-network", sev, line, text, src)
                 break
             return
-        # writes: persistence, kernel knobs
-        if f in ("open", "io.open", "builtins.open") and len(call.args) >= 2:
-            p, mode = self.fold(call.args[0]), self.fold(call.args[1])
-            if p and mode and ("w" in mode or "a" in mode):
-                self._write(p, line)
+        # writes: persistence, kernel knobs, every file found under the home directory
+        if f in ("open", "io.open", "builtins.open") and call.args:
+            if self._for_writing(call, 1):
+                self._written(call.args[0], line, None)
             return
-        if (
-            self.home_walk
-            and short in ("write_text", "write_bytes", "open")
-            and isinstance(call.func, ast.Attribute)
-            and (hit := self._walked(call.func.value))
-            and (
-                short != "open"
-                or "w" in (self.fold(call.args[0]) if call.args else "")
-                or "a" in (self.fold(call.args[0]) if call.args else "")
-            )
+        if isinstance(call.func, ast.Attribute) and (
+            short in ("write_text", "write_bytes")
+            or (short == "open" and f != "os.open" and self._for_writing(call, 0))
         ):
-            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
-        if (
-            f in ("open", "io.open")
-            and self.home_walk
-            and len(call.args) > 1
-            and "w" in (self.fold(call.args[1]) or "")
-            and (hit := self._walked(call.args[0]))
-        ):
-            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
-        if short in ("write_text", "write_bytes") and isinstance(call.func, ast.Attribute):
-            p = self.fold(call.func.value)
-            if p:
-                body = self.fold(call.args[0]) if call.args else None
-                self._write(
-                    p, line, body if body is not None else (ast.unparse(call.args[0]) if call.args else None)
-                )
+            body = None
+            if short != "open" and call.args:
+                body = self.fold(call.args[0])
+                body = body if body is not None else ast.unparse(call.args[0])
+            self._written(call.func.value, line, body)
             return
         if f in ("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree") and len(call.args) >= 2:
             src_path, dst = self.fold(call.args[0]), self.fold(call.args[1])
@@ -1421,6 +1402,23 @@ class _Reader:
         for _n, (k, src) in marks.items():
             self.facts.stand_ins[f"{STAND_IN}{k}"] = src
         return stand_in_command(shown(cmd))
+
+    def _for_writing(self, call: ast.Call, at: int) -> bool:
+        """Whether an `open` call's mode (argument `at`, or `mode=`) writes or appends."""
+        node = (
+            call.args[at]
+            if len(call.args) > at
+            else next((k.value for k in call.keywords if k.arg == "mode"), None)
+        )
+        mode = self.fold(node) if node is not None else None
+        return bool(mode) and ("w" in mode or "a" in mode)
+
+    def _written(self, target: ast.AST, line: int, content: str | None) -> None:
+        """A file this code writes: a path it can fold, or each file a walk of the home directory found."""
+        if p := self.fold(target):
+            self._write(p, line, content)
+        elif self.home_walk and (hit := self._walked(target)):
+            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
         if (fl := written(path, line, content)) is not None:
