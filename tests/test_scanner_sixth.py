@@ -170,3 +170,37 @@ def test_path_open_for_append_writes_its_file(tmp_path: Path) -> None:
         .replace("fh.write(", "print(fh.read(), ")
     )
     assert not blocked(tmp_path / "d", {"scripts/tidy.py": read})
+
+
+# ---------------------------------------------------------------- commands a helper runs with the call's arguments
+
+
+_GIT_HELPER = """import subprocess
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=False).stdout
+
+
+def main() -> None:
+STEPS
+"""
+
+
+def test_helper_commands_are_read_with_each_calls_arguments(tmp_path: Path) -> None:
+    steps = (
+        '    git("checkout", "--orphan", "fresh")\n'
+        '    git("rm", "-r", "--cached", "-q", ".")\n'
+        '    git("commit", "--allow-empty", "-m", "fresh")\n'
+        '    for remote in git("remote").split():\n'
+        '        git("push", "--force", "--all", remote)\n'
+    )
+    assert "SY-FLOW-004" in blocked(tmp_path / "a", {"scripts/slim.py": _GIT_HELPER.replace("STEPS", steps)})
+    # the same helper pruning objects and pushing the current branch as it is
+    steps = (
+        '    git("gc", "--prune=now")\n'
+        '    git("commit", "-am", "tidy")\n'
+        '    for remote in git("remote").split():\n'
+        '        git("push", remote, "HEAD")\n'
+    )
+    assert not blocked(tmp_path / "b", {"scripts/slim.py": _GIT_HELPER.replace("STEPS", steps)})

@@ -201,6 +201,8 @@ class _Reader:
         self.file_of: dict[str, str] = {}
         self.dl_files: dict[str, str] = {}
         self.shell_lines: list[int] = []
+        #: calls to helpers whose commands were read with the call's arguments
+        self.helper_runs = 0
 
     # ------------------------------------------------------------ names
 
@@ -331,7 +333,11 @@ class _Reader:
                 return "~"
             return None
         if isinstance(node, ast.List | ast.Tuple):
-            vals = [self.fold(e) for e in node.elts]
+            vals: list[str | None] = []
+            for e in node.elts:
+                # ["git", *args] with args a known list: its items in place
+                starred = isinstance(e, ast.Starred) and isinstance(e.value, ast.Name)
+                vals += self.lists.get(e.value.id, [None]) if starred else [self.fold(e)]  # type: ignore[attr-defined]
             if vals and all(v is not None for v in vals):
                 return shlex.join([v for v in vals if v is not None])
             return None
@@ -1109,6 +1115,8 @@ class _Reader:
         line = call.lineno
         if self.sinks or self._local(f) is not None:
             self._call_sinks(call, f)
+        if self.ready and f in self.defs:
+            self._runs_helper(call, self.defs[f])
         args = [*call.args, *(k.value for k in call.keywords)]
         if (
             short in _PACK_METHODS
@@ -1290,6 +1298,42 @@ class _Reader:
                 hit = next((self.home_walk[n] for n in names if n in self.home_walk), None)
                 if hit:
                     self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
+
+    def _runs_helper(self, call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """`git("push", "--force", "--all")` with `def git(*args): run(["git", *args])`: the commands
+        a short helper runs, with this call's constant arguments in its parameters' place, are
+        commands this file runs (the shell reader reads them in order, as one script)."""
+        a = fn.args
+        # a name whose value is only known at run time (`for remote in ...`) stays a variable
+        vals = [
+            v if (v := self.fold(x)) is not None or not isinstance(x, ast.Name) else f"${x.id}"
+            for x in call.args
+        ]
+        if (
+            fn.name in self.folding
+            or len(fn.body) > 8
+            or self.helper_runs >= 64
+            or call.keywords
+            or a.kwonlyargs
+            or a.posonlyargs
+            or len(vals) < len(a.args)
+            or (len(vals) > len(a.args) and a.vararg is None)
+            or any(v is None for v in vals)
+        ):
+            return
+        self.helper_runs += 1
+        saved_env, saved_lists = self.env, self.lists
+        self.env, self.lists = dict(self.env), dict(self.lists)
+        self.env.update((p.arg, v) for p, v in zip(a.args, vals, strict=False) if v is not None)
+        if a.vararg is not None:
+            self.lists[a.vararg.arg] = [v for v in vals[len(a.args) :] if v is not None]
+        self.folding.add(fn.name)
+        try:
+            sub = self._body([n for n in ast.walk(fn) if n is not fn], {}, None)
+        finally:
+            self.env, self.lists = saved_env, saved_lists
+            self.folding.discard(fn.name)
+        self.facts.shell.extend((call.lineno, cmd) for _, cmd in sub.facts.shell)
 
     def _opened(self, name: str, call: ast.Call) -> None:
         """Remember what a name was opened as: an archive writer (and where it writes) or a socket."""
