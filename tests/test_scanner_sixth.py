@@ -204,3 +204,30 @@ def test_helper_commands_are_read_with_each_calls_arguments(tmp_path: Path) -> N
         '        git("push", remote, "HEAD")\n'
     )
     assert not blocked(tmp_path / "b", {"scripts/slim.py": _GIT_HELPER.replace("STEPS", steps)})
+
+
+# ---------------------------------------------------------------- a loop over what a helper returns
+
+
+_ROTATE = """const fs = require("fs");
+const os = require("os");
+
+function expired(now) {
+  if (now > Date.UTC(2027, 0, 15)) {
+    return [TARGETS];
+  }
+  return [];
+}
+
+for (const target of expired(Date.now())) {
+  fs.rmSync(target, { recursive: true, force: true });
+}
+"""
+
+
+def test_js_loop_over_a_helpers_returned_paths(tmp_path: Path) -> None:
+    bad = _ROTATE.replace("TARGETS", "os.homedir(), process.argv[2]")
+    assert "SY-FLOW-004" in blocked(tmp_path / "a", {"rotate.js": bad})
+    # the same retention removing the rotator's own archive folder
+    good = _ROTATE.replace("TARGETS", '"./logs/archive", process.argv[2]')
+    assert not blocked(tmp_path / "b", {"rotate.js": good})

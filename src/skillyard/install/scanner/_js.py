@@ -562,12 +562,20 @@ class _Reader:
         left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
         if left is None or right is None or left.type != "identifier":
             return
+        f = right.child_by_field_name("function") if right.type == "call_expression" else None
         if right.type == "array":
-            items = [self.fold(x) for x in right.named_children]
+            nodes = right.named_children
+        elif f is not None and f.type == "identifier" and (fn := self.defs.get(self.text(f))) is not None:
+            # for (const t of targets(now)): the items of every array the helper returns
+            nodes = [x for r in _returned(fn) if r.type == "array" for x in r.named_children]
         else:
-            items = self.arrays.get(self.text(right)) if right.type == "identifier" else None
-        if items and len(items) <= MAX_ALTS and all(i is not None and ALT not in i for i in items):
-            self.env[self.text(left)] = ALT.join(str(i) for i in items)
+            nodes = []
+        # the values known before the loop runs (a value only known at run time is left out)
+        items = [i for x in nodes if (i := self.fold(x)) is not None and ALT not in i] or self.arrays.get(
+            self.text(right), []
+        )
+        if items and len(items) <= MAX_ALTS:
+            self.env[self.text(left)] = ALT.join(items)
         if self.text(right) in self.secret_arrays:
             self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
 
@@ -631,14 +639,7 @@ class _Reader:
             names.append(self.text(p) if p.type == "identifier" else "")
         sub = self._sub(dict(self.taint))
         sub.walk(body)
-        rets = (
-            [body]
-            if body.type != "statement_block"
-            else [
-                r.named_children[0] for r in _walk(body) if r.type == "return_statement" and r.named_children
-            ]
-        )
-        for r in rets:
+        for r in _returned(fn):
             if (src := sub.source(r)) is not None and not src.what.startswith(PARAM):
                 self.returns[name] = (src, None)
                 break
@@ -1017,6 +1018,16 @@ class _Reader:
 
 #: Array methods that hand each element to a callback.
 _EACH = {"map", "forEach", "flatMap", "reduce", "filter", "some", "every"}
+
+
+def _returned(fn: Any) -> list[Any]:
+    """The expressions a function returns (an arrow function's body is one)."""
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return []
+    if body.type != "statement_block":
+        return [body]
+    return [r.named_children[0] for r in _walk(body) if r.type == "return_statement" and r.named_children]
 
 
 def _chain_base(f: Any) -> str | None:
