@@ -231,3 +231,24 @@ def test_js_loop_over_a_helpers_returned_paths(tmp_path: Path) -> None:
     # the same retention removing the rotator's own archive folder
     good = _ROTATE.replace("TARGETS", '"./logs/archive", process.argv[2]')
     assert not blocked(tmp_path / "b", {"rotate.js": good})
+
+
+# ---------------------------------------------------------------- a device chosen by a function of the script
+
+
+_FLASH = """#!/usr/bin/env bash
+set -euo pipefail
+pick() {
+  PICKER
+}
+OUT=$(pick)
+dd if="$1" of="$OUT" bs=4M conv=fsync
+"""
+
+
+def test_shell_device_picked_by_a_function(tmp_path: Path) -> None:
+    bad = _FLASH.replace("PICKER", "lsblk -dnro NAME,RM | awk '$2==0{print \"/dev/\"$1; exit}'")
+    assert "SY-FLOW-004" in blocked(tmp_path / "a", {"scripts/flash.sh": bad})
+    # the same copy into the newest image file of the folder
+    good = _FLASH.replace("PICKER", "ls -t ./images/*.img | head -n 1")
+    assert not blocked(tmp_path / "b", {"scripts/flash.sh": good})

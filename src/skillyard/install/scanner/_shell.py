@@ -352,7 +352,14 @@ class _Reader:
         if name is None or value is None:
             return
         key = self.text(name)
-        if _DEVICE_SOURCE.search(self.text(value)):
+        text = self.text(value)
+        # DEV=$(lsblk ...), and DEV=$(pick_device) with a function of the script that lists disks
+        called = (self.funcs.get(w) for w in re.findall(r"[\w.-]+", text) if "$(" in text or "`" in text)
+        if _DEVICE_SOURCE.search(text) or any(
+            f is not None
+            and _DEVICE_SOURCE.search(f[0][f[1].start_byte : f[1].end_byte].decode("utf-8", "replace"))
+            for f in called
+        ):
             self.devices.add(key)
         v = self.word(value)
         if v is not None and len(v) <= MAX_BYTES:
