@@ -252,3 +252,22 @@ def test_shell_device_picked_by_a_function(tmp_path: Path) -> None:
     # the same copy into the newest image file of the folder
     good = _FLASH.replace("PICKER", "ls -t ./images/*.img | head -n 1")
     assert not blocked(tmp_path / "b", {"scripts/flash.sh": good})
+
+
+# ---------------------------------------------------------------- a Run key read is not an autostart entry
+
+
+_RUN = "'HKCU:\\Software\\Microsoft\\Windows\\CurrentVersion\\Run'"
+
+
+def test_run_key_written_is_persistence_and_read_is_an_inventory(tmp_path: Path) -> None:
+    bad = f'$key = {_RUN}\n$exe = "$env:APPDATA\\upd\\u.exe"\nNew-ItemProperty -Path $key -Name Upd -Value $exe -Force\n'
+    assert "SY-PS-008" in blocked(tmp_path / "a", {"scripts/setup.ps1": bad})
+    good = (
+        "$rows = @()\n"
+        f"foreach ($k in {_RUN}, 'HKLM:\\Software\\Microsoft\\Windows\\CurrentVersion\\Run') {{\n"
+        "  $p = Get-ItemProperty $k -ErrorAction SilentlyContinue\n"
+        "  if ($p) { $rows += $p }\n}\n"
+        "$rows | ConvertTo-Html | Set-Content -Encoding UTF8 report.html\n"
+    )
+    assert not blocked(tmp_path / "b", {"scripts/inventory.ps1": good})
