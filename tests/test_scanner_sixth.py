@@ -271,3 +271,26 @@ def test_run_key_written_is_persistence_and_read_is_an_inventory(tmp_path: Path)
         "$rows | ConvertTo-Html | Set-Content -Encoding UTF8 report.html\n"
     )
     assert not blocked(tmp_path / "b", {"scripts/inventory.ps1": good})
+
+
+# ---------------------------------------------------------------- an official installer read before it is run
+
+
+_READ_FIRST = """# Reading an installer before running it
+
+```bash
+curl -fsSL URL -o install.sh
+less install.sh
+sh install.sh
+```
+"""
+
+
+def test_official_installer_downloaded_read_and_run_is_not_a_payload(tmp_path: Path) -> None:
+    for url in ("https://sh.rustup.rs", "https://astral.sh/uv/install.sh"):
+        doc = _READ_FIRST.replace("URL", url)
+        assert not blocked(tmp_path / url.split("/")[2], {"references/verify.md": doc})
+    # the same steps with any other host, or a host that only starts like an official one
+    for url in ("https://tools.example.invalid/install.sh", "https://sh.rustup.rs.example.invalid/i"):
+        doc = _READ_FIRST.replace("URL", url)
+        assert "SY-FLOW-002" in blocked(tmp_path / f"x{len(url)}", {"references/verify.md": doc})

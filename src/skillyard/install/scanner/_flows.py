@@ -54,6 +54,18 @@ PERSIST_PATH = re.compile(
     r"|\.claude/settings(?:\.local)?\.json|/etc/sudoers|/etc/ld\.so\.preload)",
 )
 
+#: Official installers of developer toolchains: fetched and run as their vendors document, a
+#: download of one that is then run is weighed as rule SY-DL-002 weighs them (docs/scanner.md).
+OFFICIAL_INSTALLER = re.compile(
+    r"^https://(?:(?:sh\.rustup\.rs|install\.python-poetry\.org|get\.volta\.sh|sh\.vector\.dev|sdk\.cloud\.google\.com"
+    r"|get\.docker\.com|mise\.run|foundry\.paradigm\.xyz)(?=[/:?#]|$)"
+    r"|astral\.sh/(?:uv|ruff)/|bun\.sh/install|deno\.land/install\.(?:sh|ps1)|get\.pnpm\.io/install\.(?:sh|ps1)"
+    r"|raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm)/|ollama\.com/install\.(?:sh|ps1)|starship\.rs/install\.sh"
+    r"|(?:deb|rpm)\.nodesource\.com/setup_|fluxcd\.io/install\.sh|run\.linkerd\.io/install|claude\.ai/install\.(?:sh|ps1|cmd)"
+    r"|tailscale\.com/install\.sh|raw\.githubusercontent\.com/helm/helm/[^/\s]+/scripts/get-helm|cli\.moonrepo\.dev/install"
+    r"|pixi\.sh/install\.(?:sh|ps1)|get\.jetify\.com/devbox|opencode\.ai/install)"
+)
+
 KERNEL_PATH = re.compile(r"^/proc/sys/")
 #: Block devices that hold a disk (not /dev/null, /dev/zero or a loop device over an image file).
 DEVICE = re.compile(r"^/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")

@@ -14,6 +14,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     DEVICE,
+    OFFICIAL_INSTALLER,
     PARAM,
     SECRET_ENV,
     CodeFacts,
@@ -623,7 +624,7 @@ class _Reader:
                 url, dline = self.downloads[script]
                 self.flow(
                     "download-exec",
-                    "critical",
+                    "low" if OFFICIAL_INSTALLER.match(url) else "critical",
                     line,
                     f"downloads {url} to {script} and runs it",
                     Source(f"downloads {url} to {script}", dline, True),
