@@ -52,7 +52,8 @@ _NET = {
     "needle.post",
 }
 _DNS = {"dns.lookup", "dns.resolve", "dns.resolve4", "dns.promises.lookup", "dns.promises.resolve"}
-_READ = {"fs.readFileSync", "fs.readFile", "fs.promises.readFile", "readFileSync", "readFile"}
+#: File calls, as `_fs` spells them (without `fs.`, `fs.promises.`, `fs-extra.` or `fse.`).
+_READ = {"readFileSync", "readFile"}
 #: Calls that fetch something from the network (their result may be code).
 _GET = {
     "http.get",
@@ -88,35 +89,9 @@ _EVAL = {
     "vm.Script",
     "vm.compileFunction",
 }
-_WRITE = {
-    "fs.writeFileSync",
-    "fs.writeFile",
-    "fs.appendFileSync",
-    "fs.appendFile",
-    "fs.promises.writeFile",
-    "fs.promises.appendFile",
-    "writeFileSync",
-    "writeFile",
-    "appendFileSync",
-    "appendFile",
-    "fs.createWriteStream",
-}
-_REMOVE = {
-    "fs.rmSync",
-    "fs.rm",
-    "fs.rmdirSync",
-    "fs.rmdir",
-    "fs.promises.rm",
-    "fs.promises.rmdir",
-    "rmSync",
-    "rm",
-    "rimraf",
-    "rimraf.sync",
-    "fse.removeSync",
-    "fse.remove",
-    "fs-extra.removeSync",
-    "fs-extra.remove",
-}
+_WRITE = {"writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream"}
+_REMOVE = {"rmSync", "rm", "rmdirSync", "rmdir", "removeSync", "remove", "rimraf", "rimraf.sync"}
+_FS_MODULE = re.compile(r"^(?:fs[./]promises|fs|fs-extra|fse)\.")
 #: Module registries and CDNs that Deno and browser code import from by URL.
 _MODULE_CDN = re.compile(
     r"(?i)https://(?:deno\.land|jsr\.io|esm\.sh|esm\.run|cdn\.jsdelivr\.net|unpkg\.com|cdn\.skypack\.dev|ga\.jspm\.io)/"
@@ -483,7 +458,7 @@ class _Reader:
                 ):
                     # files.map((f) => fs.readFileSync(f)): each credential in the list is read
                     yield self.secret_arrays[base]
-                readish = q in _READ or bool(_READISH.search(q.rsplit(".", 1)[-1]))
+                readish = _fs(q) in _READ or bool(_READISH.search(q.rsplit(".", 1)[-1]))
                 if readish and args is not None and args.named_children:
                     p = self.fold(args.named_children[0])
                     if p and (s := secret_path(p)):
@@ -838,7 +813,7 @@ class _Reader:
             self.taint[key] = src
         if value.type == "call_expression":
             fn = value.child_by_field_name("function")
-            if fn is not None and self.qual(fn) in _READ:
+            if fn is not None and _fs(self.qual(fn)) in _READ:
                 self.local.add(key)  # read from a file of the project, not fetched
 
     def imports(self, n: Any) -> None:
@@ -932,7 +907,7 @@ class _Reader:
             obj = f.child_by_field_name("object")
             if obj is not None and obj.type == "identifier" and (src := self.source(args)):
                 self.taint.setdefault(self.text(obj), src)
-        if q in _WRITE and a:
+        if _fs(q) in _WRITE and a:
             p = self.fold(a[0])
             if p:
                 self.written.append((line, p))
@@ -943,7 +918,7 @@ class _Reader:
                 self.facts.flows.append(fl)
         if q == "require" and a and (req := self.fold(a[0])) and req.startswith("/"):
             self.required.append((line, req))
-        if q in _REMOVE and a and (target := self.fold(a[0])):
+        if _fs(q) in _REMOVE and a and (target := self.fold(a[0])):
             recursive = (
                 q.endswith(("rmdirSync", "rmdir"))
                 or "rimraf" in q
@@ -1018,6 +993,11 @@ class _Reader:
 
 #: Array methods that hand each element to a callback.
 _EACH = {"map", "forEach", "flatMap", "reduce", "filter", "some", "every"}
+
+
+def _fs(q: str) -> str:
+    """A file-system call without its module (`fs.promises.rm`, `fse.remove`: `rm`, `remove`)."""
+    return _FS_MODULE.sub("", q)
 
 
 def _returned(fn: Any) -> list[Any]:
