@@ -968,60 +968,34 @@ def _read_code(
     `project`, values that come from or go to the skill's other files are followed there."""
     lang = _language(rel, text)
     facts = CodeFacts()
-    if lang == "python":
-        from skillyard.install.scanner import _python
-
-        if (got := _python.analyse(text, project, rel)) is not None:
-            facts.extend(got)
-    elif lang == "shell":
-        from skillyard.install.scanner import _shell
-
-        if (got := _shell.analyse(text, 0, project, rel)) is not None:
-            facts.extend(got)
-    elif lang in ("javascript", "typescript", "tsx"):
-        from skillyard.install.scanner import _js
-
-        if (got := _js.analyse(text, lang, project, rel)) is not None:
-            facts.extend(got)
+    if lang is not None:
+        _extend(facts, _read_file(lang, text, project, rel, False))
     elif fctx.markdown:
         for fence in fctx.fences:
             body = fence.body
             if fence.lang in _context.SHELL_LANGS:
-                from skillyard.install.scanner import _shell
-
                 if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
                     body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
-                got = _shell.analyse(body, 0, project, rel)
+                _extend(facts, _read_file("shell", body, project, rel, False), fence.first_line - 1)
             elif fence.lang in _context.PYTHON_LANGS:
-                from skillyard.install.scanner import _python
-
-                got = _python.analyse(body)
+                _extend(facts, _read_file("python", body, None, "", False), fence.first_line - 1)
             elif fence.lang in _context.JS_LANGS:
-                from skillyard.install.scanner import _js
-
-                got = _js.analyse(body, _context.JS_LANGS[fence.lang])
-            else:
-                continue
-            if got is not None:
-                facts.extend(got, fence.first_line - 1)
+                _extend(
+                    facts,
+                    _read_file(_context.JS_LANGS[fence.lang], body, None, "", False),
+                    fence.first_line - 1,
+                )
         for line, cmd in fctx.bang:
-            from skillyard.install.scanner import _shell
-
-            if (got := _shell.analyse(cmd, 0, project, rel)) is not None:
-                facts.extend(got, line - 1)
+            _extend(facts, _read_file("shell", cmd, project, rel, False), line - 1)
     elif rel.rsplit("/", 1)[-1] == "package.json":
         _package_scripts(text, facts, project, rel)
     elif (script := _embedded_shell(rel, text)) is not None:
         # Makefile recipes, CI steps, Dockerfile RUN lines, commands in configuration are shell
-        from skillyard.install.scanner import _shell
-
-        if (got := _shell.analyse(script, 0, project, rel)) is not None:
-            facts.extend(got)
+        _extend(facts, _read_file("shell", script, project, rel, False))
     elif _ext(rel) in _OTHER_CODE:
         from skillyard.install.scanner import _lexical
 
-        if (got := _lexical.analyse(rel, text)) is not None:
-            facts.extend(got)
+        _extend(facts, _lexical.analyse(rel, text))
     else:
         return None
     if facts.shell:
@@ -1040,6 +1014,27 @@ def _read_code(
                 fl = type(fl)(fl.kind, fl.severity, at, fl.text, steps)
                 facts.flows.append(_with_stand_ins(fl, facts.stand_ins) if facts.stand_ins else fl)
     return facts
+
+
+def _read_file(lang: str, text: str, project: Project | None, rel: str, export: bool) -> CodeFacts | None:
+    """One file of a language with a parser, read by its reader (`export`: also what it offers the
+    skill's other files)."""
+    if lang == "python":
+        from skillyard.install.scanner import _python
+
+        return _python.analyse(text, project, rel, export=export)
+    if lang == "shell":
+        from skillyard.install.scanner import _shell
+
+        return _shell.analyse(text, 0, project, rel)
+    from skillyard.install.scanner import _js
+
+    return _js.analyse(text, lang, project, rel, export=export)
+
+
+def _extend(facts: CodeFacts, got: CodeFacts | None, line_offset: int = 0) -> None:
+    if got is not None:
+        facts.extend(got, line_offset)
 
 
 #: Code in languages without a parser, read lightly by `_lexical` (its EXTS, kept here so a skill
@@ -1096,8 +1091,6 @@ def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: 
     """package.json install hooks are shell commands that run on install: read them as shell."""
     import json
 
-    from skillyard.install.scanner import _shell
-
     try:
         data = json.loads(text)
     except ValueError:
@@ -1111,8 +1104,7 @@ def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: 
         if not isinstance(cmd, str) or not cmd.strip():
             continue
         at = next((i for i, ln in enumerate(lines, 1) if f'"{key}"' in ln), 1)
-        if (got := _shell.analyse(cmd, 0, project, rel)) is not None:
-            facts.extend(got, at - 1)
+        _extend(facts, _read_file("shell", cmd, project, rel, False), at - 1)
 
 
 def _report_code(
@@ -1680,21 +1672,9 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
     return project if project.exports else None
 
 
-def _export(project: Project, rel: str, lang: str | None, text: str, seen: Project | None) -> None:
+def _export(project: Project, rel: str, lang: str, text: str, seen: Project | None) -> None:
     """Read one imported file for what it offers the others (`seen`: what its own imports offer)."""
-    facts = None
-    if lang == "python":
-        from skillyard.install.scanner import _python
-
-        facts = _python.analyse(text, seen, rel, export=True)
-    elif lang in ("javascript", "typescript", "tsx"):
-        from skillyard.install.scanner import _js
-
-        facts = _js.analyse(text, lang, seen, rel, export=True)
-    else:
-        from skillyard.install.scanner import _shell
-
-        facts = _shell.analyse(text, 0, seen, rel)
+    facts = _read_file(lang, text, seen, rel, True)
     if facts is not None and facts.export is not None:
         project.exports[rel] = facts.export
 

@@ -343,13 +343,13 @@ class Project:
 
     exports: dict[str, Export] = field(default_factory=dict)
 
-    def python_module(self, rel: str, module: str | None, level: int = 0) -> Export | None:
-        """The skill's file an `import` in `rel` names, resolved as Python would from the script's
-        directory (scripts run as `python scripts/x.py` import their siblings) or the skill root."""
-        path = self.python_module_path(rel, module, level)
+    def get(self, path: str | None) -> Export | None:
+        """What the skill's file at `path` (one of the `*_path` answers) offers, if it was read."""
         return self.exports.get(path) if path else None
 
     def python_module_path(self, rel: str, module: str | None, level: int = 0) -> str | None:
+        """The skill's file an `import` in `rel` names, resolved as Python would from the script's
+        directory (scripts run as `python scripts/x.py` import their siblings) or the skill root."""
         here = rel.rsplit("/", 1)[0] if "/" in rel else ""
         if level:
             parts = here.split("/") if here else []
@@ -365,12 +365,8 @@ class Project:
                     return cand
         return None
 
-    def js_module(self, rel: str, spec: str) -> Export | None:
-        """The skill's file a relative `require`/`import` in `rel` names (`./read`, `../lib/x.js`)."""
-        hit = self.js_module_path(rel, spec)
-        return self.exports.get(hit) if hit else None
-
     def js_module_path(self, rel: str, spec: str) -> str | None:
+        """The skill's file a relative `require`/`import` in `rel` names (`./read`, `../lib/x.js`)."""
         if not spec.startswith("."):
             return None
         parts = rel.split("/")[:-1]
@@ -389,13 +385,9 @@ class Project:
                 return cand
         return None
 
-    def shell_file(self, rel: str, path: str) -> Export | None:
+    def shell_file_path(self, rel: str, path: str) -> str | None:
         """The skill's file a `source`/`.` in `rel` reads; a path built at run time (`$DIR/x.sh`)
         is matched by its last part when exactly one shell file of the skill has that name."""
-        hit = self.shell_file_path(rel, path)
-        return self.exports.get(hit) if hit else None
-
-    def shell_file_path(self, rel: str, path: str) -> str | None:
         here = rel.rsplit("/", 1)[0] if "/" in rel else ""
         clean = path.strip("\"'")
         if "$" not in clean and "`" not in clean:

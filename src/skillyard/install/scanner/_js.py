@@ -686,7 +686,7 @@ class _Reader:
         """`require("./read")` / `import ... from "./read.js"`: that file's helpers, as `./read.NAME`."""
         if self.project is None or not spec.startswith("."):
             return
-        exp = self.project.js_module(self.rel, spec)
+        exp = self.project.get(self.project.js_module_path(self.rel, spec))
         if exp is None or exp.file == self.rel:
             return
         for name, src in exp.returns.items():

@@ -814,13 +814,15 @@ class _Reader:
         if self.project is None:
             return
         if isinstance(node, ast.ImportFrom):
-            exp = self.project.python_module(self.rel, node.module, node.level)
+            exp = self.project.get(self.project.python_module_path(self.rel, node.module, node.level))
             mod = node.module or "."
             for a in node.names:
                 local = a.asname or a.name
                 # `from . import settings` / `from lib import loader`: a module of the skill
-                sub = self.project.python_module(
-                    self.rel, f"{node.module}.{a.name}" if node.module else a.name, node.level
+                sub = self.project.get(
+                    self.project.python_module_path(
+                        self.rel, f"{node.module}.{a.name}" if node.module else a.name, node.level
+                    )
                 )
                 if sub is not None and sub.file != self.rel:
                     prefix = f"{node.module}.{a.name}" if node.module else local
@@ -835,7 +837,7 @@ class _Reader:
                 self._import_name(exp, a.name, local, f"{node.module or ''}.{a.name}".lstrip("."), mod, node)
             return
         for a in node.names:
-            exp = self.project.python_module(self.rel, a.name)
+            exp = self.project.get(self.project.python_module_path(self.rel, a.name))
             if exp is None or exp.file == self.rel:
                 continue
             for name in {*exp.consts, *exp.taint, *exp.returns, *exp.sinks}:

@@ -829,7 +829,7 @@ class _Reader:
         """`source lib.sh` / `. lib.sh`: the other file's variables, secrets and functions arrive here."""
         if self.project is None or len(words) < 2:
             return
-        exp = self.project.shell_file(self.rel, words[1])
+        exp = self.project.get(self.project.shell_file_path(self.rel, words[1]))
         if exp is None or exp.file == self.rel:
             return
         self.env.update(exp.consts)
