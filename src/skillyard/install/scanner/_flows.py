@@ -190,8 +190,7 @@ def cli_secret(words: list[str]) -> str | None:
 def cli_source(what: str, line: int) -> Source:
     """A credential a command printed. A token a CLI prints for its own service (`gh auth token`) is
     weighed like an API token (it is mostly sent to that service); a store's content is strong."""
-    cmd = what.removeprefix("the output of `")
-    return Source(what, line, not any(cmd.startswith(k) for k in _OWN_SERVICE))
+    return Source(what, line, _service(what) is None)
 
 
 def exfil_shaped(dest: str) -> bool:
@@ -252,27 +251,53 @@ class Flow:
     steps: tuple[Step, ...] = field(default=())
 
 
-#: A token a CLI prints for its own service, and the hosts of that service: sending it there is
-#: what it is for (medium, as for an API token), anywhere else is exfiltration.
-_OWN_SERVICE = {
-    "gh ": re.compile(r"github\.com|githubusercontent\.com"),
-    "gcloud ": re.compile(r"googleapis\.com|google\.com"),
-    "az ": re.compile(r"azure\.(?:com|net)|microsoft(?:online)?\.com|windows\.net"),
-    "aws ": re.compile(r"amazonaws\.com"),
-    "heroku ": re.compile(r"heroku\.com"),
-    "git credential": re.compile(r"github\.com|gitlab\.com|bitbucket\.org"),
-    "docker-credential": re.compile(
-        r"docker\.(?:io|com)|gcr\.io|ghcr\.io|quay\.io|azurecr\.io|amazonaws\.com"
-    ),
-}
+#: The services credentials are for: a store that holds one (matched in its path), the commands
+#: that print one (`gh auth token`), and the service's hosts. Sending a credential to its own
+#: service is what it is for (weighed as an API token); anywhere else is exfiltration.
+_SERVICES = tuple(
+    (re.compile(store), clis, re.compile(rf"(?:^|\.)(?:{hosts})$"))
+    for store, clis, hosts in (
+        (r"\.aws\b", ("aws ",), r"amazonaws\.com"),
+        (r"gcloud", ("gcloud ",), r"googleapis\.com|google\.com"),
+        (r"\.azure\b", ("az ",), r"azure\.(?:com|net)|microsoft(?:online)?\.com|windows\.net"),
+        (
+            r"\.docker/",
+            ("docker-credential",),
+            r"docker\.(?:io|com)|gcr\.io|ghcr\.io|quay\.io|azurecr\.io|amazonaws\.com",
+        ),
+        (r"\.npmrc", (), r"npmjs\.(?:org|com)"),
+        (r"\.pypirc", (), r"pypi\.org"),
+        (r"\.gem/", (), r"rubygems\.org"),
+        (r"\.cargo/", (), r"crates\.io"),
+        (r"gh/hosts", ("gh ",), r"github\.com|githubusercontent\.com"),
+        (r"git-credentials", ("git credential",), r"github\.com|gitlab\.com|bitbucket\.org"),
+        (r"(?!)", ("heroku ",), r"heroku\.com"),
+    )
+)
+
+
+def _service(what: str) -> re.Pattern[str] | None:
+    """The hosts of the service the credential `what` (a store, or a command's output) is for."""
+    cmd = what.removeprefix("the output of `")
+    for store, clis, hosts in _SERVICES:
+        if cmd.startswith(clis) if cmd != what else store.search(what):
+            return hosts
+    return None
+
+
+def own_service(what: str, dest: str) -> bool | None:
+    """Whether `dest` (a URL or host) belongs to the service `what` is for; None when it names no host."""
+    host = re.sub(r"^[a-z]+://", "", dest.strip(), flags=re.I).split("/", 1)[0].split(":", 1)[0].lower()
+    hosts = _service(what)
+    if hosts is None or not re.fullmatch(r"[\w-]+(?:\.[\w-]+)+", host):
+        return None
+    return bool(hosts.search(host))
 
 
 def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
     if kind == "secret-network" and src is not None and src.what.startswith("the output of `"):
-        cmd = src.what[len("the output of `") :]
         dest = text.rsplit(" to ", 1)[-1] if " to " in text else ""
-        own = next((hosts for k, hosts in _OWN_SERVICE.items() if cmd.startswith(k)), None)
-        if own is not None and re.search(r"://|^[\w-]+(?:\.[\w-]+)+", dest) and not own.search(dest):
+        if own_service(src.what, dest) is False:
             sev = "critical"  # `gh auth token` sent to a host that is not GitHub's
     return Flow(kind, sev, line, text, (*(src.steps() if src else ()), (line, text, None)))
 

@@ -21,6 +21,7 @@ from skillyard.install.scanner._flows import (
     cli_secret,
     exfil_shaped,
     flow,
+    own_service,
     secret_path,
     written,
 )
@@ -316,35 +317,6 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     return facts
 
 
-#: A credential store and the hosts of the service it is for: a tool that reads it and talks to
-#: that service (a key rotator calling AWS, a publisher calling PyPI) is what it is for.
-_SERVICE = (
-    (re.compile(r"\.aws\b"), re.compile(r"amazonaws\.com(?:[:/]|$)")),
-    (re.compile(r"gcloud"), re.compile(r"(?:googleapis|google)\.com(?:[:/]|$)")),
-    (
-        re.compile(r"\.azure\b"),
-        re.compile(r"(?:azure\.com|microsoft(?:online)?\.com|windows\.net)(?:[:/]|$)"),
-    ),
-    (
-        re.compile(r"\.docker/"),
-        re.compile(r"(?:docker\.(?:io|com)|gcr\.io|ghcr\.io|quay\.io|azurecr\.io)(?:[:/]|$)"),
-    ),
-    (re.compile(r"\.npmrc"), re.compile(r"npmjs\.(?:org|com)(?:[:/]|$)")),
-    (re.compile(r"\.pypirc"), re.compile(r"pypi\.org(?:[:/]|$)")),
-    (re.compile(r"\.gem/"), re.compile(r"rubygems\.org(?:[:/]|$)")),
-    (re.compile(r"\.cargo/"), re.compile(r"crates\.io(?:[:/]|$)")),
-    (
-        re.compile(r"gh/hosts|git-credentials"),
-        re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org)(?:[:/]|$)"),
-    ),
-)
-
-
-def _own_service(store: str, dest: str) -> bool:
-    host = re.sub(r"^[a-z]+://", "", dest, flags=re.I).split("/", 1)[0].split(":", 1)[0].lower()
-    return any(s.search(store) and h.search(host + "/") for s, h in _SERVICE)
-
-
 def _dest(code: str, binds: dict[str, str]) -> str | None:
     """The hard-coded destination a sink line names (a literal, or a name bound to one)."""
     found = [lit for lit in _literals(code) if _URL.match(lit)]
@@ -376,7 +348,7 @@ def _send(
         sev = "critical"
     elif dests:
         n, kind, d = dests[0]
-        sev = "high" if strong is not None and not _own_service(src.what, d) else "medium"
+        sev = "high" if strong is not None and not own_service(src.what, d) else "medium"
     else:
         n, kind, _ = sinks[0]
         d = "a host chosen at run time"
