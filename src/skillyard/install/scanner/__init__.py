@@ -650,6 +650,10 @@ class _Ctx:
     project: Project | None = None
     #: encrypted zips an archive skill keeps as small test fixtures -> their member names
     fixtures: dict[str, str] = field(default_factory=dict)
+    #: files the skill's code fills with a secret -> (the file that does it, the secret); and
+    #: (file, line, path, destination) of files the code sends
+    stashed: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    sent_files: list[tuple[str, int, str, str]] = field(default_factory=list)
     #: builtin check -> the rule that reports it (a custom rule set may leave some out)
     builtins: dict[str | None, Rule] = field(init=False)
 
@@ -868,6 +872,9 @@ def scan_text(
     _padding(lines, rel, ctx, where)
     if facts is not None and fctx is not None:
         _report_code(facts, fctx, text, rel, ctx, _depth)
+        for path, src in facts.stashed.items():
+            ctx.stashed.setdefault(path, (rel, src))
+        ctx.sent_files += [(rel, *sent) for sent in facts.sent_files]
 
     if "encoded-payload" in ctx.builtins and _depth < MAX_DECODE_DEPTH:
         for ln in lines:
@@ -1491,6 +1498,7 @@ def _scan_path(
             ctx.flag("unknown-binary", rel, None, snippet(f"unreadable: {e.strerror}"))
             continue
         report.files_scanned += 1
+    _sent_stashes(ctx)
     if len(entries) > MAX_SCAN_FILES:
         ctx.flag("oversized-file", ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
     return _finish(report)
@@ -1677,6 +1685,22 @@ def _export(project: Project, rel: str, lang: str, text: str, seen: Project | No
     facts = _read_file(lang, text, seen, rel, True)
     if facts is not None and facts.export is not None:
         project.exports[rel] = facts.export
+
+
+def _sent_stashes(ctx: _Ctx) -> None:
+    """One file of the skill fills a file with a secret (`cat ~/.git-credentials >> /tmp/.c/i`) and
+    another sends that file (`req.end(fs.readFileSync("/tmp/.c/i"))`): together they send the secret."""
+    from skillyard.install.scanner._flows import flow, sent
+
+    for rel, line, path, dest in ctx.sent_files:
+        where, src = ctx.stashed.get(path, (rel, None))
+        if src is None or where == rel:
+            continue
+        src = src.moved(where, line, f"reads {path}, which {where} filled")
+        sev, text = sent(src, dest)
+        fl = flow("secret-network", sev, line, text, src)
+        steps = tuple((n, step, rel if f is None else f) for n, step, f in fl.steps)
+        ctx.flag("flow-secret-network", rel, line, snippet(text), f": {text}", severity=sev, flow=steps)
 
 
 def _timed_out(ctx: _Ctx, rel: str) -> None:

@@ -450,6 +450,10 @@ class CodeFacts:
     #: shell variables standing for secrets in `shell` commands (`curl -d "$SY_SECRET_0" ...`):
     #: a secret the code puts into a command it runs
     stand_ins: dict[str, Source] = field(default_factory=dict)
+    #: files this code fills with secret material -> that secret (another file may send them)
+    stashed: dict[str, Source] = field(default_factory=dict)
+    #: (line, path, destination): files whose content this code sends, not known here to be secret
+    sent_files: list[tuple[int, str, str]] = field(default_factory=list)
 
     def extend(self, other: CodeFacts, line_offset: int = 0) -> None:
         for f in other.flows:
@@ -465,5 +469,7 @@ class CodeFacts:
         self.assembled.extend((n + line_offset, s) for n, s in other.assembled)
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)
+        self.stashed.update(other.stashed)
+        self.sent_files.extend((n + line_offset, p, d) for n, p, d in other.sent_files)
         for k, src in other.stand_ins.items():
             self.stand_ins[k] = src._replace(line=src.line + line_offset) if not src.via else src

@@ -276,6 +276,8 @@ class _Reader:
         a = args.named_children
         if q in ("os.homedir", "homedir"):
             return "~"
+        if q in ("os.tmpdir", "tmpdir"):
+            return "/tmp"
         if q == "process.cwd":
             return "."
         if q == "String.fromCharCode.apply" and len(a) == 2 and a[1].type == "identifier":
@@ -849,6 +851,16 @@ class _Reader:
                 return got
         return None
 
+    def sends_files(self, a: list[Any], line: int, dest: str) -> None:
+        """`req.end(fs.readFileSync(p))`: the file at `p` is sent (what it holds may be a secret another
+        file of the skill put there)."""
+        for n in (n for x in a for n in _walk(x) if n.type == "call_expression"):
+            f, args = n.child_by_field_name("function"), n.child_by_field_name("arguments")
+            if f is None or args is None or not args.named_children or _fs(self.qual(f)) not in _READ:
+                continue
+            if (p := self.fold(args.named_children[0])) is not None and len(self.facts.sent_files) < 32:
+                self.facts.sent_files.append((line, p, dest))
+
     def mailed(self, a: list[Any], line: int) -> None:
         """`transport.sendMail({attachments: [{path: "~/.ssh/id_rsa"}], text: secret})`: the mail
         carries a secret it is given, or a credential file it attaches by path."""
@@ -980,6 +992,7 @@ class _Reader:
                         sev, text = sent(src, conn)
                         self.facts.flows.append(flow("secret-network", sev, line, text, src))
                         return
+                self.sends_files(a, line, conn)
         dns = q in _DNS
         if dns or q in _NET or (short in ("post", "put") and q.split(".")[0] in ("axios", "got", "needle")):
             for x in a:
@@ -989,6 +1002,8 @@ class _Reader:
                 sev, text = sent(src, self.fold(a[0]), dns)
                 self.facts.flows.append(flow("secret-network", sev, line, text, src))
                 return
+            if not dns:
+                self.sends_files(a, line, self.fold(a[0]) or "the network")
 
 
 #: Array methods that hand each element to a callback.

@@ -177,6 +177,8 @@ class _Reader:
                 return None
         if t == "command_substitution":
             return self._printed(node)
+        if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-([^${}`]*)\}", self.text(node))):
+            return self.env.get(m.group(1), m.group(2))  # ${TMPDIR:-/tmp}: the default when unset
         if t == "simple_expansion" or t == "expansion":
             name = next((c for c in node.named_children if c.type == "variable_name"), None)
             if name is None or (t == "expansion" and len(node.named_children) != 1):
@@ -289,6 +291,7 @@ class _Reader:
 
     def run(self, root: Any) -> CodeFacts:
         self.walk(root)
+        self.facts.stashed = {p: s for p, s in self.staged_paths.items() if p.startswith(("/", "~"))}
         env = {k: v for k, v in self.env.items() if k != "HOME"}
         own = {k: (src, body, tree) for k, (src, body, tree, where) in self.funcs.items() if where is None}
         self.facts.export = Export(
@@ -504,9 +507,10 @@ class _Reader:
                 # `echo "$ALL" > s.json`, `env > e.txt`: the file now holds the secret, and a later
                 # `curl --data-binary @s.json` sends it
                 elif len(self.staged_paths) < 64 and path.strip("\"'") != "/dev/null":
-                    # `echo "$ALL" | base64 > f`: the redirect takes what the whole pipeline carries
+                    # `echo "$ALL" | base64 > f`, `{ cat "$f"; } >> f`: the redirect takes what the
+                    # whole pipeline, list or group prints
                     body = n.child_by_field_name("body")
-                    if body is not None and body.type == "pipeline":
+                    if body is not None and body.type != "command":
                         src = self.pipeline_source(body)
                     elif cmd is not None:
                         src = self.reads_secret(words, line) or next(
