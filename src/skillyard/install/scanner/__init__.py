@@ -1755,14 +1755,7 @@ def to_sarif(
                 "ruleId": f.rule_id,
                 "level": _SARIF_LEVEL[f.severity],
                 "message": {"text": f"{f.title}. {f.remediation}"},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": f.file, "uriBaseId": "SKILLROOT"},
-                            "region": region,
-                        }
-                    }
-                ],
+                "locations": [_location(f.file, region)],
                 "properties": {
                     "severity": f.severity,
                     "category": f.category,
@@ -1780,10 +1773,7 @@ def to_sarif(
                                 "locations": [
                                     {
                                         "location": {
-                                            "physicalLocation": {
-                                                "artifactLocation": {"uri": at, "uriBaseId": "SKILLROOT"},
-                                                "region": {"startLine": n},
-                                            },
+                                            **_location(at, {"startLine": n}),
                                             "message": {"text": step},
                                         }
                                     }
@@ -1821,6 +1811,12 @@ def to_sarif(
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": runs,
+    }
+
+
+def _location(uri: str, region: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "physicalLocation": {"artifactLocation": {"uri": uri, "uriBaseId": "SKILLROOT"}, "region": region}
     }
 
 
