@@ -898,9 +898,6 @@ def scan_text(
     return ctx.findings
 
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-
-
 #: At most this much of a paragraph before a line is read for what introduces a phrase on it.
 MAX_LEAD = 400
 
@@ -924,7 +921,7 @@ def _paragraphs(lines: list[Line], fctx: _context.FileContext) -> list[list[Line
     cur: list[Line] = []
     for ln in lines:
         prose = fctx.kinds.get(ln.number, "prose") == "prose" and bool(ln.text.strip())
-        if not prose or _LIST_ITEM.match(ln.text):
+        if not prose or _context.LIST_ITEM.match(ln.text):
             if len(cur) > 1:
                 out.append(cur)
             cur = [ln] if prose else []
