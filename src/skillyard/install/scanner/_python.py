@@ -1100,6 +1100,15 @@ class _Reader:
             and self._is_download(call.func.value)
         )
 
+    def _downloaded(self, node: ast.AST | None) -> str | None:
+        """Where `node` downloads from, when it is a download (`urlopen(u).read()`)."""
+        if not isinstance(node, ast.Call) or not self._is_download(node):
+            return None
+        return self._dest(node) or self._dest(_inner_call(node)) or "the network"
+
+    def _runs_fetched(self, line: int, text: str, src: Source | None = None) -> None:
+        self._flow("download-exec", "critical", line, text, src)
+
     def _dest(self, call: ast.Call) -> str | None:
         for a in [*call.args, *(k.value for k in call.keywords if k.arg in ("url", "host", "address"))]:
             s = self.fold(a)
@@ -1134,25 +1143,13 @@ class _Reader:
             self.dup_lines.append(line)
         self._saved(call, f, short)
         first = _argv0(call, f)
-        if (
-            self.dl_files
-            and (f in _EXEC or f.startswith(_EXEC_PREFIX))
-            and isinstance(first, ast.Name)
-            and first.id in self.dl_files
-        ):
+        runs = f in _EXEC or f.startswith(_EXEC_PREFIX)
+        if self.dl_files and runs and isinstance(first, ast.Name) and first.id in self.dl_files:
             url = self.dl_files[first.id]
-            self._flow(
-                "download-exec",
-                "critical",
-                line,
-                f"downloads {url} to a file and runs that file",
-                Source(f"downloads {url}", line, True),
+            self._runs_fetched(
+                line, f"downloads {url} to a file and runs that file", Source(f"downloads {url}", line, True)
             )
-        if (
-            self.received
-            and (f in _EXEC or f.startswith(_EXEC_PREFIX) or f in _CODE)
-            and self._runs_received(call, f)
-        ):
+        if self.received and (runs or f in _CODE) and self._runs_received(call, f):
             self._flow(
                 "reverse-shell",
                 "critical",
@@ -1160,7 +1157,7 @@ class _Reader:
                 "runs commands it receives from a network socket (a remote shell)",
                 None,
             )
-        if (f in _EXEC or f.startswith(_EXEC_PREFIX)) and call.args:
+        if runs and call.args:
             first = call.args[0]
             argv0 = (
                 self.fold(first.elts[0]) if isinstance(first, ast.List | ast.Tuple) and first.elts else None
@@ -1173,7 +1170,7 @@ class _Reader:
                 if any(k.arg in ("stdin", "stdout") and self._socket_fd(k.value) for k in call.keywords):
                     self.dup_lines.append(line)
         # execution sinks
-        if f in _EXEC or f.startswith(_EXEC_PREFIX):
+        if runs:
             self.argv_nodes.update(id(a) for a in call.args)  # an argv list is a command, not data
             cmd = self.fold(call.args[0]) if call.args else None
             if cmd is None and len(call.args) > 1 and f.startswith(("os.exec", "os.spawn")):
@@ -1190,22 +1187,9 @@ class _Reader:
         if f in _UNPICKLE and call.args:
             src = self.source(call.args[0])
             if src and src.what.startswith(_FETCHED):
-                self._flow(
-                    "download-exec",
-                    "critical",
-                    line,
-                    f"unpickles {src.what}, which runs code it carries",
-                    src,
-                )
-            elif (got := _unwrap_attr(call.args[0])) is not None and self._is_download(got):
-                dest = self._dest(got) or self._dest(_inner_call(got)) or "the network"
-                self._flow(
-                    "download-exec",
-                    "critical",
-                    line,
-                    f"downloads {dest} and unpickles it, which runs code it carries",
-                    None,
-                )
+                self._runs_fetched(line, f"unpickles {src.what}, which runs code it carries", src)
+            elif (dest := self._downloaded(_unwrap_attr(call.args[0]))) is not None:
+                self._runs_fetched(line, f"downloads {dest} and unpickles it, which runs code it carries")
             return
         if f in _CODE and call.args:
             code = self.fold(call.args[0])
@@ -1213,15 +1197,13 @@ class _Reader:
                 self.facts.assembled.append((line, shown(code)))
             src = self.source(call.args[0])
             if src and src[0].startswith(_FETCHED):
-                self._flow("download-exec", "critical", line, f"runs {src[0]} as Python code", src)
+                self._runs_fetched(line, f"runs {src[0]} as Python code", src)
             elif isinstance(call.args[0], ast.Call) and _unlocks(call.args[0]):
-                what = "content unpacked from a password-protected archive"
-                self._flow("download-exec", "critical", line, f"runs {what} as Python code", None)
-            elif isinstance(call.args[0], ast.Call) and self._is_download(call.args[0]):
-                dest = self._dest(call.args[0]) or self._dest(_inner_call(call.args[0])) or "the network"
-                self._flow(
-                    "download-exec", "critical", line, f"downloads {dest} and runs it as Python code", None
+                self._runs_fetched(
+                    line, "runs content unpacked from a password-protected archive as Python code"
                 )
+            elif (dest := self._downloaded(call.args[0])) is not None:
+                self._runs_fetched(line, f"downloads {dest} and runs it as Python code")
             return
         if (
             short in _FILL_METHODS
@@ -1396,8 +1378,8 @@ class _Reader:
             return
         data = call.args[0]
         got = data.value if isinstance(data, ast.Attribute) and data.attr in ("content", "text") else data
-        if isinstance(got, ast.Call) and self._is_download(got):
-            url = self._dest(got) or self._dest(_inner_call(got)) or "the network"
+        if (downloaded := self._downloaded(got)) is not None:
+            url = downloaded
         elif (src := self.source(data)) is not None and src.what.startswith(_FETCHED):
             url = src.what.removeprefix("content downloaded from ")
         else:
