@@ -708,40 +708,34 @@ class _Reader:
             self.facts.shell[:0] = saved
         if self.gets and self.ran_written:
             line, dest = self.gets[0]
-            self.facts.flows.append(
-                flow(
-                    "download-exec",
-                    "critical",
-                    self.ran_written[0],
-                    f"downloads {dest}, saves it to a file and runs that file",
-                    Source(f"downloads {dest}", line, True),
-                )
+            self.flow(
+                "download-exec",
+                "critical",
+                self.ran_written[0],
+                f"downloads {dest}, saves it to a file and runs that file",
+                Source(f"downloads {dest}", line, True),
             )
         ran = [n for n, p in self.required if any(p == w for _, w in self.written)]
         if self.gets and ran and not self.evals:
             self.evals.append(ran[0])  # a downloaded file written and then `require`d is run
         if self.gets and self.evals:
             line, dest = self.gets[0]
-            self.facts.flows.append(
-                flow(
-                    "download-exec",
-                    "critical",
-                    self.evals[0],
-                    f"downloads {dest} and evaluates it as JavaScript",
-                    Source(f"downloads {dest}", line, True),
-                )
+            self.flow(
+                "download-exec",
+                "critical",
+                self.evals[0],
+                f"downloads {dest} and evaluates it as JavaScript",
+                Source(f"downloads {dest}", line, True),
             )
         if self.sockets and self.shells:
             line, dest = next((x for x in self.sockets if x[1]), self.sockets[0])
             dest = dest or "a remote host"
-            self.facts.flows.append(
-                flow(
-                    "reverse-shell",
-                    "critical",
-                    self.shells[0],
-                    f"connects to {dest} and starts a shell in the same program",
-                    Source(dest, line, True, how=f"connects to {dest}"),
-                )
+            self.flow(
+                "reverse-shell",
+                "critical",
+                self.shells[0],
+                f"connects to {dest} and starts a shell in the same program",
+                Source(dest, line, True, how=f"connects to {dest}"),
             )
 
     def _bound(self, n: Any, a: list[Any], code: str) -> str:
@@ -851,6 +845,9 @@ class _Reader:
                 return got
         return None
 
+    def flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
+        self.facts.flows.append(flow(kind, sev, line, text, src))
+
     def sends_files(self, a: list[Any], line: int, dest: str) -> None:
         """`req.end(fs.readFileSync(p))`: the file at `p` is sent (what it holds may be a secret another
         file of the skill put there)."""
@@ -882,9 +879,7 @@ class _Reader:
                         src = Source(s, line, True)
                 if src is not None:
                     text = f"reads {src[0]} and sends it by mail"
-                    self.facts.flows.append(
-                        flow("secret-network", "critical" if src[2] else "medium", line, text, src)
-                    )
+                    self.flow("secret-network", "critical" if src[2] else "medium", line, text, src)
                     return
 
     def call(self, n: Any) -> None:
@@ -904,7 +899,7 @@ class _Reader:
             # import("https://…"): a module fetched from the network and run
             text = f"imports {url} from the network and runs it as a module"
             sev = "medium" if _MODULE_CDN.match(url) else "critical"  # Deno and browser code do this
-            self.facts.flows.append(flow("download-exec", sev, line, text, None))
+            self.flow("download-exec", sev, line, text, None)
         if any(x.type == "identifier" and self.qual(x) in ("eval", "Function") for x in a):
             self.evals.append(line)  # `.then(eval)`: the evaluator handed on as a callback
         if short == "sendMail" and f.type == "member_expression" and a:
@@ -938,9 +933,7 @@ class _Reader:
                 or "recursive" in self.text(args)
             )
             if recursive and destroys(target):
-                self.facts.flows.append(
-                    flow("destruction", "high", line, f"recursively deletes {target}", None)
-                )
+                self.flow("destruction", "high", line, f"recursively deletes {target}", None)
         if q.startswith("child_process.") and short in _EXEC and a:
             if a[0].type == "identifier" and self.text(a[0]) in self.written_names:
                 self.ran_written.append(line)  # a file this program wrote is run as a program
@@ -990,7 +983,7 @@ class _Reader:
                 for x in a:
                     if src := self.source(x):
                         sev, text = sent(src, conn)
-                        self.facts.flows.append(flow("secret-network", sev, line, text, src))
+                        self.flow("secret-network", sev, line, text, src)
                         return
                 self.sends_files(a, line, conn)
         dns = q in _DNS
@@ -1000,7 +993,7 @@ class _Reader:
                 if not src:
                     continue
                 sev, text = sent(src, self.fold(a[0]), dns)
-                self.facts.flows.append(flow("secret-network", sev, line, text, src))
+                self.flow("secret-network", sev, line, text, src)
                 return
             if not dns:
                 self.sends_files(a, line, self.fold(a[0]) or "the network")
