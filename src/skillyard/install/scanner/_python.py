@@ -58,6 +58,8 @@ _EXEC = {
     "asyncio.create_subprocess_exec",
 }
 _EXEC_PREFIX = ("os.exec", "os.spawn", "os.posix_spawn")
+#: The last part of those names, to tell cheaply whether a function may run a program.
+_EXEC_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in _EXEC) | {"posix_spawn"}
 _CODE = {"eval", "exec", "builtins.eval", "builtins.exec", "compile"}
 #: Loading these runs code the data carries (a pickle's `__reduce__`): a download loaded so is run.
 _UNPICKLE = {
@@ -201,8 +203,10 @@ class _Reader:
         self.file_of: dict[str, str] = {}
         self.dl_files: dict[str, str] = {}
         self.shell_lines: list[int] = []
-        #: calls to helpers whose commands were read with the call's arguments
+        #: calls to helpers whose commands were read with the call's arguments; lines of calls that
+        #: may run a program
         self.helper_runs = 0
+        self.exec_lines: list[int] = []
 
     # ------------------------------------------------------------ names
 
@@ -709,6 +713,7 @@ class _Reader:
                 self.defs.setdefault(fn.name, fn)
         if len(nodes) > MAX_NODES:
             del nodes[MAX_NODES:]
+        self.exec_lines = [n.lineno for n in nodes if isinstance(n, ast.Call) and _may_run(n)]
         for i in range(3):
             if i == 2 and not self.late:
                 break
@@ -799,7 +804,7 @@ class _Reader:
         sub.defs, sub.done, sub.ready = self.defs, self.done, True
         sub.copied, sub.params = self.copied, self.params
         sub.archive_of, sub.sockets, sub.received = self.archive_of, self.sockets, self.received
-        sub.file_of, sub.dl_files = self.file_of, self.dl_files
+        sub.file_of, sub.dl_files, sub.exec_lines = self.file_of, self.dl_files, self.exec_lines
         sub.budget = self.budget
         for node in body:
             sub.budget -= 1
@@ -1126,8 +1131,13 @@ class _Reader:
         line = call.lineno
         if self.sinks or self._local(f) is not None:
             self._call_sinks(call, f)
-        if self.ready and f in self.defs:
-            self._runs_helper(call, self.defs[f])
+        if (
+            self.ready
+            and (fn := self.defs.get(f)) is not None
+            and len(fn.body) <= 8
+            and self._runs_commands(fn)
+        ):
+            self._runs_helper(call, fn)
         args = [*call.args, *(k.value for k in call.keywords)]
         if (
             short in _PACK_METHODS
@@ -1283,6 +1293,11 @@ class _Reader:
                 if hit:
                     self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
 
+    def _runs_commands(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether a function of this file may call something that runs a program."""
+        end = fn.end_lineno or fn.lineno
+        return any(fn.lineno <= n <= end for n in self.exec_lines)
+
     def _runs_helper(self, call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """`git("push", "--force", "--all")` with `def git(*args): run(["git", *args])`: the commands
         a short helper runs, with this call's constant arguments in its parameters' place, are
@@ -1295,7 +1310,6 @@ class _Reader:
         ]
         if (
             fn.name in self.folding
-            or len(fn.body) > 8
             or self.helper_runs >= 64
             or call.keywords
             or a.kwonlyargs
@@ -1555,6 +1569,13 @@ def _path_join(parts: list[str]) -> str:
     for v in parts:
         out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
     return out
+
+
+def _may_run(call: ast.Call) -> bool:
+    """Whether a call's name is one that runs a program (`run`, `os.system`, `os.spawnl` ...)."""
+    f = call.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name in _EXEC_NAMES or name.startswith(("exec", "spawn"))
 
 
 def _argv0(call: ast.Call, f: str) -> ast.AST | None:
