@@ -30,7 +30,7 @@ import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
 from skillyard.install.scanner import _archive, _context
-from skillyard.install.scanner._flows import CodeFacts, Project
+from skillyard.install.scanner._flows import JS_EXTS, CodeFacts, Project
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -242,10 +242,6 @@ def load_rules(path: str | None = None) -> tuple[Rule, ...]:
     return parse_rules(data, compile_now=path is not None)
 
 
-def rules_by_id(rules: Iterable[Rule] | None = None) -> dict[str, Rule]:
-    return {r.id: r for r in (rules if rules is not None else load_rules())}
-
-
 # ---------------------------------------------------------------- findings and reports
 
 
@@ -331,7 +327,6 @@ class ScanReport:
     findings: list[Finding] = field(default_factory=list)
     policy: ScanPolicy = field(default_factory=ScanPolicy)
     files_scanned: int = 0
-    bytes_scanned: int = 0
 
     @property
     def max_severity(self) -> str:
@@ -655,6 +650,21 @@ class _Ctx:
     project: Project | None = None
     #: encrypted zips an archive skill keeps as small test fixtures -> their member names
     fixtures: dict[str, str] = field(default_factory=dict)
+    #: files the skill's code fills with a secret -> (the file that does it, the secret); and
+    #: (file, line, path, destination) of files the code sends
+    stashed: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    sent_files: list[tuple[str, int, str, str]] = field(default_factory=list)
+    #: builtin check -> the rule that reports it (a custom rule set may leave some out)
+    builtins: dict[str | None, Rule] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.builtins = {r.builtin: r for r in self.rules if r.builtin}
+
+    def flag(self, builtin: str, rel: str, line: int | None, snip: str, tail: str = "", **kw: Any) -> None:
+        """Report a builtin check's finding when the rule set has that check; `tail` extends the
+        rule's title with what this finding is."""
+        if (r := self.builtins.get(builtin)) is not None:
+            self.add(r, rel, line, snip, f"{r.title}{tail}" if tail else None, **kw)
 
     def add(
         self,
@@ -747,7 +757,6 @@ def scan_text(
     """Scan one text; returns its findings (also used by the rule-example tests)."""
     rules = rules if rules is not None else load_rules()
     ctx = _ctx or _Ctx(rules, policy or ScanPolicy(), [], set())
-    by_builtin = {r.builtin: r for r in rules if r.builtin}
     lines, invisibles = normalise(text)
     fctx: _context.FileContext | None = None
     facts: CodeFacts | None = None
@@ -783,10 +792,8 @@ def scan_text(
         return _line_base if _line_base is not None else n
 
     for inv in invisibles:
-        r = by_builtin.get(inv.kind)
-        if r is not None:
-            note = f"{inv.count} invisible character(s) revealed: " if inv.kind != "unicode-tag" else ""
-            ctx.add(r, rel, where(inv.line), snippet(note + inv.display))
+        note = f"{inv.count} invisible character(s) revealed: " if inv.kind != "unicode-tag" else ""
+        ctx.flag(inv.kind, rel, where(inv.line), snippet(note + inv.display))
 
     regex_rules = [r for r in rules if r.match_src and r.applies_to(rel)]
     single = [r for r in regex_rules if not r.then_src]
@@ -862,12 +869,14 @@ def scan_text(
                     snippet(joined, m[0], m[1]),
                     demote=weigh(r, ln.number, ln.text, max(0, m[0] - pos) + lead),
                 )
-    _padding(lines, rel, by_builtin, ctx, where)
+    _padding(lines, rel, ctx, where)
     if facts is not None and fctx is not None:
-        _report_code(facts, fctx, text, rel, ctx, by_builtin, _depth)
+        _report_code(facts, fctx, text, rel, ctx, _depth)
+        for path, src in facts.stashed.items():
+            ctx.stashed.setdefault(path, (rel, src))
+        ctx.sent_files += [(rel, *sent) for sent in facts.sent_files]
 
-    enc = by_builtin.get("encoded-payload")
-    if enc is not None and _depth < MAX_DECODE_DEPTH:
+    if "encoded-payload" in ctx.builtins and _depth < MAX_DECODE_DEPTH:
         for ln in lines:
             if len(ln.text) < 24:
                 continue
@@ -879,17 +888,14 @@ def scan_text(
                 dangerous = [f for f in inner.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"]]
                 if dangerous:
                     worst = max(dangerous, key=lambda f: SEVERITY_RANK[f.severity])
-                    ctx.add(
-                        enc,
+                    ctx.flag(
+                        "encoded-payload",
                         rel,
                         where(ln.number),
                         snippet(f"decodes to: {decoded}"),
-                        title=f"{enc.title}: {worst.title}",
+                        f": {worst.title}",
                     )
     return ctx.findings
-
-
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 
 
 #: At most this much of a paragraph before a line is read for what introduces a phrase on it.
@@ -915,7 +921,7 @@ def _paragraphs(lines: list[Line], fctx: _context.FileContext) -> list[list[Line
     cur: list[Line] = []
     for ln in lines:
         prose = fctx.kinds.get(ln.number, "prose") == "prose" and bool(ln.text.strip())
-        if not prose or _LIST_ITEM.match(ln.text):
+        if not prose or _context.LIST_ITEM.match(ln.text):
             if len(cur) > 1:
                 out.append(cur)
             cur = [ln] if prose else []
@@ -966,60 +972,34 @@ def _read_code(
     `project`, values that come from or go to the skill's other files are followed there."""
     lang = _language(rel, text)
     facts = CodeFacts()
-    if lang == "python":
-        from skillyard.install.scanner import _python
-
-        if (got := _python.analyse(text, project, rel)) is not None:
-            facts.extend(got)
-    elif lang == "shell":
-        from skillyard.install.scanner import _shell
-
-        if (got := _shell.analyse(text, 0, project, rel)) is not None:
-            facts.extend(got)
-    elif lang in ("javascript", "typescript", "tsx"):
-        from skillyard.install.scanner import _js
-
-        if (got := _js.analyse(text, lang, project, rel)) is not None:
-            facts.extend(got)
+    if lang is not None:
+        _extend(facts, _read_file(lang, text, project, rel, False))
     elif fctx.markdown:
         for fence in fctx.fences:
             body = fence.body
             if fence.lang in _context.SHELL_LANGS:
-                from skillyard.install.scanner import _shell
-
                 if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
                     body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
-                got = _shell.analyse(body, 0, project, rel)
+                _extend(facts, _read_file("shell", body, project, rel, False), fence.first_line - 1)
             elif fence.lang in _context.PYTHON_LANGS:
-                from skillyard.install.scanner import _python
-
-                got = _python.analyse(body)
+                _extend(facts, _read_file("python", body, None, "", False), fence.first_line - 1)
             elif fence.lang in _context.JS_LANGS:
-                from skillyard.install.scanner import _js
-
-                got = _js.analyse(body, _context.JS_LANGS[fence.lang])
-            else:
-                continue
-            if got is not None:
-                facts.extend(got, fence.first_line - 1)
+                _extend(
+                    facts,
+                    _read_file(_context.JS_LANGS[fence.lang], body, None, "", False),
+                    fence.first_line - 1,
+                )
         for line, cmd in fctx.bang:
-            from skillyard.install.scanner import _shell
-
-            if (got := _shell.analyse(cmd, 0, project, rel)) is not None:
-                facts.extend(got, line - 1)
+            _extend(facts, _read_file("shell", cmd, project, rel, False), line - 1)
     elif rel.rsplit("/", 1)[-1] == "package.json":
         _package_scripts(text, facts, project, rel)
     elif (script := _embedded_shell(rel, text)) is not None:
         # Makefile recipes, CI steps, Dockerfile RUN lines, commands in configuration are shell
-        from skillyard.install.scanner import _shell
-
-        if (got := _shell.analyse(script, 0, project, rel)) is not None:
-            facts.extend(got)
+        _extend(facts, _read_file("shell", script, project, rel, False))
     elif _ext(rel) in _OTHER_CODE:
         from skillyard.install.scanner import _lexical
 
-        if (got := _lexical.analyse(rel, text)) is not None:
-            facts.extend(got)
+        _extend(facts, _lexical.analyse(rel, text))
     else:
         return None
     if facts.shell:
@@ -1038,6 +1018,27 @@ def _read_code(
                 fl = type(fl)(fl.kind, fl.severity, at, fl.text, steps)
                 facts.flows.append(_with_stand_ins(fl, facts.stand_ins) if facts.stand_ins else fl)
     return facts
+
+
+def _read_file(lang: str, text: str, project: Project | None, rel: str, export: bool) -> CodeFacts | None:
+    """One file of a language with a parser, read by its reader (`export`: also what it offers the
+    skill's other files)."""
+    if lang == "python":
+        from skillyard.install.scanner import _python
+
+        return _python.analyse(text, project, rel, export=export)
+    if lang == "shell":
+        from skillyard.install.scanner import _shell
+
+        return _shell.analyse(text, 0, project, rel)
+    from skillyard.install.scanner import _js
+
+    return _js.analyse(text, lang, project, rel, export=export)
+
+
+def _extend(facts: CodeFacts, got: CodeFacts | None, line_offset: int = 0) -> None:
+    if got is not None:
+        facts.extend(got, line_offset)
 
 
 #: Code in languages without a parser, read lightly by `_lexical` (its EXTS, kept here so a skill
@@ -1094,8 +1095,6 @@ def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: 
     """package.json install hooks are shell commands that run on install: read them as shell."""
     import json
 
-    from skillyard.install.scanner import _shell
-
     try:
         data = json.loads(text)
     except ValueError:
@@ -1109,8 +1108,7 @@ def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: 
         if not isinstance(cmd, str) or not cmd.strip():
             continue
         at = next((i for i, ln in enumerate(lines, 1) if f'"{key}"' in ln), 1)
-        if (got := _shell.analyse(cmd, 0, project, rel)) is not None:
-            facts.extend(got, at - 1)
+        _extend(facts, _read_file("shell", cmd, project, rel, False), at - 1)
 
 
 def _report_code(
@@ -1119,7 +1117,6 @@ def _report_code(
     text: str,
     rel: str,
     ctx: _Ctx,
-    by_builtin: dict[str | None, Rule],
     depth: int,
 ) -> None:
     physical = text.split("\n")
@@ -1128,7 +1125,7 @@ def _report_code(
         return physical[n - 1] if 0 < n <= len(physical) else ""
 
     for fl in facts.flows:
-        r = by_builtin.get(_FLOW_BUILTIN[fl.kind])
+        r = ctx.builtins.get(_FLOW_BUILTIN[fl.kind])
         if r is None:
             continue
         ctx.add(
@@ -1141,7 +1138,7 @@ def _report_code(
             demote=fctx.demotion(fl.line, r.category, r.id, "", 0),
             flow=tuple((n, step, rel if f is None else f) for n, step, f in fl.steps),
         )
-    asm = by_builtin.get("assembled-command")
+    asm = ctx.builtins.get("assembled-command")
     if asm is None or depth >= MAX_DECODE_DEPTH:
         return
     done: set[tuple[int, str]] = set()
@@ -1170,38 +1167,24 @@ def _report_code(
             )
 
 
-def _padding(lines: list[Line], rel: str, by_builtin: dict[str | None, Rule], ctx: _Ctx, where: Any) -> None:
-    blank_rule = by_builtin.get("padding-blank-lines")
-    ws_rule = by_builtin.get("padding-long-whitespace")
+def _padding(lines: list[Line], rel: str, ctx: _Ctx, where: Any) -> None:
     run = 0
     run_start = 0
-    for idx, ln in enumerate(lines):
+    for ln in lines:
         if not ln.text.strip():
             if run == 0:
                 run_start = ln.number
             run += 1
             continue
-        if blank_rule is not None and run >= 200:
-            ctx.add(
-                blank_rule,
-                rel,
-                where(ln.number),
-                snippet(f"{run} blank lines (from line {run_start}) before: {ln.display}"),
-            )
+        if run >= 200:
+            text = f"{run} blank lines (from line {run_start}) before: {ln.display}"
+            ctx.flag("padding-blank-lines", rel, where(ln.number), snippet(text))
         run = 0
-        del idx
-    if ws_rule is not None:
-        for ln in lines:
-            if len(ln.display) >= 1000 and re.search(r"[ \t\u00a0]{1000,}", ln.display):
-                m = re.search(r"[ \t\u00a0]{1000,}", ln.display)
-                assert m is not None
-                tail = ln.display[m.end() :].strip()
-                ctx.add(
-                    ws_rule,
-                    rel,
-                    where(ln.number),
-                    snippet(f"{m.end() - m.start()} spaces hide: {tail or '(end of line)'}"),
-                )
+    for ln in lines:
+        if len(ln.display) >= 1000 and (m := re.search(r"[ \t\u00a0]{1000,}", ln.display)):
+            tail = ln.display[m.end() :].strip() or "(end of line)"
+            text = f"{m.end() - m.start()} spaces hide: {tail}"
+            ctx.flag("padding-long-whitespace", rel, where(ln.number), snippet(text))
 
 
 # ---------------------------------------------------------------- files
@@ -1282,121 +1265,92 @@ def _read_for_scan(full: Path, rel: str, root: Path | None) -> Bounded:
         os.close(fd)
 
 
-def _scan_file(full: Path, rel: str, ctx: _Ctx, root: Path | None = None) -> int:
-    """Scan one regular file, read bounded and never through a link; returns bytes read."""
+def _scan_file(full: Path, rel: str, ctx: _Ctx, root: Path | None = None) -> None:
+    """Scan one regular file, read bounded and never through a link."""
     got = _read_for_scan(full, rel, root)
     if got.truncated:
-        by_builtin = {r.builtin: r for r in ctx.rules if r.builtin}
-        if r := by_builtin.get("oversized-file"):
-            ctx.add(r, rel, None, snippet(f"{got.size} bytes (scan limit {MAX_SCAN_BYTES})"))
-        return 0
-    return _scan_bytes(got.data, rel, ctx, 0)
+        ctx.flag("oversized-file", rel, None, snippet(f"{got.size} bytes (scan limit {MAX_SCAN_BYTES})"))
+    else:
+        _scan_bytes(got.data, rel, ctx, 0)
 
 
-def _scan_archive(data: bytes, rel: str, ctx: _Ctx, by_builtin: dict[str | None, Rule], nesting: int) -> None:
+def _scan_archive(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
     """List an archive: encrypted is a finding by itself; members of a readable one are scanned."""
     listing = _archive.inspect(data)
-    if listing.encrypted and (r := by_builtin.get("encrypted-archive")):
+    if listing.encrypted:
         fixture = ctx.fixtures.get(rel) if nesting == 0 else None
-        ctx.add(
-            r,
+        ctx.flag(
+            "encrypted-archive",
             rel,
             None,
             snippet(f"{listing.kind} archive with password-protected content ({len(data)} bytes)"),
-            title=f"{r.title} (a small test fixture of an archive skill, holding {fixture})"
-            if fixture
-            else None,
+            f" (a small test fixture of an archive skill, holding {fixture})" if fixture else "",
             severity="medium" if fixture else None,
         )
-    nested = by_builtin.get("nested-archive")
     if listing.unreadable or nesting >= _archive.MAX_NESTING:
-        if nested:
-            why = listing.unreadable or "archive nested too deeply"
-            ctx.add(
-                nested,
-                rel,
-                None,
-                snippet(f"{listing.kind} archive ({len(data)} bytes) cannot be scanned: {why}"),
-            )
+        why = listing.unreadable or "archive nested too deeply"
+        text = f"{listing.kind} archive ({len(data)} bytes) cannot be scanned: {why}"
+        ctx.flag("nested-archive", rel, None, snippet(text))
         if nesting >= _archive.MAX_NESTING:
             return
-    elif nested:
-        ctx.add(
-            nested,
-            rel,
-            None,
-            snippet(f"{listing.kind} archive: {len(listing.members)} member(s) listed and scanned"),
-            severity="low",
-        )
+    else:
+        text = f"{listing.kind} archive: {len(listing.members)} member(s) listed and scanned"
+        ctx.flag("nested-archive", rel, None, snippet(text), severity="low")
     for name, body in listing.members:
         _check_deadline()
         _scan_bytes(body, f"{rel}!/{name}", ctx, nesting + 1)
 
 
-def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> int:
-    """Scan one file's content (a file of the skill or an archive member); returns bytes read."""
-    by_builtin = {r.builtin: r for r in ctx.rules if r.builtin}
-    ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
+def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
+    """Scan one file's content (a file of the skill or an archive member)."""
+    ext = _ext(rel)
     size = len(data)
     if size > MAX_SCAN_BYTES:
-        if r := by_builtin.get("oversized-file"):
-            ctx.add(r, rel, None, snippet(f"{size} bytes (scan limit {MAX_SCAN_BYTES})"))
-        return 0
+        ctx.flag("oversized-file", rel, None, snippet(f"{size} bytes (scan limit {MAX_SCAN_BYTES})"))
+        return
     head = data[:8192]
     mime = _mime(head)
     is_exec = head.startswith(_EXEC_MAGIC[:-1]) or (head.startswith(b"MZ") and b"PE\x00\x00" in head[:1024])
     if ext in ("pyc", "pyo") or is_exec or mime in ("application/x-executable", "application/x-mach-binary"):
-        if r := by_builtin.get("binary-executable"):
-            ctx.add(
-                r,
-                rel,
-                None,
-                snippet(
-                    f"{'compiled bytecode' if ext in ('pyc', 'pyo') else 'native executable'} ({size} bytes)"
-                ),
-            )
-        if (ext in _MEDIA_EXT or ext in _TEXTISH_EXT) and (r := by_builtin.get("misleading-file-type")):
-            ctx.add(r, rel, None, snippet(f".{ext} file is actually an executable"))
-        return len(data)
+        what = "compiled bytecode" if ext in ("pyc", "pyo") else "native executable"
+        ctx.flag("binary-executable", rel, None, snippet(f"{what} ({size} bytes)"))
+        if ext in _MEDIA_EXT or ext in _TEXTISH_EXT:
+            ctx.flag("misleading-file-type", rel, None, snippet(f".{ext} file is actually an executable"))
+        return
     if mime in _ARCHIVE_MIME or _archive.kind_of(head) in ("zip", "7z", "rar", "tar"):
-        _scan_archive(data, rel, ctx, by_builtin, nesting)
-        if (
-            mime
-            and ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst")
-            and (r := by_builtin.get("misleading-file-type"))
-        ):
-            ctx.add(r, rel, None, snippet(f".{ext or '(no extension)'} file is actually {mime}"))
-        return len(data)
+        _scan_archive(data, rel, ctx, nesting)
+        if mime and ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst"):
+            text = f".{ext or '(no extension)'} file is actually {mime}"
+            ctx.flag("misleading-file-type", rel, None, snippet(text))
+        return
     if ext in _MEDIA_EXT and size < 1024 and _LFS_POINTER.match(data):
-        return len(data)  # the real file lives in Git LFS; the pointer is three lines of metadata
+        return  # the real file lives in Git LFS; the pointer is three lines of metadata
     if ext in _MEDIA_EXT:
         expected = _MEDIA_EXT[ext]
         if mime != expected and not (mime and mime.split("/")[0] == expected.split("/")[0]):
-            if r := by_builtin.get("misleading-file-type"):
-                what = mime or ("text" if b"\x00" not in head else "unknown binary data")
-                ctx.add(r, rel, None, snippet(f".{ext} file contains {what}"))
+            what = mime or ("text" if b"\x00" not in head else "unknown binary data")
+            ctx.flag("misleading-file-type", rel, None, snippet(f".{ext} file contains {what}"))
             if b"\x00" not in head:
-                _scan_decoded(data, rel, ctx, by_builtin)
-        return len(data)
+                _scan_decoded(data, rel, ctx)
+        return
     if mime and mime.split("/")[0] in ("image", "audio", "video", "font"):
-        if ext not in _MEDIA_EXT and ext != "svg" and (r := by_builtin.get("misleading-file-type")):
-            ctx.add(r, rel, None, snippet(f".{ext or '(no extension)'} file is actually {mime}"))
-        return len(data)
+        if ext not in _MEDIA_EXT and ext != "svg":
+            text = f".{ext or '(no extension)'} file is actually {mime}"
+            ctx.flag("misleading-file-type", rel, None, snippet(text))
+        return
     if b"\x00" in head:
-        if r := by_builtin.get("unknown-binary"):
-            ctx.add(r, rel, None, snippet(f"binary data ({mime or 'unknown type'}, {size} bytes)"))
-        return len(data)
-    _scan_decoded(data, rel, ctx, by_builtin)
-    return len(data)
+        text = f"binary data ({mime or 'unknown type'}, {size} bytes)"
+        ctx.flag("unknown-binary", rel, None, snippet(text))
+        return
+    _scan_decoded(data, rel, ctx)
 
 
-def _scan_decoded(data: bytes, rel: str, ctx: _Ctx, by_builtin: dict[str | None, Rule]) -> None:
+def _scan_decoded(data: bytes, rel: str, ctx: _Ctx) -> None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        if r := by_builtin.get("invalid-utf8"):
-            line = data[: e.start].count(b"\n") + 1
-            ctx.add(r, rel, line, snippet(f"invalid UTF-8 at byte {e.start}"))
+        line = data[: e.start].count(b"\n") + 1
+        ctx.flag("invalid-utf8", rel, line, snippet(f"invalid UTF-8 at byte {e.start}"))
         text = data.decode("utf-8", errors="replace")
     scan_text(text, rel, rules=ctx.rules, _ctx=ctx)
 
@@ -1511,13 +1465,12 @@ def _scan_path(
     policy = policy or ScanPolicy()
     ctx = _Ctx(rules, policy, [], set())
     report = ScanReport(str(root), name, ctx.findings, policy)
-    by_builtin = {r.builtin: r for r in rules if r.builtin}
     if root.is_file() and not root.is_symlink():
         report.name = name or root.parent.name
         try:
-            report.bytes_scanned = _scan_file(root, root.name, ctx)
+            _scan_file(root, root.name, ctx)
         except ScanTimeout:
-            _timed_out(ctx, by_builtin, root.name)
+            _timed_out(ctx, root.name)
         report.files_scanned = 1
         return _finish(report)
     if not root.is_dir():
@@ -1531,21 +1484,20 @@ def _scan_path(
         if stat.S_ISLNK(st.st_mode):
             continue  # hygiene decides about links; their targets are scanned as the files they are
         if not stat.S_ISREG(st.st_mode):
-            if r := by_builtin.get("special-file"):
-                ctx.add(r, rel, None, snippet("device, FIFO or socket"))
+            ctx.flag("special-file", rel, None, snippet("device, FIFO or socket"))
             continue
         try:
-            report.bytes_scanned += _scan_file(full, rel, ctx, root)
+            _scan_file(full, rel, ctx, root)
         except ScanTimeout:
-            _timed_out(ctx, by_builtin, rel)
+            _timed_out(ctx, rel)
             break
         except OSError as e:
-            if r := by_builtin.get("unknown-binary"):
-                ctx.add(r, rel, None, snippet(f"unreadable: {e.strerror}"))
+            ctx.flag("unknown-binary", rel, None, snippet(f"unreadable: {e.strerror}"))
             continue
         report.files_scanned += 1
-    if len(entries) > MAX_SCAN_FILES and (r := by_builtin.get("oversized-file")):
-        ctx.add(r, ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
+    _sent_stashes(ctx)
+    if len(entries) > MAX_SCAN_FILES:
+        ctx.flag("oversized-file", ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
     return _finish(report)
 
 
@@ -1648,6 +1600,8 @@ _PY_IMPORT = re.compile(
 )
 _SH_SOURCE = re.compile(r"(?:^|[;&|({][ \t]*)(?:source|\.)[ \t]+([^\n;&|]+)", re.M)
 _JS_IMPORT = re.compile(r"""(?:\brequire\s*\(\s*|\bfrom\s+|\bimport\s+)["'](\.{1,2}/[^"'\n]+)["']""")
+#: Extensions of the files that can import or `source` one another ("": a script with a shebang).
+_IMPORTING_EXT = frozenset({"py", "sh", "bash", "zsh", "ksh", "", *(e.lstrip(".") for e in JS_EXTS)})
 
 
 def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Project | None:
@@ -1659,23 +1613,7 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
     for rel, _full, st in entries:
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or len(texts) >= MAX_PROJECT_FILES:
             continue
-        ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
-        if ext not in (
-            "py",
-            "sh",
-            "bash",
-            "zsh",
-            "ksh",
-            "",
-            "js",
-            "mjs",
-            "cjs",
-            "ts",
-            "mts",
-            "cts",
-            "jsx",
-            "tsx",
-        ):
+        if _ext(rel) not in _IMPORTING_EXT:
             continue
         try:
             got = _read_for_scan(root / rel, rel, root)
@@ -1683,12 +1621,7 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
             continue
         if not got.truncated and b"\x00" not in got.data[:8192]:
             texts[rel] = got.data.decode("utf-8", "replace")
-    langs = {rel: _language(rel, text) for rel, text in texts.items()}
-    langs = {
-        rel: lang
-        for rel, lang in langs.items()
-        if lang in ("python", "shell", "javascript", "typescript", "tsx")
-    }
+    langs = {rel: lang for rel, text in texts.items() if (lang := _language(rel, text)) is not None}
     if len(langs) < 2:
         return None
     index = Project(dict.fromkeys(langs, None))  # type: ignore[arg-type]
@@ -1744,30 +1677,32 @@ def _project(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> Pro
     return project if project.exports else None
 
 
-def _export(project: Project, rel: str, lang: str | None, text: str, seen: Project | None) -> None:
+def _export(project: Project, rel: str, lang: str, text: str, seen: Project | None) -> None:
     """Read one imported file for what it offers the others (`seen`: what its own imports offer)."""
-    facts = None
-    if lang == "python":
-        from skillyard.install.scanner import _python
-
-        facts = _python.analyse(text, seen, rel, export=True)
-    elif lang in ("javascript", "typescript", "tsx"):
-        from skillyard.install.scanner import _js
-
-        facts = _js.analyse(text, lang, seen, rel, export=True)
-    else:
-        from skillyard.install.scanner import _shell
-
-        facts = _shell.analyse(text, 0, seen, rel)
+    facts = _read_file(lang, text, seen, rel, True)
     if facts is not None and facts.export is not None:
         project.exports[rel] = facts.export
 
 
-def _timed_out(ctx: _Ctx, by_builtin: dict[str | None, Rule], rel: str) -> None:
-    if r := by_builtin.get("oversized-file"):
-        ctx.add(
-            r, rel, None, snippet("scan time limit reached here; this and later files were not fully scanned")
-        )
+def _sent_stashes(ctx: _Ctx) -> None:
+    """One file of the skill fills a file with a secret (`cat ~/.git-credentials >> /tmp/.c/i`) and
+    another sends that file (`req.end(fs.readFileSync("/tmp/.c/i"))`): together they send the secret."""
+    from skillyard.install.scanner._flows import flow, sent
+
+    for rel, line, path, dest in ctx.sent_files:
+        where, src = ctx.stashed.get(path, (rel, None))
+        if src is None or where == rel:
+            continue
+        src = src.moved(where, line, f"reads {path}, which {where} filled")
+        sev, text = sent(src, dest)
+        fl = flow("secret-network", sev, line, text, src)
+        steps = tuple((n, step, rel if f is None else f) for n, step, f in fl.steps)
+        ctx.flag("flow-secret-network", rel, line, snippet(text), f": {text}", severity=sev, flow=steps)
+
+
+def _timed_out(ctx: _Ctx, rel: str) -> None:
+    text = "scan time limit reached here; this and later files were not fully scanned"
+    ctx.flag("oversized-file", rel, None, snippet(text))
 
 
 def _finish(report: ScanReport) -> ScanReport:
@@ -1817,14 +1752,7 @@ def to_sarif(
                 "ruleId": f.rule_id,
                 "level": _SARIF_LEVEL[f.severity],
                 "message": {"text": f"{f.title}. {f.remediation}"},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": f.file, "uriBaseId": "SKILLROOT"},
-                            "region": region,
-                        }
-                    }
-                ],
+                "locations": [_location(f.file, region)],
                 "properties": {
                     "severity": f.severity,
                     "category": f.category,
@@ -1842,10 +1770,7 @@ def to_sarif(
                                 "locations": [
                                     {
                                         "location": {
-                                            "physicalLocation": {
-                                                "artifactLocation": {"uri": at, "uriBaseId": "SKILLROOT"},
-                                                "region": {"startLine": n},
-                                            },
+                                            **_location(at, {"startLine": n}),
                                             "message": {"text": step},
                                         }
                                     }
@@ -1883,6 +1808,12 @@ def to_sarif(
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": runs,
+    }
+
+
+def _location(uri: str, region: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "physicalLocation": {"artifactLocation": {"uri": uri, "uriBaseId": "SKILLROOT"}, "region": region}
     }
 
 

@@ -76,7 +76,7 @@ _WATCH_HEADING = re.compile(
     r"attack\s+patterns?|attacks|threats?|anti-?patterns?|(?:prompt\s+)?injections?|malicious|phishing|scams?)\b",
     re.IGNORECASE,
 )
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 #: A step the model shows the user rather than runs ("tell the user how to load it", "the user adds
 #: it with crontab -e", "do not run that yourself").
 _FOR_USER = re.compile(
@@ -228,7 +228,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     for i, line in enumerate(lines, start=1):
         if fence is None and not _FENCE.match(line):
             # paragraphs and list items, for steps handed to the user
-            if not line.strip() or _LIST_ITEM.match(line) or _HEADING.match(line):
+            if not line.strip() or LIST_ITEM.match(line) or _HEADING.match(line):
                 close_item()
                 item, for_user = [], False
             if line.strip():
@@ -238,7 +238,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
                 watching = bool(_WATCH_HEADING.search(line))
                 in_item = False
             elif watching:
-                if _LIST_ITEM.match(line):
+                if LIST_ITEM.match(line):
                     in_item = True
                 elif not line.strip() or not line[:1].isspace():
                     in_item = False

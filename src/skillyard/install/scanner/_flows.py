@@ -6,6 +6,8 @@ things, so the two languages agree on what "reads ~/.aws/credentials" means.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -52,6 +54,18 @@ PERSIST_PATH = re.compile(
     r"|\.claude/settings(?:\.local)?\.json|/etc/sudoers|/etc/ld\.so\.preload)",
 )
 
+#: Official installers of developer toolchains: fetched and run as their vendors document, a
+#: download of one that is then run is weighed as rule SY-DL-002 weighs them (docs/scanner.md).
+OFFICIAL_INSTALLER = re.compile(
+    r"^https://(?:(?:sh\.rustup\.rs|install\.python-poetry\.org|get\.volta\.sh|sh\.vector\.dev|sdk\.cloud\.google\.com"
+    r"|get\.docker\.com|mise\.run|foundry\.paradigm\.xyz)(?=[/:?#]|$)"
+    r"|astral\.sh/(?:uv|ruff)/|bun\.sh/install|deno\.land/install\.(?:sh|ps1)|get\.pnpm\.io/install\.(?:sh|ps1)"
+    r"|raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm)/|ollama\.com/install\.(?:sh|ps1)|starship\.rs/install\.sh"
+    r"|(?:deb|rpm)\.nodesource\.com/setup_|fluxcd\.io/install\.sh|run\.linkerd\.io/install|claude\.ai/install\.(?:sh|ps1|cmd)"
+    r"|tailscale\.com/install\.sh|raw\.githubusercontent\.com/helm/helm/[^/\s]+/scripts/get-helm|cli\.moonrepo\.dev/install"
+    r"|pixi\.sh/install\.(?:sh|ps1)|get\.jetify\.com/devbox|opencode\.ai/install)"
+)
+
 KERNEL_PATH = re.compile(r"^/proc/sys/")
 #: Block devices that hold a disk (not /dev/null, /dev/zero or a loop device over an image file).
 DEVICE = re.compile(r"^/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
@@ -87,6 +101,11 @@ HOME_DATA = re.compile(
 )
 
 
+def destroys(path: str) -> bool:
+    """Whether deleting everything under `path` destroys the system or the user's own files."""
+    return bool(DESTROY_TARGET.match(path.rstrip("/") or "/") or HOME_DATA.match(path))
+
+
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
 #: Separates the values a name may hold when it is bound by a loop over constants
@@ -103,6 +122,22 @@ def combine(values: list[str], glue: Any) -> str:
     for v in values:
         combos = [c + [x] for c in combos for x in v.split(ALT)][:MAX_ALTS]
     return ALT.join(glue(c) for c in combos)
+
+
+def unbase64(s: str, charset: str = "latin-1") -> str | None:
+    """Base64 text as the characters it encodes (missing padding forgiven), or None."""
+    try:
+        return base64.b64decode(s + "=" * (-len(s) % 4)).decode(charset, "replace")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def unhex(s: str, charset: str = "latin-1") -> str | None:
+    """Hex digits as the characters they encode, or None."""
+    try:
+        return bytes.fromhex(s).decode(charset, "replace")
+    except ValueError:
+        return None
 
 
 def shown(value: str) -> str:
@@ -155,12 +190,26 @@ def cli_secret(words: list[str]) -> str | None:
 def cli_source(what: str, line: int) -> Source:
     """A credential a command printed. A token a CLI prints for its own service (`gh auth token`) is
     weighed like an API token (it is mostly sent to that service); a store's content is strong."""
-    cmd = what.removeprefix("the output of `")
-    return Source(what, line, not any(cmd.startswith(k) for k in _OWN_SERVICE))
+    return Source(what, line, _service(what) is None)
 
 
 def exfil_shaped(dest: str) -> bool:
     return any(EXFIL_HOST.search(d.strip()) for d in dest.split(ALT))
+
+
+def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:
+    """(severity, words) of `src` sent to `dest`. A DNS name that carries data is never an API
+    call, so it is critical, as is a credential store or a drop-shaped destination; a token
+    sent to an ordinary host is medium (that is mostly what tokens are for)."""
+    if dns:
+        return (
+            "critical",
+            f"reads {src.what} and sends it in a DNS lookup of {dest or 'a name built from it'}",
+        )
+    dest = dest or "the network"
+    return "critical" if src.strong or exfil_shaped(
+        dest
+    ) else "medium", f"reads {src.what} and sends it to {dest}"
 
 
 #: One step of a flow: (line, what happens there, file). File None: the file the flow is reported in.
@@ -202,29 +251,74 @@ class Flow:
     steps: tuple[Step, ...] = field(default=())
 
 
-#: A token a CLI prints for its own service, and the hosts of that service: sending it there is
-#: what it is for (medium, as for an API token), anywhere else is exfiltration.
-_OWN_SERVICE = {
-    "gh ": re.compile(r"github\.com|githubusercontent\.com"),
-    "gcloud ": re.compile(r"googleapis\.com|google\.com"),
-    "az ": re.compile(r"azure\.(?:com|net)|microsoft(?:online)?\.com|windows\.net"),
-    "aws ": re.compile(r"amazonaws\.com"),
-    "heroku ": re.compile(r"heroku\.com"),
-    "git credential": re.compile(r"github\.com|gitlab\.com|bitbucket\.org"),
-    "docker-credential": re.compile(
-        r"docker\.(?:io|com)|gcr\.io|ghcr\.io|quay\.io|azurecr\.io|amazonaws\.com"
-    ),
-}
+#: The services credentials are for: a store that holds one (matched in its path), the commands
+#: that print one (`gh auth token`), and the service's hosts. Sending a credential to its own
+#: service is what it is for (weighed as an API token); anywhere else is exfiltration.
+_SERVICES = tuple(
+    (re.compile(store), clis, re.compile(rf"(?:^|\.)(?:{hosts})$"))
+    for store, clis, hosts in (
+        (r"\.aws\b", ("aws ",), r"amazonaws\.com"),
+        (r"gcloud", ("gcloud ",), r"googleapis\.com|google\.com"),
+        (r"\.azure\b", ("az ",), r"azure\.(?:com|net)|microsoft(?:online)?\.com|windows\.net"),
+        (
+            r"\.docker/",
+            ("docker-credential",),
+            r"docker\.(?:io|com)|gcr\.io|ghcr\.io|quay\.io|azurecr\.io|amazonaws\.com",
+        ),
+        (r"\.npmrc", (), r"npmjs\.(?:org|com)"),
+        (r"\.pypirc", (), r"pypi\.org"),
+        (r"\.gem/", (), r"rubygems\.org"),
+        (r"\.cargo/", (), r"crates\.io"),
+        (r"gh/hosts", ("gh ",), r"github\.com|githubusercontent\.com"),
+        (r"git-credentials", ("git credential",), r"github\.com|gitlab\.com|bitbucket\.org"),
+        (r"(?!)", ("heroku ",), r"heroku\.com"),
+    )
+)
+
+
+def _service(what: str) -> re.Pattern[str] | None:
+    """The hosts of the service the credential `what` (a store, or a command's output) is for."""
+    cmd = what.removeprefix("the output of `")
+    for store, clis, hosts in _SERVICES:
+        if cmd.startswith(clis) if cmd != what else store.search(what):
+            return hosts
+    return None
+
+
+def own_service(what: str, dest: str) -> bool | None:
+    """Whether `dest` (a URL or host) belongs to the service `what` is for; None when it names no host."""
+    host = re.sub(r"^[a-z]+://", "", dest.strip(), flags=re.I).split("/", 1)[0].split(":", 1)[0].lower()
+    hosts = _service(what)
+    if hosts is None or not re.fullmatch(r"[\w-]+(?:\.[\w-]+)+", host):
+        return None
+    return bool(hosts.search(host))
 
 
 def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
     if kind == "secret-network" and src is not None and src.what.startswith("the output of `"):
-        cmd = src.what[len("the output of `") :]
         dest = text.rsplit(" to ", 1)[-1] if " to " in text else ""
-        own = next((hosts for k, hosts in _OWN_SERVICE.items() if cmd.startswith(k)), None)
-        if own is not None and re.search(r"://|^[\w-]+(?:\.[\w-]+)+", dest) and not own.search(dest):
+        if own_service(src.what, dest) is False:
             sev = "critical"  # `gh auth token` sent to a host that is not GitHub's
     return Flow(kind, sev, line, text, (*(src.steps() if src else ()), (line, text, None)))
+
+
+def written(path: str, line: int, content: str | None = None) -> Flow | None:
+    """What writing `path` does beyond the skill's own run (`content`: what is written, when known):
+    sets a kernel knob (a crash handler that pipes to a program is critical; cache and swap tuning
+    is ordinary advice), overwrites a disk, or leaves something that runs on every session."""
+    if KERNEL_PATH.match(path):
+        if path.endswith(("drop_caches", "swappiness")):
+            return None
+        handler = path.endswith(("core_pattern", "modprobe")) and (content is None or "|" in content)
+        return flow(
+            "kernel", "critical" if handler else "high", line, f"writes the kernel setting {path}", None
+        )
+    if DEVICE.match(path):
+        return flow("destruction", "high", line, f"overwrites the disk device {path}", None)
+    if PERSIST_PATH.search(path):
+        text = f"writes {path}, which runs or is read on every session"
+        return flow("persistence", persistence_severity(path, content), line, text, None)
+    return None
 
 
 @dataclass(slots=True)
@@ -274,13 +368,13 @@ class Project:
 
     exports: dict[str, Export] = field(default_factory=dict)
 
-    def python_module(self, rel: str, module: str | None, level: int = 0) -> Export | None:
-        """The skill's file an `import` in `rel` names, resolved as Python would from the script's
-        directory (scripts run as `python scripts/x.py` import their siblings) or the skill root."""
-        path = self.python_module_path(rel, module, level)
+    def get(self, path: str | None) -> Export | None:
+        """What the skill's file at `path` (one of the `*_path` answers) offers, if it was read."""
         return self.exports.get(path) if path else None
 
     def python_module_path(self, rel: str, module: str | None, level: int = 0) -> str | None:
+        """The skill's file an `import` in `rel` names, resolved as Python would from the script's
+        directory (scripts run as `python scripts/x.py` import their siblings) or the skill root."""
         here = rel.rsplit("/", 1)[0] if "/" in rel else ""
         if level:
             parts = here.split("/") if here else []
@@ -296,12 +390,8 @@ class Project:
                     return cand
         return None
 
-    def js_module(self, rel: str, spec: str) -> Export | None:
-        """The skill's file a relative `require`/`import` in `rel` names (`./read`, `../lib/x.js`)."""
-        hit = self.js_module_path(rel, spec)
-        return self.exports.get(hit) if hit else None
-
     def js_module_path(self, rel: str, spec: str) -> str | None:
+        """The skill's file a relative `require`/`import` in `rel` names (`./read`, `../lib/x.js`)."""
         if not spec.startswith("."):
             return None
         parts = rel.split("/")[:-1]
@@ -320,13 +410,9 @@ class Project:
                 return cand
         return None
 
-    def shell_file(self, rel: str, path: str) -> Export | None:
+    def shell_file_path(self, rel: str, path: str) -> str | None:
         """The skill's file a `source`/`.` in `rel` reads; a path built at run time (`$DIR/x.sh`)
         is matched by its last part when exactly one shell file of the skill has that name."""
-        hit = self.shell_file_path(rel, path)
-        return self.exports.get(hit) if hit else None
-
-    def shell_file_path(self, rel: str, path: str) -> str | None:
         here = rel.rsplit("/", 1)[0] if "/" in rel else ""
         clean = path.strip("\"'")
         if "$" not in clean and "`" not in clean:
@@ -364,6 +450,10 @@ class CodeFacts:
     #: shell variables standing for secrets in `shell` commands (`curl -d "$SY_SECRET_0" ...`):
     #: a secret the code puts into a command it runs
     stand_ins: dict[str, Source] = field(default_factory=dict)
+    #: files this code fills with secret material -> that secret (another file may send them)
+    stashed: dict[str, Source] = field(default_factory=dict)
+    #: (line, path, destination): files whose content this code sends, not known here to be secret
+    sent_files: list[tuple[int, str, str]] = field(default_factory=list)
 
     def extend(self, other: CodeFacts, line_offset: int = 0) -> None:
         for f in other.flows:
@@ -379,5 +469,7 @@ class CodeFacts:
         self.assembled.extend((n + line_offset, s) for n, s in other.assembled)
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)
+        self.stashed.update(other.stashed)
+        self.sent_files.extend((n + line_offset, p, d) for n, p, d in other.sent_files)
         for k, src in other.stand_ins.items():
             self.stand_ins[k] = src._replace(line=src.line + line_offset) if not src.via else src

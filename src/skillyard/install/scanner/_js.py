@@ -8,18 +8,14 @@ modules are resolved. Like the Python reader it is flow-insensitive within a fil
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 from typing import Any
 
 from skillyard.install.scanner._flows import (
-    DESTROY_TARGET,
-    HOME_DATA,
-    KERNEL_PATH,
+    ALT,
+    MAX_ALTS,
     PARAM,
-    PERSIST_PATH,
     SECRET_ENV,
     STAND_IN,
     CodeFacts,
@@ -29,12 +25,16 @@ from skillyard.install.scanner._flows import (
     Source,
     cli_secret,
     cli_source,
-    exfil_shaped,
+    combine,
+    destroys,
     flow,
-    persistence_severity,
     secret_path,
+    sent,
     stand_in_command,
     stand_in_marker,
+    unbase64,
+    unhex,
+    written,
 )
 
 MAX_BYTES = 512 * 1024
@@ -52,7 +52,8 @@ _NET = {
     "needle.post",
 }
 _DNS = {"dns.lookup", "dns.resolve", "dns.resolve4", "dns.promises.lookup", "dns.promises.resolve"}
-_READ = {"fs.readFileSync", "fs.readFile", "fs.promises.readFile", "readFileSync", "readFile"}
+#: File calls, as `_fs` spells them (without `fs.`, `fs.promises.`, `fs-extra.` or `fse.`).
+_READ = {"readFileSync", "readFile"}
 #: Calls that fetch something from the network (their result may be code).
 _GET = {
     "http.get",
@@ -88,41 +89,19 @@ _EVAL = {
     "vm.Script",
     "vm.compileFunction",
 }
-_WRITE = {
-    "fs.writeFileSync",
-    "fs.writeFile",
-    "fs.appendFileSync",
-    "fs.appendFile",
-    "fs.promises.writeFile",
-    "fs.promises.appendFile",
-    "writeFileSync",
-    "writeFile",
-    "appendFileSync",
-    "appendFile",
-    "fs.createWriteStream",
-}
-_REMOVE = {
-    "fs.rmSync",
-    "fs.rm",
-    "fs.rmdirSync",
-    "fs.rmdir",
-    "fs.promises.rm",
-    "fs.promises.rmdir",
-    "rmSync",
-    "rm",
-    "rimraf",
-    "rimraf.sync",
-    "fse.removeSync",
-    "fse.remove",
-    "fs-extra.removeSync",
-    "fs-extra.remove",
-}
+_WRITE = {"writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream"}
+_REMOVE = {"rmSync", "rm", "rmdirSync", "rmdir", "removeSync", "remove", "rimraf", "rimraf.sync"}
+_FS_MODULE = re.compile(r"^(?:fs[./]promises|fs|fs-extra|fse)\.")
 #: Module registries and CDNs that Deno and browser code import from by URL.
 _MODULE_CDN = re.compile(
     r"(?i)https://(?:deno\.land|jsr\.io|esm\.sh|esm\.run|cdn\.jsdelivr\.net|unpkg\.com|cdn\.skypack\.dev|ga\.jspm\.io)/"
 )
 #: Names of the global object: a call through them is a call of the global function.
 _GLOBALS = frozenset({"globalThis", "window", "global", "self"})
+#: Expressions that stand for the one inside them (TypeScript's `x as T`, `x!`, `x satisfies T`).
+_WRAPPED = frozenset(
+    {"parenthesized_expression", "as_expression", "non_null_expression", "satisfies_expression"}
+)
 _LOCAL = re.compile(r"^(?:127\.|localhost\b|::1$|\[::1\]|0\.0\.0\.0)")
 #: A helper whose name says it reads (`readIf`, `loadFile`, `slurp`) is a read when handed a secret path.
 _READISH = re.compile(r"read|load|slurp|cat|get.*file|grab", re.IGNORECASE)
@@ -268,7 +247,7 @@ class _Reader:
             return self.env.get(self.text(n))
         if t == "number":
             return self.text(n)
-        if t == "parenthesized_expression" and n.named_children:
+        if t in _WRAPPED and n.named_children:
             return self.fold(n.named_children[0])
         if t == "binary_expression":
             op = n.child_by_field_name("operator")
@@ -278,7 +257,7 @@ class _Reader:
             if op is not None and self.text(op) == "+":
                 a = self.fold(n.child_by_field_name("left"))
                 b = self.fold(n.child_by_field_name("right"))
-                return a + b if a is not None and b is not None else None
+                return combine([a, b], "".join) if a is not None and b is not None else None
             return None
         if t == "member_expression":
             if self.qual(n) == "process.env.HOME":
@@ -297,6 +276,8 @@ class _Reader:
         a = args.named_children
         if q in ("os.homedir", "homedir"):
             return "~"
+        if q in ("os.tmpdir", "tmpdir"):
+            return "/tmp"
         if q == "process.cwd":
             return "."
         if q == "String.fromCharCode.apply" and len(a) == 2 and a[1].type == "identifier":
@@ -309,10 +290,13 @@ class _Reader:
             vals = [self.fold(x) for x in a]
             if not vals or any(v is None for v in vals):
                 return None
-            return "/".join(str(v).strip("/") if i else str(v).rstrip("/") for i, v in enumerate(vals))
+            return combine(
+                [str(v) for v in vals],
+                lambda vs: "/".join(v.strip("/") if i else v.rstrip("/") for i, v in enumerate(vs)),
+            )
         if q == "atob" and a:
             s = self.fold(a[0])
-            return _b64(s) if s is not None else None
+            return unbase64(s) if s is not None else None
         if q == "String.fromCharCode":
             codes: list[str] = []
             for x in a:
@@ -354,9 +338,14 @@ class _Reader:
                         sep = self.fold(a[0]) if a else ","
                         if base is not None and sep == "":
                             return base[::-1]
-            if prop == "join" and obj is not None and obj.type == "array":
+            if prop == "join" and obj is not None and obj.type in ("array", "identifier"):
+                # ["a", "b"].join(""), and the same through a name bound to the array
                 sep = self.fold(a[0]) if a else ","
-                items = [self.fold(x) for x in obj.named_children]
+                items = (
+                    [self.fold(x) for x in obj.named_children]
+                    if obj.type == "array"
+                    else self.arrays.get(self.text(obj), [None])
+                )
                 if sep is not None and all(i is not None for i in items):
                     return sep.join(str(i) for i in items)
             if prop == "join" and obj is not None and (chars := self._char_map(obj)) is not None:
@@ -370,12 +359,9 @@ class _Reader:
                     data = self.fold(xs[0]) if xs else None
                     enc = self.fold(xs[1]) if len(xs) > 1 else None
                     if data is not None and enc == "base64":
-                        return _b64(data)
+                        return unbase64(data)
                     if data is not None and enc == "hex":
-                        try:
-                            return bytes.fromhex(data).decode("latin-1")
-                        except ValueError:
-                            return None
+                        return unhex(data)
         return None
 
     def _char_map(self, call: Any) -> list[str] | None:
@@ -474,7 +460,7 @@ class _Reader:
                 ):
                     # files.map((f) => fs.readFileSync(f)): each credential in the list is read
                     yield self.secret_arrays[base]
-                readish = q in _READ or bool(_READISH.search(q.rsplit(".", 1)[-1]))
+                readish = _fs(q) in _READ or bool(_READISH.search(q.rsplit(".", 1)[-1]))
                 if readish and args is not None and args.named_children:
                     p = self.fold(args.named_children[0])
                     if p and (s := secret_path(p)):
@@ -530,11 +516,45 @@ class _Reader:
                 self.imports(n)
             elif n.type in ("call_expression", "new_expression"):
                 self.call(n)
-            elif n.type == "for_in_statement" and self.secret_arrays:
+            elif n.type == "for_in_statement":
+                self.loop(n)
+            elif n.type in ("assignment_expression", "augmented_assignment_expression"):
+                # b += readFileSync(p), ctx[f] = readFileSync(p), out.key = token: the name, or
+                # the object, holds what is put into it
                 left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-                if left is not None and right is not None and self.text(right) in self.secret_arrays:
-                    self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
+                if left is not None and left.type != "identifier":
+                    left = left.child_by_field_name("object")
+                if (
+                    left is not None
+                    and left.type == "identifier"
+                    and right is not None
+                    and (src := self.source(right))
+                ):
+                    self.taint.setdefault(self.text(left), src)
             stack.extend(reversed(n.named_children))
+
+    def loop(self, n: Any) -> None:
+        """`for (const f of [".npmrc", ".netrc"])`: the name holds each constant in turn (folding
+        combines the alternatives); over an array of credential paths, it holds a credential."""
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier":
+            return
+        f = right.child_by_field_name("function") if right.type == "call_expression" else None
+        if right.type == "array":
+            nodes = right.named_children
+        elif f is not None and f.type == "identifier" and (fn := self.defs.get(self.text(f))) is not None:
+            # for (const t of targets(now)): the items of every array the helper returns
+            nodes = [x for r in _returned(fn) if r.type == "array" for x in r.named_children]
+        else:
+            nodes = []
+        # the values known before the loop runs (a value only known at run time is left out)
+        items = [i for x in nodes if (i := self.fold(x)) is not None and ALT not in i] or self.arrays.get(
+            self.text(right), []
+        )
+        if items and len(items) <= MAX_ALTS:
+            self.env[self.text(left)] = ALT.join(items)
+        if self.text(right) in self.secret_arrays:
+            self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
 
     def collect(self, root: Any) -> None:
         """This file's named functions: declarations, functions bound to names, `exports.f = ...`."""
@@ -596,14 +616,7 @@ class _Reader:
             names.append(self.text(p) if p.type == "identifier" else "")
         sub = self._sub(dict(self.taint))
         sub.walk(body)
-        rets = (
-            [body]
-            if body.type != "statement_block"
-            else [
-                r.named_children[0] for r in _walk(body) if r.type == "return_statement" and r.named_children
-            ]
-        )
-        for r in rets:
+        for r in _returned(fn):
             if (src := sub.source(r)) is not None and not src.what.startswith(PARAM):
                 self.returns[name] = (src, None)
                 break
@@ -675,7 +688,7 @@ class _Reader:
         """`require("./read")` / `import ... from "./read.js"`: that file's helpers, as `./read.NAME`."""
         if self.project is None or not spec.startswith("."):
             return
-        exp = self.project.js_module(self.rel, spec)
+        exp = self.project.get(self.project.js_module_path(self.rel, spec))
         if exp is None or exp.file == self.rel:
             return
         for name, src in exp.returns.items():
@@ -695,40 +708,34 @@ class _Reader:
             self.facts.shell[:0] = saved
         if self.gets and self.ran_written:
             line, dest = self.gets[0]
-            self.facts.flows.append(
-                flow(
-                    "download-exec",
-                    "critical",
-                    self.ran_written[0],
-                    f"downloads {dest}, saves it to a file and runs that file",
-                    Source(f"downloads {dest}", line, True),
-                )
+            self.flow(
+                "download-exec",
+                "critical",
+                self.ran_written[0],
+                f"downloads {dest}, saves it to a file and runs that file",
+                Source(f"downloads {dest}", line, True),
             )
         ran = [n for n, p in self.required if any(p == w for _, w in self.written)]
         if self.gets and ran and not self.evals:
             self.evals.append(ran[0])  # a downloaded file written and then `require`d is run
         if self.gets and self.evals:
             line, dest = self.gets[0]
-            self.facts.flows.append(
-                flow(
-                    "download-exec",
-                    "critical",
-                    self.evals[0],
-                    f"downloads {dest} and evaluates it as JavaScript",
-                    Source(f"downloads {dest}", line, True),
-                )
+            self.flow(
+                "download-exec",
+                "critical",
+                self.evals[0],
+                f"downloads {dest} and evaluates it as JavaScript",
+                Source(f"downloads {dest}", line, True),
             )
         if self.sockets and self.shells:
             line, dest = next((x for x in self.sockets if x[1]), self.sockets[0])
             dest = dest or "a remote host"
-            self.facts.flows.append(
-                flow(
-                    "reverse-shell",
-                    "critical",
-                    self.shells[0],
-                    f"connects to {dest} and starts a shell in the same program",
-                    Source(dest, line, True, how=f"connects to {dest}"),
-                )
+            self.flow(
+                "reverse-shell",
+                "critical",
+                self.shells[0],
+                f"connects to {dest} and starts a shell in the same program",
+                Source(dest, line, True, how=f"connects to {dest}"),
             )
 
     def _bound(self, n: Any, a: list[Any], code: str) -> str:
@@ -754,6 +761,8 @@ class _Reader:
     def declare(self, n: Any) -> None:
         name = n.child_by_field_name("name")
         value = n.child_by_field_name("value")
+        while value is not None and value.type in _WRAPPED and value.named_children:
+            value = value.named_children[0]  # `globalThis as any` is globalThis
         if name is None or value is None:
             return
         if value.type == "call_expression" and self.text(value.child_by_field_name("function")) == "require":
@@ -800,7 +809,7 @@ class _Reader:
             self.taint[key] = src
         if value.type == "call_expression":
             fn = value.child_by_field_name("function")
-            if fn is not None and self.qual(fn) in _READ:
+            if fn is not None and _fs(self.qual(fn)) in _READ:
                 self.local.add(key)  # read from a file of the project, not fetched
 
     def imports(self, n: Any) -> None:
@@ -836,6 +845,19 @@ class _Reader:
                 return got
         return None
 
+    def flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
+        self.facts.flows.append(flow(kind, sev, line, text, src))
+
+    def sends_files(self, a: list[Any], line: int, dest: str) -> None:
+        """`req.end(fs.readFileSync(p))`: the file at `p` is sent (what it holds may be a secret another
+        file of the skill put there)."""
+        for n in (n for x in a for n in _walk(x) if n.type == "call_expression"):
+            f, args = n.child_by_field_name("function"), n.child_by_field_name("arguments")
+            if f is None or args is None or not args.named_children or _fs(self.qual(f)) not in _READ:
+                continue
+            if (p := self.fold(args.named_children[0])) is not None and len(self.facts.sent_files) < 32:
+                self.facts.sent_files.append((line, p, dest))
+
     def mailed(self, a: list[Any], line: int) -> None:
         """`transport.sendMail({attachments: [{path: "~/.ssh/id_rsa"}], text: secret})`: the mail
         carries a secret it is given, or a credential file it attaches by path."""
@@ -857,9 +879,7 @@ class _Reader:
                         src = Source(s, line, True)
                 if src is not None:
                     text = f"reads {src[0]} and sends it by mail"
-                    self.facts.flows.append(
-                        flow("secret-network", "critical" if src[2] else "medium", line, text, src)
-                    )
+                    self.flow("secret-network", "critical" if src[2] else "medium", line, text, src)
                     return
 
     def call(self, n: Any) -> None:
@@ -879,7 +899,7 @@ class _Reader:
             # import("https://…"): a module fetched from the network and run
             text = f"imports {url} from the network and runs it as a module"
             sev = "medium" if _MODULE_CDN.match(url) else "critical"  # Deno and browser code do this
-            self.facts.flows.append(flow("download-exec", sev, line, text, None))
+            self.flow("download-exec", sev, line, text, None)
         if any(x.type == "identifier" and self.qual(x) in ("eval", "Function") for x in a):
             self.evals.append(line)  # `.then(eval)`: the evaluator handed on as a callback
         if short == "sendMail" and f.type == "member_expression" and a:
@@ -894,38 +914,26 @@ class _Reader:
             obj = f.child_by_field_name("object")
             if obj is not None and obj.type == "identifier" and (src := self.source(args)):
                 self.taint.setdefault(self.text(obj), src)
-        if q in _WRITE and a:
+        if _fs(q) in _WRITE and a:
             p = self.fold(a[0])
             if p:
                 self.written.append((line, p))
             elif a[0].type == "identifier" and len(self.written_names) < 64:
                 self.written_names.add(self.text(a[0]))
-            if p and KERNEL_PATH.match(p):
-                self.facts.flows.append(flow("kernel", "high", line, f"writes the kernel setting {p}", None))
-            elif p and PERSIST_PATH.search(p):
-                self.facts.flows.append(
-                    flow(
-                        "persistence",
-                        persistence_severity(p, (self.fold(a[1]) or self.text(a[1])) if len(a) > 1 else None),
-                        line,
-                        f"writes {p}, which runs or is read on every session",
-                        None,
-                    )
-                )
+            body = (self.fold(a[1]) or self.text(a[1])) if len(a) > 1 else None
+            if p and (fl := written(p, line, body)) is not None:
+                self.facts.flows.append(fl)
         if q == "require" and a and (req := self.fold(a[0])) and req.startswith("/"):
             self.required.append((line, req))
-        if q in _REMOVE and a and (target := self.fold(a[0])):
+        if _fs(q) in _REMOVE and a and (target := self.fold(a[0])):
             recursive = (
                 q.endswith(("rmdirSync", "rmdir"))
                 or "rimraf" in q
                 or "remove" in q
                 or "recursive" in self.text(args)
             )
-            t = target.rstrip("/") or "/"
-            if recursive and (DESTROY_TARGET.match(t) or HOME_DATA.match(target)):
-                self.facts.flows.append(
-                    flow("destruction", "high", line, f"recursively deletes {target}", None)
-                )
+            if recursive and destroys(target):
+                self.flow("destruction", "high", line, f"recursively deletes {target}", None)
         if q.startswith("child_process.") and short in _EXEC and a:
             if a[0].type == "identifier" and self.text(a[0]) in self.written_names:
                 self.ran_written.append(line)  # a file this program wrote is run as a program
@@ -974,28 +982,40 @@ class _Reader:
             if conn is not None:
                 for x in a:
                     if src := self.source(x):
-                        sev = "critical" if src[2] or exfil_shaped(conn) else "medium"
-                        text = f"reads {src[0]} and sends it to {conn}"
-                        self.facts.flows.append(flow("secret-network", sev, line, text, src))
+                        sev, text = sent(src, conn)
+                        self.flow("secret-network", sev, line, text, src)
                         return
+                self.sends_files(a, line, conn)
         dns = q in _DNS
         if dns or q in _NET or (short in ("post", "put") and q.split(".")[0] in ("axios", "got", "needle")):
             for x in a:
                 src = self.source(x)
                 if not src:
                     continue
-                dest = self.fold(a[0]) or ("a name built from it" if dns else "the network")
-                if dns:
-                    text, sev = f"reads {src[0]} and sends it in a DNS lookup of {dest}", "critical"
-                else:
-                    text = f"reads {src[0]} and sends it to {dest}"
-                    sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
-                self.facts.flows.append(flow("secret-network", sev, line, text, src))
+                sev, text = sent(src, self.fold(a[0]), dns)
+                self.flow("secret-network", sev, line, text, src)
                 return
+            if not dns:
+                self.sends_files(a, line, self.fold(a[0]) or "the network")
 
 
 #: Array methods that hand each element to a callback.
 _EACH = {"map", "forEach", "flatMap", "reduce", "filter", "some", "every"}
+
+
+def _fs(q: str) -> str:
+    """A file-system call without its module (`fs.promises.rm`, `fse.remove`: `rm`, `remove`)."""
+    return _FS_MODULE.sub("", q)
+
+
+def _returned(fn: Any) -> list[Any]:
+    """The expressions a function returns (an arrow function's body is one)."""
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return []
+    if body.type != "statement_block":
+        return [body]
+    return [r.named_children[0] for r in _walk(body) if r.type == "return_statement" and r.named_children]
 
 
 def _chain_base(f: Any) -> str | None:
@@ -1029,13 +1049,6 @@ def _unescape(esc: str) -> str:
     except ValueError:
         return esc
     return {"\\n": "\n", "\\t": "\t", "\\r": "\r", "\\0": "\0"}.get(esc, esc[1:] if len(esc) == 2 else esc)
-
-
-def _b64(s: str) -> str | None:
-    try:
-        return base64.b64decode(s + "=" * (-len(s) % 4)).decode("latin-1")
-    except (binascii.Error, ValueError):
-        return None
 
 
 def analyse(

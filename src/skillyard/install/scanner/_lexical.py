@@ -21,8 +21,9 @@ from skillyard.install.scanner._flows import (
     cli_secret,
     exfil_shaped,
     flow,
-    persistence_severity,
+    own_service,
     secret_path,
+    written,
 )
 
 _COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#)", re.IGNORECASE)
@@ -275,8 +276,8 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
                 hit = next(
                     (v for k, v in targets.items() if re.search(rf"(?<![\w.]){re.escape(k)}\b", line)), None
                 )
-            if hit is not None:
-                _writes(facts, n, hit)
+            if hit is not None and (fl := written(hit, n)) is not None:
+                facts.flows.append(fl)
         if (b := _NAME_BOUND.match(line)) and _BUILT.search(line[b.end() :]):
             built.add(b.group(1))
         if (d := _DNS_CALL.search(line)) and (
@@ -316,35 +317,6 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     return facts
 
 
-#: A credential store and the hosts of the service it is for: a tool that reads it and talks to
-#: that service (a key rotator calling AWS, a publisher calling PyPI) is what it is for.
-_SERVICE = (
-    (re.compile(r"\.aws\b"), re.compile(r"amazonaws\.com(?:[:/]|$)")),
-    (re.compile(r"gcloud"), re.compile(r"(?:googleapis|google)\.com(?:[:/]|$)")),
-    (
-        re.compile(r"\.azure\b"),
-        re.compile(r"(?:azure\.com|microsoft(?:online)?\.com|windows\.net)(?:[:/]|$)"),
-    ),
-    (
-        re.compile(r"\.docker/"),
-        re.compile(r"(?:docker\.(?:io|com)|gcr\.io|ghcr\.io|quay\.io|azurecr\.io)(?:[:/]|$)"),
-    ),
-    (re.compile(r"\.npmrc"), re.compile(r"npmjs\.(?:org|com)(?:[:/]|$)")),
-    (re.compile(r"\.pypirc"), re.compile(r"pypi\.org(?:[:/]|$)")),
-    (re.compile(r"\.gem/"), re.compile(r"rubygems\.org(?:[:/]|$)")),
-    (re.compile(r"\.cargo/"), re.compile(r"crates\.io(?:[:/]|$)")),
-    (
-        re.compile(r"gh/hosts|git-credentials"),
-        re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org)(?:[:/]|$)"),
-    ),
-)
-
-
-def _own_service(store: str, dest: str) -> bool:
-    host = re.sub(r"^[a-z]+://", "", dest, flags=re.I).split("/", 1)[0].split(":", 1)[0].lower()
-    return any(s.search(store) and h.search(host + "/") for s, h in _SERVICE)
-
-
 def _dest(code: str, binds: dict[str, str]) -> str | None:
     """The hard-coded destination a sink line names (a literal, or a name bound to one)."""
     found = [lit for lit in _literals(code) if _URL.match(lit)]
@@ -376,7 +348,7 @@ def _send(
         sev = "critical"
     elif dests:
         n, kind, d = dests[0]
-        sev = "high" if strong is not None and not _own_service(src.what, d) else "medium"
+        sev = "high" if strong is not None and not own_service(src.what, d) else "medium"
     else:
         n, kind, _ = sinks[0]
         d = "a host chosen at run time"
@@ -402,14 +374,6 @@ def _target(lits: list[str]) -> str | None:
         if PERSIST_PATH.search(q) or KERNEL_PATH.match(q):
             return q
     return None
-
-
-def _writes(facts: CodeFacts, n: int, path: str) -> None:
-    if KERNEL_PATH.match(path):
-        facts.flows.append(flow("kernel", "high", n, f"writes the kernel setting {path}", None))
-    else:
-        text = f"writes {path}, which runs or is read on every session"
-        facts.flows.append(flow("persistence", persistence_severity(path), n, text, None))
 
 
 def _deletes_home(facts: CodeFacts, lines: list[str], n: int, line: str, homes: set[str]) -> None:

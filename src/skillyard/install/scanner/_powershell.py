@@ -8,11 +8,9 @@ UTF-16LE / UTF-8 text, and names assigned any of those. Unknown terms stop a fol
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 
-from skillyard.install.scanner._flows import CodeFacts
+from skillyard.install.scanner._flows import CodeFacts, unbase64
 
 MAX_FOLD = 64 * 1024
 _ASSIGN = re.compile(r"^\s*\$(?:script:|global:)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$")
@@ -47,11 +45,7 @@ class _Reader:
             raw = self.fold(m.group(2))
             if raw is None:
                 return None
-            try:
-                data = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=False)
-            except (binascii.Error, ValueError):
-                return None
-            return data.decode("utf-16-le" if m.group(1).lower() == "unicode" else "utf-8", "replace")
+            return unbase64(raw, "utf-16-le" if m.group(1).lower() == "unicode" else "utf-8")
         if m := _JOIN_CHARS.match(expr):
             try:
                 return "".join(chr(int(c)) for c in (m.group(1) or m.group(2)).split(",") if c.strip())
@@ -131,11 +125,8 @@ def analyse(text: str) -> CodeFacts:
             code = r.fold(rest.split(" -", 1)[0] if not encoded else rest.split()[0] if rest.split() else "")
             if code is None:
                 continue
-            if encoded:
-                try:
-                    code = base64.b64decode(code + "=" * (-len(code) % 4)).decode("utf-16-le", "replace")
-                except (binascii.Error, ValueError):
-                    continue
+            if encoded and (code := unbase64(code, "utf-16-le")) is None:
+                continue
             if code.strip() and code not in line:
                 facts.assembled.append((n, code))
         # `$code | iex`: what is piped into the evaluator

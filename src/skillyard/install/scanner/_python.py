@@ -10,8 +10,6 @@ constant it was given), which is the cheap and conservative choice for a gate.
 from __future__ import annotations
 
 import ast
-import base64
-import binascii
 import codecs
 import re
 import shlex
@@ -19,12 +17,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     ALT,
-    DESTROY_TARGET,
-    DEVICE,
-    HOME_DATA,
-    KERNEL_PATH,
     PARAM,
-    PERSIST_PATH,
     SECRET_ENV,
     STAND_IN,
     CodeFacts,
@@ -35,13 +28,16 @@ from skillyard.install.scanner._flows import (
     cli_secret,
     cli_source,
     combine,
-    exfil_shaped,
+    destroys,
     flow,
-    persistence_severity,
     secret_path,
+    sent,
     shown,
     stand_in_command,
     stand_in_marker,
+    unbase64,
+    unhex,
+    written,
 )
 
 MAX_FOLD = 64 * 1024
@@ -62,6 +58,8 @@ _EXEC = {
     "asyncio.create_subprocess_exec",
 }
 _EXEC_PREFIX = ("os.exec", "os.spawn", "os.posix_spawn")
+#: The last part of those names, to tell cheaply whether a function may run a program.
+_EXEC_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in _EXEC) | {"posix_spawn"}
 _CODE = {"eval", "exec", "builtins.eval", "builtins.exec", "compile"}
 #: Loading these runs code the data carries (a pickle's `__reduce__`): a download loaded so is run.
 _UNPICKLE = {
@@ -205,6 +203,10 @@ class _Reader:
         self.file_of: dict[str, str] = {}
         self.dl_files: dict[str, str] = {}
         self.shell_lines: list[int] = []
+        #: calls to helpers whose commands were read with the call's arguments; lines of calls that
+        #: may run a program
+        self.helper_runs = 0
+        self.exec_lines: list[int] = []
 
     # ------------------------------------------------------------ names
 
@@ -335,7 +337,11 @@ class _Reader:
                 return "~"
             return None
         if isinstance(node, ast.List | ast.Tuple):
-            vals = [self.fold(e) for e in node.elts]
+            vals: list[str | None] = []
+            for e in node.elts:
+                # ["git", *args] with args a known list: its items in place
+                starred = isinstance(e, ast.Starred) and isinstance(e.value, ast.Name)
+                vals += self.lists.get(e.value.id, [None]) if starred else [self.fold(e)]  # type: ignore[attr-defined]
             if vals and all(v is not None for v in vals):
                 return shlex.join([v for v in vals if v is not None])
             return None
@@ -409,18 +415,10 @@ class _Reader:
                 return None
         if args and short in ("b64decode", "standard_b64decode", "urlsafe_b64decode", "decodebytes"):
             s = self.fold(args[0])
-            if s is None:
-                return None
-            try:
-                return base64.b64decode(s + "=" * (-len(s) % 4)).decode("latin-1")
-            except (binascii.Error, ValueError):
-                return None
+            return unbase64(s) if s is not None else None
         if args and (f in ("bytes.fromhex", "binascii.unhexlify", "unhexlify") or short == "fromhex"):
             s = self.fold(args[0])
-            try:
-                return bytes.fromhex(s).decode("latin-1") if s is not None else None
-            except ValueError:
-                return None
+            return unhex(s) if s is not None else None
         if f in ("codecs.decode", "codecs.encode") and len(args) >= 2:
             s, enc = self.fold(args[0]), self.fold(args[1])
             if s is not None and enc and enc.replace("_", "").lower() == "rot13":
@@ -715,6 +713,7 @@ class _Reader:
                 self.defs.setdefault(fn.name, fn)
         if len(nodes) > MAX_NODES:
             del nodes[MAX_NODES:]
+        self.exec_lines = [n.lineno for n in nodes if isinstance(n, ast.Call) and _may_run(n)]
         for i in range(3):
             if i == 2 and not self.late:
                 break
@@ -805,7 +804,7 @@ class _Reader:
         sub.defs, sub.done, sub.ready = self.defs, self.done, True
         sub.copied, sub.params = self.copied, self.params
         sub.archive_of, sub.sockets, sub.received = self.archive_of, self.sockets, self.received
-        sub.file_of, sub.dl_files = self.file_of, self.dl_files
+        sub.file_of, sub.dl_files, sub.exec_lines = self.file_of, self.dl_files, self.exec_lines
         sub.budget = self.budget
         for node in body:
             sub.budget -= 1
@@ -820,13 +819,15 @@ class _Reader:
         if self.project is None:
             return
         if isinstance(node, ast.ImportFrom):
-            exp = self.project.python_module(self.rel, node.module, node.level)
+            exp = self.project.get(self.project.python_module_path(self.rel, node.module, node.level))
             mod = node.module or "."
             for a in node.names:
                 local = a.asname or a.name
                 # `from . import settings` / `from lib import loader`: a module of the skill
-                sub = self.project.python_module(
-                    self.rel, f"{node.module}.{a.name}" if node.module else a.name, node.level
+                sub = self.project.get(
+                    self.project.python_module_path(
+                        self.rel, f"{node.module}.{a.name}" if node.module else a.name, node.level
+                    )
                 )
                 if sub is not None and sub.file != self.rel:
                     prefix = f"{node.module}.{a.name}" if node.module else local
@@ -841,7 +842,7 @@ class _Reader:
                 self._import_name(exp, a.name, local, f"{node.module or ''}.{a.name}".lstrip("."), mod, node)
             return
         for a in node.names:
-            exp = self.project.python_module(self.rel, a.name)
+            exp = self.project.get(self.project.python_module_path(self.rel, a.name))
             if exp is None or exp.file == self.rel:
                 continue
             for name in {*exp.consts, *exp.taint, *exp.returns, *exp.sinks}:
@@ -990,7 +991,7 @@ class _Reader:
             base = self.fold(it.args[0])
             if base is not None:
                 base = base.split("*", 1)[0].rstrip("/") or base
-        if base and (DESTROY_TARGET.match(base.rstrip("/") or "/") or HOME_DATA.match(base)):
+        if base and destroys(base):
             return base
         return None
 
@@ -1104,6 +1105,15 @@ class _Reader:
             and self._is_download(call.func.value)
         )
 
+    def _downloaded(self, node: ast.AST | None) -> str | None:
+        """Where `node` downloads from, when it is a download (`urlopen(u).read()`)."""
+        if not isinstance(node, ast.Call) or not self._is_download(node):
+            return None
+        return self._dest(node) or self._dest(_inner_call(node)) or "the network"
+
+    def _runs_fetched(self, line: int, text: str, src: Source | None = None) -> None:
+        self._flow("download-exec", "critical", line, text, src)
+
     def _dest(self, call: ast.Call) -> str | None:
         for a in [*call.args, *(k.value for k in call.keywords if k.arg in ("url", "host", "address"))]:
             s = self.fold(a)
@@ -1121,6 +1131,13 @@ class _Reader:
         line = call.lineno
         if self.sinks or self._local(f) is not None:
             self._call_sinks(call, f)
+        if (
+            self.ready
+            and (fn := self.defs.get(f)) is not None
+            and len(fn.body) <= 8
+            and self._runs_commands(fn)
+        ):
+            self._runs_helper(call, fn)
         args = [*call.args, *(k.value for k in call.keywords)]
         if (
             short in _PACK_METHODS
@@ -1135,26 +1152,14 @@ class _Reader:
         if f == "os.dup2" and len(call.args) == 2 and self._socket_fd(call.args[0]):
             self.dup_lines.append(line)
         self._saved(call, f, short)
-        first = _argv0(call)
-        if (
-            self.dl_files
-            and (f in _EXEC or f.startswith(_EXEC_PREFIX))
-            and isinstance(first, ast.Name)
-            and first.id in self.dl_files
-        ):
+        first = _argv0(call, f)
+        runs = f in _EXEC or f.startswith(_EXEC_PREFIX)
+        if self.dl_files and runs and isinstance(first, ast.Name) and first.id in self.dl_files:
             url = self.dl_files[first.id]
-            self._flow(
-                "download-exec",
-                "critical",
-                line,
-                f"downloads {url} to a file and runs that file",
-                Source(f"downloads {url}", line, True),
+            self._runs_fetched(
+                line, f"downloads {url} to a file and runs that file", Source(f"downloads {url}", line, True)
             )
-        if (
-            self.received
-            and (f in _EXEC or f.startswith(_EXEC_PREFIX) or f in _CODE)
-            and self._runs_received(call, f)
-        ):
+        if self.received and (runs or f in _CODE) and self._runs_received(call, f):
             self._flow(
                 "reverse-shell",
                 "critical",
@@ -1162,7 +1167,7 @@ class _Reader:
                 "runs commands it receives from a network socket (a remote shell)",
                 None,
             )
-        if (f in _EXEC or f.startswith(_EXEC_PREFIX)) and call.args:
+        if runs and call.args:
             first = call.args[0]
             argv0 = (
                 self.fold(first.elts[0]) if isinstance(first, ast.List | ast.Tuple) and first.elts else None
@@ -1175,7 +1180,7 @@ class _Reader:
                 if any(k.arg in ("stdin", "stdout") and self._socket_fd(k.value) for k in call.keywords):
                     self.dup_lines.append(line)
         # execution sinks
-        if f in _EXEC or f.startswith(_EXEC_PREFIX):
+        if runs:
             self.argv_nodes.update(id(a) for a in call.args)  # an argv list is a command, not data
             cmd = self.fold(call.args[0]) if call.args else None
             if cmd is None and len(call.args) > 1 and f.startswith(("os.exec", "os.spawn")):
@@ -1192,22 +1197,9 @@ class _Reader:
         if f in _UNPICKLE and call.args:
             src = self.source(call.args[0])
             if src and src.what.startswith(_FETCHED):
-                self._flow(
-                    "download-exec",
-                    "critical",
-                    line,
-                    f"unpickles {src.what}, which runs code it carries",
-                    src,
-                )
-            elif (got := _unwrap_attr(call.args[0])) is not None and self._is_download(got):
-                dest = self._dest(got) or self._dest(_inner_call(got)) or "the network"
-                self._flow(
-                    "download-exec",
-                    "critical",
-                    line,
-                    f"downloads {dest} and unpickles it, which runs code it carries",
-                    None,
-                )
+                self._runs_fetched(line, f"unpickles {src.what}, which runs code it carries", src)
+            elif (dest := self._downloaded(_unwrap_attr(call.args[0]))) is not None:
+                self._runs_fetched(line, f"downloads {dest} and unpickles it, which runs code it carries")
             return
         if f in _CODE and call.args:
             code = self.fold(call.args[0])
@@ -1215,15 +1207,13 @@ class _Reader:
                 self.facts.assembled.append((line, shown(code)))
             src = self.source(call.args[0])
             if src and src[0].startswith(_FETCHED):
-                self._flow("download-exec", "critical", line, f"runs {src[0]} as Python code", src)
+                self._runs_fetched(line, f"runs {src[0]} as Python code", src)
             elif isinstance(call.args[0], ast.Call) and _unlocks(call.args[0]):
-                what = "content unpacked from a password-protected archive"
-                self._flow("download-exec", "critical", line, f"runs {what} as Python code", None)
-            elif isinstance(call.args[0], ast.Call) and self._is_download(call.args[0]):
-                dest = self._dest(call.args[0]) or self._dest(_inner_call(call.args[0])) or "the network"
-                self._flow(
-                    "download-exec", "critical", line, f"downloads {dest} and runs it as Python code", None
+                self._runs_fetched(
+                    line, "runs content unpacked from a password-protected archive as Python code"
                 )
+            elif (dest := self._downloaded(call.args[0])) is not None:
+                self._runs_fetched(line, f"downloads {dest} and runs it as Python code")
             return
         if (
             short in _FILL_METHODS
@@ -1255,52 +1245,26 @@ class _Reader:
                 src = self.source(a)
                 if not src:
                     continue
-                dest = self.fold(a) if dns else (self._dest(call) or _receiver(f))
-                what, strong = src.what, src.strong
-                if what.startswith(_FETCHED):
+                if src.what.startswith(_FETCHED):
                     continue
-                if dns:
-                    text = f"reads {what} and sends it in a DNS lookup of {dest or 'a name built from it'}"
-                    sev = "critical"
-                else:
-                    text = f"reads {what} and sends it to {dest or 'the network'}"
-                    sev = "critical" if strong or (dest and exfil_shaped(dest)) else "medium"
+                sev, text = sent(src, self.fold(a) if dns else (self._dest(call) or _receiver(f)), dns)
                 self._flow("secret-network", sev, line, text, src)
                 break
             return
-        # writes: persistence, kernel knobs
-        if f in ("open", "io.open", "builtins.open") and len(call.args) >= 2:
-            p, mode = self.fold(call.args[0]), self.fold(call.args[1])
-            if p and mode and ("w" in mode or "a" in mode):
-                self._write(p, line)
+        # writes: persistence, kernel knobs, every file found under the home directory
+        if f in ("open", "io.open", "builtins.open") and call.args:
+            if self._for_writing(call, 1):
+                self._written(call.args[0], line, None)
             return
-        if (
-            self.home_walk
-            and short in ("write_text", "write_bytes", "open")
-            and isinstance(call.func, ast.Attribute)
-            and (hit := self._walked(call.func.value))
-            and (
-                short != "open"
-                or "w" in (self.fold(call.args[0]) if call.args else "")
-                or "a" in (self.fold(call.args[0]) if call.args else "")
-            )
+        if isinstance(call.func, ast.Attribute) and (
+            short in ("write_text", "write_bytes")
+            or (short == "open" and f != "os.open" and self._for_writing(call, 0))
         ):
-            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
-        if (
-            f in ("open", "io.open")
-            and self.home_walk
-            and len(call.args) > 1
-            and "w" in (self.fold(call.args[1]) or "")
-            and (hit := self._walked(call.args[0]))
-        ):
-            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
-        if short in ("write_text", "write_bytes") and isinstance(call.func, ast.Attribute):
-            p = self.fold(call.func.value)
-            if p:
-                body = self.fold(call.args[0]) if call.args else None
-                self._write(
-                    p, line, body if body is not None else (ast.unparse(call.args[0]) if call.args else None)
-                )
+            body = None
+            if short != "open" and call.args:
+                body = self.fold(call.args[0])
+                body = body if body is not None else ast.unparse(call.args[0])
+            self._written(call.func.value, line, body)
             return
         if f in ("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree") and len(call.args) >= 2:
             src_path, dst = self.fold(call.args[0]), self.fold(call.args[1])
@@ -1321,17 +1285,53 @@ class _Reader:
                 else (call.func.value if isinstance(call.func, ast.Attribute) else None)
             )
             p = self.fold(target) if target is not None else None
-            if (
-                f in ("shutil.rmtree", "rmtree")
-                and p
-                and (DESTROY_TARGET.match(p.rstrip("/") or "/") or HOME_DATA.match(p))
-            ):
+            if f in ("shutil.rmtree", "rmtree") and p and destroys(p):
                 self._flow("destruction", "high", line, f"recursively deletes {p}", None)
             elif target is not None and self.home_walk:
                 names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
                 hit = next((self.home_walk[n] for n in names if n in self.home_walk), None)
                 if hit:
                     self._flow("destruction", "high", line, f"deletes every file it finds under {hit}", None)
+
+    def _runs_commands(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether a function of this file may call something that runs a program."""
+        end = fn.end_lineno or fn.lineno
+        return any(fn.lineno <= n <= end for n in self.exec_lines)
+
+    def _runs_helper(self, call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """`git("push", "--force", "--all")` with `def git(*args): run(["git", *args])`: the commands
+        a short helper runs, with this call's constant arguments in its parameters' place, are
+        commands this file runs (the shell reader reads them in order, as one script)."""
+        a = fn.args
+        # a name whose value is only known at run time (`for remote in ...`) stays a variable
+        vals = [
+            v if (v := self.fold(x)) is not None or not isinstance(x, ast.Name) else f"${x.id}"
+            for x in call.args
+        ]
+        if (
+            fn.name in self.folding
+            or self.helper_runs >= 64
+            or call.keywords
+            or a.kwonlyargs
+            or a.posonlyargs
+            or len(vals) < len(a.args)
+            or (len(vals) > len(a.args) and a.vararg is None)
+            or any(v is None for v in vals)
+        ):
+            return
+        self.helper_runs += 1
+        saved_env, saved_lists = self.env, self.lists
+        self.env, self.lists = dict(self.env), dict(self.lists)
+        self.env.update((p.arg, v) for p, v in zip(a.args, vals, strict=False) if v is not None)
+        if a.vararg is not None:
+            self.lists[a.vararg.arg] = [v for v in vals[len(a.args) :] if v is not None]
+        self.folding.add(fn.name)
+        try:
+            sub = self._body([n for n in ast.walk(fn) if n is not fn], {}, None)
+        finally:
+            self.env, self.lists = saved_env, saved_lists
+            self.folding.discard(fn.name)
+        self.facts.shell.extend((call.lineno, cmd) for _, cmd in sub.facts.shell)
 
     def _opened(self, name: str, call: ast.Call) -> None:
         """Remember what a name was opened as: an archive writer (and where it writes) or a socket."""
@@ -1392,8 +1392,8 @@ class _Reader:
             return
         data = call.args[0]
         got = data.value if isinstance(data, ast.Attribute) and data.attr in ("content", "text") else data
-        if isinstance(got, ast.Call) and self._is_download(got):
-            url = self._dest(got) or self._dest(_inner_call(got)) or "the network"
+        if (downloaded := self._downloaded(got)) is not None:
+            url = downloaded
         elif (src := self.source(data)) is not None and src.what.startswith(_FETCHED):
             url = src.what.removeprefix("content downloaded from ")
         else:
@@ -1411,7 +1411,7 @@ class _Reader:
                 for k in call.keywords
             )
         )
-        node = call.args[0] if whole and call.args else _argv0(call)
+        node = call.args[0] if whole and call.args else _argv0(call, f)
         return node is not None and any(
             isinstance(n, ast.Name) and n.id in self.received for n in ast.walk(node)
         )
@@ -1445,20 +1445,26 @@ class _Reader:
             self.facts.stand_ins[f"{STAND_IN}{k}"] = src
         return stand_in_command(shown(cmd))
 
+    def _for_writing(self, call: ast.Call, at: int) -> bool:
+        """Whether an `open` call's mode (argument `at`, or `mode=`) writes or appends."""
+        node = (
+            call.args[at]
+            if len(call.args) > at
+            else next((k.value for k in call.keywords if k.arg == "mode"), None)
+        )
+        mode = self.fold(node) if node is not None else None
+        return bool(mode) and ("w" in mode or "a" in mode)
+
+    def _written(self, target: ast.AST, line: int, content: str | None) -> None:
+        """A file this code writes: a path it can fold, or each file a walk of the home directory found."""
+        if p := self.fold(target):
+            self._write(p, line, content)
+        elif self.home_walk and (hit := self._walked(target)):
+            self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
+
     def _write(self, path: str, line: int, content: str | None = None) -> None:
-        if DEVICE.match(path):
-            self._flow("destruction", "high", line, f"overwrites the disk device {path}", None)
-        elif KERNEL_PATH.match(path):
-            sev = "critical" if path.endswith(("core_pattern", "modprobe")) else "high"
-            self._flow("kernel", sev, line, f"writes the kernel setting {path}", None)
-        elif PERSIST_PATH.search(path):
-            self._flow(
-                "persistence",
-                persistence_severity(path, content),
-                line,
-                f"writes {path}, which runs or is read on every session",
-                None,
-            )
+        if (fl := written(path, line, content)) is not None:
+            self.facts.flows.append(fl)
 
     def _literal_in_source(self, node: ast.AST | None, value: str) -> bool:
         return isinstance(node, ast.Constant) and node.value == value
@@ -1565,11 +1571,19 @@ def _path_join(parts: list[str]) -> str:
     return out
 
 
-def _argv0(call: ast.Call) -> ast.AST | None:
-    """The program a run call starts: `run([exe, ...])` or `run(exe)`."""
-    if not call.args:
+def _may_run(call: ast.Call) -> bool:
+    """Whether a call's name is one that runs a program (`run`, `os.system`, `os.spawnl` ...)."""
+    f = call.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name in _EXEC_NAMES or name.startswith(("exec", "spawn"))
+
+
+def _argv0(call: ast.Call, f: str) -> ast.AST | None:
+    """The program a run call `f` starts: `run([exe, ...])`, `run(exe)`, `os.spawnl(mode, exe, ...)`."""
+    args = call.args[1:] if f.startswith("os.spawn") else call.args
+    if not args:
         return None
-    first = call.args[0]
+    first = args[0]
     if isinstance(first, ast.List | ast.Tuple):
         return first.elts[0] if first.elts else None
     return first

@@ -13,12 +13,9 @@ import shlex
 from typing import Any
 
 from skillyard.install.scanner._flows import (
-    DESTROY_TARGET,
     DEVICE,
-    HOME_DATA,
-    KERNEL_PATH,
+    OFFICIAL_INSTALLER,
     PARAM,
-    PERSIST_PATH,
     SECRET_ENV,
     CodeFacts,
     Export,
@@ -27,10 +24,13 @@ from skillyard.install.scanner._flows import (
     Source,
     cli_secret,
     cli_source,
-    exfil_shaped,
+    destroys,
     flow,
-    persistence_severity,
     secret_path,
+    sent,
+    unbase64,
+    unhex,
+    written,
 )
 
 MAX_DEPTH = 3
@@ -177,6 +177,8 @@ class _Reader:
                 return None
         if t == "command_substitution":
             return self._printed(node)
+        if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-([^${}`]*)\}", self.text(node))):
+            return self.env.get(m.group(1), m.group(2))  # ${TMPDIR:-/tmp}: the default when unset
         if t == "simple_expansion" or t == "expansion":
             name = next((c for c in node.named_children if c.type == "variable_name"), None)
             if name is None or (t == "expansion" and len(node.named_children) != 1):
@@ -289,6 +291,7 @@ class _Reader:
 
     def run(self, root: Any) -> CodeFacts:
         self.walk(root)
+        self.facts.stashed = {p: s for p, s in self.staged_paths.items() if p.startswith(("/", "~"))}
         env = {k: v for k, v in self.env.items() if k != "HOME"}
         own = {k: (src, body, tree) for k, (src, body, tree, where) in self.funcs.items() if where is None}
         self.facts.export = Export(
@@ -332,7 +335,7 @@ class _Reader:
         if any(v and DEVICE.match(v) for v in values):
             self.devices.add(self.text(var))
         pick = next((v for v in values if v and secret_path(v)), None) or next(
-            (v for v in values if v and (DESTROY_TARGET.match(v) or HOME_DATA.match(v))), None
+            (v for v in values if v and destroys(v)), None
         )
         if pick is not None:
             self.env[self.text(var)] = pick
@@ -353,7 +356,14 @@ class _Reader:
         if name is None or value is None:
             return
         key = self.text(name)
-        if _DEVICE_SOURCE.search(self.text(value)):
+        text = self.text(value)
+        # DEV=$(lsblk ...), and DEV=$(pick_device) with a function of the script that lists disks
+        called = (self.funcs.get(w) for w in re.findall(r"[\w.-]+", text) if "$(" in text or "`" in text)
+        if _DEVICE_SOURCE.search(text) or any(
+            f is not None
+            and _DEVICE_SOURCE.search(f[0][f[1].start_byte : f[1].end_byte].decode("utf-8", "replace"))
+            for f in called
+        ):
             self.devices.add(key)
         v = self.word(value)
         if v is not None and len(v) <= MAX_BYTES:
@@ -496,14 +506,18 @@ class _Reader:
                     self.downloads[path] = (url, line)  # curl URL > file
                 # `echo "$ALL" > s.json`, `env > e.txt`: the file now holds the secret, and a later
                 # `curl --data-binary @s.json` sends it
-                elif (
-                    cmd is not None
-                    and len(self.staged_paths) < 64
-                    and path.strip("\"'") not in ("/dev/null",)
-                ):
-                    src = self.reads_secret(words, line) or next(
-                        (t for c in cmd.named_children[1:] if (t := self.taint_of(c)) is not None), None
-                    )
+                elif len(self.staged_paths) < 64 and path.strip("\"'") != "/dev/null":
+                    # `echo "$ALL" | base64 > f`, `{ cat "$f"; } >> f`: the redirect takes what the
+                    # whole pipeline, list or group prints
+                    body = n.child_by_field_name("body")
+                    if body is not None and body.type != "command":
+                        src = self.pipeline_source(body)
+                    elif cmd is not None:
+                        src = self.reads_secret(words, line) or next(
+                            (t for c in cmd.named_children[1:] if (t := self.taint_of(c)) is not None), None
+                        )
+                    else:
+                        src = None
                     if src is not None:
                         key = path.strip("\"'")
                         self.staged_paths.setdefault(key, src._replace(how=f"writes it to {key}"))
@@ -525,22 +539,12 @@ class _Reader:
 
     def wrote(self, path: str, line: int, body: str) -> None:
         """A file the script writes (a redirect, `tee`): kernel settings and persistence targets."""
-        if KERNEL_PATH.match(path):
-            sev = "critical" if path.endswith(("core_pattern", "modprobe")) and "|" in body else "high"
-            if not path.endswith(("drop_caches", "swappiness")):
-                self.flow("kernel", sev, line, f"writes the kernel setting {path}", None)
-        elif DEVICE.match(path) or (
-            (ref := _DEVICE_REF.fullmatch(path.strip("\"'"))) is not None and ref.group(1) in self.devices
-        ):
-            self.flow("destruction", "high", line, f"overwrites the disk device {path}", None)
-        elif PERSIST_PATH.search(path.replace("$HOME", "~")):
-            self.flow(
-                "persistence",
-                persistence_severity(path, body),
-                line,
-                f"writes {path}, which runs or is read on every session",
-                None,
-            )
+        fl = written(path, line, body)
+        ref = _DEVICE_REF.fullmatch(path.strip("\"'"))
+        if fl is None and ref is not None and ref.group(1) in self.devices:
+            fl = flow("destruction", "high", line, f"overwrites the disk device {path}", None)
+        if fl is not None:
+            self.facts.flows.append(fl)
 
     def command(self, cmd: Any, words: list[str] | None) -> None:
         words, nodes = _unwrap(*self.argv(cmd))
@@ -600,9 +604,8 @@ class _Reader:
             for n in nodes[1:]:
                 src = src or self.taint_of(n)
             if src:
-                dest = _dest(words) or "the network"
-                sev = "critical" if src[2] or exfil_shaped(dest) else "medium"
-                self.flow("secret-network", sev, line, f"reads {src[0]} and sends it to {dest}", src)
+                sev, text = sent(src, _dest(words))
+                self.flow("secret-network", sev, line, text, src)
         elif name in ("scp", "rsync", "sftp") and ":" in words[-1]:
             for w in words[1:-1]:
                 if not w.startswith("-") and (src := self.secret(w, line)):
@@ -615,13 +618,7 @@ class _Reader:
             for n, w in zip(nodes[1:], words[1:], strict=False):
                 src = self.taint_of(n)
                 if src:
-                    self.flow(
-                        "secret-network",
-                        "critical",
-                        line,
-                        f"reads {src[0]} and sends it in a DNS lookup of {w}",
-                        src,
-                    )
+                    self.flow("secret-network", "critical", line, sent(src, w, dns=True)[1], src)
                     break
         elif name in _INTERP or words[0] in self.downloads:
             script = (
@@ -631,7 +628,7 @@ class _Reader:
                 url, dline = self.downloads[script]
                 self.flow(
                     "download-exec",
-                    "critical",
+                    "low" if OFFICIAL_INSTALLER.match(url) else "critical",
                     line,
                     f"downloads {url} to {script} and runs it",
                     Source(f"downloads {url} to {script}", dline, True),
@@ -671,12 +668,12 @@ class _Reader:
                     self.wrote(w, line, body)
         elif name == "shred":
             for w in words[1:]:
-                if not w.startswith("-") and (HOME_DATA.match(w) or DESTROY_TARGET.match(w)):
+                if not w.startswith("-") and destroys(w):
                     self.flow("destruction", "high", line, f"overwrites and deletes files under {w}", None)
                     break
         elif name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:]):
             for w in words[1:]:
-                if not w.startswith("-") and (DESTROY_TARGET.match(w) or HOME_DATA.match(w)):
+                if not w.startswith("-") and destroys(w):
                     self.flow("destruction", "high", line, f"recursively deletes {w}", None)
                     break
 
@@ -801,7 +798,7 @@ class _Reader:
         if not kills or _narrows(tail):
             return  # `find ~/Downloads -name '*.part' -delete` removes chosen files, not the folder's contents
         for r in roots:
-            if DESTROY_TARGET.match(r) or HOME_DATA.match(r):
+            if destroys(r):
                 self.flow("destruction", "high", line, f"deletes every matching file under {r}", None)
                 return
 
@@ -836,7 +833,7 @@ class _Reader:
         """`source lib.sh` / `. lib.sh`: the other file's variables, secrets and functions arrive here."""
         if self.project is None or len(words) < 2:
             return
-        exp = self.project.shell_file(self.rel, words[1])
+        exp = self.project.get(self.project.shell_file_path(self.rel, words[1]))
         if exp is None or exp.file == self.rel:
             return
         self.env.update(exp.consts)
@@ -961,7 +958,7 @@ def _home_listing(words: list[str]) -> str | None:
         tail = words[1:]
         if _narrows(tail):
             return None
-    return next((r for r in roots if DESTROY_TARGET.match(r) or HOME_DATA.match(r)), None)
+    return next((r for r in roots if destroys(r)), None)
 
 
 def _commands(node: Any) -> list[Any]:
@@ -981,36 +978,24 @@ _RUNS_STDIN = frozenset(
 )
 
 
+_ROT13_SETS = ({"a-zA-Z", "n-za-mN-ZA-M"}, {"A-Za-z", "N-ZA-Mn-za-m"}, {"a-z", "n-za-m"})
+
+
 def _decode_filter(words: list[str], text: str) -> str | None:
     """What a decoding filter (`base64 -d`, `rev`, `xxd -r -p`, a rot13 `tr`) makes of constant text."""
-    import base64
-    import binascii
     import codecs
 
     if not words or len(text) > 64 * 1024:
         return None
     name = _base(words[0])
-    try:
-        if name == "base64" and any(w in ("-d", "--decode", "-D") for w in words[1:]):
-            raw = "".join(text.split())
-            return base64.b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8", "replace")
-        if name == "rev":
-            return "\n".join(line[::-1] for line in text.split("\n"))
-        if name == "xxd" and "-r" in words and any(w.startswith("-p") for w in words):
-            return bytes.fromhex("".join(text.split())).decode("utf-8", "replace")
-        if (
-            name == "tr"
-            and len(words) == 3
-            and {words[1], words[2]}
-            in (
-                {"a-zA-Z", "n-za-mN-ZA-M"},
-                {"A-Za-z", "N-ZA-Mn-za-m"},
-                {"a-z", "n-za-m"},
-            )
-        ):
-            return codecs.decode(text, "rot13")
-    except (binascii.Error, ValueError):
-        return None
+    if name == "base64" and any(w in ("-d", "--decode", "-D") for w in words[1:]):
+        return unbase64("".join(text.split()), "utf-8")
+    if name == "rev":
+        return "\n".join(line[::-1] for line in text.split("\n"))
+    if name == "xxd" and "-r" in words and any(w.startswith("-p") for w in words):
+        return unhex("".join(text.split()), "utf-8")
+    if name == "tr" and len(words) == 3 and {words[1], words[2]} in _ROT13_SETS:
+        return codecs.decode(text, "rot13")
     return None
 
 
