@@ -89,6 +89,53 @@ _FOR_USER = re.compile(
     r"|\b(?:do\s+not|don'?t|never)\s+(?:load|install|run|enable|add)\s+(?:it|this|that|them)\s+for\s+(?:them|the\s+user)\b",
     re.IGNORECASE,
 )
+#: A URL in a command: scheme, host, path.
+_URL = re.compile(r"\b([a-z][a-z0-9+.-]*)://([^/\s'\"`)|]+)([^\s'\"`)|]*)", re.IGNORECASE)
+#: Hosts a download-and-execute lure uses: address literals, paste, file-drop, tunnel and
+#: link-shortening services (anyone can publish there under any name).
+_DROP_HOST = re.compile(
+    r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]|localhost)(?::\d+)?$|(?:^|\.)(?:glot\.io|pastebin\.com|paste\.ee|"
+    r"hastebin\.com|rentry\.(?:co|org)|termbin\.com|ix\.io|0x0\.st|dpaste\.(?:com|org)|transfer\.sh|"
+    r"gist\.githubusercontent\.com|gist\.github\.com|ngrok(?:-free)?\.(?:io|app)|bore\.pub|serveo\.net|loca\.lt|"
+    r"trycloudflare\.com|localhost\.run|pinggy\.io|webhook\.site|bit\.ly|tinyurl\.com|goo\.gl|t\.co|is\.gd|"
+    r"cutt\.ly|rb\.gy|discord(?:app)?\.com|cdn\.discordapp\.com|dropbox\.com|mega\.nz|anonfiles\.com|"
+    r"files\.catbox\.moe|duckdns\.org|no-ip\.\w+|ddns\.net)(?::\d+)?$",
+    re.IGNORECASE,
+)
+#: Decoding or assembling in the same command hides what is fetched.
+_HIDDEN = re.compile(r"base64|frombase64|atob\b|xxd|\\x[0-9a-f]{2}", re.IGNORECASE)
+_CODE_HOSTS = ("github.com", "raw.githubusercontent.com", "gitlab.com", "codeberg.org", "bitbucket.org")
+#: "To deposit 5 UCT, send tokens to the server": tokens as a currency, not as credentials.
+_CURRENCY = re.compile(
+    r"\b(?:deposit\w*|withdraw\w*|wallets?|swap\w*|stak\w+|airdrop\w*|mint\w*|balances?|amount|coins?|"
+    r"crypto\w*|on-?chain|blockchain|faucet)\b"
+)
+_TOKENS_SENT = re.compile(r"\w+\s+(?:\S+\s+){0,3}?tokens\b", re.IGNORECASE)
+
+
+def web_installer(command: str) -> tuple[str, ...] | None:
+    """The names an installer fetched over https from a named host goes by (its domain's label,
+    or the owner and repository on a code host), or None when the fetch has a lure's shape:
+    plain http, an address literal, a paste, file-drop, tunnel or shortening host, a URL
+    assembled from variables or decoded."""
+    urls = _URL.findall(command.split("\n", 1)[0])
+    if not urls or _HIDDEN.search(command):
+        return None
+    names: list[str] = []
+    for scheme, host, path in urls:
+        if (
+            scheme.lower() != "https"
+            or _DROP_HOST.search(host)
+            or not re.fullmatch(r"[\w.-]+\.[a-z]{2,}", host, re.I)
+        ):
+            return None
+        if host.lower() in _CODE_HOSTS:
+            names += path.lower().strip("/").split("/")[:2]
+        else:
+            names.append(host.lower().split(".")[-2])
+    return tuple(names)
+
+
 _SUPPRESS = re.compile(r"skillyard:\s*ignore\[([A-Za-z0-9_,*\s-]*)\]\s*(.*?)\s*(?:-->|\*/)?\s*$")
 
 
@@ -122,6 +169,11 @@ class FileContext:
     watch_lines: set[int] = field(default_factory=set)
     #: lines of a paragraph or list item that hands a step to the user ("tell the user how to ...")
     for_user_lines: set[int] = field(default_factory=set)
+    #: SKILL.md, or a document it points the model to outside the reference folders (notes, memory,
+    #: a setup file): what the model reads as instructions, not documentation for a person
+    instructs: bool = True
+    #: the skill's name (front matter), lower-case
+    own_name: str = ""
 
     def demotion(
         self, line: int | None, category: str, rule_id: str, text: str, start: int
@@ -136,6 +188,12 @@ class FileContext:
                 return 1, "in reference material"
             return 0, ""
         kind = self.kinds.get(line, "prose")
+        if category == "download-and-execute" and kind != "comment":
+            names = web_installer(text[start:])
+            if names is not None and not self.instructs:
+                return 2, "an installer over https from a named host, documented for the person installing"
+            if names and self.own_name and any(len(n) >= 4 and n in self.own_name for n in names):
+                return 2, "the installer of the skill's own product, over https from its own host"
         if kind == "fence":
             if line in self.example_lines:
                 # an attack shown inside a document-language block (markdown, html, email) is text
@@ -160,6 +218,8 @@ class FileContext:
             _COMMAND_START.match(text) or (prefix.strip() and _COMMAND_LINE.match(prefix))
         ):
             return 0, ""
+        if rule_id == "SY-CRED-007" and _TOKENS_SENT.match(text[start:]) and _CURRENCY.search(text):
+            return 2, "tokens as a currency, not credentials"
         if category in COMMANDISH or rule_id == "SY-CRED-007":
             if _MENTION.search(prefix) or _described(text, start) or _PROSE_SUBJECT.match(text[start:]):
                 return 2, "mentioned in prose, not an instruction"
@@ -209,7 +269,11 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     reference = bool(_REFERENCE_DIRS.search(rel)) and not named and not low.endswith("skill.md")
     # a document SKILL.md says not to run commands from (course notes, a threat catalogue)
     reference = reference or (md and f"{_QUOTE_MARK}{rel}" in referenced and not named)
-    ctx = FileContext(rel, md, reference)
+    skill_md = low.rsplit("/", 1)[-1] == "skill.md"
+    own = next((r.removeprefix(_NAME_MARK) for r in referenced if r.startswith(_NAME_MARK)), "")
+    ctx = FileContext(
+        rel, md, reference, instructs=skill_md or (rel in referenced and not reference), own_name=own
+    )
     if not md:
         return ctx
     lines = text.split("\n")
@@ -314,6 +378,9 @@ _PATH_TOKEN = re.compile(r"(?<![\w/.-])((?:\./)?(?:[\w.-]+/)+[\w.-]+\.\w{1,5})\b
 _FOLLOW_MARK = "\x00follow:"
 #: ... and one on a line that tells it not to run anything from them.
 _QUOTE_MARK = "\x00quote:"
+#: ... and the skill's own name, from its front matter.
+_NAME_MARK = "\x00name:"
+_FRONT_NAME = re.compile(r"\A---[^\n]*\n(?:[^\n]*\n)*?name:\s*[\"']?([\w.-]+)")
 _FOLLOW = re.compile(
     r"\b(?:run|runs|execute|follow|apply|perform|carry\s+out|do\s+what|steps?\s+in|instructions?\s+in|as\s+described\s+in)\b",
     re.IGNORECASE,
@@ -327,6 +394,8 @@ def referenced_paths(text: str) -> set[str]:
     """Relative file paths SKILL.md mentions: the files it tells the model to open or run (and,
     marked, those on a line that tells it to run or follow them)."""
     out: set[str] = set()
+    if m := _FRONT_NAME.match(text):
+        out.add(f"{_NAME_MARK}{m.group(1).lower()}")
     for line in text.split("\n"):
         if "/" not in line:
             continue
