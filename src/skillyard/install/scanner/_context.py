@@ -181,6 +181,8 @@ class FileContext:
         """(levels to lower, why) for a rule match at `line`."""
         if line is None:
             return 0, ""
+        if rule_id == "SY-CRED-007" and _TOKENS_SENT.match(text[start:]) and _CURRENCY.search(text):
+            return 2, "tokens as a currency, not credentials"
         if not self.markdown:
             if line in self.data_lines and category in COMMANDISH:
                 return 2, "a string in a data list, not a command"
@@ -218,8 +220,6 @@ class FileContext:
             _COMMAND_START.match(text) or (prefix.strip() and _COMMAND_LINE.match(prefix))
         ):
             return 0, ""
-        if rule_id == "SY-CRED-007" and _TOKENS_SENT.match(text[start:]) and _CURRENCY.search(text):
-            return 2, "tokens as a currency, not credentials"
         if category in COMMANDISH or rule_id == "SY-CRED-007":
             if _MENTION.search(prefix) or _described(text, start) or _PROSE_SUBJECT.match(text[start:]):
                 return 2, "mentioned in prose, not an instruction"
