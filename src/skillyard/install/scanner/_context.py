@@ -110,6 +110,16 @@ _CURRENCY = re.compile(
     r"\b(?:deposit\w*|withdraw\w*|wallets?|swap\w*|stak\w+|airdrop\w*|mint\w*|balances?|amount|coins?|"
     r"crypto\w*|on-?chain|blockchain|faucet)\b"
 )
+#: `scan_input("Ignore previous instructions")`, `python scan.py "..."`: a phrase passed to a
+#: program that checks for it.
+_CHECKED_SAMPLE = re.compile(
+    r"\b\w*(?:scan|check|detect|classif|guard|filter|validat|saniti[sz]|analy[sz]|inspect|protect|intercept)\w*"
+    r"(?:\.(?:py|js|ts|sh))?(?:\s*\(\s*|\s+(?:--?[\w-]+[\s=]+)*)[rbfu]?[\"'][^\"'\n]{0,30}$",
+    re.IGNORECASE,
+)
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.\w+$", re.IGNORECASE
+)
 _TOKENS_SENT = re.compile(r"\w+\s+(?:\S+\s+){0,3}?tokens\b", re.IGNORECASE)
 
 
@@ -183,7 +193,11 @@ class FileContext:
             return 0, ""
         if rule_id == "SY-CRED-007" and _TOKENS_SENT.match(text[start:]) and _CURRENCY.search(text):
             return 2, "tokens as a currency, not credentials"
+        if category in SPEECH and _CHECKED_SAMPLE.search(text[:start]):
+            return 2, "a sample handed to a checker, not addressed to the model"
         if not self.markdown:
+            if category in SPEECH and _TEST_FILE.search(self.rel):
+                return 1, "test input in a test file"
             if line in self.data_lines and category in COMMANDISH:
                 return 2, "a string in a data list, not a command"
             if self.reference and category in COMMANDISH:
