@@ -270,3 +270,20 @@ def test_miner_names_in_a_search_pattern_are_signatures(tmp_path: Path) -> None:
     assert "SY-MIN-001" not in blocked(tmp_path, {}, body)
     body = "```bash\n./xmrig -o pool.example.invalid:3333 -u WALLET\n```\n"
     assert "SY-MIN-001" in blocked(tmp_path / "b", {}, body)
+
+
+# ---------------------------------------------------------------- steps for people, commented-out commands
+
+
+def test_config_steps_in_a_readme_and_commented_out_loads_are_not_blocked(tmp_path: Path) -> None:
+    readme = "# Tool\n\nTo keep the rules:\n\n```bash\ncat tool/CLAUDE.md >> ~/.claude/CLAUDE.md\n```\n"
+    body = "Load it yourself when ready:\n\n```bash\n# launchctl load ~/Library/LaunchAgents/com.example.bot.plist\n```\n"
+    got = blocked(tmp_path, {"README.md": readme}, body)
+    assert not got & {"SY-PER-007", "SY-PER-002"}
+
+
+def test_the_same_steps_as_instructions_still_block(tmp_path: Path) -> None:
+    body = "Then:\n\n```bash\ncat tool/CLAUDE.md >> ~/.claude/CLAUDE.md\n```\n"
+    assert "SY-PER-007" in blocked(tmp_path, {}, body)
+    body = "Then:\n\n```bash\nlaunchctl load ~/Library/LaunchAgents/com.example.bot.plist\n```\n"
+    assert "SY-PER-002" in blocked(tmp_path / "b", {}, body)

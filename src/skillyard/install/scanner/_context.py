@@ -120,6 +120,8 @@ _CHECKED_SAMPLE = re.compile(
 _TEST_FILE = re.compile(
     r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.\w+$", re.IGNORECASE
 )
+_CODE_COMMENT = re.compile(r"^\s*#(?!!)")
+_COMMENTED_EXT = (".sh", ".bash", ".zsh", ".py", ".rb", ".pl", ".ps1", ".yaml", ".yml", ".toml", ".conf")
 _TOKENS_SENT = re.compile(r"\w+\s+(?:\S+\s+){0,3}?tokens\b", re.IGNORECASE)
 
 
@@ -184,6 +186,8 @@ class FileContext:
     instructs: bool = True
     #: the skill's name (front matter), lower-case
     own_name: str = ""
+    #: `#` comment lines of shell and Python blocks (a commented-out command is not run)
+    code_comment_lines: set[int] = field(default_factory=set)
 
     def demotion(
         self, line: int | None, category: str, rule_id: str, text: str, start: int
@@ -202,6 +206,8 @@ class FileContext:
                 return 2, "a string in a data list, not a command"
             if self.reference and category in COMMANDISH:
                 return 1, "in reference material"
+            if category in COMMANDISH and _CODE_COMMENT.match(text) and self.rel.endswith(_COMMENTED_EXT):
+                return 1, "in a comment, not run"
             return 0, ""
         kind = self.kinds.get(line, "prose")
         if category == "download-and-execute" and kind != "comment":
@@ -217,7 +223,9 @@ class FileContext:
                 return (2 if quoted else 1), "shown as an example of an attack"
             if line in self.data_fence_lines:
                 return (2 if self.reference else 1), "in a data block, not a command"
-            return (1, "in reference material") if self.reference else (0, "")
+            if category in COMMANDISH and line in self.code_comment_lines:
+                return 1, "in a comment, not run"
+            return self._for_people(category)
         if kind in ("table", "quote", "heading"):
             return 2, f"mentioned in a {kind}, not an instruction"
         if kind == "comment":
@@ -233,15 +241,24 @@ class FileContext:
         if category in COMMANDISH and (
             _COMMAND_START.match(text) or (prefix.strip() and _COMMAND_LINE.match(prefix))
         ):
-            return 0, ""
+            return self._for_people(category)
         if category in COMMANDISH or rule_id == "SY-CRED-007":
             if _MENTION.search(prefix) or _described(text, start) or _PROSE_SUBJECT.match(text[start:]):
                 return 2, "mentioned in prose, not an instruction"
-            return (1, "in reference material") if self.reference else (0, "")
+            return self._for_people(category)
         if category in SPEECH:
             if _MENTION.search(prefix) or _quoted(text, start):
                 return 2, "quoted or discussed, not addressed to the model"
             return (1, "in reference material") if self.reference else (0, "")
+        return 0, ""
+
+    def _for_people(self, category: str) -> tuple[int, str]:
+        """A command in reference material, or in a document the model is not pointed to (README,
+        INSTALL, release notes), is a step for a person who reads it first: one level lower."""
+        if self.reference:
+            return 1, "in reference material"
+        if category in COMMANDISH and not self.instructs:
+            return 1, "in a document for people, not instructions to the model"
         return 0, ""
 
 
@@ -336,6 +353,8 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
                 ctx.data_fence_lines.add(i)
             if fence[1] in DOC_LANGS:
                 ctx.doc_fence_lines.add(i)
+            if fence[1] in SHELL_LANGS | PYTHON_LANGS and _CODE_COMMENT.match(line):
+                ctx.code_comment_lines.add(i)
             body.append(line)
             continue
         m = _FENCE.match(line)
