@@ -21,10 +21,6 @@ _BANG = re.compile(r"!`([^`\n]+)`")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 #: `[//]: # (text)` and `[comment]: <> (text)`: Markdown link definitions used as hidden comments.
 _MD_COMMENT = re.compile(r"^\s{0,3}\[(?://|comment|_)\]:\s*(?:#|<>)")
-_INSTRUCTION = re.compile(
-    r"\b(?:run|runs|execute|paste|type|enter|install|invoke|copy\s+and\s+paste|then|first|next|now)\b|^\s*\$\s",
-    re.IGNORECASE,
-)
 _EXAMPLE_MARK = re.compile(
     r"\b(?:malicious|attack(?:er|s)?|exploit\w*|vulnerab\w*|insecure|dangerous|bad|wrong|never\s+run|do\s+not\s+run|"
     r"don'?t\s+run|avoid|anti-?pattern|payloads?|red\s+flags?|detect\w*|example\s+of|injection|phishing|"
@@ -249,7 +245,7 @@ class FileContext:
         if category in SPEECH:
             if _MENTION.search(prefix) or _quoted(text, start):
                 return 2, "quoted or discussed, not addressed to the model"
-            return (1, "in reference material") if self.reference else (0, "")
+            return self._for_people(category)
         return 0, ""
 
     def _for_people(self, category: str) -> tuple[int, str]:
