@@ -234,6 +234,9 @@ class FileContext:
         if self.reference and category in COMMANDISH:
             # a document the model is told to read, not to follow: its commands are quoted
             return 2, "quoted in a reference document, not an instruction"
+        if category in COMMANDISH and _NEGATED_CJK.search(prefix):
+            # before the command-line test: prose without spaces reads as one long token
+            return 2, "mentioned in prose, not an instruction"
         if category in COMMANDISH and (
             _COMMAND_START.match(text) or (prefix.strip() and _COMMAND_LINE.match(prefix))
         ):
@@ -258,6 +261,10 @@ class FileContext:
         return 0, ""
 
 
+#: "不使用 `curl|bash`", "未发现 …", "而非手动执行 …": a Chinese or Japanese negation just before it.
+_NEGATED_CJK = re.compile(
+    r"(?:不(?:使用|要|得|会|可|允许|运行|执行)|未(?:发现|使用|引入|包含)|禁止|避免|而非|切勿|请勿|勿)[^\n。；;]{0,12}$"
+)
 _DESCRIBES = re.compile(
     r"^\s*(?:--|—|-|,)?\s*(?:\w+(?<!ss)s|is|are|was|were|would|could|can|will|might|may)\b(?!\s+(?:it|them|the\s+\w+)\s*$)"
 )
