@@ -21,10 +21,6 @@ _BANG = re.compile(r"!`([^`\n]+)`")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 #: `[//]: # (text)` and `[comment]: <> (text)`: Markdown link definitions used as hidden comments.
 _MD_COMMENT = re.compile(r"^\s{0,3}\[(?://|comment|_)\]:\s*(?:#|<>)")
-_INSTRUCTION = re.compile(
-    r"\b(?:run|runs|execute|paste|type|enter|install|invoke|copy\s+and\s+paste|then|first|next|now)\b|^\s*\$\s",
-    re.IGNORECASE,
-)
 _EXAMPLE_MARK = re.compile(
     r"\b(?:malicious|attack(?:er|s)?|exploit\w*|vulnerab\w*|insecure|dangerous|bad|wrong|never\s+run|do\s+not\s+run|"
     r"don'?t\s+run|avoid|anti-?pattern|payloads?|red\s+flags?|detect\w*|example\s+of|injection|phishing|"
@@ -89,6 +85,65 @@ _FOR_USER = re.compile(
     r"|\b(?:do\s+not|don'?t|never)\s+(?:load|install|run|enable|add)\s+(?:it|this|that|them)\s+for\s+(?:them|the\s+user)\b",
     re.IGNORECASE,
 )
+#: A URL in a command: scheme, host, path.
+_URL = re.compile(r"\b([a-z][a-z0-9+.-]*)://([^/\s'\"`)|]+)([^\s'\"`)|]*)", re.IGNORECASE)
+#: Hosts a download-and-execute lure uses: address literals, paste, file-drop, tunnel and
+#: link-shortening services (anyone can publish there under any name).
+_DROP_HOST = re.compile(
+    r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]|localhost)(?::\d+)?$|(?:^|\.)(?:glot\.io|pastebin\.com|paste\.ee|"
+    r"hastebin\.com|rentry\.(?:co|org)|termbin\.com|ix\.io|0x0\.st|dpaste\.(?:com|org)|transfer\.sh|"
+    r"gist\.githubusercontent\.com|gist\.github\.com|ngrok(?:-free)?\.(?:io|app)|bore\.pub|serveo\.net|loca\.lt|"
+    r"trycloudflare\.com|localhost\.run|pinggy\.io|webhook\.site|bit\.ly|tinyurl\.com|goo\.gl|t\.co|is\.gd|"
+    r"cutt\.ly|rb\.gy|discord(?:app)?\.com|cdn\.discordapp\.com|dropbox\.com|mega\.nz|anonfiles\.com|"
+    r"files\.catbox\.moe|duckdns\.org|no-ip\.\w+|ddns\.net)(?::\d+)?$",
+    re.IGNORECASE,
+)
+#: Decoding or assembling in the same command hides what is fetched.
+_HIDDEN = re.compile(r"base64|frombase64|atob\b|xxd|\\x[0-9a-f]{2}", re.IGNORECASE)
+_CODE_HOSTS = ("github.com", "raw.githubusercontent.com", "gitlab.com", "codeberg.org", "bitbucket.org")
+#: "To deposit 5 UCT, send tokens to the server": tokens as a currency, not as credentials.
+_CURRENCY = re.compile(
+    r"\b(?:deposit\w*|withdraw\w*|wallets?|swap\w*|stak\w+|airdrop\w*|mint\w*|balances?|amount|coins?|"
+    r"crypto\w*|on-?chain|blockchain|faucet)\b"
+)
+#: `scan_input("Ignore previous instructions")`, `python scan.py "..."`: a phrase passed to a
+#: program that checks for it.
+_CHECKED_SAMPLE = re.compile(
+    r"\b\w*(?:scan|check|detect|classif|guard|filter|validat|saniti[sz]|analy[sz]|inspect|protect|intercept)\w*"
+    r"(?:\.(?:py|js|ts|sh))?(?:\s*\(\s*|\s+(?:--?[\w-]+[\s=]+)*)[rbfu]?[\"'][^\"'\n]{0,30}$",
+    re.IGNORECASE,
+)
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.\w+$", re.IGNORECASE
+)
+_CODE_COMMENT = re.compile(r"^\s*#(?!!)")
+_COMMENTED_EXT = (".sh", ".bash", ".zsh", ".py", ".rb", ".pl", ".ps1", ".yaml", ".yml", ".toml", ".conf")
+_TOKENS_SENT = re.compile(r"\w+\s+(?:\S+\s+){0,3}?tokens\b", re.IGNORECASE)
+
+
+def web_installer(command: str) -> tuple[str, ...] | None:
+    """The names an installer fetched over https from a named host goes by (its domain's label,
+    or the owner and repository on a code host), or None when the fetch has a lure's shape:
+    plain http, an address literal, a paste, file-drop, tunnel or shortening host, a URL
+    assembled from variables or decoded."""
+    urls = _URL.findall(command.split("\n", 1)[0])
+    if not urls or _HIDDEN.search(command):
+        return None
+    names: list[str] = []
+    for scheme, host, path in urls:
+        if (
+            scheme.lower() != "https"
+            or _DROP_HOST.search(host)
+            or not re.fullmatch(r"[\w.-]+\.[a-z]{2,}", host, re.I)
+        ):
+            return None
+        if host.lower() in _CODE_HOSTS:
+            names += path.lower().strip("/").split("/")[:2]
+        else:
+            names.append(host.lower().split(".")[-2])
+    return tuple(names)
+
+
 _SUPPRESS = re.compile(r"skillyard:\s*ignore\[([A-Za-z0-9_,*\s-]*)\]\s*(.*?)\s*(?:-->|\*/)?\s*$")
 
 
@@ -122,6 +177,13 @@ class FileContext:
     watch_lines: set[int] = field(default_factory=set)
     #: lines of a paragraph or list item that hands a step to the user ("tell the user how to ...")
     for_user_lines: set[int] = field(default_factory=set)
+    #: SKILL.md, or a document it points the model to outside the reference folders (notes, memory,
+    #: a setup file): what the model reads as instructions, not documentation for a person
+    instructs: bool = True
+    #: the skill's name (front matter), lower-case
+    own_name: str = ""
+    #: `#` comment lines of shell and Python blocks (a commented-out command is not run)
+    code_comment_lines: set[int] = field(default_factory=set)
 
     def demotion(
         self, line: int | None, category: str, rule_id: str, text: str, start: int
@@ -129,13 +191,27 @@ class FileContext:
         """(levels to lower, why) for a rule match at `line`."""
         if line is None:
             return 0, ""
+        if rule_id == "SY-CRED-007" and _TOKENS_SENT.match(text[start:]) and _CURRENCY.search(text):
+            return 2, "tokens as a currency, not credentials"
+        if category in SPEECH and _CHECKED_SAMPLE.search(text[:start]):
+            return 2, "a sample handed to a checker, not addressed to the model"
         if not self.markdown:
+            if category in SPEECH and _TEST_FILE.search(self.rel):
+                return 1, "test input in a test file"
             if line in self.data_lines and category in COMMANDISH:
                 return 2, "a string in a data list, not a command"
             if self.reference and category in COMMANDISH:
                 return 1, "in reference material"
+            if category in COMMANDISH and _CODE_COMMENT.match(text) and self.rel.endswith(_COMMENTED_EXT):
+                return 1, "in a comment, not run"
             return 0, ""
         kind = self.kinds.get(line, "prose")
+        if category == "download-and-execute" and kind != "comment":
+            names = web_installer(text[start:])
+            if names is not None and not self.instructs:
+                return 2, "an installer over https from a named host, documented for the person installing"
+            if names and self.own_name and any(len(n) >= 4 and n in self.own_name for n in names):
+                return 2, "the installer of the skill's own product, over https from its own host"
         if kind == "fence":
             if line in self.example_lines:
                 # an attack shown inside a document-language block (markdown, html, email) is text
@@ -143,7 +219,9 @@ class FileContext:
                 return (2 if quoted else 1), "shown as an example of an attack"
             if line in self.data_fence_lines:
                 return (2 if self.reference else 1), "in a data block, not a command"
-            return (1, "in reference material") if self.reference else (0, "")
+            if category in COMMANDISH and line in self.code_comment_lines:
+                return 1, "in a comment, not run"
+            return self._for_people(category)
         if kind in ("table", "quote", "heading"):
             return 2, f"mentioned in a {kind}, not an instruction"
         if kind == "comment":
@@ -156,21 +234,37 @@ class FileContext:
         if self.reference and category in COMMANDISH:
             # a document the model is told to read, not to follow: its commands are quoted
             return 2, "quoted in a reference document, not an instruction"
+        if category in COMMANDISH and _NEGATED_CJK.search(prefix):
+            # before the command-line test: prose without spaces reads as one long token
+            return 2, "mentioned in prose, not an instruction"
         if category in COMMANDISH and (
             _COMMAND_START.match(text) or (prefix.strip() and _COMMAND_LINE.match(prefix))
         ):
-            return 0, ""
+            return self._for_people(category)
         if category in COMMANDISH or rule_id == "SY-CRED-007":
             if _MENTION.search(prefix) or _described(text, start) or _PROSE_SUBJECT.match(text[start:]):
                 return 2, "mentioned in prose, not an instruction"
-            return (1, "in reference material") if self.reference else (0, "")
+            return self._for_people(category)
         if category in SPEECH:
             if _MENTION.search(prefix) or _quoted(text, start):
                 return 2, "quoted or discussed, not addressed to the model"
-            return (1, "in reference material") if self.reference else (0, "")
+            return self._for_people(category)
+        return 0, ""
+
+    def _for_people(self, category: str) -> tuple[int, str]:
+        """A command in reference material, or in a document the model is not pointed to (README,
+        INSTALL, release notes), is a step for a person who reads it first: one level lower."""
+        if self.reference:
+            return 1, "in reference material"
+        if category in COMMANDISH and not self.instructs:
+            return 1, "in a document for people, not instructions to the model"
         return 0, ""
 
 
+#: "不使用 `curl|bash`", "未发现 …", "而非手动执行 …": a Chinese or Japanese negation just before it.
+_NEGATED_CJK = re.compile(
+    r"(?:不(?:使用|要|得|会|可|允许|运行|执行)|未(?:发现|使用|引入|包含)|禁止|避免|而非|切勿|请勿|勿)[^\n。；;]{0,12}$"
+)
 _DESCRIBES = re.compile(
     r"^\s*(?:--|—|-|,)?\s*(?:\w+(?<!ss)s|is|are|was|were|would|could|can|will|might|may)\b(?!\s+(?:it|them|the\s+\w+)\s*$)"
 )
@@ -209,7 +303,11 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     reference = bool(_REFERENCE_DIRS.search(rel)) and not named and not low.endswith("skill.md")
     # a document SKILL.md says not to run commands from (course notes, a threat catalogue)
     reference = reference or (md and f"{_QUOTE_MARK}{rel}" in referenced and not named)
-    ctx = FileContext(rel, md, reference)
+    skill_md = low.rsplit("/", 1)[-1] == "skill.md"
+    own = next((r.removeprefix(_NAME_MARK) for r in referenced if r.startswith(_NAME_MARK)), "")
+    ctx = FileContext(
+        rel, md, reference, instructs=skill_md or (rel in referenced and not reference), own_name=own
+    )
     if not md:
         return ctx
     lines = text.split("\n")
@@ -258,6 +356,8 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
                 ctx.data_fence_lines.add(i)
             if fence[1] in DOC_LANGS:
                 ctx.doc_fence_lines.add(i)
+            if fence[1] in SHELL_LANGS | PYTHON_LANGS and _CODE_COMMENT.match(line):
+                ctx.code_comment_lines.add(i)
             body.append(line)
             continue
         m = _FENCE.match(line)
@@ -314,6 +414,9 @@ _PATH_TOKEN = re.compile(r"(?<![\w/.-])((?:\./)?(?:[\w.-]+/)+[\w.-]+\.\w{1,5})\b
 _FOLLOW_MARK = "\x00follow:"
 #: ... and one on a line that tells it not to run anything from them.
 _QUOTE_MARK = "\x00quote:"
+#: ... and the skill's own name, from its front matter.
+_NAME_MARK = "\x00name:"
+_FRONT_NAME = re.compile(r"\A---[^\n]*\n(?:[^\n]*\n)*?name:\s*[\"']?([\w.-]+)")
 _FOLLOW = re.compile(
     r"\b(?:run|runs|execute|follow|apply|perform|carry\s+out|do\s+what|steps?\s+in|instructions?\s+in|as\s+described\s+in)\b",
     re.IGNORECASE,
@@ -327,6 +430,8 @@ def referenced_paths(text: str) -> set[str]:
     """Relative file paths SKILL.md mentions: the files it tells the model to open or run (and,
     marked, those on a line that tells it to run or follow them)."""
     out: set[str] = set()
+    if m := _FRONT_NAME.match(text):
+        out.add(f"{_NAME_MARK}{m.group(1).lower()}")
     for line in text.split("\n"):
         if "/" not in line:
             continue
