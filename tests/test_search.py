@@ -687,7 +687,7 @@ def _reference(
 
 
 def _exhaustive(index: LexicalIndex, query: str, limit: int | None) -> list[tuple[str, float, float]]:
-    return _reference([index._word(t) for t in index._query(query)], index._skills, limit)
+    return _reference([index._word(t) for t in index.query_terms(query)], index._skills, limit)
 
 
 @st.composite

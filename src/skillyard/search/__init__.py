@@ -21,9 +21,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import textwrap
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +63,6 @@ __all__ = [
     "KEEP_SNAPSHOTS",
     "SEMANTIC_STRONG",
     "SearchIndex",
-    "build_index",
     "embedder_spec",
     "embedding_text",
     "embedding_texts",
@@ -112,18 +112,8 @@ def embedding_texts(skill: Skill) -> list[str]:
     """Every text a skill is embedded as: the main text, the name and description alone, and the name
     with each section of the body. A request may match what a skill's description says or what one part
     of its body explains; one vector of everything blurs both, the best of several keeps each."""
-    words = body_head(skill, EMBED_BODY_CHARS * EMBED_SECTIONS).split()
-    sections: list[str] = []
-    current: list[str] = []
-    size = 0
-    for w in words:
-        if size + len(w) > EMBED_BODY_CHARS and current:
-            sections.append(" ".join(current))
-            current, size = [], 0
-        current.append(w)
-        size += len(w) + 1
-    if current:
-        sections.append(" ".join(current))
+    body = " ".join(body_head(skill, EMBED_BODY_CHARS * EMBED_SECTIONS).split())
+    sections = textwrap.wrap(body, EMBED_BODY_CHARS, break_long_words=False, break_on_hyphens=False)
     texts = [embedding_text(skill), f"{skill.name}: {_as_text(skill.description)}"]
     texts.extend(f"{skill.name}: {section}" for section in sections)
     return list(dict.fromkeys(texts))
@@ -466,11 +456,6 @@ def index_from_settings(skills: Sequence[Skill], settings: Any = None) -> Search
     index = SearchIndex(skills, embedder=embedder, cache=cache, snapshot_dir=cache_dir / "search")
     index.semantic_error = error
     return index
-
-
-def build_index(skills: Iterable[Skill], **kwargs: Any) -> SearchIndex:
-    """Convenience for callers holding an iterable."""
-    return SearchIndex(list(skills), **kwargs)
 
 
 # ---------------------------------------------------------------- a registry's index
