@@ -113,6 +113,12 @@ ROOT_SUFFIXES = tuple(
 )
 MIN_ROOT = 5
 
+#: Pasted fragments a request asks about without naming what they are ("what does 0 */6 * * 1-5 mean"),
+#: recognised by their shape and read as the word that names them.
+SHAPES = (
+    (re.compile(r"(?<!\S)(?=[\d*/,\s-]*\*)(?:[\d*/,-]+\s+){4}[\d*/,-]+(?!\S)"), "cron"),
+    (re.compile(r"\(\?[=!:<]|\\[dDwWsS]|\.[*+]|\.\{\d+,?\d*\}"), "regex"),
+)
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
@@ -820,8 +826,9 @@ class LexicalIndex:
         if not isinstance(query, str):
             return []
         tokens = tokenize(query[:MAX_QUERY_CHARS])
-        terms = list(dict.fromkeys(tokens))[:MAX_QUERY_TERMS]
-        words = list(terms)
+        shapes = [word for pattern, word in SHAPES if pattern.search(query[:MAX_QUERY_CHARS])]
+        terms = list(dict.fromkeys(tokens + shapes))[:MAX_QUERY_TERMS]
+        words = [t for t in terms if t not in shapes]
         phrases = [
             tuple(tokens[i : i + n]) for n in range(2, MAX_PHRASE + 1) for i in range(len(tokens) - n + 1)
         ]
