@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from skillyard.model import Skill
 from skillyard.search import _spelling
 from skillyard.search._embed import (
+    BATCH,
     EMBEDDER_KINDS,
     Embedder,
     EmbedderError,
@@ -136,7 +137,12 @@ class SearchIndex:
         if snapshot_dir is not None:
             skills = list(skills)
             self._snapshot = Path(snapshot_dir) / _fingerprint(skills, body_chars)
-            lexical = _restore(self._snapshot, skills, body_chars)
+            try:
+                meta = self._snapshot.with_suffix(".meta").read_bytes()
+            except OSError:
+                meta = b""
+            body = self._snapshot.with_suffix(".body").read_bytes
+            lexical = LexicalIndex.restore(skills, meta, body, body_chars=body_chars) if meta else None
             if lexical is not None:
                 self._snapshot = None  # already on disk
         self._lexical = lexical if lexical is not None else LexicalIndex(skills, body_chars=body_chars)
@@ -214,8 +220,6 @@ class SearchIndex:
         embedder = self.embedder
         if embedder is None:
             return
-        from skillyard.search._embed import BATCH
-
         try:
             while True:
                 todo: list[tuple[str, list[str]]] = []  #: (name, cache keys of its texts)
@@ -409,15 +413,6 @@ def _prune(folder: Path) -> None:
     for old in metas[KEEP_SNAPSHOTS:]:
         for suffix in (".meta", ".body"):
             old.with_suffix(suffix).unlink(missing_ok=True)
-
-
-def _restore(path: Path, skills: Sequence[Skill], body_chars: int) -> LexicalIndex | None:
-    try:
-        meta = path.with_suffix(".meta").read_bytes()
-    except OSError:
-        return None
-    body = path.with_suffix(".body")
-    return LexicalIndex.restore(skills, meta, body.read_bytes, body_chars=body_chars)
 
 
 def _unit(vec: Sequence[float]) -> list[float]:

@@ -328,6 +328,17 @@ def _ranked(
     return out
 
 
+def _snapshot_part(data: bytes | None, n: int) -> tuple[Any, ...] | None:
+    """(version, postings, lengths, df) of a snapshot part written by this layout for `n` skills, else None."""
+    try:
+        parts = marshal.loads(data) if data else None
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not parts or parts[0] != SNAPSHOT_VERSION or any(len(v) != n for v in parts[2].values()):
+        return None
+    return parts
+
+
 class LexicalIndex:
     """An in-memory BM25F index over skills, updated in place on reload; safe to search from many threads."""
 
@@ -521,12 +532,10 @@ class LexicalIndex:
     ) -> LexicalIndex | None:
         """An index over `skills` (the same, in the same order, as when the snapshot was taken) from its
         metadata part now and its body part (`body()`, read in the background) on the first search."""
-        try:
-            version, postings, lens, df = marshal.loads(meta)
-        except (ValueError, EOFError, TypeError):
+        parts = _snapshot_part(meta, len(skills))
+        if parts is None:
             return None
-        if version != SNAPSHOT_VERSION or any(len(v) != len(skills) for v in lens.values()):
-            return None
+        _v, postings, lens, df = parts
         ix = cls([], body_chars=body_chars)
         ix._skills = list(skills)
         ix._by_name = {s.name: i for i, s in enumerate(skills)}
@@ -544,17 +553,9 @@ class LexicalIndex:
 
         def load_body() -> tuple[Any, ...] | None:
             try:
-                data = body()
-                parts = marshal.loads(data) if data else None
-            except (OSError, ValueError, EOFError, TypeError):
+                return _snapshot_part(body(), len(skills))
+            except OSError:
                 return None
-            if (
-                not parts
-                or parts[0] != SNAPSHOT_VERSION
-                or any(len(v) != len(skills) for v in parts[2].values())
-            ):
-                return None
-            return parts
 
         ix._snapshot_body = load_body
         return ix
@@ -567,10 +568,8 @@ class LexicalIndex:
             return False
         _v, postings, lens, df = parts
         with self._lock:
-            if len(self._free) or any(self._skills[d] is None for d in self._pending_body):
+            if self._free or self._pending_body != set(range(len(self._skills))):
                 return False  # changed since: index the bodies the ordinary way
-            if self._pending_body != set(range(len(self._skills))):
-                return False
             self._postings.update(postings)
             for f, v in lens.items():
                 self._lens[f] = v

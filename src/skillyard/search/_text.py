@@ -171,14 +171,12 @@ def _stems_for(words: Iterable[str]) -> dict[str, str]:
     return stems
 
 
-@functools.lru_cache(maxsize=1)
-def _vague_terms() -> frozenset[str]:
-    return frozenset(stem(w) for w in VAGUE_WORDS if w not in STOP_WORDS)
+_VAGUE_TERMS = frozenset(stem(w) for w in VAGUE_WORDS if w not in STOP_WORDS)
 
 
 def is_vague(term: str) -> bool:
     """Whether an index term says little about the task: a vague word (VAGUE_WORDS) or a bare number."""
-    return term.isdigit() or term in _vague_terms()
+    return term.isdigit() or term in _VAGUE_TERMS
 
 
 def tokenize(text: str) -> list[str]:
