@@ -25,6 +25,7 @@ import textwrap
 import threading
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -303,18 +304,18 @@ class SearchIndex:
         their place. Unchanged without the English word list (`_spelling`)."""
         if not _spelling.available():
             return query
-        words = [w.casefold() for w in _ALPHA_WORD.findall(query)]
-        unknown: set[str] = set()
-        known = 0
-        for w in words:
-            if w in STOP_WORDS or (len(w) >= _spelling.MIN_LENGTH and self._lexical.knows(stem(w))):
-                known += 1
-            elif len(w) >= _spelling.MIN_LENGTH:
-                if _spelling.is_word(w):
-                    known += 1
-                else:
-                    unknown.add(w)
-        if not unknown or known < MIN_KNOWN_SHARE * (known + sum(w in unknown for w in words)):
+        # the words that count: function words, and words long enough to be checked
+        words = [
+            w
+            for w in map(str.casefold, _ALPHA_WORD.findall(query))
+            if w in STOP_WORDS or len(w) >= _spelling.MIN_LENGTH
+        ]
+        unknown = [
+            w
+            for w in words
+            if w not in STOP_WORDS and not self._lexical.knows(stem(w)) and not _spelling.is_word(w)
+        ]
+        if not unknown or len(words) - len(unknown) < MIN_KNOWN_SHARE * len(words):
             return query
 
         def fix(m: re.Match[str]) -> str:
@@ -359,12 +360,10 @@ class SearchIndex:
         for name, sc, cov in lexical:
             fused[name] = (1.0 - SEMANTIC_WEIGHT) * trust * sc / top
             strong[name] = cov >= STRONG_COVERAGE
-        if semantic:
-            hi = semantic[0][1]
-            for name, cos in semantic:
-                scaled = cos / hi if hi > 0 else 0.0
-                fused[name] = fused.get(name, 0.0) + SEMANTIC_WEIGHT * scaled
-                strong[name] = strong.get(name, False) or cos >= SEMANTIC_STRONG
+        hi = semantic[0][1] if semantic else 0.0
+        for name, cos in semantic:
+            fused[name] = fused.get(name, 0.0) + SEMANTIC_WEIGHT * (cos / hi if hi > 0 else 0.0)
+            strong[name] = strong.get(name, False) or cos >= SEMANTIC_STRONG
         ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:limit]
         return [self._hit(n, round(s * 100, 4), strong[n]) for n, s in ranked]
 
@@ -456,16 +455,14 @@ def index_from_settings(skills: Sequence[Skill], settings: Any = None) -> Search
 # ---------------------------------------------------------------- a registry's index
 
 
+@dataclass(slots=True)
 class _Kept:
     """A registry's index and the skill objects it holds, as of one `registry.version`."""
 
-    __slots__ = ("version", "index", "skills", "lock")
-
-    def __init__(self, version: int, index: SearchIndex, skills: dict[str, Skill]) -> None:
-        self.version = version
-        self.index = index
-        self.skills = skills
-        self.lock = threading.Lock()
+    version: int
+    index: SearchIndex
+    skills: dict[str, Skill]
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 _KEPT: weakref.WeakKeyDictionary[Registry, _Kept] = weakref.WeakKeyDictionary()

@@ -760,13 +760,9 @@ class LexicalIndex:
         if self.knows(term) or is_vague(term) or _spelling.stem_is_word(term):
             return []
         found = self.corrections(term)
-        for english in _spelling.corrections(term):
-            fixed = stem(english)
-            if fixed != term and (fixed in self._df or fixed in SYNONYMS):
-                if fixed not in found:
-                    found.append(fixed)
-                break  # only the most frequent English reading the skills use
-        return found
+        # only the most frequent English reading the skills use
+        english = next((fixed for w in _spelling.corrections(term) if self.knows(fixed := stem(w))), None)
+        return found + [english] if english and english not in found else found
 
     def knows(self, term: str) -> bool:
         """Whether any skill or synonym group uses index term `term`."""
