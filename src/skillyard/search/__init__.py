@@ -138,12 +138,7 @@ class SearchIndex:
         if snapshot_dir is not None:
             skills = list(skills)
             self._snapshot = Path(snapshot_dir) / _fingerprint(skills, body_chars)
-            try:
-                meta = self._snapshot.with_suffix(".meta").read_bytes()
-            except OSError:
-                meta = b""
-            body = self._snapshot.with_suffix(".body").read_bytes
-            lexical = LexicalIndex.restore(skills, meta, body, body_chars=body_chars) if meta else None
+            lexical = LexicalIndex.restore(skills, self._snapshot, body_chars=body_chars)
             if lexical is not None:
                 self._snapshot = None  # already on disk
         self._lexical = lexical if lexical is not None else LexicalIndex(skills, body_chars=body_chars)
@@ -210,9 +205,7 @@ class SearchIndex:
             self._embed_missing()
             return
         with self._lock:
-            if self._thread is not None and self._thread.is_alive():
-                return
-            if not self._missing_vectors():
+            if (self._thread is not None and self._thread.is_alive()) or not self._missing_vectors():
                 return
             self._thread = threading.Thread(target=self._embed_missing, name="skillyard-embed", daemon=True)
             self._thread.start()
@@ -228,12 +221,9 @@ class SearchIndex:
                 for name in self._missing_vectors():
                     skill = self._lexical.skill(name)
                     if skill is not None:
-                        keys = []
-                        for text in embedding_texts(skill):
-                            key = EmbeddingCache.key(embedder.model_id, text)
-                            texts[key] = text
-                            keys.append(key)
-                        todo.append((name, keys))
+                        keyed = {EmbeddingCache.key(embedder.model_id, t): t for t in embedding_texts(skill)}
+                        texts.update(keyed)
+                        todo.append((name, list(keyed)))
                 if not todo:
                     return
                 cached = self._cache.get_many(list(texts))

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, ge, mul, neg
+from pathlib import Path
 from typing import Any
 
 from skillyard.model import Skill
@@ -202,17 +203,15 @@ def _edits(term: str) -> set[str]:
     return out
 
 
+@dataclass(slots=True)
 class _Word:
     """One query word: its score per document, the IDF mass it explains per document, its weight in the
     query's mass, and (built when a ranking first needs it) its documents ordered by score."""
 
-    __slots__ = ("best", "explained", "weight", "_order")
-
-    def __init__(self, best: dict[int, float], explained: dict[int, float], weight: float) -> None:
-        self.best = best
-        self.explained = explained
-        self.weight = weight
-        self._order: tuple[list[int], list[float], float] | None = None
+    best: dict[int, float]
+    explained: dict[int, float]
+    weight: float
+    _order: tuple[list[int], list[float], float] | None = None
 
     def by_score(self) -> tuple[list[int], list[float], float]:
         """(documents best first, their scores, the most IDF mass the word explains in any document)."""
@@ -328,11 +327,11 @@ def _ranked(
     return out
 
 
-def _snapshot_part(data: bytes | None, n: int) -> tuple[Any, ...] | None:
+def _snapshot_part(file: Path, n: int) -> tuple[Any, ...] | None:
     """(version, postings, lengths, df) of a snapshot part written by this layout for `n` skills, else None."""
     try:
-        parts = marshal.loads(data) if data else None
-    except (ValueError, EOFError, TypeError):
+        parts = marshal.loads(file.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
         return None
     if not parts or parts[0] != SNAPSHOT_VERSION or any(len(v) != n for v in parts[2].values()):
         return None
@@ -523,16 +522,12 @@ class LexicalIndex:
 
     @classmethod
     def restore(
-        cls,
-        skills: Sequence[Skill],
-        meta: bytes,
-        body: Callable[[], bytes | None],
-        *,
-        body_chars: int = BODY_CHARS,
+        cls, skills: Sequence[Skill], path: Path, *, body_chars: int = BODY_CHARS
     ) -> LexicalIndex | None:
-        """An index over `skills` (the same, in the same order, as when the snapshot was taken) from its
-        metadata part now and its body part (`body()`, read in the background) on the first search."""
-        parts = _snapshot_part(meta, len(skills))
+        """An index over `skills` (the same, in the same order, as when the snapshot was taken) from the
+        snapshot at `path`: its metadata part (`.meta`) now, its body part (`.body`, read in the background)
+        on the first search."""
+        parts = _snapshot_part(path.with_suffix(".meta"), len(skills))
         if parts is None:
             return None
         _v, postings, lens, df = parts
@@ -551,13 +546,7 @@ class LexicalIndex:
         ix._doc_terms_stale = True
         ix._pending_body = set(range(len(skills))) if body_chars else set()
 
-        def load_body() -> tuple[Any, ...] | None:
-            try:
-                return _snapshot_part(body(), len(skills))
-            except OSError:
-                return None
-
-        ix._snapshot_body = load_body
+        ix._snapshot_body = lambda: _snapshot_part(path.with_suffix(".body"), len(skills))
         return ix
 
     def _merge_snapshot_body(self) -> bool:
@@ -592,8 +581,7 @@ class LexicalIndex:
             thread = self._body_thread
             if thread is not None:
                 thread.join()
-            if self._snapshot_body is not None:
-                self._merge_snapshot_body()
+            self._merge_snapshot_body()
             with self._lock:
                 self._index_pending(list(self._pending_body))
             return
