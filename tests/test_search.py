@@ -687,7 +687,7 @@ def _reference(
 
 
 def _exhaustive(index: LexicalIndex, query: str, limit: int | None) -> list[tuple[str, float, float]]:
-    return _reference([index._word(t) for t in index._query(query)], index._skills, limit)
+    return _reference([index._word(t) for t in index.query_terms(query)], index._skills, limit)
 
 
 @st.composite
@@ -848,6 +848,26 @@ def test_phrases_and_run_together_words(tmp_path: Path) -> None:
     assert names(ix.search("slidedeck", 1)) == ["decks"]  # split into two words the skills use
 
 
+def test_pasted_cron_and_regex_fragments_are_read_as_their_names(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, "cron-helper", "Write crontab entries and explain cron expressions."),
+        write_skill(tmp_path, "regex-helper", "Write, explain and debug a regex for a pattern."),
+        write_skill(tmp_path, "calendar", "Schedule meetings at 10 on weekdays."),
+    ]
+    ix = SearchIndex(skills)
+    # the fragments are symbols, not words: without their shape the first request has no term at all
+    assert names(ix.search("what does 0 */6 * * 1-5 mean", 1)) == ["cron-helper"]
+    assert names(ix.search(r"wtf does ^(?=.*\d)(?=.*[a-z]).{8,}$ do", 1)) == ["regex-helper"]
+    assert "regex" not in ix.explain("meet at 10 1 2 3 4 in file.txt")["terms"]  # type: ignore[operator]
+    assert "cron" not in ix.explain("meet at 10 1 2 3 4 in file.txt")["terms"]  # type: ignore[operator]
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=200, deadline=None)
+def test_shapes_never_fail_on_any_text(text: str) -> None:
+    assert isinstance(LexicalIndex([], body_chars=0).query_terms(text), list)
+
+
 def test_irregular_verb_forms_meet_their_base_form() -> None:
     assert stem("wrote") == stem("written") == stem("write") == stem("writing")
     assert stem("built") == stem("build") and stem("drawn") == stem("draw") and stem("paid") == stem("pay")
@@ -988,6 +1008,14 @@ def test_unit_abbreviations_read_as_the_units() -> None:
 
     for short, unit in (("kg", "kilogram"), ("lbs", "pound"), ("km", "kilometer"), ("vid", "video")):
         assert stem(unit) in SYNONYMS[stem(short)], (short, unit)
+
+
+def test_a_common_word_is_not_a_product_name_synonym() -> None:
+    from skillyard.search._synonyms import PHRASES, SYNONYMS
+
+    # "teams" (the chat app) stems to "team", which any request about people uses: only the phrase stands for it
+    assert stem("slack") not in SYNONYMS.get(stem("team"), ())
+    assert stem("slack") in PHRASES[tuple(tokenize("microsoft teams"))]
 
 
 def test_contraction_fragments_and_indefinite_pronouns_are_stop_words() -> None:

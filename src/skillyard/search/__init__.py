@@ -21,15 +21,18 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import textwrap
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard.model import Skill
 from skillyard.search import _spelling
 from skillyard.search._embed import (
+    BATCH,
     EMBEDDER_KINDS,
     Embedder,
     EmbedderError,
@@ -62,7 +65,6 @@ __all__ = [
     "KEEP_SNAPSHOTS",
     "SEMANTIC_STRONG",
     "SearchIndex",
-    "build_index",
     "embedder_spec",
     "embedding_text",
     "embedding_texts",
@@ -112,18 +114,8 @@ def embedding_texts(skill: Skill) -> list[str]:
     """Every text a skill is embedded as: the main text, the name and description alone, and the name
     with each section of the body. A request may match what a skill's description says or what one part
     of its body explains; one vector of everything blurs both, the best of several keeps each."""
-    words = body_head(skill, EMBED_BODY_CHARS * EMBED_SECTIONS).split()
-    sections: list[str] = []
-    current: list[str] = []
-    size = 0
-    for w in words:
-        if size + len(w) > EMBED_BODY_CHARS and current:
-            sections.append(" ".join(current))
-            current, size = [], 0
-        current.append(w)
-        size += len(w) + 1
-    if current:
-        sections.append(" ".join(current))
+    body = " ".join(body_head(skill, EMBED_BODY_CHARS * EMBED_SECTIONS).split())
+    sections = textwrap.wrap(body, EMBED_BODY_CHARS, break_long_words=False, break_on_hyphens=False)
     texts = [embedding_text(skill), f"{skill.name}: {_as_text(skill.description)}"]
     texts.extend(f"{skill.name}: {section}" for section in sections)
     return list(dict.fromkeys(texts))
@@ -146,7 +138,7 @@ class SearchIndex:
         if snapshot_dir is not None:
             skills = list(skills)
             self._snapshot = Path(snapshot_dir) / _fingerprint(skills, body_chars)
-            lexical = _restore(self._snapshot, skills, body_chars)
+            lexical = LexicalIndex.restore(skills, self._snapshot, body_chars=body_chars)
             if lexical is not None:
                 self._snapshot = None  # already on disk
         self._lexical = lexical if lexical is not None else LexicalIndex(skills, body_chars=body_chars)
@@ -213,9 +205,7 @@ class SearchIndex:
             self._embed_missing()
             return
         with self._lock:
-            if self._thread is not None and self._thread.is_alive():
-                return
-            if not self._missing_vectors():
+            if (self._thread is not None and self._thread.is_alive()) or not self._missing_vectors():
                 return
             self._thread = threading.Thread(target=self._embed_missing, name="skillyard-embed", daemon=True)
             self._thread.start()
@@ -224,8 +214,6 @@ class SearchIndex:
         embedder = self.embedder
         if embedder is None:
             return
-        from skillyard.search._embed import BATCH
-
         try:
             while True:
                 todo: list[tuple[str, list[str]]] = []  #: (name, cache keys of its texts)
@@ -233,12 +221,9 @@ class SearchIndex:
                 for name in self._missing_vectors():
                     skill = self._lexical.skill(name)
                     if skill is not None:
-                        keys = []
-                        for text in embedding_texts(skill):
-                            key = EmbeddingCache.key(embedder.model_id, text)
-                            texts[key] = text
-                            keys.append(key)
-                        todo.append((name, keys))
+                        keyed = {EmbeddingCache.key(embedder.model_id, t): t for t in embedding_texts(skill)}
+                        texts.update(keyed)
+                        todo.append((name, list(keyed)))
                 if not todo:
                     return
                 cached = self._cache.get_many(list(texts))
@@ -309,18 +294,18 @@ class SearchIndex:
         their place. Unchanged without the English word list (`_spelling`)."""
         if not _spelling.available():
             return query
-        words = [w.casefold() for w in _ALPHA_WORD.findall(query)]
-        unknown: set[str] = set()
-        known = 0
-        for w in words:
-            if w in STOP_WORDS or (len(w) >= _spelling.MIN_LENGTH and self._lexical.knows(stem(w))):
-                known += 1
-            elif len(w) >= _spelling.MIN_LENGTH:
-                if _spelling.is_word(w):
-                    known += 1
-                else:
-                    unknown.add(w)
-        if not unknown or known < MIN_KNOWN_SHARE * (known + sum(w in unknown for w in words)):
+        # the words that count: function words, and words long enough to be checked
+        words = [
+            w
+            for w in map(str.casefold, _ALPHA_WORD.findall(query))
+            if w in STOP_WORDS or len(w) >= _spelling.MIN_LENGTH
+        ]
+        unknown = [
+            w
+            for w in words
+            if w not in STOP_WORDS and not self._lexical.knows(stem(w)) and not _spelling.is_word(w)
+        ]
+        if not unknown or len(words) - len(unknown) < MIN_KNOWN_SHARE * len(words):
             return query
 
         def fix(m: re.Match[str]) -> str:
@@ -365,12 +350,10 @@ class SearchIndex:
         for name, sc, cov in lexical:
             fused[name] = (1.0 - SEMANTIC_WEIGHT) * trust * sc / top
             strong[name] = cov >= STRONG_COVERAGE
-        if semantic:
-            hi = semantic[0][1]
-            for name, cos in semantic:
-                scaled = cos / hi if hi > 0 else 0.0
-                fused[name] = fused.get(name, 0.0) + SEMANTIC_WEIGHT * scaled
-                strong[name] = strong.get(name, False) or cos >= SEMANTIC_STRONG
+        hi = semantic[0][1] if semantic else 0.0
+        for name, cos in semantic:
+            fused[name] = fused.get(name, 0.0) + SEMANTIC_WEIGHT * (cos / hi if hi > 0 else 0.0)
+            strong[name] = strong.get(name, False) or cos >= SEMANTIC_STRONG
         ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:limit]
         return [self._hit(n, round(s * 100, 4), strong[n]) for n, s in ranked]
 
@@ -421,15 +404,6 @@ def _prune(folder: Path) -> None:
             old.with_suffix(suffix).unlink(missing_ok=True)
 
 
-def _restore(path: Path, skills: Sequence[Skill], body_chars: int) -> LexicalIndex | None:
-    try:
-        meta = path.with_suffix(".meta").read_bytes()
-    except OSError:
-        return None
-    body = path.with_suffix(".body")
-    return LexicalIndex.restore(skills, meta, body.read_bytes, body_chars=body_chars)
-
-
 def _unit(vec: Sequence[float]) -> list[float]:
     norm = sum(x * x for x in vec) ** 0.5
     return [float(x) / norm for x in vec] if norm > 0 else [0.0 for _ in vec]
@@ -468,24 +442,17 @@ def index_from_settings(skills: Sequence[Skill], settings: Any = None) -> Search
     return index
 
 
-def build_index(skills: Iterable[Skill], **kwargs: Any) -> SearchIndex:
-    """Convenience for callers holding an iterable."""
-    return SearchIndex(list(skills), **kwargs)
-
-
 # ---------------------------------------------------------------- a registry's index
 
 
+@dataclass(slots=True)
 class _Kept:
     """A registry's index and the skill objects it holds, as of one `registry.version`."""
 
-    __slots__ = ("version", "index", "skills", "lock")
-
-    def __init__(self, version: int, index: SearchIndex, skills: dict[str, Skill]) -> None:
-        self.version = version
-        self.index = index
-        self.skills = skills
-        self.lock = threading.Lock()
+    version: int
+    index: SearchIndex
+    skills: dict[str, Skill]
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 _KEPT: weakref.WeakKeyDictionary[Registry, _Kept] = weakref.WeakKeyDictionary()

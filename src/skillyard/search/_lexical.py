@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, ge, mul, neg
+from pathlib import Path
 from typing import Any
 
 from skillyard.model import Skill
@@ -105,48 +106,20 @@ MIN_COMPOUND_PART = 3
 #: A word sharing the query word's root ("correlated" ~ "correlation") matches with this fraction.
 ROOT_WEIGHT = 0.6
 #: Derivational suffixes dropped to find a word's root, longest first; a root keeps at least 5 letters.
-ROOT_SUFFIXES = (
-    "ations",
-    "ation",
-    "ition",
-    "ution",
-    "ion",
-    "ments",
-    "ment",
-    "ness",
-    "less",
-    "ful",
-    "anc",
-    "enc",
-    "abl",
-    "ibl",
-    "ific",
-    "ify",
-    "ant",
-    "ent",
-    "ities",
-    "ity",
-    "ives",
-    "ive",
-    "ise",
-    "ize",
-    "ist",
-    "ism",
-    "ers",
-    "er",
-    "ors",
-    "or",
-    "als",
-    "al",
-    "ic",
-    "ly",
-    "is",
-    "iz",
-    "at",
-    "y",
+ROOT_SUFFIXES = tuple(
+    """
+    ations ation ition ution ion ments ment ness less ful anc enc abl ibl ific ify ant ent ities ity
+    ives ive ise ize ist ism ers er ors or als al ic ly is iz at y
+    """.split()
 )
 MIN_ROOT = 5
 
+#: Pasted fragments a request asks about without naming what they are ("what does 0 */6 * * 1-5 mean"),
+#: recognised by their shape and read as the word that names them.
+SHAPES = (
+    (re.compile(r"(?<!\S)(?=[\d*/,\s-]*\*)(?:[\d*/,-]+\s+){4}[\d*/,-]+(?!\S)"), "cron"),
+    (re.compile(r"\(\?[=!:<]|\\[dDwWsS]|\.[*+]|\.\{\d+,?\d*\}"), "regex"),
+)
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
@@ -230,17 +203,15 @@ def _edits(term: str) -> set[str]:
     return out
 
 
+@dataclass(slots=True)
 class _Word:
     """One query word: its score per document, the IDF mass it explains per document, its weight in the
     query's mass, and (built when a ranking first needs it) its documents ordered by score."""
 
-    __slots__ = ("best", "explained", "weight", "_order")
-
-    def __init__(self, best: dict[int, float], explained: dict[int, float], weight: float) -> None:
-        self.best = best
-        self.explained = explained
-        self.weight = weight
-        self._order: tuple[list[int], list[float], float] | None = None
+    best: dict[int, float]
+    explained: dict[int, float]
+    weight: float
+    _order: tuple[list[int], list[float], float] | None = None
 
     def by_score(self) -> tuple[list[int], list[float], float]:
         """(documents best first, their scores, the most IDF mass the word explains in any document)."""
@@ -354,6 +325,17 @@ def _ranked(
         return heapq.nsmallest(limit, out, key=_rank_key)
     out.sort(key=_rank_key)
     return out
+
+
+def _snapshot_part(file: Path, n: int) -> tuple[Any, ...] | None:
+    """(version, postings, lengths, df) of a snapshot part written by this layout for `n` skills, else None."""
+    try:
+        parts = marshal.loads(file.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not parts or parts[0] != SNAPSHOT_VERSION or any(len(v) != n for v in parts[2].values()):
+        return None
+    return parts
 
 
 class LexicalIndex:
@@ -540,21 +522,15 @@ class LexicalIndex:
 
     @classmethod
     def restore(
-        cls,
-        skills: Sequence[Skill],
-        meta: bytes,
-        body: Callable[[], bytes | None],
-        *,
-        body_chars: int = BODY_CHARS,
+        cls, skills: Sequence[Skill], path: Path, *, body_chars: int = BODY_CHARS
     ) -> LexicalIndex | None:
-        """An index over `skills` (the same, in the same order, as when the snapshot was taken) from its
-        metadata part now and its body part (`body()`, read in the background) on the first search."""
-        try:
-            version, postings, lens, df = marshal.loads(meta)
-        except (ValueError, EOFError, TypeError):
+        """An index over `skills` (the same, in the same order, as when the snapshot was taken) from the
+        snapshot at `path`: its metadata part (`.meta`) now, its body part (`.body`, read in the background)
+        on the first search."""
+        parts = _snapshot_part(path.with_suffix(".meta"), len(skills))
+        if parts is None:
             return None
-        if version != SNAPSHOT_VERSION or any(len(v) != len(skills) for v in lens.values()):
-            return None
+        _v, postings, lens, df = parts
         ix = cls([], body_chars=body_chars)
         ix._skills = list(skills)
         ix._by_name = {s.name: i for i, s in enumerate(skills)}
@@ -570,21 +546,7 @@ class LexicalIndex:
         ix._doc_terms_stale = True
         ix._pending_body = set(range(len(skills))) if body_chars else set()
 
-        def load_body() -> tuple[Any, ...] | None:
-            try:
-                data = body()
-                parts = marshal.loads(data) if data else None
-            except (OSError, ValueError, EOFError, TypeError):
-                return None
-            if (
-                not parts
-                or parts[0] != SNAPSHOT_VERSION
-                or any(len(v) != len(skills) for v in parts[2].values())
-            ):
-                return None
-            return parts
-
-        ix._snapshot_body = load_body
+        ix._snapshot_body = lambda: _snapshot_part(path.with_suffix(".body"), len(skills))
         return ix
 
     def _merge_snapshot_body(self) -> bool:
@@ -595,10 +557,8 @@ class LexicalIndex:
             return False
         _v, postings, lens, df = parts
         with self._lock:
-            if len(self._free) or any(self._skills[d] is None for d in self._pending_body):
+            if self._free or self._pending_body != set(range(len(self._skills))):
                 return False  # changed since: index the bodies the ordinary way
-            if self._pending_body != set(range(len(self._skills))):
-                return False
             self._postings.update(postings)
             for f, v in lens.items():
                 self._lens[f] = v
@@ -621,8 +581,7 @@ class LexicalIndex:
             thread = self._body_thread
             if thread is not None:
                 thread.join()
-            if self._snapshot_body is not None:
-                self._merge_snapshot_body()
+            self._merge_snapshot_body()
             with self._lock:
                 self._index_pending(list(self._pending_body))
             return
@@ -763,20 +722,22 @@ class LexicalIndex:
                 return parts
         return []
 
-    def _variants(self, term: str) -> list[tuple[str, float]]:
-        """The index terms that stand for one query term, with the fraction of its weight each carries."""
+    def _variants(self, term: str) -> tuple[list[tuple[str, float]], list[str]]:
+        """The index terms that stand for one query term, with the fraction of its weight each carries, and
+        the two words it runs together when it is read as such (both must be in a skill for either to count)."""
         if " " in term:  # a phrase of the synonym table ("get rid of"): the words of its groups
-            return [(v, SYNONYM_WEIGHT) for v in sorted(PHRASES.get(tuple(term.split()), ()))]
+            return [(v, SYNONYM_WEIGHT) for v in sorted(PHRASES.get(tuple(term.split()), ()))], []
         variants: list[tuple[str, float]] = [(term, 1.0)]
         variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
         variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
-        if term not in self._df and term not in SYNONYMS:
-            for c in self.spelling(term):
-                variants.append((c, CORRECTION_WEIGHT))
-                variants.extend((v, SYNONYM_WEIGHT * CORRECTION_WEIGHT) for v in sorted(SYNONYMS.get(c, ())))
-            if not any(w == CORRECTION_WEIGHT for _v, w in variants):
-                variants.extend((p, COMPOUND_WEIGHT) for p in self.split_compound(term))
-        return variants
+        if self.knows(term):
+            return variants, []
+        fixes = self.spelling(term)
+        for c in fixes:
+            variants.append((c, CORRECTION_WEIGHT))
+            variants.extend((v, SYNONYM_WEIGHT * CORRECTION_WEIGHT) for v in sorted(SYNONYMS.get(c, ())))
+        parts = [] if fixes else self.split_compound(term)
+        return variants + [(p, COMPOUND_WEIGHT) for p in parts], parts
 
     def spelling(self, term: str) -> list[str]:
         """What an unknown query term is read as when it is a typo: `corrections` against the skills'
@@ -784,16 +745,12 @@ class LexicalIndex:
         use ("umbrela" -> umbrella). An unknown word's relatives do not rule out a typo; a vague word ("tell")
         and, with the English word list loaded, an English word the skills happen not to use ("launch",
         "worry") are never read as another word."""
-        if term in self._df or term in SYNONYMS or is_vague(term) or _spelling.stem_is_word(term):
+        if self.knows(term) or is_vague(term) or _spelling.stem_is_word(term):
             return []
         found = self.corrections(term)
-        for english in _spelling.corrections(term):
-            fixed = stem(english)
-            if fixed != term and (fixed in self._df or fixed in SYNONYMS):
-                if fixed not in found:
-                    found.append(fixed)
-                break  # only the most frequent English reading the skills use
-        return found
+        # only the most frequent English reading the skills use
+        english = next((fixed for w in _spelling.corrections(term) if self.knows(fixed := stem(w))), None)
+        return found + [english] if english and english not in found else found
 
     def knows(self, term: str) -> bool:
         """Whether any skill or synonym group uses index term `term`."""
@@ -806,7 +763,7 @@ class LexicalIndex:
         cached = self._words.get(term)
         if cached is not None:
             return cached
-        variants = self._variants(term)
+        variants, parts = self._variants(term)
         known = [(v, w) for v, w in variants if v in self._df]
         if term in self._df:
             weight_t = self._idf(term)
@@ -819,14 +776,16 @@ class LexicalIndex:
         best: dict[int, float] = {}
         explained: dict[int, float] = {}
         seen: set[str] = set()
-        parts = self._compound_parts(term, known)
+        together: set[int] = set()  # a run-together word matches only where both its parts are
+        if parts:  # ("bookshelf" is not about every skill that says "book")
+            together = set(self._term_scores(parts[0])[0]).intersection(self._term_scores(parts[1])[0])
         for v, w in known:
             if v in seen:
                 continue
             seen.add(v)
             per_doc, strong = self._term_scores(v)
-            if parts is not None and v in parts[0]:  # a run-together word matches where all its parts are
-                per_doc = {d: sc for d, sc in per_doc.items() if d in parts[1]}
+            if v in parts:
+                per_doc = {d: sc for d, sc in per_doc.items() if d in together}
             cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
             get, eget = best.get, explained.get
             for doc, sc in per_doc.items():
@@ -842,48 +801,26 @@ class LexicalIndex:
         self._words[term] = result
         return result
 
-    def _compound_parts(
-        self, term: str, known: list[tuple[str, float]]
-    ) -> tuple[frozenset[str], frozenset[int]] | None:
-        """When `term` is read as two words run together: those words and the skills that use both.
-        One part alone is another word ("bookshelf" is not about every skill that says "book")."""
-        if term in self._df or any(w != COMPOUND_WEIGHT or v == term for v, w in known):
-            return None
-        split = self.split_compound(term)
-        if not split or {v for v, _w in known} != set(split):
-            return None
-        docs: set[int] | None = None
-        for part in split:
-            have = {d for f in _FIELD_NAMES for d in self._postings[f].get(part, ())}
-            docs = have if docs is None else docs & have
-        return frozenset(split), frozenset(docs or ())
-
-    @staticmethod
-    def query_terms(query: str) -> list[str]:
-        """Distinct normalised query terms, in order, then the synonym table's phrases the request
-        contains ("get rid of" as one term), capped (hostile queries cost a bounded amount)."""
+    def query_terms(self, query: str) -> list[str]:
+        """Distinct normalised query terms, in order, then the synonym table's phrases the request contains
+        ("get rid of" as one term), then two neighbouring words run together when the skills use them as one
+        ("screen shot" -> "screenshot", "data base" -> "database"), capped (hostile queries cost a bounded
+        amount)."""
         if not isinstance(query, str):
             return []
         tokens = tokenize(query[:MAX_QUERY_CHARS])
-        terms = list(dict.fromkeys(tokens))[:MAX_QUERY_TERMS]
-        for n in range(2, MAX_PHRASE + 1):
-            for i in range(len(tokens) - n + 1):
-                phrase = tuple(tokens[i : i + n])
-                if phrase in PHRASES and len(terms) < MAX_QUERY_TERMS:
-                    joined = " ".join(phrase)
-                    if joined not in terms:
-                        terms.append(joined)
-        return terms
-
-    def _query(self, query: str) -> list[str]:
-        """`query_terms`, plus two neighbouring words run together when the skills use them as one
-        ("screen shot" -> "screenshot", "data base" -> "database")."""
-        terms = self.query_terms(query)
-        words = [t for t in terms if " " not in t]
-        for a, b in zip(words, words[1:], strict=False):
-            joined = stem(a + b)
-            if len(terms) < MAX_QUERY_TERMS and joined not in terms and self._in_metadata(joined):
-                terms.append(joined)
+        shapes = [word for pattern, word in SHAPES if pattern.search(query[:MAX_QUERY_CHARS])]
+        terms = list(dict.fromkeys(tokens + shapes))[:MAX_QUERY_TERMS]
+        words = [t for t in terms if t not in shapes]
+        phrases = [
+            tuple(tokens[i : i + n]) for n in range(2, MAX_PHRASE + 1) for i in range(len(tokens) - n + 1)
+        ]
+        joined = [stem(a + b) for a, b in zip(words, words[1:], strict=False)]
+        for term in [" ".join(p) for p in phrases if p in PHRASES] + [
+            j for j in joined if self._in_metadata(j)
+        ]:
+            if len(terms) < MAX_QUERY_TERMS and term not in terms:
+                terms.append(term)
         return terms
 
     def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
@@ -893,7 +830,7 @@ class LexicalIndex:
             with self._lock:
                 self._invalidate()
                 self._spelling_generation = gen
-        terms = self._query(query)
+        terms = self.query_terms(query)
         if not terms:
             return []
         if self._pending_body and len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
@@ -912,12 +849,12 @@ class LexicalIndex:
 
     def explain(self, query: str, limit: int = 10) -> dict[str, object]:
         """How a query was read and scored: terms, variants, corrections and the top candidates."""
-        terms = self._query(query)
+        terms = self.query_terms(query)
         with self._lock:
             out: dict[str, object] = {
                 "terms": terms,
                 "synonyms": {
-                    t: sorted(v for v, w in self._variants(t) if w == SYNONYM_WEIGHT) for t in terms
+                    t: sorted(v for v, w in self._variants(t)[0] if w == SYNONYM_WEIGHT) for t in terms
                 },
                 "corrections": {t: self.spelling(t) for t in terms if t not in self._df},
                 "idf": {t: round(self._idf(t), 4) for t in terms},

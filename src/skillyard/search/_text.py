@@ -51,100 +51,44 @@ VAGUE_WORDS = frozenset(
 #: Share of its IDF weight a vague word, or a bare number ("412", "2005"), carries.
 VAGUE_WEIGHT = 0.35
 
-#: Irregular verb forms and the base form the stemmer would give the regular ones ("wrote" meets "write").
+#: Irregular verb forms and the base form the stemmer would give the regular ones ("wrote" meets "write"),
+#: written as comma-separated groups of a base form and its irregular forms.
 IRREGULAR: dict[str, str] = {
-    form: base
-    for base, forms in {
-        "write": "wrote written rewrote rewritten",
-        "run": "ran",
-        "take": "took taken",
-        "make": "made",
-        "send": "sent",
-        "build": "built rebuilt",
-        "draw": "drew drawn",
-        "buy": "bought",
-        "spend": "spent",
-        "find": "found",
-        "lose": "lost",
-        "pay": "paid",
-        "sell": "sold",
-        "keep": "kept",
-        "break": "broke broken",
-        "choose": "chose chosen",
-        "freeze": "froze frozen",
-        "shrink": "shrank shrunk",
-        "begin": "began begun",
-        "grow": "grew grown",
-        "throw": "threw thrown",
-        "feel": "felt",
-        "give": "gave given",
-        "go": "went gone",
-        "come": "came",
-        "see": "saw seen",
-        "know": "knew known",
-        "steal": "stole stolen",
-        "forget": "forgot forgotten",
-        "hide": "hid hidden",
-        "fall": "fell fallen",
-        "catch": "caught",
-        "teach": "taught",
-        "think": "thought",
-        "bring": "brought",
-        "tell": "told",
-        "hold": "held",
-        "stand": "stood",
-        "understand": "understood",
-        "win": "won",
-        "hang": "hung",
-        "sleep": "slept",
-        "speak": "spoke spoken",
-        "undo": "undid undone",
-        "drive": "drove driven",
-        "eat": "ate eaten",
-        "fly": "flew flown",
-        "wear": "wore worn",
-        "tear": "tore torn",
-        "sing": "sang sung",
-        "swim": "swam swum",
-        "mistake": "mistook mistaken",
-    }.items()
-    for form in forms.split()
+    form: verb[0]
+    for verb in (
+        group.split()
+        for group in """
+    write wrote written rewrote rewritten, run ran, take took taken, make made, send sent,
+    build built rebuilt, draw drew drawn, buy bought, spend spent, find found, lose lost, pay paid,
+    sell sold, keep kept, break broke broken, choose chose chosen, freeze froze frozen, shrink shrank shrunk,
+    begin began begun, grow grew grown, throw threw thrown, feel felt, give gave given, go went gone,
+    come came, see saw seen, know knew known, steal stole stolen, forget forgot forgotten, hide hid hidden,
+    fall fell fallen, catch caught, teach taught, think thought, bring brought, tell told, hold held,
+    stand stood, understand understood, win won, hang hung, sleep slept, speak spoke spoken,
+    undo undid undone, drive drove driven, eat ate eaten, fly flew flown, wear wore worn, tear tore torn,
+    sing sang sung, swim swam swum, mistake mistook mistaken,
+    """.split(",")
+    )
+    if verb
+    for form in verb[1:]
 }
 
 #: The last character before a camelCase boundary ("parseSkill", "HTMLParser").
 _CAMEL = re.compile(r"[a-z0-9](?=[A-Z])|[A-Z](?=[A-Z][a-z]{2})")
 _WORD = re.compile(r"[^\W_]+")
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _VOWEL = re.compile(r"[aeiouy]")
 
 
 #: British endings and the American ones they are read as ("analyse" meets "analyze", "colour" meets
 #: "color"), longest first. Both sides are normalised, so a word spelt -ise in both varieties ("advertise")
 #: is only renamed; words shorter than MIN_SPELLING letters are left alone ("rise", "four", "hour").
-SPELLING_ENDINGS = (
-    ("isations", "izations"),
-    ("isation", "ization"),
-    ("ysing", "yzing"),
-    ("ising", "izing"),
-    ("ysers", "yzers"),
-    ("isers", "izers"),
-    ("ourite", "orite"),
-    ("ouring", "oring"),
-    ("ysed", "yzed"),
-    ("yser", "yzer"),
-    ("ised", "ized"),
-    ("iser", "izer"),
-    ("yses", "yzes"),
-    ("ises", "izes"),
-    ("oured", "ored"),
-    ("ogues", "ogs"),
-    ("ogue", "og"),
-    ("yse", "yze"),
-    ("ise", "ize"),
-    ("ours", "ors"),
-    ("our", "or"),
-    ("tres", "ters"),
-    ("tre", "ter"),
+SPELLING_ENDINGS = tuple(
+    tuple(pair.split(":"))
+    for pair in """
+    isations:izations isation:ization ysing:yzing ising:izing ysers:yzers isers:izers ourite:orite
+    ouring:oring ysed:yzed yser:yzer ised:ized iser:izer yses:yzes ises:izes oured:ored ogues:ogs ogue:og
+    yse:yze ise:ize ours:ors our:or tres:ters tre:ter
+    """.split()
 )
 MIN_SPELLING = 6
 
@@ -227,14 +171,12 @@ def _stems_for(words: Iterable[str]) -> dict[str, str]:
     return stems
 
 
-@functools.lru_cache(maxsize=1)
-def _vague_terms() -> frozenset[str]:
-    return frozenset(stem(w) for w in VAGUE_WORDS if w not in STOP_WORDS)
+_VAGUE_TERMS = frozenset(stem(w) for w in VAGUE_WORDS if w not in STOP_WORDS)
 
 
 def is_vague(term: str) -> bool:
     """Whether an index term says little about the task: a vague word (VAGUE_WORDS) or a bare number."""
-    return term.isdigit() or term in _vague_terms()
+    return term.isdigit() or term in _VAGUE_TERMS
 
 
 def tokenize(text: str) -> list[str]:
