@@ -207,9 +207,41 @@ def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:
             f"reads {src.what} and sends it in a DNS lookup of {dest or 'a name built from it'}",
         )
     dest = dest or "the network"
-    return "critical" if src.strong or exfil_shaped(
+    strong = src.strong and not named_for(src.what, dest)
+    return "critical" if strong or exfil_shaped(
         dest
     ) else "medium", f"reads {src.what} and sends it to {dest}"
+
+
+#: Labels that name no service: the documentation domains, generic hosting words, and the words of
+#: the well-known credential stores, which hold keys for many hosts (`_SERVICES` knows their own).
+_NO_SERVICE = frozenset(
+    {"example", "localhost", "local", "internal", "invalid", "test", "host", "server", "api"}
+    | {"ssh", "kube", "kubeconfig", "docker", "git", "gnupg", "netrc", "npmrc", "pypirc", "aws", "gcloud"}
+    | {"azure", "config", "credentials", "token", "tokens", "keychain", "keychains", "wallet", "wallets"}
+)
+#: Second-level labels under a country code that are not a name (`co.uk`, `com.au`).
+_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "edu", "ac"})
+
+
+def named_for(what: str, dest: str) -> bool:
+    """Whether `dest`'s registered name names the credential `what` (`~/.config/gandi/api_token`
+    sent to api.gandi.net, `$CALCOM_API_KEY` to api.cal.com): a credential going to the service
+    it is named after is weighed like an API token. Only the registered name counts, so
+    `gandi.attacker.example` and `gandi-backup.example` name nothing."""
+    url = dest.strip().strip("\"'")
+    host = (
+        re.sub(r"^[a-z]+://", "", url, flags=re.I).split("/", 1)[0].split(":", 1)[0].split("?", 1)[0].lower()
+    )
+    labels = host.split(".")
+    if len(labels) < 2 or not re.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", host) or labels[-1].isdigit():
+        return False
+    i = -3 if len(labels) > 2 and labels[-2] in _SECOND_LEVEL and len(labels[-1]) == 2 else -2
+    name = labels[i]
+    words = set(re.findall(r"[a-z0-9]+", what.lower()))
+    return name not in _NO_SERVICE and (
+        (len(name) >= 4 and name in words) or name + labels[i + 1] in words  # cal.com -> calcom
+    )
 
 
 #: One step of a flow: (line, what happens there, file). File None: the file the flow is reported in.
