@@ -332,3 +332,22 @@ def test_a_cli_credential_named_for_a_quoted_destination_is_not_blocked(tmp_path
     assert "SY-FLOW-001" in blocked(
         tmp_path / "b", {"scripts/hooks.sh": script.replace("HOST", "hooks.example.invalid")}
     )
+
+
+def test_a_password_sent_to_a_bridge_on_this_machine_is_not_blocked(tmp_path: Path) -> None:
+    script = (
+        'BRIDGE_URL="${BRIDGE_URL:-http://HOST:1234}"\n'
+        'BRIDGE_PASSWORD="${BRIDGE_PASSWORD:-}"\n'
+        'RESPONSE=$(curl -X POST "$BRIDGE_URL/api/v1/message/attachment" \\\n'
+        '    -H "Authorization: Bearer $BRIDGE_PASSWORD" -F "attachment=@memo.caf" --silent)\n'
+    )
+    assert not blocked(tmp_path / "a", {"scripts/send.sh": script.replace("HOST", "127.0.0.1")})
+    assert "SY-FLOW-001" in blocked(tmp_path / "b", {"scripts/send.sh": script.replace("HOST", "192.0.2.9")})
+
+
+def test_removing_a_variable_that_is_still_empty_destroys_nothing(tmp_path: Path) -> None:
+    script = 'VENV_DIR=""\ncleanup() {\n  if [[ -n "$VENV_DIR" ]]; then rm -rf "$VENV_DIR"; fi\n}\ntrap cleanup EXIT\n'
+    assert not blocked(tmp_path / "a", {"scripts/wrap.sh": script})
+    assert "SY-FLOW-004" in blocked(
+        tmp_path / "b", {"scripts/wrap.sh": script.replace('VENV_DIR=""', 'VENV_DIR="$HOME"')}
+    )

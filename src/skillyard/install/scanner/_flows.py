@@ -103,6 +103,8 @@ HOME_DATA = re.compile(
 
 def destroys(path: str) -> bool:
     """Whether deleting everything under `path` destroys the system or the user's own files."""
+    if not path:
+        return False  # `rm -rf ""` (a variable still empty) deletes nothing
     return bool(DESTROY_TARGET.match(path.rstrip("/") or "/") or HOME_DATA.match(path))
 
 
@@ -193,8 +195,14 @@ def cli_source(what: str, line: int) -> Source:
     return Source(what, line, _service(what) is None)
 
 
+#: This machine: what is sent there does not leave it (a local bridge, a dev server).
+_LOOPBACK = re.compile(
+    r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?:[:/?]|$)", re.I
+)
+
+
 def exfil_shaped(dest: str) -> bool:
-    return any(EXFIL_HOST.search(d.strip()) for d in dest.split(ALT))
+    return any(EXFIL_HOST.search(d.strip()) and not _LOOPBACK.match(d.strip()) for d in dest.split(ALT))
 
 
 def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:
