@@ -1071,7 +1071,7 @@ def _embedded_shell(rel: str, text: str) -> str | None:
 def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
     """A flow the shell reader found in a command the code runs, told with the secret the code put
     into it (`reads $SY_SECRET_0 and sends it to ...` is `reads ~/.netrc and sends it to ...`)."""
-    from skillyard.install.scanner._flows import Flow, exfil_shaped
+    from skillyard.install.scanner._flows import Flow, exfil_shaped, named_for
 
     for var, src in stand_ins.items():
         ref = "$" + var
@@ -1080,8 +1080,11 @@ def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
         text = fl.text.replace("${" + var + "}", ref).replace("reads " + ref, "reads " + src.what, 1)
         text = text.replace(ref, "DATA")
         sev = fl.severity
-        if fl.kind == "secret-network" and (src.strong or exfil_shaped(text.rsplit(" ", 1)[-1])):
-            sev = "critical"
+        dest = text.rsplit(" ", 1)[-1]
+        if fl.kind == "secret-network" and (
+            (src.strong and not named_for(src.what, dest)) or exfil_shaped(dest)
+        ):
+            sev = "critical"  # weighed as `_flows.sent` weighs any secret sent
         steps = (*((n, st, f) for n, st, f in src.steps()), (fl.line, text, None))
         return Flow(fl.kind, sev, fl.line, text, steps)
     return fl
