@@ -237,10 +237,7 @@ def named_for(what: str, dest: str) -> bool:
     sent to api.gandi.net, `$CALCOM_API_KEY` to api.cal.com): a credential going to the service
     it is named after is weighed like an API token. Only the registered name counts, so
     `gandi.attacker.example` and `gandi-backup.example` name nothing."""
-    url = dest.strip().strip("\"'")
-    host = (
-        re.sub(r"^[a-z]+://", "", url, flags=re.I).split("/", 1)[0].split(":", 1)[0].split("?", 1)[0].lower()
-    )
+    host = host_of(dest.strip().strip("\"'"))
     labels = host.split(".")
     if len(labels) < 2 or not re.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", host) or labels[-1].isdigit():
         return False
@@ -325,9 +322,14 @@ def _service(what: str) -> re.Pattern[str] | None:
     return None
 
 
+def host_of(dest: str) -> str:
+    """The host of a URL or `host[:port][/path]`, lower-case (scheme, path and port dropped)."""
+    return re.sub(r"^[a-z]+://", "", dest.strip(), flags=re.I).split("/", 1)[0].split(":", 1)[0].lower()
+
+
 def own_service(what: str, dest: str) -> bool | None:
     """Whether `dest` (a URL or host) belongs to the service `what` is for; None when it names no host."""
-    host = re.sub(r"^[a-z]+://", "", dest.strip(), flags=re.I).split("/", 1)[0].split(":", 1)[0].lower()
+    host = host_of(dest)
     hosts = _service(what)
     if hosts is None or not re.fullmatch(r"[\w-]+(?:\.[\w-]+)+", host):
         return None
