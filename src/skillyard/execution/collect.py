@@ -20,6 +20,7 @@ from pathlib import Path
 import filetype
 
 from skillyard.execution.workspace import ENV_PREFIXES, SANDBOX_WORKSPACE, is_within
+from skillyard.fsread import read_fd_bounded
 
 DEFAULT_MAX_FILES = 100
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -201,15 +202,7 @@ def read_capped(root: Path, rel: str, cap: int) -> tuple[bytes, int] | str:
             return "it is not a regular file"
         if st.st_nlink > 1:
             return "it has several hard links (may point outside the workspace)"
-        chunks: list[bytes] = []
-        left = cap
-        while left > 0:
-            b = os.read(fd, min(left, 1024 * 1024))
-            if not b:
-                break
-            chunks.append(b)
-            left -= len(b)
-        return b"".join(chunks), st.st_size
+        return read_fd_bounded(fd, cap)[0], st.st_size
     finally:
         os.close(fd)
 
