@@ -11,6 +11,7 @@ carry them between calls.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -279,8 +280,6 @@ class Session:
                 f.write(self.to_json() + "\n")
             os.replace(tmp, p)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise

@@ -10,6 +10,7 @@ process tree.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import resource
@@ -184,10 +185,8 @@ def rlimit_setter(limits: Limits, *, nproc_base: int = 0) -> Callable[[], None]:
 
     def apply() -> None:
         for res, value in pairs:
-            try:
+            with contextlib.suppress(ValueError, OSError):
                 resource.setrlimit(res, (value, value))
-            except (ValueError, OSError):
-                pass
 
     return apply
 
@@ -253,19 +252,13 @@ def _descendants(root_pid: int) -> list[int]:
 def kill_tree(proc: subprocess.Popen[bytes], *, descendants: bool = True) -> None:
     """SIGKILL the process group, then any descendant that left it (setsid escapes)."""
     pids = _descendants(proc.pid) if descendants else []
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    try:
+    with contextlib.suppress(ProcessLookupError):
         proc.kill()
-    except ProcessLookupError:
-        pass
 
 
 def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> None:
@@ -333,15 +326,10 @@ def supervise(
         pipe = proc.stdin
 
         def feed() -> None:
-            try:
+            with contextlib.suppress(OSError, ValueError):  # a child that stops reading ends its input
                 pipe.write(stdin[: 16 * MiB])
-            except (BrokenPipeError, OSError, ValueError):
-                pass
-            finally:
-                try:
-                    pipe.close()
-                except OSError:
-                    pass
+            with contextlib.suppress(OSError):
+                pipe.close()
 
         threading.Thread(target=feed, name="skillyard-stdin", daemon=True).start()
     assert proc.stdout is not None and proc.stderr is not None

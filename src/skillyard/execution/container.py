@@ -7,6 +7,7 @@ the CLI take the value from its own environment, which only we set.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -143,10 +144,8 @@ class ContainerExecutor(Executor):
         client_env.update(spec.env)
 
         def on_timeout(_proc: object) -> None:
-            try:
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
                 subprocess.run([self.runtime, "kill", name], capture_output=True, timeout=15)
-            except (OSError, subprocess.SubprocessError):
-                pass
 
         argv[0] = shutil.which(self.runtime) or self.runtime
         return supervise(

@@ -18,6 +18,7 @@ relative links.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
 import os
@@ -342,14 +343,10 @@ def remove_tree(path: Path) -> None:
         for d in dirnames:
             full = os.path.join(dirpath, d)
             if not os.path.islink(full):
-                try:
+                with contextlib.suppress(OSError):
                     os.chmod(full, 0o700)
-                except OSError:
-                    pass
-    try:
+    with contextlib.suppress(OSError):
         os.chmod(p, 0o700)
-    except OSError:
-        pass
     shutil.rmtree(p, ignore_errors=True)
 
 

@@ -6,6 +6,7 @@ the recorded value is reported as modified and treated as ineligible until accep
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -67,10 +68,8 @@ def tree_hash(root: Path) -> TreeHash:
     total = 0
     for rel, full in _walk(Path(root)):
         lines.append(f"{rel}:{_file_digest(full)}")
-        try:
+        with contextlib.suppress(OSError):
             total += os.lstat(full).st_size
-        except OSError:
-            pass
     digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
     return TreeHash(f"sha256:{digest}", len(lines), total)
 
