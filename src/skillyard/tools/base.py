@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from skillyard.schema_check import Check, compile_schema
@@ -23,7 +23,7 @@ class ToolResult:
     display: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"content": self.content, "is_error": self.is_error, "display": self.display}
+        return asdict(self)
 
 
 #: handler(arguments, session) -> ToolResult; arguments are already validated against the schema.
