@@ -351,11 +351,8 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
 def fetch_archive(url: str, dest_file: Path, limits: Limits, sha256: str | None = None) -> str:
     """Download an archive to `dest_file`; verify `sha256` when given; return the archive's sha256."""
     http_get(url, limits.max_download_bytes, to_file=dest_file)
-    h = hashlib.sha256()
     with open(dest_file, "rb") as fh:
-        while chunk := fh.read(1024 * 1024):
-            h.update(chunk)
-    digest = h.hexdigest()
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
     if sha256 is not None and digest != sha256.lower():
         raise SourceError(
             "fetch failed", reason="sha256 mismatch", expected=sha256.lower(), actual=digest, url=url
