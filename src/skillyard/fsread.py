@@ -18,6 +18,11 @@ from typing import NamedTuple
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
+def is_within(path: str, root: str) -> bool:
+    """True when `path` is `root` or below it (both already normalised or resolved)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     """The bytes of the regular file at `path` (symlinks followed), at most `max_bytes` of them.
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from skillyard.execution.tracing import span
+from skillyard.fsread import is_within
 
 #: The path the workspace has inside isolated executors.
 SANDBOX_WORKSPACE = "/workspace"
@@ -60,11 +61,6 @@ def _sanitise(session_id: str) -> str:
     cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)[:40]
     digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return f"ws_{cleaned}_{digest}"
-
-
-def is_within(path: str, root: str) -> bool:
-    """True when `path` is `root` or below it (both already normalised/real)."""
-    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 @dataclass

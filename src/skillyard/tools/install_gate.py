@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillyard.install.fsutil import is_within
+from skillyard.fsread import is_within
 
 if TYPE_CHECKING:
     from skillyard.install import ScanReport, SourceSpec
