@@ -64,28 +64,24 @@ class ContainerExecutor(Executor):
     def probe(self) -> str | None:
         """None when the runtime answers (daemon reachable), else the reason; cached per process."""
         with _lock:
-            if self.runtime in _available:
-                return _available[self.runtime]
-            path = shutil.which(self.runtime)
-            if not path:
-                reason: str | None = f"{self.runtime} is not installed"
-            else:
-                try:
-                    r = subprocess.run(
-                        [path, "info", "--format", "{{.ServerVersion}}"],
-                        capture_output=True,
-                        timeout=10,
-                    )
-                    reason = (
-                        None
-                        if r.returncode == 0
-                        else f"{self.runtime} daemon not reachable: "
-                        + (r.stderr.decode(errors="replace").strip().splitlines() or ["no answer"])[-1]
-                    )
-                except (OSError, subprocess.SubprocessError) as e:
-                    reason = f"{self.runtime} did not answer: {e}"
-            _available[self.runtime] = reason
-            return reason
+            if self.runtime not in _available:
+                _available[self.runtime] = self._probe_once()
+            return _available[self.runtime]
+
+    def _probe_once(self) -> str | None:
+        path = shutil.which(self.runtime)
+        if not path:
+            return f"{self.runtime} is not installed"
+        try:
+            r = subprocess.run(
+                [path, "info", "--format", "{{.ServerVersion}}"], capture_output=True, timeout=10
+            )
+        except (OSError, subprocess.SubprocessError) as e:
+            return f"{self.runtime} did not answer: {e}"
+        if r.returncode == 0:
+            return None
+        last = (r.stderr.decode(errors="replace").strip().splitlines() or ["no answer"])[-1]
+        return f"{self.runtime} daemon not reachable: {last}"
 
     def build_argv(self, spec: ExecSpec, name: str) -> list[str]:
         """The full `docker run` command line for `spec` (values of env vars are not in it)."""
