@@ -47,30 +47,13 @@ TOML_SKILL_KEYS = frozenset({"name", "description", "version", "author", "tags"}
 
 #: Parser diagnostics already covered by a validation message of their own.
 _COVERED_CODES = frozenset(
-    {
-        "name-mismatch",
-        "missing-description",
-        "missing-name",
-        "bad-name",
-        "yaml-repaired",
-        "yaml-invalid",
-        "yaml-unsafe-tag",
-        "yaml-too-complex",
-        "no-frontmatter",
-        "frontmatter-empty",
-        "frontmatter-not-mapping",
-        "frontmatter-unclosed",
-        "frontmatter-too-large",
-        "binary-file",
-        "invalid-utf8",
-        "empty-file",
-        "unreadable",
-        "toml-invalid",
-        "toml-missing-skill",
-        "toml-bad-tool",
-        "file-too-large",
-        "description-too-long",
-    }
+    """
+    name-mismatch missing-name bad-name missing-description description-too-long
+    no-frontmatter frontmatter-empty frontmatter-not-mapping frontmatter-unclosed frontmatter-too-large
+    yaml-repaired yaml-invalid yaml-unsafe-tag yaml-too-complex
+    binary-file invalid-utf8 empty-file unreadable file-too-large
+    toml-invalid toml-missing-skill toml-bad-tool
+    """.split()
 )
 
 # Link text without nested brackets, a target without blanks/brackets/parentheses, an optional title:

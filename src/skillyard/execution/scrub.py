@@ -73,18 +73,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "anthropic-api-key": ("sk-ant-",),
     "openai-api-key": ("sk-",),
     "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "gitlab-token": (
-        "glpat-",
-        "gldt-",
-        "glptt-",
-        "glrt-",
-        "glcbt-",
-        "gloas-",
-        "glsoat-",
-        "glft-",
-        "glimt-",
-        "glagent-",
-    ),
+    "gitlab-token": tuple("glpat- gldt- glptt- glrt- glcbt- gloas- glsoat- glft- glimt- glagent-".split()),
     "npm-token": ("npm_",),
     "pypi-token": ("pypi-AgEIcHlwaS5vcmc",),
     "huggingface-token": ("hf_",),
@@ -98,17 +87,8 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
 }
 _PROVIDERS = [(name, re.compile(rx), _NEEDLES[name]) for name, rx in _PROVIDER_RULES]
 #: Lower-case needles of the keyword rules.
-_KEY_NEEDLES = (
-    "token",
-    "key",
-    "secret",
-    "passw",
-    "passphrase",
-    "authorization",
-    "bearer",
-    "cookie",
-    "credential",
-    "session",
+_KEY_NEEDLES = tuple(
+    "token key secret passw passphrase authorization bearer cookie credential session".split()
 )
 _BEARER_NEEDLES = ("bearer", "basic", "token")
 _ALL_NEEDLES = sorted(
