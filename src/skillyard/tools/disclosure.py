@@ -58,38 +58,29 @@ class DisclosureTools:
 
     def definitions(self) -> list[ToolDef]:
         skill_prop = name_property(self.registry, "Skill name, as listed in the catalog")
-        load_schema = {
-            "type": "object",
-            "properties": {
-                "skill": skill_prop,
-                "docs": _DOCS_PROP,
-                "include_all_docs": {"type": "boolean", "description": "Load every doc of the skill"},
-            },
-            "required": ["skill"],
-            "additionalProperties": False,
+
+        def schema(**more: Any) -> dict[str, Any]:
+            """An object with the required `skill` and, optionally, more fields."""
+            properties = {"skill": skill_prop, **more}
+            return {
+                "type": "object",
+                "properties": properties,
+                "required": ["skill"],
+                "additionalProperties": False,
+            }
+
+        def all_docs(verb: str) -> dict[str, str]:
+            return {"type": "boolean", "description": f"{verb} every doc of the skill"}
+
+        load_schema = schema(docs=_DOCS_PROP, include_all_docs=all_docs("Load"))
+        mode = {
+            "type": "string",
+            "enum": list(MODES),
+            "default": "replace",
+            "description": "How to apply docs",
         }
-        select_schema = {
-            "type": "object",
-            "properties": {
-                "skill": skill_prop,
-                "docs": _DOCS_PROP,
-                "include_all_docs": {"type": "boolean", "description": "Select every doc of the skill"},
-                "mode": {
-                    "type": "string",
-                    "enum": list(MODES),
-                    "default": "replace",
-                    "description": "How to apply docs",
-                },
-            },
-            "required": ["skill"],
-            "additionalProperties": False,
-        }
-        list_schema = {
-            "type": "object",
-            "properties": {"skill": skill_prop},
-            "required": ["skill"],
-            "additionalProperties": False,
-        }
+        select_schema = schema(docs=_DOCS_PROP, include_all_docs=all_docs("Select"), mode=mode)
+        list_schema = schema()
         soft = ("skill",)
         return [
             ToolDef("skill_load", LOAD_DESCRIPTION, load_schema, self.load, soft, _text_error),
