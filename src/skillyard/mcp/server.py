@@ -24,7 +24,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -927,14 +927,9 @@ def _tool_result(res: Any, sid: str) -> CallToolResult:
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False)
     structured: dict[str, Any] | None = None
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            structured = parsed
+    if text.lstrip().startswith("{"):  # an object, when it parses at all
+        with suppress(ValueError):
+            structured = json.loads(text)
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=structured,
