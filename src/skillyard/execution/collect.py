@@ -28,13 +28,7 @@ DEFAULT_MAX_TOTAL_BYTES = 64 * 1024 * 1024
 _MAX_WALK = 50_000
 #: `$NAME/...` or `${NAME}/...` at the start of a pattern, a cwd or an input's `to`.
 VAR_PREFIX = re.compile(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)")
-_TEXT_APP = {
-    "application/json",
-    "application/xml",
-    "application/javascript",
-    "application/x-sh",
-    "application/toml",
-}
+_TEXT_APP = {f"application/{kind}" for kind in ("json", "xml", "javascript", "x-sh", "toml")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +95,7 @@ def normalise_pattern(pattern: object, run_rel: str, skill_rel: str) -> str | No
 
 
 def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str], budget: list[int]) -> None:
-    if budget[0] <= 0:
-        return
-    if not parts:
+    if budget[0] <= 0 or not parts:
         return
     head, rest = parts[0], parts[1:]
     if head == "**" and not rest:  # a trailing `**` means every file below

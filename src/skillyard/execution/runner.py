@@ -427,7 +427,7 @@ class SkillRunner:
             run_dir = ws.new_run_dir()
             with span("workspace.stage.inputs", skill=skill.name, count=len(req.inputs)):
                 for spec in req.inputs:
-                    warnings.extend(self._stage_input(ws, skill, spec, ex))
+                    self._stage_input(ws, skill, spec, ex, warnings)
         except (WorkspaceError, ArtifactError, OSError) as e:
             raise RunError(str(e)) from None
         view = SANDBOX_WORKSPACE if ex.isolated else str(ws.root)
@@ -596,9 +596,10 @@ class SkillRunner:
             raise RunError(f"inputs: 'to' escapes the workspace: {to}")
         return dest
 
-    def _stage_input(self, ws: Workspace, skill: Skill, spec: InputSpec, ex: Executor) -> list[str]:
-        """Materialise one input; returns warnings."""
-        warnings: list[str] = []
+    def _stage_input(
+        self, ws: Workspace, skill: Skill, spec: InputSpec, ex: Executor, warnings: list[str]
+    ) -> None:
+        """Materialise one input (what it could not do as asked goes to `warnings`)."""
         scheme, _, rest = spec.source.partition("://")
         ws_real = os.path.realpath(ws.root)
         if scheme == "artifact":
@@ -611,7 +612,7 @@ class SkillRunner:
             ws.record(
                 "inputs", {"from": spec.source, "to": str(dest.relative_to(ws.root)), "version": info.version}
             )
-            return warnings
+            return
         if scheme == "host":
             if not self.host_roots:
                 raise RunError("host:// inputs are disabled: no host roots are configured")
@@ -660,7 +661,6 @@ class SkillRunner:
             _copy_limited(src, dest)
             ws.chown_tree(dest)
         ws.record("inputs", {"from": spec.source, "to": dest.relative_to(ws.root).as_posix(), "mode": mode})
-        return warnings
 
     def _collect(self, ws: Workspace, req: RunRequest, run: _StagedRun, result: RunResult) -> None:
         o, run_rel, skill_rel, secrets = req.outputs, run.run_rel, run.skill_rel, run.secrets

@@ -214,11 +214,10 @@ class SkillsTool:
         reg.reload()
         skill = reg.get(installed)
         path = outcome.get("path") or ""
-        skill_file = skill.path if skill is not None else None
         data: dict[str, Any] = {
             "installed": True,
             "name": installed,
-            "path": str(skill_file) if skill_file is not None else str(path),
+            "path": str(skill.path if skill is not None else path),
             "eligible": reg.is_eligible(installed),
             "missing": reports.missing_compact(reg, installed),
             "install_hints": reports.install_hints_for(reg, installed),
