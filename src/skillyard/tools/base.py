@@ -73,6 +73,11 @@ def json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
+def text_error(tool: str, message: str) -> str:
+    """Error wording for tools whose results are text (`skill_load`, `skill_list_docs`, `skill`)."""
+    return f"Error: invalid arguments for {tool}: {message}"
+
+
 def json_error(tool: str, message: str) -> str:
     """Error wording for tools whose results are JSON objects (`skills`, `skill_select_docs`)."""
     return json_text({"error": f"invalid arguments: {message}"})

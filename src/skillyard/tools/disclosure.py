@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard.session import ALL_DOCS, order_docs, read_docs
 from skillyard.skill_files import list_docs
-from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text
+from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text, text_error
 from skillyard.tools.common import Unavailable, name_property, usable_skill
 
 if TYPE_CHECKING:
@@ -43,10 +43,6 @@ _DOCS_PROP = {
     "maxItems": MAX_DOCS_ARG,
     "description": "Doc paths as listed by skill_list_docs (e.g. USAGE.md, references/api.md)",
 }
-
-
-def _text_error(tool: str, message: str) -> str:
-    return f"Error: invalid arguments for {tool}: {message}"
 
 
 class DisclosureTools:
@@ -83,9 +79,9 @@ class DisclosureTools:
         list_schema = schema()
         soft = ("skill",)
         return [
-            ToolDef("skill_load", LOAD_DESCRIPTION, load_schema, self.load, soft, _text_error),
+            ToolDef("skill_load", LOAD_DESCRIPTION, load_schema, self.load, soft, text_error),
             ToolDef("skill_select_docs", SELECT_DESCRIPTION, select_schema, self.select, soft, json_error),
-            ToolDef("skill_list_docs", LIST_DESCRIPTION, list_schema, self.list_docs, soft, _text_error),
+            ToolDef("skill_list_docs", LIST_DESCRIPTION, list_schema, self.list_docs, soft, text_error),
         ]
 
     # ------------------------------------------------------------ helpers
