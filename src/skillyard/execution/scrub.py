@@ -30,6 +30,7 @@ import os
 import re
 import urllib.parse
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 
@@ -125,11 +126,8 @@ _PLACEHOLDER = re.compile(
 
 
 def _entropy(s: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in s:
-        counts[ch] = counts.get(ch, 0) + 1
     n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
 def looks_secret_name(name: str) -> bool:
