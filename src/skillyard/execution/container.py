@@ -24,13 +24,9 @@ from skillyard.execution.base import (
 )
 
 DEFAULT_IMAGE = "python:3.12-slim"
-_PASS_THROUGH = (
-    "DOCKER_HOST",
-    "DOCKER_CONFIG",
-    "DOCKER_CONTEXT",
-    "DOCKER_CERT_PATH",
-    "DOCKER_TLS_VERIFY",
-    "HOME",
+#: Host variables the runtime's client reads to find and reach its daemon.
+_PASS_THROUGH = tuple(
+    "DOCKER_HOST DOCKER_CONFIG DOCKER_CONTEXT DOCKER_CERT_PATH DOCKER_TLS_VERIFY HOME".split()
 )
 _lock = threading.Lock()
 _available: dict[str, str | None] = {}

@@ -309,9 +309,8 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
             _copies_dir = Path(tempfile.mkdtemp(prefix="skillyard-skill-copies-"))
             os.chmod(_copies_dir, 0o711)
             atexit.register(remove_tree, _copies_dir)
-        key = hashlib.sha256(f"{source.resolve()}\0{digest}".encode("utf-8", "surrogatepass")).hexdigest()[
-            :24
-        ]
+        seed = f"{source.resolve()}\0{digest}".encode("utf-8", "surrogatepass")
+        key = hashlib.sha256(seed).hexdigest()[:24]
         dest = _copies_dir / key
         if dest.is_dir():
             return dest
