@@ -115,15 +115,12 @@ def _install(
     except InstallError as e:
         raise _Refused(e.to_dict()) from None
     trust = TrustPolicy(tuple(config.trust_sources), None, config.hub_index, defaults=())
+
+    def untrusted(reason: str) -> _Refused:
+        return _Refused({"error": "untrusted source", "reason": reason, "source": raw, "hint": ENABLE_HINT})
+
     if not trust.is_trusted(spec):
-        raise _Refused(
-            {
-                "error": "untrusted source",
-                "reason": "installs by the model only use sources the user listed in [trust] sources",
-                "source": raw,
-                "hint": ENABLE_HINT,
-            }
-        )
+        raise untrusted("installs by the model only use sources the user listed in [trust] sources")
     install_source, resolved = raw, _resolved(spec, config.hub_index)
     local = _local_path(spec)
     if local is not None:
@@ -132,14 +129,7 @@ def _install(
         if spec.kind == "local":
             install_source = f"local:{real}"  # what was checked is what gets copied
             if not trust.is_trusted(parse_source(install_source, name)):
-                raise _Refused(
-                    {
-                        "error": "untrusted source",
-                        "reason": f"the real path {real} is not matched by [trust] sources",
-                        "source": raw,
-                        "hint": ENABLE_HINT,
-                    }
-                )
+                raise untrusted(f"the real path {real} is not matched by [trust] sources")
     refuse_existing(registry, name, config.install_root)
     installer = Installer(config.install_root, trust, hub_index=config.hub_index)
     declared: str | None = None
