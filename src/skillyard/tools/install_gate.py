@@ -211,27 +211,19 @@ def check_local_path(path: str, allowed: Iterable[Path], protected: Iterable[tup
         allowed_real = [os.path.realpath(os.fspath(a)) for a in allowed]
     except (OSError, ValueError) as e:
         raise _Refused({"error": "invalid source", "reason": f"unusable local path: {e}"}) from None
+
+    def not_allowed(reason: str, **hint: str) -> _Refused:
+        return _Refused({"error": "local source not allowed", "reason": reason, "path": real, **hint})
+
     forbidden = [("temporary directory", d) for d in temp_dirs()] + list(protected)
     for label, root in forbidden:
         for r in _forms(root):
             if is_within(real, r) or is_within(written, r):
-                raise _Refused(
-                    {
-                        "error": "local source not allowed",
-                        "reason": f"installs by the model never read from a {label} ({r})",
-                        "path": real,
-                    }
-                )
+                raise not_allowed(f"installs by the model never read from a {label} ({r})")
     if not any(is_within(real, a) for a in allowed_real):
-        raise _Refused(
-            {
-                "error": "local source not allowed",
-                "reason": "installs by the model read local paths only under [trust] model_local_paths"
-                + ("" if allowed_real else " (none configured)"),
-                "path": real,
-                "hint": ENABLE_HINT,
-            }
-        )
+        where = "" if allowed_real else " (none configured)"
+        reason = f"installs by the model read local paths only under [trust] model_local_paths{where}"
+        raise not_allowed(reason, hint=ENABLE_HINT)
     return real
 
 
