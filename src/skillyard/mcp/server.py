@@ -662,19 +662,15 @@ class SkillyardServer(MCPServer):
                 continue
             if real != root:
                 roots.append((real, skill.name))
-        out: list[str] = []
+        out: dict[str, None] = {}  # in order, once each
         for raw in paths:
             path = Path(raw)
             for root, name in roots:
                 if path.is_relative_to(root) and path != root:
                     rel = path.relative_to(root).as_posix()
-                    if rel.lower() == "skill.md":
-                        rel = SKILL_FILE
-                    uri = skill_uri(name, rel)
-                    if uri not in out:
-                        out.append(uri)
+                    out[skill_uri(name, SKILL_FILE if rel.lower() == "skill.md" else rel)] = None
                     break
-        return out
+        return list(out)
 
     # ------------------------------------------------------------ subscriptions, logging, completion
 
