@@ -6,6 +6,7 @@ byte is fetched. Fetching uses the `git` binary (shallow) and the stdlib's urlli
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import json
@@ -320,8 +321,7 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
             length = resp.headers.get("Content-Length")
             if length and length.isdigit() and int(length) > max_bytes:
                 raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=url)
-            out = open(to_file, "wb") if to_file else None  # noqa: SIM115
-            try:
+            with open(to_file, "wb") if to_file else contextlib.nullcontext() as out:
                 while chunk := resp.read(256 * 1024):
                     total += len(chunk)
                     if total > max_bytes:
@@ -332,9 +332,6 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
                         out.write(chunk)
                     else:
                         chunks.append(chunk)
-            finally:
-                if out:
-                    out.close()
     except urllib.error.HTTPError as e:
         raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=url) from None
     except urllib.error.URLError as e:
