@@ -168,14 +168,8 @@ def evaluate_plain(skill: Skill, host: Host, config: Config, *, modified: bool =
 
 def _applicable(skill: Skill, os_name: str) -> list[tuple[InstallOption, str]]:
     """The skill's install options for `os_name` that give a command, in declared order, with it."""
-    out = []
-    for opt in skill.install:
-        if opt.os and os_name not in {normalise_os(o) for o in opt.os}:
-            continue
-        cmd = opt.command()
-        if cmd:
-            out.append((opt, cmd))
-    return out
+    here = [opt for opt in skill.install if not opt.os or os_name in {normalise_os(o) for o in opt.os}]
+    return [(opt, cmd) for opt in here if (cmd := opt.command())]
 
 
 def install_fixes(skill: Skill, missing_bins: set[str], os_name: str) -> list[str]:

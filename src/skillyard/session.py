@@ -75,11 +75,7 @@ def cap_doc(text: str, unread: int = 0) -> str:
 def read_docs(skill: Skill, docs: Sequence[str]) -> list[tuple[str, str]]:
     """(doc, capped text) for each doc, against one listing; raises KeyError or OSError."""
     listed = doc_ids(skill)
-    out: list[tuple[str, str]] = []
-    for doc in docs:
-        text, unread = read_doc(skill, doc, listed)
-        out.append((doc, cap_doc(text, unread)))
-    return out
+    return [(doc, cap_doc(*read_doc(skill, doc, listed))) for doc in docs]
 
 
 @dataclass(slots=True)

@@ -24,15 +24,11 @@ def toml_definitions(registry: Registry) -> list[ToolDef]:
     from skillyard.toml_tools.plan import tool_plan
 
     plan, _notes = tool_plan(registry)
-    defs: list[ToolDef] = []
-    for name, (skill, spec) in plan.items():
-        d = tool_definition(name, skill, spec)
-        defs.append(
-            ToolDef(
-                name, d["description"], d["parameters"], _handler(registry, skill, spec), raw_arguments=True
-            )
-        )
-    return defs
+    defs = {name: tool_definition(name, skill, spec) for name, (skill, spec) in plan.items()}
+    return [
+        ToolDef(name, d["description"], d["parameters"], _handler(registry, *plan[name]), raw_arguments=True)
+        for name, d in defs.items()
+    ]
 
 
 def _handler(registry: Registry, skill: Skill, spec: ToolSpec) -> Any:
