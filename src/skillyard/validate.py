@@ -162,8 +162,7 @@ def _read_text(path: Path, c: _Collector) -> str | None:
         if not stat.S_ISREG(st.st_mode):
             c.error(f"{path.name} is not a regular file")
             return None
-        size = st.st_size
-        if size > MAX_FILE_BYTES:
+        if st.st_size > MAX_FILE_BYTES:
             c.error(f"{path.name} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
             return None
         data = path.read_bytes()
