@@ -18,6 +18,7 @@ from typing import Any
 
 import filelock
 
+from skillyard.fsread import is_within
 from skillyard.install.errors import HygieneError, InstallError, SourceError
 from skillyard.install.fsutil import atomic_write_json, exchange, fsync_dir, rmtree
 from skillyard.install.hygiene import Limits, copy_tree, extract_archive
@@ -356,8 +357,7 @@ class Installer:
         base = tree
         if spec.subdir:
             base = tree.joinpath(*spec.subdir.split("/"))
-            real_tree, real_base = os.path.realpath(tree), os.path.realpath(base)
-            if not real_base.startswith(real_tree + os.sep) and real_base != real_tree:
+            if not is_within(os.path.realpath(base), os.path.realpath(tree)):
                 raise HygieneError("subdirectory leaves the repository", spec.subdir)
             if not base.is_dir():
                 raise SourceError("skill not found in source", reason=f"no directory {spec.subdir!r}")

@@ -77,10 +77,7 @@ class SourceSpec:
         if self.kind == "local":
             return [f"local:{self.location}"]
         if self.kind == "hub":
-            out = [f"hub:{self.location}"]
-            if hub_index:
-                out += _url_forms(hub_index)
-            return out
+            return [f"hub:{self.location}", *(_url_forms(hub_index) if hub_index else ())]
         if self.location.startswith("file://"):
             path = urllib.parse.urlsplit(self.location).path
             return [self.location, f"local:{path}"]

@@ -82,10 +82,7 @@ class TrustPolicy:
     def matching_pattern(self, spec: SourceSpec) -> str | None:
         """The first pattern that trusts `spec`, or None."""
         cands = spec.trust_candidates(self.hub_index)
-        for pat in self.all_patterns():
-            if any(pattern_matches(pat, c) for c in cands):
-                return pat
-        return None
+        return next((p for p in self.all_patterns() if any(pattern_matches(p, c) for c in cands)), None)
 
     def is_trusted(self, spec: SourceSpec) -> bool:
         return self.matching_pattern(spec) is not None
