@@ -118,9 +118,7 @@ class Session:
         if not sel:
             return []
         available = list_docs(skill)
-        if sel == ALL_DOCS:
-            return available
-        return order_docs(available, sel)
+        return available if sel == ALL_DOCS else order_docs(available, sel)
 
     def clear(self) -> None:
         self.loaded.clear()

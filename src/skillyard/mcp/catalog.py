@@ -185,9 +185,7 @@ class SkillCatalog:
 
     def served_skill(self, name: str) -> Skill | None:
         skill = self.registry.get(name)
-        if skill is None or not self.is_served(skill):
-            return None
-        return skill
+        return skill if skill is not None and self.is_served(skill) else None
 
     def _by_name(self) -> tuple[list[Skill], list[str]]:
         """All registry skills sorted by name, cached per registry version (stable pagination)."""
