@@ -205,10 +205,7 @@ class Lockfile:
         return self.entries.pop(name, None) is not None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "version": LOCK_VERSION,
-            "skills": {n: e.to_dict() for n, e in sorted(self.entries.items())},
-        }
+        return {"version": LOCK_VERSION, "skills": {n: e.to_dict() for n, e in sorted(self.entries.items())}}
 
     def save(self) -> None:
         atomic_write_json(self.path, self.to_dict())
