@@ -70,19 +70,6 @@ class TurnResult:
     stopped: str | None = None  #: why the turn ended before the model answered, if it did
 
 
-class Transcript:
-    """Every message as one JSON line, written as it happens, so a failed or interrupted turn keeps it."""
-
-    def __init__(self, stream: IO[str] | None) -> None:
-        self.stream = stream
-
-    def write(self, message: dict[str, Any]) -> None:
-        if self.stream is None:
-            return
-        self.stream.write(json.dumps(message, ensure_ascii=False) + "\n")
-        self.stream.flush()
-
-
 class Chat:
     """A conversation: the messages so far, the toolkit session, and the loop that runs one turn."""
 
@@ -104,7 +91,7 @@ class Chat:
         self.client = client
         self.model = model
         self.approve = approve or (lambda name, args: None)
-        self.transcript = Transcript(transcript)
+        self.transcript = transcript
         self.max_tool_calls = max_tool_calls
         self.stream = stream
         self.strict = strict
@@ -165,7 +152,13 @@ class Chat:
 
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
-        self.transcript.write(message)
+        self._log(message)
+
+    def _log(self, message: dict[str, Any]) -> None:
+        """Every message as one JSON line, written as it happens, so a failed or interrupted turn keeps it."""
+        if self.transcript is not None:
+            self.transcript.write(json.dumps(message, ensure_ascii=False) + "\n")
+            self.transcript.flush()
 
     def _refresh_system(self) -> None:
         """Within a turn, the system message changes only when the registry or the session does."""
@@ -176,7 +169,7 @@ class Chat:
         text = self.toolkit.system_message(self.session, query=self._query)
         if text != self._system:
             self._system = text
-            self.transcript.write({"role": "system", "content": text})
+            self._log({"role": "system", "content": text})
 
     def _tools(self) -> list[dict[str, Any]]:
         """The exported tools, built again only when the registry changes (enums of names follow it)."""

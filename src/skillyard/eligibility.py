@@ -150,19 +150,17 @@ def evaluate_plain(skill: Skill, host: Host, config: Config, *, modified: bool =
         reasons.append("Modified since install")
         fixes.append(f"skillyard trust accept {skill.name}")
     missing = _missing(skill.name, skill.requires, skill.always, host, config)
-    miss_os, miss_bins, miss_any = missing.os, missing.bins, missing.any_bins
-    miss_env, miss_cfg = missing.env, missing.config
-    if miss_os:
-        label = " or ".join(OS_LABELS.get(o, o) for o in miss_os)
+    if missing.os:
+        label = " or ".join(OS_LABELS.get(o, o) for o in missing.os)
         reasons.append(f"Requires {label} (current: {host.os_name})")
-    reasons.extend(f"Missing binary: {b}" for b in miss_bins)
-    if miss_any:
-        reasons.append(f"Requires one of: {', '.join(miss_any)}")
-    reasons.extend(f"Missing environment variable: {e}" for e in miss_env)
-    reasons.extend(f"Missing config: {c}" for c in miss_cfg)
-    if miss_bins or miss_any:
-        fixes.extend(install_fixes(skill, set(miss_bins) | set(miss_any), host.os_name))
-    fixes.extend(f"export {e}=<value>" for e in miss_env)
+    reasons.extend(f"Missing binary: {b}" for b in missing.bins)
+    if missing.any_bins:
+        reasons.append(f"Requires one of: {', '.join(missing.any_bins)}")
+    reasons.extend(f"Missing environment variable: {e}" for e in missing.env)
+    reasons.extend(f"Missing config: {c}" for c in missing.config)
+    if missing.bins or missing.any_bins:
+        fixes.extend(install_fixes(skill, {*missing.bins, *missing.any_bins}, host.os_name))
+    fixes.extend(f"export {e}=<value>" for e in missing.env)
     return Eligibility(
         eligible=not reasons, missing=missing, reasons=tuple(reasons), fixes=tuple(dict.fromkeys(fixes))
     )
@@ -170,14 +168,8 @@ def evaluate_plain(skill: Skill, host: Host, config: Config, *, modified: bool =
 
 def _applicable(skill: Skill, os_name: str) -> list[tuple[InstallOption, str]]:
     """The skill's install options for `os_name` that give a command, in declared order, with it."""
-    out = []
-    for opt in skill.install:
-        if opt.os and os_name not in {normalise_os(o) for o in opt.os}:
-            continue
-        cmd = opt.command()
-        if cmd:
-            out.append((opt, cmd))
-    return out
+    here = [opt for opt in skill.install if not opt.os or os_name in {normalise_os(o) for o in opt.os}]
+    return [(opt, cmd) for opt in here if (cmd := opt.command())]
 
 
 def install_fixes(skill: Skill, missing_bins: set[str], os_name: str) -> list[str]:

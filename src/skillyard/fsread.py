@@ -18,6 +18,11 @@ from typing import NamedTuple
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
+def is_within(path: str, root: str) -> bool:
+    """True when `path` is `root` or below it (both already normalised or resolved)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     """The bytes of the regular file at `path` (symlinks followed), at most `max_bytes` of them.
 
@@ -33,14 +38,10 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
         if st.st_size > max_bytes:
             raise OSError(errno.EFBIG, f"file is too large (over {max_bytes} bytes)", os.fspath(path))
-        chunks: list[bytes] = []
-        total = 0
-        while chunk := os.read(fd, 1 << 16):
-            total += len(chunk)
-            if total > max_bytes:  # grew while we read it
-                raise OSError(errno.EFBIG, f"file is too large (over {max_bytes} bytes)", os.fspath(path))
-            chunks.append(chunk)
-        return b"".join(chunks)
+        data, grew = read_fd_bounded(fd, max_bytes)
+        if grew:
+            raise OSError(errno.EFBIG, f"file is too large (over {max_bytes} bytes)", os.fspath(path))
+        return data
     finally:
         os.close(fd)
 

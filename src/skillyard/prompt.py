@@ -78,12 +78,8 @@ GUIDANCE_HEADER = "Skill tool guidance:"
 
 def tool_guidance(tool_names: Iterable[str]) -> str:
     """Guidance lines for the exposed skill tools only, so the model is never told about a missing tool."""
-    if isinstance(tool_names, str):
-        tool_names = [tool_names]
-    exposed: set[str] = set()
-    for name in tool_names:
-        if isinstance(name, str):
-            exposed.add(name)
+    names = [tool_names] if isinstance(tool_names, str) else tool_names
+    exposed = {name for name in names if isinstance(name, str)}
     lines = [text for name, text in GUIDANCE.items() if name in exposed]
     if not lines:
         return ""
@@ -117,13 +113,7 @@ _location_cache: dict[str, str] = {}
 
 def _xml_escape(s: str) -> str:
     """XML escaping with ``&apos;`` (the OpenClaw catalog's entity set)."""
-    return (
-        s.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
-        .replace("'", "&apos;")
-    )
+    return html.escape(s).replace("&#x27;", "&apos;")
 
 
 def _flat(s: str) -> str:
@@ -184,28 +174,17 @@ class _Entry:
     location: str
 
 
+@dataclass(frozen=True, slots=True)
 class _Format:
     """How one format renders; budget arithmetic only needs the lengths this exposes."""
 
-    def __init__(
-        self,
-        header: str | None,
-        footer: str | None,
-        entry: Callable[[str, str, str], str],
-        escape: Callable[[str], str] | None,
-        extra: dict[str, int],
-        notice: Callable[[int, int, bool], str],
-        empty: str,
-        flat: bool,
-    ) -> None:
-        self.header = header
-        self.footer = footer
-        self.entry = entry
-        self.escape = escape
-        self.extra = extra
-        self.notice = notice
-        self.empty = empty
-        self.flat = flat
+    header: str | None
+    footer: str | None
+    entry: Callable[[str, str, str], str]
+    escape: Callable[[str], str] | None
+    extra: dict[str, int]
+    notice: Callable[[int, int, bool], str]
+    empty: str
 
 
 def _notice_words(shown: int, total: int, shortened: bool) -> str:
@@ -245,7 +224,6 @@ _FORMATS: dict[str, _Format] = {
         _ESCAPE_EXTRA,
         lambda n, m, s: f"<!-- {_notice_words(n, m, s)} -->",
         "<available_skills>\n</available_skills>",
-        False,
     ),
     "openclaw": _Format(
         OPENCLAW_INTRO + "\n\n  <available_skills>",
@@ -255,10 +233,9 @@ _FORMATS: dict[str, _Format] = {
         _ESCAPE_EXTRA,
         lambda n, m, s: f"<!-- {_notice_words(n, m, s)} -->",
         "",
-        False,
     ),
     "markdown": _Format(
-        None, None, _markdown_entry, None, {}, lambda n, m, s: _notice_words(n, m, s) + ".", "", True
+        None, None, _markdown_entry, None, {}, lambda n, m, s: _notice_words(n, m, s) + ".", ""
     ),
     "queryclaw": _Format(
         QUERYCLAW_INTRO + "\n\nAvailable skills:",
@@ -268,7 +245,6 @@ _FORMATS: dict[str, _Format] = {
         {},
         lambda n, m, s: _notice_words(n, m, s) + ".",
         "",
-        True,
     ),
 }
 
@@ -332,26 +308,13 @@ def _render_desc(e: _Entry, fmt: _Format, cap: int | None) -> str:
 
 
 def _assemble(fmt: _Format, entries: list[str], notice: str | None) -> str:
-    parts: list[str] = []
-    if fmt.header is not None:
-        parts.append(fmt.header)
-    parts.extend(entries)
-    if fmt.footer is not None:
-        parts.append(fmt.footer)
-    if notice is not None:
-        parts.append(notice)
-    return "\n".join(parts)
+    return "\n".join(p for p in (fmt.header, *entries, fmt.footer, notice) if p is not None)
 
 
 def _frame_len(fmt: _Format) -> tuple[int, int]:
     """Length of header+footer and how many frame parts there are (each part after the first costs a newline)."""
-    n = 0
-    size = 0
-    for p in (fmt.header, fmt.footer):
-        if p is not None:
-            n += 1
-            size += len(p)
-    return size, n
+    frame = [p for p in (fmt.header, fmt.footer) if p is not None]
+    return sum(map(len, frame)), len(frame)
 
 
 def _fits_all(entries: list[_Entry], cap: int, avail: int) -> bool:

@@ -170,17 +170,15 @@ async def _skills_list(client: Any) -> dict[str, list[tuple[str, str, int]] | No
             if not isinstance(resources, list):
                 out[name] = None
                 continue
-            files: list[tuple[str, str, int]] = []
-            for r in resources:
-                if (
-                    isinstance(r, dict)
-                    and isinstance(r.get("uri"), str)
-                    and r["uri"].startswith(f"{SCHEME}{name}/")
-                    and isinstance(r.get("digest"), str)
-                    and isinstance(r.get("size"), int)
-                ):
-                    files.append((r["uri"], r["digest"], r["size"]))
-            out[name] = files
+            out[name] = [
+                (r["uri"], r["digest"], r["size"])
+                for r in resources
+                if isinstance(r, dict)
+                and isinstance(r.get("uri"), str)
+                and r["uri"].startswith(f"{SCHEME}{name}/")
+                and isinstance(r.get("digest"), str)
+                and isinstance(r.get("size"), int)
+            ]
             if len(out) > MAX_SKILLS:
                 raise RemoteError(f"remote offers more than {MAX_SKILLS} skills")
         cursor = page.next_cursor

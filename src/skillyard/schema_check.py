@@ -80,10 +80,10 @@ def _where(path: str) -> str:
 
 def compile_schema(schema: dict[str, Any], *, soft_enums: Collection[str] = ()) -> Check:
     """Compile `schema`; `soft_enums` names top-level fields whose enum is advisory (the handler answers)."""
-    return _compile(schema, "", frozenset(soft_enums), top=True)
+    return _compile(schema, frozenset(soft_enums), top=True)
 
 
-def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: bool = False) -> Check:
+def _compile(schema: dict[str, Any], soft: frozenset[str], *, top: bool = False) -> Check:
     checks: list[Check] = []
     types = schema.get("type")
     if isinstance(types, str):
@@ -93,9 +93,8 @@ def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: b
         wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in tlist)
 
         def check_type(v: Any, p: str) -> str | None:
-            for t in tlist:
-                if _is_type(v, t):
-                    return None
+            if any(_is_type(v, t) for t in tlist):
+                return None
             return f"{_where(p)} must be {wanted}, got {json_type(v)}"
 
         checks.append(check_type)
@@ -161,7 +160,7 @@ def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: b
 
     items = schema.get("items")
     if isinstance(items, dict) or "maxItems" in schema:
-        item_check = _compile(items, "", soft) if isinstance(items, dict) else None
+        item_check = _compile(items, soft) if isinstance(items, dict) else None
         max_items = schema.get("maxItems")
 
         def check_items(v: Any, p: str) -> str | None:
@@ -181,7 +180,7 @@ def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: b
     names = schema.get("propertyNames")
     if "maxProperties" in schema or isinstance(names, dict):
         max_props = schema.get("maxProperties")
-        name_check = _compile(names, "", soft) if isinstance(names, dict) else None
+        name_check = _compile(names, soft) if isinstance(names, dict) else None
         rule = (
             f"names must match {names['pattern']!r}"
             if isinstance(names, dict) and "pattern" in names
@@ -203,15 +202,13 @@ def _compile(schema: dict[str, Any], _path: str, soft: frozenset[str], *, top: b
     props = schema.get("properties")
     if isinstance(props, dict) or "required" in schema or "additionalProperties" in schema:
         prop_checks = {
-            name: _compile(sub, name, soft)
-            if not (top and name in soft)
-            else _compile(_no_enum(sub), name, soft)
+            name: _compile(_no_enum(sub) if top and name in soft else sub, soft)
             for name, sub in (props or {}).items()
             if isinstance(sub, dict)
         }
         required = [r for r in schema.get("required", ()) if isinstance(r, str)]
         extra = schema.get("additionalProperties", True)
-        extra_check = _compile(extra, "", soft) if isinstance(extra, dict) else None
+        extra_check = _compile(extra, soft) if isinstance(extra, dict) else None
         known = ", ".join(prop_checks) or "none"
 
         def check_object(v: Any, p: str) -> str | None:

@@ -11,6 +11,7 @@ carry them between calls.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -74,11 +75,7 @@ def cap_doc(text: str, unread: int = 0) -> str:
 def read_docs(skill: Skill, docs: Sequence[str]) -> list[tuple[str, str]]:
     """(doc, capped text) for each doc, against one listing; raises KeyError or OSError."""
     listed = doc_ids(skill)
-    out: list[tuple[str, str]] = []
-    for doc in docs:
-        text, unread = read_doc(skill, doc, listed)
-        out.append((doc, cap_doc(text, unread)))
-    return out
+    return [(doc, cap_doc(*read_doc(skill, doc, listed))) for doc in docs]
 
 
 @dataclass(slots=True)
@@ -121,9 +118,7 @@ class Session:
         if not sel:
             return []
         available = list_docs(skill)
-        if sel == ALL_DOCS:
-            return available
-        return order_docs(available, sel)
+        return available if sel == ALL_DOCS else order_docs(available, sel)
 
     def clear(self) -> None:
         self.loaded.clear()
@@ -279,8 +274,6 @@ class Session:
                 f.write(self.to_json() + "\n")
             os.replace(tmp, p)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise

@@ -47,30 +47,13 @@ TOML_SKILL_KEYS = frozenset({"name", "description", "version", "author", "tags"}
 
 #: Parser diagnostics already covered by a validation message of their own.
 _COVERED_CODES = frozenset(
-    {
-        "name-mismatch",
-        "missing-description",
-        "missing-name",
-        "bad-name",
-        "yaml-repaired",
-        "yaml-invalid",
-        "yaml-unsafe-tag",
-        "yaml-too-complex",
-        "no-frontmatter",
-        "frontmatter-empty",
-        "frontmatter-not-mapping",
-        "frontmatter-unclosed",
-        "frontmatter-too-large",
-        "binary-file",
-        "invalid-utf8",
-        "empty-file",
-        "unreadable",
-        "toml-invalid",
-        "toml-missing-skill",
-        "toml-bad-tool",
-        "file-too-large",
-        "description-too-long",
-    }
+    """
+    name-mismatch missing-name bad-name missing-description description-too-long
+    no-frontmatter frontmatter-empty frontmatter-not-mapping frontmatter-unclosed frontmatter-too-large
+    yaml-repaired yaml-invalid yaml-unsafe-tag yaml-too-complex
+    binary-file invalid-utf8 empty-file unreadable file-too-large
+    toml-invalid toml-missing-skill toml-bad-tool
+    """.split()
 )
 
 # Link text without nested brackets, a target without blanks/brackets/parentheses, an optional title:
@@ -179,8 +162,7 @@ def _read_text(path: Path, c: _Collector) -> str | None:
         if not stat.S_ISREG(st.st_mode):
             c.error(f"{path.name} is not a regular file")
             return None
-        size = st.st_size
-        if size > MAX_FILE_BYTES:
+        if st.st_size > MAX_FILE_BYTES:
             c.error(f"{path.name} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
             return None
         data = path.read_bytes()

@@ -46,11 +46,7 @@ def function_tools(
 def skill_instructions(toolkit: Toolkit, session: Session | None = None) -> Callable[[Any, Any], str]:
     """Dynamic instructions for an Agent: guidance, catalog and loaded skills, read again on every turn."""
     s = session if session is not None else toolkit.session
-
-    def instructions(_context: Any, _agent: Any) -> str:
-        return toolkit.system_message(s)
-
-    return instructions
+    return lambda _context, _agent: toolkit.system_message(s)
 
 
 def _invoker(toolkit: Toolkit, name: str, session: Session) -> Any:

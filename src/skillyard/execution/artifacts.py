@@ -15,7 +15,7 @@ import tempfile
 import time
 import urllib.parse
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import platformdirs
@@ -130,9 +130,7 @@ class FilesystemArtifactStore(ArtifactStore):
         finally:
             os.unlink(tmp)
         info = ArtifactInfo(name, version, len(data), mime_type, time.time())
-        meta = {"name": name, "version": version, "size_bytes": len(data), "mime_type": mime_type}
-        meta["created_at"] = info.created_at
-        (d / f"{version}.json").write_text(json.dumps(meta), encoding="utf-8")
+        (d / f"{version}.json").write_text(json.dumps(asdict(info)), encoding="utf-8")
         return info
 
     def load(self, name: str, version: int | None = None) -> tuple[bytes, ArtifactInfo]:

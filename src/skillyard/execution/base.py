@@ -10,6 +10,7 @@ process tree.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import resource
@@ -157,26 +158,35 @@ class Executor(ABC):
         return None
 
 
+def _cap(res: int, value: int) -> int:
+    """`value` lowered to the hard limit already in force (an unprivileged process cannot raise it)."""
+    hard = resource.getrlimit(res)[1]
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+
+def _capped(limits: Limits, nproc_base: int) -> list[tuple[int, str, int]]:
+    """(resource, prlimit option, capped value) of the process, memory, file-size and open-file limits."""
+    return [
+        (res, option, _cap(res, value))
+        for res, option, value in (
+            (resource.RLIMIT_NPROC, "nproc", limits.max_processes + nproc_base),
+            (resource.RLIMIT_AS, "as", limits.max_memory_bytes),
+            (resource.RLIMIT_FSIZE, "fsize", limits.max_file_size_bytes),
+            (resource.RLIMIT_NOFILE, "nofile", limits.max_open_files),
+        )
+    ]
+
+
 def rlimit_setter(limits: Limits, *, nproc_base: int = 0) -> Callable[[], None]:
     """A preexec function setting rlimits in the child before exec (never raises into the child)."""
+    pairs = [(res, value) for res, _, value in _capped(limits, nproc_base)] + [(resource.RLIMIT_CORE, 0)]
+    if limits.cpu_seconds:
+        pairs.append((resource.RLIMIT_CPU, _cap(resource.RLIMIT_CPU, limits.cpu_seconds)))
 
     def apply() -> None:
-        pairs: list[tuple[int, int]] = [
-            (resource.RLIMIT_NPROC, limits.max_processes + nproc_base),
-            (resource.RLIMIT_AS, limits.max_memory_bytes),
-            (resource.RLIMIT_FSIZE, limits.max_file_size_bytes),
-            (resource.RLIMIT_NOFILE, limits.max_open_files),
-            (resource.RLIMIT_CORE, 0),
-        ]
-        if limits.cpu_seconds:
-            pairs.append((resource.RLIMIT_CPU, limits.cpu_seconds))
         for res, value in pairs:
-            try:
-                _soft, hard = resource.getrlimit(res)
-                v = value if hard == resource.RLIM_INFINITY else min(value, hard)
-                resource.setrlimit(res, (v, v))
-            except (ValueError, OSError):
-                pass
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(res, (value, value))
 
     return apply
 
@@ -192,27 +202,7 @@ def rlimit_argv(limits: Limits, *, nproc_base: int = 0) -> list[str] | None:
     """
     if not _PRLIMIT:
         return None
-    hard = {
-        res: resource.getrlimit(res)[1]
-        for res in (resource.RLIMIT_NPROC, resource.RLIMIT_AS, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE)
-    }
-
-    def cap(res: int, v: int) -> int:
-        h = hard[res]
-        return v if h == resource.RLIM_INFINITY else min(v, h)
-
-    n = cap(resource.RLIMIT_NPROC, limits.max_processes + nproc_base)
-    mem = cap(resource.RLIMIT_AS, limits.max_memory_bytes)
-    fsz = cap(resource.RLIMIT_FSIZE, limits.max_file_size_bytes)
-    nof = cap(resource.RLIMIT_NOFILE, limits.max_open_files)
-    argv = [
-        _PRLIMIT,
-        f"--nproc={n}:{n}",
-        f"--as={mem}:{mem}",
-        f"--fsize={fsz}:{fsz}",
-        f"--nofile={nof}:{nof}",
-        "--core=0:0",
-    ]
+    argv = [_PRLIMIT, *(f"--{option}={v}:{v}" for _, option, v in _capped(limits, nproc_base)), "--core=0:0"]
     if limits.cpu_seconds:
         argv.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds}")
     return [*argv, "--"]
@@ -262,19 +252,13 @@ def _descendants(root_pid: int) -> list[int]:
 def kill_tree(proc: subprocess.Popen[bytes], *, descendants: bool = True) -> None:
     """SIGKILL the process group, then any descendant that left it (setsid escapes)."""
     pids = _descendants(proc.pid) if descendants else []
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    try:
+    with contextlib.suppress(ProcessLookupError):
         proc.kill()
-    except ProcessLookupError:
-        pass
 
 
 def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> None:
@@ -303,13 +287,22 @@ def supervise(
     timeout: float,
     limits: Limits,
     stdin: bytes | None = None,
-    preexec: Callable[[], None] | None = None,
+    nproc_base: int | None = None,
     pass_fds: Sequence[int] = (),
     on_timeout: Callable[[subprocess.Popen[bytes]], None] | None = None,
     executor: str = "",
 ) -> ExecResult:
-    """Spawn, capture with caps, enforce the timeout, kill stragglers, and report real timings."""
+    """Spawn, capture with caps, enforce the timeout, kill stragglers, and report real timings.
+
+    With `nproc_base` the command starts under the rlimits of `limits` (through prlimit, else a
+    preexec function); RLIMIT_NPROC counts every process of the user, so it is `nproc_base` more.
+    """
     start = time.monotonic()
+    preexec = None
+    if nproc_base is not None:
+        prefix = rlimit_argv(limits, nproc_base=nproc_base)
+        argv = [*prefix, *argv] if prefix else argv
+        preexec = None if prefix else rlimit_setter(limits, nproc_base=nproc_base)
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -333,15 +326,10 @@ def supervise(
         pipe = proc.stdin
 
         def feed() -> None:
-            try:
+            with contextlib.suppress(OSError, ValueError):  # a child that stops reading ends its input
                 pipe.write(stdin[: 16 * MiB])
-            except (BrokenPipeError, OSError, ValueError):
-                pass
-            finally:
-                try:
-                    pipe.close()
-                except OSError:
-                    pass
+            with contextlib.suppress(OSError):
+                pipe.close()
 
         threading.Thread(target=feed, name="skillyard-stdin", daemon=True).start()
     assert proc.stdout is not None and proc.stderr is not None

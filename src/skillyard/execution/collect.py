@@ -20,6 +20,7 @@ from pathlib import Path
 import filetype
 
 from skillyard.execution.workspace import ENV_PREFIXES, SANDBOX_WORKSPACE, is_within
+from skillyard.fsread import read_fd_bounded
 
 DEFAULT_MAX_FILES = 100
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -27,13 +28,7 @@ DEFAULT_MAX_TOTAL_BYTES = 64 * 1024 * 1024
 _MAX_WALK = 50_000
 #: `$NAME/...` or `${NAME}/...` at the start of a pattern, a cwd or an input's `to`.
 VAR_PREFIX = re.compile(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)")
-_TEXT_APP = {
-    "application/json",
-    "application/xml",
-    "application/javascript",
-    "application/x-sh",
-    "application/toml",
-}
+_TEXT_APP = {f"application/{kind}" for kind in ("json", "xml", "javascript", "x-sh", "toml")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +95,7 @@ def normalise_pattern(pattern: object, run_rel: str, skill_rel: str) -> str | No
 
 
 def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str], budget: list[int]) -> None:
-    if budget[0] <= 0:
-        return
-    if not parts:
+    if budget[0] <= 0 or not parts:
         return
     head, rest = parts[0], parts[1:]
     if head == "**" and not rest:  # a trailing `**` means every file below
@@ -201,15 +194,7 @@ def read_capped(root: Path, rel: str, cap: int) -> tuple[bytes, int] | str:
             return "it is not a regular file"
         if st.st_nlink > 1:
             return "it has several hard links (may point outside the workspace)"
-        chunks: list[bytes] = []
-        left = cap
-        while left > 0:
-            b = os.read(fd, min(left, 1024 * 1024))
-            if not b:
-                break
-            chunks.append(b)
-            left -= len(b)
-        return b"".join(chunks), st.st_size
+        return read_fd_bounded(fd, cap)[0], st.st_size
     finally:
         os.close(fd)
 

@@ -7,6 +7,7 @@ the CLI take the value from its own environment, which only we set.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -23,13 +24,9 @@ from skillyard.execution.base import (
 )
 
 DEFAULT_IMAGE = "python:3.12-slim"
-_PASS_THROUGH = (
-    "DOCKER_HOST",
-    "DOCKER_CONFIG",
-    "DOCKER_CONTEXT",
-    "DOCKER_CERT_PATH",
-    "DOCKER_TLS_VERIFY",
-    "HOME",
+#: Host variables the runtime's client reads to find and reach its daemon.
+_PASS_THROUGH = tuple(
+    "DOCKER_HOST DOCKER_CONFIG DOCKER_CONTEXT DOCKER_CERT_PATH DOCKER_TLS_VERIFY HOME".split()
 )
 _lock = threading.Lock()
 _available: dict[str, str | None] = {}
@@ -63,28 +60,24 @@ class ContainerExecutor(Executor):
     def probe(self) -> str | None:
         """None when the runtime answers (daemon reachable), else the reason; cached per process."""
         with _lock:
-            if self.runtime in _available:
-                return _available[self.runtime]
-            path = shutil.which(self.runtime)
-            if not path:
-                reason: str | None = f"{self.runtime} is not installed"
-            else:
-                try:
-                    r = subprocess.run(
-                        [path, "info", "--format", "{{.ServerVersion}}"],
-                        capture_output=True,
-                        timeout=10,
-                    )
-                    reason = (
-                        None
-                        if r.returncode == 0
-                        else f"{self.runtime} daemon not reachable: "
-                        + (r.stderr.decode(errors="replace").strip().splitlines() or ["no answer"])[-1]
-                    )
-                except (OSError, subprocess.SubprocessError) as e:
-                    reason = f"{self.runtime} did not answer: {e}"
-            _available[self.runtime] = reason
-            return reason
+            if self.runtime not in _available:
+                _available[self.runtime] = self._probe_once()
+            return _available[self.runtime]
+
+    def _probe_once(self) -> str | None:
+        path = shutil.which(self.runtime)
+        if not path:
+            return f"{self.runtime} is not installed"
+        try:
+            r = subprocess.run(
+                [path, "info", "--format", "{{.ServerVersion}}"], capture_output=True, timeout=10
+            )
+        except (OSError, subprocess.SubprocessError) as e:
+            return f"{self.runtime} did not answer: {e}"
+        if r.returncode == 0:
+            return None
+        last = (r.stderr.decode(errors="replace").strip().splitlines() or ["no answer"])[-1]
+        return f"{self.runtime} daemon not reachable: {last}"
 
     def build_argv(self, spec: ExecSpec, name: str) -> list[str]:
         """The full `docker run` command line for `spec` (values of env vars are not in it)."""
@@ -143,10 +136,8 @@ class ContainerExecutor(Executor):
         client_env.update(spec.env)
 
         def on_timeout(_proc: object) -> None:
-            try:
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
                 subprocess.run([self.runtime, "kill", name], capture_output=True, timeout=15)
-            except (OSError, subprocess.SubprocessError):
-                pass
 
         argv[0] = shutil.which(self.runtime) or self.runtime
         return supervise(

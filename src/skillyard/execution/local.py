@@ -9,8 +9,6 @@ from skillyard.execution.base import (
     ExecSpec,
     Executor,
     count_user_processes,
-    rlimit_argv,
-    rlimit_setter,
     supervise,
 )
 
@@ -37,15 +35,14 @@ class LocalExecutor(Executor):
         base = count_user_processes(uid) if uid != 0 else 0
         if not os.path.isdir(spec.cwd):
             raise ValueError(f"cwd does not exist: {spec.cwd}")
-        prefix = rlimit_argv(spec.limits, nproc_base=base)
         result = supervise(
-            [*prefix, *spec.argv] if prefix else spec.argv,
+            spec.argv,
             cwd=spec.cwd,
             env=spec.env,
             timeout=float(spec.timeout),
             limits=spec.limits,
             stdin=spec.stdin,
-            preexec=None if prefix else rlimit_setter(spec.limits, nproc_base=base),
+            nproc_base=base,
             executor=self.name,
         )
         result.warnings.append(self.WARNING)

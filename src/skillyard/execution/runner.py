@@ -427,7 +427,7 @@ class SkillRunner:
             run_dir = ws.new_run_dir()
             with span("workspace.stage.inputs", skill=skill.name, count=len(req.inputs)):
                 for spec in req.inputs:
-                    warnings.extend(self._stage_input(ws, skill, spec, ex))
+                    self._stage_input(ws, skill, spec, ex, warnings)
         except (WorkspaceError, ArtifactError, OSError) as e:
             raise RunError(str(e)) from None
         view = SANDBOX_WORKSPACE if ex.isolated else str(ws.root)
@@ -496,7 +496,7 @@ class SkillRunner:
             result.warnings.append(
                 f"command timed out after {run.spec.timeout:g} s; the process tree was killed"
             )
-        self._collect(ws, req, run.run_rel, run.skill_rel, run.secrets, result)
+        self._collect(ws, req, run, result)
 
     # -- helpers -------------------------------------------------------------------------------------------
 
@@ -596,9 +596,10 @@ class SkillRunner:
             raise RunError(f"inputs: 'to' escapes the workspace: {to}")
         return dest
 
-    def _stage_input(self, ws: Workspace, skill: Skill, spec: InputSpec, ex: Executor) -> list[str]:
-        """Materialise one input; returns warnings."""
-        warnings: list[str] = []
+    def _stage_input(
+        self, ws: Workspace, skill: Skill, spec: InputSpec, ex: Executor, warnings: list[str]
+    ) -> None:
+        """Materialise one input (what it could not do as asked goes to `warnings`)."""
         scheme, _, rest = spec.source.partition("://")
         ws_real = os.path.realpath(ws.root)
         if scheme == "artifact":
@@ -611,7 +612,7 @@ class SkillRunner:
             ws.record(
                 "inputs", {"from": spec.source, "to": str(dest.relative_to(ws.root)), "version": info.version}
             )
-            return warnings
+            return
         if scheme == "host":
             if not self.host_roots:
                 raise RunError("host:// inputs are disabled: no host roots are configured")
@@ -660,27 +661,16 @@ class SkillRunner:
             _copy_limited(src, dest)
             ws.chown_tree(dest)
         ws.record("inputs", {"from": spec.source, "to": dest.relative_to(ws.root).as_posix(), "mode": mode})
-        return warnings
 
-    def _collect(
-        self,
-        ws: Workspace,
-        req: RunRequest,
-        run_rel: str,
-        skill_rel: str,
-        secrets: tuple[str, ...],
-        result: RunResult,
-    ) -> None:
-        with span(
-            "workspace.collect",
-            patterns=len(req.output_files) + len(req.outputs.globs if req.outputs else ()),
-        ):
+    def _collect(self, ws: Workspace, req: RunRequest, run: _StagedRun, result: RunResult) -> None:
+        o, run_rel, skill_rel, secrets = req.outputs, run.run_rel, run.skill_rel, run.secrets
+        with span("workspace.collect", patterns=len(req.output_files) + len(o.globs if o else ())):
             legacy = collect(ws.root, list(req.output_files), run_rel=run_rel, skill_rel=skill_rel)
-            result.warnings.extend(legacy.warnings)
-            result.limits_hit |= legacy.limits_hit
-            manifest = None
-            if req.outputs is not None and req.outputs.globs:
-                o = req.outputs
+            #: (files, inline their text, the artifact name prefix when they are saved)
+            groups = [
+                (legacy, not req.omit_inline_content, req.artifact_prefix if req.save_as_artifacts else None)
+            ]
+            if o is not None and o.globs:
                 manifest = collect(
                     ws.root,
                     list(o.globs),
@@ -689,20 +679,14 @@ class SkillRunner:
                     limits=CollectLimits(o.max_files, o.max_file_bytes, o.max_total_bytes),
                     exclude={f.name for f in legacy.files},
                 )
-                result.warnings.extend(manifest.warnings)
-                result.limits_hit |= manifest.limits_hit
-        save_legacy = req.save_as_artifacts
+                groups.append((manifest, o.inline, o.name_template if o.save else None))
+            for got, _, _ in groups:
+                result.warnings.extend(got.warnings)
+                result.limits_hit |= got.limits_hit
         with span("workspace.inline", files=len(legacy.files)):
-            for f in legacy.files:
-                result.output_files.append(self._file_entry(f, not req.omit_inline_content, secrets))
-            if manifest is not None and req.outputs is not None:
-                for f in manifest.files:
-                    result.output_files.append(self._file_entry(f, req.outputs.inline, secrets))
-        to_save: list[tuple[CollectedFile, str]] = []
-        if save_legacy:
-            to_save += [(f, req.artifact_prefix + f.name) for f in legacy.files]
-        if manifest is not None and req.outputs is not None and req.outputs.save:
-            to_save += [(f, req.outputs.name_template + f.name) for f in manifest.files]
+            for got, inline, _ in groups:
+                result.output_files += [self._file_entry(f, inline, secrets) for f in got.files]
+        to_save = [(f, prefix + f.name) for got, _, prefix in groups if prefix is not None for f in got.files]
         if to_save:
             try:
                 store = self.artifact_store

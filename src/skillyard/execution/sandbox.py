@@ -42,11 +42,8 @@ from skillyard.execution.base import (
     ExecSpec,
     Executor,
     ExecutorUnavailable,
-    Limits,
     MiB,
     count_user_processes,
-    rlimit_argv,
-    rlimit_setter,
     supervise,
 )
 from skillyard.execution.seccomp import SeccompUnavailable, filter_program
@@ -309,13 +306,8 @@ class SandboxExecutor(Executor):
                 b"".join(a.encode("utf-8") + b"\0" for a in self.build_args(spec, bind_fds, data_fds, sfd)),
             )
             fds.append(argfd)
-            limits: Limits = spec.limits
-            # RLIMIT_NPROC counts every process of the uid the command runs as, so the limit is relative.
-            base = count_user_processes(self.uid if self.as_root else os.getuid())
-            prefix = rlimit_argv(limits, nproc_base=base)
             return supervise(
                 [
-                    *(prefix or []),
                     str(self.bwrap),
                     "--args",
                     str(argfd),
@@ -326,9 +318,10 @@ class SandboxExecutor(Executor):
                 cwd="/",
                 env={"PATH": "/usr/bin:/bin"},
                 timeout=float(spec.timeout),
-                limits=limits,
+                limits=spec.limits,
                 stdin=spec.stdin,
-                preexec=None if prefix is not None else rlimit_setter(limits, nproc_base=base),
+                # RLIMIT_NPROC counts every process of the uid the command runs as, so the limit is relative.
+                nproc_base=count_user_processes(self.uid if self.as_root else os.getuid()),
                 pass_fds=fds,
                 executor=self.name,
             )

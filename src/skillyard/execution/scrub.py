@@ -30,6 +30,7 @@ import os
 import re
 import urllib.parse
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 
@@ -73,18 +74,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "anthropic-api-key": ("sk-ant-",),
     "openai-api-key": ("sk-",),
     "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "gitlab-token": (
-        "glpat-",
-        "gldt-",
-        "glptt-",
-        "glrt-",
-        "glcbt-",
-        "gloas-",
-        "glsoat-",
-        "glft-",
-        "glimt-",
-        "glagent-",
-    ),
+    "gitlab-token": tuple("glpat- gldt- glptt- glrt- glcbt- gloas- glsoat- glft- glimt- glagent-".split()),
     "npm-token": ("npm_",),
     "pypi-token": ("pypi-AgEIcHlwaS5vcmc",),
     "huggingface-token": ("hf_",),
@@ -98,17 +88,8 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
 }
 _PROVIDERS = [(name, re.compile(rx), _NEEDLES[name]) for name, rx in _PROVIDER_RULES]
 #: Lower-case needles of the keyword rules.
-_KEY_NEEDLES = (
-    "token",
-    "key",
-    "secret",
-    "passw",
-    "passphrase",
-    "authorization",
-    "bearer",
-    "cookie",
-    "credential",
-    "session",
+_KEY_NEEDLES = tuple(
+    "token key secret passw passphrase authorization bearer cookie credential session".split()
 )
 _BEARER_NEEDLES = ("bearer", "basic", "token")
 _ALL_NEEDLES = sorted(
@@ -145,11 +126,8 @@ _PLACEHOLDER = re.compile(
 
 
 def _entropy(s: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in s:
-        counts[ch] = counts.get(ch, 0) + 1
     n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
 def looks_secret_name(name: str) -> bool:

@@ -18,50 +18,19 @@ import errno
 import os
 import threading
 
-#: Denied outright with EPERM.
-DENIED_SYSCALLS: tuple[str, ...] = (
-    "ptrace",
-    "process_vm_readv",
-    "process_vm_writev",
-    "mount",
-    "umount2",
-    "pivot_root",
-    "move_mount",
-    "open_tree",
-    "fsopen",
-    "fsconfig",
-    "fsmount",
-    "fspick",
-    "mount_setattr",
-    "keyctl",
-    "add_key",
-    "request_key",
-    "bpf",
-    "perf_event_open",
-    "userfaultfd",
-    "kexec_load",
-    "kexec_file_load",
-    "init_module",
-    "finit_module",
-    "delete_module",
-    "unshare",
-    "setns",
-    "io_uring_setup",
-    "io_uring_enter",
-    "io_uring_register",
-    "acct",
-    "swapon",
-    "swapoff",
-    "reboot",
-    "open_by_handle_at",
-    "quotactl",
-    "syslog",
-    "iopl",
-    "ioperm",
-    "settimeofday",
-    "clock_settime",
-    "clock_adjtime",
-    "vhangup",
+#: Denied outright with EPERM; one line per kind of escape (docs/execution.md, "Threat model").
+DENIED_SYSCALLS: tuple[str, ...] = tuple(
+    """
+    ptrace process_vm_readv process_vm_writev
+    mount umount2 pivot_root move_mount open_tree fsopen fsconfig fsmount fspick mount_setattr
+    keyctl add_key request_key
+    bpf perf_event_open userfaultfd
+    kexec_load kexec_file_load init_module finit_module delete_module
+    unshare setns
+    io_uring_setup io_uring_enter io_uring_register
+    acct swapon swapoff reboot
+    open_by_handle_at quotactl syslog iopl ioperm settimeofday clock_settime clock_adjtime vhangup
+    """.split()
 )
 
 #: clone() flags that create namespaces; a clone carrying any of them fails with EPERM.

@@ -18,6 +18,7 @@ relative links.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
 import os
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from skillyard.execution.tracing import span
+from skillyard.fsread import is_within
 
 #: The path the workspace has inside isolated executors.
 SANDBOX_WORKSPACE = "/workspace"
@@ -59,11 +61,6 @@ def _sanitise(session_id: str) -> str:
     cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)[:40]
     digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return f"ws_{cleaned}_{digest}"
-
-
-def is_within(path: str, root: str) -> bool:
-    """True when `path` is `root` or below it (both already normalised/real)."""
-    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 @dataclass
@@ -312,9 +309,8 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
             _copies_dir = Path(tempfile.mkdtemp(prefix="skillyard-skill-copies-"))
             os.chmod(_copies_dir, 0o711)
             atexit.register(remove_tree, _copies_dir)
-        key = hashlib.sha256(f"{source.resolve()}\0{digest}".encode("utf-8", "surrogatepass")).hexdigest()[
-            :24
-        ]
+        seed = f"{source.resolve()}\0{digest}".encode("utf-8", "surrogatepass")
+        key = hashlib.sha256(seed).hexdigest()[:24]
         dest = _copies_dir / key
         if dest.is_dir():
             return dest
@@ -342,14 +338,10 @@ def remove_tree(path: Path) -> None:
         for d in dirnames:
             full = os.path.join(dirpath, d)
             if not os.path.islink(full):
-                try:
+                with contextlib.suppress(OSError):
                     os.chmod(full, 0o700)
-                except OSError:
-                    pass
-    try:
+    with contextlib.suppress(OSError):
         os.chmod(p, 0o700)
-    except OSError:
-        pass
     shutil.rmtree(p, ignore_errors=True)
 
 

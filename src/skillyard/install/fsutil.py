@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from skillyard.fsread import is_within as is_within  # re-exported: the install command checks with it
+
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 _libc: Any = None
@@ -25,11 +27,6 @@ def _renameat2() -> Any:
         except OSError:
             _libc = False
     return getattr(_libc, "renameat2", None) if _libc else None
-
-
-def is_within(path: str, root: str) -> bool:
-    """True when `path` is `root` or below it (both already normalised or resolved)."""
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def exchange(a: Path, b: Path) -> bool:

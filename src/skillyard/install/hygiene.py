@@ -14,6 +14,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from skillyard.fsread import is_within
 from skillyard.install.errors import HygieneError
 
 MB = 1024 * 1024
@@ -94,10 +95,7 @@ def _copy_stream(src: object, dest: Path, rel: str, tracker: _Tracker, mode: int
     written = 0
     fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as out:
-        while True:
-            chunk = src.read(1024 * 256)  # type: ignore[attr-defined]
-            if not chunk:
-                break
+        while chunk := src.read(1024 * 256):  # type: ignore[attr-defined]
             written += len(chunk)
             tracker.add_bytes(rel, len(chunk), written)
             out.write(chunk)
@@ -256,9 +254,7 @@ def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:
             elif stat.S_ISLNK(st.st_mode):
                 link = os.readlink(entry.path)
                 resolved = os.path.realpath(entry.path)
-                if os.path.isabs(link) or not (
-                    resolved == real_root or resolved.startswith(real_root + os.sep)
-                ):
+                if os.path.isabs(link) or not is_within(resolved, real_root):
                     raise HygieneError(f"link leaves the skill ({link})", s)
                 if not os.path.exists(resolved):
                     raise HygieneError(f"dangling link ({link})", s)

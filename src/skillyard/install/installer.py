@@ -12,12 +12,13 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import filelock
 
+from skillyard.fsread import is_within
 from skillyard.install.errors import HygieneError, InstallError, SourceError
 from skillyard.install.fsutil import atomic_write_json, exchange, fsync_dir, rmtree
 from skillyard.install.hygiene import Limits, copy_tree, extract_archive
@@ -356,8 +357,7 @@ class Installer:
         base = tree
         if spec.subdir:
             base = tree.joinpath(*spec.subdir.split("/"))
-            real_tree, real_base = os.path.realpath(tree), os.path.realpath(base)
-            if not real_base.startswith(real_tree + os.sep) and real_base != real_tree:
+            if not is_within(os.path.realpath(base), os.path.realpath(tree)):
                 raise HygieneError("subdirectory leaves the repository", spec.subdir)
             if not base.is_dir():
                 raise SourceError("skill not found in source", reason=f"no directory {spec.subdir!r}")
@@ -565,33 +565,23 @@ def accept(
         return {"accepted": False, "error": f"skill not found: {name}"}
     report = scan_path(target, policy=policy or ScanPolicy(), name=name)
     if report.blocked and not allow_blocked:
-        worst = report.blocking[0]
-        return {
-            "accepted": False,
-            "error": "dangerous pattern detected",
-            "pattern": worst.title,
-            "line": worst.line,
-            "file": worst.file,
-            "findings": [f.to_dict() for f in report.findings],
-        }
+        details = blocked_details(report)
+        del details["rule_id"], details["severity"]  # this answer has never named them
+        return {"accepted": False, "error": "dangerous pattern detected", **details}
     root.mkdir(parents=True, exist_ok=True)
     with filelock.FileLock(str(root / LOCK_FILE_NAME), timeout=lock_timeout):
         lf = Lockfile.load(root)
         th = tree_hash(target)
-        old = lf.get(name)
-        entry = LockEntry(
-            name=name,
-            source=old.source if old else f"local:{target}",
-            kind=old.kind if old else "local",
-            revision=old.revision if old else None,
-            tree_hash=th.digest,
-            files=th.files,
-            bytes=th.bytes,
-            installed_at=old.installed_at if old else now_iso(),
-            scan=report.summary(),
-            selector=old.selector if old else None,
-            accepted_at=now_iso(),
+        old = lf.get(name) or LockEntry(name, f"local:{target}", "local", None, "", 0, 0, now_iso())
+        lf.set(
+            replace(
+                old,
+                tree_hash=th.digest,
+                files=th.files,
+                bytes=th.bytes,
+                scan=report.summary(),
+                accepted_at=now_iso(),
+            )
         )
-        lf.set(entry)
         lf.save()
     return {"accepted": True, "name": name, "tree_hash": th.digest, "scan": report.summary()}

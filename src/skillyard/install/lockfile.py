@@ -6,13 +6,14 @@ the recorded value is reported as modified and treated as ineligible until accep
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import stat
 import threading
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -49,9 +50,7 @@ def _file_digest(full: str) -> str:
         h.update(b"special:" + str(stat.S_IFMT(st.st_mode)).encode())
         return h.hexdigest()
     with open(full, "rb") as fh:
-        while chunk := fh.read(1024 * 1024):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +66,8 @@ def tree_hash(root: Path) -> TreeHash:
     total = 0
     for rel, full in _walk(Path(root)):
         lines.append(f"{rel}:{_file_digest(full)}")
-        try:
+        with contextlib.suppress(OSError):
             total += os.lstat(full).st_size
-        except OSError:
-            pass
     digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
     return TreeHash(f"sha256:{digest}", len(lines), total)
 
@@ -127,21 +124,9 @@ class LockEntry:
     accepted_at: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = {
-            "source": self.source,
-            "kind": self.kind,
-            "revision": self.revision,
-            "tree_hash": self.tree_hash,
-            "files": self.files,
-            "bytes": self.bytes,
-            "installed_at": self.installed_at,
-            "scan": self.scan,
-        }
-        if self.selector:
-            d["selector"] = self.selector
-        if self.accepted_at:
-            d["accepted_at"] = self.accepted_at
-        return d
+        """Every field but the name (the lockfile's key); `selector` and `accepted_at` only when set."""
+        optional = ("selector", "accepted_at")
+        return {k: v for k, v in asdict(self).items() if k != "name" and (v or k not in optional)}
 
     @classmethod
     def from_dict(cls, name: str, d: dict[str, Any]) -> LockEntry:
@@ -220,10 +205,7 @@ class Lockfile:
         return self.entries.pop(name, None) is not None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "version": LOCK_VERSION,
-            "skills": {n: e.to_dict() for n, e in sorted(self.entries.items())},
-        }
+        return {"version": LOCK_VERSION, "skills": {n: e.to_dict() for n, e in sorted(self.entries.items())}}
 
     def save(self) -> None:
         atomic_write_json(self.path, self.to_dict())

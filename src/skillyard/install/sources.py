@@ -6,6 +6,7 @@ byte is fetched. Fetching uses the `git` binary (shallow) and the stdlib's urlli
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import json
@@ -76,10 +77,7 @@ class SourceSpec:
         if self.kind == "local":
             return [f"local:{self.location}"]
         if self.kind == "hub":
-            out = [f"hub:{self.location}"]
-            if hub_index:
-                out += _url_forms(hub_index)
-            return out
+            return [f"hub:{self.location}", *(_url_forms(hub_index) if hub_index else ())]
         if self.location.startswith("file://"):
             path = urllib.parse.urlsplit(self.location).path
             return [self.location, f"local:{path}"]
@@ -320,8 +318,7 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
             length = resp.headers.get("Content-Length")
             if length and length.isdigit() and int(length) > max_bytes:
                 raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=url)
-            out = open(to_file, "wb") if to_file else None  # noqa: SIM115
-            try:
+            with open(to_file, "wb") if to_file else contextlib.nullcontext() as out:
                 while chunk := resp.read(256 * 1024):
                     total += len(chunk)
                     if total > max_bytes:
@@ -332,9 +329,6 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
                         out.write(chunk)
                     else:
                         chunks.append(chunk)
-            finally:
-                if out:
-                    out.close()
     except urllib.error.HTTPError as e:
         raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=url) from None
     except urllib.error.URLError as e:
@@ -351,11 +345,8 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
 def fetch_archive(url: str, dest_file: Path, limits: Limits, sha256: str | None = None) -> str:
     """Download an archive to `dest_file`; verify `sha256` when given; return the archive's sha256."""
     http_get(url, limits.max_download_bytes, to_file=dest_file)
-    h = hashlib.sha256()
     with open(dest_file, "rb") as fh:
-        while chunk := fh.read(1024 * 1024):
-            h.update(chunk)
-    digest = h.hexdigest()
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
     if sha256 is not None and digest != sha256.lower():
         raise SourceError(
             "fetch failed", reason="sha256 mismatch", expected=sha256.lower(), actual=digest, url=url

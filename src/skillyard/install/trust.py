@@ -41,24 +41,14 @@ def validate_pattern(pattern: str) -> str:
     return p
 
 
+_WILDCARDS = {"**": ".*", "*": "[^/]*", "?": "[^/]"}
+
+
 def _compile(pattern: str) -> re.Pattern[str]:
     """`*` matches within one path segment, `**` across segments; hosts compare case-insensitively."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
+    parts = re.split(r"(\*\*|\*|\?)", pattern)
+    regex = "".join(_WILDCARDS.get(p) or re.escape(p) for p in parts)
+    return re.compile(regex, re.IGNORECASE | re.DOTALL)
 
 
 def pattern_matches(pattern: str, candidate: str) -> bool:
@@ -92,10 +82,7 @@ class TrustPolicy:
     def matching_pattern(self, spec: SourceSpec) -> str | None:
         """The first pattern that trusts `spec`, or None."""
         cands = spec.trust_candidates(self.hub_index)
-        for pat in self.all_patterns():
-            if any(pattern_matches(pat, c) for c in cands):
-                return pat
-        return None
+        return next((p for p in self.all_patterns() if any(pattern_matches(p, c) for c in cands)), None)
 
     def is_trusted(self, spec: SourceSpec) -> bool:
         return self.matching_pattern(spec) is not None

@@ -21,7 +21,7 @@ do send request-scoped messages to those clients.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -80,9 +80,7 @@ def era_app(
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        async with AsyncExitStack() as stack:
-            await stack.enter_async_context(handshake.run())
-            await stack.enter_async_context(modern.run())
+        async with handshake.run(), modern.run():
             yield
 
     app = Starlette(routes=[Route(path, endpoint=EraRouter(handshake, modern))], lifespan=lifespan)

@@ -55,10 +55,8 @@ def _private_dup(fd: int) -> int:
 def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
     """The wire's two ends as binary files; meanwhile fd 0 reads /dev/null and fd 1 goes to stderr."""
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with suppress(OSError, ValueError):
             stream.flush()
-        except (OSError, ValueError):
-            pass
     wire_in = _private_dup(0)
     wire_out = _private_dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -74,10 +72,8 @@ def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
     try:
         yield reader, writer  # type: ignore[misc]
     finally:
-        try:
+        with suppress(OSError):
             writer.flush()
-        except OSError:
-            pass
         os.dup2(wire_in, 0)
         os.dup2(wire_out, 1)
         os.close(wire_out)

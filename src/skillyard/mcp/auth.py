@@ -500,11 +500,8 @@ async def _respond(
 def granted_scopes(request_context: Any) -> frozenset[str] | None:
     """The scopes of the token behind this request; None when the request was not authenticated at all
     (stdio, loopback HTTP without auth), which means unrestricted."""
-    request = getattr(request_context, "request", None)
-    user = None
-    scope = getattr(request, "scope", None)
-    if isinstance(scope, dict):
-        user = scope.get("user")
+    scope = getattr(getattr(request_context, "request", None), "scope", None)
+    user = scope.get("user") if isinstance(scope, dict) else None
     if not isinstance(user, AuthenticatedUser):
         user = auth_context_var.get()
     if not isinstance(user, AuthenticatedUser):

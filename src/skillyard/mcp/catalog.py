@@ -185,9 +185,7 @@ class SkillCatalog:
 
     def served_skill(self, name: str) -> Skill | None:
         skill = self.registry.get(name)
-        if skill is None or not self.is_served(skill):
-            return None
-        return skill
+        return skill if skill is not None and self.is_served(skill) else None
 
     def _by_name(self) -> tuple[list[Skill], list[str]]:
         """All registry skills sorted by name, cached per registry version (stable pagination)."""
@@ -396,12 +394,11 @@ class SkillCatalog:
                             if e.name not in SKIPPED_DIRS:
                                 out.append((child, True, None))
                         elif e.is_file(follow_symlinks=False):
-                            if not rel and e.name == own:
-                                out.append((SKILL_FILE, False, e.stat(follow_symlinks=False).st_size))
-                            elif not rel and e.name == SKILL_FILE:
-                                continue
-                            else:
-                                out.append((child, False, e.stat(follow_symlinks=False).st_size))
+                            is_skill_file = not rel and e.name in (own, SKILL_FILE)
+                            if is_skill_file and e.name != own:
+                                continue  # a second, differently-cased skill file: never served
+                            size = e.stat(follow_symlinks=False).st_size
+                            out.append((SKILL_FILE if is_skill_file else child, False, size))
                     except OSError:
                         continue
         except OSError:

@@ -24,7 +24,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -662,19 +662,15 @@ class SkillyardServer(MCPServer):
                 continue
             if real != root:
                 roots.append((real, skill.name))
-        out: list[str] = []
+        out: dict[str, None] = {}  # in order, once each
         for raw in paths:
             path = Path(raw)
             for root, name in roots:
                 if path.is_relative_to(root) and path != root:
                     rel = path.relative_to(root).as_posix()
-                    if rel.lower() == "skill.md":
-                        rel = SKILL_FILE
-                    uri = skill_uri(name, rel)
-                    if uri not in out:
-                        out.append(uri)
+                    out[skill_uri(name, SKILL_FILE if rel.lower() == "skill.md" else rel)] = None
                     break
-        return out
+        return list(out)
 
     # ------------------------------------------------------------ subscriptions, logging, completion
 
@@ -927,14 +923,9 @@ def _tool_result(res: Any, sid: str) -> CallToolResult:
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False)
     structured: dict[str, Any] | None = None
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            structured = parsed
+    if text.lstrip().startswith("{"):  # an object, when it parses at all
+        with suppress(ValueError):
+            structured = json.loads(text)
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=structured,

@@ -47,24 +47,7 @@ NAME_SETTING_BUILTINS = frozenset({"read", "mapfile", "readarray", "getopts", "u
 #: Builtins that run text as code.
 CODE_BUILTINS = frozenset({"eval", "source", "."})
 #: Words that may come before the command they apply to (`if let ...`, `! [[ ... ]]`, `command let ...`).
-PREFIX_WORDS = frozenset(
-    {
-        "if",
-        "then",
-        "else",
-        "elif",
-        "while",
-        "until",
-        "do",
-        "!",
-        "{",
-        "time",
-        "-p",
-        "command",
-        "builtin",
-        "exec",
-    }
-)
+PREFIX_WORDS = frozenset("if then else elif while until do ! { time -p command builtin exec".split())
 #: Shells whose `-c` script is scanned with the template (it sees the template's exported variables).
 SHELL_PROGRAMS = frozenset({"bash", "sh", "dash", "ksh", "mksh", "zsh", "busybox"})
 #: Variables bash keeps as integers by itself; reading them in arithmetic is harmless.

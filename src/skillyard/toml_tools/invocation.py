@@ -95,11 +95,8 @@ def parameters(spec: ToolSpec) -> list[ToolArg]:
     A placeholder with no declaration is a required string (`Parameter: <name>`);
     a declaration with no placeholder is not a parameter (the linter reports it).
     """
-    out: list[ToolArg] = []
-    for name in compile_template(spec.command).names:
-        arg = spec.arg(name)
-        out.append(arg if arg is not None else ToolArg(name=name, description=f"Parameter: {name}"))
-    return out
+    names = compile_template(spec.command).names
+    return [spec.arg(n) or ToolArg(name=n, description=f"Parameter: {n}") for n in names]
 
 
 def _json_safe(value: Any) -> Any:

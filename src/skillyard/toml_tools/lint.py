@@ -14,36 +14,22 @@ def lint_tool(spec: ToolSpec, path: str = "") -> list[Diagnostic]:
     """Errors (the tool cannot run) and warnings (it runs, but not as the author probably meant)."""
     out: list[Diagnostic] = []
 
-    def warn(code: str, msg: str) -> None:
-        out.append(Diagnostic("warning", code, f"tool '{spec.name}': {msg}", path))
+    def note(code: str, msg: str, level: str = "warning") -> None:
+        out.append(Diagnostic(level, code, f"tool '{spec.name}': {msg}", path))
 
     if spec.kind != "shell":
-        out.append(
-            Diagnostic(
-                "error",
-                "tool-kind",
-                f"tool '{spec.name}': kind '{spec.kind}' is not supported (only shell)",
-                path,
-            )
-        )
+        note("tool-kind", f"kind '{spec.kind}' is not supported (only shell)", "error")
         return out
     ct = compile_template(spec.command)
-    if ct.error is not None:
-        out.append(
-            Diagnostic(
-                "error", "tool-template", f"tool '{spec.name}': {_with_hint(spec.command, ct.error)}", path
-            )
-        )
-        return out
-    problems = arithmetic_problems(spec, ct)
+    problems = [_with_hint(spec.command, ct.error)] if ct.error is not None else arithmetic_problems(spec, ct)
     for problem in problems:
-        out.append(Diagnostic("error", "tool-template", f"tool '{spec.name}': {problem}", path))
+        note("tool-template", problem, "error")
     if problems:
         return out
     used = set(ct.names)
     for arg in spec.args:
         if arg.name not in used:
-            warn(
+            note(
                 "tool-unused-arg", f"argument '{arg.name}' is declared but the command has no {{{arg.name}}}"
             )
     params = {p.name: p for p in parameters(spec)}
@@ -55,7 +41,7 @@ def lint_tool(spec: ToolSpec, path: str = "") -> list[Diagnostic]:
             try:
                 render_value(p, value)
             except ValueProblem as e:
-                warn("tool-bad-value", f"{label} {value!r} of '{p.name}' does not fit its type: {e}")
+                note("tool-bad-value", f"{label} {value!r} of '{p.name}' does not fit its type: {e}")
     words = ct.words
     for idx, w in enumerate(words):
         if w.slot is None or w.slot.form != "whole" or idx < 1:
@@ -66,13 +52,13 @@ def lint_tool(spec: ToolSpec, path: str = "") -> list[Diagnostic]:
             continue
         omittable = not p.required or p.default is not None
         if omittable and p.default is None and not _is_own_flag(prev.text, p.name):
-            warn(
+            note(
                 "tool-orphan-flag",
                 f"when '{p.name}' is left out, '{prev.text}' stays in the command; "
                 f"write {prev.text}={{{p.name}}} or name the argument after the flag",
             )
         if p.allow_dash and prev.text.startswith("--") and "=" not in prev.text:
-            warn(
+            note(
                 "tool-dash-value",
                 f"'{p.name}' may start with '-', and most option parsers then read it as an option: "
                 f"write {prev.text}={{{p.name}}}",

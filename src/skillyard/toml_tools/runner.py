@@ -39,10 +39,7 @@ def _format(result: Any, timeout: float, scrub: Any) -> tuple[str, bool]:
     stdout = scrub(result.text("stdout")).rstrip("\n")
     stderr = scrub(result.text("stderr")).rstrip("\n")
     notes = [f"[{scrub(w)}]" for w in getattr(result, "warnings", []) or []]
-    if getattr(result, "stdout_truncated", False):
-        notes.append("[stdout truncated]")
-    if getattr(result, "stderr_truncated", False):
-        notes.append("[stderr truncated]")
+    notes += [f"[{s} truncated]" for s in ("stdout", "stderr") if getattr(result, f"{s}_truncated", False)]
     if result.timed_out:
         parts = [f"Command timed out after {timeout:g}s and was killed"]
         if stdout:

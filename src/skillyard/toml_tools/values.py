@@ -59,59 +59,55 @@ def render_number(value: int | float) -> str:
     return repr(value)
 
 
+def _problem(name: str, kind: str, got: str) -> ValueProblem:
+    return ValueProblem(f"Parameter '{name}' declared as {kind} but got {got}")
+
+
+def _numeric_text(name: str, kind: str, value: str) -> str:
+    """A string that holds a JSON-style number (at most 40 characters), stripped."""
+    text = value.strip()
+    if len(text) > 40 or not _NUMBER_RE.fullmatch(text):
+        raise _problem(name, kind, "non-numeric value")
+    return text
+
+
+def _finite(value: Any) -> bool:
+    """A JSON number that is not a boolean and not inf or NaN."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return isinstance(value, int) or math.isfinite(value)
+
+
 def _integer(name: str, value: Any) -> str:
-    if isinstance(value, bool):
-        raise ValueProblem(f"Parameter '{name}' declared as integer but got non-numeric value")
-    if isinstance(value, int):
-        n = value
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueProblem(f"Parameter '{name}' declared as integer but got non-numeric value")
-        if not value.is_integer():
-            raise ValueProblem(
-                f"Parameter '{name}' declared as integer but got non-integer value {brief(value)}"
-            )
-        if abs(value) > 2**63:
-            raise ValueProblem(f"Parameter '{name}' declared as integer but got out-of-range value")
-        n = int(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        if len(text) > 40 or not _NUMBER_RE.fullmatch(text):
-            raise ValueProblem(f"Parameter '{name}' declared as integer but got non-numeric value")
+    if isinstance(value, str):
+        text = _numeric_text(name, "integer", value)
         if not _INT_RE.fullmatch(text):
-            raise ValueProblem(
-                f"Parameter '{name}' declared as integer but got non-integer value {brief(text)}"
-            )
-        n = int(text)
-    else:
-        raise ValueProblem(f"Parameter '{name}' declared as integer but got non-numeric value")
-    if not INT64_MIN <= n <= INT64_MAX:
-        raise ValueProblem(f"Parameter '{name}' declared as integer but got out-of-range value")
-    return str(n)
+            raise _problem(name, "integer", f"non-integer value {brief(text)}")
+        value = int(text)
+    if not _finite(value):
+        raise _problem(name, "integer", "non-numeric value")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise _problem(name, "integer", f"non-integer value {brief(value)}")
+        if abs(value) > 2**63:
+            raise _problem(name, "integer", "out-of-range value")
+        value = int(value)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise _problem(name, "integer", "out-of-range value")
+    return str(value)
 
 
 def _number(name: str, value: Any) -> str:
-    if isinstance(value, bool):
-        raise ValueProblem(f"Parameter '{name}' declared as number but got non-numeric value")
-    if isinstance(value, int):
-        if not INT64_MIN <= value <= INT64_MAX:
-            raise ValueProblem(f"Parameter '{name}' declared as number but got out-of-range value")
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueProblem(f"Parameter '{name}' declared as number but got non-numeric value")
-        return render_number(value)
     if isinstance(value, str):
-        text = value.strip()
-        if len(text) > 40 or not _NUMBER_RE.fullmatch(text):
-            raise ValueProblem(f"Parameter '{name}' declared as number but got non-numeric value")
-        if _INT_RE.fullmatch(text):
-            return _number(name, int(text))
-        f = float(text)
-        if not math.isfinite(f):
-            raise ValueProblem(f"Parameter '{name}' declared as number but got out-of-range value")
-        return render_number(f)
-    raise ValueProblem(f"Parameter '{name}' declared as number but got non-numeric value")
+        text = _numeric_text(name, "number", value)
+        value = int(text) if _INT_RE.fullmatch(text) else float(text)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise _problem(name, "number", "out-of-range value")
+    if not _finite(value):
+        raise _problem(name, "number", "non-numeric value")
+    if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+        raise _problem(name, "number", "out-of-range value")
+    return render_number(value)
 
 
 def _boolean(name: str, value: Any) -> str:

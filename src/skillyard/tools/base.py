@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from skillyard.schema_check import Check, compile_schema
@@ -23,7 +23,7 @@ class ToolResult:
     display: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"content": self.content, "is_error": self.is_error, "display": self.display}
+        return asdict(self)
 
 
 #: handler(arguments, session) -> ToolResult; arguments are already validated against the schema.
@@ -71,6 +71,11 @@ class ToolDef:
 def json_text(data: Any) -> str:
     """Compact, stable JSON for tool results (non-ASCII kept readable)."""
     return json.dumps(data, ensure_ascii=False)
+
+
+def text_error(tool: str, message: str) -> str:
+    """Error wording for tools whose results are text (`skill_load`, `skill_list_docs`, `skill`)."""
+    return f"Error: invalid arguments for {tool}: {message}"
 
 
 def json_error(tool: str, message: str) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard.session import ALL_DOCS, order_docs, read_docs
 from skillyard.skill_files import list_docs
-from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text
+from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text, text_error
 from skillyard.tools.common import Unavailable, name_property, usable_skill
 
 if TYPE_CHECKING:
@@ -45,10 +45,6 @@ _DOCS_PROP = {
 }
 
 
-def _text_error(tool: str, message: str) -> str:
-    return f"Error: invalid arguments for {tool}: {message}"
-
-
 class DisclosureTools:
     """The three layer-2/3 tools, bound to a registry and a load mode."""
 
@@ -58,43 +54,34 @@ class DisclosureTools:
 
     def definitions(self) -> list[ToolDef]:
         skill_prop = name_property(self.registry, "Skill name, as listed in the catalog")
-        load_schema = {
-            "type": "object",
-            "properties": {
-                "skill": skill_prop,
-                "docs": _DOCS_PROP,
-                "include_all_docs": {"type": "boolean", "description": "Load every doc of the skill"},
-            },
-            "required": ["skill"],
-            "additionalProperties": False,
+
+        def schema(**more: Any) -> dict[str, Any]:
+            """An object with the required `skill` and, optionally, more fields."""
+            properties = {"skill": skill_prop, **more}
+            return {
+                "type": "object",
+                "properties": properties,
+                "required": ["skill"],
+                "additionalProperties": False,
+            }
+
+        def all_docs(verb: str) -> dict[str, str]:
+            return {"type": "boolean", "description": f"{verb} every doc of the skill"}
+
+        load_schema = schema(docs=_DOCS_PROP, include_all_docs=all_docs("Load"))
+        mode = {
+            "type": "string",
+            "enum": list(MODES),
+            "default": "replace",
+            "description": "How to apply docs",
         }
-        select_schema = {
-            "type": "object",
-            "properties": {
-                "skill": skill_prop,
-                "docs": _DOCS_PROP,
-                "include_all_docs": {"type": "boolean", "description": "Select every doc of the skill"},
-                "mode": {
-                    "type": "string",
-                    "enum": list(MODES),
-                    "default": "replace",
-                    "description": "How to apply docs",
-                },
-            },
-            "required": ["skill"],
-            "additionalProperties": False,
-        }
-        list_schema = {
-            "type": "object",
-            "properties": {"skill": skill_prop},
-            "required": ["skill"],
-            "additionalProperties": False,
-        }
+        select_schema = schema(docs=_DOCS_PROP, include_all_docs=all_docs("Select"), mode=mode)
+        list_schema = schema()
         soft = ("skill",)
         return [
-            ToolDef("skill_load", LOAD_DESCRIPTION, load_schema, self.load, soft, _text_error),
+            ToolDef("skill_load", LOAD_DESCRIPTION, load_schema, self.load, soft, text_error),
             ToolDef("skill_select_docs", SELECT_DESCRIPTION, select_schema, self.select, soft, json_error),
-            ToolDef("skill_list_docs", LIST_DESCRIPTION, list_schema, self.list_docs, soft, _text_error),
+            ToolDef("skill_list_docs", LIST_DESCRIPTION, list_schema, self.list_docs, soft, text_error),
         ]
 
     # ------------------------------------------------------------ helpers

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillyard.install.fsutil import is_within
+from skillyard.fsread import is_within
 
 if TYPE_CHECKING:
     from skillyard.install import ScanReport, SourceSpec
@@ -115,15 +115,12 @@ def _install(
     except InstallError as e:
         raise _Refused(e.to_dict()) from None
     trust = TrustPolicy(tuple(config.trust_sources), None, config.hub_index, defaults=())
+
+    def untrusted(reason: str) -> _Refused:
+        return _Refused({"error": "untrusted source", "reason": reason, "source": raw, "hint": ENABLE_HINT})
+
     if not trust.is_trusted(spec):
-        raise _Refused(
-            {
-                "error": "untrusted source",
-                "reason": "installs by the model only use sources the user listed in [trust] sources",
-                "source": raw,
-                "hint": ENABLE_HINT,
-            }
-        )
+        raise untrusted("installs by the model only use sources the user listed in [trust] sources")
     install_source, resolved = raw, _resolved(spec, config.hub_index)
     local = _local_path(spec)
     if local is not None:
@@ -132,14 +129,7 @@ def _install(
         if spec.kind == "local":
             install_source = f"local:{real}"  # what was checked is what gets copied
             if not trust.is_trusted(parse_source(install_source, name)):
-                raise _Refused(
-                    {
-                        "error": "untrusted source",
-                        "reason": f"the real path {real} is not matched by [trust] sources",
-                        "source": raw,
-                        "hint": ENABLE_HINT,
-                    }
-                )
+                raise untrusted(f"the real path {real} is not matched by [trust] sources")
     refuse_existing(registry, name, config.install_root)
     installer = Installer(config.install_root, trust, hub_index=config.hub_index)
     declared: str | None = None
@@ -221,27 +211,19 @@ def check_local_path(path: str, allowed: Iterable[Path], protected: Iterable[tup
         allowed_real = [os.path.realpath(os.fspath(a)) for a in allowed]
     except (OSError, ValueError) as e:
         raise _Refused({"error": "invalid source", "reason": f"unusable local path: {e}"}) from None
+
+    def not_allowed(reason: str, **hint: str) -> _Refused:
+        return _Refused({"error": "local source not allowed", "reason": reason, "path": real, **hint})
+
     forbidden = [("temporary directory", d) for d in temp_dirs()] + list(protected)
     for label, root in forbidden:
         for r in _forms(root):
             if is_within(real, r) or is_within(written, r):
-                raise _Refused(
-                    {
-                        "error": "local source not allowed",
-                        "reason": f"installs by the model never read from a {label} ({r})",
-                        "path": real,
-                    }
-                )
+                raise not_allowed(f"installs by the model never read from a {label} ({r})")
     if not any(is_within(real, a) for a in allowed_real):
-        raise _Refused(
-            {
-                "error": "local source not allowed",
-                "reason": "installs by the model read local paths only under [trust] model_local_paths"
-                + ("" if allowed_real else " (none configured)"),
-                "path": real,
-                "hint": ENABLE_HINT,
-            }
-        )
+        where = "" if allowed_real else " (none configured)"
+        reason = f"installs by the model read local paths only under [trust] model_local_paths{where}"
+        raise not_allowed(reason, hint=ENABLE_HINT)
     return real
 
 

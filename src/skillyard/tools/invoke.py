@@ -10,7 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from skillyard.tools.arguments import substitute_arguments
-from skillyard.tools.base import ToolDef, ToolResult
+from skillyard.tools.base import ToolDef, ToolResult, text_error
 from skillyard.tools.common import MAX_NAME_CHARS, Unavailable, model_names, name_property, usable_skill
 
 if TYPE_CHECKING:
@@ -30,10 +30,6 @@ MAX_ARGS_CHARS = 64 * 1024
 
 def _read_error(tool: str, message: str) -> str:
     return f"Error: Invalid parameters for tool '{tool}': {message}"
-
-
-def _skill_error(tool: str, message: str) -> str:
-    return f"Error: invalid arguments for {tool}: {message}"
 
 
 def _hints(registry: Registry, name: str) -> str:
@@ -78,7 +74,7 @@ class InvokeTools:
             ToolDef(
                 "read_skill", READ_DESCRIPTION, read_schema, self.read_skill, ("skill_name",), _read_error
             ),
-            ToolDef("skill", SKILL_DESCRIPTION, skill_schema, self.skill, ("skill",), _skill_error),
+            ToolDef("skill", SKILL_DESCRIPTION, skill_schema, self.skill, ("skill",), text_error),
         ]
 
     def read_skill(self, args: dict[str, Any], session: Session) -> ToolResult:

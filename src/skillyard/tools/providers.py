@@ -22,26 +22,10 @@ PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
 STRICT_PROVIDERS = ("openai", "openai-responses")
 
 _GEMINI_KEEP = frozenset(
-    {
-        "type",
-        "format",
-        "description",
-        "nullable",
-        "enum",
-        "maxItems",
-        "minItems",
-        "properties",
-        "required",
-        "minProperties",
-        "maxProperties",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "items",
-        "minimum",
-        "maximum",
-        "anyOf",
-    }
+    """
+    type format description nullable enum properties required minProperties maxProperties items
+    maxItems minItems minLength maxLength pattern minimum maximum anyOf
+    """.split()
 )
 
 

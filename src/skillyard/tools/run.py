@@ -88,14 +88,10 @@ class RunTool:
         from skillyard.execution.artifacts import default_artifact_root
 
         out: list[tuple[str, Path]] = [("artifact store", default_artifact_root())]
-        runner = self._runner
-        if runner is not None:
-            workspaces = getattr(runner, "workspaces", None)
-            if getattr(workspaces, "root", None) is not None:
-                out.append(("workspace", Path(workspaces.root)))
-            store = getattr(runner, "artifact_store", None)
-            if getattr(store, "root", None) is not None:
-                out.append(("artifact store", Path(store.root)))
+        for label, part in (("workspace", "workspaces"), ("artifact store", "artifact_store")):
+            root = getattr(getattr(self._runner, part, None), "root", None)  # a runner handed in may lack it
+            if root is not None:
+                out.append((label, Path(root)))
         return out
 
     def close_session(self, session_id: str) -> None:

@@ -197,15 +197,12 @@ class SkillsTool:
             protected = self.writable_roots() if self.writable_roots is not None else []
         except Exception as e:  # not knowing where the model writes means not installing
             reason = f"cannot tell where the model can write: {type(e).__name__}: {e}"
-            data = {"installed": False, "error": "install failed", "reason": reason}
-            return ToolResult(json_text(data), True, f"install {name}: install failed")
-        outcome = install_gate.model_install(
-            reg,
-            name,
-            source if isinstance(source, str) else None,
-            approve=self.approve_install,
-            protected=protected,
-        )
+            outcome: dict[str, Any] = {"installed": False, "error": "install failed", "reason": reason}
+        else:
+            # a `from` that is not a string is the hub, as no `from` is (model_install reads it so)
+            outcome = install_gate.model_install(
+                reg, name, source, approve=self.approve_install, protected=protected
+            )
         if "error" in outcome or not outcome.get("installed"):
             outcome.setdefault("installed", False)
             outcome.setdefault("error", "install failed")
@@ -214,11 +211,10 @@ class SkillsTool:
         reg.reload()
         skill = reg.get(installed)
         path = outcome.get("path") or ""
-        skill_file = skill.path if skill is not None else None
         data: dict[str, Any] = {
             "installed": True,
             "name": installed,
-            "path": str(skill_file) if skill_file is not None else str(path),
+            "path": str(skill.path if skill is not None else path),
             "eligible": reg.is_eligible(installed),
             "missing": reports.missing_compact(reg, installed),
             "install_hints": reports.install_hints_for(reg, installed),

@@ -31,27 +31,11 @@ from typing import Any
 
 #: Keywords strict mode accepts (beyond those that shape objects and arrays).
 ALLOWED_KEYWORDS = frozenset(
-    {
-        "type",
-        "description",
-        "enum",
-        "anyOf",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "pattern",
-        "format",
-        "multipleOf",
-        "maximum",
-        "exclusiveMaximum",
-        "minimum",
-        "exclusiveMinimum",
-        "minItems",
-        "maxItems",
-        "$defs",
-        "$ref",
-    }
+    """
+    type description enum anyOf properties required additionalProperties items
+    pattern format multipleOf maximum exclusiveMaximum minimum exclusiveMinimum minItems maxItems
+    $defs $ref
+    """.split()
 )
 #: String formats strict mode accepts.
 ALLOWED_FORMATS = frozenset(

@@ -7,7 +7,6 @@ and answers in the words docs/toml-tools.md lists; the dispatcher hands it the r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from skillyard.tools.base import ToolDef, ToolResult
@@ -18,25 +17,18 @@ if TYPE_CHECKING:
     from skillyard.session import Session
 
 
-def toml_definitions(registry: Registry, reserved: Iterable[str]) -> list[ToolDef]:
-    """One ToolDef per shell tool of the eligible, model-invocable skills, in priority order."""
-    from skillyard.toml_tools.naming import plan_tool_names, tool_definition
+def toml_definitions(registry: Registry) -> list[ToolDef]:
+    """One ToolDef per shell tool of the eligible, model-invocable skills, in priority order; the names
+    are `tool_plan`'s (one plan per registry version, never a built-in's name), so every surface agrees."""
+    from skillyard.toml_tools.naming import tool_definition
     from skillyard.toml_tools.plan import tool_plan
 
-    plan, _notes = tool_plan(registry)  # one plan per registry version, so every surface agrees
-    reserved = set(reserved)
-    if reserved & set(plan):  # a host reserving more names than the built-ins: plan again around them
-        skills = [s for s in registry.eligible_skills() if s.tools and not s.disable_model_invocation]
-        plan, _notes = plan_tool_names(skills, reserved)
-    defs: list[ToolDef] = []
-    for name, (skill, spec) in plan.items():
-        d = tool_definition(name, skill, spec)
-        defs.append(
-            ToolDef(
-                name, d["description"], d["parameters"], _handler(registry, skill, spec), raw_arguments=True
-            )
-        )
-    return defs
+    plan, _notes = tool_plan(registry)
+    defs = {name: tool_definition(name, skill, spec) for name, (skill, spec) in plan.items()}
+    return [
+        ToolDef(name, d["description"], d["parameters"], _handler(registry, *plan[name]), raw_arguments=True)
+        for name, d in defs.items()
+    ]
 
 
 def _handler(registry: Registry, skill: Skill, spec: ToolSpec) -> Any:

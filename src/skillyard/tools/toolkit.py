@@ -99,7 +99,7 @@ class Toolkit:
         if TOML_TOOLS in self._chosen:
             from skillyard.tools.toml_bridge import toml_definitions
 
-            defs += toml_definitions(self.registry, reserved=set(BUILTIN_TOOLS))
+            defs += toml_definitions(self.registry)
         self._defs = defs
         self._by_name = {d.name: d for d in defs}
         self._version = version
