@@ -1,0 +1,55 @@
+"""The scanner's work grows with the size of what it reads, not faster.
+
+A skill is hostile input: a file built so that a rule or a reader takes minutes would hold an
+install or an audit until its time budget runs out. These tests check the shapes that made the
+scanner quadratic or exponential, by their structure or by counting work, never by timing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from skillyard.install import load_rules, scan_path
+
+#: A pattern that starts with a repeated character class, or `.`: the regex engine tries it from
+#: every position of a long run of such characters, so one 40 KB base64 token costs 40,000 passes
+#: of up to 40,000 characters each.
+_UNANCHORED_RUN = re.compile(r"^(?:\[(?:\\.|[^\]\\])+\]|\\[SsWwDd]|\.)(?:[*+]\??|\{(\d*),\d*\}\??)")
+
+
+def _patterns() -> list[tuple[str, str]]:
+    out = []
+    for rule in load_rules():
+        for kind in ("match_src", "unless_src", "also_src", "then_src"):
+            out.extend((rule.id, p) for p in getattr(rule, kind))
+    return out
+
+
+@pytest.mark.parametrize(("rule_id", "pattern"), _patterns())
+def test_no_rule_pattern_starts_with_an_unanchored_run(rule_id: str, pattern: str) -> None:
+    m = _UNANCHORED_RUN.match(pattern)
+    if m is None:
+        return
+    # a run that must be long to match at all (a long base64 blob) ends its search at its first
+    # match and costs at most that length per position when there is none
+    assert m.group(1) and int(m.group(1)) >= 16, (
+        f"{rule_id}: {pattern[:60]!r} starts with a repeated character class; anchor it with a "
+        "lookbehind such as (?<![^\\s]) so it is tried only where a token starts"
+    )
+
+
+def _skill(tmp: Path, name: str, text: str) -> Path:
+    (tmp / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\nbody\n", encoding="utf-8")
+    (tmp / name).write_text(text, encoding="utf-8")
+    return tmp
+
+
+def test_a_long_token_near_an_agent_file_name_is_still_read(tmp_path: Path) -> None:
+    # the anchored pattern still finds the write it is for, inside a long line
+    blob = "A" * 5000
+    text = f'x = "{blob}"; Path("docs/CLAUDE.md").write_text(x)\n'
+    report = scan_path(_skill(tmp_path, "w.py", text))
+    assert "SY-PER-007" in {f.rule_id for f in report.findings}
