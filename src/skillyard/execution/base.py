@@ -204,7 +204,8 @@ def rlimit_argv(limits: Limits, *, nproc_base: int = 0) -> list[str] | None:
         return None
     argv = [_PRLIMIT, *(f"--{option}={v}:{v}" for _, option, v in _capped(limits, nproc_base)), "--core=0:0"]
     if limits.cpu_seconds:
-        argv.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds}")
+        cpu = _cap(resource.RLIMIT_CPU, limits.cpu_seconds)
+        argv.append(f"--cpu={cpu}:{cpu}")
     return [*argv, "--"]
 
 
