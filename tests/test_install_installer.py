@@ -124,6 +124,11 @@ def test_modification_detection_and_accept(tmp_path: Path) -> None:
     assert is_modified(root, "demo", skill_dir) is True
     refused = accept(root, "demo")
     assert refused["accepted"] is False and refused["error"] == "dangerous pattern detected"
+    # named as an install refusal names it: the worst finding's rule and severity, then every finding
+    assert refused["rule_id"] in {f["rule_id"] for f in refused["findings"]} and refused["severity"] in (
+        "high",
+        "critical",
+    )
     assert is_modified(root, "demo", skill_dir) is True
     assert accept(root, "demo", allow_blocked=True)["accepted"] is True
     assert accept(root, "nope")["accepted"] is False

@@ -565,9 +565,7 @@ def accept(
         return {"accepted": False, "error": f"skill not found: {name}"}
     report = scan_path(target, policy=policy or ScanPolicy(), name=name)
     if report.blocked and not allow_blocked:
-        details = blocked_details(report)
-        del details["rule_id"], details["severity"]  # this answer has never named them
-        return {"accepted": False, "error": "dangerous pattern detected", **details}
+        return {"accepted": False, "error": "dangerous pattern detected", **blocked_details(report)}
     root.mkdir(parents=True, exist_ok=True)
     with filelock.FileLock(str(root / LOCK_FILE_NAME), timeout=lock_timeout):
         lf = Lockfile.load(root)
