@@ -53,3 +53,29 @@ def test_a_long_token_near_an_agent_file_name_is_still_read(tmp_path: Path) -> N
     text = f'x = "{blob}"; Path("docs/CLAUDE.md").write_text(x)\n'
     report = scan_path(_skill(tmp_path, "w.py", text))
     assert "SY-PER-007" in {f.rule_id for f in report.findings}
+
+
+def _printed_calls(tmp: Path, monkeypatch: pytest.MonkeyPatch, depth: int) -> int:
+    from skillyard.install.scanner import _shell
+
+    calls = [0]
+    real = _shell._Reader._printed
+
+    def counted(self: object, node: object) -> str | None:
+        calls[0] += 1
+        return real(self, node)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_shell._Reader, "_printed", counted)
+    skill = tmp / str(depth)
+    skill.mkdir()
+    scan_path(_skill(skill, "f.sh", "x=" + "$(echo " * depth + "a" + ")" * depth + "\n"))
+    return calls[0]
+
+
+def test_nested_command_substitutions_are_read_once_per_level(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each level used to read every level inside it again, twice: 2.7 times the work per level
+    small = _printed_calls(tmp_path, monkeypatch, 8)
+    large = _printed_calls(tmp_path, monkeypatch, 16)
+    assert small > 0 and large <= 6 * small, (small, large)
