@@ -128,19 +128,8 @@ class _Reader:
             return None
         args = [w for w in words[1:] if w is not None]
         if words[0] == "echo":
-            if not args or args[0] != "-e":
-                return None
-            args = args[1:]
-            body = " ".join(args)
-        else:
-            if len(args) != 1 or "%" in args[0]:
-                return None
-            body = args[0]
-        try:
-            body = re.sub(r"\\([0-7]{1,3})", lambda m: chr(int(m.group(1), 8)), body)
-            return body.encode("latin-1", "replace").decode("unicode_escape")
-        except (UnicodeDecodeError, ValueError):
-            return None
+            return _unescape(" ".join(args[1:])) if args and args[0] == "-e" else None
+        return _printf(args)
 
     def _decoded_pipeline(self, cmds: list[Any]) -> str | None:
         if len(cmds) < 2 or len(cmds) > 6:
@@ -420,9 +409,8 @@ class _Reader:
             # `echo TEXT | rev | sh`: constant text decoded on its way into a shell is a command
             if i == 0 and words and _base(words[0]) in ("echo", "printf"):
                 plain = [w for w in words[1:] if not re.fullmatch(r"-[neE]+", w)]
-                if _base(words[0]) == "printf" and len(plain) > 1 and plain[0] in ("%s", "%s\\n"):
-                    plain = plain[1:]
-                const, decoded = " ".join(plain), False
+                const = _printf(plain) if _base(words[0]) == "printf" else " ".join(plain)
+                decoded = False
             elif const is not None and (dec := _decode_filter(words, const)) is not None:
                 const, decoded = dec, True
             elif const is not None and decoded and words and _base(words[0]) in _RUNS_STDIN:
@@ -979,6 +967,40 @@ _RUNS_STDIN = frozenset(
 
 
 _ROT13_SETS = ({"a-zA-Z", "n-za-mN-ZA-M"}, {"A-Za-z", "N-ZA-Mn-za-m"}, {"a-z", "n-za-m"})
+
+
+def _unescape(body: str) -> str | None:
+    """Backslash escapes as `echo -e` and printf's format read them (`\\x63`, `\\143`, `\\n`)."""
+    try:
+        body = re.sub(r"\\([0-7]{1,3})", lambda m: chr(int(m.group(1), 8)), body)
+        return body.encode("latin-1", "replace").decode("unicode_escape")
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+_PRINTF_SPEC = re.compile(r"%[%sbcd]")
+
+
+def _printf(args: list[str]) -> str | None:
+    """What `printf FORMAT ARGS...` prints when the format holds only `%s`, `%b`, `%c`, `%d`, `%%`
+    (`printf 's%s' h` is `sh`); the format is reused while arguments remain, as printf does."""
+    fmt = _unescape(args[0]) if args and not re.search(r"%(?![%sbcd])", args[0]) else None
+    if fmt is None:
+        return None
+    rest, out = list(args[1:]), []
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(0) == "%%":
+            return "%"
+        v = rest.pop(0) if rest else ""
+        if m.group(0) == "%c":
+            return v[:1]
+        return (_unescape(v) or v) if m.group(0) == "%b" else v
+
+    while True:
+        out.append(_PRINTF_SPEC.sub(one, fmt))
+        if not rest or not _PRINTF_SPEC.search(fmt.replace("%%", "")):
+            return "".join(out)
 
 
 def _decode_filter(words: list[str], text: str) -> str | None:
