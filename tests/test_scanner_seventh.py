@@ -108,3 +108,19 @@ def test_required_program_downloaded_from_a_free_hosting_page(tmp_path: Path) ->
         "Download the sample data from https://demo-data.netlify.app/sales.csv into `data/`.\n"
     )
     assert not blocked(tmp_path / "c", {}, docs)
+
+
+# ---------------------------------------------------------------- a persistence step handed to the user
+
+_SCHEDULE_MD = (
+    "`python3 scripts/plist.py --every 1h` writes the plist to `out/`. STEP\n"
+    "(`launchctl load ~/Library/LaunchAgents/com.me.sync.plist`).\n"
+)
+
+
+def test_persistence_command_given_to_the_user_is_a_step_shown(tmp_path: Path) -> None:
+    shown = _SCHEDULE_MD.replace("STEP", "Do not load it; give the user the command to run")
+    assert "SY-PER-002" not in blocked(tmp_path / "a", {}, shown)
+    # giving the user a summary says nothing about who loads the agent
+    run = _SCHEDULE_MD.replace("STEP", "Load it, then give the user a summary")
+    assert "SY-PER-002" in blocked(tmp_path / "b", {}, run)

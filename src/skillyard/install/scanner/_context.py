@@ -81,6 +81,8 @@ _FOR_USER = re.compile(
     r"\s+yourself\b|\bfor\s+the\s+user\s+to\s+(?:run|review|add|install|load)\b"
     # "show it to the user; they load it themselves", "never load it for them"
     r"|\b(?:show|give|hand|print)\s+(?:it|this|that|them|the\s+\w+)\s+to\s+the\s+user\b"
+    # "give the user the commands to run" (not "give the user a summary")
+    r"|\b(?:give|hand)\s+the\s+user\s+(?:the\s+)?(?:commands?|lines?|steps?|instructions?)\b"
     r"|\b(?:load|install|run|enable|add|paste)\w*\s+(?:it|this|that|them)\s+themselves\b"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:load|install|run|enable|add)\s+(?:it|this|that|them)\s+for\s+(?:them|the\s+user)\b",
     re.IGNORECASE,
