@@ -1131,6 +1131,8 @@ def _report_code(
         r = ctx.builtins.get(_FLOW_BUILTIN[fl.kind])
         if r is None:
             continue
+        # in Markdown, a command in a sentence is weighed by the words before it, as rules are
+        said = code_at(fl.line) if fctx.markdown else ""
         ctx.add(
             r,
             rel,
@@ -1138,7 +1140,7 @@ def _report_code(
             snippet(code_at(fl.line) or fl.text),
             title=f"{r.title}: {fl.text}",
             severity=fl.severity,
-            demote=fctx.demotion(fl.line, r.category, r.id, "", 0),
+            demote=fctx.demotion(fl.line, r.category, r.id, said, max(said.find("`"), 0)),
             flow=tuple((n, step, rel if f is None else f) for n, step, f in fl.steps),
         )
     asm = ctx.builtins.get("assembled-command")

