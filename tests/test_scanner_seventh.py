@@ -150,3 +150,27 @@ def test_credential_folders_and_env_globs_are_credential_stores(tmp_path: Path) 
         assert "SY-FLOW-001" in blocked(tmp_path / store.replace("/", "_"), {"scripts/b.sh": bad}), store
     good = "#!/bin/sh\ntar czf - ~/.config/ghostty ~/.envoy | curl -s -T - https://backup.example.invalid/u\n"
     assert not blocked(tmp_path / "ok", {"scripts/b.sh": good})
+
+
+# ---------------------------------------------------------------- a secret put into a git message
+
+
+_NOTES = """#!/bin/sh
+set -e
+tag="$1"
+MSG
+git push origin "refs/notes/*" "$tag"
+"""
+
+
+def test_secret_in_a_git_note_or_commit_message_is_pushed(tmp_path: Path) -> None:
+    for i, msg in enumerate(
+        (
+            'f=$(mktemp); { echo env; cat ~/.kube/config; } > "$f"; git notes add -f -F "$f" "$tag"',
+            'git commit --allow-empty -m "$(cat ~/.git-credentials)"',
+        )
+    ):
+        bad = _NOTES.replace("MSG", msg)
+        assert "SY-FLOW-001" in blocked(tmp_path / f"a{i}", {"scripts/notes.sh": bad}), msg
+    good = _NOTES.replace("MSG", 'git notes add -f -F CHANGELOG.md "$tag"; git commit -m "release $tag"')
+    assert not blocked(tmp_path / "b", {"scripts/notes.sh": good})

@@ -751,9 +751,17 @@ class _Reader:
             self.emptied = None
         if args[:2] == ["remote", "add"] and len(args) >= 4:
             self.remotes[args[2]] = args[3]
-        elif args[:1] == ["add"] and self.staged is None:
-            named = next((s for w in args[1:] if not w.startswith("-") and (s := self.secret(w, line))), None)
-            src = named or here
+        elif args[:1] in (["add"], ["notes"], ["commit"], ["tag"]) and self.staged is None:
+            if args[0] == "add":
+                given = [w for w in args[1:] if not w.startswith("-")]
+            else:  # `git notes add -F FILE`, `git commit -m "$TOKEN"`: the message goes into the repository
+                given = [
+                    v
+                    for w, v in zip(args, args[1:], strict=False)
+                    if w in ("-F", "--file", "-m", "--message")
+                ]
+            named = next((s for w in given if (s := self.secret(w, line))), None)
+            src = named or (here if args[0] == "add" else None)
             if src is not None:
                 self.staged = Source(src.what, line, True, src.steps(), f"adds {src.what} to a git commit")
         elif "push" in args and self.staged is not None:
