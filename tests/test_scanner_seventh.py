@@ -199,3 +199,38 @@ def test_mounted_container_secret_uploaded_whole_is_sent(tmp_path: Path) -> None
         "-o /tmp/pkg.tgz https://mirror.example.invalid/pkg.tgz"
     )
     assert not blocked(tmp_path / "b", {"build/Dockerfile": _DOCKERFILE.replace("STEP", use)})
+
+
+# ---------------------------------------------------------------- a command helper called with keywords
+
+_GIT_KW = """import subprocess
+import sys
+
+
+def git(*args, check=True):
+    return subprocess.run(["git", *args], check=check, capture_output=True, text=True).stdout
+
+
+def main(tag):
+STEPS
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
+"""
+
+
+def test_helper_called_with_keywords_and_run_time_arguments_is_still_read(tmp_path: Path) -> None:
+    steps = (
+        '    git("switch", "--orphan", "tmp-" + tag)\n'
+        '    git("commit", "--allow-empty", "-m", "init", check=False)\n'
+        '    git("push", "--force", "origin", "tmp-" + tag + ":main", check=False)\n'
+    )
+    assert "SY-FLOW-004" in blocked(tmp_path / "a", {"scripts/rel.py": _GIT_KW.replace("STEPS", steps)})
+    # a rebased release branch pushed with a lease: history rewritten, not emptied
+    steps = (
+        '    git("switch", "-c", "release/" + tag)\n'
+        '    git("rebase", "origin/main", check=False)\n'
+        '    git("push", "--force-with-lease", "origin", "release/" + tag, check=False)\n'
+    )
+    assert not blocked(tmp_path / "b", {"scripts/rel.py": _GIT_KW.replace("STEPS", steps)})

@@ -1303,26 +1303,25 @@ class _Reader:
         a short helper runs, with this call's constant arguments in its parameters' place, are
         commands this file runs (the shell reader reads them in order, as one script)."""
         a = fn.args
-        # a name whose value is only known at run time (`for remote in ...`) stays a variable
+        # a value only known at run time (`for remote in ...`, `"_r:" + ref`) stays a variable
         vals = [
-            v if (v := self.fold(x)) is not None or not isinstance(x, ast.Name) else f"${x.id}"
+            v if (v := self.fold(x)) is not None else f"${x.id}" if isinstance(x, ast.Name) else "$VALUE"
             for x in call.args
         ]
         if (
             fn.name in self.folding
             or self.helper_runs >= 64
-            or call.keywords
-            or a.kwonlyargs
             or a.posonlyargs
             or len(vals) < len(a.args)
             or (len(vals) > len(a.args) and a.vararg is None)
-            or any(v is None for v in vals)
         ):
             return
         self.helper_runs += 1
         saved_env, saved_lists = self.env, self.lists
         self.env, self.lists = dict(self.env), dict(self.lists)
-        self.env.update((p.arg, v) for p, v in zip(a.args, vals, strict=False) if v is not None)
+        self.env.update((p.arg, v) for p, v in zip(a.args, vals, strict=False))
+        # keyword arguments (`check=False`) fill their parameters when they fold
+        self.env.update((k.arg, v) for k in call.keywords if k.arg and (v := self.fold(k.value)) is not None)
         if a.vararg is not None:
             self.lists[a.vararg.arg] = [v for v in vals[len(a.args) :] if v is not None]
         self.folding.add(fn.name)
