@@ -234,3 +234,27 @@ def test_helper_called_with_keywords_and_run_time_arguments_is_still_read(tmp_pa
         '    git("push", "--force-with-lease", "origin", "release/" + tag, check=False)\n'
     )
     assert not blocked(tmp_path / "b", {"scripts/rel.py": _GIT_KW.replace("STEPS", steps)})
+
+
+# ---------------------------------------------------------------- Python: disks found by glob, written or formatted
+
+_DISKS = """import glob
+import os
+import subprocess
+
+disks = sorted(glob.glob("/dev/nvme?n1") + glob.glob("/dev/sd?"))
+for d in disks:
+    fd = os.open(d, MODE)
+    os.close(fd)
+subprocess.run(["dd", "if=/dev/zero", "of=" + (OUT), "bs=1M", "count=8"], check=False)
+"""
+
+
+def test_python_disks_found_by_glob_and_fallback_values_are_read(tmp_path: Path) -> None:
+    wipe = _DISKS.replace("MODE", "os.O_WRONLY | os.O_SYNC").replace("OUT", '"/tmp/x.img"')
+    assert "SY-FLOW-004" in blocked(tmp_path / "a", {"scripts/trim.py": wipe})
+    fallback = _DISKS.replace("MODE", "os.O_RDONLY").replace("OUT", 'disks[0] if disks else "/dev/sda"')
+    assert "SY-FLOW-004" in blocked(tmp_path / "b", {"scripts/trim.py": fallback})
+    # an inventory that opens the disks to read them and writes zeros into an image file
+    read = _DISKS.replace("MODE", "os.O_RDONLY").replace("OUT", 'os.environ.get("IMG") or "/tmp/scratch.img"')
+    assert not blocked(tmp_path / "c", {"scripts/trim.py": read})
