@@ -218,12 +218,7 @@ class _Reader:
 
     def _fold(self, n: Any) -> str | None:
         t = n.type
-        if self.marking and t in (
-            "call_expression",
-            "member_expression",
-            "subscript_expression",
-            "identifier",
-        ):
+        if self.marking and t in _REFERENCES:
             # reading a command for the secrets in it: `${n.slice(0, 40)}` is where secret n goes
             hit = next((x for x in _walk(n) if x.type == "identifier" and self.text(x) in self.marking), None)
             if hit is not None:
@@ -317,29 +312,13 @@ class _Reader:
         if f.type == "member_expression":
             prop = self.text(f.child_by_field_name("property"))
             obj = f.child_by_field_name("object")
-            if prop == "join" and obj is not None and obj.type == "call_expression":
+            rev = self.method(obj)
+            split = self.method(rev[0]) if rev and rev[1] == "reverse" else None
+            if prop == "join" and split and split[1] == "split":
                 # "...".split("").reverse().join(""): a reversed string
-                rf = obj.child_by_field_name("function")
-                if (
-                    rf is not None
-                    and rf.type == "member_expression"
-                    and self.text(rf.child_by_field_name("property")) == "reverse"
-                ):
-                    sp = rf.child_by_field_name("object")
-                    spf = (
-                        sp.child_by_field_name("function")
-                        if sp is not None and sp.type == "call_expression"
-                        else None
-                    )
-                    if (
-                        spf is not None
-                        and spf.type == "member_expression"
-                        and self.text(spf.child_by_field_name("property")) == "split"
-                    ):
-                        base = self.fold(spf.child_by_field_name("object"))
-                        sep = self.fold(a[0]) if a else ","
-                        if base is not None and sep == "":
-                            return base[::-1]
+                base, sep = self.fold(split[0]), self.fold(a[0]) if a else ","
+                if base is not None and sep == "":
+                    return base[::-1]
             if prop == "join" and obj is not None and obj.type in ("array", "identifier"):
                 # ["a", "b"].join(""), and the same through a name bound to the array
                 sep = self.fold(a[0]) if a else ","
@@ -366,20 +345,22 @@ class _Reader:
                         return unhex(data)
         return None
 
+    def method(self, call: Any) -> tuple[Any, str] | None:
+        """(object, method name) of a method call such as `s.split("")`, else None."""
+        if call is None or call.type != "call_expression":
+            return None
+        f = call.child_by_field_name("function")
+        obj = f.child_by_field_name("object") if f is not None and f.type == "member_expression" else None
+        return (obj, self.text(f.child_by_field_name("property"))) if obj is not None else None
+
     def _char_map(self, call: Any) -> list[str] | None:
         """`CODES.map((c) => String.fromCharCode(c))` or `.map(String.fromCharCode)` of a constant
         array: the characters the codes spell."""
-        if call.type != "call_expression":
-            return None
-        f = call.child_by_field_name("function")
+        m = self.method(call)
         args = call.child_by_field_name("arguments")
-        if f is None or f.type != "member_expression" or args is None or len(args.named_children) != 1:
+        if m is None or m[1] != "map" or args is None or len(args.named_children) != 1:
             return None
-        if self.text(f.child_by_field_name("property")) != "map":
-            return None
-        base = f.child_by_field_name("object")
-        if base is None:
-            return None
+        base = m[0]
         if base.type == "array":
             codes: list[str] | None = [self.text(x) for x in base.named_children]
         elif base.type == "identifier":
@@ -425,18 +406,8 @@ class _Reader:
                 q = self.qual(x)
                 if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):
                     yield Source(f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
-                elif (
-                    q == "process.env"
-                    and x.parent is not None
-                    and x.parent.type
-                    in (
-                        "spread_element",
-                        "arguments",
-                        "pair",
-                        "array",
-                    )
-                ):
-                    # `{ ...process.env }`, `Object.entries(process.env)`: the whole environment
+                elif q == "process.env" and x.parent is not None and x.parent.type in _HANDED_ON:
+                    # `{ ...process.env }`, `JSON.stringify(process.env)`: the whole environment
                     yield Source("the whole environment", x.start_point[0] + 1, True)
             if x.type == "call_expression":
                 f = x.child_by_field_name("function")
@@ -473,13 +444,6 @@ class _Reader:
                     cmd = self.fold(args.named_children[0]) or ""
                     if what := cli_secret(cmd.split()):
                         yield cli_source(what, x.start_point[0] + 1)
-                if (
-                    q == "JSON.stringify"
-                    and args is not None
-                    and args.named_children
-                    and self.text(args.named_children[0]) == "process.env"
-                ):
-                    yield Source("the whole environment", x.start_point[0] + 1, True)
             stack.extend(x.named_children)
 
     def run(self, root: Any, export: bool = False) -> CodeFacts:
@@ -903,17 +867,8 @@ class _Reader:
         carries a secret it is given, or a credential file it attaches by path."""
         for x in a:
             for sub in _walk(x):
-                src = (
-                    self.source(sub)
-                    if sub.type in ("identifier", "call_expression", "member_expression")
-                    else None
-                )
-                if src is None and sub.type in (
-                    "string",
-                    "template_string",
-                    "call_expression",
-                    "binary_expression",
-                ):
+                src = self.source(sub) if sub.type in _REFERENCES else None
+                if src is None and sub.type in _BUILT:
                     v = self.fold(sub)
                     if v and (s := secret_path(v)):
                         src = Source(s, line, True)
@@ -1043,6 +998,12 @@ class _Reader:
                 self.sends_files(a, line, self.fold(a[0]) or "the network")
 
 
+#: Expressions that name or compute a value (what a secret can be read through).
+_REFERENCES = frozenset({"identifier", "call_expression", "member_expression", "subscript_expression"})
+#: Expressions that may fold to a path.
+_BUILT = frozenset({"string", "template_string", "call_expression", "binary_expression"})
+#: Where an object is handed on whole: spread, passed, put into an object or an array.
+_HANDED_ON = frozenset({"spread_element", "arguments", "pair", "array"})
 #: Array methods that hand each element to a callback.
 _EACH = {"map", "forEach", "flatMap", "reduce", "filter", "some", "every"}
 

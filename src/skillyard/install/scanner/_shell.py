@@ -231,12 +231,7 @@ class _Reader:
                 inner = c.named_children[0] if c.named_children else c
                 words.append(self.shown(inner))
                 nodes.append(inner)
-            elif c.type in (
-                "variable_assignment",
-                "file_redirect",
-                "heredoc_redirect",
-                "herestring_redirect",
-            ):
+            elif c.type in _NOT_WORDS:
                 continue
             else:
                 words.append(self.shown(c))
@@ -806,13 +801,7 @@ class _Reader:
         if self.depth >= MAX_DEPTH or len(words) < 3:
             return
         got = None
-        if name in ("node", "nodejs", "bun", "deno") and words[1] in (
-            "-e",
-            "--eval",
-            "-p",
-            "--print",
-            "eval",
-        ):
+        if name in ("node", "nodejs", "bun", "deno") and words[1] in _JS_EVAL:
             from skillyard.install.scanner import _js
 
             got = _js.analyse(words[2])
@@ -979,6 +968,10 @@ _RUNS_STDIN = frozenset(
 
 #: Where Docker, BuildKit and Kubernetes mount a container's secrets (`RUN --mount=type=secret`).
 _MOUNTED_SECRET = re.compile(r"^(?:/var)?/run/secrets/\S")
+#: Parts of a command that are not its words.
+_NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect"})
+#: Options of node, bun and deno that run the program given on the command line.
+_JS_EVAL = frozenset({"-e", "--eval", "-p", "--print", "eval"})
 _ROT13_SETS = ({"a-zA-Z", "n-za-mN-ZA-M"}, {"A-Za-z", "N-ZA-Mn-za-m"}, {"a-z", "n-za-m"})
 
 
