@@ -669,37 +669,23 @@ class _Reader:
         least one part is known; only ever tested against credential-store names."""
         if depth > 8:
             return None
+        f = (self.qual(node.func) or "") if isinstance(node, ast.Call) else ""
         parts: list[ast.AST]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
             parts = [node.left, node.right]
-        elif isinstance(node, ast.Call) and (f := self.qual(node.func) or "").rsplit(".", 1)[-1] in (
-            "join",
-            "joinpath",
-        ):
-            parts = [
-                *(
-                    [node.func.value]
-                    if f.endswith("joinpath") and isinstance(node.func, ast.Attribute)
-                    else []
-                ),
-                *node.args,
-            ]
-            if f.endswith("join") and not f.startswith(("os.", "posixpath", "path.")):
-                return None
+        elif isinstance(node, ast.Call) and f.endswith("joinpath") and isinstance(node.func, ast.Attribute):
+            parts = [node.func.value, *node.args]
         elif (
-            isinstance(node, ast.Call)
-            and self.qual(node.func) in ("Path", "pathlib.Path", "str")
-            and len(node.args) == 1
+            isinstance(node, ast.Call) and f.startswith(("os.", "posixpath", "path.")) and f.endswith(".join")
         ):
+            parts = list(node.args)
+        elif isinstance(node, ast.Call) and f in ("Path", "pathlib.Path", "str") and len(node.args) == 1:
             return self._loose_path(node.args[0], depth + 1)
         else:
             return None
-        vals = []
-        for part in parts:
-            v = self.fold(part)
-            if v is None:
-                v = self._loose_path(part, depth + 1) or "*"
-            vals.append(v)
+        vals = [
+            v if (v := self.fold(p)) is not None else self._loose_path(p, depth + 1) or "*" for p in parts
+        ]
         if all(v == "*" for v in vals):
             return None
         return combine(

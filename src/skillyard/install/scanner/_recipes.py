@@ -162,11 +162,7 @@ def _exec_form(s: str) -> str:
         argv = json.loads(s)
     except ValueError:
         return ""
-    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
-        return ""
-    import shlex
-
-    return shlex.join(argv)
+    return _argv(argv) if isinstance(argv, list) and all(isinstance(a, str) for a in argv) else ""
 
 
 # ---------------------------------------------------------------- CI workflows
