@@ -955,19 +955,15 @@ def _read_code(
         _extend(facts, _read_file(lang, text, project, rel, False))
     elif fctx.markdown:
         for fence in fctx.fences:
-            body = fence.body
+            body, lang = fence.body, _context.JS_LANGS.get(fence.lang)
             if fence.lang in _context.SHELL_LANGS:
                 if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
                     body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
                 _extend(facts, _read_file("shell", body, project, rel, False), fence.first_line - 1)
-            elif fence.lang in _context.PYTHON_LANGS:
-                _extend(facts, _read_file("python", body, None, "", False), fence.first_line - 1)
-            elif fence.lang in _context.JS_LANGS:
-                _extend(
-                    facts,
-                    _read_file(_context.JS_LANGS[fence.lang], body, None, "", False),
-                    fence.first_line - 1,
-                )
+                continue
+            lang = "python" if fence.lang in _context.PYTHON_LANGS else lang
+            if lang is not None:
+                _extend(facts, _read_file(lang, body, None, "", False), fence.first_line - 1)
         for line, cmd in fctx.bang:
             _extend(facts, _read_file("shell", cmd, project, rel, False), line - 1)
     elif rel.rsplit("/", 1)[-1] == "package.json":

@@ -332,17 +332,13 @@ class _Reader:
             if prop == "join" and obj is not None and (chars := self._char_map(obj)) is not None:
                 sep = self.fold(a[0]) if a else ","
                 return sep.join(chars) if sep is not None else None
-            if prop == "toString" and obj is not None and obj.type == "call_expression":
-                inner_f = obj.child_by_field_name("function")
-                inner_a = obj.child_by_field_name("arguments")
-                if inner_f is not None and self.text(inner_f) == "Buffer.from" and inner_a is not None:
-                    xs = inner_a.named_children
-                    data = self.fold(xs[0]) if xs else None
-                    enc = self.fold(xs[1]) if len(xs) > 1 else None
-                    if data is not None and enc == "base64":
-                        return unbase64(data)
-                    if data is not None and enc == "hex":
-                        return unhex(data)
+            made = self.method(obj)
+            if prop == "toString" and made and made[1] == "from" and self.text(made[0]) == "Buffer":
+                # Buffer.from(DATA, "base64").toString(): the text DATA encodes
+                xs = obj.child_by_field_name("arguments").named_children
+                data, enc = (self.fold(xs[0]) if xs else None), (self.fold(xs[1]) if len(xs) > 1 else None)
+                decode = {"base64": unbase64, "hex": unhex}.get(enc or "")
+                return decode(data) if decode is not None and data is not None else None
         return None
 
     def method(self, call: Any) -> tuple[Any, str] | None:
