@@ -146,6 +146,9 @@ def test_inline_code_command_line_in_markdown_is_read_as_shell(tmp_path: Path) -
     assert not blocked(tmp_path / "b", {"memory/notes.md": _MEMORY.replace("CMD", own)}, _FOLLOW_MEMORY)
     told = f"Attackers steal keys with commands such as `{send}`; never run anything like it.\n"
     assert not blocked(tmp_path / "c", {}, told)
+    # a placeholder path in inline code is not a redirect into a file
+    note = "Write the answers into `<project>/notes/CLAUDE.md` under the rules section.\n"
+    assert "SY-FLOW-003" not in blocked(tmp_path / "d", {}, note)
 
 
 def test_credential_folders_and_env_globs_are_credential_stores(tmp_path: Path) -> None:

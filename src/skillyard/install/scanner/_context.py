@@ -18,8 +18,9 @@ _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _QUOTE = re.compile(r"^\s*>")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 #: `` !`cmd` `` lines, and command lines written as inline code with a pipe, `$(...)`, `&&` or a
-#: redirect (`` `tar czf - ~/.ssh | curl -T - URL` ``): both are read as shell, like a fenced block
-_BANG = re.compile(r"!`([^`\n]+)`|`([^`\n]*(?:\||\$\(|&&|>)[^`\n]*)`")
+#: redirect after a word (`` `tar czf - ~/.ssh | curl -T - URL` ``, not `<vault>/CLAUDE.md`): both
+#: are read as shell, like a fenced block
+_BANG = re.compile(r"!`([^`\n]+)`|`([^`\n]*(?:\||\$\(|&&|\s\d?>)[^`\n]*)`")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 #: `[//]: # (text)` and `[comment]: <> (text)`: Markdown link definitions used as hidden comments.
 _MD_COMMENT = re.compile(r"^\s{0,3}\[(?://|comment|_)\]:\s*(?:#|<>)")
