@@ -791,6 +791,11 @@ def scan_text(
     def where(n: int) -> int:
         return _line_base if _line_base is not None else n
 
+    def hit(r: Rule, ln: Line, m: tuple[int, int], shown: str | None = None, at: int | None = None) -> None:
+        """Report rule `r` matched at `m` of line `ln` (of `shown`, a paragraph, when given)."""
+        demote = weigh(r, ln.number, ln.text, m[0] if at is None else at)
+        ctx.add(r, rel, where(ln.number), snippet(shown or ln.text, m[0], m[1]), demote=demote)
+
     for inv in invisibles:
         note = f"{inv.count} invisible character(s) revealed: " if inv.kind != "unicode-tag" else ""
         ctx.flag(inv.kind, rel, where(inv.line), snippet(note + inv.display))
@@ -815,15 +820,8 @@ def scan_text(
         for r in single:
             if r.keywords is not None and r.keywords.isdisjoint(keys):
                 continue
-            m = _search(r.match, r, ln.text)
-            if m is not None:
-                ctx.add(
-                    r,
-                    rel,
-                    where(ln.number),
-                    snippet(ln.text, m[0], m[1]),
-                    demote=weigh(r, ln.number, ln.text, m[0]),
-                )
+            if (m := _search(r.match, r, ln.text)) is not None:
+                hit(r, ln, m)
     for r in paired:
         starts = [
             i
@@ -834,15 +832,8 @@ def scan_text(
         ]
         for i in starts:
             for j in range(i, min(len(lines), i + r.within + 1)):
-                m = _search(r.then, r, lines[j].text)
-                if m is not None:
-                    ctx.add(
-                        r,
-                        rel,
-                        where(lines[j].number),
-                        snippet(lines[j].text, m[0], m[1]),
-                        demote=weigh(r, lines[j].number, lines[j].text, m[0]),
-                    )
+                if (m := _search(r.then, r, lines[j].text)) is not None:
+                    hit(r, lines[j], m)
                     break
     if fctx is not None and fctx.markdown and (wrapped := [r for r in single if r.paragraph]):
         for para in _paragraphs(lines, fctx):
@@ -862,13 +853,7 @@ def scan_text(
                         break
                     pos += len(body) + 1
                 lead = len(ln.text) - len(ln.text.lstrip())
-                ctx.add(
-                    r,
-                    rel,
-                    where(ln.number),
-                    snippet(joined, m[0], m[1]),
-                    demote=weigh(r, ln.number, ln.text, max(0, m[0] - pos) + lead),
-                )
+                hit(r, ln, m, joined, max(0, m[0] - pos) + lead)
     _padding(lines, rel, ctx, where)
     if facts is not None and fctx is not None:
         _report_code(facts, fctx, text, rel, ctx, _depth)
@@ -881,13 +866,7 @@ def scan_text(
             if len(ln.text) < 24:
                 continue
             for decoded in _decoded_candidates(ln.text):
-                inner = _Ctx(rules, ctx.policy, [], set())
-                scan_text(
-                    decoded, rel, rules=rules, _ctx=inner, _depth=_depth + 1, _line_base=where(ln.number)
-                )
-                dangerous = [f for f in inner.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"]]
-                if dangerous:
-                    worst = max(dangerous, key=lambda f: SEVERITY_RANK[f.severity])
+                if worst := _rescan(decoded, rel, ctx, _depth, where(ln.number)):
                     ctx.flag(
                         "encoded-payload",
                         rel,
@@ -976,19 +955,15 @@ def _read_code(
         _extend(facts, _read_file(lang, text, project, rel, False))
     elif fctx.markdown:
         for fence in fctx.fences:
-            body = fence.body
+            body, lang = fence.body, _context.JS_LANGS.get(fence.lang)
             if fence.lang in _context.SHELL_LANGS:
                 if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
                     body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
                 _extend(facts, _read_file("shell", body, project, rel, False), fence.first_line - 1)
-            elif fence.lang in _context.PYTHON_LANGS:
-                _extend(facts, _read_file("python", body, None, "", False), fence.first_line - 1)
-            elif fence.lang in _context.JS_LANGS:
-                _extend(
-                    facts,
-                    _read_file(_context.JS_LANGS[fence.lang], body, None, "", False),
-                    fence.first_line - 1,
-                )
+                continue
+            lang = "python" if fence.lang in _context.PYTHON_LANGS else lang
+            if lang is not None:
+                _extend(facts, _read_file(lang, body, None, "", False), fence.first_line - 1)
         for line, cmd in fctx.bang:
             _extend(facts, _read_file("shell", cmd, project, rel, False), line - 1)
     elif rel.rsplit("/", 1)[-1] == "package.json":
@@ -1131,6 +1106,8 @@ def _report_code(
         r = ctx.builtins.get(_FLOW_BUILTIN[fl.kind])
         if r is None:
             continue
+        # in Markdown, a command in a sentence is weighed by the words before it, as rules are
+        said = code_at(fl.line) if fctx.markdown else ""
         ctx.add(
             r,
             rel,
@@ -1138,7 +1115,7 @@ def _report_code(
             snippet(code_at(fl.line) or fl.text),
             title=f"{r.title}: {fl.text}",
             severity=fl.severity,
-            demote=fctx.demotion(fl.line, r.category, r.id, "", 0),
+            demote=fctx.demotion(fl.line, r.category, r.id, said, max(said.find("`"), 0)),
             flow=tuple((n, step, rel if f is None else f) for n, step, f in fl.steps),
         )
     asm = ctx.builtins.get("assembled-command")
@@ -1149,16 +1126,8 @@ def _report_code(
         if len(code) > MAX_ASSEMBLED or (line, code) in done or code.strip() in code_at(line):
             continue
         done.add((line, code))
-        inner = _Ctx(ctx.rules, ctx.policy, [], set())
-        scan_text(code, rel, rules=ctx.rules, _ctx=inner, _depth=depth + 1, _line_base=line)
         here = {f.rule_id for f in ctx.findings if f.file == rel and f.line == line}
-        dangerous = [
-            f
-            for f in inner.findings
-            if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"] and f.rule_id not in here
-        ]
-        if dangerous:
-            worst = max(dangerous, key=lambda f: SEVERITY_RANK[f.severity])
+        if worst := _rescan(code, rel, ctx, depth, line, here):
             ctx.add(
                 asm,
                 rel,
@@ -1168,6 +1137,18 @@ def _report_code(
                 severity=worst.severity,
                 demote=fctx.demotion(line, asm.category, asm.id, "", 0),
             )
+
+
+def _rescan(
+    text: str, rel: str, ctx: _Ctx, depth: int, line: int, known: frozenset[str] | set[str] = frozenset()
+) -> Finding | None:
+    """The worst high or critical finding in `text` (decoded or assembled from the line `line`),
+    scanned again as if it stood there; rules already reported at that line (`known`) are left out."""
+    inner = _Ctx(ctx.rules, ctx.policy, [], set())
+    scan_text(text, rel, rules=ctx.rules, _ctx=inner, _depth=depth + 1, _line_base=line)
+    high = SEVERITY_RANK["high"]
+    bad = [f for f in inner.findings if SEVERITY_RANK[f.severity] >= high and f.rule_id not in known]
+    return max(bad, key=lambda f: SEVERITY_RANK[f.severity], default=None)
 
 
 def _padding(lines: list[Line], rel: str, ctx: _Ctx, where: Any) -> None:

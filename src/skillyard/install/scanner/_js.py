@@ -89,6 +89,7 @@ _EVAL = {
     "vm.Script",
     "vm.compileFunction",
 }
+_AS_JS = "evaluates it as JavaScript"
 _WRITE = {"writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream"}
 _REMOVE = {"rmSync", "rm", "rmdirSync", "rmdir", "removeSync", "remove", "rimraf", "rimraf.sync"}
 _FS_MODULE = re.compile(r"^(?:fs[./]promises|fs|fs-extra|fse)\.")
@@ -165,7 +166,8 @@ class _Reader:
         self.conns: dict[str, str] = {}
         self.facts = CodeFacts()
         self.gets: list[tuple[int, str]] = []
-        self.evals: list[int] = []
+        #: (line, how) of code run whose text is only known at run time
+        self.evals: list[tuple[int, str]] = []
         self.sockets: list[tuple[int, str]] = []
         self.shells: list[int] = []
         #: (line, path) of files the code writes
@@ -216,12 +218,7 @@ class _Reader:
 
     def _fold(self, n: Any) -> str | None:
         t = n.type
-        if self.marking and t in (
-            "call_expression",
-            "member_expression",
-            "subscript_expression",
-            "identifier",
-        ):
+        if self.marking and t in _REFERENCES:
             # reading a command for the secrets in it: `${n.slice(0, 40)}` is where secret n goes
             hit = next((x for x in _walk(n) if x.type == "identifier" and self.text(x) in self.marking), None)
             if hit is not None:
@@ -315,29 +312,13 @@ class _Reader:
         if f.type == "member_expression":
             prop = self.text(f.child_by_field_name("property"))
             obj = f.child_by_field_name("object")
-            if prop == "join" and obj is not None and obj.type == "call_expression":
+            rev = self.method(obj)
+            split = self.method(rev[0]) if rev and rev[1] == "reverse" else None
+            if prop == "join" and split and split[1] == "split":
                 # "...".split("").reverse().join(""): a reversed string
-                rf = obj.child_by_field_name("function")
-                if (
-                    rf is not None
-                    and rf.type == "member_expression"
-                    and self.text(rf.child_by_field_name("property")) == "reverse"
-                ):
-                    sp = rf.child_by_field_name("object")
-                    spf = (
-                        sp.child_by_field_name("function")
-                        if sp is not None and sp.type == "call_expression"
-                        else None
-                    )
-                    if (
-                        spf is not None
-                        and spf.type == "member_expression"
-                        and self.text(spf.child_by_field_name("property")) == "split"
-                    ):
-                        base = self.fold(spf.child_by_field_name("object"))
-                        sep = self.fold(a[0]) if a else ","
-                        if base is not None and sep == "":
-                            return base[::-1]
+                base, sep = self.fold(split[0]), self.fold(a[0]) if a else ","
+                if base is not None and sep == "":
+                    return base[::-1]
             if prop == "join" and obj is not None and obj.type in ("array", "identifier"):
                 # ["a", "b"].join(""), and the same through a name bound to the array
                 sep = self.fold(a[0]) if a else ","
@@ -351,33 +332,31 @@ class _Reader:
             if prop == "join" and obj is not None and (chars := self._char_map(obj)) is not None:
                 sep = self.fold(a[0]) if a else ","
                 return sep.join(chars) if sep is not None else None
-            if prop == "toString" and obj is not None and obj.type == "call_expression":
-                inner_f = obj.child_by_field_name("function")
-                inner_a = obj.child_by_field_name("arguments")
-                if inner_f is not None and self.text(inner_f) == "Buffer.from" and inner_a is not None:
-                    xs = inner_a.named_children
-                    data = self.fold(xs[0]) if xs else None
-                    enc = self.fold(xs[1]) if len(xs) > 1 else None
-                    if data is not None and enc == "base64":
-                        return unbase64(data)
-                    if data is not None and enc == "hex":
-                        return unhex(data)
+            made = self.method(obj)
+            if prop == "toString" and made and made[1] == "from" and self.text(made[0]) == "Buffer":
+                # Buffer.from(DATA, "base64").toString(): the text DATA encodes
+                xs = obj.child_by_field_name("arguments").named_children
+                data, enc = (self.fold(xs[0]) if xs else None), (self.fold(xs[1]) if len(xs) > 1 else None)
+                decode = {"base64": unbase64, "hex": unhex}.get(enc or "")
+                return decode(data) if decode is not None and data is not None else None
         return None
+
+    def method(self, call: Any) -> tuple[Any, str] | None:
+        """(object, method name) of a method call such as `s.split("")`, else None."""
+        if call is None or call.type != "call_expression":
+            return None
+        f = call.child_by_field_name("function")
+        obj = f.child_by_field_name("object") if f is not None and f.type == "member_expression" else None
+        return (obj, self.text(f.child_by_field_name("property"))) if obj is not None else None
 
     def _char_map(self, call: Any) -> list[str] | None:
         """`CODES.map((c) => String.fromCharCode(c))` or `.map(String.fromCharCode)` of a constant
         array: the characters the codes spell."""
-        if call.type != "call_expression":
-            return None
-        f = call.child_by_field_name("function")
+        m = self.method(call)
         args = call.child_by_field_name("arguments")
-        if f is None or f.type != "member_expression" or args is None or len(args.named_children) != 1:
+        if m is None or m[1] != "map" or args is None or len(args.named_children) != 1:
             return None
-        if self.text(f.child_by_field_name("property")) != "map":
-            return None
-        base = f.child_by_field_name("object")
-        if base is None:
-            return None
+        base = m[0]
         if base.type == "array":
             codes: list[str] | None = [self.text(x) for x in base.named_children]
         elif base.type == "identifier":
@@ -423,18 +402,8 @@ class _Reader:
                 q = self.qual(x)
                 if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):
                     yield Source(f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
-                elif (
-                    q == "process.env"
-                    and x.parent is not None
-                    and x.parent.type
-                    in (
-                        "spread_element",
-                        "arguments",
-                        "pair",
-                        "array",
-                    )
-                ):
-                    # `{ ...process.env }`, `Object.entries(process.env)`: the whole environment
+                elif q == "process.env" and x.parent is not None and x.parent.type in _HANDED_ON:
+                    # `{ ...process.env }`, `JSON.stringify(process.env)`: the whole environment
                     yield Source("the whole environment", x.start_point[0] + 1, True)
             if x.type == "call_expression":
                 f = x.child_by_field_name("function")
@@ -471,13 +440,6 @@ class _Reader:
                     cmd = self.fold(args.named_children[0]) or ""
                     if what := cli_secret(cmd.split()):
                         yield cli_source(what, x.start_point[0] + 1)
-                if (
-                    q == "JSON.stringify"
-                    and args is not None
-                    and args.named_children
-                    and self.text(args.named_children[0]) == "process.env"
-                ):
-                    yield Source("the whole environment", x.start_point[0] + 1, True)
             stack.extend(x.named_children)
 
     def run(self, root: Any, export: bool = False) -> CodeFacts:
@@ -717,14 +679,14 @@ class _Reader:
             )
         ran = [n for n, p in self.required if any(p == w for _, w in self.written)]
         if self.gets and ran and not self.evals:
-            self.evals.append(ran[0])  # a downloaded file written and then `require`d is run
+            self.evals.append((ran[0], _AS_JS))  # a downloaded file written and then `require`d is run
         if self.gets and self.evals:
             line, dest = self.gets[0]
             self.flow(
                 "download-exec",
                 "critical",
-                self.evals[0],
-                f"downloads {dest} and evaluates it as JavaScript",
+                self.evals[0][0],
+                f"downloads {dest} and {self.evals[0][1]}",
                 Source(f"downloads {dest}", line, True),
             )
         if self.sockets and self.shells:
@@ -737,6 +699,18 @@ class _Reader:
                 f"connects to {dest} and starts a shell in the same program",
                 Source(dest, line, True, how=f"connects to {dest}"),
             )
+
+    def in_download(self, n: Any) -> bool:
+        """Whether `n` sits in a callback of a download (`https.get(u, (r) => ...)`, `fetch(u).then(...)`)."""
+        p = n.parent
+        while p is not None:
+            x = p.child_by_field_name("function") if p.type == "call_expression" else None
+            while x is not None and x.type in ("member_expression", "call_expression", "identifier"):
+                if self.qual(x) in _GET:
+                    return True
+                x = x.child_by_field_name("object" if x.type == "member_expression" else "function")
+            p = p.parent
+        return False
 
     def _bound(self, n: Any, a: list[Any], code: str) -> str:
         """`new Function("r", "e", CODE)(require, process.env)`: the body read with its parameters
@@ -782,6 +756,8 @@ class _Reader:
         if name.type != "identifier":
             return
         key = self.text(name)
+        if self.decoder(value):
+            self.mods[key] = "atob"  # `const dec = atob`: `dec(k)` decodes k
         if value.type == "identifier" and self.qual(value) in _GLOBALS:
             self.mods[key] = "globalThis"  # const g = globalThis: g.fetch is fetch
         if value.type == "array":
@@ -811,6 +787,30 @@ class _Reader:
             fn = value.child_by_field_name("function")
             if fn is not None and _fs(self.qual(fn)) in _READ:
                 self.local.add(key)  # read from a file of the project, not fetched
+
+    def decoder(self, v: Any) -> bool:
+        """Whether `v` is a base64 decoder: `atob`, a function that decodes its one parameter
+        (`(s) => Buffer.from(s, "base64").toString()`), or a choice between two of them."""
+        if v.type == "identifier":
+            return self.qual(v) == "atob"
+        if v.type == "ternary_expression":
+            both = (v.child_by_field_name("consequence"), v.child_by_field_name("alternative"))
+            return all(x is not None and self.decoder(x) for x in both)
+        if v.type not in ("arrow_function", "function_expression"):
+            return False
+        ps = v.child_by_field_name("parameter") or v.child_by_field_name("parameters")
+        names = [self.text(x) for x in _walk(ps) if x.type == "identifier"] if ps is not None else []
+        body = _returned(v)
+        if len(names) != 1 or len(body) != 1:
+            return False
+        saved = self.env.get(names[0])
+        self.env[names[0]] = "b2s="  # decodes to "ok"
+        try:
+            return self.fold(body[0]) == "ok"
+        finally:
+            self.env.pop(names[0])
+            if saved is not None:
+                self.env[names[0]] = saved
 
     def imports(self, n: Any) -> None:
         src = n.child_by_field_name("source")
@@ -863,17 +863,8 @@ class _Reader:
         carries a secret it is given, or a credential file it attaches by path."""
         for x in a:
             for sub in _walk(x):
-                src = (
-                    self.source(sub)
-                    if sub.type in ("identifier", "call_expression", "member_expression")
-                    else None
-                )
-                if src is None and sub.type in (
-                    "string",
-                    "template_string",
-                    "call_expression",
-                    "binary_expression",
-                ):
+                src = self.source(sub) if sub.type in _REFERENCES else None
+                if src is None and sub.type in _BUILT:
                     v = self.fold(sub)
                     if v and (s := secret_path(v)):
                         src = Source(s, line, True)
@@ -901,7 +892,7 @@ class _Reader:
             sev = "medium" if _MODULE_CDN.match(url) else "critical"  # Deno and browser code do this
             self.flow("download-exec", sev, line, text, None)
         if any(x.type == "identifier" and self.qual(x) in ("eval", "Function") for x in a):
-            self.evals.append(line)  # `.then(eval)`: the evaluator handed on as a callback
+            self.evals.append((line, _AS_JS))  # `.then(eval)`: the evaluator handed on as a callback
         if short == "sendMail" and f.type == "member_expression" and a:
             self.mailed(a, line)
         opens = q in _CONNECT or (q.endswith(".connect") and q.split(".")[0] in self.conns)
@@ -938,6 +929,10 @@ class _Reader:
             if a[0].type == "identifier" and self.text(a[0]) in self.written_names:
                 self.ran_written.append(line)  # a file this program wrote is run as a program
             first = self.fold(a[0])
+            local = a[0].type != "identifier" or self.text(a[0]) in self.local
+            if not first and not local and self.in_download(n):
+                # `https.get(u, (r) => ... exec(body))`: the response is the command
+                self.evals.append((line, "runs it as a shell command"))
             names = [first] if first else [self.fold(x) for x in _walk(a[0]) if x.type == "string"]
             argv = [self.fold(x) for x in a[1].named_children] if len(a) > 1 and a[1].type == "array" else []
             runs_command = any(x in ("-c", "/c", "-Command", "-EncodedCommand") for x in argv)
@@ -969,7 +964,7 @@ class _Reader:
                 and arg.type in ("identifier", "member_expression", "call_expression")
                 and not (arg.type == "identifier" and self.text(arg) in self.local)
             ):
-                self.evals.append(line)
+                self.evals.append((line, _AS_JS))
             return
         if short in ("write", "end", "send") and f.type == "member_expression":
             obj = f.child_by_field_name("object")
@@ -999,6 +994,12 @@ class _Reader:
                 self.sends_files(a, line, self.fold(a[0]) or "the network")
 
 
+#: Expressions that name or compute a value (what a secret can be read through).
+_REFERENCES = frozenset({"identifier", "call_expression", "member_expression", "subscript_expression"})
+#: Expressions that may fold to a path.
+_BUILT = frozenset({"string", "template_string", "call_expression", "binary_expression"})
+#: Where an object is handed on whole: spread, passed, put into an object or an array.
+_HANDED_ON = frozenset({"spread_element", "arguments", "pair", "array"})
 #: Array methods that hand each element to a callback.
 _EACH = {"map", "forEach", "flatMap", "reduce", "filter", "some", "every"}
 

@@ -149,6 +149,10 @@ MAX_FUNCTIONS = 200
 MAX_PARAMS = 8
 
 
+#: `os.open` flags that open a file for writing.
+_OS_WRITE = re.compile(r"\bO_(?:WRONLY|RDWR|APPEND|TRUNC|CREAT)\b")
+
+
 class _Reader:
     def __init__(self, project: Project | None = None, rel: str = "") -> None:
         self.env: dict[str, Any] = {}  # name -> folded str | ("mod", dotted)
@@ -278,6 +282,11 @@ class _Reader:
         if isinstance(node, ast.Name):
             v = self.env.get(node.id)
             return v if isinstance(v, str) else None
+        if isinstance(node, ast.IfExp | ast.BoolOp) and not isinstance(getattr(node, "op", None), ast.And):
+            # `devs[0] if devs else "/dev/sda"`, `dest or "/dev/sda"`: each side the program may use
+            sides = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
+            known = [v for v in map(self.fold, sides) if v is not None]
+            return ALT.join(dict.fromkeys(known)) if known else None
         if isinstance(node, ast.Attribute) and self.attrs:
             return self.attrs.get(self.qual(node) or "")
         if isinstance(node, ast.JoinedStr):
@@ -660,37 +669,23 @@ class _Reader:
         least one part is known; only ever tested against credential-store names."""
         if depth > 8:
             return None
+        f = (self.qual(node.func) or "") if isinstance(node, ast.Call) else ""
         parts: list[ast.AST]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
             parts = [node.left, node.right]
-        elif isinstance(node, ast.Call) and (f := self.qual(node.func) or "").rsplit(".", 1)[-1] in (
-            "join",
-            "joinpath",
-        ):
-            parts = [
-                *(
-                    [node.func.value]
-                    if f.endswith("joinpath") and isinstance(node.func, ast.Attribute)
-                    else []
-                ),
-                *node.args,
-            ]
-            if f.endswith("join") and not f.startswith(("os.", "posixpath", "path.")):
-                return None
+        elif isinstance(node, ast.Call) and f.endswith("joinpath") and isinstance(node.func, ast.Attribute):
+            parts = [node.func.value, *node.args]
         elif (
-            isinstance(node, ast.Call)
-            and self.qual(node.func) in ("Path", "pathlib.Path", "str")
-            and len(node.args) == 1
+            isinstance(node, ast.Call) and f.startswith(("os.", "posixpath", "path.")) and f.endswith(".join")
         ):
+            parts = list(node.args)
+        elif isinstance(node, ast.Call) and f in ("Path", "pathlib.Path", "str") and len(node.args) == 1:
             return self._loose_path(node.args[0], depth + 1)
         else:
             return None
-        vals = []
-        for part in parts:
-            v = self.fold(part)
-            if v is None:
-                v = self._loose_path(part, depth + 1) or "*"
-            vals.append(v)
+        vals = [
+            v if (v := self.fold(p)) is not None else self._loose_path(p, depth + 1) or "*" for p in parts
+        ]
         if all(v == "*" for v in vals):
             return None
         return combine(
@@ -946,7 +941,7 @@ class _Reader:
                 # `for base in (home, Path.cwd())`: the values that fold are among those it takes
                 items = [v for e in node.iter.elts if (v := self.fold(e)) is not None]
             else:
-                items = None
+                items = self._globbed(node.iter)
             if items:
                 self.env[node.target.id] = ALT.join(items)
         elif isinstance(node, ast.Call):
@@ -1037,6 +1032,9 @@ class _Reader:
         if isinstance(value, ast.List | ast.Tuple) and (items := self._fold_items(value)) is not None:
             for n in names:
                 self.lists[n] = items
+        elif isinstance(value, ast.Call | ast.BinOp) and (found := self._globbed(value)):
+            for n in names:
+                self.lists[n] = found
         if isinstance(node, ast.AugAssign):
             if isinstance(node.op, ast.Add):
                 cur = self.env.get(names[0])
@@ -1256,6 +1254,9 @@ class _Reader:
             if self._for_writing(call, 1):
                 self._written(call.args[0], line, None)
             return
+        if f == "os.open" and len(call.args) >= 2 and _OS_WRITE.search(ast.unparse(call.args[1])):
+            self._written(call.args[0], line, None)
+            return
         if isinstance(call.func, ast.Attribute) and (
             short in ("write_text", "write_bytes")
             or (short == "open" and f != "os.open" and self._for_writing(call, 0))
@@ -1303,26 +1304,25 @@ class _Reader:
         a short helper runs, with this call's constant arguments in its parameters' place, are
         commands this file runs (the shell reader reads them in order, as one script)."""
         a = fn.args
-        # a name whose value is only known at run time (`for remote in ...`) stays a variable
+        # a value only known at run time (`for remote in ...`, `"_r:" + ref`) stays a variable
         vals = [
-            v if (v := self.fold(x)) is not None or not isinstance(x, ast.Name) else f"${x.id}"
+            v if (v := self.fold(x)) is not None else f"${x.id}" if isinstance(x, ast.Name) else "$VALUE"
             for x in call.args
         ]
         if (
             fn.name in self.folding
             or self.helper_runs >= 64
-            or call.keywords
-            or a.kwonlyargs
             or a.posonlyargs
             or len(vals) < len(a.args)
             or (len(vals) > len(a.args) and a.vararg is None)
-            or any(v is None for v in vals)
         ):
             return
         self.helper_runs += 1
         saved_env, saved_lists = self.env, self.lists
         self.env, self.lists = dict(self.env), dict(self.lists)
-        self.env.update((p.arg, v) for p, v in zip(a.args, vals, strict=False) if v is not None)
+        self.env.update((p.arg, v) for p, v in zip(a.args, vals, strict=False))
+        # keyword arguments (`check=False`) fill their parameters when they fold
+        self.env.update((k.arg, v) for k in call.keywords if k.arg and (v := self.fold(k.value)) is not None)
         if a.vararg is not None:
             self.lists[a.vararg.arg] = [v for v in vals[len(a.args) :] if v is not None]
         self.folding.add(fn.name)
@@ -1455,6 +1455,22 @@ class _Reader:
         mode = self.fold(node) if node is not None else None
         return bool(mode) and ("w" in mode or "a" in mode)
 
+    def _globbed(self, node: ast.AST) -> list[str] | None:
+        """The patterns of the paths a glob yields (`sorted(glob.glob("/dev/sd?") + ...)`): a name
+        bound by a loop over them stands for each pattern, as for a loop over constants."""
+        if isinstance(node, ast.Name):
+            return self.lists.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            a, b = self._globbed(node.left), self._globbed(node.right)
+            return [*(a or []), *(b or [])] if a or b else None
+        if isinstance(node, ast.Call) and node.args:
+            f = self.qual(node.func)
+            if f in ("sorted", "list", "set", "tuple"):
+                return self._globbed(node.args[0])
+            if f in ("glob.glob", "glob.iglob") and (pattern := self.fold(node.args[0])):
+                return [pattern]
+        return None
+
     def _written(self, target: ast.AST, line: int, content: str | None) -> None:
         """A file this code writes: a path it can fold, or each file a walk of the home directory found."""
         if p := self.fold(target):
@@ -1463,7 +1479,8 @@ class _Reader:
             self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
-        if (fl := written(path, line, content)) is not None:
+        """A write of `path`, or of any of the paths it may be (a loop over several)."""
+        if fl := next((f for p in path.split(ALT) if (f := written(p, line, content))), None):
             self.facts.flows.append(fl)
 
     def _literal_in_source(self, node: ast.AST | None, value: str) -> bool:

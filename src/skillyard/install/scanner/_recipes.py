@@ -14,6 +14,8 @@ from skillyard.install.scanner._flows import SECRET_ENV
 _MAKE_VAR = re.compile(r"^([A-Za-z_][\w.-]*)\s*(?::{1,3}=|\?=|\+=|=)\s*(.*)$")
 _MAKE_REF = re.compile(r"\$\(([A-Za-z_][\w.-]*)\)|\$\{([A-Za-z_][\w.-]*)\}")
 _MAKE_AUTO = re.compile(r"\$[@<^?*|+]|\$\((?:[@<^*?][DF]?)\)")
+#: `$(shell CMD)` runs CMD when make reads the line: the shell's `$(CMD)`.
+_MAKE_SHELL = re.compile(r"\$\(shell\s+")
 #: Make names that hold the shell environment's value when the Makefile does not set them.
 _FROM_ENV = ("HOME", "USER", "PWD", "PATH", "TMPDIR", "SHELL")
 
@@ -107,7 +109,7 @@ def _make(lines: list[str]) -> list[str]:
 
         s = _MAKE_AUTO.sub("target", s)
         s = _MAKE_REF.sub(one, s)
-        return s.replace("$$", "$")
+        return _MAKE_SHELL.sub("$(", s).replace("$$", "$")
 
     out: list[str] = []
     in_recipe = False
@@ -160,11 +162,7 @@ def _exec_form(s: str) -> str:
         argv = json.loads(s)
     except ValueError:
         return ""
-    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
-        return ""
-    import shlex
-
-    return shlex.join(argv)
+    return _argv(argv) if isinstance(argv, list) and all(isinstance(a, str) for a in argv) else ""
 
 
 # ---------------------------------------------------------------- CI workflows

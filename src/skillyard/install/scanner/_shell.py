@@ -154,19 +154,8 @@ class _Reader:
             return None
         args = [w for w in words[1:] if w is not None]
         if words[0] == "echo":
-            if not args or args[0] != "-e":
-                return None
-            args = args[1:]
-            body = " ".join(args)
-        else:
-            if len(args) != 1 or "%" in args[0]:
-                return None
-            body = args[0]
-        try:
-            body = re.sub(r"\\([0-7]{1,3})", lambda m: chr(int(m.group(1), 8)), body)
-            return body.encode("latin-1", "replace").decode("unicode_escape")
-        except (UnicodeDecodeError, ValueError):
-            return None
+            return _unescape(" ".join(args[1:])) if args and args[0] == "-e" else None
+        return _printf(args)
 
     def _decoded_pipeline(self, cmds: list[Any]) -> str | None:
         if len(cmds) < 2 or len(cmds) > 6:
@@ -270,12 +259,7 @@ class _Reader:
                 inner = c.named_children[0] if c.named_children else c
                 words.append(self.shown(inner))
                 nodes.append(inner)
-            elif c.type in (
-                "variable_assignment",
-                "file_redirect",
-                "heredoc_redirect",
-                "herestring_redirect",
-            ):
+            elif c.type in _NOT_WORDS:
                 continue
             else:
                 words.append(self.shown(c))
@@ -449,9 +433,8 @@ class _Reader:
             # `echo TEXT | rev | sh`: constant text decoded on its way into a shell is a command
             if i == 0 and words and _base(words[0]) in ("echo", "printf"):
                 plain = [w for w in words[1:] if not re.fullmatch(r"-[neE]+", w)]
-                if _base(words[0]) == "printf" and len(plain) > 1 and plain[0] in ("%s", "%s\\n"):
-                    plain = plain[1:]
-                const, decoded = " ".join(plain), False
+                const = _printf(plain) if _base(words[0]) == "printf" else " ".join(plain)
+                decoded = False
             elif const is not None and (dec := _decode_filter(words, const)) is not None:
                 const, decoded = dec, True
             elif const is not None and decoded and words and _base(words[0]) in _RUNS_STDIN:
@@ -629,7 +612,10 @@ class _Reader:
                     path = w
                 else:
                     continue
-                src = src or self.secret(path.strip("\"'"), line)
+                path = path.strip("\"'")
+                # a secret mounted into a container, uploaded whole rather than used as a credential
+                mounted = Source(path, line, True) if _MOUNTED_SECRET.match(path) else None
+                src = src or self.secret(path, line) or mounted
             for n in nodes[1:]:
                 src = src or self.taint_of(n)
             if src:
@@ -792,9 +778,17 @@ class _Reader:
             self.emptied = None
         if args[:2] == ["remote", "add"] and len(args) >= 4:
             self.remotes[args[2]] = args[3]
-        elif args[:1] == ["add"] and self.staged is None:
-            named = next((s for w in args[1:] if not w.startswith("-") and (s := self.secret(w, line))), None)
-            src = named or here
+        elif args[:1] in (["add"], ["notes"], ["commit"], ["tag"]) and self.staged is None:
+            if args[0] == "add":
+                given = [w for w in args[1:] if not w.startswith("-")]
+            else:  # `git notes add -F FILE`, `git commit -m "$TOKEN"`: the message goes into the repository
+                given = [
+                    v
+                    for w, v in zip(args, args[1:], strict=False)
+                    if w in ("-F", "--file", "-m", "--message")
+                ]
+            named = next((s for w in given if (s := self.secret(w, line))), None)
+            src = named or (here if args[0] == "add" else None)
             if src is not None:
                 self.staged = Source(src.what, line, True, src.steps(), f"adds {src.what} to a git commit")
         elif "push" in args and self.staged is not None:
@@ -836,13 +830,7 @@ class _Reader:
         if self.depth >= MAX_DEPTH or len(words) < 3:
             return
         got = None
-        if name in ("node", "nodejs", "bun", "deno") and words[1] in (
-            "-e",
-            "--eval",
-            "-p",
-            "--print",
-            "eval",
-        ):
+        if name in ("node", "nodejs", "bun", "deno") and words[1] in _JS_EVAL:
             from skillyard.install.scanner import _js
 
             got = _js.analyse(words[2])
@@ -1007,7 +995,47 @@ _RUNS_STDIN = frozenset(
 )
 
 
+#: Where Docker, BuildKit and Kubernetes mount a container's secrets (`RUN --mount=type=secret`).
+_MOUNTED_SECRET = re.compile(r"^(?:/var)?/run/secrets/\S")
+#: Parts of a command that are not its words.
+_NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect"})
+#: Options of node, bun and deno that run the program given on the command line.
+_JS_EVAL = frozenset({"-e", "--eval", "-p", "--print", "eval"})
 _ROT13_SETS = ({"a-zA-Z", "n-za-mN-ZA-M"}, {"A-Za-z", "N-ZA-Mn-za-m"}, {"a-z", "n-za-m"})
+
+
+def _unescape(body: str) -> str | None:
+    """Backslash escapes as `echo -e` and printf's format read them (`\\x63`, `\\143`, `\\n`)."""
+    try:
+        body = re.sub(r"\\([0-7]{1,3})", lambda m: chr(int(m.group(1), 8)), body)
+        return body.encode("latin-1", "replace").decode("unicode_escape")
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+_PRINTF_SPEC = re.compile(r"%[%sbcd]")
+
+
+def _printf(args: list[str]) -> str | None:
+    """What `printf FORMAT ARGS...` prints when the format holds only `%s`, `%b`, `%c`, `%d`, `%%`
+    (`printf 's%s' h` is `sh`); the format is reused while arguments remain, as printf does."""
+    fmt = _unescape(args[0]) if args and not re.search(r"%(?![%sbcd])", args[0]) else None
+    if fmt is None:
+        return None
+    rest, out = list(args[1:]), []
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(0) == "%%":
+            return "%"
+        v = rest.pop(0) if rest else ""
+        if m.group(0) == "%c":
+            return v[:1]
+        return (_unescape(v) or v) if m.group(0) == "%b" else v
+
+    while True:
+        out.append(_PRINTF_SPEC.sub(one, fmt))
+        if not rest or not _PRINTF_SPEC.search(fmt.replace("%%", "")):
+            return "".join(out)
 
 
 def _decode_filter(words: list[str], text: str) -> str | None:
