@@ -8,6 +8,7 @@ scanner quadratic or exponential, by their structure or by counting work, never 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,24 @@ def test_nested_command_substitutions_are_read_once_per_level(
     small = _printed_calls(tmp_path, monkeypatch, 8)
     large = _printed_calls(tmp_path, monkeypatch, 16)
     assert small > 0 and large <= 6 * small, (small, large)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # each assignment's value holds every assignment after it: the JavaScript reader weighs
+        # each value whole, so the work grows with the square of the nesting
+        ("nested.js", 'x = "a" + ' * 4000 + '"b";\n'),
+    ],
+)
+def test_a_reader_stops_at_the_scan_budget_and_the_skill_is_blocked(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    # the budget is the scanner's own: a reader that would run past it stops there, and the skill
+    # is reported as not fully scanned (which blocks) instead of holding the install
+    started = time.monotonic()
+    report = scan_path(_skill(tmp_path, name, text), max_seconds=0.5)
+    # not a speed target: the budget is honoured (this file alone takes a minute to read whole)
+    assert time.monotonic() - started < 20
+    timed_out = [f for f in report.findings if "time limit" in (f.snippet or "")]
+    assert timed_out and timed_out[0].file == name and report.blocked

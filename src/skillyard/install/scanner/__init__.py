@@ -17,7 +17,6 @@ import hashlib
 import os
 import re
 import stat
-import threading
 import time
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -30,7 +29,14 @@ import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
 from skillyard.install.scanner import _archive, _context
-from skillyard.install.scanner._flows import JS_EXTS, CodeFacts, Project
+from skillyard.install.scanner._flows import (
+    JS_EXTS,
+    CodeFacts,
+    Project,
+    ScanTimeout,
+    _deadline,
+    check_deadline,
+)
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -588,19 +594,6 @@ def _windows(text: str) -> Iterator[tuple[int, str]]:
         pos += WINDOW - OVERLAP
 
 
-class ScanTimeout(Exception):
-    """The scan's time budget ran out (hostile input built to be slow); the caller fails closed."""
-
-
-_deadline = threading.local()
-
-
-def _check_deadline() -> None:
-    d = getattr(_deadline, "at", None)
-    if d is not None and time.monotonic() > d:
-        raise ScanTimeout()
-
-
 def _search(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tuple[int, int] | None:
     """(start, end) of the first match not excused by one of `rule`'s `unless` patterns (checked
     per match; compiled only once a match needs them) and, for a rule with `also` patterns, in a
@@ -622,7 +615,7 @@ def _search_one(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -
                 return m.start(), m.end()
         return None
     for off, chunk in _windows(text):
-        _check_deadline()
+        check_deadline()
         for pat in rule_pats:
             for m in pat.finditer(chunk):
                 if rule.unless_src and any(u.search(m.group(0)) for u in rule.unless):
@@ -811,7 +804,7 @@ def scan_text(
     present: list[set[str] | None] = []
     for n, ln in enumerate(lines):
         if n % 256 == 0:
-            _check_deadline()
+            check_deadline()
         if not ln.text.strip():
             present.append(None)
             continue
@@ -837,7 +830,7 @@ def scan_text(
                     break
     if fctx is not None and fctx.markdown and (wrapped := [r for r in single if r.paragraph]):
         for para in _paragraphs(lines, fctx):
-            _check_deadline()
+            check_deadline()
             joined = " ".join(ln.text.strip() for ln in para)
             low = _fold(joined)
             for r in wrapped:
@@ -1281,7 +1274,7 @@ def _scan_archive(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         text = f"{listing.kind} archive: {len(listing.members)} member(s) listed and scanned"
         ctx.flag("nested-archive", rel, None, snippet(text), severity="low")
     for name, body in listing.members:
-        _check_deadline()
+        check_deadline()
         _scan_bytes(body, f"{rel}!/{name}", ctx, nesting + 1)
 
 

@@ -9,8 +9,27 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+
+class ScanTimeout(Exception):
+    """The scan's time budget ran out (hostile input built to be slow); the caller fails closed."""
+
+
+#: when the running scan's budget ends (`time.monotonic()`), per thread; set by `scan_path`
+_deadline = threading.local()
+
+
+def check_deadline() -> None:
+    """Raise ScanTimeout once the running scan's budget is spent. The readers call it every few
+    hundred nodes, so no file shaped to make one of them slow outlives the budget."""
+    d = getattr(_deadline, "at", None)
+    if d is not None and time.monotonic() > d:
+        raise ScanTimeout()
+
 
 #: Paths whose content is a credential. Matched against folded paths (`~` for the home directory).
 SECRET_PATH = re.compile(

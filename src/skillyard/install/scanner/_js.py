@@ -23,6 +23,7 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
+    check_deadline,
     cli_secret,
     cli_source,
     combine,
@@ -394,7 +395,11 @@ class _Reader:
 
     def _sources(self, n: Any) -> Any:
         stack = [n]
+        visited = 0
         while stack:
+            visited += 1
+            if not visited & 255:
+                check_deadline()
             x = stack.pop()
             if x.type in ("identifier", "shorthand_property_identifier") and self.text(x) in self.taint:
                 yield self.taint[self.text(x)]  # `body` in `{ method: "POST", body }` too
@@ -465,7 +470,11 @@ class _Reader:
 
     def walk(self, root: Any) -> None:
         stack = [root]
+        visited = 0
         while stack:
+            visited += 1
+            if not visited & 255:
+                check_deadline()
             n = stack.pop()
             if self.budget is not None:
                 # reading function bodies for their callers shares one budget per file

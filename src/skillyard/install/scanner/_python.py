@@ -25,6 +25,7 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
+    check_deadline,
     cli_secret,
     cli_source,
     combine,
@@ -160,6 +161,7 @@ class _Reader:
         self.taint: dict[str, Source] = {}  # name -> the secret it holds
         self.facts = CodeFacts()
         self.budget = MAX_NODES
+        self.visited = 0  #: nodes visited, for the scan's time budget (see `check_deadline`)
         self.project = project
         self.rel = rel
         #: callee (as `qual` spells it) -> (secret it returns, file it is defined in or None)
@@ -902,6 +904,9 @@ class _Reader:
             return
 
     def visit(self, node: ast.AST) -> None:
+        self.visited += 1
+        if not self.visited & 255:
+            check_deadline()
         if isinstance(node, ast.Import):
             for a in node.names:
                 self.env[a.asname or a.name.split(".")[0]] = (

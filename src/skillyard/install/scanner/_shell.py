@@ -23,6 +23,7 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
+    check_deadline,
     cli_secret,
     cli_source,
     destroys,
@@ -228,7 +229,11 @@ class _Reader:
     def taint_of(self, node: Any) -> Source | None:
         """Secret material that flows into this word: a tainted variable or a command substitution."""
         stack = [node]
+        visited = 0
         while stack:
+            visited += 1
+            if not visited & 255:
+                check_deadline()
             n = stack.pop()
             if n.type in ("simple_expansion", "expansion"):
                 name = next((c for c in n.named_children if c.type == "variable_name"), None)
@@ -317,7 +322,11 @@ class _Reader:
 
     def walk(self, node: Any) -> None:
         stack = [node]
+        visited = 0
         while stack:
+            visited += 1
+            if not visited & 255:
+                check_deadline()
             n = stack.pop()
             t = n.type
             if t == "variable_assignment":
