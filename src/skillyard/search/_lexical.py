@@ -218,8 +218,19 @@ class _Word:
         if self._order is None:
             best = self.best
             docs = sorted(best, key=best.__getitem__, reverse=True)
-            self._order = (docs, [best[d] for d in docs], max(self.explained.values(), default=0.0))
+            self._order = (docs, list(map(best.__getitem__, docs)), max(self.explained.values(), default=0.0))
         return self._order
+
+
+def _keep_max(into: dict[int, float], values: dict[int, float]) -> dict[int, float]:
+    """`into` with each document's larger value; `values` itself when `into` is empty (values are positive)."""
+    if not into:
+        return values
+    get = into.get
+    for doc, x in values.items():
+        if x > get(doc, 0.0):
+            into[doc] = x
+    return into
 
 
 def _rank_key(hit: tuple[str, float, float]) -> tuple[float, str]:
@@ -787,14 +798,11 @@ class LexicalIndex:
             if v in parts:
                 per_doc = {d: sc for d, sc in per_doc.items() if d in together}
             cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
-            get, eget = best.get, explained.get
-            for doc, sc in per_doc.items():
-                sc *= w * scale
-                if sc > get(doc, 0.0):
-                    best[doc] = sc
-                x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
-                if x > eget(doc, 0.0):
-                    explained[doc] = x
+            factor = w * scale
+            best = _keep_max(best, per_doc if factor == 1.0 else {d: sc * factor for d, sc in per_doc.items()})
+            covers = dict.fromkeys(per_doc, cov_w * BODY_ONLY_WEIGHT)
+            covers.update(dict.fromkeys(strong.intersection(per_doc), cov_w))
+            explained = _keep_max(explained, covers)
         result = _Word(best, explained, weight_t)
         if len(self._words) >= MAX_CACHED_TERMS:
             self._words = {}
