@@ -289,7 +289,7 @@ def _ranked(
     name); the checks below use theta - 2e-4, the extra 1e-4 dwarfing float error. A document whose
     every word scores at most x scores at most sum(min(U_i, x)) * (COVERAGE_BASE + E), so with x the
     largest level keeping that under the cut, every document that can make it scores above x in some
-    word: it sits in the prefix of that word's documents ordered by score. Those prefixes are summed,
+    word: it sits in that word's prefix of documents ordered by score. Each word's prefix is summed,
     deeper while theta is too low to rule the rest out, and a document is dropped as soon as its words
     can no longer lift S * (COVERAGE_BASE + E) to the cut. Without a limit every match is scored.
     """
@@ -298,15 +298,15 @@ def _ranked(
     orders = [w.by_score() for w in words]
     bounds = [scores[0] if scores else 0.0 for _d, scores, _e in orders]
     factor_bound = COVERAGE_BASE + inv_mass * sum(most for _d, _s, most in orders)
-    longest = max(len(docs) for docs, _s, _e in orders)
-    start, depth = 0, longest if limit is None else limit
+    ends = [len(docs) if limit is None else limit for docs, _s, _e in orders]
+    starts = [0] * len(orders)
     seen: set[int] = set()
-    names: list[str] = []
+    scored: list[int] = []
     finals: list[float] = []
     coverage: list[float] = []
     theta = 0.0
     while True:
-        new = set().union(*(order[start:depth] for order, _s, _e in orders))
+        new = set().union(*(order[a:b] for (order, _s, _e), a, b in zip(orders, starts, ends, strict=True)))
         new -= seen
         seen |= new
         docs = [d for d in new if skills[d] is not None]
@@ -314,23 +314,23 @@ def _ranked(
         cov = list(map(mul, _sum(docs, (w.explained for w in words)), repeat(inv_mass)))
         finals += map(mul, totals, map(add, repeat(COVERAGE_BASE), cov))
         coverage += cov
-        names += [skill.name for d in docs if (skill := skills[d]) is not None]
-        if limit is None or depth >= longest:
+        scored += docs
+        if limit is None:
             break
         if len(finals) >= limit:
             theta = heapq.nlargest(limit, finals)[-1]
         x = _level(bounds, max((theta - 2e-4) / factor_bound, 0.0))
-        need = max(bisect_left(scores, -x, key=neg) for _d, scores, _e in orders)  # scores above x
-        if need <= depth:
+        needs = [bisect_left(scores, -x, key=neg) for _d, scores, _e in orders]  # each word's scores above x
+        if all(need <= end for need, end in zip(needs, ends, strict=True)):
             break
-        start, depth = depth, min(need, 4 * depth)
+        starts, ends = ends, [max(end, min(need, 4 * end)) for need, end in zip(needs, ends, strict=True)]
     keep = [True] * len(finals)
     if limit is not None and limit < len(finals):
         keep = list(map(ge, finals, repeat(heapq.nlargest(limit, finals)[-1] - 1e-4)))
     out = [
-        (name, round(f, 4), c)
-        for name, f, c in compress(zip(names, finals, coverage, strict=True), keep)
-        if f > 0.0
+        (skill.name, round(f, 4), c)
+        for d, f, c in compress(zip(scored, finals, coverage, strict=True), keep)
+        if f > 0.0 and (skill := skills[d]) is not None
     ]
     if limit is not None and limit < len(out):
         return heapq.nsmallest(limit, out, key=_rank_key)
@@ -799,7 +799,9 @@ class LexicalIndex:
                 per_doc = {d: sc for d, sc in per_doc.items() if d in together}
             cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
             factor = w * scale
-            best = _keep_max(best, per_doc if factor == 1.0 else {d: sc * factor for d, sc in per_doc.items()})
+            best = _keep_max(
+                best, per_doc if factor == 1.0 else {d: sc * factor for d, sc in per_doc.items()}
+            )
             covers = dict.fromkeys(per_doc, cov_w * BODY_ONLY_WEIGHT)
             covers.update(dict.fromkeys(strong.intersection(per_doc), cov_w))
             explained = _keep_max(explained, covers)
