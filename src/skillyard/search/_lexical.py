@@ -35,9 +35,10 @@ import re
 import threading
 import time
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import add, ge, mul, neg
 from pathlib import Path
 from typing import Any
@@ -226,10 +227,7 @@ def _keep_max(into: dict[int, float], values: dict[int, float]) -> dict[int, flo
     """`into` with each document's larger value; `values` itself when `into` is empty (values are positive)."""
     if not into:
         return values
-    get = into.get
-    for doc, x in values.items():
-        if x > get(doc, 0.0):
-            into[doc] = x
+    into.update([(doc, x) for doc, x in values.items() if x > into.get(doc, 0.0)])
     return into
 
 
@@ -324,13 +322,11 @@ def _ranked(
         if all(need <= end for need, end in zip(needs, ends, strict=True)):
             break
         starts, ends = ends, [max(end, min(need, 4 * end)) for need, end in zip(needs, ends, strict=True)]
-    keep = [True] * len(finals)
-    if limit is not None and limit < len(finals):
-        keep = list(map(ge, finals, repeat(heapq.nlargest(limit, finals)[-1] - 1e-4)))
+    low = heapq.nlargest(limit, finals)[-1] - 1e-4 if limit is not None and limit < len(finals) else 0.0
     out = [
         (skill.name, round(f, 4), c)
-        for d, f, c in compress(zip(scored, finals, coverage, strict=True), keep)
-        if f > 0.0 and (skill := skills[d]) is not None
+        for d, f, c in zip(scored, finals, coverage, strict=True)
+        if f > 0.0 and f >= low and (skill := skills[d]) is not None
     ]
     if limit is not None and limit < len(out):
         return heapq.nsmallest(limit, out, key=_rank_key)
@@ -402,8 +398,7 @@ class LexicalIndex:
                 if isinstance(name, str):
                     self._remove(name)
             for s in added:
-                if isinstance(s, Skill):
-                    self._add(s)
+                self._add(s)  # which skips anything but a Skill
 
     def _terms_of_docs(self) -> list[dict[str, tuple[str, ...]] | None]:
         """Each document's terms per field; rebuilt from the postings after a snapshot was loaded."""
@@ -512,11 +507,10 @@ class LexicalIndex:
             if self._pending_body or self._free or (self._body_thread and self._body_thread.is_alive()):
                 return None
             meta_fields = [f for f in _FIELD_NAMES if f not in _BODY_FIELDS]
-            df_meta: dict[str, int] = {}
-            for doc_terms in self._terms_of_docs():
-                if doc_terms:
-                    for t in {t for f in meta_fields for t in doc_terms.get(f, ())}:
-                        df_meta[t] = df_meta.get(t, 0) + 1
+            per_doc = (
+                {t for f in meta_fields for t in terms.get(f, ())} for terms in self._terms_of_docs() if terms
+            )
+            df_meta = dict(Counter(chain.from_iterable(per_doc)))
             meta = (
                 SNAPSHOT_VERSION,
                 {f: self._postings[f] for f in meta_fields},
@@ -701,12 +695,11 @@ class LexicalIndex:
             return []
         edits = _edits(term)
         edits.discard(term)
+        df = self._df
         found = {c for c in edits if c in SYNONYMS or self._in_metadata(c)}
         if not found:
-            df = self._df
             found = {c for c in edits if df.get(c, 0) >= MIN_BODY_CORRECTION_DF}
         if len(found) > 1:
-            df = self._df
             top = max(df.get(c, 0) for c in found)
             found = {c for c in found if df.get(c, 0) == top}
             if len(found) > 1 and len(term) < LONG_CORRECTABLE:
@@ -775,25 +768,24 @@ class LexicalIndex:
         if cached is not None:
             return cached
         variants, parts = self._variants(term)
-        known = [(v, w) for v, w in variants if v in self._df]
+        known: dict[str, float] = {}  # each index term once, with the weight it first comes with
+        for v, w in variants:
+            if v in self._df:
+                known.setdefault(v, w)
         if term in self._df:
             weight_t = self._idf(term)
         elif known:  # a misspelt or paraphrased word weighs what its stand-ins weigh
-            weight_t = max(self._idf(v) for v, _w in known)
+            weight_t = max(map(self._idf, known))
         else:
             weight_t = self._idf(term) * UNKNOWN_WEIGHT
         scale = VAGUE_WEIGHT if is_vague(term) else 1.0
         weight_t *= scale
         best: dict[int, float] = {}
         explained: dict[int, float] = {}
-        seen: set[str] = set()
         together: set[int] = set()  # a run-together word matches only where both its parts are
         if parts:  # ("bookshelf" is not about every skill that says "book")
             together = set(self._term_scores(parts[0])[0]).intersection(self._term_scores(parts[1])[0])
-        for v, w in known:
-            if v in seen:
-                continue
-            seen.add(v)
+        for v, w in known.items():
             per_doc, strong = self._term_scores(v)
             if v in parts:
                 per_doc = {d: sc for d, sc in per_doc.items() if d in together}
