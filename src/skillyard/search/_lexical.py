@@ -224,11 +224,9 @@ class _Word:
 
 
 def _keep_max(into: dict[int, float], values: dict[int, float]) -> dict[int, float]:
-    """`into` with each document's larger value; `values` itself when `into` is empty (values are positive)."""
-    if not into:
-        return values
-    into.update([(doc, x) for doc, x in values.items() if x > into.get(doc, 0.0)])
-    return into
+    """Each document's larger value, in a new dict (neither is changed: both may be cached); `values`
+    itself when `into` is empty (values are positive)."""
+    return into | {doc: x for doc, x in values.items() if x > into.get(doc, 0.0)} if into else values
 
 
 def _rank_key(hit: tuple[str, float, float]) -> tuple[float, str]:
@@ -369,6 +367,7 @@ class LexicalIndex:
         self._body_thread: threading.Thread | None = None
         self._norms: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
+        self._scores: dict[str, tuple[dict[int, float], frozenset[int]]] = {}
         self._spelling_generation = _spelling.generation()
         for s in skills:
             self._add(s)
@@ -497,6 +496,7 @@ class LexicalIndex:
     def _invalidate(self) -> None:
         self._norms = {}
         self._words = {}
+        self._scores = {}
 
     # ------------------------------------------------------------ snapshots
 
@@ -664,7 +664,11 @@ class LexicalIndex:
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def _term_scores(self, term: str) -> tuple[dict[int, float], frozenset[int]]:
-        """Saturated BM25F score per document, and the documents matching outside the body."""
+        """Saturated BM25F score per document, and the documents matching outside the body; kept until the
+        index changes, as a word's root or synonym is often another query word, or a part of one."""
+        cached = self._scores.get(term)
+        if cached is not None:
+            return cached
         acc: dict[int, float] = {}
         strong: set[int] = set()
         for f in _FIELD_NAMES:
@@ -678,7 +682,10 @@ class LexicalIndex:
             if f not in _PROSE_FIELDS:
                 strong.update(p)
         scale = self._idf(term) * (K1 + 1.0)
-        return {d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong)
+        if len(self._scores) >= MAX_CACHED_TERMS:
+            self._scores = {}
+        found = self._scores[term] = ({d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong))
+        return found
 
     def _in_metadata(self, term: str) -> bool:
         return any(term in self._postings[f] for f in _META_FIELDS)
