@@ -169,12 +169,9 @@ class SearchIndex:
         """Remove skills by name, then add (or replace) skills; only the touched skills are re-indexed."""
         self._lexical.update(added, removed)
         with self._lock:
-            for name in removed:
+            for name in [*removed, *(s.name for s in added if isinstance(s, Skill))]:
                 if isinstance(name, str):
                     self._vectors.pop(name, None)
-            for s in added:
-                if isinstance(s, Skill):
-                    self._vectors.pop(s.name, None)
             self._matrix = None
 
     def index_bodies(self, *, wait: bool = True) -> None:

@@ -35,9 +35,10 @@ import re
 import threading
 import time
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import add, ge, mul, neg
 from pathlib import Path
 from typing import Any
@@ -218,8 +219,14 @@ class _Word:
         if self._order is None:
             best = self.best
             docs = sorted(best, key=best.__getitem__, reverse=True)
-            self._order = (docs, [best[d] for d in docs], max(self.explained.values(), default=0.0))
+            self._order = (docs, list(map(best.__getitem__, docs)), max(self.explained.values(), default=0.0))
         return self._order
+
+
+def _keep_max(into: dict[int, float], values: dict[int, float]) -> dict[int, float]:
+    """Each document's larger value, in a new dict (neither is changed: both may be cached); `values`
+    itself when `into` is empty (values are positive)."""
+    return into | {doc: x for doc, x in values.items() if x > into.get(doc, 0.0)} if into else values
 
 
 def _rank_key(hit: tuple[str, float, float]) -> tuple[float, str]:
@@ -278,7 +285,7 @@ def _ranked(
     name); the checks below use theta - 2e-4, the extra 1e-4 dwarfing float error. A document whose
     every word scores at most x scores at most sum(min(U_i, x)) * (COVERAGE_BASE + E), so with x the
     largest level keeping that under the cut, every document that can make it scores above x in some
-    word: it sits in the prefix of that word's documents ordered by score. Those prefixes are summed,
+    word: it sits in that word's prefix of documents ordered by score. Each word's prefix is summed,
     deeper while theta is too low to rule the rest out, and a document is dropped as soon as its words
     can no longer lift S * (COVERAGE_BASE + E) to the cut. Without a limit every match is scored.
     """
@@ -287,15 +294,15 @@ def _ranked(
     orders = [w.by_score() for w in words]
     bounds = [scores[0] if scores else 0.0 for _d, scores, _e in orders]
     factor_bound = COVERAGE_BASE + inv_mass * sum(most for _d, _s, most in orders)
-    longest = max(len(docs) for docs, _s, _e in orders)
-    start, depth = 0, longest if limit is None else limit
+    ends = [len(docs) if limit is None else limit for docs, _s, _e in orders]
+    starts = [0] * len(orders)
     seen: set[int] = set()
-    names: list[str] = []
+    scored: list[int] = []
     finals: list[float] = []
     coverage: list[float] = []
     theta = 0.0
     while True:
-        new = set().union(*(order[start:depth] for order, _s, _e in orders))
+        new = set().union(*(order[a:b] for (order, _s, _e), a, b in zip(orders, starts, ends, strict=True)))
         new -= seen
         seen |= new
         docs = [d for d in new if skills[d] is not None]
@@ -303,23 +310,21 @@ def _ranked(
         cov = list(map(mul, _sum(docs, (w.explained for w in words)), repeat(inv_mass)))
         finals += map(mul, totals, map(add, repeat(COVERAGE_BASE), cov))
         coverage += cov
-        names += [skill.name for d in docs if (skill := skills[d]) is not None]
-        if limit is None or depth >= longest:
+        scored += docs
+        if limit is None:
             break
         if len(finals) >= limit:
             theta = heapq.nlargest(limit, finals)[-1]
         x = _level(bounds, max((theta - 2e-4) / factor_bound, 0.0))
-        need = max(bisect_left(scores, -x, key=neg) for _d, scores, _e in orders)  # scores above x
-        if need <= depth:
+        needs = [bisect_left(scores, -x, key=neg) for _d, scores, _e in orders]  # each word's scores above x
+        if all(need <= end for need, end in zip(needs, ends, strict=True)):
             break
-        start, depth = depth, min(need, 4 * depth)
-    keep = [True] * len(finals)
-    if limit is not None and limit < len(finals):
-        keep = list(map(ge, finals, repeat(heapq.nlargest(limit, finals)[-1] - 1e-4)))
+        starts, ends = ends, [max(end, min(need, 4 * end)) for need, end in zip(needs, ends, strict=True)]
+    low = heapq.nlargest(limit, finals)[-1] - 1e-4 if limit is not None and limit < len(finals) else 0.0
     out = [
-        (name, round(f, 4), c)
-        for name, f, c in compress(zip(names, finals, coverage, strict=True), keep)
-        if f > 0.0
+        (skill.name, round(f, 4), c)
+        for d, f, c in zip(scored, finals, coverage, strict=True)
+        if f > 0.0 and f >= low and (skill := skills[d]) is not None
     ]
     if limit is not None and limit < len(out):
         return heapq.nsmallest(limit, out, key=_rank_key)
@@ -362,6 +367,7 @@ class LexicalIndex:
         self._body_thread: threading.Thread | None = None
         self._norms: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
+        self._scores: dict[str, tuple[dict[int, float], frozenset[int]]] = {}
         self._spelling_generation = _spelling.generation()
         for s in skills:
             self._add(s)
@@ -391,8 +397,7 @@ class LexicalIndex:
                 if isinstance(name, str):
                     self._remove(name)
             for s in added:
-                if isinstance(s, Skill):
-                    self._add(s)
+                self._add(s)  # which skips anything but a Skill
 
     def _terms_of_docs(self) -> list[dict[str, tuple[str, ...]] | None]:
         """Each document's terms per field; rebuilt from the postings after a snapshot was loaded."""
@@ -491,6 +496,7 @@ class LexicalIndex:
     def _invalidate(self) -> None:
         self._norms = {}
         self._words = {}
+        self._scores = {}
 
     # ------------------------------------------------------------ snapshots
 
@@ -501,11 +507,10 @@ class LexicalIndex:
             if self._pending_body or self._free or (self._body_thread and self._body_thread.is_alive()):
                 return None
             meta_fields = [f for f in _FIELD_NAMES if f not in _BODY_FIELDS]
-            df_meta: dict[str, int] = {}
-            for doc_terms in self._terms_of_docs():
-                if doc_terms:
-                    for t in {t for f in meta_fields for t in doc_terms.get(f, ())}:
-                        df_meta[t] = df_meta.get(t, 0) + 1
+            per_doc = (
+                {t for f in meta_fields for t in terms.get(f, ())} for terms in self._terms_of_docs() if terms
+            )
+            df_meta = dict(Counter(chain.from_iterable(per_doc)))
             meta = (
                 SNAPSHOT_VERSION,
                 {f: self._postings[f] for f in meta_fields},
@@ -659,7 +664,11 @@ class LexicalIndex:
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def _term_scores(self, term: str) -> tuple[dict[int, float], frozenset[int]]:
-        """Saturated BM25F score per document, and the documents matching outside the body."""
+        """Saturated BM25F score per document, and the documents matching outside the body; kept until the
+        index changes, as a word's root or synonym is often another query word, or a part of one."""
+        cached = self._scores.get(term)
+        if cached is not None:
+            return cached
         acc: dict[int, float] = {}
         strong: set[int] = set()
         for f in _FIELD_NAMES:
@@ -673,7 +682,10 @@ class LexicalIndex:
             if f not in _PROSE_FIELDS:
                 strong.update(p)
         scale = self._idf(term) * (K1 + 1.0)
-        return {d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong)
+        if len(self._scores) >= MAX_CACHED_TERMS:
+            self._scores = {}
+        found = self._scores[term] = ({d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong))
+        return found
 
     def _in_metadata(self, term: str) -> bool:
         return any(term in self._postings[f] for f in _META_FIELDS)
@@ -690,12 +702,11 @@ class LexicalIndex:
             return []
         edits = _edits(term)
         edits.discard(term)
+        df = self._df
         found = {c for c in edits if c in SYNONYMS or self._in_metadata(c)}
         if not found:
-            df = self._df
             found = {c for c in edits if df.get(c, 0) >= MIN_BODY_CORRECTION_DF}
         if len(found) > 1:
-            df = self._df
             top = max(df.get(c, 0) for c in found)
             found = {c for c in found if df.get(c, 0) == top}
             if len(found) > 1 and len(term) < LONG_CORRECTABLE:
@@ -764,37 +775,35 @@ class LexicalIndex:
         if cached is not None:
             return cached
         variants, parts = self._variants(term)
-        known = [(v, w) for v, w in variants if v in self._df]
+        known: dict[str, float] = {}  # each index term once, with the weight it first comes with
+        for v, w in variants:
+            if v in self._df:
+                known.setdefault(v, w)
         if term in self._df:
             weight_t = self._idf(term)
         elif known:  # a misspelt or paraphrased word weighs what its stand-ins weigh
-            weight_t = max(self._idf(v) for v, _w in known)
+            weight_t = max(map(self._idf, known))
         else:
             weight_t = self._idf(term) * UNKNOWN_WEIGHT
         scale = VAGUE_WEIGHT if is_vague(term) else 1.0
         weight_t *= scale
         best: dict[int, float] = {}
         explained: dict[int, float] = {}
-        seen: set[str] = set()
         together: set[int] = set()  # a run-together word matches only where both its parts are
         if parts:  # ("bookshelf" is not about every skill that says "book")
             together = set(self._term_scores(parts[0])[0]).intersection(self._term_scores(parts[1])[0])
-        for v, w in known:
-            if v in seen:
-                continue
-            seen.add(v)
+        for v, w in known.items():
             per_doc, strong = self._term_scores(v)
             if v in parts:
                 per_doc = {d: sc for d, sc in per_doc.items() if d in together}
             cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
-            get, eget = best.get, explained.get
-            for doc, sc in per_doc.items():
-                sc *= w * scale
-                if sc > get(doc, 0.0):
-                    best[doc] = sc
-                x = cov_w if doc in strong else cov_w * BODY_ONLY_WEIGHT
-                if x > eget(doc, 0.0):
-                    explained[doc] = x
+            factor = w * scale
+            best = _keep_max(
+                best, per_doc if factor == 1.0 else {d: sc * factor for d, sc in per_doc.items()}
+            )
+            covers = dict.fromkeys(per_doc, cov_w * BODY_ONLY_WEIGHT)
+            covers.update(dict.fromkeys(strong.intersection(per_doc), cov_w))
+            explained = _keep_max(explained, covers)
         result = _Word(best, explained, weight_t)
         if len(self._words) >= MAX_CACHED_TERMS:
             self._words = {}

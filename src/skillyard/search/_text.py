@@ -119,12 +119,7 @@ def stem(word: str) -> str:
         if w.endswith(suffix) and len(w) >= len(suffix) + 3:
             base = w[: -len(suffix)]
             if _VOWEL.search(base):
-                if (
-                    len(base) >= 4
-                    and base[-1] == base[-2]
-                    and base[-1] not in "lsz"
-                    and base[-1] not in "aeiou"
-                ):
+                if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeioulsz":
                     base = base[:-1]
                 w = base
             break
