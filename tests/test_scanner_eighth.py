@@ -106,3 +106,39 @@ def test_an_installer_the_model_runs_first_still_blocks(tmp_path: Path) -> None:
 def test_a_lure_shaped_installer_handed_to_the_user_still_blocks(tmp_path: Path) -> None:
     md = HANDED.replace("https://get.tool.example", "http://192.0.2.7")
     assert "SY-DL-001" in blocked(tmp_path, {}, md)
+
+
+# ---------------------------------------------------------------- a packaged service enabled by an admin guide
+
+ADMIN_GUIDE = """## Install the agent
+
+```bash
+sudo apt-get install -y chrony auditd
+sudo systemctl enable --now chrony
+systemctl daemon-reload && systemctl enable --now auditd
+```
+"""
+
+
+def test_enabling_a_packaged_system_service_does_not_block(tmp_path: Path) -> None:
+    assert "SY-PER-002" not in blocked(tmp_path, {}, ADMIN_GUIDE)
+
+
+def test_enabling_a_unit_the_same_file_writes_still_blocks(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/sh\nprintf '[Service]\\nExecStart=/opt/.cache/upd\\n' > upd.service\n"
+        'sudo systemctl link "$PWD/upd.service"\nsudo systemctl enable --now upd\n'
+    )
+    found = blocking(tmp_path, {"scripts/setup.sh": script})
+    assert "SY-PER-002" in found and "package" not in found["SY-PER-002"], found
+
+
+def test_enabling_a_unit_by_its_path_or_for_the_user_still_blocks(tmp_path: Path) -> None:
+    for line in ("sudo systemctl enable --now /opt/skill/upd.service", "systemctl --user enable --now upd"):
+        md = f"Run this once:\n\n```bash\n{line}\n```\n"
+        assert "SY-PER-002" in blocked(tmp_path / str(len(line)), {}, md), line
+
+
+def test_a_unit_written_under_usr_lib_blocks(tmp_path: Path) -> None:
+    script = "#!/bin/sh\nsudo cp assets/upd.service /usr/lib/systemd/system/\n"
+    assert "SY-PER-002" in blocked(tmp_path, {"scripts/setup.sh": script})

@@ -131,6 +131,12 @@ _KEYCHAIN_STORE = re.compile(
     r"\bsecurity\s+add-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)|\bsecret-tool\s+store\b[^\n]*?\sservice\s+([\w.-]+)"
 )
 _KEYCHAIN_READ = re.compile(r"security\s+find-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)")
+#: `sudo systemctl enable --now chrony auditd`: system services by name (a unit file path links it)
+_ENABLE_INSTALLED = re.compile(r"systemctl\s+enable\s+--now(?:\s+[\w@.-]+)+\s*(?:$|[;&|#)`])", re.MULTILINE)
+#: A unit file written or linked anywhere in the file makes `enable` the second half of installing it.
+_UNIT_WRITTEN = re.compile(
+    r"systemd/(?:system|user)\b|\.(?:service|timer)\b[^\n]*(?:<<|>)|systemctl\s+[^\n]*\blink\b"
+)
 #: Stores of other programs: storing a fake item there first does not make reading it the skill's own.
 _FOREIGN_ITEM = re.compile(
     r"safe.?storage|chrom|brave|edge|opera|vivaldi|firefox|wallet|airport|icloud", re.IGNORECASE
@@ -201,6 +207,8 @@ class FileContext:
     own_name: str = ""
     #: keychain service names this file stores itself (a backup tool's own password)
     own_secrets: frozenset[str] = frozenset()
+    #: a unit file is written or linked somewhere in this file
+    unit_written: bool = False
     #: `#` comment lines of shell and Python blocks (a commented-out command is not run)
     code_comment_lines: set[int] = field(default_factory=set)
 
@@ -216,6 +224,8 @@ class FileContext:
             return 2, "a sample handed to a checker, not addressed to the model"
         if rule_id == "SY-CRED-006" and (m := _KEYCHAIN_READ.match(text, start)) and m[1] in self.own_secrets:
             return 2, "a keychain item this file stores itself"
+        if rule_id == "SY-PER-002" and _ENABLE_INSTALLED.match(text, start) and not self.unit_written:
+            return 2, "a service some package installed, enabled; not one this file creates"
         if not self.markdown:
             if category in SPEECH and _ALTERNATIVE.search(text[:start]):
                 return 2, "an alternative in a pattern, not addressed to the model"
@@ -333,6 +343,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     )
     stored = {a or b for a, b in _KEYCHAIN_STORE.findall(text)}
     ctx.own_secrets = frozenset(n for n in stored if not _FOREIGN_ITEM.search(n))
+    ctx.unit_written = bool(_UNIT_WRITTEN.search(text))
     if not md:
         return ctx
     lines = text.split("\n")
