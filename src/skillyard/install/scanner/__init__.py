@@ -598,28 +598,15 @@ def _search(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tu
     """(start, end) of the first match not excused by one of `rule`'s `unless` patterns (checked
     per match; compiled only once a match needs them) and, for a rule with `also` patterns, in a
     text where one of those is found too."""
-    if rule.also_src and rule_pats is rule.match:
-        got = _search_one(rule_pats, rule, text)
-        if got is None or not any(a.search(text) for a in rule.also):
-            return None
-        return got
-    return _search_one(rule_pats, rule, text)
-
-
-def _search_one(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tuple[int, int] | None:
-    if len(text) <= WINDOW:
-        for pat in rule_pats:
-            for m in pat.finditer(text):
-                if rule.unless_src and any(u.search(m.group(0)) for u in rule.unless):
-                    continue
-                return m.start(), m.end()
-        return None
     for off, chunk in _windows(text):
-        check_deadline()
+        if len(text) > WINDOW:
+            check_deadline()
         for pat in rule_pats:
             for m in pat.finditer(chunk):
                 if rule.unless_src and any(u.search(m.group(0)) for u in rule.unless):
                     continue
+                if rule.also_src and rule_pats is rule.match and not any(a.search(text) for a in rule.also):
+                    return None
                 return off + m.start(), off + m.end()
     return None
 
