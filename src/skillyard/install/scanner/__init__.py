@@ -621,7 +621,8 @@ class _Ctx:
     rules: tuple[Rule, ...]
     policy: ScanPolicy
     findings: list[Finding]
-    seen: set[tuple[str, str, int | None]]
+    #: (rule, file, line) -> index of its finding
+    seen: dict[tuple[str, str, int | None], int]
     #: (file, line) -> (rule ids or {"*"}, reason) from `skillyard: ignore[...]` comments
     suppress: dict[tuple[str, int], tuple[frozenset[str], str]] = field(default_factory=dict)
     #: files SKILL.md names (they inherit its instructions: never weighed as reference material)
@@ -661,9 +662,6 @@ class _Ctx:
         if rule.id in self.policy.disabled_rules:
             return
         key = (rule.id, rel, line)
-        if key in self.seen:
-            return
-        self.seen.add(key)
         sev = self.policy.severity_for(rule.id, severity or rule.severity)
         title = title or rule.title
         steps, why = demote
@@ -675,9 +673,16 @@ class _Ctx:
             ids, reason = hit
             if rule.id in ids or "*" in ids:
                 suppressed = reason
-        self.findings.append(
-            Finding(rule.id, rule.category, sev, title, rel, line, snip, rule.remediation, flow, suppressed)
+        found = Finding(
+            rule.id, rule.category, sev, title, rel, line, snip, rule.remediation, flow, suppressed
         )
+        # one finding per rule and line: the heaviest (a token flow and a whole-environment flow
+        # on one `curl` line are both SY-FLOW-001)
+        if (i := self.seen.get(key)) is None:
+            self.seen[key] = len(self.findings)
+            self.findings.append(found)
+        elif SEVERITY_RANK[sev] > SEVERITY_RANK[self.findings[i].severity]:
+            self.findings[i] = found
 
 
 _B64_RE = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
@@ -736,7 +741,7 @@ def scan_text(
 ) -> list[Finding]:
     """Scan one text; returns its findings (also used by the rule-example tests)."""
     rules = rules if rules is not None else load_rules()
-    ctx = _ctx or _Ctx(rules, policy or ScanPolicy(), [], set())
+    ctx = _ctx or _Ctx(rules, policy or ScanPolicy(), [], {})
     lines, invisibles = normalise(text)
     fctx: _context.FileContext | None = None
     facts: CodeFacts | None = None
@@ -1124,7 +1129,7 @@ def _rescan(
 ) -> Finding | None:
     """The worst high or critical finding in `text` (decoded or assembled from the line `line`),
     scanned again as if it stood there; rules already reported at that line (`known`) are left out."""
-    inner = _Ctx(ctx.rules, ctx.policy, [], set())
+    inner = _Ctx(ctx.rules, ctx.policy, [], {})
     scan_text(text, rel, rules=ctx.rules, _ctx=inner, _depth=depth + 1, _line_base=line)
     high = SEVERITY_RANK["high"]
     bad = [f for f in inner.findings if SEVERITY_RANK[f.severity] >= high and f.rule_id not in known]
@@ -1427,7 +1432,7 @@ def _scan_path(
     root = Path(path)
     rules = rules if rules is not None else load_rules()
     policy = policy or ScanPolicy()
-    ctx = _Ctx(rules, policy, [], set())
+    ctx = _Ctx(rules, policy, [], {})
     report = ScanReport(str(root), name, ctx.findings, policy)
     if root.is_file() and not root.is_symlink():
         report.name = name or root.parent.name
