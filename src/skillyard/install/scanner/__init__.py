@@ -113,30 +113,11 @@ class Rule:
 
 
 BUILTINS = frozenset(
-    {
-        "unicode-tag",
-        "bidi-control",
-        "zero-width",
-        "variation-selector",
-        "invalid-utf8",
-        "binary-executable",
-        "nested-archive",
-        "unknown-binary",
-        "misleading-file-type",
-        "oversized-file",
-        "padding-blank-lines",
-        "padding-long-whitespace",
-        "encoded-payload",
-        "special-file",
-        "flow-secret-network",
-        "flow-download-exec",
-        "flow-persistence",
-        "flow-destruction",
-        "flow-kernel",
-        "flow-reverse-shell",
-        "assembled-command",
-        "encrypted-archive",
-    }
+    "unicode-tag bidi-control zero-width variation-selector invalid-utf8 binary-executable "
+    "nested-archive unknown-binary misleading-file-type oversized-file padding-blank-lines "
+    "padding-long-whitespace encoded-payload special-file flow-secret-network flow-download-exec "
+    "flow-persistence flow-destruction flow-kernel flow-reverse-shell assembled-command "
+    "encrypted-archive".split()
 )
 
 
@@ -1178,16 +1159,10 @@ _MEDIA_EXT = {
     "webm": "video/webm",
 }
 _TEXTISH_EXT = {"md", "txt", "json", "yaml", "yml", "toml", "csv", "svg", "html", "xml", "ini", "cfg"}
-_ARCHIVE_MIME = {
-    "application/zip",
-    "application/gzip",
-    "application/x-tar",
-    "application/x-7z-compressed",
-    "application/x-rar-compressed",
-    "application/x-bzip2",
-    "application/x-xz",
-    "application/zstd",
-}
+_ARCHIVE_MIME = set(
+    "application/zip application/gzip application/x-tar application/x-7z-compressed "
+    "application/x-rar-compressed application/x-bzip2 application/x-xz application/zstd".split()
+)
 _EXEC_MAGIC = (
     b"\x7fELF",
     b"\xfe\xed\xfa\xce",

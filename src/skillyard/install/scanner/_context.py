@@ -50,22 +50,9 @@ _COMMAND_START = re.compile(
     r"(?!\s+(?:\w+(?<!ss)s|is|are|can|will|would|should|must|may|lets?|and|or|to)\b))"
 )
 COMMANDISH = frozenset(
-    {
-        "download-and-execute",
-        "obfuscated-execution",
-        "reverse-shell",
-        "persistence",
-        "destructive",
-        "credential-exfiltration",
-        "privilege-escalation",
-        "cryptomining",
-        "exfiltration-endpoint",
-        "agent-config-tampering",
-        "misleading-file-type",
-        "insecure-transport",
-        "dynamic-execution",
-        "network",
-    }
+    "download-and-execute obfuscated-execution reverse-shell persistence destructive "
+    "credential-exfiltration privilege-escalation cryptomining exfiltration-endpoint "
+    "agent-config-tampering misleading-file-type insecure-transport dynamic-execution network".split()
 )
 SPEECH = frozenset({"prompt-injection", "fake-prerequisite"})
 #: A heading over a list of things to recognise ("What to flag", "Red flags", "Signs of an attack").
@@ -502,24 +489,7 @@ def referenced_paths(text: str) -> set[str]:
     return out
 
 
-DATA_LANGS = frozenset(
-    {
-        "yara",
-        "json",
-        "jsonc",
-        "yaml",
-        "yml",
-        "xml",
-        "csv",
-        "text",
-        "txt",
-        "log",
-        "output",
-        "diff",
-        "mermaid",
-        "sigma",
-    }
-)
+DATA_LANGS = frozenset("yara json jsonc yaml yml xml csv text txt log output diff mermaid sigma".split())
 #: Fence languages that show a document (not code): an attack shown in one as an example is text.
 DOC_LANGS = DATA_LANGS | {"markdown", "md", "html", "email", "eml"}
 SHELL_LANGS = frozenset(
