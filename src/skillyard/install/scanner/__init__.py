@@ -113,30 +113,11 @@ class Rule:
 
 
 BUILTINS = frozenset(
-    {
-        "unicode-tag",
-        "bidi-control",
-        "zero-width",
-        "variation-selector",
-        "invalid-utf8",
-        "binary-executable",
-        "nested-archive",
-        "unknown-binary",
-        "misleading-file-type",
-        "oversized-file",
-        "padding-blank-lines",
-        "padding-long-whitespace",
-        "encoded-payload",
-        "special-file",
-        "flow-secret-network",
-        "flow-download-exec",
-        "flow-persistence",
-        "flow-destruction",
-        "flow-kernel",
-        "flow-reverse-shell",
-        "assembled-command",
-        "encrypted-archive",
-    }
+    "unicode-tag bidi-control zero-width variation-selector invalid-utf8 binary-executable "
+    "nested-archive unknown-binary misleading-file-type oversized-file padding-blank-lines "
+    "padding-long-whitespace encoded-payload special-file flow-secret-network flow-download-exec "
+    "flow-persistence flow-destruction flow-kernel flow-reverse-shell assembled-command "
+    "encrypted-archive".split()
 )
 
 
@@ -598,28 +579,15 @@ def _search(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tu
     """(start, end) of the first match not excused by one of `rule`'s `unless` patterns (checked
     per match; compiled only once a match needs them) and, for a rule with `also` patterns, in a
     text where one of those is found too."""
-    if rule.also_src and rule_pats is rule.match:
-        got = _search_one(rule_pats, rule, text)
-        if got is None or not any(a.search(text) for a in rule.also):
-            return None
-        return got
-    return _search_one(rule_pats, rule, text)
-
-
-def _search_one(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tuple[int, int] | None:
-    if len(text) <= WINDOW:
-        for pat in rule_pats:
-            for m in pat.finditer(text):
-                if rule.unless_src and any(u.search(m.group(0)) for u in rule.unless):
-                    continue
-                return m.start(), m.end()
-        return None
     for off, chunk in _windows(text):
-        check_deadline()
+        if len(text) > WINDOW:
+            check_deadline()
         for pat in rule_pats:
             for m in pat.finditer(chunk):
                 if rule.unless_src and any(u.search(m.group(0)) for u in rule.unless):
                     continue
+                if rule.also_src and rule_pats is rule.match and not any(a.search(text) for a in rule.also):
+                    return None
                 return off + m.start(), off + m.end()
     return None
 
@@ -634,7 +602,8 @@ class _Ctx:
     rules: tuple[Rule, ...]
     policy: ScanPolicy
     findings: list[Finding]
-    seen: set[tuple[str, str, int | None]]
+    #: (rule, file, line) -> index of its finding
+    seen: dict[tuple[str, str, int | None], int]
     #: (file, line) -> (rule ids or {"*"}, reason) from `skillyard: ignore[...]` comments
     suppress: dict[tuple[str, int], tuple[frozenset[str], str]] = field(default_factory=dict)
     #: files SKILL.md names (they inherit its instructions: never weighed as reference material)
@@ -674,9 +643,6 @@ class _Ctx:
         if rule.id in self.policy.disabled_rules:
             return
         key = (rule.id, rel, line)
-        if key in self.seen:
-            return
-        self.seen.add(key)
         sev = self.policy.severity_for(rule.id, severity or rule.severity)
         title = title or rule.title
         steps, why = demote
@@ -688,9 +654,16 @@ class _Ctx:
             ids, reason = hit
             if rule.id in ids or "*" in ids:
                 suppressed = reason
-        self.findings.append(
-            Finding(rule.id, rule.category, sev, title, rel, line, snip, rule.remediation, flow, suppressed)
+        found = Finding(
+            rule.id, rule.category, sev, title, rel, line, snip, rule.remediation, flow, suppressed
         )
+        # one finding per rule and line: the heaviest (a token flow and a whole-environment flow
+        # on one `curl` line are both SY-FLOW-001)
+        if (i := self.seen.get(key)) is None:
+            self.seen[key] = len(self.findings)
+            self.findings.append(found)
+        elif SEVERITY_RANK[sev] > SEVERITY_RANK[self.findings[i].severity]:
+            self.findings[i] = found
 
 
 _B64_RE = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
@@ -749,7 +722,7 @@ def scan_text(
 ) -> list[Finding]:
     """Scan one text; returns its findings (also used by the rule-example tests)."""
     rules = rules if rules is not None else load_rules()
-    ctx = _ctx or _Ctx(rules, policy or ScanPolicy(), [], set())
+    ctx = _ctx or _Ctx(rules, policy or ScanPolicy(), [], {})
     lines, invisibles = normalise(text)
     fctx: _context.FileContext | None = None
     facts: CodeFacts | None = None
@@ -1137,7 +1110,7 @@ def _rescan(
 ) -> Finding | None:
     """The worst high or critical finding in `text` (decoded or assembled from the line `line`),
     scanned again as if it stood there; rules already reported at that line (`known`) are left out."""
-    inner = _Ctx(ctx.rules, ctx.policy, [], set())
+    inner = _Ctx(ctx.rules, ctx.policy, [], {})
     scan_text(text, rel, rules=ctx.rules, _ctx=inner, _depth=depth + 1, _line_base=line)
     high = SEVERITY_RANK["high"]
     bad = [f for f in inner.findings if SEVERITY_RANK[f.severity] >= high and f.rule_id not in known]
@@ -1186,16 +1159,10 @@ _MEDIA_EXT = {
     "webm": "video/webm",
 }
 _TEXTISH_EXT = {"md", "txt", "json", "yaml", "yml", "toml", "csv", "svg", "html", "xml", "ini", "cfg"}
-_ARCHIVE_MIME = {
-    "application/zip",
-    "application/gzip",
-    "application/x-tar",
-    "application/x-7z-compressed",
-    "application/x-rar-compressed",
-    "application/x-bzip2",
-    "application/x-xz",
-    "application/zstd",
-}
+_ARCHIVE_MIME = set(
+    "application/zip application/gzip application/x-tar application/x-7z-compressed "
+    "application/x-rar-compressed application/x-bzip2 application/x-xz application/zstd".split()
+)
 _EXEC_MAGIC = (
     b"\x7fELF",
     b"\xfe\xed\xfa\xce",
@@ -1440,7 +1407,7 @@ def _scan_path(
     root = Path(path)
     rules = rules if rules is not None else load_rules()
     policy = policy or ScanPolicy()
-    ctx = _Ctx(rules, policy, [], set())
+    ctx = _Ctx(rules, policy, [], {})
     report = ScanReport(str(root), name, ctx.findings, policy)
     if root.is_file() and not root.is_symlink():
         report.name = name or root.parent.name

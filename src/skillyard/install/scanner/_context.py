@@ -50,22 +50,9 @@ _COMMAND_START = re.compile(
     r"(?!\s+(?:\w+(?<!ss)s|is|are|can|will|would|should|must|may|lets?|and|or|to)\b))"
 )
 COMMANDISH = frozenset(
-    {
-        "download-and-execute",
-        "obfuscated-execution",
-        "reverse-shell",
-        "persistence",
-        "destructive",
-        "credential-exfiltration",
-        "privilege-escalation",
-        "cryptomining",
-        "exfiltration-endpoint",
-        "agent-config-tampering",
-        "misleading-file-type",
-        "insecure-transport",
-        "dynamic-execution",
-        "network",
-    }
+    "download-and-execute obfuscated-execution reverse-shell persistence destructive "
+    "credential-exfiltration privilege-escalation cryptomining exfiltration-endpoint "
+    "agent-config-tampering misleading-file-type insecure-transport dynamic-execution network".split()
 )
 SPEECH = frozenset({"prompt-injection", "fake-prerequisite"})
 #: A heading over a list of things to recognise ("What to flag", "Red flags", "Signs of an attack").
@@ -123,6 +110,36 @@ _TEST_FILE = re.compile(
 )
 _CODE_COMMENT = re.compile(r"^\s*#(?!!)")
 _COMMENTED_EXT = (".sh", ".bash", ".zsh", ".py", ".rb", ".pl", ".ps1", ".yaml", ".yml", ".toml", ".conf")
+#: `r"ignore previous instructions|do not tell the user|"`: a phrase a pattern looks for.
+_ALTERNATIVE = re.compile(r"\|\s*$")
+#: Keychain items by service name: stored (`security add-generic-password -s NAME`, `secret-tool
+#: store ... service NAME`) and read back (`security find-generic-password -s NAME`).
+_KEYCHAIN_STORE = re.compile(
+    r"\bsecurity\s+add-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)|\bsecret-tool\s+store\b[^\n]*?\sservice\s+([\w.-]+)"
+)
+_KEYCHAIN_READ = re.compile(r"security\s+find-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)")
+#: A message in code: `echo "Install it: ..."`, `{"error": "grype not found. Install: ..."}`.
+_MESSAGE = re.compile(
+    r"""(?:\b(?:echo|printf)\s+(?:-\w+\s+)*|["'](?:error|message|hint|help)["']\s*:\s*)["'][^"'\n]*$"""
+)
+
+
+def _shown(text: str, start: int) -> bool:
+    """The match sits in a message string, and nothing after the string pipes, writes or runs it."""
+    tail = text[max(text.rfind('"'), text.rfind("'")) + 1 :]
+    return bool(_MESSAGE.search(text[:start])) and not re.search(r"[|>`]|\$\(", tail)
+
+
+#: `sudo systemctl enable --now chrony auditd`: system services by name (a unit file path links it)
+_ENABLE_INSTALLED = re.compile(r"systemctl\s+enable\s+--now(?:\s+[\w@.-]+)+\s*(?:$|[;&|#)`])", re.MULTILINE)
+#: A unit file written or linked anywhere in the file makes `enable` the second half of installing it.
+_UNIT_WRITTEN = re.compile(
+    r"systemd/(?:system|user)\b|\.(?:service|timer)\b[^\n]*(?:<<|>)|systemctl\s+[^\n]*\blink\b"
+)
+#: Stores of other programs: storing a fake item there first does not make reading it the skill's own.
+_FOREIGN_ITEM = re.compile(
+    r"safe.?storage|chrom|brave|edge|opera|vivaldi|firefox|wallet|airport|icloud", re.IGNORECASE
+)
 _TOKENS_SENT = re.compile(r"\w+\s+(?:\S+\s+){0,3}?tokens\b", re.IGNORECASE)
 
 
@@ -187,6 +204,10 @@ class FileContext:
     instructs: bool = True
     #: the skill's name (front matter), lower-case
     own_name: str = ""
+    #: keychain service names this file stores itself (a backup tool's own password)
+    own_secrets: frozenset[str] = frozenset()
+    #: a unit file is written or linked somewhere in this file
+    unit_written: bool = False
     #: `#` comment lines of shell and Python blocks (a commented-out command is not run)
     code_comment_lines: set[int] = field(default_factory=set)
 
@@ -200,7 +221,19 @@ class FileContext:
             return 2, "tokens as a currency, not credentials"
         if category in SPEECH and _CHECKED_SAMPLE.search(text[:start]):
             return 2, "a sample handed to a checker, not addressed to the model"
+        if rule_id == "SY-CRED-006" and (m := _KEYCHAIN_READ.match(text, start)) and m[1] in self.own_secrets:
+            return 2, "a keychain item this file stores itself"
+        if rule_id == "SY-PER-002" and _ENABLE_INSTALLED.match(text, start) and not self.unit_written:
+            return 2, "a service some package installed, enabled; not one this file creates"
         if not self.markdown:
+            if (
+                category == "download-and-execute"
+                and _shown(text, start)
+                and web_installer(text[start:]) is not None
+            ):
+                return 2, "an installer over https from a named host, in a message shown, not run"
+            if category in SPEECH and _ALTERNATIVE.search(text[:start]):
+                return 2, "an alternative in a pattern, not addressed to the model"
             if category in SPEECH and _TEST_FILE.search(self.rel):
                 return 1, "test input in a test file"
             if line in self.data_lines and category in COMMANDISH:
@@ -213,7 +246,7 @@ class FileContext:
         kind = self.kinds.get(line, "prose")
         if category == "download-and-execute" and kind != "comment":
             names = web_installer(text[start:])
-            if names is not None and not self.instructs:
+            if names is not None and (not self.instructs or line in self.for_user_lines):
                 return 2, "an installer over https from a named host, documented for the person installing"
             if names and self.own_name and any(len(n) >= 4 and n in self.own_name for n in names):
                 return 2, "the installer of the skill's own product, over https from its own host"
@@ -313,6 +346,9 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     ctx = FileContext(
         rel, md, reference, instructs=skill_md or (rel in referenced and not reference), own_name=own
     )
+    stored = {a or b for a, b in _KEYCHAIN_STORE.findall(text)}
+    ctx.own_secrets = frozenset(n for n in stored if not _FOREIGN_ITEM.search(n))
+    ctx.unit_written = bool(_UNIT_WRITTEN.search(text))
     if not md:
         return ctx
     lines = text.split("\n")
@@ -453,24 +489,7 @@ def referenced_paths(text: str) -> set[str]:
     return out
 
 
-DATA_LANGS = frozenset(
-    {
-        "yara",
-        "json",
-        "jsonc",
-        "yaml",
-        "yml",
-        "xml",
-        "csv",
-        "text",
-        "txt",
-        "log",
-        "output",
-        "diff",
-        "mermaid",
-        "sigma",
-    }
-)
+DATA_LANGS = frozenset("yara json jsonc yaml yml xml csv text txt log output diff mermaid sigma".split())
 #: Fence languages that show a document (not code): an attack shown in one as an example is text.
 DOC_LANGS = DATA_LANGS | {"markdown", "md", "html", "email", "eml"}
 SHELL_LANGS = frozenset(

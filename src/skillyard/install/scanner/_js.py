@@ -42,54 +42,24 @@ MAX_BYTES = 512 * 1024
 MAX_FOLD = 64 * 1024
 _parsers: dict[str, Any] = {}
 _EXEC = {"exec", "execSync", "spawn", "spawnSync", "execFile", "execFileSync"}
-_NET = {
-    "fetch",
-    "axios.post",
-    "axios.put",
-    "axios",
-    "http.request",
-    "https.request",
-    "got.post",
-    "needle.post",
-}
+_NET = set("fetch axios.post axios.put axios http.request https.request got.post needle.post".split())
 _DNS = {"dns.lookup", "dns.resolve", "dns.resolve4", "dns.promises.lookup", "dns.promises.resolve"}
 #: File calls, as `_fs` spells them (without `fs.`, `fs.promises.`, `fs-extra.` or `fse.`).
 _READ = {"readFileSync", "readFile"}
 #: Calls that fetch something from the network (their result may be code).
-_GET = {
-    "http.get",
-    "https.get",
-    "http.request",
-    "https.request",
-    "fetch",
-    "axios.get",
-    "axios",
-    "got",
-    "got.get",
-    "needle.get",
-    "request",
-}
+_GET = set(
+    "http.get https.get http.request https.request fetch axios.get axios got got.get needle.get "
+    "request".split()
+)
 #: Calls that open a connection whose `.write`/`.end`/`.send` then sends data.
-_CONNECT = {
-    "http.request",
-    "https.request",
-    "net.connect",
-    "net.createConnection",
-    "tls.connect",
-    "net.Socket",
-    "WebSocket",
-    "ws",
-}
+_CONNECT = set(
+    "http.request https.request net.connect net.createConnection tls.connect net.Socket WebSocket ws".split()
+)
 #: Evaluate a string as JavaScript.
-_EVAL = {
-    "eval",
-    "Function",
-    "vm.runInThisContext",
-    "vm.runInNewContext",
-    "vm.runInContext",
-    "vm.Script",
-    "vm.compileFunction",
-}
+_EVAL = set(
+    "eval Function vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script "
+    "vm.compileFunction".split()
+)
 _AS_JS = "evaluates it as JavaScript"
 _WRITE = {"writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream"}
 _REMOVE = {"rmSync", "rm", "rmdirSync", "rmdir", "removeSync", "remove", "rimraf", "rimraf.sync"}

@@ -44,81 +44,32 @@ from skillyard.install.scanner._flows import (
 MAX_FOLD = 64 * 1024
 MAX_NODES = 200_000
 
-_EXEC = {
-    "subprocess.run",
-    "subprocess.call",
-    "subprocess.check_call",
-    "subprocess.check_output",
-    "subprocess.Popen",
-    "subprocess.getoutput",
-    "subprocess.getstatusoutput",
-    "os.system",
-    "os.popen",
-    "pty.spawn",
-    "asyncio.create_subprocess_shell",
-    "asyncio.create_subprocess_exec",
-}
+_EXEC = set(
+    "subprocess.run subprocess.call subprocess.check_call subprocess.check_output subprocess.Popen "
+    "subprocess.getoutput subprocess.getstatusoutput os.system os.popen pty.spawn "
+    "asyncio.create_subprocess_shell asyncio.create_subprocess_exec".split()
+)
 _EXEC_PREFIX = ("os.exec", "os.spawn", "os.posix_spawn")
 #: The last part of those names, to tell cheaply whether a function may run a program.
 _EXEC_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in _EXEC) | {"posix_spawn"}
 _CODE = {"eval", "exec", "builtins.eval", "builtins.exec", "compile"}
 #: Loading these runs code the data carries (a pickle's `__reduce__`): a download loaded so is run.
-_UNPICKLE = {
-    "pickle.loads",
-    "pickle.load",
-    "marshal.loads",
-    "dill.loads",
-    "cloudpickle.loads",
-    "_pickle.loads",
-}
-_NET = {
-    "urllib.request.urlopen",
-    "urllib.request.Request",
-    "urllib.request.urlretrieve",
-    "urlopen",
-    "Request",
-    "socket.create_connection",
-    "smtplib.SMTP",
-    "smtplib.SMTP_SSL",
-    "http.client.HTTPConnection",
-    "http.client.HTTPSConnection",
-    "ftplib.FTP",
-}
+_UNPICKLE = set("pickle.loads pickle.load marshal.loads dill.loads cloudpickle.loads _pickle.loads".split())
+_NET = set(
+    "urllib.request.urlopen urllib.request.Request urllib.request.urlretrieve urlopen Request "
+    "socket.create_connection smtplib.SMTP smtplib.SMTP_SSL http.client.HTTPConnection "
+    "http.client.HTTPSConnection ftplib.FTP".split()
+)
 _NET_MODULES = ("requests.", "httpx.", "aiohttp.", "urllib3.")
-_NET_METHODS = {
-    "send",
-    "sendall",
-    "sendto",
-    "post",
-    "put",
-    "patch",
-    "request",
-    "connect",
-    "urlopen",
-    "send_message",
-    "sendmail",
-    "storbinary",
-}
+_NET_METHODS = set(
+    "send sendall sendto post put patch request connect urlopen send_message sendmail storbinary".split()
+)
 #: Methods that put a value into a container (a mail, a list, a dict): the container then holds it.
-_FILL_METHODS = {
-    "add_attachment",
-    "attach",
-    "set_content",
-    "set_payload",
-    "append",
-    "extend",
-    "update",
-    "add",
-}
-_DNS = {
-    "socket.gethostbyname",
-    "socket.gethostbyname_ex",
-    "socket.getaddrinfo",
-    "dns.resolver.resolve",
-    "dns.resolver.query",
-    "gethostbyname",
-    "getaddrinfo",
-}
+_FILL_METHODS = set("add_attachment attach set_content set_payload append extend update add".split())
+_DNS = set(
+    "socket.gethostbyname socket.gethostbyname_ex socket.getaddrinfo dns.resolver.resolve "
+    "dns.resolver.query gethostbyname getaddrinfo".split()
+)
 #: Names of calls that run commands or code, when a `getattr` spells them from pieces on an object
 #: the reader cannot name (`getattr(o, "sys" + "tem")`): building the name hides the call it is.
 _BUILT_EXEC = {

@@ -227,28 +227,32 @@ class _Reader:
 
     @_once_per_node
     def taint_of(self, node: Any) -> Source | None:
-        """Secret material that flows into this word: a tainted variable or a command substitution."""
+        """Secret material that flows into this word: a tainted variable or a command substitution
+        (a credential store or the whole environment before a token variable in the same word)."""
         stack = [node]
         visited = 0
+        weak: Source | None = None
         while stack:
             visited += 1
             if not visited & 255:
                 check_deadline()
             n = stack.pop()
+            src = None
             if n.type in ("simple_expansion", "expansion"):
                 name = next((c for c in n.named_children if c.type == "variable_name"), None)
                 if name is not None:
                     v = self.text(name)
                     if v in self.taint:
-                        return self.taint[v]
-                    if SECRET_ENV.match(v):
-                        return Source(f"${v}", n.start_point[0] + 1, False)
+                        src = self.taint[v]
+                    elif SECRET_ENV.match(v):
+                        src = Source(f"${v}", n.start_point[0] + 1, False)
             if n.type == "command_substitution":
                 src = self.pipeline_source(n)
-                if src:
-                    return src
+            if src and src.strong:
+                return src
+            weak = weak or src
             stack.extend(n.children)
-        return None
+        return weak
 
     # ------------------------------------------------------------ commands
 
@@ -626,7 +630,8 @@ class _Reader:
                 mounted = Source(path, line, True) if _MOUNTED_SECRET.match(path) else None
                 src = src or self.secret(path, line) or mounted
             for n in nodes[1:]:
-                src = src or self.taint_of(n)
+                if (t := self.taint_of(n)) and (src is None or t.strong and not src.strong):
+                    src = t
             if src:
                 sev, text = sent(src, _dest(words))
                 self.flow("secret-network", sev, line, text, src)
