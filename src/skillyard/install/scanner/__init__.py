@@ -1415,6 +1415,8 @@ def _scan_path(
             _scan_file(root, root.name, ctx)
         except ScanTimeout:
             _timed_out(ctx, root.name)
+        except Exception as e:
+            _failed(ctx, root.name, e)
         report.files_scanned = 1
         return _finish(report)
     if not root.is_dir():
@@ -1437,6 +1439,9 @@ def _scan_path(
             break
         except OSError as e:
             ctx.flag("unknown-binary", rel, None, snippet(f"unreadable: {e.strerror}"))
+            continue
+        except Exception as e:
+            _failed(ctx, rel, e)
             continue
         report.files_scanned += 1
     _sent_stashes(ctx)
@@ -1646,6 +1651,13 @@ def _sent_stashes(ctx: _Ctx) -> None:
 
 def _timed_out(ctx: _Ctx, rel: str) -> None:
     text = "scan time limit reached here; this and later files were not fully scanned"
+    ctx.flag("oversized-file", rel, None, snippet(text))
+
+
+def _failed(ctx: _Ctx, rel: str, error: Exception) -> None:
+    """A fault in the scanner's own reading of a file: the install is refused (what was not read
+    may be what an attack hides), and the rest of the skill is still scanned."""
+    text = f"not fully scanned: the scanner failed on this file ({type(error).__name__}: {error})"
     ctx.flag("oversized-file", rel, None, snippet(text))
 
 

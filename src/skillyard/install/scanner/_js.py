@@ -969,7 +969,7 @@ class _Reader:
                 sev, text = sent(src, self.fold(a[0]), dns)
                 self.flow("secret-network", sev, line, text, src)
                 return
-            if not dns:
+            if not dns and a:  # `fetch()` with no arguments: a local function of that name, nothing sent
                 self.sends_files(a, line, self.fold(a[0]) or "the network")
 
 
