@@ -738,6 +738,8 @@ class LexicalIndex:
         the two words it runs together when it is read as such (both must be in a skill for either to count)."""
         if " " in term:  # a phrase of the synonym table ("get rid of"): the words of its groups
             return [(v, SYNONYM_WEIGHT) for v in sorted(PHRASES.get(tuple(term.split()), ()))], []
+        if "+" in term:  # two query words the skills write as one ("screen+shot"): that word
+            return [(stem(term.replace("+", "")), 1.0)], []
         variants: list[tuple[str, float]] = [(term, 1.0)]
         variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
         variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
@@ -779,8 +781,12 @@ class LexicalIndex:
         for v, w in variants:
             if v in self._df:
                 known.setdefault(v, w)
-        if term in self._df:
-            weight_t = self._idf(term)
+        if "+" in term:  # two query words run together weigh what the two words weigh
+            own: float | None = sum(map(self._idf, term.split("+")))
+        else:
+            own = self._idf(term) if term in self._df else None
+        if own is not None:
+            weight_t = own
         elif known:  # a misspelt or paraphrased word weighs what its stand-ins weigh
             weight_t = max(map(self._idf, known))
         else:
@@ -798,6 +804,10 @@ class LexicalIndex:
                 per_doc = {d: sc for d, sc in per_doc.items() if d in together}
             cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
             factor = w * scale
+            if own is not None and (w == SYNONYM_WEIGHT or "+" in term):
+                # another word never counts for more than the one asked for: a rare synonym used
+                # often ("router advertisement" for "marketing") is not stronger evidence than the word
+                factor *= min(1.0, own / self._idf(v))
             best = _keep_max(
                 best, per_doc if factor == 1.0 else {d: sc * factor for d, sc in per_doc.items()}
             )
@@ -824,10 +834,10 @@ class LexicalIndex:
         phrases = [
             tuple(tokens[i : i + n]) for n in range(2, MAX_PHRASE + 1) for i in range(len(tokens) - n + 1)
         ]
-        joined = [stem(a + b) for a, b in zip(words, words[1:], strict=False)]
-        for term in [" ".join(p) for p in phrases if p in PHRASES] + [
-            j for j in joined if self._in_metadata(j)
-        ]:
+        joined = [
+            f"{a}+{b}" for a, b in zip(words, words[1:], strict=False) if self._in_metadata(stem(a + b))
+        ]
+        for term in [" ".join(p) for p in phrases if p in PHRASES] + joined:
             if len(terms) < MAX_QUERY_TERMS and term not in terms:
                 terms.append(term)
         return terms
