@@ -663,6 +663,10 @@ class LexicalIndex:
         df = self._df.get(term, 0)
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
+    def _query_idf(self, term: str) -> float:
+        """The IDF of a query term; two query words run together weigh what the two words weigh."""
+        return sum(map(self._idf, term.split("+"))) if "+" in term else self._idf(term)
+
     def _term_scores(self, term: str) -> tuple[dict[int, float], frozenset[int]]:
         """Saturated BM25F score per document, and the documents matching outside the body; kept until the
         index changes, as a word's root or synonym is often another query word, or a part of one."""
@@ -781,10 +785,7 @@ class LexicalIndex:
         for v, w in variants:
             if v in self._df:
                 known.setdefault(v, w)
-        if "+" in term:  # two query words run together weigh what the two words weigh
-            own: float | None = sum(map(self._idf, term.split("+")))
-        else:
-            own = self._idf(term) if term in self._df else None
+        own = self._query_idf(term) if term in self._df or "+" in term else None
         if own is not None:
             weight_t = own
         elif known:  # a misspelt or paraphrased word weighs what its stand-ins weigh
@@ -875,8 +876,8 @@ class LexicalIndex:
                 "synonyms": {
                     t: sorted(v for v, w in self._variants(t)[0] if w == SYNONYM_WEIGHT) for t in terms
                 },
-                "corrections": {t: self.spelling(t) for t in terms if t not in self._df},
-                "idf": {t: round(self._idf(t), 4) for t in terms},
+                "corrections": {t: self.spelling(t) for t in terms if t not in self._df and "+" not in t},
+                "idf": {t: round(self._query_idf(t), 4) for t in terms},
                 "strong_coverage": STRONG_COVERAGE,
             }
         n = max(min(limit, MAX_LIMIT), 0) if isinstance(limit, int) and not isinstance(limit, bool) else 10
