@@ -79,8 +79,10 @@ def names(hits: list[SearchHit]) -> list[str]:
 
 
 def test_tokenize_splits_case_kebab_and_drops_stop_words() -> None:
-    assert tokenize("parseSkillFile") == ["pars", "fil"]  # "skill" is a stop word
-    assert tokenize("HTMLParser for PDFs") == ["html", "parser", "pdf"]
+    # the parts of a camelCase word, then the word itself ("skill" is a stop word)
+    assert tokenize("parseSkillFile") == ["pars", "fil", "parseskillfil"]
+    assert tokenize("HTMLParser for PDFs") == ["html", "parser", "pdf", "htmlparser"]
+    assert tokenize("YouTube and iOS") == ["tub", "os", "youtub", "ios"]
     assert tokenize("image-resizer_tool") == ["imag", "resizer", "tool"]
     assert tokenize("the and of to") == []
     assert tokenize("") == [] and tokenize(None) == []  # type: ignore[arg-type]

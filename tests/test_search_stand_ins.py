@@ -70,3 +70,18 @@ def test_two_request_words_run_together_weigh_what_the_two_words_weigh(tmp_path:
     # the run-together reading is still made: "apiserver" is what the second skill says
     assert "api+server" in index.explain("api server")["terms"]  # type: ignore[operator]
     assert top(index, "configure the api server flags") == ["k8s-admission"]
+
+
+def test_a_brand_written_in_camel_case_is_also_the_word_itself(tmp_path: Path) -> None:
+    skills = [
+        skill(tmp_path, "clip-keeper", "Save videos from YouTube to disk."),
+        skill(tmp_path, "a-saver", "Save videos from Vimeo to disk."),
+        skill(tmp_path, "ship-beta", "Ship an iOS app to the store."),
+        skill(tmp_path, "ship-alpha", "Ship a Tizen app to the store."),
+        *filler(tmp_path, 20, "videos and apps"),
+    ]
+    index = SearchIndex(skills)
+    # typed in lower case, as requests are: the split parts alone ("tube", "os") never meet them
+    assert top(index, "youtube", 5) == ["clip-keeper"]
+    assert top(index, "save youtube videos") == ["clip-keeper"]
+    assert top(index, "ship my ios app") == ["ship-beta"]

@@ -88,7 +88,7 @@ SYNC_BODIES = 1500
 BODY_BATCH = 256
 MAX_QUERY_CHARS = 1000
 #: Bumped whenever tokenisation or the snapshot layout changes, so old snapshots are ignored.
-SNAPSHOT_VERSION = 5
+SNAPSHOT_VERSION = 6
 MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.

@@ -136,12 +136,19 @@ def _raw_words(text: str, camel: bool = True) -> list[str]:
     """
     if not text.isascii():
         text = fold_accents(text)
-    if camel:
-        text = _CAMEL.sub(r"\g<0> ", text)
+    split = _CAMEL.sub(r"\g<0> ", text) if camel else text
+    words = _WORD.findall(_folded(split))
+    if len(split) != len(text):
+        # the unsplit forms too: "YouTube", "iOS" and "LaTeX" are words themselves, and their
+        # parts alone ("tube", "os", "te") are not what a request typed in lower case says
+        seen = set(words)
+        words += [w for w in _WORD.findall(_folded(text)) if w not in seen]
+    return words
+
+
+def _folded(text: str) -> str:
     text = text.casefold()
-    if not text.isascii():  # casefolding can add accents ("İ" -> "i̇")
-        text = fold_accents(text)
-    return _WORD.findall(text)
+    return fold_accents(text) if not text.isascii() else text  # casefolding can add accents ("İ")
 
 
 def fold_accents(text: str) -> str:
