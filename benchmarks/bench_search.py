@@ -400,16 +400,19 @@ def load_collections(root: Path) -> list[Skill]:
     return skills
 
 
-def real_collections(root: Path) -> dict[str, object] | None:
-    """Requests over public collections fetched under `root`: direct wording (real_requests.json) and
-    paraphrases, typos and terse asks (real_paraphrases.json, a tuning set)."""
+def real_collections(root: Path, direct: str = "real_requests.json") -> dict[str, object] | None:
+    """Requests over public collections fetched under `root`: direct wording (`direct`) and, for the
+    default collections, paraphrases, typos and terse asks (real_paraphrases.json, a tuning set)."""
     skills = load_collections(root)
     if not skills:
         return None
     index = SearchIndex(skills)
     index.index_bodies()
     out: dict[str, object] = {"skills": len(skills)}
-    for label, file in (("direct", "real_requests.json"), ("paraphrase", "real_paraphrases.json")):
+    sets = [("direct", direct)]
+    if direct == "real_requests.json":
+        sets.append(("paraphrase", "real_paraphrases.json"))
+    for label, file in sets:
         spec = json.loads((EVAL / file).read_text(encoding="utf-8"))
         h1 = h3 = h5 = 0
         rows = []
@@ -444,6 +447,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--real", type=Path, default=None, help="folder of fetched public skill collections")
     ap.add_argument(
+        "--real-requests",
+        default="real_requests.json",
+        help="direct requests for --real under benchmarks/search_eval (real3_requests.json: the larger catalog)",
+    )
+    ap.add_argument(
         "--requests",
         default="requests.json",
         help="request set under benchmarks/search_eval (requests.json, heldout2-6.json: all read for tuning)",
@@ -467,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
         "quality": quality,
     }
     if args.real is not None:
-        report["real"] = real_collections(args.real)
+        report["real"] = real_collections(args.real, args.real_requests)
     if not args.quality_only:
         n = 2000 if args.quick else 10_000
         report["synthetic_skills"] = n
