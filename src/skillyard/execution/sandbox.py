@@ -20,7 +20,10 @@ Two ways to reach an unprivileged command, chosen by who runs skillyard:
   (`_SWITCH_CAPS`), and the command starts through `setpriv`, which switches to
   the unprivileged host uid (65534 by default), clears every capability set
   including the bounding set, and sets no-new-privileges. The seccomp filter
-  stands in for `--disable-userns` there.
+  stands in for `--disable-userns` there. setpriv runs as uid 0 with an empty
+  environment (its dynamic loader would honour `LD_PRELOAD` and the like): the
+  command's environment is a read-only file that a shell, already unprivileged,
+  exports before it runs the command.
 
 When a part is missing (bubblewrap, setpriv, libseccomp, user namespaces), the
 executor refuses with the reason and the fix; it never runs with less.
@@ -66,6 +69,11 @@ _ETC_NETWORK = (
 #: unprivileged uid, mode 0700), switch uid and empty the bounding set. setpriv then clears them all.
 _SWITCH_CAPS = ("CAP_DAC_READ_SEARCH", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 _SETPRIV_PATHS = ("/usr/bin/setpriv", "/bin/setpriv")
+#: As root: where the command's environment (NUL-separated NAME=value) is, and what exports it after the drop.
+_ENV_FILE = "/etc/skillyard.env"
+_EXPORT_ENV = (
+    f'while IFS= read -r -d \'\' kv; do export -- "$kv" 2>/dev/null; done < {_ENV_FILE}; exec -- "$@"'
+)
 
 _probe_lock = threading.Lock()
 _probe_cache: dict[tuple[str, bool, int, int], str | None] = {}
@@ -160,8 +168,9 @@ class SandboxExecutor(Executor):
         if not self.bwrap:
             return f"bubblewrap (bwrap) is not installed; fix: {_FIX_BWRAP}"
         missing = {"--seccomp", "--cap-drop"} - self.features
-        if not self.as_root:
-            missing |= {"--unshare-user", "--uid"} - self.features
+        missing |= (
+            {"--ro-bind-data", "--perms"} if self.as_root else {"--unshare-user", "--uid"}
+        ) - self.features
         if missing:
             return f"{self.bwrap} is too old (lacks {', '.join(sorted(missing))}); fix: {_FIX_BWRAP}"
         if self.as_root and not self.setpriv:
@@ -241,6 +250,12 @@ class SandboxExecutor(Executor):
             "--bounding-set=-all",
             "--no-new-privs",
             "--",
+            "/bin/bash",
+            "--noprofile",
+            "--norc",
+            "-c",
+            _EXPORT_ENV,
+            "skillyard-env",
         ]
 
     def build_args(
@@ -251,6 +266,8 @@ class SandboxExecutor(Executor):
         if data_fds:
             args += ["--perms", "0444", "--ro-bind-data", str(data_fds[0]), "/etc/passwd"]
             args += ["--perms", "0444", "--ro-bind-data", str(data_fds[1]), "/etc/group"]
+            if self.as_root:
+                args += ["--perms", "0444", "--ro-bind-data", str(data_fds[2]), _ENV_FILE]
         args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
         if not spec.network:
             args.append("--unshare-net")
@@ -267,15 +284,18 @@ class SandboxExecutor(Executor):
             for b in spec.binds:
                 args += ["--bind" if b.writable else "--ro-bind", str(b.source), b.target]
         args += ["--remount-ro", "/", "--seccomp", str(seccomp_fd), "--chdir", spec.cwd, "--clearenv"]
-        for k, v in spec.env.items():
-            args += ["--setenv", k, v]
+        if not self.as_root:  # as root the environment is a file: nothing of it may reach setpriv (uid 0)
+            for k, v in spec.env.items():
+                args += ["--setenv", k, v]
         return args
 
-    def _identity_data(self) -> tuple[bytes, bytes]:
-        """A passwd and group naming only the sandbox user (tools like git and `id -un` want one)."""
+    def _data_files(self, spec: ExecSpec) -> list[bytes]:
+        """A passwd and group naming only the sandbox user (tools like git and `id -un` want one), and as
+        root the command's environment."""
         passwd = f"sandbox:x:{self.uid}:{self.gid}:skillyard sandbox:/workspace/work:/bin/sh\n"
         group = f"sandbox:x:{self.gid}:\n"
-        return passwd.encode(), group.encode()
+        env = "".join(f"{k}={v}\0" for k, v in spec.env.items()) if self.as_root else None
+        return [passwd.encode(), group.encode(), *([env.encode()] if env is not None else [])]
 
     # -- running -------------------------------------------------------------------------------------------
 
@@ -296,7 +316,7 @@ class SandboxExecutor(Executor):
                     fds.append(bind_fds[-1])
             data_fds = []
             if {"--ro-bind-data", "--perms"} <= self.features:
-                for blob in self._identity_data():
+                for blob in self._data_files(spec):
                     data_fds.append(_memfd("skillyard-identity", blob))
                     fds.append(data_fds[-1])
             sfd = _memfd("skillyard-seccomp", filter_program())

@@ -1,0 +1,80 @@
+"""Hostile `skill_run` requests against the bubblewrap sandbox, beyond tests/test_sandbox_escape.py.
+
+Each test runs the real SkillRunner with bubblewrap; run this file both as root
+and as an unprivileged user (docs/execution.md), since the two take different
+paths to an unprivileged command.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillyard.execution import RunRequest, SandboxExecutor, SkillRunner
+from skillyard.model import Skill
+
+_REASON = SandboxExecutor().probe()
+pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"sandbox unavailable: {_REASON}")
+
+
+@pytest.fixture
+def base() -> Iterator[Path]:
+    # Not under pytest's 0700 tmp dir: the sandbox's unprivileged uid must be able to reach the workspace.
+    d = Path(tempfile.mkdtemp(prefix="skillyard-redteam-"))
+    os.chmod(d, 0o711)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def skill(base: Path) -> Skill:
+    d = base / "skills" / "hostile"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: hostile\ndescription: hostile\n---\nbody\n", encoding="utf-8")
+    return Skill(name="hostile", description="hostile", path=d / "SKILL.md")
+
+
+def go(base: Path, skill: Skill, command: str, **args: Any) -> dict[str, Any]:
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=20) as runner:
+        req = RunRequest.from_arguments({"skill": skill.name, "command": command, **args})
+        return runner.run(skill, req, session_id="redteam").to_dict()
+
+
+def test_loader_variables_never_reach_a_privileged_process(base: Path, skill: Skill) -> None:
+    """`env` from the model must only ever reach the unprivileged command.
+
+    With skillyard as root, whatever starts the command runs as host uid 0 before it
+    drops; if the dynamic loader of that process honoured LD_PRELOAD (shown here with
+    LD_DEBUG_OUTPUT, which writes a file as whoever loads), the model would run code
+    as host root. Every file the loader writes must belong to the sandbox uid.
+    """
+    res = go(
+        base,
+        skill,
+        'unset LD_DEBUG; echo uid=$(id -u); for f in /tmp/lddebug.*; do [ -e "$f" ] && stat -c \'owner=%u\' "$f"; done; true',
+        env={"LD_DEBUG": "libs", "LD_DEBUG_OUTPUT": "/tmp/lddebug", "GCONV_PATH": "/tmp"},
+    )
+    assert res["exit_code"] == 0, res
+    # Where the sandbox uid cannot write /tmp, its loader prints to stdout instead; keep our own lines.
+    lines = [w for w in res["stdout"].split() if w.startswith(("uid=", "owner="))]
+    assert lines[0] == "uid=65534"
+    assert set(lines[1:]) <= {"owner=65534"}, lines  # no file written by a process running as uid 0
+    assert "owner=65534" in lines or "find library" in res["stdout"]  # the command's loader did see them
+
+
+def test_model_env_still_reaches_the_command(base: Path, skill: Skill) -> None:
+    """Values with quotes, newlines, `$()` and `=` arrive as they were sent."""
+    value = "a 'b' \"c\"\n$(id) `x` =y\\z"
+    res = go(
+        base,
+        skill,
+        'printf %s "$ODD"; echo; printf %s "$LD_LIBRARY_PATH"',
+        env={"ODD": value, "LD_LIBRARY_PATH": "/x"},
+    )
+    assert res["stdout"] == value + "\n/x", res
