@@ -78,3 +78,17 @@ def test_model_env_still_reaches_the_command(base: Path, skill: Skill) -> None:
         env={"ODD": value, "LD_LIBRARY_PATH": "/x"},
     )
     assert res["stdout"] == value + "\n/x", res
+
+
+def test_tmp_is_writable_and_capped(base: Path, skill: Skill) -> None:
+    """TMPDIR is /tmp: the command can use it (as root too), and cannot fill it past its size cap."""
+    res = go(
+        base,
+        skill,
+        't=$(mktemp) && echo made; head -c 300000000 /dev/zero > /tmp/fill 2>/dev/null; echo "rc=$?"; '
+        "stat -c %s /tmp/fill",
+    )
+    out = res["stdout"].split()
+    assert out[0] == "made", res
+    if "--size" in SandboxExecutor().features:  # older bubblewrap cannot cap a tmpfs (docs/execution.md)
+        assert out[1] != "rc=0" and int(out[2]) <= 256 * 1024 * 1024, res

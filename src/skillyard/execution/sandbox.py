@@ -276,6 +276,8 @@ class SandboxExecutor(Executor):
         args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
         if "--size" in self.features:
             args += ["--size", str(self.tmp_size_bytes)]
+        if "--perms" in self.features:  # else root-owned 0755, which a command started as root cannot write
+            args += ["--perms", "01777"]
         args += ["--tmpfs", "/tmp"]
         if bind_fds:
             for b, fd in zip(spec.binds, bind_fds, strict=True):
