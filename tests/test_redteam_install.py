@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from skillyard.install import Installer, TrustPolicy
 
 #: A tar header, built by hand: the standard library refuses to write the hostile ones.
 _BLOCK = 512
@@ -62,3 +68,43 @@ def test_tar_header_bomb_is_refused_within_bounded_memory(tmp_path: Path) -> Non
     assert out["result"]["installed"] is False and out["result"]["error"] == "package rejected", out
     assert out["rss_mb"] < 250, out  # the header alone is 384 MiB
     assert not (tmp_path / "skills" / "SKILL.md").exists()
+
+
+def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=env, input=stdin, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_checkout_bomb_is_refused_before_checkout(tmp_path: Path) -> None:
+    """One 8 MiB blob under 100 names packs into a few KiB and checks out as 800 MiB: refused from the tree."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "SKILL.md").write_text("---\nname: bomb\ndescription: The bomb skill.\n---\nHello.\n")
+    (repo / "zeros").write_bytes(bytes(8 << 20))
+    blob = _git(repo, "hash-object", "-w", "zeros")
+    (repo / "zeros").unlink()
+    _git(repo, "add", "SKILL.md")
+    _git(
+        repo,
+        "update-index",
+        "--index-info",
+        stdin="".join(f"100644 {blob}\tdata/{i}.bin\n" for i in range(100)),
+    )
+    _git(repo, "commit", "-q", "-m", "bomb")
+    root = tmp_path / "root"
+    res = Installer(root, TrustPolicy(("local:*",))).install(f"git+file://{repo}").to_dict()
+    assert res["installed"] is False and res["error"] == "package rejected", res
+    assert "before checkout" in res["reason"], res
+    assert not list(root.glob("**/*.bin"))

@@ -36,6 +36,9 @@ class Limits:
     max_depth: int = 32
     max_path_len: int = 1024
     max_download_bytes: int = 50 * MB
+    #: a git repository is checked out whole before its skill is chosen and copied
+    max_checkout_files: int = 20_000
+    max_checkout_bytes: int = 200 * MB
 
 
 def check_member_name(name: str) -> PurePosixPath:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from skillyard.install.errors import SourceError
+from skillyard.install.errors import HygieneError, SourceError
 from skillyard.install.hygiene import Limits, check_member_name
 
 SourceKind = Literal["local", "git", "archive", "hub"]
@@ -119,8 +119,6 @@ def _check_ref(ref: str | None) -> str | None:
 def _check_subdir(subdir: str | None) -> str | None:
     if not subdir:
         return None
-    from skillyard.install.errors import HygieneError
-
     try:
         return str(check_member_name(subdir.rstrip("/")))
     except HygieneError as e:
@@ -275,7 +273,22 @@ def _git(args: list[str], cwd: Path, home: Path, timeout: float) -> str:
     return cp.stdout
 
 
-def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0) -> str:
+def _check_checkout(listing: str, limits: Limits) -> None:
+    """Refuse a tree whose checkout would be too large, before git writes it.
+
+    A blob stored once can be named any number of times, so a small pack may check
+    out as gigabytes; `git ls-tree -r -l -z` tells the size of every file first.
+    """
+    entries = [e for e in listing.split("\0") if e]
+    size = sum(int(f) for e in entries if (f := e.split("\t", 1)[0].split()[-1]).isdigit())
+    if len(entries) > limits.max_checkout_files or size > limits.max_checkout_bytes:
+        raise HygieneError(
+            f"repository has {len(entries)} files and {size} bytes, over the limits of "
+            f"{limits.max_checkout_files} files or {limits.max_checkout_bytes} bytes; refused before checkout"
+        )
+
+
+def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limits | None = None) -> str:
     """Shallow-fetch `spec` into `dest` (a new directory); return the resolved commit sha."""
     dest.mkdir(parents=True)
     home = dest.parent / "git-home"
@@ -284,6 +297,9 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0) -> str:
     _git(["remote", "add", "origin", "--", spec.location], dest, home, timeout)
     ref = spec.ref or "HEAD"
     _git(["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref], dest, home, timeout)
+    _check_checkout(
+        _git(["ls-tree", "-r", "-l", "-z", "FETCH_HEAD"], dest, home, timeout), limits or Limits()
+    )
     _git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], dest, home, timeout)
     sha = _git(["rev-parse", "HEAD"], dest, home, timeout).strip()
     if not re.fullmatch(r"[0-9a-f]{40,64}", sha):
