@@ -125,13 +125,13 @@ def _ensure_dir(dest_root: Path, rel: PurePosixPath) -> Path:
 
 
 def detect_archive(path: Path) -> str:
-    """'zip' or 'tar' from the content's magic bytes (extensions lie); HygieneError otherwise."""
+    """'zip', 'tar.gz' or 'tar' from the content's magic bytes (extensions lie); HygieneError otherwise."""
     with open(path, "rb") as fh:
         head = fh.read(262)
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         return "zip"
     if head.startswith(b"\x1f\x8b"):
-        return "tar"
+        return "tar.gz"
     if len(head) >= 262 and head[257:262] == b"ustar":
         return "tar"
     raise HygieneError("not a zip or gzip-compressed tar archive", path.name)
@@ -148,7 +148,7 @@ def extract_archive(archive: Path, dest: Path, limits: Limits | None = None) -> 
         if kind == "zip":
             _extract_zip(archive, dest, tracker)
         else:
-            _extract_tar(archive, dest, tracker)
+            _extract_tar(archive, dest, tracker, gz=kind == "tar.gz")
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, ValueError) as e:
         if isinstance(e, HygieneError):
             raise
@@ -208,13 +208,11 @@ class _CappedStream:
         return data
 
 
-def _extract_tar(archive: Path, dest: Path, tracker: _Tracker) -> None:
+def _extract_tar(archive: Path, dest: Path, tracker: _Tracker, *, gz: bool) -> None:
     limits = tracker.limits
     # Room for every member's header, padding and a long name beside the file data.
     cap = limits.max_total_bytes + 2 * limits.max_files * 4 * _BLOCK + limits.max_path_len
     with open(archive, "rb") as raw:
-        gz = raw.read(2) == b"\x1f\x8b"
-        raw.seek(0)
         plain: BinaryIO = gzip.GzipFile(fileobj=raw) if gz else raw  # type: ignore[assignment]
         with tarfile.open(fileobj=_CappedStream(plain, cap), mode="r|") as tf:  # type: ignore[call-overload]
             count = 0
