@@ -106,7 +106,7 @@ def test_host_reach_without_network(base: Path, skill: Skill) -> None:
         res = go(
             base,
             skill,
-            "python3 -c \"import socket,sys; s=socket.socket(socket.AF_UNIX); "
+            'python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); '
             f"print('ABSTRACT', s.connect_ex(chr(0)+'{name}') == 0)\"; "
             f"kill -0 {os.getpid()} 2>/dev/null && echo SIGNAL-REACHED; "
             "python3 -c \"import os; print('FDS', sorted(int(f) for f in os.listdir('/proc/self/fd')))\"; "
@@ -122,3 +122,36 @@ def test_host_reach_without_network(base: Path, skill: Skill) -> None:
     devices = set(out.split("FDS")[1].split("\n", 1)[1].split())
     assert devices <= {"core", "fd", "full", "null", "ptmx", "pts", "random", "shm", "stderr", "stdin", "stdout",
                        "tty", "urandom", "zero"}, devices  # fmt: skip
+
+
+def test_container_client_never_gets_the_request_environment(tmp_path: Path) -> None:
+    """The docker/podman client runs on the host, outside any container: `env` from the model
+    (LD_PRELOAD, DOCKER_HOST, DOCKER_CONFIG with a credential helper, PATH) must not reach it.
+
+    No daemon is needed to see what the client is handed, so the client here is a stand-in
+    script that answers `info` and reports its own environment and the env file it was given.
+    """
+    from skillyard.execution import ContainerExecutor, ExecSpec
+
+    cli = tmp_path / "fake-docker"
+    cli.write_text(
+        "#!/bin/bash\n"
+        '[ "$1" = info ] && { echo 99.0; exit 0; }\n'
+        "env | sed 's/^/CLIENT-ENV /'\n"
+        'while [ $# -gt 0 ]; do [ "$1" = --env-file ] && sed "s/^/ENV-FILE /" "$2"; shift; done\n'
+    )
+    cli.chmod(0o755)
+    request_env = {
+        "LD_PRELOAD": "/tmp/evil.so",
+        "DOCKER_HOST": "tcp://203.0.113.9:2375",
+        "DOCKER_CONFIG": "/tmp/attacker-config",
+        "PATH": "/tmp/attacker-bin:/usr/bin:/bin",
+        "GREETING": "hello 'quoted' $(id)",
+    }
+    res = ContainerExecutor(runtime=str(cli)).run(ExecSpec(argv=["true"], cwd="/", env=request_env))
+    out = res.stdout.decode()
+    client = [line for line in out.splitlines() if line.startswith("CLIENT-ENV ")]
+    assert not any(v in line for line in client for v in request_env.values()), client
+    assert {f"ENV-FILE {k}={v}" for k, v in request_env.items()} <= set(out.splitlines()), out
+    with pytest.raises(ValueError, match="line break"):
+        ContainerExecutor(runtime=str(cli)).run(ExecSpec(argv=["true"], cwd="/", env={"A": "x\ny"}))
