@@ -209,6 +209,20 @@ def rlimit_argv(limits: Limits, *, nproc_base: int = 0) -> list[str] | None:
     return [*argv, "--"]
 
 
+def memfd(name: str, data: bytes) -> int:
+    """An anonymous in-memory file holding `data`, positioned at its start (handed to a child by number)."""
+    fd = os.memfd_create(name, 0)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def count_user_processes(uid: int) -> int:
     """Processes currently owned by `uid` (RLIMIT_NPROC counts them all, so limits are relative)."""
     n = 0

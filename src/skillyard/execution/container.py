@@ -22,6 +22,7 @@ from skillyard.execution.base import (
     Executor,
     ExecutorUnavailable,
     MiB,
+    memfd,
     supervise,
 )
 
@@ -135,9 +136,7 @@ class ContainerExecutor(Executor):
         if any(c in v for v in spec.env.values() for c in "\n\r"):
             raise ValueError("an environment value with a line break cannot be passed to a container")
         name = f"skillyard-{uuid.uuid4().hex[:16]}"
-        env_fd = os.memfd_create("skillyard-container-env", 0)
-        os.write(env_fd, "".join(f"{k}={v}\n" for k, v in spec.env.items()).encode())
-        os.lseek(env_fd, 0, os.SEEK_SET)
+        env_fd = memfd("skillyard-container-env", "".join(f"{k}={v}\n" for k, v in spec.env.items()).encode())
         argv = self.build_argv(spec, name, env_fd)
         client_env = {k: os.environ[k] for k in _PASS_THROUGH if k in os.environ}
 

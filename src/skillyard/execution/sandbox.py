@@ -47,6 +47,7 @@ from skillyard.execution.base import (
     ExecutorUnavailable,
     MiB,
     count_user_processes,
+    memfd,
     supervise,
 )
 from skillyard.execution.seccomp import SeccompUnavailable, filter_program
@@ -319,11 +320,11 @@ class SandboxExecutor(Executor):
             data_fds = []
             if {"--ro-bind-data", "--perms"} <= self.features:
                 for blob in self._data_files(spec):
-                    data_fds.append(_memfd("skillyard-identity", blob))
+                    data_fds.append(memfd("skillyard-identity", blob))
                     fds.append(data_fds[-1])
-            sfd = _memfd("skillyard-seccomp", filter_program())
+            sfd = memfd("skillyard-seccomp", filter_program())
             fds.append(sfd)
-            argfd = _memfd(
+            argfd = memfd(
                 "skillyard-bwrap-args",
                 b"".join(a.encode("utf-8") + b"\0" for a in self.build_args(spec, bind_fds, data_fds, sfd)),
             )
@@ -350,19 +351,6 @@ class SandboxExecutor(Executor):
         finally:
             for fd in fds:
                 os.close(fd)
-
-
-def _memfd(name: str, data: bytes) -> int:
-    fd = os.memfd_create(name, 0)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.lseek(fd, 0, os.SEEK_SET)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
 
 
 def _open_bind_source(b: Bind) -> int:
