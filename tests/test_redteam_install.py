@@ -108,3 +108,38 @@ def test_git_checkout_bomb_is_refused_before_checkout(tmp_path: Path) -> None:
     assert res["installed"] is False and res["error"] == "package rejected", res
     assert "before checkout" in res["reason"], res
     assert not list(root.glob("**/*.bin"))
+
+
+@pytest.mark.parametrize("tail", ["\n", "\r\n", "\n\n"])
+def test_names_with_a_trailing_line_break_are_refused(tail: str) -> None:
+    """`$` in a Python regex also matches before a final newline; every name check must not."""
+    from skillyard.execution import ExecSpec
+    from skillyard.execution.artifacts import ArtifactError, validate_artifact_name
+    from skillyard.execution.workspace import WorkspaceError, validate_skill_name
+    from skillyard.install.sources import valid_name
+
+    assert valid_name("pdf") and not valid_name("pdf" + tail)
+    with pytest.raises(WorkspaceError):
+        validate_skill_name("pdf" + tail)
+    with pytest.raises(ArtifactError):
+        validate_artifact_name("report" + tail)
+    with pytest.raises(ValueError, match="invalid environment variable name"):
+        ExecSpec(argv=["true"], cwd="/", env={"HOME" + tail: "x"}).validate()
+
+
+def test_model_env_name_with_a_line_break_never_reaches_the_command(tmp_path: Path) -> None:
+    """In a container's env file, `NAME\\n=value` would be a bare `NAME` line: the client's own value."""
+    from skillyard.execution import RunRequest, SkillRunner
+    from skillyard.model import Skill
+
+    d = tmp_path / "skills" / "names"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: names\ndescription: names\n---\nbody\n")
+    skill = Skill(name="names", description="names", path=d / "SKILL.md")
+    with SkillRunner(executor="local", workspace_root=tmp_path / "ws") as runner:
+        req = RunRequest.from_arguments(
+            {"skill": "names", "command": "env", "env": {"ODD\n": "v1", "OK": "v2"}}
+        )
+        res = runner.run(skill, req).to_dict()
+    assert "OK=v2" in res["stdout"] and "v1" not in res["stdout"], res
+    assert any("ignored" in w and "ODD" in w for w in res["warnings"]), res["warnings"]

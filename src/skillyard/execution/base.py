@@ -113,7 +113,7 @@ class ExecSpec:
         if not isinstance(self.cwd, str) or not self.cwd or "\0" in self.cwd:
             raise ValueError("cwd must be a non-empty path string")
         for k, v in self.env.items():
-            if not isinstance(k, str) or not _ENV_NAME.match(k):
+            if not isinstance(k, str) or not _ENV_NAME.fullmatch(k):
                 raise ValueError(f"invalid environment variable name: {k!r}")
             if not isinstance(v, str) or "\0" in v:
                 raise ValueError(f"environment variable {k} must be a string without NUL bytes")

@@ -52,7 +52,7 @@ class WorkspaceError(ValueError):
 
 
 def validate_skill_name(name: object) -> str:
-    if not isinstance(name, str) or not _SKILL_NAME.match(name) or name in (".", ".."):
+    if not isinstance(name, str) or not _SKILL_NAME.fullmatch(name) or name in (".", ".."):
         raise WorkspaceError(f"skill name cannot be used as a directory name: {name!r}")
     return name
 

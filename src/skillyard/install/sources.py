@@ -47,7 +47,7 @@ def is_loopback(host: str | None) -> bool:
 
 def valid_name(name: str) -> bool:
     """A skill name usable as one directory name: no separators, no dot-only names."""
-    return bool(_NAME_RE.match(name)) and name not in (".", "..")
+    return bool(_NAME_RE.fullmatch(name)) and name not in (".", "..")
 
 
 @dataclass(frozen=True, slots=True)
