@@ -155,3 +155,23 @@ def test_container_client_never_gets_the_request_environment(tmp_path: Path) -> 
     assert {f"ENV-FILE {k}={v}" for k, v in request_env.items()} <= set(out.splitlines()), out
     with pytest.raises(ValueError, match="line break"):
         ContainerExecutor(runtime=str(cli)).run(ExecSpec(argv=["true"], cwd="/", env={"A": "x\ny"}))
+
+
+def test_filling_the_workspace_disk_is_stopped(base: Path, skill: Skill) -> None:
+    """The workspace lives on a host file system: a run that eats into its reserve is killed.
+
+    The reserve is set to all but 100 MB of what is free now; the command tries to write 400 MB.
+    """
+    from skillyard.execution import Limits
+
+    st = os.statvfs(base)
+    free = st.f_bavail * st.f_frsize
+    limits = Limits(min_free_disk_bytes=max(free - 100 * 1024 * 1024, 1))
+    command = "for i in $(seq 40); do head -c 10000000 /dev/zero > $WORK_DIR/f$i || break; sleep 0.05; done; echo DONE"
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=60, limits=limits) as runner:
+        req = RunRequest.from_arguments({"skill": skill.name, "command": command})
+        res = runner.run(skill, req, session_id="disk").to_dict()
+        written = sum(f.stat().st_size for f in (base / "ws").glob("*/work/f*"))
+    assert "DONE" not in res["stdout"] and res["exit_code"] == -1, res
+    assert any("free" in w for w in res["warnings"]), res["warnings"]
+    assert written < 400 * 1000 * 1000

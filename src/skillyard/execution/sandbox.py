@@ -347,6 +347,7 @@ class SandboxExecutor(Executor):
                 nproc_base=count_user_processes(self.uid if self.as_root else os.getuid()),
                 pass_fds=fds,
                 executor=self.name,
+                workspace=next((b.source for b in spec.binds if b.writable), None),
             )
         finally:
             for fd in fds:
