@@ -85,36 +85,27 @@ class ContainerExecutor(Executor):
     def build_argv(self, spec: ExecSpec, name: str, env_fd: int | None = None) -> list[str]:
         """The full `docker run` command line for `spec`; the environment is the file at fd `env_fd`."""
         lim = spec.limits
+        options = [
+            ("--name", name),
+            ("--network", "bridge" if spec.network else "none"),
+            ("--cap-drop", "ALL"),
+            ("--security-opt", "no-new-privileges"),
+            ("--pids-limit", str(lim.max_processes)),
+            ("--memory", str(lim.max_memory_bytes)),
+            ("--memory-swap", str(lim.max_memory_bytes)),
+            ("--ulimit", f"fsize={lim.max_file_size_bytes}"),
+            ("--ulimit", f"nofile={lim.max_open_files}"),
+            ("--ulimit", "core=0"),
+            ("--user", self.user),
+            ("--tmpfs", f"/tmp:rw,nosuid,nodev,size={self.tmp_size_bytes}"),
+        ]
         argv = [
             self.runtime,
             "run",
             "--rm",
             "-i",
-            "--name",
-            name,
-            "--network",
-            "bridge" if spec.network else "none",
             "--read-only",
-            "--cap-drop",
-            "ALL",
-            "--security-opt",
-            "no-new-privileges",
-            "--pids-limit",
-            str(lim.max_processes),
-            "--memory",
-            str(lim.max_memory_bytes),
-            "--memory-swap",
-            str(lim.max_memory_bytes),
-            "--ulimit",
-            f"fsize={lim.max_file_size_bytes}",
-            "--ulimit",
-            f"nofile={lim.max_open_files}",
-            "--ulimit",
-            "core=0",
-            "--user",
-            self.user,
-            "--tmpfs",
-            f"/tmp:rw,nosuid,nodev,size={self.tmp_size_bytes}",
+            *(word for pair in options for word in pair),
         ]
         for b in spec.binds:
             src = str(b.source)

@@ -185,7 +185,7 @@ def _extract_zip(archive: Path, dest: Path, tracker: _Tracker) -> None:
             if ftype not in (0, stat.S_IFREG):
                 raise HygieneError("special file (device/FIFO/socket) in archive", str(rel))
             tracker.file(str(rel))
-            parent = _ensure_dir(dest, rel.parent) if rel.parent.parts else dest
+            parent = _ensure_dir(dest, rel.parent)
             with zf.open(info) as src:
                 _copy_stream(src, parent / rel.name, str(rel), tracker, unix_mode)
 
@@ -234,7 +234,7 @@ def _extract_tar(archive: Path, dest: Path, tracker: _Tracker, *, gz: bool) -> N
                 if member.size > limits.max_file_bytes:
                     raise HygieneError(f"file larger than {limits.max_file_bytes} bytes", str(rel))
                 tracker.file(str(rel))
-                parent = _ensure_dir(dest, rel.parent) if rel.parent.parts else dest
+                parent = _ensure_dir(dest, rel.parent)
                 src = tf.extractfile(member)
                 if src is None:
                     raise HygieneError("unreadable archive member", str(rel))
