@@ -95,7 +95,10 @@ def test_tmp_is_writable_and_capped(base: Path, skill: Skill) -> None:
 
 
 def test_host_reach_without_network(base: Path, skill: Skill) -> None:
-    """An abstract unix socket of the host, host pids, inherited descriptors, device nodes, the keyring."""
+    """An abstract unix socket of the host, a host pid, inherited descriptors, device nodes.
+
+    (The keyring syscalls are refused by the seccomp filter: tests/test_sandbox_identity.py.)
+    """
     import socket
 
     name = f"skillyard-redteam-{os.getpid()}"
@@ -110,14 +113,13 @@ def test_host_reach_without_network(base: Path, skill: Skill) -> None:
             f"print('ABSTRACT', s.connect_ex(chr(0)+'{name}') == 0)\"; "
             f"kill -0 {os.getpid()} 2>/dev/null && echo SIGNAL-REACHED; "
             "python3 -c \"import os; print('FDS', sorted(int(f) for f in os.listdir('/proc/self/fd')))\"; "
-            "ls /dev; keyctl show @u 2>/dev/null && echo KEYRING; "
-            "cat /proc/1/root/etc/hostname 2>/dev/null && echo PROC-ROOT",
+            "ls /dev",
         )
     finally:
         srv.close()
     out = res["stdout"]
     assert "ABSTRACT False" in out, res
-    assert "SIGNAL-REACHED" not in out and "KEYRING" not in out and "PROC-ROOT" not in out
+    assert "SIGNAL-REACHED" not in out
     assert "FDS [0, 1, 2, 3]" in out  # stdin, stdout, stderr and the listing's own
     devices = set(out.split("FDS")[1].split("\n", 1)[1].split())
     assert devices <= {"core", "fd", "full", "null", "ptmx", "pts", "random", "shm", "stderr", "stdin", "stdout",
