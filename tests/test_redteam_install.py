@@ -145,3 +145,23 @@ def test_model_env_name_with_a_line_break_never_reaches_the_command(tmp_path: Pa
         res = runner.run(skill, req).to_dict()
     assert "OK=v2" in res["stdout"] and "v1" not in res["stdout"], res
     assert any("ignored" in w and "ODD" in w for w in res["warnings"]), res["warnings"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_download_is_capped_while_it_arrives(tmp_path: Path) -> None:
+    """The fetched pack is one file under RLIMIT_FSIZE: a repository too big to check out stops
+    arriving at the checkout limit instead of filling the disk first."""
+    from skillyard.install import Limits
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "SKILL.md").write_text("---\nname: big\ndescription: The big skill.\n---\nHello.\n")
+    (repo / "noise.bin").write_bytes(os.urandom(12 << 20))  # incompressible: the pack is 12 MiB
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "big")
+    limits = Limits(max_checkout_bytes=4 << 20)
+    res = Installer(tmp_path / "root", TrustPolicy(("local:*",)), limits=limits).install(f"git+file://{repo}")
+    out = res.to_dict()
+    assert out["installed"] is False and out["error"] == "fetch failed", out
+    assert "download passed the limit" in out["reason"], out

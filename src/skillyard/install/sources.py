@@ -12,6 +12,7 @@ import ipaddress
 import json
 import os
 import re
+import resource
 import subprocess
 import urllib.error
 import urllib.parse
@@ -250,9 +251,15 @@ def _git_env(home: Path) -> dict[str, str]:
 
 
 _GIT_SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never", "-c", "core.fsmonitor=false"]
+_GIT_SAFE += ["-c", "fetch.unpackLimit=1"]  # a fetch writes one pack file, never loose objects
 
 
-def _git(args: list[str], cwd: Path, home: Path, timeout: float) -> str:
+def _git(args: list[str], cwd: Path, home: Path, timeout: float, max_file: int | None = None) -> str:
+    """Run git; with `max_file`, no file it writes may grow past that many bytes (RLIMIT_FSIZE)."""
+
+    def cap_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file, max_file))
+
     try:
         cp = subprocess.run(
             ["git", *_GIT_SAFE, *args],
@@ -262,6 +269,7 @@ def _git(args: list[str], cwd: Path, home: Path, timeout: float) -> str:
             text=True,
             timeout=timeout,
             stdin=subprocess.DEVNULL,
+            preexec_fn=cap_files if max_file is not None else None,
         )
     except FileNotFoundError:
         raise SourceError("fetch failed", reason="the git binary is not installed") from None
@@ -296,10 +304,17 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
     _git(["init", "-q", "--", str(dest)], dest.parent, home, timeout)
     _git(["remote", "add", "origin", "--", spec.location], dest, home, timeout)
     ref = spec.ref or "HEAD"
-    _git(["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref], dest, home, timeout)
-    _check_checkout(
-        _git(["ls-tree", "-r", "-l", "-z", "FETCH_HEAD"], dest, home, timeout), limits or Limits()
-    )
+    limits = limits or Limits()
+    cap = limits.max_checkout_bytes
+    try:  # one pack file (fetch.unpackLimit=1), so RLIMIT_FSIZE bounds the whole download as it arrives
+        _git(["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref], dest, home, timeout, max_file=cap)
+    except SourceError:
+        if any(p.stat().st_size >= cap for p in (dest / ".git" / "objects" / "pack").iterdir()):
+            raise SourceError(
+                "fetch failed", reason=f"the download passed the limit of {cap} bytes"
+            ) from None
+        raise
+    _check_checkout(_git(["ls-tree", "-r", "-l", "-z", "FETCH_HEAD"], dest, home, timeout), limits)
     _git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], dest, home, timeout)
     sha = _git(["rev-parse", "HEAD"], dest, home, timeout).strip()
     if not re.fullmatch(r"[0-9a-f]{40,64}", sha):
