@@ -188,7 +188,7 @@ def test_container_command_line_as_data(tmp_path: Path) -> None:
         binds=[Bind(tmp_path, "/workspace", True), Bind(tmp_path / "skills", "/workspace/skills", False)],
         limits=Limits(max_processes=64, max_memory_bytes=512 * 1024 * 1024),
     )
-    argv = ex.build_argv(spec, "skillyard-test")
+    argv = ex.build_argv(spec, "skillyard-test", 7)
     joined = " ".join(argv)
     for flag in (
         "--network none",
@@ -204,7 +204,7 @@ def test_container_command_line_as_data(tmp_path: Path) -> None:
     assert f"type=bind,source={tmp_path},target=/workspace" in joined
     assert f"type=bind,source={tmp_path / 'skills'},target=/workspace/skills,readonly" in joined
     assert argv[argv.index("--workdir") + 1] == "/workspace/skills/demo"
-    assert "secret-value-xyz" not in joined and "-e API_TOKEN" in joined
+    assert "secret-value-xyz" not in joined and "--env-file /dev/fd/7" in joined
     assert argv[-5:] == ["--entrypoint", "bash", "python:3.12-slim", "-c", "echo hi"]
     assert "--network bridge" in " ".join(ex.build_argv(ExecSpec(argv=["true"], cwd="/", network=True), "n"))
     with pytest.raises(ValueError, match="','"):

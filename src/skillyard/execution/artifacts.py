@@ -43,7 +43,7 @@ class ArtifactInfo:
 
 def validate_artifact_name(name: object) -> str:
     """The name if it is a safe artifact name (no traversal, no control characters), else ArtifactError."""
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ArtifactError(f"invalid artifact name: {name!r}")
     parts = name.split("/")
     if any(p in ("", ".", "..") for p in parts):

@@ -59,13 +59,16 @@ class Limits:
     cpu_seconds: int | None = None
     stdout_bytes: int = 64 * KiB
     stderr_bytes: int = 64 * KiB
+    #: A run is killed when the file system of its workspace has less free (0: never): the workspace
+    #: is a host directory, and without a quota a command could fill the host's disk file by file.
+    min_free_disk_bytes: int = 1 * GiB
 
     def __post_init__(self) -> None:
         for name in ("max_processes", "max_memory_bytes", "max_file_size_bytes", "max_open_files"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
                 raise ValueError(f"limits.{name} must be a positive integer (got {v!r})")
-        for name in ("stdout_bytes", "stderr_bytes"):
+        for name in ("stdout_bytes", "stderr_bytes", "min_free_disk_bytes"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"limits.{name} must be a non-negative integer (got {v!r})")
@@ -113,7 +116,7 @@ class ExecSpec:
         if not isinstance(self.cwd, str) or not self.cwd or "\0" in self.cwd:
             raise ValueError("cwd must be a non-empty path string")
         for k, v in self.env.items():
-            if not isinstance(k, str) or not _ENV_NAME.match(k):
+            if not isinstance(k, str) or not _ENV_NAME.fullmatch(k):
                 raise ValueError(f"invalid environment variable name: {k!r}")
             if not isinstance(v, str) or "\0" in v:
                 raise ValueError(f"environment variable {k} must be a string without NUL bytes")
@@ -209,6 +212,20 @@ def rlimit_argv(limits: Limits, *, nproc_base: int = 0) -> list[str] | None:
     return [*argv, "--"]
 
 
+def memfd(name: str, data: bytes) -> int:
+    """An anonymous in-memory file holding `data`, positioned at its start (handed to a child by number)."""
+    fd = os.memfd_create(name, 0)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def count_user_processes(uid: int) -> int:
     """Processes currently owned by `uid` (RLIMIT_NPROC counts them all, so limits are relative)."""
     n = 0
@@ -292,8 +309,12 @@ def supervise(
     pass_fds: Sequence[int] = (),
     on_timeout: Callable[[subprocess.Popen[bytes]], None] | None = None,
     executor: str = "",
+    workspace: str | os.PathLike[str] | None = None,
 ) -> ExecResult:
     """Spawn, capture with caps, enforce the timeout, kill stragglers, and report real timings.
+
+    With `workspace`, the run is killed once its file system has less than
+    `limits.min_free_disk_bytes` free (checked at every wake-up, at least four times a second).
 
     With `nproc_base` the command starts under the rlimits of `limits` (through prlimit, else a
     preexec function); RLIMIT_NPROC counts every process of the user, so it is `nproc_base` more.
@@ -343,6 +364,7 @@ def supervise(
         sel.register(f.fileno(), selectors.EVENT_READ)
     deadline = start + timeout
     timed_out = False
+    warnings: list[str] = []
     exited_at: float | None = None
     try:
         while sel.get_map():
@@ -350,6 +372,12 @@ def supervise(
             if exited_at is None and proc.poll() is not None:
                 exited_at = now
                 kill_tree(proc, descendants=False)  # stragglers holding the pipes (`cmd &`)
+            if exited_at is None and workspace is not None and _disk_low(workspace, limits):
+                warnings.append(
+                    f"stopped: the workspace's file system had less than {limits.min_free_disk_bytes} bytes free"
+                )
+                kill_tree(proc)
+                exited_at = now
             if now >= deadline and exited_at is None:
                 timed_out = True
                 if on_timeout is not None:
@@ -401,7 +429,7 @@ def supervise(
             f.close()
     duration_ms = int((time.monotonic() - start) * 1000)
     rc = proc.returncode
-    if timed_out or rc is None:
+    if timed_out or rc is None or warnings:
         code = -1
     elif rc < 0:
         code = 128 - rc  # shell convention: 128 + signal number
@@ -417,4 +445,15 @@ def supervise(
         stdout_truncated=over[fds[0]],
         stderr_truncated=over[fds[1]],
         executor=executor,
+        warnings=warnings,
     )
+
+
+def _disk_low(path: str | os.PathLike[str], limits: Limits) -> bool:
+    if not limits.min_free_disk_bytes:
+        return False
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < limits.min_free_disk_bytes

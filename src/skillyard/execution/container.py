@@ -1,8 +1,10 @@
 """The `container` executor: one throw-away Docker/Podman container per run.
 
 The command line is built as data (`build_argv`) so it can be checked without
-a daemon. Environment values are not put on the command line: `-e NAME` makes
-the CLI take the value from its own environment, which only we set.
+a daemon. Environment values are neither on the command line nor in the
+client's environment (the client runs on the host: `LD_PRELOAD`, `DOCKER_HOST`
+or `DOCKER_CONFIG` from a request would act there): they are an env file the
+client reads from a memfd (`--env-file /dev/fd/N`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from skillyard.execution.base import (
     Executor,
     ExecutorUnavailable,
     MiB,
+    memfd,
     supervise,
 )
 
@@ -79,39 +82,30 @@ class ContainerExecutor(Executor):
         last = (r.stderr.decode(errors="replace").strip().splitlines() or ["no answer"])[-1]
         return f"{self.runtime} daemon not reachable: {last}"
 
-    def build_argv(self, spec: ExecSpec, name: str) -> list[str]:
-        """The full `docker run` command line for `spec` (values of env vars are not in it)."""
+    def build_argv(self, spec: ExecSpec, name: str, env_fd: int | None = None) -> list[str]:
+        """The full `docker run` command line for `spec`; the environment is the file at fd `env_fd`."""
         lim = spec.limits
+        options = [
+            ("--name", name),
+            ("--network", "bridge" if spec.network else "none"),
+            ("--cap-drop", "ALL"),
+            ("--security-opt", "no-new-privileges"),
+            ("--pids-limit", str(lim.max_processes)),
+            ("--memory", str(lim.max_memory_bytes)),
+            ("--memory-swap", str(lim.max_memory_bytes)),
+            ("--ulimit", f"fsize={lim.max_file_size_bytes}"),
+            ("--ulimit", f"nofile={lim.max_open_files}"),
+            ("--ulimit", "core=0"),
+            ("--user", self.user),
+            ("--tmpfs", f"/tmp:rw,nosuid,nodev,size={self.tmp_size_bytes}"),
+        ]
         argv = [
             self.runtime,
             "run",
             "--rm",
             "-i",
-            "--name",
-            name,
-            "--network",
-            "bridge" if spec.network else "none",
             "--read-only",
-            "--cap-drop",
-            "ALL",
-            "--security-opt",
-            "no-new-privileges",
-            "--pids-limit",
-            str(lim.max_processes),
-            "--memory",
-            str(lim.max_memory_bytes),
-            "--memory-swap",
-            str(lim.max_memory_bytes),
-            "--ulimit",
-            f"fsize={lim.max_file_size_bytes}",
-            "--ulimit",
-            f"nofile={lim.max_open_files}",
-            "--ulimit",
-            "core=0",
-            "--user",
-            self.user,
-            "--tmpfs",
-            f"/tmp:rw,nosuid,nodev,size={self.tmp_size_bytes}",
+            *(word for pair in options for word in pair),
         ]
         for b in spec.binds:
             src = str(b.source)
@@ -120,8 +114,8 @@ class ContainerExecutor(Executor):
             mode = "" if b.writable else ",readonly"
             argv += ["--mount", f"type=bind,source={src},target={b.target}{mode}"]
         argv += ["--workdir", spec.cwd]
-        for k in spec.env:
-            argv += ["-e", k]
+        if env_fd is not None:
+            argv += ["--env-file", f"/dev/fd/{env_fd}"]
         argv += ["--entrypoint", spec.argv[0], self.image, *spec.argv[1:]]
         return argv
 
@@ -130,23 +124,29 @@ class ContainerExecutor(Executor):
         reason = self.probe()
         if reason is not None:
             raise ExecutorUnavailable(f"container executor unavailable: {reason}")
+        if any(c in v for v in spec.env.values() for c in "\n\r"):
+            raise ValueError("an environment value with a line break cannot be passed to a container")
         name = f"skillyard-{uuid.uuid4().hex[:16]}"
-        argv = self.build_argv(spec, name)
+        env_fd = memfd("skillyard-container-env", "".join(f"{k}={v}\n" for k, v in spec.env.items()).encode())
+        argv = self.build_argv(spec, name, env_fd)
         client_env = {k: os.environ[k] for k in _PASS_THROUGH if k in os.environ}
-        client_env.update(spec.env)
 
         def on_timeout(_proc: object) -> None:
             with contextlib.suppress(OSError, subprocess.SubprocessError):
                 subprocess.run([self.runtime, "kill", name], capture_output=True, timeout=15)
 
         argv[0] = shutil.which(self.runtime) or self.runtime
-        return supervise(
-            argv,
-            cwd=None,
-            env=client_env,
-            timeout=float(spec.timeout),
-            limits=spec.limits,
-            stdin=spec.stdin,
-            on_timeout=on_timeout,
-            executor=self.name,
-        )
+        try:
+            return supervise(
+                argv,
+                cwd=None,
+                env=client_env,
+                timeout=float(spec.timeout),
+                limits=spec.limits,
+                stdin=spec.stdin,
+                pass_fds=[env_fd],
+                on_timeout=on_timeout,
+                executor=self.name,
+            )
+        finally:
+            os.close(env_fd)

@@ -44,6 +44,7 @@ class LocalExecutor(Executor):
             stdin=spec.stdin,
             nproc_base=base,
             executor=self.name,
+            workspace=next((b.source for b in spec.binds if b.writable), None),
         )
         result.warnings.append(self.WARNING)
         return result

@@ -39,10 +39,9 @@ from typing import Any
 from skillyard.config import RaySettings
 from skillyard.execution.base import Bind, ExecResult, ExecSpec, Executor, ExecutorUnavailable, Limits
 from skillyard.execution.workspace import (
-    _make_read_only,
     _tree_signature,
     chown_tree,
-    make_readable_by_all,
+    make_read_only,
     remove_tree,
 )
 
@@ -265,8 +264,7 @@ def _cached_tree(digest: str, ref: Any) -> Path:
             raise ExecutorUnavailable("a skill tree arrived with the wrong digest; refusing it")
         tmp = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-"))
         _unpack(data, tmp)
-        make_readable_by_all(tmp)
-        _make_read_only(tmp)
+        make_read_only(tmp, for_all=True)
         os.rename(tmp, dest)
         return dest
 

@@ -516,7 +516,10 @@ class SkillRunner:
         env["PATH"] = SAFE_PATH
         for source in (extra_env, user_env):
             for k, v in source.items():
-                if not isinstance(k, str) or not _ENV_NAME.match(k) or not isinstance(v, str) or "\0" in v:
+                usable = (
+                    isinstance(k, str) and _ENV_NAME.fullmatch(k) and isinstance(v, str) and "\0" not in v
+                )
+                if not usable:
                     warnings.append(f"env variable ignored (invalid name or value): {k!r}")
                 elif k in RESERVED_ENV:
                     warnings.append(f"env variable {k} is set by skillyard and was not overridden")

@@ -20,7 +20,10 @@ Two ways to reach an unprivileged command, chosen by who runs skillyard:
   (`_SWITCH_CAPS`), and the command starts through `setpriv`, which switches to
   the unprivileged host uid (65534 by default), clears every capability set
   including the bounding set, and sets no-new-privileges. The seccomp filter
-  stands in for `--disable-userns` there.
+  stands in for `--disable-userns` there. setpriv runs as uid 0 with an empty
+  environment (its dynamic loader would honour `LD_PRELOAD` and the like): the
+  command's environment is a read-only file that a shell, already unprivileged,
+  exports before it runs the command.
 
 When a part is missing (bubblewrap, setpriv, libseccomp, user namespaces), the
 executor refuses with the reason and the fix; it never runs with less.
@@ -44,6 +47,7 @@ from skillyard.execution.base import (
     ExecutorUnavailable,
     MiB,
     count_user_processes,
+    memfd,
     supervise,
 )
 from skillyard.execution.seccomp import SeccompUnavailable, filter_program
@@ -66,6 +70,11 @@ _ETC_NETWORK = (
 #: unprivileged uid, mode 0700), switch uid and empty the bounding set. setpriv then clears them all.
 _SWITCH_CAPS = ("CAP_DAC_READ_SEARCH", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 _SETPRIV_PATHS = ("/usr/bin/setpriv", "/bin/setpriv")
+#: As root: where the command's environment (NUL-separated NAME=value) is, and what exports it after the drop.
+_ENV_FILE = "/etc/skillyard.env"
+_EXPORT_ENV = (
+    f'while IFS= read -r -d \'\' kv; do export -- "$kv" 2>/dev/null; done < {_ENV_FILE}; exec -- "$@"'
+)
 
 _probe_lock = threading.Lock()
 _probe_cache: dict[tuple[str, bool, int, int], str | None] = {}
@@ -160,8 +169,9 @@ class SandboxExecutor(Executor):
         if not self.bwrap:
             return f"bubblewrap (bwrap) is not installed; fix: {_FIX_BWRAP}"
         missing = {"--seccomp", "--cap-drop"} - self.features
-        if not self.as_root:
-            missing |= {"--unshare-user", "--uid"} - self.features
+        missing |= (
+            {"--ro-bind-data", "--perms"} if self.as_root else {"--unshare-user", "--uid"}
+        ) - self.features
         if missing:
             return f"{self.bwrap} is too old (lacks {', '.join(sorted(missing))}); fix: {_FIX_BWRAP}"
         if self.as_root and not self.setpriv:
@@ -241,6 +251,12 @@ class SandboxExecutor(Executor):
             "--bounding-set=-all",
             "--no-new-privs",
             "--",
+            "/bin/bash",
+            "--noprofile",
+            "--norc",
+            "-c",
+            _EXPORT_ENV,
+            "skillyard-env",
         ]
 
     def build_args(
@@ -251,6 +267,8 @@ class SandboxExecutor(Executor):
         if data_fds:
             args += ["--perms", "0444", "--ro-bind-data", str(data_fds[0]), "/etc/passwd"]
             args += ["--perms", "0444", "--ro-bind-data", str(data_fds[1]), "/etc/group"]
+            if self.as_root:
+                args += ["--perms", "0444", "--ro-bind-data", str(data_fds[2]), _ENV_FILE]
         args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
         if not spec.network:
             args.append("--unshare-net")
@@ -259,6 +277,8 @@ class SandboxExecutor(Executor):
         args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
         if "--size" in self.features:
             args += ["--size", str(self.tmp_size_bytes)]
+        if "--perms" in self.features:  # else root-owned 0755, which a command started as root cannot write
+            args += ["--perms", "01777"]
         args += ["--tmpfs", "/tmp"]
         if bind_fds:
             for b, fd in zip(spec.binds, bind_fds, strict=True):
@@ -267,15 +287,18 @@ class SandboxExecutor(Executor):
             for b in spec.binds:
                 args += ["--bind" if b.writable else "--ro-bind", str(b.source), b.target]
         args += ["--remount-ro", "/", "--seccomp", str(seccomp_fd), "--chdir", spec.cwd, "--clearenv"]
-        for k, v in spec.env.items():
-            args += ["--setenv", k, v]
+        if not self.as_root:  # as root the environment is a file: nothing of it may reach setpriv (uid 0)
+            for k, v in spec.env.items():
+                args += ["--setenv", k, v]
         return args
 
-    def _identity_data(self) -> tuple[bytes, bytes]:
-        """A passwd and group naming only the sandbox user (tools like git and `id -un` want one)."""
+    def _data_files(self, spec: ExecSpec) -> list[bytes]:
+        """A passwd and group naming only the sandbox user (tools like git and `id -un` want one), and as
+        root the command's environment."""
         passwd = f"sandbox:x:{self.uid}:{self.gid}:skillyard sandbox:/workspace/work:/bin/sh\n"
         group = f"sandbox:x:{self.gid}:\n"
-        return passwd.encode(), group.encode()
+        env = "".join(f"{k}={v}\0" for k, v in spec.env.items()) if self.as_root else None
+        return [passwd.encode(), group.encode(), *([env.encode()] if env is not None else [])]
 
     # -- running -------------------------------------------------------------------------------------------
 
@@ -296,12 +319,12 @@ class SandboxExecutor(Executor):
                     fds.append(bind_fds[-1])
             data_fds = []
             if {"--ro-bind-data", "--perms"} <= self.features:
-                for blob in self._identity_data():
-                    data_fds.append(_memfd("skillyard-identity", blob))
+                for blob in self._data_files(spec):
+                    data_fds.append(memfd("skillyard-identity", blob))
                     fds.append(data_fds[-1])
-            sfd = _memfd("skillyard-seccomp", filter_program())
+            sfd = memfd("skillyard-seccomp", filter_program())
             fds.append(sfd)
-            argfd = _memfd(
+            argfd = memfd(
                 "skillyard-bwrap-args",
                 b"".join(a.encode("utf-8") + b"\0" for a in self.build_args(spec, bind_fds, data_fds, sfd)),
             )
@@ -324,23 +347,11 @@ class SandboxExecutor(Executor):
                 nproc_base=count_user_processes(self.uid if self.as_root else os.getuid()),
                 pass_fds=fds,
                 executor=self.name,
+                workspace=next((b.source for b in spec.binds if b.writable), None),
             )
         finally:
             for fd in fds:
                 os.close(fd)
-
-
-def _memfd(name: str, data: bytes) -> int:
-    fd = os.memfd_create(name, 0)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.lseek(fd, 0, os.SEEK_SET)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
 
 
 def _open_bind_source(b: Bind) -> int:

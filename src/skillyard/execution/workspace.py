@@ -52,7 +52,7 @@ class WorkspaceError(ValueError):
 
 
 def validate_skill_name(name: object) -> str:
-    if not isinstance(name, str) or not _SKILL_NAME.match(name) or name in (".", ".."):
+    if not isinstance(name, str) or not _SKILL_NAME.fullmatch(name) or name in (".", ".."):
         raise WorkspaceError(f"skill name cannot be used as a directory name: {name!r}")
     return name
 
@@ -187,7 +187,7 @@ class Workspace:
                     os.symlink(target, p)
                 os.chmod(tmp, 0o755)
                 self.chown_tree(tmp)
-                _make_read_only(tmp)
+                make_read_only(tmp)
                 os.rename(tmp, dest)
             except BaseException:
                 remove_tree(tmp)
@@ -265,22 +265,15 @@ def chown_tree(root: Path, uid: int) -> None:
             os.chown(os.path.join(dirpath, n), uid, uid, follow_symlinks=False)
 
 
-def make_readable_by_all(root: Path) -> None:
-    """Every file readable (and every directory and executable enterable) by any uid; links untouched."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        for n in dirnames + filenames:
-            p = os.path.join(dirpath, n)
-            if not os.path.islink(p):
-                mode = stat.S_IMODE(os.lstat(p).st_mode)
-                os.chmod(p, mode | (0o555 if os.path.isdir(p) or mode & 0o100 else 0o444))
-
-
-def _make_read_only(root: Path) -> None:
+def make_read_only(root: Path, *, for_all: bool = False) -> None:
+    """Nothing under `root` writable; with `for_all`, every file readable (and every directory and
+    executable enterable) by any uid. Links are left alone."""
     for dirpath, dirnames, filenames in os.walk(root, topdown=False):
         for f in filenames:
             p = os.path.join(dirpath, f)
             if not os.path.islink(p):
-                os.chmod(p, stat.S_IMODE(os.lstat(p).st_mode) & ~0o222)
+                mode = stat.S_IMODE(os.lstat(p).st_mode)
+                os.chmod(p, (mode | (0o555 if mode & 0o100 else 0o444) if for_all else mode) & ~0o222)
         for d in dirnames:
             p = os.path.join(dirpath, d)
             if not os.path.islink(p):
@@ -317,8 +310,7 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
         tmp = Path(tempfile.mkdtemp(dir=_copies_dir, prefix=".stage-"))
         try:
             _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
-            make_readable_by_all(tmp)
-            _make_read_only(tmp)
+            make_read_only(tmp, for_all=True)
             os.rename(tmp, dest)
         except BaseException:
             remove_tree(tmp)

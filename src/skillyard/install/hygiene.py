@@ -6,6 +6,7 @@ directory, smuggle a device file or a setuid bit, or inflate into a bomb is refu
 
 from __future__ import annotations
 
+import gzip
 import os
 import stat
 import tarfile
@@ -13,11 +14,13 @@ import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from skillyard.fsread import is_within
 from skillyard.install.errors import HygieneError
 
 MB = 1024 * 1024
+_BLOCK = 512  #: a tar block
 #: Directories never copied into an installed skill.
 STRIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
 
@@ -33,6 +36,9 @@ class Limits:
     max_depth: int = 32
     max_path_len: int = 1024
     max_download_bytes: int = 50 * MB
+    #: a git repository is checked out whole before its skill is chosen and copied
+    max_checkout_files: int = 20_000
+    max_checkout_bytes: int = 200 * MB
 
 
 def check_member_name(name: str) -> PurePosixPath:
@@ -119,13 +125,13 @@ def _ensure_dir(dest_root: Path, rel: PurePosixPath) -> Path:
 
 
 def detect_archive(path: Path) -> str:
-    """'zip' or 'tar' from the content's magic bytes (extensions lie); HygieneError otherwise."""
+    """'zip', 'tar.gz' or 'tar' from the content's magic bytes (extensions lie); HygieneError otherwise."""
     with open(path, "rb") as fh:
         head = fh.read(262)
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         return "zip"
     if head.startswith(b"\x1f\x8b"):
-        return "tar"
+        return "tar.gz"
     if len(head) >= 262 and head[257:262] == b"ustar":
         return "tar"
     raise HygieneError("not a zip or gzip-compressed tar archive", path.name)
@@ -142,7 +148,7 @@ def extract_archive(archive: Path, dest: Path, limits: Limits | None = None) -> 
         if kind == "zip":
             _extract_zip(archive, dest, tracker)
         else:
-            _extract_tar(archive, dest, tracker)
+            _extract_tar(archive, dest, tracker, gz=kind == "tar.gz")
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, ValueError) as e:
         if isinstance(e, HygieneError):
             raise
@@ -179,39 +185,61 @@ def _extract_zip(archive: Path, dest: Path, tracker: _Tracker) -> None:
             if ftype not in (0, stat.S_IFREG):
                 raise HygieneError("special file (device/FIFO/socket) in archive", str(rel))
             tracker.file(str(rel))
-            parent = _ensure_dir(dest, rel.parent) if rel.parent.parts else dest
+            parent = _ensure_dir(dest, rel.parent)
             with zf.open(info) as src:
                 _copy_stream(src, parent / rel.name, str(rel), tracker, unix_mode)
 
 
-def _extract_tar(archive: Path, dest: Path, tracker: _Tracker) -> None:
+class _CappedStream:
+    """The tar stream, decompressed, refused past `cap` bytes.
+
+    tarfile reads a long-name or pax header whole into memory before any member check
+    runs, so a few hundred KiB of gzip could otherwise cost gigabytes.
+    """
+
+    def __init__(self, raw: BinaryIO, cap: int) -> None:
+        self.raw, self.cap, self.read_bytes = raw, cap, 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.raw.read(self.cap + 1 - self.read_bytes if n < 0 else n)
+        self.read_bytes += len(data)
+        if self.read_bytes > self.cap:
+            raise HygieneError(f"tar stream larger than {self.cap} bytes (archive bomb)")
+        return data
+
+
+def _extract_tar(archive: Path, dest: Path, tracker: _Tracker, *, gz: bool) -> None:
     limits = tracker.limits
-    with tarfile.open(archive, mode="r:*") as tf:
-        count = 0
-        for member in tf:
-            count += 1
-            if count > limits.max_files * 2:
-                raise HygieneError("too many archive entries", archive.name)
-            if member.name in (".", "./"):
-                continue
-            rel = check_member_name(member.name)
-            if member.issym() or member.islnk():
-                raise HygieneError("link in archive", str(rel))
-            if member.isdev() or member.isfifo() or not (member.isreg() or member.isdir()):
-                raise HygieneError("special file (device/FIFO/socket) in archive", str(rel))
-            tracker.name(rel)
-            if member.isdir():
-                _ensure_dir(dest, rel)
-                continue
-            if member.size > limits.max_file_bytes:
-                raise HygieneError(f"file larger than {limits.max_file_bytes} bytes", str(rel))
-            tracker.file(str(rel))
-            parent = _ensure_dir(dest, rel.parent) if rel.parent.parts else dest
-            src = tf.extractfile(member)
-            if src is None:
-                raise HygieneError("unreadable archive member", str(rel))
-            with src:
-                _copy_stream(src, parent / rel.name, str(rel), tracker, member.mode)
+    # Room for every member's header, padding and a long name beside the file data.
+    cap = limits.max_total_bytes + 2 * limits.max_files * 4 * _BLOCK + limits.max_path_len
+    with open(archive, "rb") as raw:
+        plain: BinaryIO = gzip.GzipFile(fileobj=raw) if gz else raw  # type: ignore[assignment]
+        with tarfile.open(fileobj=_CappedStream(plain, cap), mode="r|") as tf:  # type: ignore[call-overload]
+            count = 0
+            for member in tf:
+                count += 1
+                if count > limits.max_files * 2:
+                    raise HygieneError("too many archive entries", archive.name)
+                if member.name in (".", "./"):
+                    continue
+                rel = check_member_name(member.name)
+                if member.issym() or member.islnk():
+                    raise HygieneError("link in archive", str(rel))
+                if member.isdev() or member.isfifo() or not (member.isreg() or member.isdir()):
+                    raise HygieneError("special file (device/FIFO/socket) in archive", str(rel))
+                tracker.name(rel)
+                if member.isdir():
+                    _ensure_dir(dest, rel)
+                    continue
+                if member.size > limits.max_file_bytes:
+                    raise HygieneError(f"file larger than {limits.max_file_bytes} bytes", str(rel))
+                tracker.file(str(rel))
+                parent = _ensure_dir(dest, rel.parent)
+                src = tf.extractfile(member)
+                if src is None:
+                    raise HygieneError("unreadable archive member", str(rel))
+                with src:
+                    _copy_stream(src, parent / rel.name, str(rel), tracker, member.mode)
 
 
 def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:

@@ -341,7 +341,7 @@ class Installer:
                 return raw, None
             return (src.parent if src.is_file() else src), None
         if spec.kind == "git":
-            sha = fetch_git(spec, raw, timeout=self.git_timeout)
+            sha = fetch_git(spec, raw, timeout=self.git_timeout, limits=self.limits)
             return raw, sha
         if spec.kind == "archive":
             digest = fetch_archive(spec.location, staging / "download", self.limits)

@@ -12,6 +12,7 @@ import ipaddress
 import json
 import os
 import re
+import resource
 import subprocess
 import urllib.error
 import urllib.parse
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from skillyard.install.errors import SourceError
+from skillyard.install.errors import HygieneError, SourceError
 from skillyard.install.hygiene import Limits, check_member_name
 
 SourceKind = Literal["local", "git", "archive", "hub"]
@@ -47,7 +48,7 @@ def is_loopback(host: str | None) -> bool:
 
 def valid_name(name: str) -> bool:
     """A skill name usable as one directory name: no separators, no dot-only names."""
-    return bool(_NAME_RE.match(name)) and name not in (".", "..")
+    return bool(_NAME_RE.fullmatch(name)) and name not in (".", "..")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +120,6 @@ def _check_ref(ref: str | None) -> str | None:
 def _check_subdir(subdir: str | None) -> str | None:
     if not subdir:
         return None
-    from skillyard.install.errors import HygieneError
-
     try:
         return str(check_member_name(subdir.rstrip("/")))
     except HygieneError as e:
@@ -252,9 +251,15 @@ def _git_env(home: Path) -> dict[str, str]:
 
 
 _GIT_SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never", "-c", "core.fsmonitor=false"]
+_GIT_SAFE += ["-c", "fetch.unpackLimit=1"]  # a fetch writes one pack file, never loose objects
 
 
-def _git(args: list[str], cwd: Path, home: Path, timeout: float) -> str:
+def _git(args: list[str], cwd: Path, home: Path, timeout: float, max_file: int | None = None) -> str:
+    """Run git; with `max_file`, no file it writes may grow past that many bytes (RLIMIT_FSIZE)."""
+
+    def cap_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file, max_file))
+
     try:
         cp = subprocess.run(
             ["git", *_GIT_SAFE, *args],
@@ -264,6 +269,7 @@ def _git(args: list[str], cwd: Path, home: Path, timeout: float) -> str:
             text=True,
             timeout=timeout,
             stdin=subprocess.DEVNULL,
+            preexec_fn=cap_files if max_file is not None else None,
         )
     except FileNotFoundError:
         raise SourceError("fetch failed", reason="the git binary is not installed") from None
@@ -275,7 +281,22 @@ def _git(args: list[str], cwd: Path, home: Path, timeout: float) -> str:
     return cp.stdout
 
 
-def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0) -> str:
+def _check_checkout(listing: str, limits: Limits) -> None:
+    """Refuse a tree whose checkout would be too large, before git writes it.
+
+    A blob stored once can be named any number of times, so a small pack may check
+    out as gigabytes; `git ls-tree -r -l -z` tells the size of every file first.
+    """
+    entries = [e for e in listing.split("\0") if e]
+    size = sum(int(f) for e in entries if (f := e.split("\t", 1)[0].split()[-1]).isdigit())
+    if len(entries) > limits.max_checkout_files or size > limits.max_checkout_bytes:
+        raise HygieneError(
+            f"repository has {len(entries)} files and {size} bytes, over the limits of "
+            f"{limits.max_checkout_files} files or {limits.max_checkout_bytes} bytes; refused before checkout"
+        )
+
+
+def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limits | None = None) -> str:
     """Shallow-fetch `spec` into `dest` (a new directory); return the resolved commit sha."""
     dest.mkdir(parents=True)
     home = dest.parent / "git-home"
@@ -283,7 +304,17 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0) -> str:
     _git(["init", "-q", "--", str(dest)], dest.parent, home, timeout)
     _git(["remote", "add", "origin", "--", spec.location], dest, home, timeout)
     ref = spec.ref or "HEAD"
-    _git(["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref], dest, home, timeout)
+    limits = limits or Limits()
+    cap = limits.max_checkout_bytes
+    try:  # one pack file (fetch.unpackLimit=1), so RLIMIT_FSIZE bounds the whole download as it arrives
+        _git(["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref], dest, home, timeout, max_file=cap)
+    except SourceError:
+        if any(p.stat().st_size >= cap for p in (dest / ".git" / "objects" / "pack").iterdir()):
+            raise SourceError(
+                "fetch failed", reason=f"the download passed the limit of {cap} bytes"
+            ) from None
+        raise
+    _check_checkout(_git(["ls-tree", "-r", "-l", "-z", "FETCH_HEAD"], dest, home, timeout), limits)
     _git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], dest, home, timeout)
     sha = _git(["rev-parse", "HEAD"], dest, home, timeout).strip()
     if not re.fullmatch(r"[0-9a-f]{40,64}", sha):
