@@ -164,6 +164,24 @@ def test_compile_schema_patterns_and_names() -> None:
         assert (check(value, "") is None) == jsonschema.Draft202012Validator(schema).is_valid(value)
 
 
+def test_a_pattern_dollar_ends_the_string_as_json_schema_says() -> None:
+    # JSON Schema patterns are ECMA-262 regexes, where `$` ends the string; Python's `$` (and so the
+    # jsonschema package) also matches before a final newline: an environment name "ODD\n" passed
+    schema = {
+        "type": "object",
+        "properties": {"e": {"type": "object", "propertyNames": {"pattern": "^[A-Z_]+$"}}},
+        "additionalProperties": {"type": "string", "pattern": "^[a-z$]+$"},
+    }
+    check = compile_schema(schema)
+    assert check({"e": {"ODD\n": "1"}}, "") == (
+        "field 'e' has an invalid name 'ODD\\n' (names must match '^[A-Z_]+$')"
+    )
+    assert check({"x": "abc\n"}, "") is not None
+    validator = jsonschema.Draft202012Validator(schema)
+    for value in ({"e": {"OK": "1"}}, {"e": {"ok": "1"}}, {"x": "ab$c"}, {"x": "abc"}, {"x": "ABC"}):
+        assert (check(value, "") is None) == validator.is_valid(value), value
+
+
 _json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=30)
 )

@@ -30,6 +30,28 @@ _TYPE_NAMES = {
 }
 
 
+def json_pattern(pattern: str) -> re.Pattern[str]:
+    """A JSON Schema `pattern` with that standard's `$`: the end of the string. Python's `$` also
+    matches before a final newline, so `^[A-Z_]+$` would accept the name "ODD\\n"."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "$":
+            c = r"\Z"
+        out.append(c)
+        i += 1
+    return re.compile("".join(out))
+
+
 def json_type(value: Any) -> str:
     """The JSON name of a Python value's type, for error messages."""
     if value is None:
@@ -148,13 +170,13 @@ def _compile(schema: dict[str, Any], soft: frozenset[str], *, top: bool = False)
         checks.append(check_len)
 
     if isinstance(schema.get("pattern"), str):
-        pattern = re.compile(schema["pattern"])
+        pattern = json_pattern(schema["pattern"])
         hint = f" ({schema['description']})" if isinstance(schema.get("description"), str) else ""
 
         def check_pattern(v: Any, p: str) -> str | None:
             if not isinstance(v, str) or pattern.search(v):
                 return None
-            return f"{_where(p)} does not match {pattern.pattern!r}{hint} (got {_short(v)})"
+            return f"{_where(p)} does not match {schema['pattern']!r}{hint} (got {_short(v)})"
 
         checks.append(check_pattern)
 
