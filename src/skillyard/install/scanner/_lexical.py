@@ -38,7 +38,7 @@ _READS = re.compile(
     r"\b(?:ReadFile|ReadAll|ReadDir|Open|os\.Open|ioutil\.ReadFile|File\.(?:read|open|binread|readlines"
     r"|ReadAllText|ReadAllBytes|ReadAllLines|OpenRead)|IO\.(?:read|binread|readlines)|Get-Content|gc|cat"
     r"|read_to_string|read_to_end|fs::read|readFileSync|readFile|file_get_contents|fopen|slurp|Files\.read\w*"
-    r"|open|read|io\.open|Pathname|Import-Clixml)\b",
+    r"|open|read|io\.open|Pathname|Import-Clixml|copy\w*|copyFileSync|Copy-Item)\b",
 )
 #: Calls that send data over the network, by kind.
 _SINKS = (
@@ -390,3 +390,47 @@ def _deletes_home(facts: CodeFacts, lines: list[str], n: int, line: str, homes: 
         text = "deletes the home directory" + (" once a date has passed (a time bomb)" if bomb else "")
         facts.flows.append(flow("destruction", "high", n, text, None))
         return
+
+
+#: A network call on a line, in any language: what a send to a hard-coded destination looks like.
+_NET_CALL = re.compile(
+    r"\b(?:post|put|patch|send\w*|request|connect\w*|create_connection|urlopen|fetch|upload\w*|dial\w*"
+    r"|Net::HTTP|TCPSocket|socket)\b",
+    re.I,
+)
+#: Private and link-local addresses: a raw address there is the user's own network, not a drop.
+_PRIVATE = re.compile(r"^(?:[a-z]+://)?(?:10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)", re.I)
+#: Character codes written out as a list (`[112, 97, ...]`, `{104, 116, ...}`, `chr(104), chr(116)`).
+_CODES = re.compile(r"(?:(?<![\w.])\d{2,3}\s*,\s*){5,}\d{2,3}\b")
+_HOSTISH = re.compile(r"^(?:[a-z]+://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\S*)?$", re.I)
+
+
+def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | None]:
+    """(line, store) of the first credential store a code file names and reads, and (line,
+    destination) of its first network call to a hard-coded drop: a public raw address, a paste
+    site, a chat webhook, or a host hidden as character codes. The scan pairs them across the
+    skill's files, where no value can be followed from one to the other (a module imported by a
+    built name, a file on disk between two scripts)."""
+    if len(text) > 512 * 1024:
+        return None, None
+    source: tuple[int, str] | None = None
+    sink: tuple[int, str] | None = None
+    reads = False
+    for n, line in enumerate(text.split("\n"), 1):
+        if _COMMENT.match(line) or len(line) > 4096:
+            continue
+        reads = reads or bool(_READS.search(line))
+        lits = _literals(line)
+        if source is None and lits and (s := _store(lits)) and not _OWN_FILE.search(s):
+            source = (n, s)
+        if sink is None and _NET_CALL.search(line):
+            dests = [x for x in lits if _URL.match(x)]
+            dests += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(line)]
+            if any(exfil_shaped(d) and not _PRIVATE.match(d) or _WEBHOOK.search(d) for d in dests):
+                sink = (n, next(d for d in dests if exfil_shaped(d) or _WEBHOOK.search(d)))
+        if sink is None and (m := _CODES.search(line)):
+            codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
+            word = "".join(map(chr, codes)) if all(32 < c < 127 for c in codes) else ""
+            if _HOSTISH.match(word) and "." in word:
+                sink = (n, f"{word} (written as character codes)")
+    return (source if reads else None), sink

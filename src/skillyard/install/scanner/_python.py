@@ -105,6 +105,10 @@ MAX_PARAMS = 8
 _OS_WRITE = re.compile(r"\bO_(?:WRONLY|RDWR|APPEND|TRUNC|CREAT)\b")
 
 
+#: Modules the interpreter imports by itself at every start, from any folder on its path.
+_STARTUP_MODULE = re.compile(r"(?:^|/)(?:site|user)customize\.py$")
+
+
 class _Reader:
     def __init__(self, project: Project | None = None, rel: str = "") -> None:
         self.env: dict[str, Any] = {}  # name -> folded str | ("mod", dotted)
@@ -1429,10 +1433,16 @@ class _Reader:
 
     def _written(self, target: ast.AST, line: int, content: str | None) -> None:
         """A file this code writes: a path it can fold, or each file a walk of the home directory found."""
-        if p := self.fold(target):
+        if p := self.fold(target) or self._anywhere(target):
             self._write(p, line, content)
         elif self.home_walk and (hit := self._walked(target)):
             self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
+
+    def _anywhere(self, target: ast.AST) -> str | None:
+        """A file Python runs at every start wherever its folder is (`sitecustomize.py` in a path
+        built from `site.getsitepackages()`): its folder need not be known."""
+        p = self._loose_path(target)
+        return p if p and _STARTUP_MODULE.search(p) else None
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
         """A write of `path`, or of any of the paths it may be (a loop over several)."""
