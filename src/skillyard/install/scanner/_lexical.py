@@ -38,7 +38,7 @@ _READS = re.compile(
     r"\b(?:ReadFile|ReadAll|ReadDir|Open|os\.Open|ioutil\.ReadFile|File\.(?:read|open|binread|readlines"
     r"|ReadAllText|ReadAllBytes|ReadAllLines|OpenRead)|IO\.(?:read|binread|readlines)|Get-Content|gc|cat"
     r"|read_to_string|read_to_end|fs::read|readFileSync|readFile|file_get_contents|fopen|slurp|Files\.read\w*"
-    r"|open|read|io\.open|Pathname|Import-Clixml|copy\w*|copyFileSync|Copy-Item)\b",
+    r"|open|read|read_bytes|read_text|io\.open|Pathname|Import-Clixml|copy\w*|copyFileSync|Copy-Item)\b",
 )
 #: Calls that send data over the network, by kind.
 _SINKS = (
@@ -63,6 +63,7 @@ _SINKS = (
         "mail",
         re.compile(
             r"smtp\.SendMail|net/smtp|Net::SMTP|Send-MailMessage|SmtpClient|\bmail\(|lettre::|Transport\.send"
+            r"|\.send_message\b|\.sendmail\b|\.send_mail\b"
         ),
     ),
 )
@@ -78,6 +79,7 @@ _BIND = re.compile(
     r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
     r"[$@]{0,2}([A-Za-z_]\w*)\s*(?::=|=)\s*[\"'`]([^\"'`\s]+)[\"'`]"
 )
+_ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
 #: The whole environment as one value.
@@ -322,6 +324,7 @@ def _dest(code: str, binds: dict[str, str]) -> str | None:
     found = [lit for lit in _literals(code) if _URL.match(lit)]
     # socket and mail APIs take the host and the port as two arguments: `('mx.host', 587)`
     found += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(code)]
+    found += [lit for lit in _literals(code) if _ADDRESS.match(lit)]  # a mail recipient
     found += [
         v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
     ]
@@ -402,13 +405,20 @@ _NET_CALL = re.compile(
 _PRIVATE = re.compile(r"^(?:[a-z]+://)?(?:10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)", re.I)
 #: Character codes written out as a list (`[112, 97, ...]`, `{104, 116, ...}`, `chr(104), chr(116)`).
 _CODES = re.compile(r"(?:(?<![\w.])\d{2,3}\s*,\s*){5,}\d{2,3}\b")
+#: A host written as literal pieces joined with dots: `["c", "example", "net"].join(".")`,
+#: `".".join(("c", "example"))`, `strings.Join([]string{"c", "example"}, ".")`.
+_PIECES = r"""((?:["'][\w-]+["']\s*,\s*)+["'][\w-]+["'])"""
+_JOINED = re.compile(
+    rf"""\[\s*{_PIECES}\s*\]\s*\.join\(\s*["']\.["']|["']\.["']\s*\.join\(\s*[\[(]\s*{_PIECES}"""
+    rf"|Join\(\s*\[\]string\{{\s*{_PIECES}\s*\}}\s*,\s*\"\.\""
+)
 _HOSTISH = re.compile(r"^(?:[a-z]+://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\S*)?$", re.I)
 
 
 def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | None]:
     """(line, store) of the first credential store a code file names and reads, and (line,
     destination) of its first network call to a hard-coded drop: a public raw address, a paste
-    site, a chat webhook, or a host hidden as character codes. The scan pairs them across the
+    site, a chat webhook, or a host hidden as character codes or in pieces. The scan pairs them across the
     skill's files, where no value can be followed from one to the other (a module imported by a
     built name, a file on disk between two scripts)."""
     if len(text) > 512 * 1024:
@@ -421,8 +431,11 @@ def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | Non
             continue
         reads = reads or bool(_READS.search(line))
         lits = _literals(line)
-        if source is None and lits and (s := _store(lits)) and not _OWN_FILE.search(s):
-            source = (n, s)
+        if source is None and lits:
+            # the parts of one path, or one of a list of them (`[".env", "~/.aws/credentials"]`)
+            found = (_store(x) for x in (lits, *([x] for x in lits)))
+            if s := next((s for s in found if s and not _OWN_FILE.search(s)), None):
+                source = (n, s)
         if sink is None and _NET_CALL.search(line):
             dests = [x for x in lits if _URL.match(x)]
             dests += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(line)]
@@ -433,4 +446,8 @@ def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | Non
             word = "".join(map(chr, codes)) if all(32 < c < 127 for c in codes) else ""
             if _HOSTISH.match(word) and "." in word:
                 sink = (n, f"{word} (written as character codes)")
+        if sink is None and (m := _JOINED.search(line)):
+            pieces = re.findall(r"[\w-]+", next(g for g in m.groups() if g))
+            if len(pieces) >= 3 and _HOSTISH.match(host := ".".join(pieces)):
+                sink = (n, f"{host} (written in pieces)")
     return (source if reads else None), sink

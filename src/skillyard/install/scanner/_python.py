@@ -13,6 +13,7 @@ import ast
 import codecs
 import re
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from skillyard.install.scanner._flows import (
@@ -201,6 +202,9 @@ class _Reader:
                 mod = self.fold(node.args[0])
                 # __import__("a.b") returns the top package a; import_module returns a.b
                 return mod.split(".")[0] if mod and f == "__import__" else mod
+            if f in self.defs and not node.keywords:
+                # `def _m(n): return importlib.import_module(codecs.decode(n, "rot13"))`: `_m("bf")` is os
+                return self._fold_helper(self.defs[f], node.args, self.qual)
         return None
 
     # ------------------------------------------------------------ constants
@@ -369,6 +373,20 @@ class _Reader:
                 return None
             out = base.replace(old, new)
             return out if len(out) <= MAX_FOLD else None
+        if short == "translate" and isinstance(node.func, ast.Attribute) and len(args) == 1:
+            # "qhc2".translate(str.maketrans("qhc", "dup")) is "dup2"
+            table = args[0]
+            if isinstance(table, ast.Call) and self.qual(table.func) in ("str.maketrans", "maketrans"):
+                parts = [self.fold(x) for x in table.args]
+                base = self.fold(node.func.value)
+                if (
+                    base is not None
+                    and len(parts) in (2, 3)
+                    and None not in parts
+                    and len(parts[0]) == len(parts[1])
+                ):
+                    return base.translate(str.maketrans(*parts))
+            return None
         if short == "joinpath" and isinstance(node.func, ast.Attribute):
             parts = [self.fold(node.func.value)] + [self.fold(a) for a in args]
             return "/".join(p.rstrip("/") for p in parts if p is not None) if None not in parts else None
@@ -396,10 +414,14 @@ class _Reader:
         return None
 
     def _fold_helper(
-        self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, args: list[ast.expr]
+        self,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+        args: list[ast.expr],
+        read: Callable[[ast.AST], str | None] | None = None,
     ) -> str | None:
         """A call to a one-line helper of this file (`def _n(*codes): return "".join(map(chr,
-        codes))`, or a lambda bound to a name) with constant arguments folds to what it returns."""
+        codes))`, or a lambda bound to a name) with constant arguments folds to what it returns
+        (`read`: how the returned expression is read, `fold` unless the module it names is asked)."""
         name = fn.name if not isinstance(fn, ast.Lambda) else f"<lambda {id(fn)}>"
         if isinstance(fn, ast.Lambda):
             result: ast.expr | None = fn.body
@@ -436,7 +458,7 @@ class _Reader:
             if a.vararg is not None:
                 self.lists[a.vararg.arg] = [v for v in vals[len(a.args) :] if v is not None]
                 self.env.pop(a.vararg.arg, None)
-            return self.fold(result)
+            return (read or self.fold)(result)
         finally:
             self.env, self.lists = saved_env, saved_lists
             self.folding.discard(name)
