@@ -456,11 +456,9 @@ def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | Non
             found = (_store(x) for x in (lits, *([x] for x in lits)))
             if s := next((s for s in found if s and not _OWN_FILE.search(s)), None):
                 source = (n, s)
-        if sink is None and _NET_CALL.search(line):
-            dests = [x for x in lits if _URL.match(x)]
-            dests += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(line)]
-            if any(exfil_shaped(d) and not _PRIVATE.match(d) or _WEBHOOK.search(d) for d in dests):
-                sink = (n, next(d for d in dests if exfil_shaped(d) or _WEBHOOK.search(d)))
+        d = _dest(line, {}) if sink is None and _NET_CALL.search(line) else None
+        if d and (exfil_shaped(d) and not _PRIVATE.match(d) or _WEBHOOK.search(d)):
+            sink = (n, d)
         if sink is None and (m := _CODES.search(line)):
             codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
             word = "".join(map(chr, codes)) if all(32 < c < 127 for c in codes) else ""

@@ -1129,17 +1129,11 @@ def _uploads(words: list[str]) -> tuple[list[str], str] | None:
 
 
 #: Commands that publish a package: what the folder holds goes to a public registry.
-_REGISTRIES = {
-    "npm": "the npm registry",
-    "pnpm": "the npm registry",
-    "yarn": "the npm registry",
-    "twine": "PyPI",
-    "uv": "PyPI",
-    "poetry": "PyPI",
-    "flit": "PyPI",
-    "gem": "RubyGems",
-    "cargo": "crates.io",
-}
+_REGISTRIES = (
+    dict.fromkeys(("npm", "pnpm", "yarn"), "the npm registry")
+    | dict.fromkeys(("twine", "uv", "poetry", "flit"), "PyPI")
+    | {"gem": "RubyGems", "cargo": "crates.io"}
+)
 
 
 def _publishes(words: list[str]) -> str | None:
