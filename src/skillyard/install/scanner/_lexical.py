@@ -308,10 +308,11 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             fetched = Source(f"downloads {_dest(line, binds) or 'code'}", n, True)
         if _EVALUATES.search(line):
             evals.append(n)
-    src = source if source is not None and (reads or source.what.startswith("the ")) else weak
+    strong = source if source is not None and (reads or source.what.startswith("the ")) else None
+    src = strong or weak
     if dns and src is not None:
-        text = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
-        facts.flows.append(flow("secret-network", "critical", dns[0], text, src))
+        said = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
+        facts.flows.append(flow("secret-network", "critical", dns[0], said, src))
     if (
         shells
         and streams
@@ -319,23 +320,17 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             k == "a socket" and (d := _dest(code, binds)) and not _LOOPBACK.match(d) for _, k, code in sinks
         )
     ):
-        text = "connects a socket and starts a shell with its standard streams on it"
-        facts.flows.append(flow("reverse-shell", "critical", shells[0], text, None))
+        said = "connects a socket and starts a shell with its standard streams on it"
+        facts.flows.append(flow("reverse-shell", "critical", shells[0], said, None))
     if fetched is not None and evals:
-        text = f"{fetched.what} and evaluates code in the same file"
-        facts.flows.append(flow("download-exec", "critical", evals[0], text, fetched))
+        said = f"{fetched.what} and evaluates code in the same file"
+        facts.flows.append(flow("download-exec", "critical", evals[0], said, fetched))
     if ext in ("ps1", "psm1"):
         from skillyard.install.scanner import _powershell
 
         facts.assembled.extend(_powershell.analyse(text).assembled)
-    if sinks and (source is not None and (reads or source.what.startswith("the ")) or weak is not None):
-        _send(
-            facts,
-            source if source is not None and (reads or source.what.startswith("the ")) else None,
-            weak,
-            sinks,
-            binds,
-        )
+    if sinks and src is not None:
+        _send(facts, strong, weak, sinks, binds)
     return facts
 
 
