@@ -6,7 +6,8 @@ credential store and that it talks to the network, where to, and that it deletes
 directory. The value cannot be followed from one to the other, so the severity is weighed from
 what is certain: a credential store and a send to a hard-coded exfiltration-shaped destination (a
 raw IP address, a chat webhook, a paste site) is critical, to another hard-coded host high, to a
-host decided at run time medium.
+host decided at run time medium. `loose_ends` reads every code file of a skill, parsed or not,
+the same light way, for the pairs no reader can tie (docs/scanner.md, "Loose ends across the skill").
 """
 
 from __future__ import annotations
@@ -304,7 +305,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             shells.append(n)
         if _STREAMS.search(line):
             streams.append(n)
-        if fetched is None and (m := _FETCH_CALL.search(line)):
+        if fetched is None and _FETCH_CALL.search(line):
             fetched = Source(f"downloads {_dest(line, binds) or 'code'}", n, True)
         if _EVALUATES.search(line):
             evals.append(n)
@@ -418,7 +419,7 @@ _NET_CALL = re.compile(
 )
 #: Private and link-local addresses: a raw address there is the user's own network, not a drop.
 _PRIVATE = re.compile(r"^(?:[a-z]+://)?(?:10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)", re.I)
-#: Character codes written out as a list (`[112, 97, ...]`, `{104, 116, ...}`, `chr(104), chr(116)`).
+#: Character codes written out as a list (`[112, 97, ...]`, `{104, 116, ...}`).
 _CODES = re.compile(r"(?:(?<![\w.])\d{2,3}\s*,\s*){5,}\d{2,3}\b")
 #: A host written as literal pieces joined with dots: `["c", "example", "net"].join(".")`,
 #: `".".join(("c", "example"))`, `strings.Join([]string{"c", "example"}, ".")`.
@@ -433,9 +434,9 @@ _HOSTISH = re.compile(r"^(?:[a-z]+://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\
 def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | None]:
     """(line, store) of the first credential store a code file names and reads, and (line,
     destination) of its first network call to a hard-coded drop: a public raw address, a paste
-    site, a chat webhook, or a host hidden as character codes or in pieces. The scan pairs them across the
-    skill's files, where no value can be followed from one to the other (a module imported by a
-    built name, a file on disk between two scripts)."""
+    site, a chat webhook, or a host hidden as character codes or in pieces. The scan pairs them
+    across the skill's files, where no value can be followed from one to the other (a module
+    imported by a built name, a file on disk between two scripts)."""
     if len(text) > 512 * 1024:
         return None, None
     source: tuple[int, str] | None = None
