@@ -616,6 +616,10 @@ class _Ctx:
     #: (file, line, path, destination) of files the code sends
     stashed: dict[str, tuple[str, Any]] = field(default_factory=dict)
     sent_files: list[tuple[str, int, str, str]] = field(default_factory=list)
+    #: (file, line, what) of credential stores code files read, and of their sends to a drop
+    #: (`_lexical.loose_ends`), paired across the skill when no value ties them
+    loose_sources: list[tuple[str, int, str]] = field(default_factory=list)
+    loose_sinks: list[tuple[str, int, str]] = field(default_factory=list)
     #: builtin check -> the rule that reports it (a custom rule set may leave some out)
     builtins: dict[str | None, Rule] = field(init=False)
 
@@ -826,6 +830,12 @@ def scan_text(
         for path, src in facts.stashed.items():
             ctx.stashed.setdefault(path, (rel, src))
         ctx.sent_files += [(rel, *sent) for sent in facts.sent_files]
+        if not fctx.markdown and _depth == 0:
+            from skillyard.install.scanner._lexical import loose_ends
+
+            source, sink = loose_ends(text)
+            ctx.loose_sources += [(rel, *source)] if source else []
+            ctx.loose_sinks += [(rel, *sink)] if sink else []
 
     if "encoded-payload" in ctx.builtins and _depth < MAX_DECODE_DEPTH:
         for ln in lines:
@@ -1647,6 +1657,26 @@ def _sent_stashes(ctx: _Ctx) -> None:
         fl = flow("secret-network", sev, line, text, src)
         steps = tuple((n, step, rel if f is None else f) for n, step, f in fl.steps)
         ctx.flag("flow-secret-network", rel, line, snippet(text), f": {text}", severity=sev, flow=steps)
+    _paired_loose_ends(ctx)
+
+
+def _paired_loose_ends(ctx: _Ctx) -> None:
+    """A credential store read in one code file and a send to a drop (a public raw address, a
+    paste site, a webhook, a hidden host) in any code file of the same skill: the value between
+    them may pass where no reader follows it (a module imported by a built name, a file on disk,
+    a collection of paths), so the pair is reported as high unless a flow already was."""
+    if not ctx.loose_sources or not ctx.loose_sinks:
+        return
+    if any(
+        f.category == "credential-exfiltration" or f.rule_id.startswith("SY-FLOW")
+        for f in ctx.findings
+        if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"]
+    ):
+        return
+    (frel, fline, what), (rel, line, dest) = ctx.loose_sources[0], ctx.loose_sinks[0]
+    text = f"reads {what} ({frel}:{fline}); {rel} sends data to {dest}"
+    steps = ((fline, f"reads {what}", frel), (line, f"sends data to {dest}", rel))
+    ctx.flag("flow-secret-network", rel, line, snippet(text), f": {text}", severity="high", flow=steps)
 
 
 def _timed_out(ctx: _Ctx, rel: str) -> None:

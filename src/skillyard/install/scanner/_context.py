@@ -74,6 +74,8 @@ _FOR_USER = re.compile(
     # "give the user the commands to run" (not "give the user a summary")
     r"|\b(?:give|hand)\s+the\s+user\s+(?:the\s+)?(?:commands?|lines?|steps?|instructions?)\b"
     r"|\b(?:load|install|run|enable|add|paste)\w*\s+(?:it|this|that|them)\s+themselves\b"
+    # "let the user run it", "ask the user to paste this into their terminal"
+    r"|\b(?:let|have|ask|get)\s+the\s+user\s+(?:to\s+)?(?:run|paste|install|load|add|enable|copy|type)\b"
     r"|\b(?:do\s+not|don'?t|never)\s+(?:load|install|run|enable|add)\s+(?:it|this|that|them)\s+for\s+(?:them|the\s+user)\b",
     re.IGNORECASE,
 )
@@ -359,12 +361,41 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     in_item = False
     item: list[int] = []
     for_user = False
+    # paragraphs and code blocks in order: a code block is handed to the user with the paragraph
+    # that introduces it or the one right after it ("ask the user to run:", "let the user run it")
+    blocks: list[tuple[bool, list[int], bool]] = []  # (is code, lines, hands to the user)
+    indented: list[int] = []  # lines of the indented code block being read
+    list_indent = 0  # where the text of the current list item starts
 
     def close_item() -> None:
-        if for_user:
-            ctx.for_user_lines.update(item)
+        if item:
+            blocks.append((False, item, for_user))
+
+    def close_indented() -> None:
+        if indented:
+            body = "\n".join(lines[k - 1][list_indent + 4 :] for k in indented)
+            ctx.fences.append(Fence("", indented[0], body, False))
+            blocks.append((True, list(indented), False))
+            indented.clear()
 
     for i, line in enumerate(lines, start=1):
+        if (
+            fence is None
+            and not in_comment
+            and _indented_code(line, list_indent, lines[i - 2] if i > 1 else "", indented)
+        ):
+            # CommonMark's indented code block: four columns past the text of the list item it is in
+            close_item()
+            item, for_user = [], False
+            indented.append(i)
+            ctx.kinds[i] = "fence"
+            continue
+        if line.strip():
+            close_indented()
+            if m := LIST_ITEM.match(line):
+                list_indent = m.end()
+            elif not line[:1].isspace():
+                list_indent = 0
         if fence is None and not _FENCE.match(line):
             # paragraphs and list items, for steps handed to the user
             if not line.strip() or LIST_ITEM.match(line) or _HEADING.match(line):
@@ -387,6 +418,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
             m = _FENCE.match(line)
             if m and m.group(1)[0] == fence[0][0] and len(m.group(1)) >= len(fence[0]) and not m.group(2):
                 ctx.fences.append(Fence(fence[1], fence[2], "\n".join(body), fence[3]))
+                blocks.append((True, list(range(fence[2] - 1, i + 1)), False))
                 fence, body = None, []
                 ctx.kinds[i] = "fence"
                 continue
@@ -426,7 +458,21 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     if fence is not None:
         ctx.fences.append(Fence(fence[1], fence[2], "\n".join(body), fence[3]))
     close_item()
+    close_indented()
+    for k, (code, block, _) in enumerate(blocks):
+        if code and any(0 <= j < len(blocks) and not blocks[j][0] and blocks[j][2] for j in (k - 1, k + 1)):
+            ctx.for_user_lines.update(block)
+    ctx.for_user_lines.update(n for code, block, mine in blocks if mine and not code for n in block)
     return ctx
+
+
+def _indented_code(line: str, indent: int, previous: str, open_block: list[int]) -> bool:
+    """A line of an indented code block: four columns past `indent` (the text of the list item it
+    sits in, or the margin), after a blank line or inside such a block."""
+    if not line.strip():
+        return False
+    width = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+    return width >= indent + 4 and (bool(open_block) or not previous.strip())
 
 
 def suppressions(rel: str, text: str) -> dict[tuple[str, int], tuple[frozenset[str], str]]:
@@ -465,6 +511,7 @@ _FOLLOW = re.compile(
 
 
 _NEGATED = re.compile(r"\b(?:not|never|n't|nor)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_USER_DOES = re.compile(r"\b(?:the\s+user|users|they)\s+(?:(?:can|may|should|will|to)\s+)?$", re.IGNORECASE)
 
 
 def referenced_paths(text: str) -> set[str]:
@@ -476,7 +523,12 @@ def referenced_paths(text: str) -> set[str]:
     for line in text.split("\n"):
         if "/" not in line:
             continue
-        hits = [bool(_NEGATED.search(line[: m.start()])) for m in _FOLLOW.finditer(line)]
+        # "let the user run it": the user runs the document, not the model
+        hits = [
+            bool(_NEGATED.search(line[: m.start()]))
+            for m in _FOLLOW.finditer(line)
+            if not _USER_DOES.search(line[: m.start()])
+        ]
         follow = not all(hits) if hits else False
         quote = any(hits) and not follow
         for m in _PATH_TOKEN.finditer(line):

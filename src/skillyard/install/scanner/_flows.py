@@ -92,9 +92,11 @@ DEVICE = re.compile(r"^/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root
 RC_FILE = re.compile(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|config\.fish$")
 
 
-#: What, written into a start-up file, makes it fetch or unpack code each session.
+#: What, written into a start-up file, makes it fetch, unpack or start hidden code each session.
 _FETCHES = re.compile(
-    r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|eval)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
+    r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|eval|nohup)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
+    # or starts a program kept in a temporary folder
+    r"|(?:^|[\s;&|'\"])/(?:tmp|var/tmp|dev/shm)/"
 )
 
 

@@ -51,6 +51,8 @@ _GET = set(
     "http.get https.get http.request https.request fetch axios.get axios got got.get needle.get "
     "request".split()
 )
+#: Streams of the machine itself, whose `data` events receive nothing from the network.
+_LOCAL_STREAM = re.compile(r"ReadStream|stdin|stdout|stderr|readline|\bfs\b|watch", re.I)
 #: Calls that open a connection whose `.write`/`.end`/`.send` then sends data.
 _CONNECT = set(
     "http.request https.request net.connect net.createConnection tls.connect net.Socket WebSocket ws".split()
@@ -865,6 +867,9 @@ class _Reader:
             self.call_sinks(n, q, f, a, line)
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
+        elif short == "on" and a and self.fold(a[0]) == "data" and not _LOCAL_STREAM.search(self.text(f)):
+            # `x.on("data", ...)`: what a response or socket receives, however `x` was reached
+            self.gets.append((line, "data the program receives"))
         if f.type == "import" and a and (url := self.fold(a[0])) and re.match(r"(?i)https?://", url):
             # import("https://…"): a module fetched from the network and run
             text = f"imports {url} from the network and runs it as a module"

@@ -6,7 +6,8 @@ credential store and that it talks to the network, where to, and that it deletes
 directory. The value cannot be followed from one to the other, so the severity is weighed from
 what is certain: a credential store and a send to a hard-coded exfiltration-shaped destination (a
 raw IP address, a chat webhook, a paste site) is critical, to another hard-coded host high, to a
-host decided at run time medium.
+host decided at run time medium. `loose_ends` reads every code file of a skill, parsed or not,
+the same light way, for the pairs no reader can tie (docs/scanner.md, "Loose ends across the skill").
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ _READS = re.compile(
     r"\b(?:ReadFile|ReadAll|ReadDir|Open|os\.Open|ioutil\.ReadFile|File\.(?:read|open|binread|readlines"
     r"|ReadAllText|ReadAllBytes|ReadAllLines|OpenRead)|IO\.(?:read|binread|readlines)|Get-Content|gc|cat"
     r"|read_to_string|read_to_end|fs::read|readFileSync|readFile|file_get_contents|fopen|slurp|Files\.read\w*"
-    r"|open|read|io\.open|Pathname|Import-Clixml)\b",
+    r"|open|read|read_bytes|read_text|io\.open|Pathname|Import-Clixml|copy\w*|copyFileSync|Copy-Item)\b",
 )
 #: Calls that send data over the network, by kind.
 _SINKS = (
@@ -63,6 +64,7 @@ _SINKS = (
         "mail",
         re.compile(
             r"smtp\.SendMail|net/smtp|Net::SMTP|Send-MailMessage|SmtpClient|\bmail\(|lettre::|Transport\.send"
+            r"|\.send_message\b|\.sendmail\b|\.send_mail\b"
         ),
     ),
 )
@@ -78,6 +80,7 @@ _BIND = re.compile(
     r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
     r"[$@]{0,2}([A-Za-z_]\w*)\s*(?::=|=)\s*[\"'`]([^\"'`\s]+)[\"'`]"
 )
+_ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
 #: The whole environment as one value.
@@ -152,6 +155,17 @@ _SAY = re.compile(
 _PIPED = re.compile(r"[\"'`]\s*\)?\s*\|(?!\|)")
 
 
+#: Calls that fetch a body from the network.
+_FETCH_CALL = re.compile(
+    r"Net::HTTP\.get\b|URI\.open\(|\bhttp\.Get\(|file_get_contents\(\s*[\"']https?:|\bget\(\s*[\"']https?:"
+    r"|\bDownload(?:String|Data)\b|\bcurl_exec\(|reqwest::(?:blocking::)?get\b|ureq::get\b|HTTP::Tiny"
+)
+#: Evaluating a string as code, or handing a value that is not a literal to `sh -c`.
+_EVALUATES = re.compile(
+    r"\beval\s*\(|\beval\s+[$@]?\w|\b(?:instance|class|module)_eval\b|\bcreate_function\b|\bloadstring\b"
+    r"|\[scriptblock\]::Create|[\"'](?:-c|/c)[\"']\s*,\s*(?![\"'`\s])",
+    re.I,
+)
 #: Calls that run a program: their literal arguments are the command line.
 _RUNS = re.compile(
     r"exec\.Command(?:Context)?\(|\bsystem\(|\bspawn\(|Process\.spawn|Open3\.\w+\(|IO\.popen\(|\bexec\("
@@ -232,6 +246,8 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     built: set[str] = set()  # names bound to a value built at run time (`name := fmt.Sprintf(...)`)
     shells: list[int] = []
     streams: list[int] = []
+    fetched: Source | None = None  # the first download
+    evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
     for n, line in enumerate(lines, 1):
         if _COMMENT.match(line) or len(line) > 4096:
             continue
@@ -289,10 +305,15 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             shells.append(n)
         if _STREAMS.search(line):
             streams.append(n)
-    src = source if source is not None and (reads or source.what.startswith("the ")) else weak
+        if fetched is None and _FETCH_CALL.search(line):
+            fetched = Source(f"downloads {_dest(line, binds) or 'code'}", n, True)
+        if _EVALUATES.search(line):
+            evals.append(n)
+    strong = source if source is not None and (reads or source.what.startswith("the ")) else None
+    src = strong or weak
     if dns and src is not None:
-        text = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
-        facts.flows.append(flow("secret-network", "critical", dns[0], text, src))
+        said = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
+        facts.flows.append(flow("secret-network", "critical", dns[0], said, src))
     if (
         shells
         and streams
@@ -300,20 +321,17 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             k == "a socket" and (d := _dest(code, binds)) and not _LOOPBACK.match(d) for _, k, code in sinks
         )
     ):
-        text = "connects a socket and starts a shell with its standard streams on it"
-        facts.flows.append(flow("reverse-shell", "critical", shells[0], text, None))
+        said = "connects a socket and starts a shell with its standard streams on it"
+        facts.flows.append(flow("reverse-shell", "critical", shells[0], said, None))
+    if fetched is not None and evals:
+        said = f"{fetched.what} and evaluates code in the same file"
+        facts.flows.append(flow("download-exec", "critical", evals[0], said, fetched))
     if ext in ("ps1", "psm1"):
         from skillyard.install.scanner import _powershell
 
         facts.assembled.extend(_powershell.analyse(text).assembled)
-    if sinks and (source is not None and (reads or source.what.startswith("the ")) or weak is not None):
-        _send(
-            facts,
-            source if source is not None and (reads or source.what.startswith("the ")) else None,
-            weak,
-            sinks,
-            binds,
-        )
+    if sinks and src is not None:
+        _send(facts, strong, weak, sinks, binds)
     return facts
 
 
@@ -322,6 +340,7 @@ def _dest(code: str, binds: dict[str, str]) -> str | None:
     found = [lit for lit in _literals(code) if _URL.match(lit)]
     # socket and mail APIs take the host and the port as two arguments: `('mx.host', 587)`
     found += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(code)]
+    found += [lit for lit in _literals(code) if _ADDRESS.match(lit)]  # a mail recipient
     found += [
         v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
     ]
@@ -390,3 +409,59 @@ def _deletes_home(facts: CodeFacts, lines: list[str], n: int, line: str, homes: 
         text = "deletes the home directory" + (" once a date has passed (a time bomb)" if bomb else "")
         facts.flows.append(flow("destruction", "high", n, text, None))
         return
+
+
+#: A network call on a line, in any language: what a send to a hard-coded destination looks like.
+_NET_CALL = re.compile(
+    r"\b(?:post|put|patch|send\w*|request|connect\w*|create_connection|urlopen|fetch|upload\w*|dial\w*"
+    r"|Net::HTTP|TCPSocket|socket)\b",
+    re.I,
+)
+#: Private and link-local addresses: a raw address there is the user's own network, not a drop.
+_PRIVATE = re.compile(r"^(?:[a-z]+://)?(?:10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)", re.I)
+#: Character codes written out as a list (`[112, 97, ...]`, `{104, 116, ...}`).
+_CODES = re.compile(r"(?:(?<![\w.])\d{2,3}\s*,\s*){5,}\d{2,3}\b")
+#: A host written as literal pieces joined with dots: `["c", "example", "net"].join(".")`,
+#: `".".join(("c", "example"))`, `strings.Join([]string{"c", "example"}, ".")`.
+_PIECES = r"""((?:["'][\w-]+["']\s*,\s*)+["'][\w-]+["'])"""
+_JOINED = re.compile(
+    rf"""\[\s*{_PIECES}\s*\]\s*\.join\(\s*["']\.["']|["']\.["']\s*\.join\(\s*[\[(]\s*{_PIECES}"""
+    rf"|Join\(\s*\[\]string\{{\s*{_PIECES}\s*\}}\s*,\s*\"\.\""
+)
+_HOSTISH = re.compile(r"^(?:[a-z]+://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\S*)?$", re.I)
+
+
+def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | None]:
+    """(line, store) of the first credential store a code file names and reads, and (line,
+    destination) of its first network call to a hard-coded drop: a public raw address, a paste
+    site, a chat webhook, or a host hidden as character codes or in pieces. The scan pairs them
+    across the skill's files, where no value can be followed from one to the other (a module
+    imported by a built name, a file on disk between two scripts)."""
+    if len(text) > 512 * 1024:
+        return None, None
+    source: tuple[int, str] | None = None
+    sink: tuple[int, str] | None = None
+    reads = False
+    for n, line in enumerate(text.split("\n"), 1):
+        if _COMMENT.match(line) or len(line) > 4096:
+            continue
+        reads = reads or bool(_READS.search(line))
+        lits = _literals(line)
+        if source is None and lits:
+            # the parts of one path, or one of a list of them (`[".env", "~/.aws/credentials"]`)
+            found = (_store(x) for x in (lits, *([x] for x in lits)))
+            if s := next((s for s in found if s and not _OWN_FILE.search(s)), None):
+                source = (n, s)
+        d = _dest(line, {}) if sink is None and _NET_CALL.search(line) else None
+        if d and (exfil_shaped(d) and not _PRIVATE.match(d) or _WEBHOOK.search(d)):
+            sink = (n, d)
+        if sink is None and (m := _CODES.search(line)):
+            codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
+            word = "".join(map(chr, codes)) if all(32 < c < 127 for c in codes) else ""
+            if _HOSTISH.match(word) and "." in word:
+                sink = (n, f"{word} (written as character codes)")
+        if sink is None and (m := _JOINED.search(line)):
+            pieces = re.findall(r"[\w-]+", next(g for g in m.groups() if g))
+            if len(pieces) >= 3 and _HOSTISH.match(host := ".".join(pieces)):
+                sink = (n, f"{host} (written in pieces)")
+    return (source if reads else None), sink

@@ -13,6 +13,7 @@ import ast
 import codecs
 import re
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from skillyard.install.scanner._flows import (
@@ -64,6 +65,8 @@ _NET_MODULES = ("requests.", "httpx.", "aiohttp.", "urllib3.")
 _NET_METHODS = set(
     "send sendall sendto post put patch request connect urlopen send_message sendmail storbinary".split()
 )
+#: Methods that send the file whose path they are given (boto3, paramiko's SFTP, Google Cloud Storage).
+_UPLOADS = set("upload_file put upload upload_from_filename put_file".split())
 #: Methods that put a value into a container (a mail, a list, a dict): the container then holds it.
 _FILL_METHODS = set("add_attachment attach set_content set_payload append extend update add".split())
 _DNS = set(
@@ -103,6 +106,10 @@ MAX_PARAMS = 8
 
 #: `os.open` flags that open a file for writing.
 _OS_WRITE = re.compile(r"\bO_(?:WRONLY|RDWR|APPEND|TRUNC|CREAT)\b")
+
+
+#: Modules the interpreter imports by itself at every start, from any folder on its path.
+_STARTUP_MODULE = re.compile(r"(?:^|/)(?:site|user)customize\.py$")
 
 
 class _Reader:
@@ -197,6 +204,9 @@ class _Reader:
                 mod = self.fold(node.args[0])
                 # __import__("a.b") returns the top package a; import_module returns a.b
                 return mod.split(".")[0] if mod and f == "__import__" else mod
+            if f in self.defs and not node.keywords:
+                # `def _m(n): return importlib.import_module(codecs.decode(n, "rot13"))`: `_m("bf")` is os
+                return self._fold_helper(self.defs[f], node.args, self.qual)
         return None
 
     # ------------------------------------------------------------ constants
@@ -365,6 +375,20 @@ class _Reader:
                 return None
             out = base.replace(old, new)
             return out if len(out) <= MAX_FOLD else None
+        if short == "translate" and isinstance(node.func, ast.Attribute) and len(args) == 1:
+            # "qhc2".translate(str.maketrans("qhc", "dup")) is "dup2"
+            table = args[0]
+            if isinstance(table, ast.Call) and self.qual(table.func) in ("str.maketrans", "maketrans"):
+                parts = [self.fold(x) for x in table.args]
+                base = self.fold(node.func.value)
+                if (
+                    base is not None
+                    and len(parts) in (2, 3)
+                    and None not in parts
+                    and len(parts[0]) == len(parts[1])
+                ):
+                    return base.translate(str.maketrans(*parts))
+            return None
         if short == "joinpath" and isinstance(node.func, ast.Attribute):
             parts = [self.fold(node.func.value)] + [self.fold(a) for a in args]
             return "/".join(p.rstrip("/") for p in parts if p is not None) if None not in parts else None
@@ -392,10 +416,14 @@ class _Reader:
         return None
 
     def _fold_helper(
-        self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, args: list[ast.expr]
+        self,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+        args: list[ast.expr],
+        read: Callable[[ast.AST], str | None] | None = None,
     ) -> str | None:
         """A call to a one-line helper of this file (`def _n(*codes): return "".join(map(chr,
-        codes))`, or a lambda bound to a name) with constant arguments folds to what it returns."""
+        codes))`, or a lambda bound to a name) with constant arguments folds to what it returns
+        (`read`: how the returned expression is read, `fold` unless the module it names is asked)."""
         name = fn.name if not isinstance(fn, ast.Lambda) else f"<lambda {id(fn)}>"
         if isinstance(fn, ast.Lambda):
             result: ast.expr | None = fn.body
@@ -432,7 +460,7 @@ class _Reader:
             if a.vararg is not None:
                 self.lists[a.vararg.arg] = [v for v in vals[len(a.args) :] if v is not None]
                 self.env.pop(a.vararg.arg, None)
-            return self.fold(result)
+            return (read or self.fold)(result)
         finally:
             self.env, self.lists = saved_env, saved_lists
             self.folding.discard(name)
@@ -1183,6 +1211,17 @@ class _Reader:
                 self.facts.shell.append(
                     (line, shlex.join(["curl", "-o", shown(out), shown(url or "the network")]))
                 )
+        # s3.upload_file(path, bucket, key), sftp.put(path, remote): the file at `path` is sent
+        if (
+            short in _UPLOADS
+            and isinstance(call.func, ast.Attribute)
+            and call.args
+            and (s := self._secret(call.args[0]))
+        ):
+            src = Source(s, line, True)
+            sev, text = sent(src, "remote storage")
+            self._flow("secret-network", sev, line, text, src)
+            return
         # network sinks
         dns = f in _DNS
         net = dns or f in _NET or f.startswith(_NET_MODULES) or (short in _NET_METHODS and "." in f)
@@ -1429,10 +1468,16 @@ class _Reader:
 
     def _written(self, target: ast.AST, line: int, content: str | None) -> None:
         """A file this code writes: a path it can fold, or each file a walk of the home directory found."""
-        if p := self.fold(target):
+        if p := self.fold(target) or self._anywhere(target):
             self._write(p, line, content)
         elif self.home_walk and (hit := self._walked(target)):
             self._flow("destruction", "high", line, f"overwrites every file it finds under {hit}", None)
+
+    def _anywhere(self, target: ast.AST) -> str | None:
+        """A file Python runs at every start wherever its folder is (`sitecustomize.py` in a path
+        built from `site.getsitepackages()`): its folder need not be known."""
+        p = self._loose_path(target)
+        return p if p and _STARTUP_MODULE.search(p) else None
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
         """A write of `path`, or of any of the paths it may be (a loop over several)."""

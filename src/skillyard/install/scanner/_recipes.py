@@ -149,6 +149,8 @@ def _docker(lines: list[str]) -> list[str]:
             continued = s.endswith("\\")
         elif m:
             out.append(_exec_form(m.group(1)))
+        elif add := re.match(r"(?i)^\s*ADD\s+(?:--\S+\s+)*(https?://\S+)\s+(\S+)\s*$", ln):
+            out.append(f"curl -o {add.group(2)} {add.group(1)}")  # ADD fetches a URL into the image
         else:
             out.append("")
     return out

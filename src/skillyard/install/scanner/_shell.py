@@ -304,11 +304,22 @@ class _Reader:
     def pipeline_source(self, node: Any) -> Source | None:
         for cmd in _commands(node):
             words, nodes = self.argv(cmd)
-            if src := self.reads_secret(words, cmd.start_point[0] + 1):
+            if src := self.reads_secret(words, cmd.start_point[0] + 1) or self.fed_from(cmd):
                 return src
             for n in nodes[1:]:
                 if src := self.taint_of(n):
                     return src
+        return None
+
+    def fed_from(self, cmd: Any) -> Source | None:
+        """`base64 < ~/.netrc`: a credential given to a command as its input."""
+        p = cmd.parent
+        if p is None or p.type != "redirected_statement":
+            return None
+        for r in p.named_children:
+            dest = r.child_by_field_name("destination") if r.type == "file_redirect" else None
+            if dest is not None and self.text(r).lstrip().startswith("<"):
+                return self.secret(self.shown(dest), cmd.start_point[0] + 1)
         return None
 
     def run(self, root: Any) -> CodeFacts:
@@ -649,6 +660,11 @@ class _Reader:
                 if src:
                     self.flow("secret-network", "critical", line, sent(src, w, dns=True)[1], src)
                     break
+        elif (to := _publishes(words)) is not None and (src := self.carried(to, nodes)) is not None:
+            # a package published, an issue or pull request filed, a git URL: each carries to a
+            # service what is put into it
+            sev, text = sent(src, to)
+            self.flow("secret-network", sev, line, text, src)
         elif name in _INTERP or words[0] in self.downloads:
             script = (
                 next((w for w in words[1:] if not w.startswith("-")), None) if name in _INTERP else words[0]
@@ -724,6 +740,12 @@ class _Reader:
                 )
                 self.flow("destruction", "high", line, f"{how} the disk device {raw}", None)
                 return
+
+    def carried(self, to: str, nodes: list[Any]) -> Source | None:
+        """The secret a command carries to `to`: in its arguments, or (a package published) a
+        credential copied into what it publishes."""
+        src = self.staged if to in _REGISTRIES.values() else None
+        return src or next((t for n in nodes[1:] if (t := self.taint_of(n))), None)
 
     def stage(self, name: str, words: list[str], line: int) -> None:
         """`cp ~/.aws/credentials notes/`, `zip -r /tmp/b.zip ~/.ssh`, `tar czf b.tgz ~/.ssh`: the
@@ -1103,6 +1125,30 @@ def _uploads(words: list[str]) -> tuple[list[str], str] | None:
         return args[1:-1], args[-1]
     if name in ("wormhole", "croc", "ffsend") and args[:1] in (["send"], ["upload"]):
         return args[1:], f"a {name} transfer"
+    return None
+
+
+#: Commands that publish a package: what the folder holds goes to a public registry.
+_REGISTRIES = (
+    dict.fromkeys(("npm", "pnpm", "yarn"), "the npm registry")
+    | dict.fromkeys(("twine", "uv", "poetry", "flit"), "PyPI")
+    | {"gem": "RubyGems", "cargo": "crates.io"}
+)
+
+
+def _publishes(words: list[str]) -> str | None:
+    """Where a command carries what is put into it: a package registry (`npm publish`, `twine
+    upload`), an issue or pull request (`gh issue create --body`, `gh api -f`, `glab mr create`), or
+    the URL a git command talks to."""
+    name, args = _base(words[0]), words[1:]
+    if name in _REGISTRIES and args[:1] in (["publish"], ["upload"], ["push"]):
+        return _REGISTRIES[name]
+    if name in ("gh", "glab") and (
+        args[:1] == ["api"] or args[1:2] in (["create"], ["comment"], ["edit"], ["note"])
+    ):
+        return "the GitHub API" if name == "gh" else "the GitLab API"
+    if name == "git" and args[:1] in (["push"], ["clone"], ["fetch"], ["pull"], ["ls-remote"]):
+        return next((w for w in args if "://" in w or "@" in w), None)
     return None
 
 
