@@ -142,6 +142,22 @@ _UNIT_WRITTEN = re.compile(
 _FOREIGN_ITEM = re.compile(
     r"safe.?storage|chrom|brave|edge|opera|vivaldi|firefox|wallet|airport|icloud", re.IGNORECASE
 )
+#: A tunnel or request-capture host (not a paste host: pasted code to fetch and run is a lure's shape).
+_RECEIVER_HOST = re.compile(
+    r"(?:webhook\.site|requestbin\.|pipedream\.net|beeceptor\.com|hookbin\.com|ngrok|loca\.lt|localtunnel\.me"
+    r"|trycloudflare\.com|localhost\.run|pinggy\.io|bore\.pub|serveo\.net)",
+    re.IGNORECASE,
+)
+#: Something sent on the line: data that is not written out (a file, a variable, a command's output,
+#: standard input), a credential in a header, a pipe into a network tool, a client call that posts,
+#: or prose telling to send.
+_SENDS = re.compile(
+    r"\b(?:x-api-key|authorization|bearer|api[_-]?key|token|cookie)\b|(?:\s-d|--data(?:-\w+)?|\s-F|--form|\s-T|--upload-file|--post-file)[=\s]+[\"']?[@$<`]|\|\s*(?:curl|wget|nc|ncat)\b"
+    r"|\$\(|\b(?:nc|ncat|netcat|socat|scp|rsync)\s|\b(?:post|put|send\w*|upload\w*|request)\s*\([^)\n]*[,(]\s*"
+    r"(?:data|json|body|files|content)\b|\b(?:send|post|upload|submit|forward|transmit|exfiltrate|report|copy|sync)"
+    r"\s+(?:\S+\s+){0,6}?(?:to|at|into)\s+\S*(?:https?://|webhook\.site|ngrok)",
+    re.IGNORECASE,
+)
 _TOKENS_SENT = re.compile(r"\w+\s+(?:\S+\s+){0,3}?tokens\b", re.IGNORECASE)
 
 
@@ -212,6 +228,8 @@ class FileContext:
     unit_written: bool = False
     #: `#` comment lines of shell and Python blocks (a commented-out command is not run)
     code_comment_lines: set[int] = field(default_factory=set)
+    #: lines of fenced blocks that send something (a credential header, a file, a command's output)
+    sending_lines: set[int] = field(default_factory=set)
 
     def demotion(
         self, line: int | None, category: str, rule_id: str, text: str, start: int
@@ -227,6 +245,15 @@ class FileContext:
             return 2, "a keychain item this file stores itself"
         if rule_id == "SY-PER-002" and _ENABLE_INSTALLED.match(text, start) and not self.unit_written:
             return 2, "a service some package installed, enabled; not one this file creates"
+        if (
+            rule_id == "SY-EXF-001"
+            and self.markdown
+            and _RECEIVER_HOST.match(text, start)
+            and not _SENDS.search(text)
+            and line not in self.sending_lines
+        ):
+            # docs for webhook development: the user's own tunnel, registered as a callback URL
+            return 2, "a tunnel or request-capture address to receive at, with nothing sent to it"
         if not self.markdown:
             if (
                 category == "download-and-execute"
@@ -463,6 +490,9 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
         if code and any(0 <= j < len(blocks) and not blocks[j][0] and blocks[j][2] for j in (k - 1, k + 1)):
             ctx.for_user_lines.update(block)
     ctx.for_user_lines.update(n for code, block, mine in blocks if mine and not code for n in block)
+    for f in ctx.fences:
+        if _SENDS.search(f.body):  # a config block: its URL is where the header or data goes
+            ctx.sending_lines.update(range(f.first_line, f.first_line + f.body.count("\n") + 1))
     return ctx
 
 
