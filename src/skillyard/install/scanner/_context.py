@@ -141,6 +141,39 @@ _FOREIGN_ITEM = re.compile(
     r"safe.?storage|chrom|brave|edge|opera|vivaldi|firefox|wallet|airport|icloud", re.IGNORECASE
 )
 _TOKENS_SENT = re.compile(r"\w+\s+(?:\S+\s+){0,3}?tokens\b", re.IGNORECASE)
+#: A tunnel (`https://abc123.ngrok.io`) or request-bin (`https://webhook.site/your-id`) URL:
+#: group 1 is the tunnel's subdomain, group 3 the bin's id.
+_CALLBACK_URL = re.compile(
+    r"(?:([\w<>{}*.-]+)\.)?(?:ngrok(?:-free)?\.(?:io|app)|loca\.lt|localtunnel\.me|trycloudflare\.com|"
+    r"localhost\.run|pinggy\.io|serveo\.net)\b|(webhook\.site|requestbin\.(?:com|net)|pipedream\.net|"
+    r"beeceptor\.com|hookbin\.com)(?:/([^\s'\"`)/?#]*))?",
+    re.IGNORECASE,
+)
+#: A subdomain or bin id that stands for the reader's own: `abc123`, `xxxx`, `your-ngrok-url`, `<id>`.
+_PLACEHOLDER_ID = re.compile(
+    r"(?:https?://)?(?:abc\d*|x+|your[\w-]*|my[\w-]*|<[^>]*>|\{+[^}]*\}+|\*|\.{3}|example[\w-]*|"
+    r"[\w-]*(?:[-_](?:id|url)|subdomain|tunnel|random)[\w-]*)",
+    re.IGNORECASE,
+)
+#: A line that sends or fetches something over the network (not a URL handed to a vendor's settings).
+_NETWORK_CALL = re.compile(
+    r"\b(?:curl|wget|nc|ncat|socat|ssh|scp|rsync|https?ie|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|urlopen|"
+    r"axios|sendBeacon|XMLHttpRequest)\b|\b(?:requests|httpx|session|client|http)\.\w+\(|\bfetch\(|\.(?:post|put|send)\(",
+    re.IGNORECASE,
+)
+
+
+def _own_callback(text: str, start: int) -> bool:
+    """A tunnel or request-bin URL given as the reader's own (a placeholder id or the bare host, as
+    in "expose localhost, then paste the https://abc123.ngrok.io URL into the dashboard"), on a line
+    that sends nothing: the vendor calls it, the skill does not post data to it."""
+    if _NETWORK_CALL.search(text):
+        return False
+    for m in _CALLBACK_URL.finditer(text):
+        if m.start() <= start <= m.end():
+            ident = m[1] or m[3] or ""
+            return not ident or bool(_PLACEHOLDER_ID.fullmatch(ident))
+    return False
 
 
 def web_installer(command: str) -> tuple[str, ...] | None:
@@ -217,6 +250,8 @@ class FileContext:
         """(levels to lower, why) for a rule match at `line`."""
         if line is None:
             return 0, ""
+        if rule_id == "SY-EXF-001" and _own_callback(text, start):
+            return 2, "the reader's own tunnel or request-bin URL (a placeholder), nothing sent to it"
         if rule_id == "SY-CRED-007" and _TOKENS_SENT.match(text[start:]) and _CURRENCY.search(text):
             return 2, "tokens as a currency, not credentials"
         if category in SPEECH and _CHECKED_SAMPLE.search(text[:start]):
