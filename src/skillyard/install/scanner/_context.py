@@ -184,6 +184,28 @@ def web_installer(command: str) -> tuple[str, ...] | None:
     return tuple(names)
 
 
+#: Words of a host or repository name that name no product (`render-oss/cli`: "render" does).
+_GENERIC_WORDS = frozenset(
+    {"cli", "sdk", "app", "api", "get", "dev", "oss", "bin", "tool", "tools", "install"}
+)
+
+
+def _names_own(names: tuple[str, ...], own_name: str) -> bool:
+    """Whether an installer's host or repository names the skill's product: the whole name inside
+    the skill's name or starting a word of it (fly.io for `flyio-install-auth`), or its first word
+    being a word of it (`render-oss/cli` for `render-deploy`; not `fly-setup.example`)."""
+    own = re.split(r"[^a-z0-9]+", own_name)
+    for n in names:
+        first = re.split(r"[^a-z0-9]+", n)[0]
+        if (len(n) >= 4 and n in own_name) or (
+            len(n) >= 3 and n not in _GENERIC_WORDS and any(o.startswith(n) for o in own)
+        ):
+            return True
+        if len(first) >= 4 and first not in _GENERIC_WORDS and first in own:
+            return True
+    return False
+
+
 _SUPPRESS = re.compile(r"skillyard:\s*ignore\[([A-Za-z0-9_,*\s-]*)\]\s*(.*?)\s*(?:-->|\*/)?\s*$")
 
 
@@ -277,7 +299,7 @@ class FileContext:
             names = web_installer(text[start:])
             if names is not None and (not self.instructs or line in self.for_user_lines):
                 return 2, "an installer over https from a named host, documented for the person installing"
-            if names and self.own_name and any(len(n) >= 4 and n in self.own_name for n in names):
+            if names and self.own_name and _names_own(names, self.own_name):
                 return 2, "the installer of the skill's own product, over https from its own host"
         if kind == "fence":
             if line in self.example_lines:

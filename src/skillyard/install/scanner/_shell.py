@@ -469,16 +469,22 @@ class _Reader:
             if i == 0 or (src is None and cli_secret(words)):
                 # what the pipeline carries: the first command's output, or a later command that
                 # prints a credential (`... | git credential fill | curl -d @- ...`)
+                # a request that authenticates with a secret prints the service's answer, not the
+                # secret (`curl -H "Bearer $T" api/items | xargs -I{} curl -X DELETE api/items/{}`)
+                tainted = () if words and _sends(words) else nodes[1:]
                 src = self.reads_secret(words, line) or next(
-                    (s for s in (self.taint_of(x) for x in nodes[1:]) if s), None
+                    (s for s in (self.taint_of(x) for x in tainted) if s), None
                 )
                 listing = _home_listing(words) if i == 0 else listing
             elif src and run and (_sends(run) or _base(run[0]) in _DNS or _base(run[0]) == "ssh"):
                 dest = _dest(run) or "the network"
                 how = "in DNS lookups of" if _base(run[0]) in _DNS else "to"
-                self.flow(
-                    "secret-network", "critical", line, f"reads {src[0]} and sends it {how} {dest}", src
-                )
+                sev, said = "critical", f"reads {src[0]} and sends it {how} {dest}"
+                if _base(run[0]) == "curl" and _config_from_stdin(run):
+                    # `printf 'header = "Authorization: Bearer %s"' "$KEY" | curl -K - URL`: curl reads
+                    # its options from stdin, so the secret is a header to URL, weighed like `-H`
+                    sev, said = sent(src, _dest(run))
+                self.flow("secret-network", sev, line, said, src)
                 src = None
             elif listing and run is not words and run and _base(run[0]) in _ERASERS:
                 self.flow("destruction", "high", line, f"lists {listing} and deletes what it lists", None)
@@ -1175,6 +1181,11 @@ def _sends(words: list[str]) -> bool:
     """A command that sends what it is fed to the network."""
     name = _base(words[0])
     return name in _SENDERS or (name == "openssl" and "s_client" in words)
+
+
+def _config_from_stdin(words: list[str]) -> bool:
+    """`curl -K -` / `curl --config -`: what is piped in is curl's options, not the request body."""
+    return any(w in ("-K", "--config") and nxt == "-" for w, nxt in zip(words, words[1:], strict=False))
 
 
 def _dest(words: list[str]) -> str | None:
