@@ -213,14 +213,16 @@ def audit(ctx: click.Context, targets: tuple[str, ...], fmt: str, as_json: bool,
     reports = []
     for t in targets:
         path = _resolve_target(ctx, t)
-        if path is None:
-            msg = f"skill not found: {t}"
+        try:
+            if path is None:
+                raise FileNotFoundError(f"skill not found: {t}")
+            reports.append(scan_path(path, policy=policy))
+        except FileNotFoundError as e:  # also a FIFO or socket, or a path removed since it was resolved
             if fmt == "human":
-                _console(stderr=True).print(f"[red]error:[/red] {msg}")
+                _console(stderr=True).print(f"[red]error:[/red] {e}")
             else:
-                emit_json({"error": msg})
+                emit_json({"error": str(e)})
             ctx.exit(EXIT_USAGE)
-        reports.append(scan_path(path, policy=policy))
     if fmt == "json":
         emit_json(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
     elif fmt == "sarif":
