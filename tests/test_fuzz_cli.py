@@ -102,9 +102,8 @@ def test_any_argv_exits_cleanly_and_json_stays_json(
         "{dir}": str(env / "dir"),
         "{skill}": str(env / "skills" / "weather"),
     }
-    argv = ["--root", str(env / "skills"), command, *(subs.get(a, a) for a in rest)] + (
-        ["--json"] if as_json else []
-    )
+    flag = ["--json"] if as_json else []  # before the rest, where no option can take it as its value
+    argv = ["--root", str(env / "skills"), command, *flag, *(subs.get(a, a) for a in rest)]
     res = _invoke(argv)
     if as_json and res.exit_code != 2 and res.stdout.strip():
         json.loads(res.stdout)
