@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillyard._cli_io import EXIT_FAIL, EXIT_OK, EXIT_USAGE, emit_json
+from skillyard._cli_io import EXIT_FAIL, EXIT_OK, EXIT_USAGE, emit_json, err, say
 from skillyard.config import ConfigError
 from skillyard.install.scanner import SEVERITIES, ScanPolicy, render_human, render_plain, scan_path, to_sarif
 
@@ -30,9 +30,10 @@ def _config(ctx: click.Context) -> Any:
 
 
 def _console(stderr: bool = False) -> Any:
+    """For the scanner's tables: no markup, since paths and snippets in them come from the skill."""
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return Console(stderr=stderr, highlight=False, soft_wrap=False, markup=False)
 
 
 def _installer(ctx: click.Context, policy: ScanPolicy | None = None) -> Installer:
@@ -109,28 +110,24 @@ def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, ver
     if as_json:
         emit_json(data)
     else:
-        con = _console()
-        if data.get("installed"):
-            con.print(f"[green]{verb}[/green] {data['name']} → {data['path']}")
-            con.print(f"  source: {data.get('source')}  revision: {data.get('revision') or '-'}")
+        if data.get("installed"):  # names, paths and sources come from the skill: never read as markup
+            say((verb, "green"), f" {data['name']} → {data['path']}")
+            say(f"  source: {data.get('source')}  revision: {data.get('revision') or '-'}")
             scan = data.get("scan") or {}
-            con.print(f"  scan: {scan.get('verdict', '?')} (max severity {scan.get('max_severity', '?')})")
+            say(f"  scan: {scan.get('verdict', '?')} (max severity {scan.get('max_severity', '?')})")
             if data.get("eligible") is False:
-                con.print(f"  [yellow]not eligible yet[/yellow]: missing {data.get('missing')}")
+                say(("  not eligible yet", "yellow"), f": missing {data.get('missing')}")
                 for h in data.get("install_hints") or []:
-                    con.print(f"    {h.get('command')}")
-            from rich.markup import escape
-
+                    say(f"    {h.get('command')}")
             for w in data.get("warnings") or []:
-                con.print(f"  [yellow]warning:[/yellow] {escape(str(w))}")
+                say(("  warning:", "yellow"), f" {w}")
         else:
-            err = _console(stderr=True)
-            err.print(f"[red]error:[/red] {data.get('error')}")
+            err(f"error: {data.get('error')}")
             for key in ("reason", "source", "name", "pattern", "file", "line", "hint", "available"):
                 if data.get(key) is not None:
-                    err.print(f"  {key}: {data[key]}")
+                    say(f"  {key}: {data[key]}", err=True)
             if data.get("findings") and result.scan is not None:
-                render_human(result.scan, err)
+                render_human(result.scan, _console(stderr=True))
     ctx.exit(EXIT_OK if data.get("installed") else EXIT_FAIL)
 
 
@@ -181,9 +178,9 @@ def uninstall(ctx: click.Context, name: str, as_json: bool) -> None:
     if as_json:
         emit_json(data)
     elif data.get("uninstalled"):
-        _console().print(f"[green]uninstalled[/green] {name}")
+        say(("uninstalled", "green"), f" {name}")
     else:
-        _console(stderr=True).print(f"[red]error:[/red] {data.get('error')}")
+        err(f"error: {data.get('error')}")
     ctx.exit(EXIT_OK if data.get("uninstalled") else EXIT_FAIL)
 
 
@@ -213,14 +210,16 @@ def audit(ctx: click.Context, targets: tuple[str, ...], fmt: str, as_json: bool,
     reports = []
     for t in targets:
         path = _resolve_target(ctx, t)
-        if path is None:
-            msg = f"skill not found: {t}"
+        try:
+            if path is None:
+                raise FileNotFoundError(f"skill not found: {t}")
+            reports.append(scan_path(path, policy=policy))
+        except FileNotFoundError as e:  # also a FIFO or socket, or a path removed since it was resolved
             if fmt == "human":
-                _console(stderr=True).print(f"[red]error:[/red] {msg}")
+                err(f"error: {e}")
             else:
-                emit_json({"error": msg})
+                emit_json({"error": str(e)})
             ctx.exit(EXIT_USAGE)
-        reports.append(scan_path(path, policy=policy))
     if fmt == "json":
         emit_json(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
     elif fmt == "sarif":
@@ -349,9 +348,9 @@ def trust_accept(ctx: click.Context, name: str, allow_blocked: bool, as_json: bo
     elif data.get("accepted"):
         click.echo(f"accepted: {name} ({data['tree_hash']})")
     else:
-        _console(stderr=True).print(f"[red]error:[/red] {data.get('error')}")
+        err(f"error: {data.get('error')}")
         for f in data.get("findings", [])[:20]:
-            _console(stderr=True).print(f"  {f['severity']}: {f['title']} ({f['file']}:{f['line']})")
+            say(f"  {f['severity']}: {f['title']} ({f['file']}:{f['line']})", err=True)
     ctx.exit(EXIT_OK if data.get("accepted") else EXIT_FAIL)
 
 

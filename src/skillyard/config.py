@@ -208,22 +208,31 @@ def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> 
     if path is None:
         return Config()
     try:
-        raw = read_regular_file(path, MAX_CONFIG_BYTES)
+        return parse_config(_read_toml(path), path)
     except FileNotFoundError:
         if explicit is not None:
             raise ConfigError(f"{path}: config file not found") from None
         return Config()
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The table in the config file at `path`; FileNotFoundError when missing, ConfigError when unusable."""
+    try:
+        raw = read_regular_file(path, MAX_CONFIG_BYTES)
+    except FileNotFoundError:
+        raise
     except OSError as e:
         raise ConfigError(f"{path}: cannot read config file: {e.strerror or e}") from None
     import tomllib  # only when there is a config file to read
 
     try:
-        data = tomllib.loads(raw.decode("utf-8-sig"))
+        return tomllib.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: config file is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    return parse_config(data, path)
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
 
 
 _TOP = {"skills", "config", "execution", "trust", "hub", "skill", "install", "search", "serve"}
@@ -522,20 +531,27 @@ def _secure_url(url: str) -> bool:
 
 
 def update_config_file(path: Path, mutate: Any) -> None:
-    """Apply `mutate(data: dict)` to the TOML file at `path` and write it back atomically."""
-    import tomllib
+    """Apply `mutate(data: dict)` to the TOML file at `path` and write it back atomically.
+
+    A lock file beside it serialises read-modify-write, so two processes changing the file at
+    once both see their change land instead of one overwriting the other's.
+    """
+    import fcntl
 
     import tomli_w
 
-    data: dict[str, Any] = {}
-    if path.is_file():
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    mutate(data)
-    parse_config(data, path)  # refuse to write something we could not read back
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
+    with open(path.with_name(f".{path.name}.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            data = _read_toml(path)
+        except FileNotFoundError:
+            data = {}
+        mutate(data)
+        parse_config(data, path)  # refuse to write something we could not read back
+        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+        tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
 
 
 def persist_disabled(path: Path, name: str, disabled: bool) -> None:

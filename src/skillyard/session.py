@@ -232,14 +232,12 @@ class Session:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Session:
-        if isinstance(text, bytes | bytearray):
-            if len(text) > MAX_SESSION_BYTES:
-                raise SessionError("session file is too large")
-            text = bytes(text).decode("utf-8", errors="replace")
-        if not isinstance(text, str):
+        if not isinstance(text, str | bytes | bytearray):
             raise SessionError("session JSON must be text")
         if len(text) > MAX_SESSION_BYTES:
             raise SessionError("session file is too large")
+        if not isinstance(text, str):
+            text = bytes(text).decode("utf-8", errors="replace")
         try:
             data = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as e:
@@ -251,8 +249,6 @@ class Session:
         """Read a session file; a missing or empty file starts a new session."""
         p = Path(path)
         try:
-            if p.stat().st_size > MAX_SESSION_BYTES:
-                raise SessionError(f"session file is too large: {p}")
             raw = read_regular_file(p, MAX_SESSION_BYTES)
         except FileNotFoundError:
             return cls()

@@ -513,13 +513,19 @@ def granted_scopes(request_context: Any) -> frozenset[str] | None:
 INSTALL_ACTIONS: Final = frozenset({"install", "enable", "disable"})
 
 
+def skills_action(arguments: Any) -> str | None:
+    """The `skills` tool's action when the arguments name one as a string (any other value is
+    the tool's own argument error, and must not reach a set lookup here)."""
+    action = arguments.get("action") if isinstance(arguments, dict) else None
+    return action if isinstance(action, str) else None
+
+
 def required_scope(tool: str, arguments: Any, builtin: Iterable[str]) -> str | None:
     """The scope a tool call needs beyond skills:read (None: reading is enough)."""
     if tool == "skill_run":
         return SCOPE_RUN
     if tool == "skills":
-        action = arguments.get("action") if isinstance(arguments, dict) else None
-        return SCOPE_INSTALL if action in INSTALL_ACTIONS else None
+        return SCOPE_INSTALL if skills_action(arguments) in INSTALL_ACTIONS else None
     if tool not in set(builtin):  # a SKILL.toml tool runs a command
         return SCOPE_RUN
     return None

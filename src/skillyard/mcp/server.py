@@ -67,7 +67,7 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from skillyard.mcp.auth import TokenVerifier, granted_scopes
+from skillyard.mcp.auth import TokenVerifier, granted_scopes, skills_action
 from skillyard.mcp.catalog import (
     SKILL_FILE,
     CatalogError,
@@ -365,8 +365,7 @@ class SkillyardServer(MCPServer):
             sid, session, lock = "", Session(), anyio.Lock()
         else:
             sid, session, lock = self._sessions.resolve(rctx)
-        action = arguments.get("action") if isinstance(arguments, dict) else None
-        if name == "skills" and action in MUTATING_ACTIONS and self._lists is None:
+        if name == "skills" and skills_action(arguments) in MUTATING_ACTIONS and self._lists is None:
             self._lists = await anyio.to_thread.run_sync(self._fingerprints)
         before = self.registry.version
         async with lock:

@@ -209,13 +209,12 @@ def _decode(arguments: Any) -> dict[str, Any] | str:
     """The argument object, or a sentence saying why there is none."""
     if arguments is None:
         return {}
-    if isinstance(arguments, bytes | bytearray):
+    if isinstance(arguments, str | bytes | bytearray):
         if len(arguments) > MAX_ARGUMENT_BYTES:
-            return f"arguments are too large ({len(arguments)} bytes, at most {MAX_ARGUMENT_BYTES})"
-        arguments = bytes(arguments).decode("utf-8", errors="replace")
-    if isinstance(arguments, str):
-        if len(arguments) > MAX_ARGUMENT_BYTES:
-            return f"arguments are too large ({len(arguments)} characters, at most {MAX_ARGUMENT_BYTES})"
+            unit = "characters" if isinstance(arguments, str) else "bytes"
+            return f"arguments are too large ({len(arguments)} {unit}, at most {MAX_ARGUMENT_BYTES})"
+        if not isinstance(arguments, str):
+            arguments = bytes(arguments).decode("utf-8", errors="replace")
         if not arguments.strip():
             return {}
         try:
