@@ -1880,7 +1880,7 @@ def render_human(report: ScanReport, console: Any = None) -> None:
         if f.suppressed is not None:
             body.append(f"\n{_suppression(f)}", style="italic")
         body.append(f"\n→ {f.remediation}")
-        table.add_row(Text(f.severity, style=_STYLE[f.severity]), f.rule_id, loc, body)
+        table.add_row(Text(f.severity, style=_STYLE[f.severity]), Text(f.rule_id), Text(loc), body)
     con.print(table)
 
 
