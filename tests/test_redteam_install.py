@@ -138,10 +138,12 @@ def test_model_env_name_with_a_line_break_never_reaches_the_command(tmp_path: Pa
     d.mkdir(parents=True)
     (d / "SKILL.md").write_text("---\nname: names\ndescription: names\n---\nbody\n")
     skill = Skill(name="names", description="names", path=d / "SKILL.md")
+    # the tool's schema refuses the name, as it refuses "1BAD" (a pattern's $ ends the string)
+    with pytest.raises(ValueError, match="invalid name 'ODD\\\\n'"):
+        RunRequest.from_arguments({"skill": "names", "command": "env", "env": {"ODD\n": "v1"}})
+    # and a request built in code, past the schema, still never hands it to the command
     with SkillRunner(executor="local", workspace_root=tmp_path / "ws") as runner:
-        req = RunRequest.from_arguments(
-            {"skill": "names", "command": "env", "env": {"ODD\n": "v1", "OK": "v2"}}
-        )
+        req = RunRequest(skill="names", command="env", env={"ODD\n": "v1", "OK": "v2"})
         res = runner.run(skill, req).to_dict()
     assert "OK=v2" in res["stdout"] and "v1" not in res["stdout"], res
     assert any("ignored" in w and "ODD" in w for w in res["warnings"]), res["warnings"]
