@@ -36,14 +36,15 @@ STOP_WORDS = frozenset(
 )
 
 #: Words that say little about which task is meant: light verbs ("make", "get", "turn"), time deixis ("today",
-#: "last week", "hours") and vague nouns ("time", "part"). They still match (recall first), with VAGUE_WEIGHT
+#: "last week", "an hour") and vague nouns ("time", "part"). They still match (recall first), with VAGUE_WEIGHT
 #: of the weight their rarity would give them: in a small catalog "turn" or "last" is rare, and a skill that
 #: happens to use it outranked the one the request is about. Each word stands for the forms that stem to it
-#: ("made", "making", "weeks"): only forms the stemmer reads apart ("got", "said") are listed too.
+#: ("made", "making", "weeks"): only forms the stemmer reads apart ("got", "said") are listed too. Not
+#: "minutes": the minutes of a meeting are a task.
 VAGUE_WORDS = frozenset(
     """
     make get got go goes going turn keep look tell say said see show new old last next take put give know think
-    try tried start come stop find work time hour minute day week month year today tonight yesterday tomorrow
+    try tried start come stop find work time hour day week month year today tonight yesterday tomorrow
     morning night part little big small good bad great nice sure guy people person
     """.split()
 )
