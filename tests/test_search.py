@@ -1048,6 +1048,7 @@ def test_vague_words_and_numbers_weigh_less_than_task_words(tmp_path: Path) -> N
     from skillyard.search._text import is_vague
 
     assert is_vague(stem("turn")) and is_vague(stem("yesterday")) and is_vague("412")
+    assert is_vague(stem("hours")) and is_vague(stem("working")) and is_vague(stem("found"))
     assert not is_vague(stem("invoice")) and not is_vague("k8s") and not is_vague("mp3")
     skills = [
         # each skill uses one word of the request, and no other skill uses either word

@@ -341,7 +341,6 @@ class SearchIndex:
         down when its best hit explains less than STRONG_COVERAGE of the request."""
         fused: dict[str, float] = {}
         strong: dict[str, bool] = {}
-        lexical = lexical[: max(SEMANTIC_DEPTH, limit)]
         top = lexical[0][1] if lexical and lexical[0][1] > 0 else 1.0
         trust = min(1.0, lexical[0][2] / STRONG_COVERAGE) if lexical else 0.0
         for name, sc, cov in lexical:

@@ -36,16 +36,16 @@ STOP_WORDS = frozenset(
 )
 
 #: Words that say little about which task is meant: light verbs ("make", "get", "turn"), time deixis ("today",
-#: "last week") and vague nouns ("time", "part"). They still match (recall first), with VAGUE_WEIGHT of the
-#: weight their rarity would give them: in a small catalog "turn" or "last" is rare, and a skill that happens
-#: to use it outranked the one the request is about.
+#: "last week", "an hour") and vague nouns ("time", "part"). They still match (recall first), with VAGUE_WEIGHT
+#: of the weight their rarity would give them: in a small catalog "turn" or "last" is rare, and a skill that
+#: happens to use it outranked the one the request is about. Each word stands for the forms that stem to it
+#: ("made", "making", "weeks"): only forms the stemmer reads apart ("got", "said") are listed too. Not
+#: "minutes": the minutes of a meeting are a task.
 VAGUE_WORDS = frozenset(
     """
-    make makes made making get gets got getting go goes going gone went turn turns turned keep keeps kept
-    look looks looking tell tells told say says said see sees saw seen show new old last next take takes
-    took put give gives gave let know knew think try tried start started come came stop thing time times day
-    days week weeks month months year years today tonight yesterday tomorrow morning night part little big
-    small good bad great nice sure guy people person
+    make get got go goes going turn keep look tell say said see show new old last next take put give know think
+    try tried start come stop find work time hour day week month year today tonight yesterday tomorrow
+    morning night part little big small good bad great nice sure guy people person
     """.split()
 )
 #: Share of its IDF weight a vague word, or a bare number ("412", "2005"), carries.
