@@ -250,8 +250,9 @@ class FileContext:
     unit_written: bool = False
     #: `#` comment lines of shell and Python blocks (a commented-out command is not run)
     code_comment_lines: set[int] = field(default_factory=set)
-    #: lines of fenced blocks that send something (a credential header, a file, a command's output)
-    sending_lines: set[int] = field(default_factory=set)
+    #: lines of fenced blocks that send something (a credential header, a file, a command's output);
+    #: found when a tunnel address is first weighed, as most files have none
+    _sending_lines: set[int] | None = None
 
     def demotion(
         self, line: int | None, category: str, rule_id: str, text: str, start: int
@@ -272,7 +273,7 @@ class FileContext:
             and self.markdown
             and _RECEIVER_HOST.match(text, start)
             and not _SENDS.search(text)
-            and line not in self.sending_lines
+            and line not in self._sending()
         ):
             # docs for webhook development: the user's own tunnel, registered as a callback URL
             return 2, "a tunnel or request-capture address to receive at, with nothing sent to it"
@@ -339,6 +340,16 @@ class FileContext:
                 return 2, "quoted or discussed, not addressed to the model"
             return self._for_people(category)
         return 0, ""
+
+    def _sending(self) -> set[int]:
+        if self._sending_lines is None:  # a config block: its URL is where the header or data goes
+            self._sending_lines = {
+                n
+                for f in self.fences
+                if _SENDS.search(f.body)
+                for n in range(f.first_line, f.first_line + f.body.count("\n") + 1)
+            }
+        return self._sending_lines
 
     def _for_people(self, category: str) -> tuple[int, str]:
         """A command in reference material, or in a document the model is not pointed to (README,
@@ -512,9 +523,6 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
         if code and any(0 <= j < len(blocks) and not blocks[j][0] and blocks[j][2] for j in (k - 1, k + 1)):
             ctx.for_user_lines.update(block)
     ctx.for_user_lines.update(n for code, block, mine in blocks if mine and not code for n in block)
-    for f in ctx.fences:
-        if _SENDS.search(f.body):  # a config block: its URL is where the header or data goes
-            ctx.sending_lines.update(range(f.first_line, f.first_line + f.body.count("\n") + 1))
     return ctx
 
 
