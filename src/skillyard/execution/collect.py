@@ -242,8 +242,7 @@ def collect(
             continue
         data, size = got
         truncated = size > len(data)
-        if truncated:
-            res.limits_hit = True
+        res.limits_hit |= truncated
         total += len(data)
         mime, is_text = detect_mime(data, n, complete=not truncated)
         res.files.append(CollectedFile(n, data, size, mime, is_text, truncated))

@@ -437,11 +437,9 @@ def _cleanup_open(open_sessions: dict[str, Workspace], lock: threading.Lock, ret
     """Finalizer: remove the workspaces a manager still had open (never the `keep` ones)."""
     if retention == "keep":
         return
-    try:
+    with contextlib.suppress(Exception):  # never fail garbage collection or interpreter shutdown
         with lock:
             roots = [ws.root for ws in open_sessions.values()]
             open_sessions.clear()
         for root in roots:
             remove_tree(root)
-    except Exception:  # noqa: BLE001 - never fail garbage collection or interpreter shutdown
-        pass
