@@ -47,14 +47,10 @@ class Host:
     _which: dict[str, bool] = field(default_factory=dict)
 
     def has_bin(self, name: str) -> bool:
-        hit = self._which.get(name)
-        if hit is None:
-            hit = (
-                shutil.which(name, path=self.path if self.path is not None else self.env.get("PATH", ""))
-                is not None
-            )
-            self._which[name] = hit
-        return hit
+        if name not in self._which:
+            path = self.path if self.path is not None else self.env.get("PATH", "")
+            self._which[name] = shutil.which(name, path=path) is not None
+        return self._which[name]
 
     def forget_bins(self) -> None:
         """Binaries may have been installed since: look again."""
