@@ -91,14 +91,12 @@ class Workspace:
         return self.root / "metadata.json"
 
     def read_metadata(self) -> dict[str, Any]:
-        try:
+        with contextlib.suppress(OSError, ValueError):  # unreadable or not ours: start afresh
             if self.metadata_path.is_symlink():
                 raise OSError("metadata.json is a symlink")
             data = json.loads(self.metadata_path.read_text(encoding="utf-8"))
             if isinstance(data, dict):
                 return data
-        except (OSError, ValueError):
-            pass
         now = time.time()
         return {"version": 1, "created_at": now, "updated_at": now, "skills": {}, "inputs": [], "outputs": []}
 

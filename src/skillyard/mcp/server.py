@@ -456,10 +456,8 @@ class SkillyardServer(MCPServer):
         # Text only when the bytes are strict UTF-8, so text.encode("utf-8") gives back exactly the
         # bytes the manifest digest was computed over; everything else is served as a blob.
         if mime.startswith("text/") or mime in ("application/json", "application/toml", "application/yaml"):
-            try:
+            with suppress(UnicodeDecodeError):
                 return [ReadResourceContents(content=data.decode("utf-8"), mime_type=mime)]
-            except UnicodeDecodeError:
-                pass
         return [ReadResourceContents(content=data, mime_type=mime)]
 
     # ------------------------------------------------------------ prompts
