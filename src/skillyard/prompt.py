@@ -264,16 +264,13 @@ def _prepare(skill: Skill, fmt_name: str, fmt: _Format, homes: Sequence[str]) ->
     raw_desc = _text(skill.description)
     name = _display_name(raw_name, fmt_name)
     location = ""
-    if fmt_name == "xml":
+    if fmt_name in ("xml", "openclaw"):
         src = raw_desc
         location = _location(skill.path)
-    elif fmt_name == "openclaw":
-        src = raw_desc
-        location = _xml_escape(_home_relative(_location(skill.path), homes))
-    elif fmt_name == "queryclaw":
-        src = _flat(raw_desc) or _flat(raw_name)  # queryclaw falls back to the name
-    else:
-        src = _flat(raw_desc)
+        if fmt_name == "openclaw":
+            location = _xml_escape(_home_relative(location, homes))
+    else:  # line formats; queryclaw falls back to the name
+        src = _flat(raw_desc) or (_flat(raw_name) if fmt_name == "queryclaw" else "")
     fixed = len(fmt.entry(name, "", location))
     if fmt_name == "markdown" and src:
         fixed += 2  # "- name: desc" rather than "- name"
