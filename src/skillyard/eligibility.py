@@ -30,11 +30,7 @@ def normalise_os(name: str) -> str:
 def current_os() -> str:
     if sys.platform.startswith("linux"):
         return "linux"
-    if sys.platform == "darwin":
-        return "darwin"
-    if sys.platform in ("win32", "cygwin"):
-        return "win32"
-    return sys.platform
+    return "win32" if sys.platform == "cygwin" else sys.platform  # darwin and win32 are already the names
 
 
 @dataclass(slots=True)
