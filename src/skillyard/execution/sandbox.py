@@ -96,10 +96,7 @@ def find_bwrap() -> str | None:
 
 def find_setpriv() -> str | None:
     """setpriv as the sandbox sees it: under /usr, which is the only system tree mounted."""
-    for p in _SETPRIV_PATHS:
-        if os.access(p, os.X_OK):
-            return os.path.realpath(p)
-    return None
+    return next((os.path.realpath(p) for p in _SETPRIV_PATHS if os.access(p, os.X_OK)), None)
 
 
 def _system_args(network: bool) -> list[str]:

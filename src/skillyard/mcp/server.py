@@ -346,10 +346,7 @@ class SkillyardServer(MCPServer):
         return self._tool_defs()
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
-        for t in self._tool_defs():
-            if t.name == name:
-                return dict(t.input_schema)
-        return None
+        return next((dict(t.input_schema) for t in self._tool_defs() if t.name == name), None)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:  # type: ignore[override]
         kit = self.toolkit
