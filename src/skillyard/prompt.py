@@ -81,9 +81,7 @@ def tool_guidance(tool_names: Iterable[str]) -> str:
     names = [tool_names] if isinstance(tool_names, str) else tool_names
     exposed = {name for name in names if isinstance(name, str)}
     lines = [text for name, text in GUIDANCE.items() if name in exposed]
-    if not lines:
-        return ""
-    return "\n".join([GUIDANCE_HEADER, *lines])
+    return "\n".join([GUIDANCE_HEADER, *lines]) if lines else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,10 +420,7 @@ def render_catalog(
         h = home if home is not None else os.path.expanduser("~")
         if h and h != "~":
             h = h.rstrip(os.sep) or h
-            homes = [h]
-            real = os.path.realpath(h)
-            if real != h:
-                homes.append(real)
+            homes = list(dict.fromkeys((h, os.path.realpath(h))))  # as given, then resolved when it differs
     total = len(listed)
     if total == 0:
         text = spec.empty
