@@ -267,6 +267,12 @@ class _Reader:
             raise self.err(key, "must be a list of strings")
         return v
 
+    def text(self, key: str, v: Any, what: str = "a string", *, blank: bool = True) -> str | None:
+        """`v` as an optional string (None: not set); `blank=False` refuses one of only whitespace."""
+        if v is not None and (not isinstance(v, str) or (not blank and not v.strip())):
+            raise self.err(key, f"must be {what}")
+        return v
+
     def boolean(self, key: str, v: Any) -> bool:
         if not isinstance(v, bool):
             raise self.err(key, "must be true or false")
@@ -331,18 +337,14 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
         if not raw.strip() or "\0" in raw:
             raise r.err("trust.model_local_paths", f"not a usable directory path: {raw!r}")
 
-    hub_index = r.table("hub", data.get("hub", {}), {"index"}).get("index")
-    if hub_index is not None and not isinstance(hub_index, str):
-        raise r.err("hub.index", "must be a URL string")
-
+    hub_t = r.table("hub", data.get("hub", {}), {"index"})
+    hub_index = r.text("hub.index", hub_t.get("index"), "a URL string")
     install_t = r.table("install", data.get("install", {}), {"root"})
-    if "root" in install_t and not isinstance(install_t["root"], str):
-        raise r.err("install.root", "must be a path string")
+    install_root = r.text("install.root", install_t.get("root"), "a path string")
 
     search_t = r.table("search", data.get("search", {}), {"embedder", "base_url", "api_key"})
     for key in ("embedder", "base_url", "api_key"):
-        if key in search_t and not isinstance(search_t[key], str):
-            raise r.err(f"search.{key}", "must be a string")
+        r.text(f"search.{key}", search_t.get(key))
     embedder = search_t.get("embedder", "none").strip()
     kind, sep, model = embedder.partition(":")
     if embedder != "none" and (not sep or kind not in _EMBEDDER_KINDS or not model.strip()):
@@ -376,7 +378,7 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
         model_installs=model_installs,
         model_local_paths=tuple(r.path(raw) for raw in raw_local),
         hub_index=hub_index,
-        install_root_override=r.path(install_t["root"]) if "root" in install_t else None,
+        install_root_override=r.path(install_root) if install_root is not None else None,
         skills=overrides,
         search=SearchSettings(embedder, search_t.get("base_url"), search_t.get("api_key")),
         remotes=remotes,
@@ -436,9 +438,9 @@ def _flatten(prefix: str, tbl: dict[str, Any], out: dict[str, Any]) -> None:
 def _ray_settings(r: _Reader, t: Any) -> RaySettings:
     keys = {"address", "worker_executor", "num_cpus", "resources", "runtime_env", "bin_resources"}
     r.table("execution.ray", t, keys | {"connect_timeout"})
-    address = t.get("address")
-    if address is not None and (not isinstance(address, str) or not address.strip()):
-        raise r.err("execution.ray.address", 'must be "auto", "host:port" or "ray://host:port"')
+    address = r.text(
+        "execution.ray.address", t.get("address"), '"auto", "host:port" or "ray://host:port"', blank=False
+    )
     worker = t.get("worker_executor", "sandbox")
     if worker not in ("sandbox", "container"):
         raise r.err(
@@ -478,12 +480,10 @@ def _serve_settings(r: _Reader, t: Any) -> ServeSettings:
             raise r.err("serve.allowed_hosts", f"not a host[:port]: {h!r}")
     auth_keys = {"issuer", "audience", "resource", "jwks_uri", "algorithms", "leeway", "token_file"}
     a = r.table("serve.auth", t.get("auth", {}), auth_keys)
-    urls: dict[str, str | None] = {}
-    for key in ("issuer", "audience", "resource", "jwks_uri"):
-        v = a.get(key)
-        if v is not None and (not isinstance(v, str) or not v.strip()):
-            raise r.err(f"serve.auth.{key}", "must be a non-empty string")
-        urls[key] = v
+    urls = {
+        key: r.text(f"serve.auth.{key}", a.get(key), "a non-empty string", blank=False)
+        for key in ("issuer", "audience", "resource", "jwks_uri")
+    }
     for key in ("issuer", "resource", "jwks_uri"):
         v = urls[key]
         if v is not None and not _secure_url(v):
@@ -499,9 +499,7 @@ def _serve_settings(r: _Reader, t: Any) -> ServeSettings:
             "serve.auth.algorithms", f"must be some of {', '.join(JWT_ALGORITHMS)} (got {bad or '[]'})"
         )
     leeway = r.seconds("serve.auth.leeway", a.get("leeway", 30), 600, zero=True)
-    token_file = a.get("token_file")
-    if token_file is not None and (not isinstance(token_file, str) or not token_file.strip()):
-        raise r.err("serve.auth.token_file", "must be a path string")
+    token_file = r.text("serve.auth.token_file", a.get("token_file"), "a path string", blank=False)
     return ServeSettings(
         allowed_hosts=hosts,
         allowed_origins=origins,

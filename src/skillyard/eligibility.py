@@ -30,11 +30,7 @@ def normalise_os(name: str) -> str:
 def current_os() -> str:
     if sys.platform.startswith("linux"):
         return "linux"
-    if sys.platform == "darwin":
-        return "darwin"
-    if sys.platform in ("win32", "cygwin"):
-        return "win32"
-    return sys.platform
+    return "win32" if sys.platform == "cygwin" else sys.platform  # darwin and win32 are already the names
 
 
 @dataclass(slots=True)
@@ -47,14 +43,10 @@ class Host:
     _which: dict[str, bool] = field(default_factory=dict)
 
     def has_bin(self, name: str) -> bool:
-        hit = self._which.get(name)
-        if hit is None:
-            hit = (
-                shutil.which(name, path=self.path if self.path is not None else self.env.get("PATH", ""))
-                is not None
-            )
-            self._which[name] = hit
-        return hit
+        if name not in self._which:
+            path = self.path if self.path is not None else self.env.get("PATH", "")
+            self._which[name] = shutil.which(name, path=path) is not None
+        return self._which[name]
 
     def forget_bins(self) -> None:
         """Binaries may have been installed since: look again."""

@@ -81,9 +81,7 @@ def tool_guidance(tool_names: Iterable[str]) -> str:
     names = [tool_names] if isinstance(tool_names, str) else tool_names
     exposed = {name for name in names if isinstance(name, str)}
     lines = [text for name, text in GUIDANCE.items() if name in exposed]
-    if not lines:
-        return ""
-    return "\n".join([GUIDANCE_HEADER, *lines])
+    return "\n".join([GUIDANCE_HEADER, *lines]) if lines else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,16 +262,13 @@ def _prepare(skill: Skill, fmt_name: str, fmt: _Format, homes: Sequence[str]) ->
     raw_desc = _text(skill.description)
     name = _display_name(raw_name, fmt_name)
     location = ""
-    if fmt_name == "xml":
+    if fmt_name in ("xml", "openclaw"):
         src = raw_desc
         location = _location(skill.path)
-    elif fmt_name == "openclaw":
-        src = raw_desc
-        location = _xml_escape(_home_relative(_location(skill.path), homes))
-    elif fmt_name == "queryclaw":
-        src = _flat(raw_desc) or _flat(raw_name)  # queryclaw falls back to the name
-    else:
-        src = _flat(raw_desc)
+        if fmt_name == "openclaw":
+            location = _xml_escape(_home_relative(location, homes))
+    else:  # line formats; queryclaw falls back to the name
+        src = _flat(raw_desc) or (_flat(raw_name) if fmt_name == "queryclaw" else "")
     fixed = len(fmt.entry(name, "", location))
     if fmt_name == "markdown" and src:
         fixed += 2  # "- name: desc" rather than "- name"
@@ -425,10 +420,7 @@ def render_catalog(
         h = home if home is not None else os.path.expanduser("~")
         if h and h != "~":
             h = h.rstrip(os.sep) or h
-            homes = [h]
-            real = os.path.realpath(h)
-            if real != h:
-                homes.append(real)
+            homes = list(dict.fromkeys((h, os.path.realpath(h))))  # as given, then resolved when it differs
     total = len(listed)
     if total == 0:
         text = spec.empty

@@ -227,8 +227,7 @@ def store(
 
     limits = limits or Limits()
     report = SyncReport(name, str(root))
-    for skill, reason in (refused or {}).items():
-        report.refused.append({"skill": skill[:100], "reason": reason})
+    report.refused += [{"skill": skill[:100], "reason": reason} for skill, reason in (refused or {}).items()]
     by_skill: dict[str, dict[PurePosixPath, bytes]] = {}
     bad: dict[str, str] = {}
     for uri, data in files.items():

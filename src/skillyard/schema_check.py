@@ -52,23 +52,21 @@ def json_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out))
 
 
+#: (Python types, JSON name) in the order they are tried: bool is an int, so it comes first.
+_JSON_NAMES = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list | tuple, "array"),
+    (dict, "object"),
+)
+
+
 def json_type(value: Any) -> str:
     """The JSON name of a Python value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    return next((name for kinds, name in _JSON_NAMES if isinstance(value, kinds)), type(value).__name__)
 
 
 def _is_type(value: Any, t: str) -> bool:

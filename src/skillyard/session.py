@@ -168,10 +168,6 @@ class Session:
         from skillyard import telemetry
         from skillyard.prompt import relevant_names, render_catalog, tool_guidance
 
-        sections: list[str] = []
-        guidance = tool_guidance(list(tool_names))
-        if guidance:
-            sections.append(guidance)
         rendered = render_catalog(
             registry.eligible_skills(),
             catalog_format,
@@ -180,9 +176,7 @@ class Session:
             offset=zlib.crc32(self.session_id.encode("utf-8", "replace")),
         )
         telemetry.record("offered", rendered.names)
-        catalog = rendered.text
-        if catalog:
-            sections.append(catalog)
+        sections = [text for text in (tool_guidance(list(tool_names)), rendered.text) if text]
         if include_loaded:
             for name in self.loaded:
                 skill = registry.get(name)

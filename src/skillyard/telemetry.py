@@ -10,6 +10,7 @@ absent, events only go to in-process listeners. Nothing here is ever fatal.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -46,23 +47,17 @@ def record(stage: str, skills: str | Iterable[str], **attributes: Any) -> None:
     counter = _otel_counter()
     span = None
     if counter is not None:
-        try:
+        with contextlib.suppress(Exception):
             from opentelemetry import trace
 
             span = trace.get_current_span()
-        except Exception:
-            span = None
     for name in names:
         attrs = {"skill": name, "stage": stage, **attributes}
-        try:
+        with contextlib.suppress(Exception):
             if counter is not None:
                 counter.add(1, attrs)
             if span is not None and span.is_recording():
                 span.add_event(f"skillyard.skill.{stage}", attrs)
-        except Exception:
-            pass
         for listener in list(listeners):
-            try:
+            with contextlib.suppress(Exception):
                 listener(stage, name, dict(attributes))
-            except Exception:
-                pass

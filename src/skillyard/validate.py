@@ -219,16 +219,10 @@ def _validate_md(skill_file: Path, c: _Collector) -> str | None:
             if data is None:
                 return None
         else:
-            how = (
-                "after quoting values that contain ': '"
-                if any(d.code == "yaml-repaired" for d in diags)
-                else ""
-            )
-            c.warn(
-                f"Invalid YAML in frontmatter: {strict_error} (skillyard still reads it {how})".replace(
-                    " )", ")"
-                )
-            )
+            repaired = any(d.code == "yaml-repaired" for d in diags)
+            how = "after quoting values that contain ': '" if repaired else ""
+            warning = f"Invalid YAML in frontmatter: {strict_error} (skillyard still reads it {how})"
+            c.warn(warning.replace(" )", ")"))
     if data is None:
         c.error("SKILL.md frontmatter must be a YAML mapping")
         return None

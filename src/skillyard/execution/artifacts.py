@@ -8,6 +8,7 @@ concurrent writers never overwrite each other.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -145,10 +146,8 @@ class FilesystemArtifactStore(ArtifactStore):
         data = (d / f"{version}.bin").read_bytes()
         mime = None
         created = 0.0
-        try:
+        with contextlib.suppress(OSError, ValueError):  # the sidecar is optional
             meta = json.loads((d / f"{version}.json").read_text(encoding="utf-8"))
             mime = meta.get("mime_type")
             created = float(meta.get("created_at", 0.0))
-        except (OSError, ValueError):
-            pass
         return data, ArtifactInfo(name, version, len(data), mime, created)

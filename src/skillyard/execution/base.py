@@ -168,23 +168,23 @@ def _cap(res: int, value: int) -> int:
 
 
 def _capped(limits: Limits, nproc_base: int) -> list[tuple[int, str, int]]:
-    """(resource, prlimit option, capped value) of the process, memory, file-size and open-file limits."""
-    return [
-        (res, option, _cap(res, value))
-        for res, option, value in (
-            (resource.RLIMIT_NPROC, "nproc", limits.max_processes + nproc_base),
-            (resource.RLIMIT_AS, "as", limits.max_memory_bytes),
-            (resource.RLIMIT_FSIZE, "fsize", limits.max_file_size_bytes),
-            (resource.RLIMIT_NOFILE, "nofile", limits.max_open_files),
-        )
+    """(resource, prlimit option, value) of every limit: process, memory, file-size, open-file and CPU
+    limits lowered to the hard limits in force, and no core dumps."""
+    wanted = [
+        (resource.RLIMIT_NPROC, "nproc", limits.max_processes + nproc_base),
+        (resource.RLIMIT_AS, "as", limits.max_memory_bytes),
+        (resource.RLIMIT_FSIZE, "fsize", limits.max_file_size_bytes),
+        (resource.RLIMIT_NOFILE, "nofile", limits.max_open_files),
+        (resource.RLIMIT_CORE, "core", 0),
     ]
+    if limits.cpu_seconds:
+        wanted.append((resource.RLIMIT_CPU, "cpu", limits.cpu_seconds))
+    return [(res, option, _cap(res, value)) for res, option, value in wanted]
 
 
 def rlimit_setter(limits: Limits, *, nproc_base: int = 0) -> Callable[[], None]:
     """A preexec function setting rlimits in the child before exec (never raises into the child)."""
-    pairs = [(res, value) for res, _, value in _capped(limits, nproc_base)] + [(resource.RLIMIT_CORE, 0)]
-    if limits.cpu_seconds:
-        pairs.append((resource.RLIMIT_CPU, _cap(resource.RLIMIT_CPU, limits.cpu_seconds)))
+    pairs = [(res, value) for res, _, value in _capped(limits, nproc_base)]
 
     def apply() -> None:
         for res, value in pairs:
@@ -205,11 +205,7 @@ def rlimit_argv(limits: Limits, *, nproc_base: int = 0) -> list[str] | None:
     """
     if not _PRLIMIT:
         return None
-    argv = [_PRLIMIT, *(f"--{option}={v}:{v}" for _, option, v in _capped(limits, nproc_base)), "--core=0:0"]
-    if limits.cpu_seconds:
-        cpu = _cap(resource.RLIMIT_CPU, limits.cpu_seconds)
-        argv.append(f"--cpu={cpu}:{cpu}")
-    return [*argv, "--"]
+    return [_PRLIMIT, *(f"--{option}={v}:{v}" for _, option, v in _capped(limits, nproc_base)), "--"]
 
 
 def memfd(name: str, data: bytes) -> int:

@@ -8,6 +8,7 @@ per-file cap. Anything refused becomes a warning, never an exception.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import mimetypes
@@ -163,11 +164,9 @@ def detect_mime(data: bytes, name: str, *, complete: bool = True) -> tuple[str, 
     guessed, _ = mimetypes.guess_type(name)
     stripped = text.lstrip()
     if complete and stripped[:1] in ("{", "["):
-        try:
+        with contextlib.suppress(ValueError):
             json.loads(text)
             return "application/json", True
-        except ValueError:
-            pass
     if guessed and (
         guessed.startswith("text/") or guessed in _TEXT_APP or guessed.endswith(("+json", "+xml"))
     ):
@@ -242,8 +241,7 @@ def collect(
             continue
         data, size = got
         truncated = size > len(data)
-        if truncated:
-            res.limits_hit = True
+        res.limits_hit |= truncated
         total += len(data)
         mime, is_text = detect_mime(data, n, complete=not truncated)
         res.files.append(CollectedFile(n, data, size, mime, is_text, truncated))

@@ -22,6 +22,7 @@ ends the worker process and, through `--die-with-parent`, the sandbox.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -125,14 +126,7 @@ class RayExecutor(Executor):
         if self.settings.runtime_env:
             options["runtime_env"] = dict(self.settings.runtime_env)
         payload = {
-            "argv": list(spec.argv),
-            "cwd": spec.cwd,
-            "env": dict(spec.env),
-            "timeout": float(spec.timeout),
-            "limits": asdict(spec.limits),
-            "network": spec.network,
-            "stdin": spec.stdin,
-            "needs_bins": list(spec.needs_bins),
+            "spec": {k: v for k, v in asdict(spec).items() if k != "binds"},  # the binds travel as trees
             "ro": [(b.target, digest, ref) for b, (digest, ref) in zip(ro, trees, strict=True)],
             "rw": [(b.target, data) for b, data in zip(rw, uploads, strict=True)],
             "executor": self.settings.worker_executor,
@@ -187,13 +181,12 @@ def run_on_worker(payload: dict[str, Any]) -> dict[str, Any]:
     from skillyard.execution.executors import get_executor
 
     node = socket.gethostname()
-    try:
+    with contextlib.suppress(Exception):  # not inside a Ray worker: the host name says where
         import ray
 
         node = ray.get_runtime_context().get_node_id()[:12]
-    except Exception:
-        pass
-    missing = [b for b in payload["needs_bins"] if not _which(b)]
+    fields = payload["spec"]
+    missing = [b for b in fields["needs_bins"] if not _which(b)]
     if missing:
         msg = f"Missing binary: {', '.join(missing)} (on ray node {node})\n".encode()
         return {**asdict(ExecResult(b"", msg, 127, False, 0)), "rw": None}  # nothing ran: the workspace stays
@@ -218,17 +211,7 @@ def run_on_worker(payload: dict[str, Any]) -> dict[str, Any]:
             binds.append(Bind(_cached_tree(digest, ref), target, False))
         # Nested binds must come after their parents, as the caller ordered them.
         binds.sort(key=lambda b: b.target.count("/"))
-        limits = Limits(**payload["limits"])
-        spec = ExecSpec(
-            argv=payload["argv"],
-            cwd=payload["cwd"],
-            env=payload["env"],
-            timeout=payload["timeout"],
-            limits=limits,
-            binds=binds,
-            network=payload["network"],
-            stdin=payload["stdin"],
-        )
+        spec = ExecSpec(**{**fields, "limits": Limits(**fields["limits"]), "binds": binds})
         try:
             res = ex.run(spec)
         except Exception as e:  # ExecutorUnavailable and friends: the caller says which node

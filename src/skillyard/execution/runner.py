@@ -623,7 +623,6 @@ class SkillRunner:
             real = os.path.realpath(path)
             if not any(is_within(real, r) for r in self.host_roots):
                 raise RunError(f"host:// path is not under an allowed host root: {path}")
-            src = Path(real)
         elif scheme == "workspace":
             rel = posixpath.normpath(rest)
             if rel.startswith("/") or rel == ".." or rel.startswith("../"):
@@ -631,7 +630,6 @@ class SkillRunner:
             real = os.path.realpath(ws.root / rel)
             if not is_within(real, ws_real):
                 raise RunError(f"workspace:// path escapes the workspace: {rest}")
-            src = Path(real)
         elif scheme == "skill":
             sname, _, srel = rest.partition("/")
             validate_skill_name(sname)
@@ -644,9 +642,9 @@ class SkillRunner:
             real = os.path.realpath(os.path.join(base, posixpath.normpath(srel or ".")))
             if not is_within(real, base):
                 raise RunError(f"skill:// path escapes the skill: {rest}")
-            src = Path(real)
         else:  # pragma: no cover - validated in from_arguments
             raise RunError(f"unsupported input: {spec.source}")
+        src = Path(real)
         if not src.exists():
             raise RunError(f"input not found: {spec.source}")
         dest = self._dest(ws, spec.to, src.name or "input")
@@ -718,9 +716,7 @@ class SkillRunner:
 
     @staticmethod
     def _file_entry(f: CollectedFile, inline: bool, secrets: tuple[str, ...]) -> dict[str, Any]:
-        content = ""
-        if inline and f.is_text:
-            content = scrub(f.data.decode("utf-8", errors="ignore"), secrets)
+        content = scrub(f.data.decode("utf-8", errors="ignore"), secrets) if inline and f.is_text else ""
         return {
             "name": f.name,
             "content": content,

@@ -57,14 +57,8 @@ SANDBOX_UID = 65534
 SANDBOX_GID = 65534
 
 _ETC_ALWAYS = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime")
-_ETC_NETWORK = (
-    "/etc/resolv.conf",
-    "/etc/hosts",
-    "/etc/nsswitch.conf",
-    "/etc/gai.conf",
-    "/etc/ssl",
-    "/etc/ca-certificates",
-    "/etc/pki",
+_ETC_NETWORK = tuple(
+    "/etc/resolv.conf /etc/hosts /etc/nsswitch.conf /etc/gai.conf /etc/ssl /etc/ca-certificates /etc/pki".split()
 )
 #: Capabilities bubblewrap keeps, as root, until `setpriv` runs: to enter the workspace (owned by the
 #: unprivileged uid, mode 0700), switch uid and empty the bounding set. setpriv then clears them all.
@@ -102,10 +96,7 @@ def find_bwrap() -> str | None:
 
 def find_setpriv() -> str | None:
     """setpriv as the sandbox sees it: under /usr, which is the only system tree mounted."""
-    for p in _SETPRIV_PATHS:
-        if os.access(p, os.X_OK):
-            return os.path.realpath(p)
-    return None
+    return next((os.path.realpath(p) for p in _SETPRIV_PATHS if os.access(p, os.X_OK)), None)
 
 
 def _system_args(network: bool) -> list[str]:
@@ -221,20 +212,9 @@ class SandboxExecutor(Executor):
     def _identity_args(self) -> list[str]:
         """`--uid/--gid` in a user namespace, or the capabilities setpriv needs as root."""
         if self.as_root:
-            caps: list[str] = ["--cap-drop", "ALL"]
-            for c in _SWITCH_CAPS:
-                caps += ["--cap-add", c]
-            return caps
-        return [
-            "--unshare-user",
-            "--cap-drop",
-            "ALL",
-            "--uid",
-            str(self.uid),
-            "--gid",
-            str(self.gid),
-            *(["--disable-userns"] if "--disable-userns" in self.features else []),
-        ]
+            return ["--cap-drop", "ALL", *(word for c in _SWITCH_CAPS for word in ("--cap-add", c))]
+        userns = ["--unshare-user", "--cap-drop", "ALL", "--uid", str(self.uid), "--gid", str(self.gid)]
+        return userns + (["--disable-userns"] if "--disable-userns" in self.features else [])
 
     def command_prefix(self) -> list[str]:
         """What runs before the command inside the sandbox: the switch to the unprivileged uid, as root."""
@@ -245,16 +225,8 @@ class SandboxExecutor(Executor):
             self.setpriv,
             f"--reuid={self.uid}",
             f"--regid={self.gid}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--ambient-caps=-all",
-            "--bounding-set=-all",
-            "--no-new-privs",
-            "--",
-            "/bin/bash",
-            "--noprofile",
-            "--norc",
-            "-c",
+            *"--clear-groups --inh-caps=-all --ambient-caps=-all --bounding-set=-all --no-new-privs --".split(),
+            *"/bin/bash --noprofile --norc -c".split(),
             _EXPORT_ENV,
             "skillyard-env",
         ]
@@ -310,34 +282,21 @@ class SandboxExecutor(Executor):
         return self._spawn(spec)
 
     def _spawn(self, spec: ExecSpec) -> ExecResult:
-        fds: list[int] = []
+        fds: list[int] = []  # every descriptor opened so far, closed whatever happens
         try:
-            bind_fds = []
             if "--bind-fd" in self.features:
                 for b in spec.binds:
-                    bind_fds.append(_open_bind_source(b))
-                    fds.append(bind_fds[-1])
-            data_fds = []
+                    fds.append(_open_bind_source(b))
+            bind_fds = fds[:]
             if {"--ro-bind-data", "--perms"} <= self.features:
                 for blob in self._data_files(spec):
-                    data_fds.append(memfd("skillyard-identity", blob))
-                    fds.append(data_fds[-1])
-            sfd = memfd("skillyard-seccomp", filter_program())
-            fds.append(sfd)
-            argfd = memfd(
-                "skillyard-bwrap-args",
-                b"".join(a.encode("utf-8") + b"\0" for a in self.build_args(spec, bind_fds, data_fds, sfd)),
-            )
-            fds.append(argfd)
+                    fds.append(memfd("skillyard-identity", blob))
+            data_fds = fds[len(bind_fds) :]
+            fds.append(sfd := memfd("skillyard-seccomp", filter_program()))
+            args = self.build_args(spec, bind_fds, data_fds, sfd)
+            fds.append(argfd := memfd("skillyard-bwrap-args", b"".join(a.encode() + b"\0" for a in args)))
             return supervise(
-                [
-                    str(self.bwrap),
-                    "--args",
-                    str(argfd),
-                    "--",
-                    *self.command_prefix(),
-                    *spec.argv,
-                ],
+                [str(self.bwrap), "--args", str(argfd), "--", *self.command_prefix(), *spec.argv],
                 cwd="/",
                 env={"PATH": "/usr/bin:/bin"},
                 timeout=float(spec.timeout),

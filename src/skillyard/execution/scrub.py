@@ -247,10 +247,8 @@ class _Needles:
         self.plain = frozenset(plain)
 
 
-@lru_cache(maxsize=64)
-def _needles_for(secrets: tuple[str, ...]) -> _Needles:
-    """Needles per set of secrets: the same env and config come back on every call."""
-    return _Needles(secrets)
+#: Needles per set of secrets: the same env and config come back on every call.
+_needles_for = lru_cache(maxsize=64)(_Needles)
 
 
 def _hits(compact: str, nd: _Needles) -> list[tuple[str, str]]:

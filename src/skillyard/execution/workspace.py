@@ -91,14 +91,12 @@ class Workspace:
         return self.root / "metadata.json"
 
     def read_metadata(self) -> dict[str, Any]:
-        try:
+        with contextlib.suppress(OSError, ValueError):  # unreadable or not ours: start afresh
             if self.metadata_path.is_symlink():
                 raise OSError("metadata.json is a symlink")
             data = json.loads(self.metadata_path.read_text(encoding="utf-8"))
             if isinstance(data, dict):
                 return data
-        except (OSError, ValueError):
-            pass
         now = time.time()
         return {"version": 1, "created_at": now, "updated_at": now, "skills": {}, "inputs": [], "outputs": []}
 
@@ -437,11 +435,9 @@ def _cleanup_open(open_sessions: dict[str, Workspace], lock: threading.Lock, ret
     """Finalizer: remove the workspaces a manager still had open (never the `keep` ones)."""
     if retention == "keep":
         return
-    try:
+    with contextlib.suppress(Exception):  # never fail garbage collection or interpreter shutdown
         with lock:
             roots = [ws.root for ws in open_sessions.values()]
             open_sessions.clear()
         for root in roots:
             remove_tree(root)
-    except Exception:  # noqa: BLE001 - never fail garbage collection or interpreter shutdown
-        pass

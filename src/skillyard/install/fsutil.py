@@ -8,7 +8,6 @@ import ctypes.util
 import errno
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -75,17 +74,3 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_bytes(path, (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
-
-
-def rmtree(path: Path) -> None:
-    """Remove a tree we created; tolerate it being gone and read-only dirs inside."""
-
-    def onerror(func: Any, p: str, exc: Any) -> None:
-        with contextlib.suppress(OSError):
-            os.chmod(p, 0o700)
-            func(p)
-
-    if path.is_symlink():
-        path.unlink()
-    elif path.exists():
-        shutil.rmtree(path, onerror=onerror)

@@ -215,9 +215,7 @@ def _extract_tar(archive: Path, dest: Path, tracker: _Tracker, *, gz: bool) -> N
     with open(archive, "rb") as raw:
         plain: BinaryIO = gzip.GzipFile(fileobj=raw) if gz else raw  # type: ignore[assignment]
         with tarfile.open(fileobj=_CappedStream(plain, cap), mode="r|") as tf:  # type: ignore[call-overload]
-            count = 0
-            for member in tf:
-                count += 1
+            for count, member in enumerate(tf, 1):
                 if count > limits.max_files * 2:
                     raise HygieneError("too many archive entries", archive.name)
                 if member.name in (".", "./"):

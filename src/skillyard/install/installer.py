@@ -18,9 +18,10 @@ from typing import Any
 
 import filelock
 
+from skillyard.execution.workspace import remove_tree
 from skillyard.fsread import is_within
 from skillyard.install.errors import HygieneError, InstallError, SourceError
-from skillyard.install.fsutil import atomic_write_json, exchange, fsync_dir, rmtree
+from skillyard.install.fsutil import atomic_write_json, exchange, fsync_dir
 from skillyard.install.hygiene import Limits, copy_tree, extract_archive
 from skillyard.install.lockfile import (
     STAGING_NAME,
@@ -269,14 +270,14 @@ class Installer:
                         os.rename(aside, target)  # died between the two renames: put the old tree back
                     lf.reconcile(j)
                     touched.append(name)
-                rmtree(Path(j["_dir"]))
+                remove_tree(Path(j["_dir"]))
             lf.save()
         staging = self.root / STAGING_NAME
         with contextlib.suppress(OSError):
             for d in staging.iterdir():
                 with contextlib.suppress(OSError):
                     if d != keep and _abandoned(d):
-                        rmtree(d)
+                        remove_tree(d)
         return touched
 
     # ------------------------------------------------------------ install
@@ -329,7 +330,7 @@ class Installer:
         try:
             return self._install_staged(spec, staging, name=name, force=force, vet=vet)
         finally:
-            rmtree(staging)
+            remove_tree(staging)
 
     def _fetch(self, spec: SourceSpec, staging: Path) -> tuple[Path, str | None]:
         """Materialise the source under staging/raw; returns (tree root, resolved revision)."""
@@ -507,7 +508,7 @@ class Installer:
                     os.rename(target, staging / "old")
                 lf.remove(name)
                 lf.save()
-                rmtree(staging)
+                remove_tree(staging)
         except (OSError, LockfileError, filelock.Timeout) as e:
             return {"uninstalled": False, "error": "uninstall failed", "reason": str(e)}
         return {"uninstalled": True, "name": name}

@@ -450,11 +450,9 @@ class AuthGate:
         metadata = self._metadata_url(scope)
         if metadata is not None:
             parts.append(f'resource_metadata="{metadata}"')
-        body: dict[str, str] = {"error": error or "unauthorized"}
-        if status == 401:
-            body["error_description"] = "a valid bearer token is required"
-        else:
-            body["error_description"] = f"the token lacks the scope {' '.join(scopes)}"
+        lacking = f"the token lacks the scope {' '.join(scopes)}"
+        description = "a valid bearer token is required" if status == 401 else lacking
+        body = {"error": error or "unauthorized", "error_description": description}
         await _respond(send, status, body, [(b"www-authenticate", ("Bearer " + ", ".join(parts)).encode())])
 
 

@@ -368,22 +368,22 @@ class SkillCatalog:
         rel = rel[:-1] if rel.endswith("/") else rel
         skill = self.served_skill(name)
         bad = CatalogError(f"{str(uri)[:200]} is not a directory resource")
-        if skill is None:
-            raise bad
-        if rel and not _valid_rel(rel):
+        if skill is None or (rel and not _valid_rel(rel)):
             raise bad
         try:
             # opened part by part without following links, then listed through the descriptor
-            target = open_under(skill.root, rel, skip_dirs=SKIPPED_DIRS, directory=True) if rel else None
+            target = (
+                open_under(skill.root, rel, skip_dirs=SKIPPED_DIRS, directory=True)
+                if rel
+                else os.open(
+                    skill.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+                )
+            )
         except OSError:
             raise bad from None
         own = skill.path.name
         out: list[tuple[str, bool, int | None]] = []
         try:
-            if target is None:
-                target = os.open(
-                    skill.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
-                )
             with os.scandir(target) as it:
                 for e in it:
                     child = f"{rel}/{e.name}" if rel else e.name
@@ -404,7 +404,6 @@ class SkillCatalog:
         except OSError:
             raise bad from None
         finally:
-            if target is not None:
-                os.close(target)
+            os.close(target)
         out.sort(key=lambda t: t[0])
         return skill, rel, out

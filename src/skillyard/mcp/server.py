@@ -346,10 +346,7 @@ class SkillyardServer(MCPServer):
         return self._tool_defs()
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
-        for t in self._tool_defs():
-            if t.name == name:
-                return dict(t.input_schema)
-        return None
+        return next((dict(t.input_schema) for t in self._tool_defs() if t.name == name), None)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:  # type: ignore[override]
         kit = self.toolkit
@@ -456,10 +453,8 @@ class SkillyardServer(MCPServer):
         # Text only when the bytes are strict UTF-8, so text.encode("utf-8") gives back exactly the
         # bytes the manifest digest was computed over; everything else is served as a blob.
         if mime.startswith("text/") or mime in ("application/json", "application/toml", "application/yaml"):
-            try:
+            with suppress(UnicodeDecodeError):
                 return [ReadResourceContents(content=data.decode("utf-8"), mime_type=mime)]
-            except UnicodeDecodeError:
-                pass
         return [ReadResourceContents(content=data, mime_type=mime)]
 
     # ------------------------------------------------------------ prompts
@@ -720,14 +715,12 @@ class SkillyardServer(MCPServer):
         is_error = bool(getattr(res, "is_error", False))
         if name == "skill_run" or name not in BUILTIN_TOOL_NAMES:
             data: dict[str, Any] = {"event": "run", "tool": name, "ok": not is_error}
-            if isinstance(arguments, dict) and isinstance(arguments.get("skill"), str):
-                data["skill"] = arguments["skill"][:200]
         elif name == "skills" and action in ("install", "enable", "disable", "reload"):
             data = {"event": action, "ok": not is_error}
-            if isinstance(arguments.get("skill"), str):
-                data["skill"] = arguments["skill"][:200]
         else:
             return
+        if isinstance(arguments, dict) and isinstance(arguments.get("skill"), str):
+            data["skill"] = arguments["skill"][:200]
         level = "warning" if is_error else "info"
         session = getattr(rctx, "session", None)
         if session is None:
@@ -833,14 +826,9 @@ class SkillyardServer(MCPServer):
                 "--watch: %s does not exist; enable/disable from elsewhere is not followed", target.parent
             )
             return
-        name = target.name
-
-        def is_config(_change: Any, path: str) -> bool:
-            return os.path.basename(path) == name
-
         async for _changes in watchfiles.awatch(
             target.parent,
-            watch_filter=is_config,
+            watch_filter=lambda _change, path: os.path.basename(path) == target.name,
             debounce=WATCH_DEBOUNCE_MS,
             step=50,
             stop_event=stop,
@@ -878,14 +866,11 @@ class SkillyardServer(MCPServer):
             yield
             return
         self._watchers += 1
-        if self._watchers > 1:
-            try:
-                yield
-            finally:
-                self._watchers -= 1
-            return
-        stop = anyio.Event()
         try:
+            if self._watchers > 1:
+                yield
+                return
+            stop = anyio.Event()
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._watch_loop, stop)
                 try:

@@ -131,15 +131,12 @@ class SkillsExtension(Extension):
         resources: list[dict[str, Any]] = []
         for rel, is_dir, size in page:
             name = rel.rsplit("/", 1)[-1]
-            item: dict[str, Any] = {"uri": skill_uri(skill.name, rel), "name": name}
-            if is_dir:
-                item["mimeType"] = DIRECTORY_MIME
-            else:
-                item["mimeType"] = mime_type(rel)
-                if size is not None:
-                    item["size"] = size
-                if rel == SKILL_FILE:
-                    item["description"] = skill.description
+            mime = DIRECTORY_MIME if is_dir else mime_type(rel)
+            item: dict[str, Any] = {"uri": skill_uri(skill.name, rel), "name": name, "mimeType": mime}
+            if size is not None:  # directories have none
+                item["size"] = size
+            if rel == SKILL_FILE and not is_dir:
+                item["description"] = skill.description
             resources.append(item)
         # 2026-era clients validate the SEP-2549 freshness hints on this result too
         result = self._result(resources=resources)

@@ -51,13 +51,8 @@ class Invocation:
 
     def display(self) -> str:
         """A copy-pasteable rendering for logs and dry runs."""
-        if not self.env:
-            return shlex.join(self.argv)
-        return (
-            " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items()))
-            + " "
-            + shlex.join(self.argv)
-        )
+        assignments = "".join(f"{k}={shlex.quote(v)} " for k, v in sorted(self.env.items()))
+        return assignments + shlex.join(self.argv)
 
 
 def parse_arguments(args: Any) -> dict[str, Any]:

@@ -43,13 +43,9 @@ def sanitize_tool_name(name: str) -> str:
     return _hashed(clean, name)
 
 
-def _note(skill: Skill, spec: ToolSpec, final: str, why: str) -> Diagnostic:
-    return Diagnostic(
-        "warning",
-        "tool-renamed",
-        f"tool '{spec.name}' of skill '{skill.name}' is exposed as '{final}' ({why})",
-        str(skill.path),
-    )
+def _note(skill: Skill, spec: ToolSpec, code: str, what: str) -> Diagnostic:
+    """A warning about one tool of `skill`: `what` says what became of it."""
+    return Diagnostic("warning", code, f"tool '{spec.name}' of skill '{skill.name}' {what}", str(skill.path))
 
 
 def plan_tool_names(
@@ -70,15 +66,8 @@ def plan_tool_names(
         seen_ids.add(id(skill))
         for idx, spec in enumerate(skill.tools):
             if spec.kind != "shell":
-                notes.append(
-                    Diagnostic(
-                        "warning",
-                        "tool-unsupported-kind",
-                        f"tool '{spec.name}' of skill '{skill.name}' has kind '{spec.kind}': "
-                        "only shell tools are supported; not offered",
-                        str(skill.path),
-                    )
-                )
+                what = f"has kind '{spec.kind}': only shell tools are supported; not offered"
+                notes.append(_note(skill, spec, "tool-unsupported-kind", what))
                 continue
             entries.append((skill, spec, idx))
 
@@ -115,7 +104,8 @@ def plan_tool_names(
             n += 1
         plan[name] = (skill, spec)
         if whys[i] is not None or name != spec.name:
-            notes.append(_note(skill, spec, name, whys[i] or "the name was taken"))
+            why = whys[i] or "the name was taken"
+            notes.append(_note(skill, spec, "tool-renamed", f"is exposed as '{name}' ({why})"))
     return plan, notes
 
 

@@ -148,40 +148,17 @@ def _skip_expansion(src: str, i: int) -> tuple[int, bool] | None:
     None means the construct is never closed.
     """
     n = len(src)
-    c = src[i]
-    if c == "`":
-        j = i + 1
-        while j < n:
-            if src[j] == "\\":
-                j += 2
-                continue
-            if src[j] == "`":
-                return j + 1, True
-            j += 1
-        return None
-    # c == "$"
+    if src[i] == "`":
+        return _past_unescaped(src, i + 1, "`")
+    # src[i] == "$"
     if i + 1 >= n:
         return i + 1, False
     d = src[i + 1]
-    if d == "(":
-        end = _match_close(src, i + 2, "(", ")")
-        return None if end is None else (end, True)
-    if d == "{":
-        end = _match_close(src, i + 2, "{", "}")
-        return None if end is None else (end, True)
-    if d == "[":  # `$[ ]`, the old form of `$(( ))`
-        end = _match_close(src, i + 2, "[", "]")
+    if d in _BRACKETS:  # `$[ ]` is the old form of `$(( ))`
+        end = _match_close(src, i + 2, d, _BRACKETS[d])
         return None if end is None else (end, True)
     if d == "'":
-        j = i + 2
-        while j < n:
-            if src[j] == "\\":
-                j += 2
-                continue
-            if src[j] == "'":
-                return j + 1, True
-            j += 1
-        return None
+        return _past_unescaped(src, i + 2, "'")
     if d == '"':
         j = src.find('"', i + 2)
         return None if j < 0 else (j + 1, True)
@@ -193,6 +170,21 @@ def _skip_expansion(src: str, i: int) -> tuple[int, bool] | None:
     if d in "0123456789?!#@*$-":
         return i + 2, True
     return i + 1, False
+
+
+_BRACKETS = {"(": ")", "{": "}", "[": "]"}
+
+
+def _past_unescaped(src: str, j: int, close: str) -> tuple[int, bool] | None:
+    """Past the first `close` from `j` that no backslash escapes (None: there is none)."""
+    while j < len(src):
+        if src[j] == "\\":
+            j += 2
+        elif src[j] == close:
+            return j + 1, True
+        else:
+            j += 1
+    return None
 
 
 def _match_close(src: str, i: int, open_ch: str, close_ch: str) -> int | None:

@@ -68,6 +68,11 @@ class ToolDef:
         return ToolResult(self.format_error(self.name, message), True, f"{self.name}: {message}")
 
 
+def object_schema(required: str, **properties: Any) -> dict[str, Any]:
+    """A tool's argument schema: these fields and no others, `required` among them."""
+    return {"type": "object", "properties": properties, "required": [required], "additionalProperties": False}
+
+
 def json_text(data: Any) -> str:
     """Compact, stable JSON for tool results (non-ASCII kept readable)."""
     return json.dumps(data, ensure_ascii=False)

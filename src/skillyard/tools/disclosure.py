@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard.session import ALL_DOCS, order_docs, read_docs
 from skillyard.skill_files import list_docs
-from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text, text_error
+from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text, object_schema, text_error
 from skillyard.tools.common import Unavailable, name_property, usable_skill
 
 if TYPE_CHECKING:
@@ -56,14 +56,7 @@ class DisclosureTools:
         skill_prop = name_property(self.registry, "Skill name, as listed in the catalog")
 
         def schema(**more: Any) -> dict[str, Any]:
-            """An object with the required `skill` and, optionally, more fields."""
-            properties = {"skill": skill_prop, **more}
-            return {
-                "type": "object",
-                "properties": properties,
-                "required": ["skill"],
-                "additionalProperties": False,
-            }
+            return object_schema("skill", skill=skill_prop, **more)
 
         def all_docs(verb: str) -> dict[str, str]:
             return {"type": "boolean", "description": f"{verb} every doc of the skill"}
@@ -76,12 +69,11 @@ class DisclosureTools:
             "description": "How to apply docs",
         }
         select_schema = schema(docs=_DOCS_PROP, include_all_docs=all_docs("Select"), mode=mode)
-        list_schema = schema()
         soft = ("skill",)
         return [
             ToolDef("skill_load", LOAD_DESCRIPTION, load_schema, self.load, soft, text_error),
             ToolDef("skill_select_docs", SELECT_DESCRIPTION, select_schema, self.select, soft, json_error),
-            ToolDef("skill_list_docs", LIST_DESCRIPTION, list_schema, self.list_docs, soft, text_error),
+            ToolDef("skill_list_docs", LIST_DESCRIPTION, schema(), self.list_docs, soft, text_error),
         ]
 
     # ------------------------------------------------------------ helpers

@@ -10,7 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from skillyard.tools.arguments import substitute_arguments
-from skillyard.tools.base import ToolDef, ToolResult, text_error
+from skillyard.tools.base import ToolDef, ToolResult, object_schema, text_error
 from skillyard.tools.common import MAX_NAME_CHARS, Unavailable, model_names, name_property, usable_skill
 
 if TYPE_CHECKING:
@@ -46,30 +46,17 @@ class InvokeTools:
         self.registry = registry
 
     def definitions(self) -> list[ToolDef]:
-        read_schema = {
-            "type": "object",
-            "properties": {
-                "skill_name": name_property(self.registry, "Skill name, as listed in the catalog")
-            },
-            "required": ["skill_name"],
-            "additionalProperties": False,
-        }
+        name_prop = name_property(self.registry, "Skill name, as listed in the catalog")
+        read_schema = object_schema("skill_name", skill_name=name_prop)
         # the same enum rule as read_skill; a leading "/" (how users type a skill) is still accepted
         skill_prop = name_property(self.registry, "The skill name to execute")
         skill_prop["maxLength"] = MAX_NAME_CHARS + 1
-        skill_schema = {
-            "type": "object",
-            "properties": {
-                "skill": skill_prop,
-                "args": {
-                    "type": "string",
-                    "maxLength": MAX_ARGS_CHARS,
-                    "description": "Optional arguments for the skill, as a user would type them",
-                },
-            },
-            "required": ["skill"],
-            "additionalProperties": False,
+        args_prop = {
+            "type": "string",
+            "maxLength": MAX_ARGS_CHARS,
+            "description": "Optional arguments for the skill, as a user would type them",
         }
+        skill_schema = object_schema("skill", skill=skill_prop, args=args_prop)
         return [
             ToolDef(
                 "read_skill", READ_DESCRIPTION, read_schema, self.read_skill, ("skill_name",), _read_error

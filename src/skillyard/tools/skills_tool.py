@@ -133,12 +133,9 @@ class SkillsTool:
         reg = self.registry
         if action == "list":
             return self._list(args.get("filter", "all"), bool(args.get("verbose", False)))
-        if action == "info":
-            data = reports.info_report(reg, skill)
-            return _result(data, f"skills info {skill}")
-        if action == "check":
-            data = reports.check_report(reg, skill)
-            return _result(data, f"skills check {skill}")
+        if action in ("info", "check"):
+            report = reports.info_report if action == "info" else reports.check_report
+            return _result(report(reg, skill), f"skills {action} {skill}")
         if action == "search":
             query = args.get("query")
             if not isinstance(query, str) or not query.strip():

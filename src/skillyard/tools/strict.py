@@ -237,9 +237,7 @@ def _compile(schema: Any, path: str) -> _Fix | None:
             return None
 
         def fix_items(value: Any) -> Any:
-            if not isinstance(value, list):
-                return value
-            return [item_fix(v) for v in value]
+            return [item_fix(v) for v in value] if isinstance(value, list) else value
 
         return fix_items
     props = schema.get("properties")
