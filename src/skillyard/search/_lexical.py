@@ -867,8 +867,9 @@ class LexicalIndex:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
         gen = _spelling.generation()
         if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read the
-            with self._lock:  # words it can correct (a word the skills use is never corrected)
-                self._words = {t: w for t, w in self._words.items() if self.knows(t)}
+            with self._lock:  # words it can correct (a word the skills use is never corrected); in place,
+                for t in [t for t in self._words if not self.knows(t)]:  # as `_warm` may be filling it
+                    del self._words[t]
                 self._spelling_generation = gen
         terms = self.query_terms(query)
         if not terms:
