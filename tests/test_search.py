@@ -463,6 +463,53 @@ def test_large_catalog_first_search_ranks_metadata_and_indexes_bodies_later(
     assert names(ix.search("zebra7")) == ["s7"]
 
 
+def test_the_background_indexer_builds_the_frequent_words_and_rankings_stay_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import skillyard.search._lexical as lexical
+
+    monkeypatch.setattr(lexical, "SYNC_BODIES", 0)
+    skills = [_pool_skill(i, i % 3) for i in range(30)]
+    queries = ["pdf guide", "deploy steps for a chart", "weather", "guide guide", "steps", "pdfs deployed"]
+    cold = SearchIndex(skills)
+    cold.index_bodies(wait=True)  # indexed in this thread: nothing is built ahead
+    assert not cold._lexical._words
+    expected = {q: cold.search(q, 5) for q in queries}
+
+    monkeypatch.setattr(lexical, "WARM_DF", 10)
+    warm = SearchIndex(skills)
+    warm.search("pdf")  # starts the background indexer
+    warm.index_bodies()  # waits for it
+    built = warm._lexical._words
+    frequent = {t for t, df in warm._lexical._df.items() if df >= 10}
+    assert frequent and set(built) == frequent
+    assert {q: warm.search(q, 5) for q in queries} == expected
+
+    monkeypatch.setattr(lexical, "WARM_POSTINGS", 30)  # room for one word in every skill, not two
+    capped = SearchIndex(skills)
+    capped.search("pdf")
+    capped.index_bodies()
+    assert len(capped._lexical._words) == 1
+    assert {q: capped.search(q, 5) for q in queries} == expected
+
+
+def test_a_loaded_word_list_rereads_the_words_it_can_correct(tmp_path: Path) -> None:
+    pytest.importorskip("spellchecker")
+    from skillyard.search import _spelling
+
+    _spelling.load(wait=True)
+    _spelling.set_enabled(False)
+    try:
+        ix = SearchIndex(_typo_catalog(tmp_path))
+        assert names(ix.search("launch")) == ["lunch-planner"]  # read as "lunch"
+        assert names(ix.search("plan"))
+    finally:
+        _spelling.set_enabled(True)
+    # "launch" is an English word: with the list it is not a typo; "plan", a word the skills use, is kept
+    assert ix.search("launch") == SearchIndex(_typo_catalog(tmp_path)).search("launch") == []
+    assert "plan" in ix._lexical._words
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.text(alphabet=st.characters(codec="utf-8"), max_size=2000))
 def test_hostile_queries_are_bounded_in_time(catalog: list[Skill], query: str) -> None:

@@ -93,6 +93,11 @@ MAX_QUERY_TERMS = 32
 MAX_LIMIT = 1000
 #: Query words whose per-skill scores are kept until the index changes.
 MAX_CACHED_TERMS = 4096
+#: Once every body is indexed, the query-word scores of the words in at least this many skills are built
+#: ahead of any request (their posting walk is what a request's first frequent word costs)...
+WARM_DF = 1000
+#: ... most frequent first, until the skills those words are in add up to this many (a memory bound).
+WARM_POSTINGS = 1_000_000
 #: A body word stands as a spelling correction only when at least this many skills use it.
 MIN_BODY_CORRECTION_DF = 2
 #: Spelling correction only for words at least this long (shorter ones have too many neighbours).
@@ -628,13 +633,13 @@ class LexicalIndex:
         """Read bodies outside the lock, merge them in small locked steps; searches rank on what is merged."""
         time.sleep(0)  # let the search that started this thread hand back its answer first
         if self._snapshot_body is not None and self._merge_snapshot_body():
-            return
+            return self._warm()
         while True:
             with self._lock:
                 batch = sorted(self._pending_body)[:BODY_BATCH]
                 snapshot = [(d, self._skills[d]) for d in batch]
             if not batch:
-                return
+                return self._warm()
             read = [(d, s, self._read_body(s)) for d, s in snapshot if s is not None]
             with self._lock:
                 for doc, skill, parts in read:
@@ -645,6 +650,21 @@ class LexicalIndex:
                     if self._skills[doc] is None:
                         self._pending_body.discard(doc)
                 self._invalidate()
+
+    def _warm(self) -> None:
+        """Build the query-word entries of the words most skills use (see WARM_DF), one word per lock hold
+        so searches meanwhile wait for one word at most; stops if the index changes or bodies are pending.
+        Rare words are still built on first use."""
+        with self._lock:
+            frequent = sorted((t for t, df in self._df.items() if df >= WARM_DF), key=self._df.__getitem__)
+            words, total = self._words, 0
+        while frequent and total + self._df.get(frequent[-1], 0) <= WARM_POSTINGS:
+            term = frequent.pop()
+            with self._lock:
+                if self._words is not words or self._pending_body:
+                    return
+                total += self._df.get(term, 0)
+                self._word(term).by_score()
 
     # ------------------------------------------------------------ scoring
 
@@ -846,9 +866,10 @@ class LexicalIndex:
     def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
         gen = _spelling.generation()
-        if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read words
-            with self._lock:
-                self._invalidate()
+        if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read the
+            with self._lock:  # words it can correct (a word the skills use is never corrected); in place,
+                for t in [t for t in self._words if not self.knows(t)]:  # as `_warm` may be filling it
+                    del self._words[t]
                 self._spelling_generation = gen
         terms = self.query_terms(query)
         if not terms:
