@@ -14,11 +14,14 @@ import binascii
 import errno
 import fnmatch
 import hashlib
+import io
+import json
 import os
 import re
 import stat
 import time
 import unicodedata
+import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -1047,8 +1050,6 @@ _NPM_LIFECYCLE = ("preinstall", "install", "postinstall", "prepare", "preprepare
 
 def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: str) -> None:
     """package.json install hooks are shell commands that run on install: read them as shell."""
-    import json
-
     try:
         data = json.loads(text)
     except ValueError:
@@ -1499,8 +1500,6 @@ def _protected_fixtures(root: Path, entries: list[tuple[str, Path, os.stat_resul
     about = " ".join(ln for ln in front.split("\n") if ln.strip().startswith(("name:", "description:")))
     if not _ARCHIVE_SKILL.search(about):
         return {}
-    import io
-    import zipfile
 
     out: dict[str, str] = {}
     for rel, full in found:
