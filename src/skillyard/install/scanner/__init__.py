@@ -904,8 +904,7 @@ _SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?\S*?(python[0-9.]*|(
 
 
 def _language(rel: str, text: str) -> str | None:
-    base = rel.rsplit("/", 1)[-1].lower()
-    ext = base.rsplit(".", 1)[-1] if "." in base else ""
+    ext = _ext(rel)
     if ext in ("py", "pyw"):
         return "python"
     if ext in ("sh", "bash", "zsh", "ksh", "command"):
@@ -916,10 +915,8 @@ def _language(rel: str, text: str) -> str | None:
         return "typescript"
     if ext == "tsx":
         return "tsx"
-    if ext in ("", "txt") or base in ("dockerfile", "makefile"):
-        m = _SHEBANG.match(text)
-        if m:
-            return "python" if m.group(1).startswith("python") else "shell"
+    if ext in ("", "txt") and (m := _SHEBANG.match(text)):  # a script without an extension
+        return "python" if m.group(1).startswith("python") else "shell"
     return None
 
 
