@@ -291,11 +291,8 @@ class Source(NamedTuple):
 
     def moved(self, file: str, line: int, how: str) -> Source:
         """This source as seen from another file that gets it at `line` (`how`: in words)."""
-        return Source(self.what, line, self.strong, _in_file(self.steps(), file), how)
-
-
-def _in_file(steps: tuple[Step, ...], file: str) -> tuple[Step, ...]:
-    return tuple((n, s, f if f is not None else file) for n, s, f in steps)
+        via = tuple((n, s, f if f is not None else file) for n, s, f in self.steps())
+        return Source(self.what, line, self.strong, via, how)
 
 
 @dataclass(frozen=True, slots=True)
