@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
-from skillyard.install.scanner import _archive, _context
+from skillyard.install.scanner import _archive, _context, _flows
 from skillyard.install.scanner._flows import (
     JS_EXTS,
     CodeFacts,
@@ -1022,8 +1022,6 @@ def _embedded_shell(rel: str, text: str) -> str | None:
 def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
     """A flow the shell reader found in a command the code runs, told with the secret the code put
     into it (`reads $SY_SECRET_0 and sends it to ...` is `reads ~/.netrc and sends it to ...`)."""
-    from skillyard.install.scanner._flows import Flow, exfil_shaped, named_for
-
     for var, src in stand_ins.items():
         ref = "$" + var
         if ref not in fl.text and "${" + var + "}" not in fl.text:
@@ -1032,12 +1030,9 @@ def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
         text = text.replace(ref, "DATA")
         sev = fl.severity
         dest = text.rsplit(" ", 1)[-1]
-        if fl.kind == "secret-network" and (
-            (src.strong and not named_for(src.what, dest)) or exfil_shaped(dest)
-        ):
-            sev = "critical"  # weighed as `_flows.sent` weighs any secret sent
-        steps = (*((n, st, f) for n, st, f in src.steps()), (fl.line, text, None))
-        return Flow(fl.kind, sev, fl.line, text, steps)
+        if fl.kind == "secret-network" and _flows.sent(src, dest)[0] == "critical":
+            sev = "critical"  # weighed as any secret sent
+        return _flows.Flow(fl.kind, sev, fl.line, text, (*src.steps(), (fl.line, text, None)))
     return fl
 
 
@@ -1642,15 +1637,13 @@ def _export(project: Project, rel: str, lang: str, text: str, seen: Project | No
 def _sent_stashes(ctx: _Ctx) -> None:
     """One file of the skill fills a file with a secret (`cat ~/.git-credentials >> /tmp/.c/i`) and
     another sends that file (`req.end(fs.readFileSync("/tmp/.c/i"))`): together they send the secret."""
-    from skillyard.install.scanner._flows import flow, sent
-
     for rel, line, path, dest in ctx.sent_files:
         where, src = ctx.stashed.get(path, (rel, None))
         if src is None or where == rel:
             continue
         src = src.moved(where, line, f"reads {path}, which {where} filled")
-        sev, text = sent(src, dest)
-        fl = flow("secret-network", sev, line, text, src)
+        sev, text = _flows.sent(src, dest)
+        fl = _flows.flow("secret-network", sev, line, text, src)
         steps = tuple((n, step, rel if f is None else f) for n, step, f in fl.steps)
         ctx.flag("flow-secret-network", rel, line, snippet(text), f": {text}", severity=sev, flow=steps)
     _paired_loose_ends(ctx)
