@@ -928,29 +928,29 @@ def _read_code(
     lang = _language(rel, text)
     facts = CodeFacts()
     if lang is not None:
-        _extend(facts, _read_file(lang, text, project, rel, False))
+        facts.extend(_read_file(lang, text, project, rel, False))
     elif fctx.markdown:
         for fence in fctx.fences:
             body, lang = fence.body, _context.JS_LANGS.get(fence.lang)
             if fence.lang in _context.SHELL_LANGS:
                 if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
                     body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
-                _extend(facts, _read_file("shell", body, project, rel, False), fence.first_line - 1)
+                facts.extend(_read_file("shell", body, project, rel, False), fence.first_line - 1)
                 continue
             lang = "python" if fence.lang in _context.PYTHON_LANGS else lang
             if lang is not None:
-                _extend(facts, _read_file(lang, body, None, "", False), fence.first_line - 1)
+                facts.extend(_read_file(lang, body, None, "", False), fence.first_line - 1)
         for line, cmd in fctx.bang:
-            _extend(facts, _read_file("shell", cmd, project, rel, False), line - 1)
+            facts.extend(_read_file("shell", cmd, project, rel, False), line - 1)
     elif rel.rsplit("/", 1)[-1] == "package.json":
         _package_scripts(text, facts, project, rel)
     elif (script := _embedded_shell(rel, text)) is not None:
         # Makefile recipes, CI steps, Dockerfile RUN lines, commands in configuration are shell
-        _extend(facts, _read_file("shell", script, project, rel, False))
+        facts.extend(_read_file("shell", script, project, rel, False))
     elif _ext(rel) in _OTHER_CODE:
         from skillyard.install.scanner import _lexical
 
-        _extend(facts, _lexical.analyse(rel, text))
+        facts.extend(_lexical.analyse(rel, text))
     else:
         return None
     if facts.shell:
@@ -985,11 +985,6 @@ def _read_file(lang: str, text: str, project: Project | None, rel: str, export: 
     from skillyard.install.scanner import _js
 
     return _js.analyse(text, lang, project, rel, export=export)
-
-
-def _extend(facts: CodeFacts, got: CodeFacts | None, line_offset: int = 0) -> None:
-    if got is not None:
-        facts.extend(got, line_offset)
 
 
 #: Code in languages without a parser, read lightly by `_lexical` (its EXTS, kept here so a skill
@@ -1055,7 +1050,7 @@ def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: 
         if not isinstance(cmd, str) or not cmd.strip():
             continue
         at = next((i for i, ln in enumerate(lines, 1) if f'"{key}"' in ln), 1)
-        _extend(facts, _read_file("shell", cmd, project, rel, False), at - 1)
+        facts.extend(_read_file("shell", cmd, project, rel, False), at - 1)
 
 
 def _report_code(

@@ -515,7 +515,10 @@ class CodeFacts:
     #: (line, path, destination): files whose content this code sends, not known here to be secret
     sent_files: list[tuple[int, str, str]] = field(default_factory=list)
 
-    def extend(self, other: CodeFacts, line_offset: int = 0) -> None:
+    def extend(self, other: CodeFacts | None, line_offset: int = 0) -> None:
+        """Take in what another reading found (None: nothing it could parse), `line_offset` lines down."""
+        if other is None:
+            return
         for f in other.flows:
             self.flows.append(
                 Flow(
