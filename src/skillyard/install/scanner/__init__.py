@@ -1341,6 +1341,9 @@ def _front_matter_name(p: Path) -> str | None:
     lines = head[4:end].split("\n")
     if not all(_SIMPLE_LINE.match(ln) or not ln.strip() for ln in lines):
         return None
+    filled = [ln for ln in lines if ln.strip()]
+    if any(a.startswith("name:") and b[:1].isspace() for a, b in zip(filled, filled[1:], strict=False)):
+        return None  # an indented line continues the name (`name: X` then `  - item` is "X - item")
     names = [m.group(1) for ln in lines if (m := _PLAIN_NAME.match(ln))]
     keys = [ln.split(":", 1)[0] for ln in lines if ln[:1].isalpha() or ln[:1] == "_"]
     desc = [ln.split(":", 1)[1].strip().strip("'\"") for ln in lines if ln.startswith("description:")]
