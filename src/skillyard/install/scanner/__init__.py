@@ -14,11 +14,14 @@ import binascii
 import errno
 import fnmatch
 import hashlib
+import io
+import json
 import os
 import re
 import stat
 import time
 import unicodedata
+import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -28,7 +31,7 @@ from typing import Any
 import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
-from skillyard.install.scanner import _archive, _context
+from skillyard.install.scanner import _archive, _context, _flows
 from skillyard.install.scanner._flows import (
     JS_EXTS,
     CodeFacts,
@@ -901,8 +904,7 @@ _SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?\S*?(python[0-9.]*|(
 
 
 def _language(rel: str, text: str) -> str | None:
-    base = rel.rsplit("/", 1)[-1].lower()
-    ext = base.rsplit(".", 1)[-1] if "." in base else ""
+    ext = _ext(rel)
     if ext in ("py", "pyw"):
         return "python"
     if ext in ("sh", "bash", "zsh", "ksh", "command"):
@@ -913,10 +915,8 @@ def _language(rel: str, text: str) -> str | None:
         return "typescript"
     if ext == "tsx":
         return "tsx"
-    if ext in ("", "txt") or base in ("dockerfile", "makefile"):
-        m = _SHEBANG.match(text)
-        if m:
-            return "python" if m.group(1).startswith("python") else "shell"
+    if ext in ("", "txt") and (m := _SHEBANG.match(text)):  # a script without an extension
+        return "python" if m.group(1).startswith("python") else "shell"
     return None
 
 
@@ -928,29 +928,29 @@ def _read_code(
     lang = _language(rel, text)
     facts = CodeFacts()
     if lang is not None:
-        _extend(facts, _read_file(lang, text, project, rel, False))
+        facts.extend(_read_file(lang, text, project, rel, False))
     elif fctx.markdown:
         for fence in fctx.fences:
             body, lang = fence.body, _context.JS_LANGS.get(fence.lang)
             if fence.lang in _context.SHELL_LANGS:
                 if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
                     body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
-                _extend(facts, _read_file("shell", body, project, rel, False), fence.first_line - 1)
+                facts.extend(_read_file("shell", body, project, rel, False), fence.first_line - 1)
                 continue
             lang = "python" if fence.lang in _context.PYTHON_LANGS else lang
             if lang is not None:
-                _extend(facts, _read_file(lang, body, None, "", False), fence.first_line - 1)
+                facts.extend(_read_file(lang, body, None, "", False), fence.first_line - 1)
         for line, cmd in fctx.bang:
-            _extend(facts, _read_file("shell", cmd, project, rel, False), line - 1)
+            facts.extend(_read_file("shell", cmd, project, rel, False), line - 1)
     elif rel.rsplit("/", 1)[-1] == "package.json":
         _package_scripts(text, facts, project, rel)
     elif (script := _embedded_shell(rel, text)) is not None:
         # Makefile recipes, CI steps, Dockerfile RUN lines, commands in configuration are shell
-        _extend(facts, _read_file("shell", script, project, rel, False))
+        facts.extend(_read_file("shell", script, project, rel, False))
     elif _ext(rel) in _OTHER_CODE:
         from skillyard.install.scanner import _lexical
 
-        _extend(facts, _lexical.analyse(rel, text))
+        facts.extend(_lexical.analyse(rel, text))
     else:
         return None
     if facts.shell:
@@ -987,11 +987,6 @@ def _read_file(lang: str, text: str, project: Project | None, rel: str, export: 
     return _js.analyse(text, lang, project, rel, export=export)
 
 
-def _extend(facts: CodeFacts, got: CodeFacts | None, line_offset: int = 0) -> None:
-    if got is not None:
-        facts.extend(got, line_offset)
-
-
 #: Code in languages without a parser, read lightly by `_lexical` (its EXTS, kept here so a skill
 #: without such files never imports it).
 _OTHER_CODE = frozenset(
@@ -1022,8 +1017,6 @@ def _embedded_shell(rel: str, text: str) -> str | None:
 def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
     """A flow the shell reader found in a command the code runs, told with the secret the code put
     into it (`reads $SY_SECRET_0 and sends it to ...` is `reads ~/.netrc and sends it to ...`)."""
-    from skillyard.install.scanner._flows import Flow, exfil_shaped, named_for
-
     for var, src in stand_ins.items():
         ref = "$" + var
         if ref not in fl.text and "${" + var + "}" not in fl.text:
@@ -1032,12 +1025,9 @@ def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
         text = text.replace(ref, "DATA")
         sev = fl.severity
         dest = text.rsplit(" ", 1)[-1]
-        if fl.kind == "secret-network" and (
-            (src.strong and not named_for(src.what, dest)) or exfil_shaped(dest)
-        ):
-            sev = "critical"  # weighed as `_flows.sent` weighs any secret sent
-        steps = (*((n, st, f) for n, st, f in src.steps()), (fl.line, text, None))
-        return Flow(fl.kind, sev, fl.line, text, steps)
+        if fl.kind == "secret-network" and _flows.sent(src, dest)[0] == "critical":
+            sev = "critical"  # weighed as any secret sent
+        return _flows.Flow(fl.kind, sev, fl.line, text, (*src.steps(), (fl.line, text, None)))
     return fl
 
 
@@ -1047,8 +1037,6 @@ _NPM_LIFECYCLE = ("preinstall", "install", "postinstall", "prepare", "preprepare
 
 def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: str) -> None:
     """package.json install hooks are shell commands that run on install: read them as shell."""
-    import json
-
     try:
         data = json.loads(text)
     except ValueError:
@@ -1062,7 +1050,7 @@ def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: 
         if not isinstance(cmd, str) or not cmd.strip():
             continue
         at = next((i for i, ln in enumerate(lines, 1) if f'"{key}"' in ln), 1)
-        _extend(facts, _read_file("shell", cmd, project, rel, False), at - 1)
+        facts.extend(_read_file("shell", cmd, project, rel, False), at - 1)
 
 
 def _report_code(
@@ -1353,6 +1341,9 @@ def _front_matter_name(p: Path) -> str | None:
     lines = head[4:end].split("\n")
     if not all(_SIMPLE_LINE.match(ln) or not ln.strip() for ln in lines):
         return None
+    filled = [ln for ln in lines if ln.strip()]
+    if any(a.startswith("name:") and b[:1].isspace() for a, b in zip(filled, filled[1:], strict=False)):
+        return None  # an indented line continues the name (`name: X` then `  - item` is "X - item")
     names = [m.group(1) for ln in lines if (m := _PLAIN_NAME.match(ln))]
     keys = [ln.split(":", 1)[0] for ln in lines if ln[:1].isalpha() or ln[:1] == "_"]
     desc = [ln.split(":", 1)[1].strip().strip("'\"") for ln in lines if ln.startswith("description:")]
@@ -1499,8 +1490,6 @@ def _protected_fixtures(root: Path, entries: list[tuple[str, Path, os.stat_resul
     about = " ".join(ln for ln in front.split("\n") if ln.strip().startswith(("name:", "description:")))
     if not _ARCHIVE_SKILL.search(about):
         return {}
-    import io
-    import zipfile
 
     out: dict[str, str] = {}
     for rel, full in found:
@@ -1646,15 +1635,13 @@ def _export(project: Project, rel: str, lang: str, text: str, seen: Project | No
 def _sent_stashes(ctx: _Ctx) -> None:
     """One file of the skill fills a file with a secret (`cat ~/.git-credentials >> /tmp/.c/i`) and
     another sends that file (`req.end(fs.readFileSync("/tmp/.c/i"))`): together they send the secret."""
-    from skillyard.install.scanner._flows import flow, sent
-
     for rel, line, path, dest in ctx.sent_files:
         where, src = ctx.stashed.get(path, (rel, None))
         if src is None or where == rel:
             continue
         src = src.moved(where, line, f"reads {path}, which {where} filled")
-        sev, text = sent(src, dest)
-        fl = flow("secret-network", sev, line, text, src)
+        sev, text = _flows.sent(src, dest)
+        fl = _flows.flow("secret-network", sev, line, text, src)
         steps = tuple((n, step, rel if f is None else f) for n, step, f in fl.steps)
         ctx.flag("flow-secret-network", rel, line, snippet(text), f": {text}", severity=sev, flow=steps)
     _paired_loose_ends(ctx)

@@ -6,8 +6,13 @@ reported as unscannable rather than partly read, so padding a member past a limi
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
 import struct
+import tarfile
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,9 +56,6 @@ def kind_of(data: bytes) -> str | None:
 
 def inspect(data: bytes, limits: Limits | None = None) -> Listing:
     """List an archive held in memory; never raises on malformed input."""
-    import tarfile
-    import zipfile
-
     limits = limits or Limits()
     kind = kind_of(data) or "unknown"
     try:
@@ -85,8 +87,6 @@ def inspect(data: bytes, limits: Limits | None = None) -> Listing:
 
 
 def _zip(data: bytes, limits: Limits) -> Listing:
-    import zipfile
-
     out = Listing("zip")
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         infos = zf.infolist()
@@ -118,16 +118,10 @@ def _zip(data: bytes, limits: Limits) -> Listing:
 
 
 def _tar(data: bytes, kind: str, limits: Limits) -> Listing:
-    import tarfile
-
     out = Listing(kind)
     mode = {"gzip": "r:gz", "bzip2": "r:bz2", "xz": "r:xz", "tar": "r:"}[kind]
     if kind != "tar":
         # A compressed single file (not a tar) is still worth reading: decompress boundedly first.
-        import bz2
-        import gzip
-        import lzma
-
         opener = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[kind]
         with opener(io.BytesIO(data), "rb") as fh:
             raw = fh.read(limits.max_total_bytes + 1)

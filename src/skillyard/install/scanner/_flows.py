@@ -291,11 +291,8 @@ class Source(NamedTuple):
 
     def moved(self, file: str, line: int, how: str) -> Source:
         """This source as seen from another file that gets it at `line` (`how`: in words)."""
-        return Source(self.what, line, self.strong, _in_file(self.steps(), file), how)
-
-
-def _in_file(steps: tuple[Step, ...], file: str) -> tuple[Step, ...]:
-    return tuple((n, s, f if f is not None else file) for n, s, f in steps)
+        via = tuple((n, s, f if f is not None else file) for n, s, f in self.steps())
+        return Source(self.what, line, self.strong, via, how)
 
 
 @dataclass(frozen=True, slots=True)
@@ -518,7 +515,10 @@ class CodeFacts:
     #: (line, path, destination): files whose content this code sends, not known here to be secret
     sent_files: list[tuple[int, str, str]] = field(default_factory=list)
 
-    def extend(self, other: CodeFacts, line_offset: int = 0) -> None:
+    def extend(self, other: CodeFacts | None, line_offset: int = 0) -> None:
+        """Take in what another reading found (None: nothing it could parse), `line_offset` lines down."""
+        if other is None:
+            return
         for f in other.flows:
             self.flows.append(
                 Flow(

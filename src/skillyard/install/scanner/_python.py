@@ -268,7 +268,7 @@ class _Reader:
                 a, b = self.fold(node.left), self.fold(node.right)
                 if a is None or b is None:
                     return None
-                return combine([a, b], _PLUS if isinstance(node.op, ast.Add) else _SLASH)
+                return combine([a, b], "".join if isinstance(node.op, ast.Add) else _SLASH)
             if isinstance(node.op, ast.Mod):
                 a = self.fold(node.left)
                 if a is None:
@@ -670,7 +670,7 @@ class _Reader:
         if all(v == "*" for v in vals):
             return None
         return combine(
-            vals, _path_join if not isinstance(node, ast.BinOp) or isinstance(node.op, ast.Div) else _PLUS
+            vals, _path_join if not isinstance(node, ast.BinOp) or isinstance(node.op, ast.Div) else "".join
         )
 
     # ------------------------------------------------------------ statements
@@ -1572,10 +1572,6 @@ def _unlocks(call: ast.Call) -> bool:
         and isinstance(call.args[1], ast.Constant)
         and isinstance(call.args[1].value, bytes)
     )
-
-
-def _PLUS(p: list[str]) -> str:
-    return p[0] + p[1]
 
 
 def _SLASH(p: list[str]) -> str:

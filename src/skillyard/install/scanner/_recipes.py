@@ -7,7 +7,9 @@ Only the text is rewritten; nothing here runs or parses shell itself.
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 
 from skillyard.install.scanner._flows import SECRET_ENV
 
@@ -158,8 +160,6 @@ def _docker(lines: list[str]) -> list[str]:
 
 def _exec_form(s: str) -> str:
     """`RUN ["sh", "-c", "..."]` as the command line it stands for."""
-    import json
-
     try:
         argv = json.loads(s)
     except ValueError:
@@ -236,9 +236,6 @@ def _scalar(v: str) -> str:
     """A YAML scalar or flow list as the command line it holds."""
     v = v.strip()
     if v.startswith("[") and v.endswith("]"):
-        import json
-        import shlex
-
         try:
             items = json.loads(v)
         except ValueError:
@@ -253,8 +250,6 @@ def _scalar(v: str) -> str:
 
 def _argv(items: list[str]) -> str:
     """`["sh", "-c", "SCRIPT"]` is SCRIPT; any other argv is its command line."""
-    import shlex
-
     if len(items) >= 3 and re.fullmatch(r"(?:.*/)?(?:ba|z|da)?sh", items[0]) and items[1] == "-c":
         return items[2]
     return shlex.join(items)
@@ -266,8 +261,6 @@ def _argv(items: list[str]) -> str:
 def _json(text: str, lines: list[str]) -> list[str]:
     """Command values of a JSON file (dev containers, editor tasks, agent hooks, MCP servers),
     each at the line of its key."""
-    import json
-
     out = [""] * len(lines)
     try:
         data = json.loads(text)

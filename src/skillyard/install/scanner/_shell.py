@@ -8,6 +8,7 @@ use so a skill without shell code pays nothing for it.
 
 from __future__ import annotations
 
+import codecs
 import re
 import shlex
 from collections.abc import Callable
@@ -1082,8 +1083,6 @@ def _printf(args: list[str]) -> str | None:
 
 def _decode_filter(words: list[str], text: str) -> str | None:
     """What a decoding filter (`base64 -d`, `rev`, `xxd -r -p`, a rot13 `tr`) makes of constant text."""
-    import codecs
-
     if not words or len(text) > 64 * 1024:
         return None
     name = _base(words[0])
