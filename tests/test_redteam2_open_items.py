@@ -51,3 +51,59 @@ def test_toml_tool_timeout_is_clamped_to_the_configured_maximum(tmp_path: Path) 
     assert "timeout 86400 s lowered to the configured maximum of 600 s" in text
     text, _ = run_tool(skill, skill.tools[0], {}, executor=ex, timeout=9000)
     assert ex.timeouts[-1] == 86400.0 and "lowered" not in text  # under the ceiling it wins, as documented
+
+
+_COPY_LOOP = """
+import sys
+from pathlib import Path
+from skillyard.install.hygiene import HygieneError, copy_tree
+src, out, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+refused = 0
+for i in range(n):
+    try:
+        copy_tree(src, out / str(i))
+    except HygieneError:
+        refused += 1
+print(refused)
+"""
+
+_SWAP_LOOP = """
+import os, sys, time
+from pathlib import Path
+from skillyard.install.fsutil import exchange
+a, b, stop = Path(sys.argv[1]), Path(sys.argv[2]), time.monotonic() + float(sys.argv[3])
+while time.monotonic() < stop:
+    exchange(a, b)
+"""
+
+
+def test_copy_tree_never_waits_on_a_file_swapped_for_a_fifo(tmp_path: Path) -> None:
+    """A source file swapped for a FIFO between listing and opening is refused, never waited on."""
+    import os
+    import subprocess
+    import sys
+
+    from skillyard.install.fsutil import exchange
+
+    src, spare, out = tmp_path / "skill", tmp_path / "spare", tmp_path / "out"
+    for d in (src, spare, out):
+        d.mkdir()
+    (src / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\n")
+    (src / "x").write_text("data\n")
+    os.mkfifo(spare / "x")
+    assert exchange(src / "x", spare / "x") and exchange(src / "x", spare / "x")  # renameat2 works here
+    swapper = subprocess.Popen([sys.executable, "-c", _SWAP_LOOP, str(src / "x"), str(spare / "x"), "60"])
+    try:
+        copier = subprocess.run(
+            [sys.executable, "-c", _COPY_LOOP, str(src), str(out), "1500"],
+            capture_output=True,
+            text=True,
+            timeout=40,
+        )
+    except subprocess.TimeoutExpired:
+        raise AssertionError("copy_tree waited on a FIFO swapped in after the listing") from None
+    finally:
+        swapper.kill()
+        swapper.wait()
+    assert copier.returncode == 0, copier.stderr
+    assert 0 < int(copier.stdout) < 1500  # some copies met the FIFO and were refused; some got the file
