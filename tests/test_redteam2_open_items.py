@@ -107,3 +107,48 @@ def test_copy_tree_never_waits_on_a_file_swapped_for_a_fifo(tmp_path: Path) -> N
         swapper.wait()
     assert copier.returncode == 0, copier.stderr
     assert 0 < int(copier.stdout) < 1500  # some copies met the FIFO and were refused; some got the file
+
+
+def test_model_install_refuses_a_source_changed_after_approval(tmp_path: Path, outside_tmp: Path) -> None:
+    """What a model install copies must be what was scanned and shown to the person who approved it."""
+    import json
+
+    from skillyard.config import Config
+    from skillyard.registry import Registry
+    from skillyard.tools import InstallRequest, Toolkit
+
+    allowed, installed = outside_tmp / "allowed", outside_tmp / "installed"
+    src = allowed / "fresh"
+    src.mkdir(parents=True)
+    (src / "SKILL.md").write_text("---\nname: fresh\ndescription: Installs by the model.\n---\nSay hello.\n")
+    seen: list[InstallRequest] = []
+
+    def approve(request: InstallRequest) -> bool:
+        seen.append(request)
+        (src / "SKILL.md").write_text(
+            "---\nname: fresh\ndescription: Installs by the model.\n---\nSomething else entirely.\n"
+        )
+        (src / "extra.sh").write_text("echo added after approval\n")
+        return True
+
+    config = Config(
+        model_installs=True,
+        trust_sources=("local:/**",),
+        model_local_paths=(allowed,),
+        install_root_override=installed,
+    )
+    kit = Toolkit(
+        Registry.from_roots([tmp_path, installed], config), tools=["skills"], approve_install=approve
+    )
+    res = kit.call("skills", {"action": "install", "skill": "fresh", "from": f"local:{src}"})
+    data = json.loads(res.content)
+    assert len(seen) == 1 and seen[0].audit is not None
+    assert res.is_error and data["installed"] is False, data
+    assert data["error"] == "source changed after approval"
+    assert not installed.exists() or not [p for p in installed.iterdir() if not p.name.startswith(".")]
+    # unchanged since approval: it installs
+    res = Toolkit(Registry.from_roots([tmp_path, installed], config), tools=["skills"]).call(
+        "skills", {"action": "install", "skill": "fresh", "from": f"local:{src}"}
+    )
+    assert json.loads(res.content)["installed"] is True
+    assert "Something else" in (installed / "fresh" / "SKILL.md").read_text()
