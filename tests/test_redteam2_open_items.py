@@ -152,3 +152,60 @@ def test_model_install_refuses_a_source_changed_after_approval(tmp_path: Path, o
     )
     assert json.loads(res.content)["installed"] is True
     assert "Something else" in (installed / "fresh" / "SKILL.md").read_text()
+
+
+def test_git_install_never_follows_https_to_plain_http(tmp_path: Path, monkeypatch: object) -> None:
+    """An https git source that redirects to plain http is refused; the http server is never asked."""
+    import http.server
+    import ssl
+    import subprocess
+    import threading
+
+    from skillyard.install import Installer, TrustPolicy
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+        + ["-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    plain_hits: list[str] = []
+
+    class Plain(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            plain_hits.append(self.path)
+            self.send_error(404)
+
+        def log_message(self, *a: object) -> None:
+            pass
+
+    plain = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Plain)
+
+    class Redirect(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{plain.server_port}{self.path}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *a: object) -> None:
+            pass
+
+    tls = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    tls.socket = ctx.wrap_socket(tls.socket, server_side=True)
+    for server in (plain, tls):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("GIT_SSL_CAINFO", str(cert))  # type: ignore[attr-defined]
+    try:
+        inst = Installer(tmp_path / "root", TrustPolicy(("127.0.0.1*/**",)))
+        res = inst.install(f"git+https://127.0.0.1:{tls.server_port}/repo.git").to_dict()
+    finally:
+        for server in (plain, tls):
+            server.shutdown()
+    assert plain_hits == [], "git followed the https source to plain http"
+    assert res["installed"] is False and res["error"] == "fetch failed", res
+    assert 'Protocol "http" not supported or disabled' in res["reason"]  # the redirect, not the TLS setup
