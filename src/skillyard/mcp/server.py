@@ -146,13 +146,15 @@ class _SessionStore:
         self._by_pipe: weakref.WeakKeyDictionary[Any, tuple[str, Session, anyio.Lock]] = (
             weakref.WeakKeyDictionary()
         )
+        #: sessions pushed out by newer ones, whose skill_run workspaces are still to be released
+        self.evicted: list[tuple[Session, anyio.Lock]] = []
 
     def _new(self) -> tuple[str, Session, anyio.Lock]:
         session = Session()
         held = (session.session_id, session, anyio.Lock())
         self._by_id[held[0]] = held[1:]
         while len(self._by_id) > MAX_ECHO_SESSIONS:
-            self._by_id.popitem(last=False)
+            self.evicted.append(self._by_id.popitem(last=False)[1])
         return held
 
     def resolve(self, ctx: ServerRequestContext[Any, Any]) -> tuple[str, Session, anyio.Lock]:
@@ -378,6 +380,12 @@ class SkillyardServer(MCPServer):
             finally:
                 if not sid:  # nobody can come back to this session: its skill_run workspace goes now
                     await anyio.to_thread.run_sync(kit.close_session, session)
+        while (
+            self._sessions.evicted
+        ):  # else every call of a client that never echoes its id keeps a workspace
+            old, old_lock = self._sessions.evicted.pop()
+            async with old_lock:
+                await anyio.to_thread.run_sync(kit.close_session, old)
         if self.registry.version != before:
             await self.notify_changed()
         await self._log_call(rctx, name, arguments, res)

@@ -1,0 +1,140 @@
+"""A hostile client of `skillyard serve` over HTTP: real servers on 127.0.0.1, the official `mcp` client
+or raw sockets and httpx. Each test failed before the fix it comes with."""
+
+from __future__ import annotations
+
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from skillyard.config import Config, ExecutionSettings
+from skillyard.mcp import build_server
+from skillyard.registry import Registry
+from test_mcp_support import free_port, make_tree
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@contextmanager
+def in_process(server: Any, **http: Any) -> Iterator[str]:
+    """`server.http_app()` under uvicorn in a thread, as `skillyard serve` runs it; yields the /mcp URL."""
+    import uvicorn
+
+    from skillyard.mcp._http_guard import uvicorn_config
+
+    port = free_port()
+    config = uvicorn_config(server.http_app(**http), "127.0.0.1", port, "warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        srv.should_exit = True
+        thread.join(30)
+        server.close()
+
+
+def _server(tmp_path: Path) -> Any:
+    tree = make_tree(tmp_path / "skills")
+    config = Config(execution=ExecutionSettings(executor="local"))
+    return build_server(Registry.from_roots([tree], config))
+
+
+async def test_sessions_pushed_out_release_their_workspaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 2026-era client that never echoes its session id gets a new session per call; each kept a
+    skill_run workspace until the server stopped, so a flood of calls filled the disk."""
+    import skillyard.mcp.server as server_module
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(server_module, "MAX_ECHO_SESSIONS", 3)
+    server = _server(tmp_path)
+    with in_process(server) as url:
+        async with Client(url) as c:
+            assert c.protocol_version == "2026-07-28"
+            sids = set()
+            for _ in range(12):
+                res = await c.call_tool("skill_run", {"skill": "alpha", "command": "echo hi > out/x.txt"})
+                assert not res.is_error, res.content
+                sids.add((res.meta or {})["io.skillyard/session"])
+            assert len(sids) == 12
+            roots = list(tmp_path.glob("skillyard-workspaces-*"))
+            assert len(roots) == 1
+            kept = [p for p in roots[0].iterdir() if p.name.startswith("ws_")]
+            assert len(kept) <= 4, f"{len(kept)} workspaces kept for 12 calls with room for 3 sessions"
+
+
+def _closed_within(sock: socket.socket, seconds: float) -> bool:
+    """Whether the server closed `sock` within `seconds` (reading what it sent meanwhile)."""
+    sock.settimeout(seconds)
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            if sock.recv(65536) == b"":
+                return True
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+    return False
+
+
+async def test_a_request_head_that_never_ends_is_cut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slowloris: uvicorn waited forever for the rest of a request head, so a few bytes per connection
+    held connections (and file descriptors) without any token. A connection with no request in flight
+    for a whole HEAD_TIMEOUT_S is now closed; a client that keeps working is never cut."""
+    import skillyard.mcp._http_guard as guard
+
+    monkeypatch.setattr(guard, "HEAD_TIMEOUT_S", 1.0)
+    server = _server(tmp_path)
+    with in_process(server) as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+        for i, s in enumerate(slow):
+            s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n" if i % 2 else b"POS")
+        async with Client(url) as c:  # a real client calling across several deadlines keeps working
+            for _ in range(4):
+                assert not (await c.call_tool("skills", {"action": "list"})).is_error
+                await anyio.sleep(0.7)
+        assert all(_closed_within(s, 5.0) for s in slow)
+        for s in slow:
+            s.close()
+
+
+async def test_a_body_that_never_arrives_gets_408(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A POST whose body trickles in (or stops) is answered 408 once BODY_TIMEOUT_S has passed."""
+    import skillyard.mcp._http_guard as guard
+
+    monkeypatch.setattr(guard, "BODY_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(guard, "HEAD_TIMEOUT_S", 60.0)
+    server = _server(tmp_path)
+    with in_process(server) as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port)) as s:
+            s.sendall(
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode()
+                + b"Content-Type: application/json\r\n"
+                b"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{"
+            )
+            s.settimeout(10)
+            assert s.recv(100).startswith(b"HTTP/1.1 408")
