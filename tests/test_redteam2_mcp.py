@@ -138,3 +138,43 @@ async def test_a_body_that_never_arrives_gets_408(tmp_path: Path, monkeypatch: p
             )
             s.settimeout(10)
             assert s.recv(100).startswith(b"HTTP/1.1 408")
+
+
+async def test_an_echoed_session_id_belongs_to_its_token(tmp_path: Path) -> None:
+    """The 2026-era session id a client echoes in `_meta` is bound to the token that opened it, as the
+    handshake-era Mcp-Session-Id is: another token presenting it gets a session of its own."""
+    import json
+
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    from skillyard.mcp.auth import parse_tokens
+
+    alice, bob = "alice-token-0123456789abcdef", "bob-token-0123456789abcdef0"
+    server = _server(tmp_path)
+    verifier = parse_tokens([f"{alice} skills:read skills:run", f"{bob} skills:read skills:run"])
+
+    def client(url: str, token: str) -> Client:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        return Client(streamable_http_client(url, http_client=http))
+
+    async def select(c: Client, doc: str, sid: str | None = None) -> tuple[list[str], str]:
+        meta = {"io.skillyard/session": sid} if sid else None
+        args = {"skill": "pdf-tools", "docs": [doc], "mode": "add"}
+        res = await c.call_tool("skill_select_docs", args, meta=meta)  # type: ignore[arg-type]
+        assert not res.is_error, res.content
+        return sorted(json.loads(res.content[0].text)["selected_docs"]), (res.meta or {})[
+            "io.skillyard/session"
+        ]
+
+    with in_process(server, verifier=verifier) as url:
+        async with client(url, alice) as a, client(url, bob) as b:
+            _, sid = await select(a, "crlf.txt")
+            assert await select(a, "references/api.md", sid) == (["crlf.txt", "references/api.md"], sid)
+            docs, other = await select(b, "references/deep/more.md", sid)
+            assert docs == ["references/deep/more.md"] and other != sid, "bob took over alice's session"
+            assert (await select(a, "references/deep/more.md", sid))[0] == [
+                "crlf.txt",
+                "references/api.md",
+                "references/deep/more.md",
+            ]

@@ -67,7 +67,7 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from skillyard.mcp.auth import TokenVerifier, granted_scopes, skills_action
+from skillyard.mcp.auth import TokenVerifier, granted_scopes, principal, skills_action
 from skillyard.mcp.catalog import (
     SKILL_FILE,
     CatalogError,
@@ -138,21 +138,21 @@ def _connection(ctx: Any) -> Any:
 
 
 class _SessionStore:
-    """Sessions by transport identity or by echoed id; bounded, thread-safe."""
+    """Sessions by transport identity or by echoed id (with the token that opened it); bounded, thread-safe."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_id: OrderedDict[str, tuple[Session, anyio.Lock]] = OrderedDict()
+        self._by_id: OrderedDict[tuple[str | None, str], tuple[Session, anyio.Lock]] = OrderedDict()
         self._by_pipe: weakref.WeakKeyDictionary[Any, tuple[str, Session, anyio.Lock]] = (
             weakref.WeakKeyDictionary()
         )
         #: sessions pushed out by newer ones, whose skill_run workspaces are still to be released
         self.evicted: list[tuple[Session, anyio.Lock]] = []
 
-    def _new(self) -> tuple[str, Session, anyio.Lock]:
+    def _new(self, owner: str | None) -> tuple[str, Session, anyio.Lock]:
         session = Session()
         held = (session.session_id, session, anyio.Lock())
-        self._by_id[held[0]] = held[1:]
+        self._by_id[owner, held[0]] = held[1:]
         while len(self._by_id) > MAX_ECHO_SESSIONS:
             self.evicted.append(self._by_id.popitem(last=False)[1])
         return held
@@ -160,22 +160,22 @@ class _SessionStore:
     def resolve(self, ctx: ServerRequestContext[Any, Any]) -> tuple[str, Session, anyio.Lock]:
         """(session id, Session, per-session lock) for this request."""
         meta = ctx.meta if isinstance(ctx.meta, dict) else {}
-        echoed = meta.get(SESSION_META_KEY)
+        echoed, owner = meta.get(SESSION_META_KEY), principal(ctx)
         with self._lock:
-            if isinstance(echoed, str) and echoed in self._by_id:
-                self._by_id.move_to_end(echoed)
-                return (echoed, *self._by_id[echoed])
+            if isinstance(echoed, str) and (owner, echoed) in self._by_id:
+                self._by_id.move_to_end((owner, echoed))
+                return (echoed, *self._by_id[owner, echoed])
             connection = _connection(ctx)
             if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
                 if "skillyard.session" not in connection.state:
-                    connection.state["skillyard.session"] = self._new()
+                    connection.state["skillyard.session"] = self._new(owner)
                 return connection.state["skillyard.session"]
             pipe = getattr(connection, "outbound", None) if connection is not None else None
             if pipe is not None and getattr(connection, "has_standalone_channel", False):
                 if pipe not in self._by_pipe:
-                    self._by_pipe[pipe] = self._new()
+                    self._by_pipe[pipe] = self._new(owner)
                 return self._by_pipe[pipe]
-            return self._new()
+            return self._new(owner)
 
 
 class SkillyardServer(MCPServer):
