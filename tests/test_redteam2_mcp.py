@@ -178,3 +178,37 @@ async def test_an_echoed_session_id_belongs_to_its_token(tmp_path: Path) -> None
                 "references/api.md",
                 "references/deep/more.md",
             ]
+
+
+async def test_a_file_name_that_is_not_utf8_breaks_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file name that is not UTF-8 cannot be written as JSON text: one in a skill made resources/list
+    fail for every skill (500), and one a command created made skill_run's whole result unsendable.
+    Such names are left out of listings and results (a warning says so for outputs)."""
+    import json
+    import os
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    server = _server(tmp_path)
+    alpha = tmp_path / "skills" / "alpha"
+    with open(os.fsencode(alpha) + b"/\xffbad.txt", "w") as fh:
+        fh.write("x")
+    os.mkdir(os.fsencode(alpha) + b"/\xfedir")
+    with in_process(server) as url:
+        async with Client(url) as c:
+            listed = await c.list_resources()
+            assert any(str(r.uri) == "skill://alpha/notes.txt" for r in listed.resources)
+            res = await c.call_tool("skills", {"action": "info", "skill": "alpha"})
+            assert not res.is_error, res.content
+            res = await c.call_tool(
+                "skill_run",
+                {
+                    "skill": "alpha",
+                    "command": r"printf x > out/$'\xff'.txt; echo done",
+                    "output_files": ["out/*"],
+                },
+            )
+            data = json.loads(res.content[0].text)
+            assert data["stdout"] == "done\n" and data["output_files"] == []
+            assert any("the name is not UTF-8" in w for w in data["warnings"]), data["warnings"]

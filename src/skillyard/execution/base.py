@@ -40,6 +40,7 @@ def max_timeout_for(timeout: float) -> float:
     """The ceiling for a timeout a request or a skill asks for: 10x the configured one, at least 10 minutes."""
     return max(600.0, 10 * timeout)
 
+
 #: Seconds to keep draining pipes after the main process exited (stragglers are killed first).
 _DRAIN_GRACE = 2.0
 _READ_CHUNK = 64 * KiB
