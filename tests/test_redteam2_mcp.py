@@ -212,3 +212,35 @@ async def test_a_file_name_that_is_not_utf8_breaks_nothing(
             data = json.loads(res.content[0].text)
             assert data["stdout"] == "done\n" and data["output_files"] == []
             assert any("the name is not UTF-8" in w for w in data["warnings"]), data["warnings"]
+
+
+async def test_long_runs_never_hold_the_threads_reads_need(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls ran on one shared pool of 40 worker threads: 40 clients each running `sleep` stalled every
+    other call, reads included, until they ended. Commands now run on threads of their own."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    server = _server(tmp_path)
+    marker = tmp_path / "release"
+    finished: list[int] = []
+    wait = f"while [ ! -e {marker} ]; do sleep 0.1; done"
+
+    with in_process(server) as url:
+
+        async def run(i: int) -> None:
+            async with Client(url) as c:
+                res = await c.call_tool("skill_run", {"skill": "alpha", "command": wait, "timeout": 120})
+                assert not res.is_error, res.content
+                finished.append(i)
+
+        with anyio.fail_after(120):
+            async with anyio.create_task_group() as tg:
+                for i in range(42):
+                    tg.start_soon(run, i)
+                await anyio.sleep(3)  # let them all start
+                async with Client(url) as c:
+                    assert not (await c.call_tool("skills", {"action": "list"})).is_error
+                    assert (await c.list_resources()).resources
+                assert finished == [], "the read waited for the runs"
+                marker.touch()
+            assert len(finished) == 42

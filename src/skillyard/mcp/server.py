@@ -25,6 +25,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,7 +68,14 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from skillyard.mcp.auth import TokenVerifier, granted_scopes, principal, skills_action
+from skillyard.mcp.auth import (
+    SCOPE_RUN,
+    TokenVerifier,
+    granted_scopes,
+    principal,
+    required_scope,
+    skills_action,
+)
 from skillyard.mcp.catalog import (
     SKILL_FILE,
     CatalogError,
@@ -101,6 +109,8 @@ RESOURCE_PAGE_SIZE = 500
 PROMPT_PAGE_SIZE = 200
 #: sessions kept for clients that echo their id on the stateless wire
 MAX_ECHO_SESSIONS = 4096
+#: worker threads for calls that run commands: their own, so long runs never hold the threads reads need
+MAX_CONCURRENT_RUNS = 40
 #: debounce for --watch, in milliseconds
 WATCH_DEBOUNCE_MS = 300
 #: the resource template every skill file matches (RFC 6570 reserved expansion keeps the slashes of `path`)
@@ -205,6 +215,7 @@ class SkillyardServer(MCPServer):
         self._toolkit_error: str | None = None
         self._tools_cache: tuple[int, list[Tool]] | None = None
         self._sessions = _SessionStore()
+        self._run_limiter: anyio.CapacityLimiter | None = None
         #: set by http_app(stateless=True): no session outlives its request (replicas share nothing)
         self.stateless = False
         self._legacy_connections: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -370,9 +381,15 @@ class SkillyardServer(MCPServer):
         if name == "skills" and skills_action(arguments) in MUTATING_ACTIONS and self._lists is None:
             self._lists = await anyio.to_thread.run_sync(self._fingerprints)
         before = self.registry.version
+        limiter = None
+        if required_scope(name, arguments, BUILTIN_TOOL_NAMES) == SCOPE_RUN:
+            if self._run_limiter is None:
+                self._run_limiter = anyio.CapacityLimiter(MAX_CONCURRENT_RUNS)
+            limiter = self._run_limiter
         async with lock:
             try:
-                res = await anyio.to_thread.run_sync(lambda: kit.call(name, arguments, session=session))
+                call = partial(kit.call, name, arguments, session=session)
+                res = await anyio.to_thread.run_sync(call, limiter=limiter)
             # the Toolkit promises results, never exceptions; keep that promise here too
             except Exception as e:
                 log.exception("tool %r raised", name)
@@ -393,8 +410,6 @@ class SkillyardServer(MCPServer):
 
     def _missing_scope(self, rctx: Any, name: str, arguments: Any) -> str | None:
         """The scope this call needs that the request's token lacks (None: allowed, or no auth in play)."""
-        from skillyard.mcp.auth import required_scope
-
         granted = granted_scopes(rctx)
         if granted is None:
             return None
