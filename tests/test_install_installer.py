@@ -257,7 +257,7 @@ def test_vet_refuses_before_the_commit(tmp_path: Path) -> None:
     src = make_skill(tmp_path / "src" / "pkgdir", name="real-name")
     seen: list[tuple[str, bool]] = []
 
-    def vet(final: str, report: object) -> None:
+    def vet(final: str, report: object, digest: str) -> None:
         seen.append((final, getattr(report, "blocked", None)))
         raise InstallError("refused by vet", name=final)
 

@@ -193,6 +193,8 @@ def serve(
         else:
             import uvicorn
 
+            from skillyard.mcp._http_guard import uvicorn_config
+
             app = server.http_app(
                 host=host,
                 stateless=stateless,
@@ -205,11 +207,7 @@ def serve(
             if verifier is not None:
                 log.info("HTTP requests need a bearer token (%s)", type(verifier).__name__)
             _freeze_start_up_objects()
-            uvicorn.Server(
-                uvicorn.Config(
-                    app, host=host.strip("[]"), port=port, log_level=level.lower(), server_header=False
-                )
-            ).run()
+            uvicorn.Server(uvicorn_config(app, host.strip("[]"), port, level.lower())).run()
     except KeyboardInterrupt:
         pass
     finally:

@@ -23,6 +23,16 @@ def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def is_utf8_name(name: str) -> bool:
+    """False for a file name that is not UTF-8 (Python holds its bytes as lone surrogates): it cannot
+    be written as JSON text, so a listing or result naming it could not be sent at all."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     """The bytes of the regular file at `path` (symlinks followed), at most `max_bytes` of them.
 

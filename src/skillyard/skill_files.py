@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import os
 
-from skillyard.fsread import read_under
+from skillyard.fsread import is_utf8_name, read_under
 from skillyard.model import DOC_SUFFIXES, MAX_DOC_BYTES, SKIPPED_DIRS, Skill
 
 __all__ = ["doc_ids", "file_ids", "list_docs", "list_files", "read_doc"]
 
 
 def file_ids(skill: Skill, *, max_files: int = 10_000) -> dict[str, tuple[int, int]]:
-    """Every regular file of the skill (no links, no SKIPPED_DIRS), `/`-separated and relative
-    to the root, with the (st_dev, st_ino) the listing saw."""
+    """Every regular file of the skill (no links, no SKIPPED_DIRS, no name that is not UTF-8),
+    `/`-separated and relative to the root, with the (st_dev, st_ino) the listing saw."""
     out: dict[str, tuple[int, int]] = {}
     stack: list[tuple[str, str]] = [("", str(skill.root))]
     while stack:
@@ -29,7 +29,7 @@ def file_ids(skill: Skill, *, max_files: int = 10_000) -> dict[str, tuple[int, i
         with it:
             for e in it:
                 try:
-                    if e.is_symlink():
+                    if e.is_symlink() or not is_utf8_name(e.name):
                         continue
                     if e.is_dir(follow_symlinks=False):
                         if e.name not in SKIPPED_DIRS:

@@ -34,6 +34,13 @@ GiB = 1024 * MiB
 DEFAULT_TIMEOUT = 60.0
 #: Hard ceiling for any timeout a caller may ask for, seconds.
 MAX_TIMEOUT = 86400.0
+
+
+def max_timeout_for(timeout: float) -> float:
+    """The ceiling for a timeout a request or a skill asks for: 10x the configured one, at least 10 minutes."""
+    return max(600.0, 10 * timeout)
+
+
 #: Seconds to keep draining pipes after the main process exited (stragglers are killed first).
 _DRAIN_GRACE = 2.0
 _READ_CHUNK = 64 * KiB

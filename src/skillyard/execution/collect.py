@@ -21,7 +21,7 @@ from pathlib import Path
 import filetype
 
 from skillyard.execution.workspace import ENV_PREFIXES, SANDBOX_WORKSPACE, is_within
-from skillyard.fsread import read_fd_bounded
+from skillyard.fsread import is_utf8_name, read_fd_bounded
 
 DEFAULT_MAX_FILES = 100
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -217,7 +217,10 @@ def collect(
             res.warnings.append(f"output pattern ignored (absolute, '..' or unknown variable): {pat!r}")
             continue
         for n in match(root, norm):
-            if n not in seen:
+            if not is_utf8_name(n):  # a result naming it could not be sent as JSON at all
+                shown = n.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                res.warnings.append(f"output file skipped: {shown}: the name is not UTF-8")
+            elif n not in seen:
                 seen.add(n)
                 names.append(n)
     total = 0

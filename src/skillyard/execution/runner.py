@@ -36,6 +36,7 @@ from skillyard.execution.base import (
     KiB,
     Limits,
     MiB,
+    max_timeout_for,
 )
 from skillyard.execution.collect import (
     DEFAULT_MAX_FILE_BYTES,
@@ -331,7 +332,7 @@ class SkillRunner:
             raise ValueError(f"unknown executor: {executor!r} (expected one of {', '.join(EXECUTOR_NAMES)})")
         self.timeout = float(timeout)
         #: Ceiling for a timeout asked for in a request (default: 10x the default timeout, at least 10 minutes).
-        self.max_timeout = float(max_timeout) if max_timeout else max(600.0, 10 * self.timeout)
+        self.max_timeout = float(max_timeout) if max_timeout else max_timeout_for(self.timeout)
         self.network = bool(network)
         self.host_roots = tuple(os.path.realpath(os.fspath(r)) for r in host_roots)
         self._store = artifact_store

@@ -290,8 +290,15 @@ def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:
                 tracker.file(s)
                 if st.st_size > limits.max_file_bytes:
                     raise HygieneError(f"file larger than {limits.max_file_bytes} bytes", s)
-                fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW)
+                # O_NONBLOCK and the type of what was opened: the entry may have been swapped for a
+                # FIFO (whose open would wait forever) or anything else since it was listed
+                try:
+                    fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                except OSError as e:
+                    raise HygieneError(f"cannot read file: {e.strerror}", s) from None
                 with os.fdopen(fd, "rb") as fh:
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        raise HygieneError("file changed while it was copied", s)
                     _copy_stream(fh, target, s, tracker, st.st_mode)
             else:
                 raise HygieneError("special file (device/FIFO/socket) in package", s)

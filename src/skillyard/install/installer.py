@@ -47,8 +47,8 @@ SKILL_FILES = ("SKILL.md", "skill.md", "SKILL.toml")
 MAX_SEARCH_DEPTH = 5
 LOCK_FILE_NAME = ".install.lock"
 STALE_STAGING_SECONDS = 600
-#: vet(final name, scan report) runs after the scan and before the commit; it refuses by raising InstallError
-Vet = Callable[[str, ScanReport], None]
+#: vet(final name, scan report, tree digest) runs after the scan and before the commit; it refuses by raising InstallError
+Vet = Callable[[str, ScanReport, str], None]
 
 
 @dataclass(slots=True)
@@ -424,9 +424,9 @@ class Installer:
             err = InstallError("dangerous pattern detected", **blocked_details(report))
             err.report = report  # type: ignore[attr-defined]
             raise err
-        if vet is not None:
-            vet(final, report)
         th = tree_hash(pkg)
+        if vet is not None:
+            vet(final, report, th.digest)
         sel = name if name and spec.kind != "hub" else None
         entry = LockEntry(
             name=final,

@@ -232,20 +232,20 @@ def _https(raw: str) -> SourceSpec:
 #: Host variables git may see: the search path, the locale, certificates and proxies.
 _GIT_HOST_ENV = frozenset(
     (
-        "PATH LANG LC_ALL SSL_CERT_FILE SSL_CERT_DIR "
+        "PATH LANG LC_ALL SSL_CERT_FILE SSL_CERT_DIR GIT_SSL_CAINFO "
         "HTTPS_PROXY https_proxy HTTP_PROXY http_proxy NO_PROXY no_proxy"
     ).split()
 )
 
 
-def _git_env(home: Path) -> dict[str, str]:
+def _git_env(home: Path, protocol: str) -> dict[str, str]:
     return {
         **{k: v for k, v in os.environ.items() if k in _GIT_HOST_ENV},
         "HOME": str(home),
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_ALLOW_PROTOCOL": "https:http:file",
+        "GIT_ALLOW_PROTOCOL": protocol,
         "GIT_LFS_SKIP_SMUDGE": "1",
     }
 
@@ -254,8 +254,19 @@ _GIT_SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never",
 _GIT_SAFE += ["-c", "fetch.unpackLimit=1"]  # a fetch writes one pack file, never loose objects
 
 
-def _git(args: list[str], cwd: Path, home: Path, timeout: float, max_file: int | None = None) -> str:
-    """Run git; with `max_file`, no file it writes may grow past that many bytes (RLIMIT_FSIZE)."""
+def _git(
+    args: list[str],
+    cwd: Path,
+    home: Path,
+    timeout: float,
+    max_file: int | None = None,
+    protocol: str = "file",
+) -> str:
+    """Run git; with `max_file`, no file it writes may grow past that many bytes (RLIMIT_FSIZE).
+
+    `protocol` is the one scheme git may use, also for redirects: libcurl would otherwise follow
+    an https source to plain http.
+    """
 
     def cap_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (max_file, max_file))
@@ -264,7 +275,7 @@ def _git(args: list[str], cwd: Path, home: Path, timeout: float, max_file: int |
         cp = subprocess.run(
             ["git", *_GIT_SAFE, *args],
             cwd=cwd,
-            env=_git_env(home),
+            env=_git_env(home, protocol),
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -307,7 +318,8 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
     limits = limits or Limits()
     cap = limits.max_checkout_bytes
     try:  # one pack file (fetch.unpackLimit=1), so RLIMIT_FSIZE bounds the whole download as it arrives
-        _git(["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref], dest, home, timeout, max_file=cap)
+        fetch = ["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref]
+        _git(fetch, dest, home, timeout, max_file=cap, protocol=urllib.parse.urlsplit(spec.location).scheme)
     except SourceError:
         if any(p.stat().st_size >= cap for p in (dest / ".git" / "objects" / "pack").iterdir()):
             raise SourceError(

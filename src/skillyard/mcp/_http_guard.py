@@ -12,13 +12,20 @@ body is replayed, so the SDK's own checks and limits still apply).
 Order is kept: a request the SDK's Accept, Host, Origin or Content-Type
 checks would refuse, or a body over the SDK's size limit, is passed through
 unread so the SDK refuses it as before.
+
+Time is bounded too. uvicorn waits forever for a request head that never ends
+(slowloris: a few bytes now and then hold a connection, and a file
+descriptor, without any token), so `uvicorn_config` gives `serve` a protocol
+that closes a connection with no request in flight for a whole
+`HEAD_TIMEOUT_S`; and a body must arrive within `BODY_TIMEOUT_S`.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Final
+from typing import Any, Final
 
+import anyio
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp_types import INVALID_REQUEST
@@ -29,6 +36,38 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from skillyard.mcp._framing import MAX_LINE_BYTES, Rejection, classify, error_reply
 
 BAD_REQUEST: Final = 400
+REQUEST_TIMEOUT: Final = 408
+#: seconds a connection may go with no request in flight (a request head that never ends)
+HEAD_TIMEOUT_S: Final = 10.0
+#: seconds a POST body may take to arrive
+BODY_TIMEOUT_S: Final = 30.0
+
+
+def uvicorn_config(app: ASGIApp, host: str, port: int, log_level: str) -> Any:
+    """The uvicorn settings `skillyard serve` runs with: its HTTP protocol, with a deadline per request head."""
+    import uvicorn
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    class DeadlineProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        """Every HEAD_TIMEOUT_S, a connection that started no new request since the last look is closed
+        (a request being answered, a long stream included, is never cut)."""
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.loop.call_later(HEAD_TIMEOUT_S, self._look, None)
+
+        def _look(self, last: object) -> None:
+            if self.transport.is_closing():
+                return
+            cycle = self.cycle
+            if (cycle is None or cycle.response_complete) and cycle is last:
+                self.transport.close()
+                return
+            self.loop.call_later(HEAD_TIMEOUT_S, self._look, cycle)
+
+    return uvicorn.Config(
+        app, host=host, port=port, log_level=log_level, server_header=False, http=DeadlineProtocol
+    )
 
 
 class MalformedBodyGuard:
@@ -59,14 +98,18 @@ class MalformedBodyGuard:
             return
         seen: deque[Message] = deque()
         body = bytearray()
-        while True:
-            message = await receive()
-            seen.append(message)
-            if message["type"] != "http.request":
-                break
-            body += message.get("body", b"")
-            if len(body) > self.max_body_bytes or not message.get("more_body", False):
-                break
+        with anyio.move_on_after(BODY_TIMEOUT_S) as deadline:
+            while True:
+                message = await receive()
+                seen.append(message)
+                if message["type"] != "http.request":
+                    break
+                body += message.get("body", b"")
+                if len(body) > self.max_body_bytes or not message.get("more_body", False):
+                    break
+        if deadline.cancelled_caught:
+            await Response("request body not received in time", REQUEST_TIMEOUT)(scope, receive, send)
+            return
         complete = bool(seen) and seen[-1]["type"] == "http.request" and not seen[-1].get("more_body", False)
         if complete and len(body) <= self.max_body_bytes:
             outcome = classify(bytes(body))

@@ -495,16 +495,25 @@ async def _respond(
 # ------------------------------------------------------------------ scopes for tool calls
 
 
-def granted_scopes(request_context: Any) -> frozenset[str] | None:
-    """The scopes of the token behind this request; None when the request was not authenticated at all
-    (stdio, loopback HTTP without auth), which means unrestricted."""
+def _access(request_context: Any) -> AccessToken | None:
+    """The token behind this request; None when it was not authenticated (stdio, loopback HTTP without auth)."""
     scope = getattr(getattr(request_context, "request", None), "scope", None)
     user = scope.get("user") if isinstance(scope, dict) else None
     if not isinstance(user, AuthenticatedUser):
         user = auth_context_var.get()
-    if not isinstance(user, AuthenticatedUser):
-        return None
-    return frozenset(user.access_token.scopes)
+    return user.access_token if isinstance(user, AuthenticatedUser) else None
+
+
+def granted_scopes(request_context: Any) -> frozenset[str] | None:
+    """The scopes of the token behind this request; None (unrestricted) when not authenticated at all."""
+    access = _access(request_context)
+    return None if access is None else frozenset(access.scopes)
+
+
+def principal(request_context: Any) -> str | None:
+    """Who the request's token speaks for (client and subject); None when not authenticated."""
+    access = _access(request_context)
+    return None if access is None else f"{access.client_id}\0{access.subject or ''}"
 
 
 #: `skills` tool actions that change what the server holds or serves

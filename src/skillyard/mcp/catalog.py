@@ -36,7 +36,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from skillyard.fsread import open_under, read_under
+from skillyard.fsread import is_utf8_name, open_under, read_under
 from skillyard.model import SKIPPED_DIRS, Skill
 from skillyard.skill_files import list_files
 
@@ -388,7 +388,7 @@ class SkillCatalog:
                 for e in it:
                     child = f"{rel}/{e.name}" if rel else e.name
                     try:
-                        if e.is_symlink():
+                        if e.is_symlink() or not is_utf8_name(e.name):
                             continue
                         if e.is_dir(follow_symlinks=False):
                             if e.name not in SKIPPED_DIRS:

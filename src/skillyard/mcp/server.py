@@ -25,6 +25,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,7 +68,14 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from skillyard.mcp.auth import TokenVerifier, granted_scopes, skills_action
+from skillyard.mcp.auth import (
+    SCOPE_RUN,
+    TokenVerifier,
+    granted_scopes,
+    principal,
+    required_scope,
+    skills_action,
+)
 from skillyard.mcp.catalog import (
     SKILL_FILE,
     CatalogError,
@@ -101,6 +109,8 @@ RESOURCE_PAGE_SIZE = 500
 PROMPT_PAGE_SIZE = 200
 #: sessions kept for clients that echo their id on the stateless wire
 MAX_ECHO_SESSIONS = 4096
+#: worker threads for calls that run commands: their own, so long runs never hold the threads reads need
+MAX_CONCURRENT_RUNS = 40
 #: debounce for --watch, in milliseconds
 WATCH_DEBOUNCE_MS = 300
 #: the resource template every skill file matches (RFC 6570 reserved expansion keeps the slashes of `path`)
@@ -138,42 +148,44 @@ def _connection(ctx: Any) -> Any:
 
 
 class _SessionStore:
-    """Sessions by transport identity or by echoed id; bounded, thread-safe."""
+    """Sessions by transport identity or by echoed id (with the token that opened it); bounded, thread-safe."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_id: OrderedDict[str, tuple[Session, anyio.Lock]] = OrderedDict()
+        self._by_id: OrderedDict[tuple[str | None, str], tuple[Session, anyio.Lock]] = OrderedDict()
         self._by_pipe: weakref.WeakKeyDictionary[Any, tuple[str, Session, anyio.Lock]] = (
             weakref.WeakKeyDictionary()
         )
+        #: sessions pushed out by newer ones, whose skill_run workspaces are still to be released
+        self.evicted: list[tuple[Session, anyio.Lock]] = []
 
-    def _new(self) -> tuple[str, Session, anyio.Lock]:
+    def _new(self, owner: str | None) -> tuple[str, Session, anyio.Lock]:
         session = Session()
         held = (session.session_id, session, anyio.Lock())
-        self._by_id[held[0]] = held[1:]
+        self._by_id[owner, held[0]] = held[1:]
         while len(self._by_id) > MAX_ECHO_SESSIONS:
-            self._by_id.popitem(last=False)
+            self.evicted.append(self._by_id.popitem(last=False)[1])
         return held
 
     def resolve(self, ctx: ServerRequestContext[Any, Any]) -> tuple[str, Session, anyio.Lock]:
         """(session id, Session, per-session lock) for this request."""
         meta = ctx.meta if isinstance(ctx.meta, dict) else {}
-        echoed = meta.get(SESSION_META_KEY)
+        echoed, owner = meta.get(SESSION_META_KEY), principal(ctx)
         with self._lock:
-            if isinstance(echoed, str) and echoed in self._by_id:
-                self._by_id.move_to_end(echoed)
-                return (echoed, *self._by_id[echoed])
+            if isinstance(echoed, str) and (owner, echoed) in self._by_id:
+                self._by_id.move_to_end((owner, echoed))
+                return (echoed, *self._by_id[owner, echoed])
             connection = _connection(ctx)
             if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
                 if "skillyard.session" not in connection.state:
-                    connection.state["skillyard.session"] = self._new()
+                    connection.state["skillyard.session"] = self._new(owner)
                 return connection.state["skillyard.session"]
             pipe = getattr(connection, "outbound", None) if connection is not None else None
             if pipe is not None and getattr(connection, "has_standalone_channel", False):
                 if pipe not in self._by_pipe:
-                    self._by_pipe[pipe] = self._new()
+                    self._by_pipe[pipe] = self._new(owner)
                 return self._by_pipe[pipe]
-            return self._new()
+            return self._new(owner)
 
 
 class SkillyardServer(MCPServer):
@@ -203,6 +215,7 @@ class SkillyardServer(MCPServer):
         self._toolkit_error: str | None = None
         self._tools_cache: tuple[int, list[Tool]] | None = None
         self._sessions = _SessionStore()
+        self._run_limiter: anyio.CapacityLimiter | None = None
         #: set by http_app(stateless=True): no session outlives its request (replicas share nothing)
         self.stateless = False
         self._legacy_connections: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -365,9 +378,15 @@ class SkillyardServer(MCPServer):
         if name == "skills" and skills_action(arguments) in MUTATING_ACTIONS and self._lists is None:
             self._lists = await anyio.to_thread.run_sync(self._fingerprints)
         before = self.registry.version
+        limiter = None
+        if required_scope(name, arguments, BUILTIN_TOOL_NAMES) == SCOPE_RUN:
+            if self._run_limiter is None:
+                self._run_limiter = anyio.CapacityLimiter(MAX_CONCURRENT_RUNS)
+            limiter = self._run_limiter
         async with lock:
             try:
-                res = await anyio.to_thread.run_sync(lambda: kit.call(name, arguments, session=session))
+                call = partial(kit.call, name, arguments, session=session)
+                res = await anyio.to_thread.run_sync(call, limiter=limiter)
             # the Toolkit promises results, never exceptions; keep that promise here too
             except Exception as e:
                 log.exception("tool %r raised", name)
@@ -375,6 +394,12 @@ class SkillyardServer(MCPServer):
             finally:
                 if not sid:  # nobody can come back to this session: its skill_run workspace goes now
                     await anyio.to_thread.run_sync(kit.close_session, session)
+        while (
+            self._sessions.evicted
+        ):  # else every call of a client that never echoes its id keeps a workspace
+            old, old_lock = self._sessions.evicted.pop()
+            async with old_lock:
+                await anyio.to_thread.run_sync(kit.close_session, old)
         if self.registry.version != before:
             await self.notify_changed()
         await self._log_call(rctx, name, arguments, res)
@@ -382,8 +407,6 @@ class SkillyardServer(MCPServer):
 
     def _missing_scope(self, rctx: Any, name: str, arguments: Any) -> str | None:
         """The scope this call needs that the request's token lacks (None: allowed, or no auth in play)."""
-        from skillyard.mcp.auth import required_scope
-
         granted = granted_scopes(rctx)
         if granted is None:
             return None

@@ -35,10 +35,10 @@ def _cap(text: str) -> str:
     return text[:MAX_RESULT_CHARS] + f"\n... [output truncated at {MAX_RESULT_CHARS} characters]"
 
 
-def _format(result: Any, timeout: float, scrub: Any) -> tuple[str, bool]:
+def _format(result: Any, timeout: float, scrub: Any, notes: list[str]) -> tuple[str, bool]:
     stdout = scrub(result.text("stdout")).rstrip("\n")
     stderr = scrub(result.text("stderr")).rstrip("\n")
-    notes = [f"[{scrub(w)}]" for w in getattr(result, "warnings", []) or []]
+    notes += [f"[{scrub(w)}]" for w in getattr(result, "warnings", []) or []]
     notes += [f"[{s} truncated]" for s in ("stdout", "stderr") if getattr(result, f"{s}_truncated", False)]
     if result.timed_out:
         parts = [f"Command timed out after {timeout:g}s and was killed"]
@@ -64,7 +64,8 @@ def run_tool(
 ) -> tuple[str, bool]:
     """Validate, build and run one call; return (text for the model, is_error). Never raises.
 
-    `timeout` is the caller's (configured) limit; a tool's own `timeout` wins over it.
+    `timeout` is the caller's (configured) limit; a tool's own `timeout` wins over it, up to the same
+    ceiling a `skill_run` request has (a skill must not hold a call longer than the person allows).
     """
     if not skill.runnable:
         from skillyard.execution.runner import NOT_RUNNABLE
@@ -76,15 +77,17 @@ def run_tool(
         return str(e), True
     except Exception as e:  # a bug here must still not crash the agent loop
         return f"Failed to render skill tool command: {type(e).__name__}", True
-    limit = (
-        spec.timeout if spec.timeout is not None else (timeout if timeout is not None else DEFAULT_TIMEOUT)
-    )
     # Imported here: loading skills (which plans SKILL.toml tools) must not pull in the execution layer.
-    from skillyard.execution.base import Bind, ExecSpec, ExecutorUnavailable
+    from skillyard.execution.base import Bind, ExecSpec, ExecutorUnavailable, max_timeout_for
     from skillyard.execution.executors import get_executor
     from skillyard.execution.scrub import scrub
     from skillyard.execution.workspace import readable_copy
 
+    configured = timeout if timeout is not None else DEFAULT_TIMEOUT
+    limit, ceiling, notes = spec.timeout or configured, max_timeout_for(configured), []
+    if limit > ceiling:
+        notes.append(f"[timeout {limit:g} s lowered to the configured maximum of {ceiling:g} s]")
+        limit = ceiling
     home: str | None = None
     try:
         ex = get_executor(executor) if isinstance(executor, str) else executor
@@ -102,7 +105,7 @@ def run_tool(
             binds = []
         env.update(inv.env)  # after the base: SKILLYARD_ARG_* never shadow it, and never the reverse
         result = ex.run(ExecSpec(argv=inv.argv, cwd=cwd, env=env, timeout=float(limit), binds=binds))
-        return _format(result, float(limit), scrub)
+        return _format(result, float(limit), scrub, notes)
     except ExecutorUnavailable as e:
         return f"Failed to execute command: {e}", True
     except Exception as e:

@@ -14,7 +14,8 @@ hand itself new tools. So an install by the model needs, in this order (docs/ins
    before installing for local directories, and again after fetching, before the commit);
 5. the host's `approve_install` callback, when there is one, answering True.
 
-Nothing is fetched or written before rules 1 to 5 hold.
+Nothing is fetched or written before rules 1 to 5 hold, and a local directory installs only when the
+copy's digest is the one of what was scanned and shown for approval.
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ def _install(
         raise _Refused({"error": DISABLED, "hint": ENABLE_HINT})
     from skillyard.install import Installer, InstallError, TrustPolicy, parse_source
     from skillyard.install.installer import blocked_details
+    from skillyard.install.lockfile import tree_hash
     from skillyard.install.sources import valid_name
 
     if not valid_name(name):
@@ -134,14 +136,16 @@ def _install(
     installer = Installer(config.install_root, trust, hub_index=config.hub_index)
     declared: str | None = None
     audit: dict[str, Any] | None = None
+    previewed: str | None = None  # the digest of what was scanned and shown, for a local directory
     if spec.kind == "local":
         try:
             preview = installer.preview_local(install_source, name=name)
         except InstallError as e:
             raise _Refused(e.to_dict()) from None
         if preview is not None:
-            _, skill, report = preview
+            chosen, skill, report = preview
             declared, audit = skill.name, report.summary()
+            previewed = tree_hash(chosen).digest
             if declared != name:
                 refuse_existing(registry, declared, config.install_root)
             if report.blocked:
@@ -150,7 +154,12 @@ def _install(
     if approve is not None:
         _ask(approve, request)
 
-    def vet(final: str, report: ScanReport) -> None:
+    def vet(final: str, report: ScanReport, digest: str) -> None:
+        if previewed is not None and digest != previewed:
+            raise InstallError(
+                "source changed after approval",
+                reason="the files to install differ from the ones scanned and shown for approval",
+            )
         try:
             refuse_existing(registry, final, config.install_root)
         except _Refused as r:
