@@ -191,7 +191,9 @@ def test_reload_diff_and_only_changed_files_reparsed(tmp_path: Path, make_skill,
 
     calls: list[str] = []
     real = parsing_module.parse_skill_row  # what a scan parses each file with
-    monkeypatch.setattr(parsing_module, "parse_skill_row", lambda p, s: (calls.append(str(p)), real(p, s))[1])
+    monkeypatch.setattr(
+        parsing_module, "parse_skill_row", lambda p, s, **kw: (calls.append(str(p)), real(p, s, **kw))[1]
+    )
 
     host.env = {"TOKEN_B": "x"}
     make_skill(tmp_path, "c")
@@ -267,7 +269,9 @@ def test_startup_cache_skips_parsing_unchanged_files(tmp_path: Path, make_skill,
 
     calls: list[str] = []
     real = parsing_module.parse_skill_row  # what a scan parses each file with
-    monkeypatch.setattr(parsing_module, "parse_skill_row", lambda p, s: (calls.append(str(p)), real(p, s))[1])
+    monkeypatch.setattr(
+        parsing_module, "parse_skill_row", lambda p, s, **kw: (calls.append(str(p)), real(p, s, **kw))[1]
+    )
     reg = Registry([Root(root, "custom")], cache=cache_file)
     assert calls == []
     for s1 in first:

@@ -525,7 +525,7 @@ def parse_entry(path: str, source: str, st: AnyStat, rows: Cached) -> Entry:
     the row when first used, and a listing reads only the row's summary."""
     from skillyard.parsing import parse_skill_row  # a start from the cache never loads the parser
 
-    row, diags = parse_skill_row(path, source)
+    row, diags = parse_skill_row(path, source, ino=st.st_ino)  # the file the walk found, not a swap
     found = tuple(diags)  # the usual empty tuple is a shared constant, not one more object per file
     if row is None:
         return Entry(st, path, source, None, found)

@@ -303,18 +303,17 @@ class Walker:
                 result.replayable = False
             if found is not None:
                 skill_file = found[0]
-                if found[2]:
-                    real = os.path.realpath(skill_file)
-                    if not any(real.startswith(a + os.sep) for a in allowed_real):
-                        result.diagnostics.append(
-                            Diagnostic(
-                                "warning",
-                                "symlink-outside-root",
-                                f"skill file links outside the skill roots ({real})",
-                                skill_file,
-                            )
+                real = found[2]
+                if real is not None and not any(real.startswith(a + os.sep) for a in allowed_real):
+                    result.diagnostics.append(
+                        Diagnostic(
+                            "warning",
+                            "symlink-outside-root",
+                            f"skill file links outside the skill roots ({real})",
+                            skill_file,
                         )
-                        continue
+                    )
+                    continue
                 result.add(skill_file, found[1])
                 continue
             try:
@@ -476,22 +475,27 @@ def _plain_below(rel: str) -> bool:
     )
 
 
-def _skill_file(directory: str) -> tuple[tuple[str, os.stat_result, bool] | None, bool]:
-    """((path, stat, is_symlink) of the directory's skill file or None, whether any candidate
-    name is a symlink, even one leading nowhere): one lstat in the common case."""
+def _skill_file(directory: str) -> tuple[tuple[str, os.stat_result, str | None] | None, bool]:
+    """((path, stat, real path when it is a link) of the directory's skill file or None, whether any
+    candidate name is a symlink, even one leading nowhere): one lstat in the common case.
+
+    A link is resolved once and the stat is of the file it resolved to (an lstat: no link is followed
+    after the check), so a link swapped later cannot lend another file's stat; the read that follows
+    compares inodes (`parsing.text.read_head`)."""
     linked = False
     for name in SKILL_FILES:
         p = directory + os.sep + name
+        real = None
         try:
             st = os.lstat(p)
-            link = stat.S_ISLNK(st.st_mode)
-            if link:
+            if stat.S_ISLNK(st.st_mode):
                 linked = True
-                st = os.stat(p)
+                real = os.path.realpath(p)
+                st = os.lstat(real)
         except OSError:
             continue
         if stat.S_ISREG(st.st_mode):
-            return (p, st, link), linked
+            return (p, st, real), linked
     return None, linked
 
 
@@ -687,9 +691,11 @@ class Scan:
                 continue
             if c in known:
                 try:
-                    st = os.stat(c)
+                    st = os.lstat(c)
                 except OSError:
                     return False  # a skill file disappeared: walk again
+                if not stat.S_ISREG(st.st_mode):
+                    return False  # now a link (perhaps out of the roots) or not a file: the walk decides
                 refresh.add(c)
                 walk.stats[known[c]] = st
                 continue

@@ -88,16 +88,17 @@ _SHARED_MAX = 4096
 
 
 def parse_skill_row(
-    path: str | Path, source: str = "custom", *, toml_sibling: bool | None = None
+    path: str | Path, source: str = "custom", *, toml_sibling: bool | None = None, ino: int | None = None
 ) -> tuple[Row | None, list[Diagnostic]]:
     """`parse_skill` as a row (`model.skill_to_row`'s shape): a scan keeps rows, summaries are
-    read from them, and a `Skill` is built from one only when someone asks for it."""
+    read from them, and a `Skill` is built from one only when someone asks for it. `ino`: the
+    inode discovery found at `path`; a file replaced since then is not read (see `read_head`)."""
     spath = os.fspath(path)
     try:
         if spath[-5:].lower() == ".toml":
-            skill, diags = parse_skill_toml(spath, source)
+            skill, diags = parse_skill_toml(spath, source, ino)
             return (skill_to_row(skill) if skill is not None else None), diags
-        return _parse_md(spath, source, toml_sibling)
+        return _parse_md(spath, source, toml_sibling, ino)
     except Exception as e:  # a parser bug must still only cost this one skill
         return None, [
             Diagnostic(
@@ -175,10 +176,12 @@ def _bool_field(fm: dict[str, Any], key: str, default: bool, path: str, diags: l
     return b
 
 
-def _parse_md(path: str, source: str, toml_sibling: bool | None) -> tuple[Row | None, list[Diagnostic]]:
+def _parse_md(
+    path: str, source: str, toml_sibling: bool | None, ino: int | None = None
+) -> tuple[Row | None, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     try:
-        head = read_head(path)
+        head = read_head(path, ino)
     except ReadError as e:
         return None, [Diagnostic("error", e.code, f"skill not loaded: {e.message}", path)]
     if path[:1] == os.sep:  # absolute: plain string splits are exact

@@ -57,8 +57,11 @@ def placeholders(command: str) -> list[str]:
     return seen
 
 
-def read_toml_file(path: str) -> tuple[dict[str, Any] | None, list[Diagnostic], int, int]:
-    """Parse a SKILL.toml; returns (data or None, diagnostics, mtime_ns, size)."""
+def read_toml_file(
+    path: str, ino: int | None = None
+) -> tuple[dict[str, Any] | None, list[Diagnostic], int, int]:
+    """Parse a SKILL.toml; returns (data or None, diagnostics, mtime_ns, size). With `ino` (the inode
+    discovery saw), a file replaced since then is refused, not read."""
     diags: list[Diagnostic] = []
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -66,6 +69,9 @@ def read_toml_file(path: str) -> tuple[dict[str, Any] | None, list[Diagnostic], 
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 return None, [Diagnostic("error", "not-a-file", "not a regular file", path)], 0, 0
+            if ino is not None and st.st_ino != ino:
+                why = "skill not loaded: file was replaced while it was being read (reload to read it again)"
+                return None, [Diagnostic("error", "changed", why, path)], 0, 0
             raw = _read_upto(fd, MAX_TOML_BYTES + 1)
         finally:
             os.close(fd)
@@ -317,9 +323,9 @@ def skill_table(data: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def parse_skill_toml(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
-    """A SKILL.toml as a Skill(format="toml"); never raises."""
-    data, diags, mtime_ns, size = read_toml_file(path)
+def parse_skill_toml(path: str, source: str, ino: int | None = None) -> tuple[Skill | None, list[Diagnostic]]:
+    """A SKILL.toml as a Skill(format="toml"); never raises. `ino`: see `read_toml_file`."""
+    data, diags, mtime_ns, size = read_toml_file(path, ino)
     if data is None:
         return None, diags
     table = skill_table(data)

@@ -86,11 +86,12 @@ def _check_binary(raw: bytes, complete: bool) -> str:
         raise ReadError("invalid-utf8", f"file is not valid UTF-8 (byte {e.start}: {e.reason})") from None
 
 
-def read_head(path: str) -> Head:
+def read_head(path: str, ino: int | None = None) -> Head:
     """Read only the frontmatter (and whatever of the body came along in the same chunk).
 
     One open, one fstat; further reads happen only while the closing `---` has not
-    been seen, capped at MAX_FRONTMATTER.
+    been seen, capped at MAX_FRONTMATTER. `ino` is the inode discovery saw at `path`: a file
+    swapped since (for a link out of the skill roots, say) is refused, not read.
     """
     try:
         # O_NONBLOCK: a FIFO planted as SKILL.md must not hang discovery (no effect on regular files).
@@ -101,6 +102,8 @@ def read_head(path: str) -> Head:
         st = os.fstat(fd)
         if not S_ISREG(st.st_mode):
             raise ReadError("not-a-file", "not a regular file")
+        if ino is not None and st.st_ino != ino:
+            raise ReadError("changed", "file was replaced while it was being read (reload to read it again)")
         try:
             raw = os.read(fd, CHUNK)
         except OSError as e:  # replaced by a directory or a FIFO since it was listed
