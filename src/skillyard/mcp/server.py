@@ -167,6 +167,12 @@ class _SessionStore:
             self.evicted.append(self._by_id.popitem(last=False)[1])
         return held
 
+    def take_evicted(self) -> list[tuple[Session, anyio.Lock]]:
+        """The sessions pushed out since the last call, each handed out once."""
+        with self._lock:
+            taken, self.evicted = self.evicted, []
+        return taken
+
     def resolve(self, ctx: ServerRequestContext[Any, Any]) -> tuple[str, Session, anyio.Lock]:
         """(session id, Session, per-session lock) for this request."""
         meta = ctx.meta if isinstance(ctx.meta, dict) else {}
@@ -394,10 +400,9 @@ class SkillyardServer(MCPServer):
             finally:
                 if not sid:  # nobody can come back to this session: its skill_run workspace goes now
                     await anyio.to_thread.run_sync(kit.close_session, session)
-        while (
-            self._sessions.evicted
-        ):  # else every call of a client that never echoes its id keeps a workspace
-            old, old_lock = self._sessions.evicted.pop()
+        # sessions pushed out of the store release their workspaces (a client that never echoes its id
+        # gets a new session per call)
+        for old, old_lock in self._sessions.take_evicted():
             async with old_lock:
                 await anyio.to_thread.run_sync(kit.close_session, old)
         if self.registry.version != before:
