@@ -552,3 +552,30 @@ def test_jwt_verifier_never_raises(issuer: Issuer, token: str) -> None:
     verifier = JwtVerifier(issuer=issuer.url, audience=AUDIENCE, jwks_uri=issuer.url + "/jwks.json")
     assert verifier.verify_sync(token) is None
     assert verifier.verify_sync(issuer.token()) is not None
+
+
+def test_event_stream_ends_with_its_token(oauth_url: str, issuer: Issuer) -> None:
+    """A 2025-11-25 client's GET event stream ends when the token it was opened with expires; the
+    client then opens a new one with a fresh token on the same session."""
+    short = issuer.token(exp=int(time.time()) + 4)
+    opened = post(oauth_url, {"Authorization": f"Bearer {short}"})
+    assert opened.status_code == 200, opened.text
+    session = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert post(oauth_url, {"Authorization": f"Bearer {short}", **session}, body=ready).status_code == 202
+    listen = {"accept": "text/event-stream", **session}
+    began = time.monotonic()
+    # before the token expires the stream is silent; a read timeout longer than the token's life
+    # (and shorter than the server's keep-alive pings) fails a stream that outlives it
+    timeout = httpx2.Timeout(30, read=12)
+    with httpx2.stream("GET", oauth_url, headers={"Authorization": f"Bearer {short}", **listen}, timeout=timeout) as s:
+        assert s.status_code == 200
+        try:
+            for _ in s.iter_raw():
+                pass
+        except httpx2.RemoteProtocolError:
+            pass  # the server closed the connection mid-stream: ended all the same
+    assert time.monotonic() - began < 25, "the stream outlived its token"
+    fresh = {"Authorization": f"Bearer {issuer.token()}", **listen}
+    with httpx2.stream("GET", oauth_url, headers=fresh, timeout=timeout) as again:
+        assert again.status_code == 200  # not 409: the expired stream released the session's slot

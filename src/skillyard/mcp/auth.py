@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+import anyio
 import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -431,9 +432,30 @@ class AuthGate:
         scope["auth"] = AuthCredentials(list(access.scopes))
         reset = auth_context_var.set(user)
         try:
-            await self.app(scope, receive, send)
+            if access.expires_at is None:
+                await self.app(scope, receive, send)
+            else:
+                await self._until_expiry(access.expires_at, scope, receive, send)
         finally:
             auth_context_var.reset(reset)
+
+    async def _until_expiry(self, expires_at: int, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve the request no longer than its token is valid: an event stream opened with a token
+        ends when the token does (the client reconnects with a fresh one), and a request still
+        unanswered then gets the 401 an expired token gets."""
+        started = False
+
+        async def tracking_send(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        with anyio.move_on_after(max(0.0, expires_at - time.time())) as expiry:
+            await self.app(scope, receive, tracking_send)
+        if expiry.cancelled_caught:
+            log.info("request ended: its token expired")
+            if not started:
+                await self._challenge(scope, send, 401, "invalid_token")
 
     async def _challenge(
         self,
