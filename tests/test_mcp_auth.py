@@ -568,7 +568,9 @@ def test_event_stream_ends_with_its_token(oauth_url: str, issuer: Issuer) -> Non
     # before the token expires the stream is silent; a read timeout longer than the token's life
     # (and shorter than the server's keep-alive pings) fails a stream that outlives it
     timeout = httpx2.Timeout(30, read=12)
-    with httpx2.stream("GET", oauth_url, headers={"Authorization": f"Bearer {short}", **listen}, timeout=timeout) as s:
+    with httpx2.stream(
+        "GET", oauth_url, headers={"Authorization": f"Bearer {short}", **listen}, timeout=timeout
+    ) as s:
         assert s.status_code == 200
         try:
             for _ in s.iter_raw():
@@ -579,3 +581,18 @@ def test_event_stream_ends_with_its_token(oauth_url: str, issuer: Issuer) -> Non
     fresh = {"Authorization": f"Bearer {issuer.token()}", **listen}
     with httpx2.stream("GET", oauth_url, headers=fresh, timeout=timeout) as again:
         assert again.status_code == 200  # not 409: the expired stream released the session's slot
+
+
+def test_metadata_never_names_a_host_the_server_refuses(oauth_url: str) -> None:
+    """Without a configured `resource`, the resource URL comes from the Host header: only a Host the
+    DNS-rebinding check serves may appear in the metadata or in a challenge."""
+    base = oauth_url.removesuffix("/mcp")
+    prm = base + "/.well-known/oauth-protected-resource/mcp"
+    resp = httpx2.get(prm, headers={"Host": "attacker.example"}, timeout=30)
+    assert resp.status_code == 400 and "attacker" not in resp.text
+    challenge = post(oauth_url, {"Host": "attacker.example"})
+    assert challenge.status_code == 401
+    assert "attacker" not in challenge.headers["www-authenticate"]
+    port = oauth_url.rsplit(":", 1)[1].split("/")[0]
+    ok = httpx2.get(prm, headers={"Host": f"localhost:{port}"}, timeout=30)
+    assert ok.status_code == 200 and ok.json()["resource"] == f"http://localhost:{port}/mcp"

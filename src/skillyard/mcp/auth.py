@@ -351,8 +351,11 @@ class AuthGate:
         mcp_path: str = "/mcp",
         issuer: str | None = None,
         resource: str | None = None,
+        allowed_hosts: Sequence[str] | None = None,
     ) -> None:
         self.app = app
+        #: the Host values the transport serves (its DNS-rebinding check); None: any well-formed one
+        self.allowed_hosts = allowed_hosts
         self.verifier = verifier
         self.mcp_path = mcp_path.rstrip("/") or "/"
         self.issuer = issuer
@@ -370,6 +373,8 @@ class AuthGate:
         host = _header(scope, b"host")
         if host is None or not _SAFE_HOST.fullmatch(host):
             return None
+        if self.allowed_hosts is not None and not host_allowed(host, self.allowed_hosts):
+            return None  # the transport would refuse this Host: never name it as the resource
         return f"{scope.get('scheme', 'http')}://{host.lower()}{self.mcp_path}"
 
     def _metadata_url(self, scope: Scope) -> str | None:
@@ -476,6 +481,11 @@ class AuthGate:
         description = "a valid bearer token is required" if status == 401 else lacking
         body = {"error": error or "unauthorized", "error_description": description}
         await _respond(send, status, body, [(b"www-authenticate", ("Bearer " + ", ".join(parts)).encode())])
+
+
+def host_allowed(host: str, patterns: Sequence[str]) -> bool:
+    """The MCP SDK's Host rule: an exact entry, or `name:*` for `name` with any port."""
+    return host in patterns or any(p.endswith(":*") and host.startswith(p[:-1]) for p in patterns)
 
 
 def _bearer_token(values: Sequence[bytes]) -> str | None:

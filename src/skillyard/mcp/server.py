@@ -283,7 +283,13 @@ class SkillyardServer(MCPServer):
             host=host, stateless_http=stateless, transport_security=security, handshake_json=handshake_json
         )
         if verifier is not None:
-            app.add_middleware(AuthGate, verifier=verifier, issuer=issuer, resource=resource)
+            app.add_middleware(
+                AuthGate,
+                verifier=verifier,
+                issuer=issuer,
+                resource=resource,
+                allowed_hosts=security.allowed_hosts,
+            )
         return app
 
     def streamable_http_app(  # type: ignore[override]
