@@ -929,3 +929,27 @@ def test_a_cold_scan_keeps_rows_and_builds_each_skill_as_the_parser_does(tmp_pat
     warm = Registry([Root(tmp_path, "custom")], cache=cache_file, host=no_bins_host())
     assert warm.scan.parsed == [] and len(cache_mod.load(cache_file)) == 2
     assert [skill_to_row(s) for s in warm.skills] == [skill_to_row(s) for s in reg.skills]
+
+
+def test_full_reloads_asked_at_once_share_one_rescan(tmp_path: Path, make_skill) -> None:
+    """Clients asking for a reload while another is under way cost one more rescan, not one each;
+    a reload asked for after one finished rescans again (it must see what changed since)."""
+    import threading
+
+    make_skill(tmp_path, "a")
+    reg = Registry.from_roots([tmp_path])
+    scans: list[object] = []
+    reg.on_change(scans.append)
+    diffs: list[dict] = []
+    with reg._lock:  # a reload under way: every call below waits for it
+        threads = [threading.Thread(target=lambda: diffs.append(reg.reload().to_dict())) for _ in range(12)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        make_skill(tmp_path, "b")
+    for t in threads:
+        t.join(30)
+    assert len(diffs) == 12 and len(scans) == 1
+    assert all(d["current"]["total"] == 2 for d in diffs)
+    make_skill(tmp_path, "c")
+    assert reg.reload().to_dict()["current"]["total"] == 3 and len(scans) == 2

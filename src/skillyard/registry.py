@@ -14,7 +14,7 @@ import os
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,13 +38,7 @@ class ReloadDiff:
     updated: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "reloaded": True,
-            "previous": self.previous,
-            "current": self.current,
-            "changes": self.changes,
-            "updated": self.updated,
-        }
+        return {"reloaded": True, **asdict(self)}
 
 
 def _fold(name: str) -> str:
@@ -69,6 +63,8 @@ class Registry:
         self._eligibility: dict[str, tuple[Skill, Eligibility]] = {}
         self._counts_memo: tuple[int, dict[str, int]] | None = None
         self._listeners: list[Callable[[ReloadDiff], None]] = []
+        self._full_reloads = 0  #: full reloads begun so far
+        self._last_full: ReloadDiff | None = None
         #: bumps whenever the set of skills or their eligibility may have changed
         self.version = 0
         cache_file: Path | None = None
@@ -124,14 +120,19 @@ class Registry:
 
         With `changed` (paths a file watcher reported), roots whose structure did not
         change are not walked again and binary lookups are kept; without it
-        everything is re-checked, including binaries installed since.
+        everything is re-checked, including binaries installed since. Full reloads asked for
+        while another waits share its rescan (a burst of clients asking costs one).
         """
+        asked = self._full_reloads
         with self._lock:
+            if changed is None and self._full_reloads > asked and self._last_full is not None:
+                return self._last_full  # a full reload began after this call and has finished
             prev_counts = self._counts()  # also fills the eligibility cache for every skill
             before = self.scan.by_name
             old_elig = dict(self._eligibility)
             touched: set[str] | None = None
             if changed is None:
+                self._full_reloads += 1
                 self.host.forget_bins()
                 self._rescan()
             else:
@@ -158,6 +159,8 @@ class Registry:
                     eligible += (self.eligibility(after[name].loaded()).eligible) - old_elig[name][1].eligible
                 self._counts_memo = (self.version, {"eligible": eligible, "total": len(self)})
             diff = ReloadDiff(prev_counts, self._counts(), changes, updated)
+            if changed is None:
+                self._last_full = diff
         for cb in list(self._listeners):
             cb(diff)
         return diff
@@ -306,10 +309,8 @@ class Registry:
     def _modified_since_install(self, skill: Skill) -> bool:
         if not self._is_installed(skill):
             return False
-        try:
-            from skillyard.install import is_modified
-        except ImportError:
-            return False
+        from skillyard.install import is_modified
+
         try:
             return bool(is_modified(self.config.install_root, skill.name, skill.root))
         except Exception:
