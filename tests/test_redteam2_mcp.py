@@ -244,3 +244,38 @@ async def test_long_runs_never_hold_the_threads_reads_need(
                 assert finished == [], "the read waited for the runs"
                 marker.touch()
             assert len(finished) == 42
+
+
+async def test_ended_connections_release_their_workspaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 2025-11-25 session is its connection: once the client ends it, its skill_run workspace goes
+    (with the next call), instead of staying until thousands of newer sessions push it out."""
+    import gc
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    server = _server(tmp_path)
+
+    def workspaces() -> list[Path]:
+        return [
+            p
+            for r in tmp_path.glob("skillyard-workspaces-*")
+            for p in r.iterdir()
+            if p.name.startswith("ws_")
+        ]
+
+    with in_process(server) as url:
+        for _ in range(3):
+            async with Client(url, mode="legacy") as c:
+                assert c.protocol_version == "2025-11-25"
+                res = await c.call_tool("skill_run", {"skill": "alpha", "command": "echo hi > out/x.txt"})
+                assert not res.is_error, res.content
+        async with Client(url, mode="legacy") as c:
+            for _ in range(50):  # the SDK lets a closed session go shortly after it ends
+                gc.collect()  # the SDK leaves a closed connection in a cycle: the collector frees it
+                res = await c.call_tool("skill_run", {"skill": "alpha", "command": "true"})
+                assert not res.is_error, res.content
+                if len(workspaces()) <= 1:
+                    break
+                await anyio.sleep(0.1)
+            assert len(workspaces()) == 1, f"{len(workspaces())} workspaces for 1 open session"

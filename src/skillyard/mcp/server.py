@@ -22,7 +22,7 @@ import logging
 import os
 import threading
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
 from functools import partial
@@ -158,6 +158,9 @@ class _SessionStore:
         )
         #: sessions pushed out by newer ones, whose skill_run workspaces are still to be released
         self.evicted: list[tuple[Session, anyio.Lock]] = []
+        #: keys of sessions whose 2025-era connection has gone (appended by a finalizer, which may
+        #: run inside any allocation, so it takes no lock; `take_evicted` moves them over)
+        self._ended: deque[tuple[str | None, str]] = deque()
 
     def _new(self, owner: str | None) -> tuple[str, Session, anyio.Lock]:
         session = Session()
@@ -170,6 +173,10 @@ class _SessionStore:
     def take_evicted(self) -> list[tuple[Session, anyio.Lock]]:
         """The sessions pushed out since the last call, each handed out once."""
         with self._lock:
+            while self._ended:
+                ended = self._by_id.pop(self._ended.popleft(), None)
+                if ended is not None:
+                    self.evicted.append(ended)
             taken, self.evicted = self.evicted, []
         return taken
 
@@ -184,7 +191,10 @@ class _SessionStore:
             connection = _connection(ctx)
             if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
                 if "skillyard.session" not in connection.state:
-                    connection.state["skillyard.session"] = self._new(owner)
+                    held = connection.state["skillyard.session"] = self._new(owner)
+                    # the connection is the session: once the SDK lets it go (closed, or idle past its
+                    # timeout) nobody comes back to it, and its workspace goes with the next call
+                    weakref.finalize(connection, self._ended.append, (owner, held[0]))
                 return connection.state["skillyard.session"]
             pipe = getattr(connection, "outbound", None) if connection is not None else None
             if pipe is not None and getattr(connection, "has_standalone_channel", False):
