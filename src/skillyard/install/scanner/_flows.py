@@ -43,7 +43,9 @@ SECRET_PATH = re.compile(
     r"|\.s3cfg|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh(?:/hosts\.yml|/?$)|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
-    r"|\.(?:bash|zsh|sh|python|psql|mysql|node_repl)_history\b|\.local/share/fish/fish_history|Local Storage/leveldb"
+    # command and REPL histories (what was typed, passwords included); notebook servers' tokens
+    r"|\.[\w-]+_history\b|\.local/share/fish/fish_history|\.ipython/[^\s\"']*history\.sqlite|jupyter/runtime\b"
+    r"|Local Storage/leveldb"
     r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
     r")",
     re.IGNORECASE,
@@ -197,6 +199,8 @@ _CLI_SECRET = re.compile(
     r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
     r"|op (?:read|item get)|bw get (?:password|item)|pass show|secret-tool lookup|kwallet-query"
     r"|vault (?:kv get|read|print token)|heroku auth:token"
+    # the commands a user typed, passwords and tokens on their command lines among them
+    r"|history|fc -l"
     r")\b"
 )
 

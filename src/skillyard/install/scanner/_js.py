@@ -898,6 +898,8 @@ class _Reader:
             body = (self.fold(a[1]) or self.text(a[1])) if len(a) > 1 else None
             if p and (fl := written(p, line, body)) is not None:
                 self.facts.flows.append(fl)
+            if len(a) > 1 and (src := self.source(a[1])) is not None and len(self.facts.stashed) < 64:
+                self.facts.stashed.setdefault(p or self.text(a[0])[:80], src)
         if q == "require" and a and (req := self.fold(a[0])) and req.startswith("/"):
             self.required.append((line, req))
         if _fs(q) in _REMOVE and a and (target := self.fold(a[0])):

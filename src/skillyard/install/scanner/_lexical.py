@@ -245,7 +245,8 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     dns: list[int] = []
     built: set[str] = set()  # names bound to a value built at run time (`name := fmt.Sprintf(...)`)
     shells: list[int] = []
-    streams: list[int] = []
+    streams: list[str] = []  # lines that hand a process's standard streams something
+    sockets: dict[str, str | None] = {}  # names bound to a socket connected out -> its destination
     fetched: Source | None = None  # the first download
     evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
     for n, line in enumerate(lines, 1):
@@ -273,9 +274,14 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             weak = Source(f"${m.group(1)}", n, False)
         if m := _BIND.match(line):
             binds[m.group(1)] = m.group(2)
+        elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
+            scheme = re.search(r"\b(?:https?|wss?|ftp)://", line)
+            binds[b.group(1)] = f"{scheme.group(0)}{host}" if scheme and not _URL.match(host) else host
         for kind, pat in _SINKS:
             if pat.search(line):
                 sinks.append((n, kind, line))
+                if kind == "a socket" and (b := _NAME_BOUND.match(line)):
+                    sockets[b.group(1)] = _dest(line, binds)
                 break
         if (cmd := _run_command(line)) is not None:
             facts.shell.append((n, cmd))
@@ -304,7 +310,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
         if _SHELL_START.search(line):
             shells.append(n)
         if _STREAMS.search(line):
-            streams.append(n)
+            streams.append(line)
         if fetched is None and _FETCH_CALL.search(line):
             fetched = Source(f"downloads {_dest(line, binds) or 'code'}", n, True)
         if _EVALUATES.search(line):
@@ -314,12 +320,18 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     if dns and src is not None:
         said = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
         facts.flows.append(flow("secret-network", "critical", dns[0], said, src))
-    if (
-        shells
-        and streams
-        and any(
-            k == "a socket" and (d := _dest(code, binds)) and not _LOOPBACK.match(d) for _, k, code in sinks
-        )
+    # the streams are a socket's that is not known to stay on this machine, or some stream is set
+    # while a socket goes to a hard-coded remote host
+    wired = [
+        d
+        for name, d in sockets.items()
+        if any(re.search(rf"=[^=]*(?<![\w.$@]){re.escape(name)}\b", ln) for ln in streams)
+    ]
+    remote = [d for _, k, code in sinks if k == "a socket" and (d := _dest(code, binds))]
+    if shells and (
+        any(not (d and _LOOPBACK.match(d)) for d in wired)
+        or streams
+        and any(not _LOOPBACK.match(d) for d in remote)
     ):
         said = "connects a socket and starts a shell with its standard streams on it"
         facts.flows.append(flow("reverse-shell", "critical", shells[0], said, None))
@@ -341,6 +353,7 @@ def _dest(code: str, binds: dict[str, str]) -> str | None:
     # socket and mail APIs take the host and the port as two arguments: `('mx.host', 587)`
     found += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(code)]
     found += [lit for lit in _literals(code) if _ADDRESS.match(lit)]  # a mail recipient
+    found += [h for h in (_hidden_host(code),) if h]
     found += [
         v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
     ]
@@ -377,7 +390,9 @@ def _send(
     facts.flows.append(flow("secret-network", sev, n, text, src))
 
 
-_NAME_BOUND = re.compile(r"^\s*(?:(?:const|var|let|my|local|val|String|string)\s+)?[$@]?([A-Za-z_]\w*)\s*:?=")
+_NAME_BOUND = re.compile(
+    r"^\s*(?:(?:const|var|let|my|local|val|String|string)\s+)?[$@]?([A-Za-z_]\w*)(?:\s*,\s*[$@]?\w+)*\s*:?=(?!=)"
+)
 
 
 def _target(lits: list[str]) -> str | None:
@@ -455,13 +470,22 @@ def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | Non
         d = _dest(line, {}) if sink is None and _NET_CALL.search(line) else None
         if d and (exfil_shaped(d) and not _PRIVATE.match(d) or _WEBHOOK.search(d)):
             sink = (n, d)
-        if sink is None and (m := _CODES.search(line)):
-            codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
-            word = "".join(map(chr, codes)) if all(32 < c < 127 for c in codes) else ""
-            if _HOSTISH.match(word) and "." in word:
-                sink = (n, f"{word} (written as character codes)")
-        if sink is None and (m := _JOINED.search(line)):
-            pieces = re.findall(r"[\w-]+", next(g for g in m.groups() if g))
-            if len(pieces) >= 3 and _HOSTISH.match(host := ".".join(pieces)):
-                sink = (n, f"{host} (written in pieces)")
+        if sink is None and (host := _hidden_host(line, True)):
+            sink = (n, host)
     return (source if reads else None), sink
+
+
+def _hidden_host(line: str, say: bool = False) -> str | None:
+    """A host the line writes as character codes (`[112, 97, ...]`, `string([]byte{49, 57, ...})`)
+    or as pieces joined with dots, which an honest program has no reason to hide; `say` adds how
+    it was hidden."""
+    if m := _CODES.search(line):
+        codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
+        word = "".join(map(chr, codes)) if all(32 < c < 127 for c in codes) else ""
+        if _HOSTISH.match(word) and "." in word:
+            return f"{word} (written as character codes)" if say else word
+    if m := _JOINED.search(line):
+        pieces = re.findall(r"[\w-]+", next(g for g in m.groups() if g))
+        if len(pieces) >= 3 and _HOSTISH.match(host := ".".join(pieces)):
+            return f"{host} (written in pieces)" if say else host
+    return None

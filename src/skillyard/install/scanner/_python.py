@@ -1149,6 +1149,10 @@ class _Reader:
                 "runs commands it receives from a network socket (a remote shell)",
                 None,
             )
+        # once a socket stands in for the standard streams, a shell handed to any call (one whose
+        # name is hidden: `getattr(m, "fcnja")("/bin/sh")`) is the shell on it
+        if self.dup_lines and not runs and call.args and _SHELL_NAMES.search(self.fold(call.args[0]) or ""):
+            self.shell_lines.append(line)
         if runs and call.args:
             first = call.args[0]
             argv0 = (
@@ -1260,6 +1264,7 @@ class _Reader:
             if short != "open" and call.args:
                 body = self.fold(call.args[0])
                 body = body if body is not None else ast.unparse(call.args[0])
+                self._stash(call.func.value, call.args[0])
             self._written(call.func.value, line, body)
             return
         if f in ("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree") and len(call.args) >= 2:
@@ -1377,13 +1382,10 @@ class _Reader:
             if isinstance(call.args[1], ast.Name):
                 self.dl_files[call.args[1].id] = self.fold(call.args[0]) or "the network"
             return
-        if not (
-            short == "write"
-            and isinstance(call.func, ast.Attribute)
-            and isinstance(call.func.value, ast.Name)
-            and call.func.value.id in self.file_of
-            and call.args
-        ):
+        if not (short == "write" and isinstance(call.func, ast.Attribute) and call.args):
+            return
+        self._stash(call.func.value, call.args[0])
+        if not (isinstance(call.func.value, ast.Name) and call.func.value.id in self.file_of):
             return
         data = call.args[0]
         got = data.value if isinstance(data, ast.Attribute) and data.attr in ("content", "text") else data
@@ -1478,6 +1480,12 @@ class _Reader:
         built from `site.getsitepackages()`): its folder need not be known."""
         p = self._loose_path(target)
         return p if p and _STARTUP_MODULE.search(p) else None
+
+    def _stash(self, target: ast.expr, data: ast.expr) -> None:
+        """A file filled with a secret: another file of the skill may send or publish it."""
+        if len(self.facts.stashed) < 64 and (src := self.source(data)) is not None:
+            where = self.file_of.get(target.id) if isinstance(target, ast.Name) else None
+            self.facts.stashed.setdefault(where or self.fold(target) or ast.unparse(target)[:80], src)
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
         """A write of `path`, or of any of the paths it may be (a loop over several)."""
