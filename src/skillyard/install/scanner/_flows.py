@@ -382,7 +382,32 @@ def written(path: str, line: int, content: str | None = None) -> Flow | None:
     if PERSIST_PATH.search(path):
         text = f"writes {path}, which runs or is read on every session"
         return flow("persistence", persistence_severity(path, content), line, text, None)
+    for where, hook, sev in _HOOK_SETTINGS:
+        if content is not None and where.search(path) and hook.search(content):
+            sev = "critical" if _FETCHES.search(content) else sev
+            if sev is not None:
+                return flow(
+                    "persistence", sev, line, f"writes {path} with a setting that runs a program", None
+                )
     return None
+
+
+#: Settings files of tools that run a program the setting names (npm's shell and preloads, git's
+#: hooks, monitor and ssh command, ssh's proxy command): (file, setting, severity when what it
+#: runs fetches nothing; None: a common, honest setting then).
+_HOOK_SETTINGS = (
+    (
+        re.compile(r"\.npmrc$"),
+        re.compile(r"\bscript-shell\b|\bnode-options\b[^\n]*--(?:require|import|loader)\b"),
+        "high",
+    ),
+    (
+        re.compile(r"\.gitconfig$|\.config/git/config$"),
+        re.compile(r"\b(?:hooksPath|fsmonitor|sshCommand)\b"),
+        "high",
+    ),
+    (re.compile(r"\.ssh/config$"), re.compile(r"\b(?:ProxyCommand|LocalCommand)\b"), None),
+)
 
 
 @dataclass(slots=True)

@@ -57,7 +57,7 @@ _SINKS = (
         re.compile(
             r"\bnet\.Dial\w*|\btls\.Dial\b|TCPSocket|UDPSocket|Socket\.(?:tcp|udp|new)|TcpClient|UdpClient"
             r"|Net\.Sockets|IO::Socket|fsockopen|stream_socket_client|TcpStream::connect|UdpSocket|new Socket\("
-            r"|socket\.connect|\bsocket\.tcp\b"
+            r"|socket\.connect|\bsocket\.tcp\b|\w:connect\("
         ),
     ),
     (
@@ -159,12 +159,21 @@ _PIPED = re.compile(r"[\"'`]\s*\)?\s*\|(?!\|)")
 _FETCH_CALL = re.compile(
     r"Net::HTTP\.get\b|URI\.open\(|\bhttp\.Get\(|file_get_contents\(\s*[\"']https?:|\bget\(\s*[\"']https?:"
     r"|\bDownload(?:String|Data)\b|\bcurl_exec\(|reqwest::(?:blocking::)?get\b|ureq::get\b|HTTP::Tiny"
+    r"|\bhttp\.request\(\s*[\"']https?:"
 )
 #: Evaluating a string as code, or handing a value that is not a literal to `sh -c`.
 _EVALUATES = re.compile(
     r"\beval\s*\(|\beval\s+[$@]?\w|\b(?:instance|class|module)_eval\b|\bcreate_function\b|\bloadstring\b"
+    r"|(?<![.:\w])load\s*\(\s*(?![\"'\s)])"
     r"|\[scriptblock\]::Create|[\"'](?:-c|/c)[\"']\s*,\s*(?![\"'`\s])",
     re.I,
+)
+#: Reading a line or a chunk from a connection.
+_RECEIVES = re.compile(r":receive\(|\.gets\b|\.recv\w*\(|\.ReadString\(|\.read_line\(|\bsysread\b|<\$\w+>")
+#: A command line that is not a literal handed to a shell or a process.
+_RUNS_COMPUTED = re.compile(
+    r"\b(?:io\.popen|os\.execute|system|popen|shell_exec|passthru|IO\.popen)\s*\(\s*(?![\"'\s)\[])"
+    r"|[\"'](?:-c|/c)[\"']\s*,\s*(?![\"'`\s])"
 )
 #: Calls that run a program: their literal arguments are the command line.
 _RUNS = re.compile(
@@ -248,6 +257,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     streams: list[str] = []  # lines that hand a process's standard streams something
     sockets: dict[str, str | None] = {}  # names bound to a socket connected out -> its destination
     fetched: Source | None = None  # the first download
+    received = ran = False  # reads from a connection; runs a command line built at run time
     evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
     for n, line in enumerate(lines, 1):
         if _COMMENT.match(line) or len(line) > 4096:
@@ -315,6 +325,8 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             fetched = Source(f"downloads {_dest(line, binds) or 'code'}", n, True)
         if _EVALUATES.search(line):
             evals.append(n)
+        received = received or bool(_RECEIVES.search(line))
+        ran = ran or bool(_RUNS_COMPUTED.search(line))
     strong = source if source is not None and (reads or source.what.startswith("the ")) else None
     src = strong or weak
     if dns and src is not None:
@@ -335,6 +347,17 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     ):
         said = "connects a socket and starts a shell with its standard streams on it"
         facts.flows.append(flow("reverse-shell", "critical", shells[0], said, None))
+    elif (
+        received
+        and ran
+        and (
+            line := next(
+                (n for n, k, c in sinks if k == "a socket" and not _LOOPBACK.match(_dest(c, binds) or "")), 0
+            )
+        )
+    ):
+        said = "connects a socket and runs the command lines it receives on it (a remote shell)"
+        facts.flows.append(flow("reverse-shell", "critical", line, said, None))
     if fetched is not None and evals:
         said = f"{fetched.what} and evaluates code in the same file"
         facts.flows.append(flow("download-exec", "critical", evals[0], said, fetched))
