@@ -226,15 +226,21 @@ def _as_path(lit: str) -> str:
     return _HOME_PREFIX.sub("~", lit.replace("\\\\", "/").replace("\\", "/"))
 
 
+def _paths(lits: list[str]) -> list[str]:
+    """The paths the literals of one line may name: the longest their parts make first (`.ssh` +
+    `id_rsa` is `.ssh/id_rsa`), then each alone."""
+    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
+    joined = [
+        "/".join(p.strip("/") for p in parts[i:j])
+        for i in range(len(parts) - 1)
+        for j in range(min(len(parts), i + 6), i + 1, -1)
+    ]
+    return joined + parts
+
+
 def _store(lits: list[str]) -> str | None:
     """A credential store the literals of one line name, alone or as parts of one path."""
-    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
-    # the longest path the parts make first: `.ssh` + `id_rsa` is `.ssh/id_rsa`
-    for i in range(len(parts) - 1):
-        for j in range(min(len(parts), i + 6), i + 1, -1):
-            if s := secret_path("/".join(p.strip("/") for p in parts[i:j])):
-                return s
-    return next((s for p in parts if (s := secret_path(p))), None)
+    return next((s for p in _paths(lits) if (s := secret_path(p))), None)
 
 
 def analyse(rel: str, text: str) -> CodeFacts | None:
@@ -420,13 +426,7 @@ _NAME_BOUND = re.compile(
 
 def _target(lits: list[str]) -> str | None:
     """A persistence target or kernel setting the literals of one line name (alone or joined)."""
-    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
-    cands = parts + [
-        "/".join(p.strip("/") for p in parts[i:j])
-        for i in range(len(parts))
-        for j in range(i + 2, min(len(parts), i + 6) + 1)
-    ]
-    for p in cands:
+    for p in _paths(lits):
         q = "/" + p.lstrip("/") if p.startswith("proc/") else p
         if PERSIST_PATH.search(q) or KERNEL_PATH.match(q):
             return q
