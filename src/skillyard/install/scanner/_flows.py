@@ -45,6 +45,7 @@ SECRET_PATH = re.compile(
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
     # command and REPL histories (what was typed, passwords included); notebook servers' tokens
     r"|\.[\w-]+_history\b|\.local/share/fish/fish_history|\.ipython/[^\s\"']*history\.sqlite|jupyter/runtime\b"
+    r"|PSReadLine/ConsoleHost_history\.txt"
     r"|Local Storage/leveldb"
     r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
     r")",

@@ -338,32 +338,21 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     if dns and src is not None:
         said = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
         facts.flows.append(flow("secret-network", "critical", dns[0], said, src))
-    # the streams are a socket's that is not known to stay on this machine, or some stream is set
-    # while a socket goes to a hard-coded remote host
+    # a shell whose standard streams are a socket this file binds, or that runs the command lines
+    # read from one, unless the socket is known to stay on this machine
     wired = [
-        d
-        for name, d in sockets.items()
-        if any(re.search(rf"=[^=]*(?<![\w.$@]){re.escape(name)}\b", ln) for ln in streams)
+        n for n, d in sockets.items() if any(re.search(rf"=[^=]*(?<![\w.])[$@]?{n}\b", s) for s in streams)
     ]
-    remote = [d for _, k, code in sinks if k == "a socket" and (d := _dest(code, binds))]
-    if shells and (
-        any(not (d and _LOOPBACK.match(d)) for d in wired)
-        or streams
-        and any(not _LOOPBACK.match(d) for d in remote)
-    ):
+    if shells and any(not _LOOPBACK.match(sockets[n] or "") for n in wired):
         said = "connects a socket and starts a shell with its standard streams on it"
         facts.flows.append(flow("reverse-shell", "critical", shells[0], said, None))
     elif (
         received
         and ran
-        and (
-            line := next(
-                (n for n, k, c in sinks if k == "a socket" and not _LOOPBACK.match(_dest(c, binds) or "")), 0
-            )
-        )
+        and (at := [n for n, k, c in sinks if k == "a socket" and not _LOOPBACK.match(_dest(c, binds) or "")])
     ):
         said = "connects a socket and runs the command lines it receives on it (a remote shell)"
-        facts.flows.append(flow("reverse-shell", "critical", line, said, None))
+        facts.flows.append(flow("reverse-shell", "critical", at[0], said, None))
     if fetched is not None and evals:
         said = f"{fetched.what} and evaluates code in the same file"
         facts.flows.append(flow("download-exec", "critical", evals[0], said, fetched))
