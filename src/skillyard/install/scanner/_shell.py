@@ -60,15 +60,6 @@ _SENDERS = {
 #: Commands that copy a file somewhere (into a repository that is then pushed, for instance).
 _COPIERS = {"cp", "rsync", "install", "tar", "zip", "7z", "ln", "cat"}
 _DNS = {"dig", "nslookup", "host", "drill", "ping"}
-
-
-def _dns(words: list[str]) -> bool:
-    """A command that looks a name up in DNS (`dig`, `getent hosts`, `resolvectl query`): a name it
-    builds from data carries that data to whoever serves the zone."""
-    name, sub = (_base(words[0]), words[1]) if len(words) > 1 else ("", "")
-    return name in _DNS or (name, sub) in {("getent", "hosts"), ("getent", "ahosts"), ("resolvectl", "query")}
-
-
 _parser: Any = None
 #: tree-sitter-bash's scanner crashes the process (a segfault, not an exception) on some non-ASCII
 #: input, found by fuzzing every release available; the parser sees each byte >= 0x80 as `x`
@@ -91,6 +82,13 @@ T = TypeVar("T")
 
 def _base(cmd: str) -> str:
     return cmd.rsplit("/", 1)[-1]
+
+
+def _dns(words: list[str]) -> bool:
+    """A command that looks a name up in DNS (`dig`, `getent hosts`, `resolvectl query`): a name it
+    builds from data carries that data to whoever serves the zone."""
+    name, sub = (_base(words[0]), words[1]) if len(words) > 1 else ("", "")
+    return name in _DNS or (name, sub) in {("getent", "hosts"), ("getent", "ahosts"), ("resolvectl", "query")}
 
 
 def _once_per_node(fn: Callable[[_Reader, Any], T]) -> Callable[[_Reader, Any], T]:
@@ -847,10 +845,12 @@ class _Reader:
             )
             self.emptied = None
         talks = args[:1] in (["push"], ["fetch"], ["pull"], ["ls-remote"]) or args[:2] == ["remote", "update"]
+        # the remote named, `origin` when none is, every remote for `git remote update`
         named = [w for w in args[1:] if not w.startswith("-")][:1] or ["origin"]
-        if talks and (hit := self.remote_secrets.get(named[0])) is not None:
-            sev, text = sent(hit, self.remotes[named[0]])
-            self.flow("secret-network", sev, line, text, hit)
+        named = list(self.remote_secrets) if args[0] == "remote" else named
+        if talks and (hit := next((r for r in named if r in self.remote_secrets), None)) is not None:
+            sev, text = sent(self.remote_secrets[hit], self.remotes[hit])
+            self.flow("secret-network", sev, line, text, self.remote_secrets[hit])
         if args[:2] in (["remote", "add"], ["remote", "set-url"]) and len(args) >= 4:
             self.remotes[args[2]] = args[3]
             k = len(words) - len(args) + 3  # the URL's node
@@ -963,27 +963,11 @@ class _Reader:
             return
 
 
+#: `find` tests of a file's name or path, and all tests that pick some files out of a tree (a
+#: deletion then is a clean-up, not a wipe).
 _NAME_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename"}
-#: `find` tests that pick some files out of a tree (a deletion then is a clean-up, not a wipe).
-_NARROWING = {
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-regex",
-    "-iregex",
-    "-mtime",
-    "-mmin",
-    "-atime",
-    "-amin",
-    "-ctime",
-    "-newer",
-    "-size",
-    "-empty",
-    "-user",
-    "-links",
-}
+_NARROWING = _NAME_TESTS | {"-regex", "-iregex", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-newer"}
+_NARROWING |= {"-size", "-empty", "-user", "-links"}
 #: Programs that delete or overwrite the files `find -exec` hands them.
 #: Values that are, or list, the machine's disks.
 _DEVICE_SOURCE = re.compile(
