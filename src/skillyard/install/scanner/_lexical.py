@@ -76,10 +76,14 @@ _HOST_PORT = re.compile(
     r"[\"']((?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*|(?:\d{1,3}\.){3}\d{1,3})[\"']\s*,\s*(\d{2,5})\b", re.I
 )
 _LOOPBACK = re.compile(r"^(?:[a-z]+://)?(?:127\.|localhost\b|0\.0\.0\.0|\[::1\])", re.I)
-_BIND = re.compile(
+#: The left side of an assignment (`x :=`, `my $x =`, `private static String x =`, `c, err :=`): its name.
+_LHS = (
     r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
-    r"[$@]{0,2}([A-Za-z_]\w*)\s*(?::=|=)\s*[\"'`]([^\"'`\s]+)[\"'`]"
+    r"[$@]{0,2}([A-Za-z_]\w*)(?:\s*,\s*[$@]?\w+)*\s*:?=(?!=)\s*"
 )
+_NAME_BOUND = re.compile(_LHS)
+#: A name bound to a string literal.
+_BIND = re.compile(_LHS + r"[\"'`]([^\"'`\s]+)[\"'`]")
 _ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
@@ -104,10 +108,7 @@ _HOME_EXPR = (
     r"|home::home_dir\(\)|System\.getProperty\(\"user\.home\"\)|Environment\.GetFolderPath\([^)]*UserProfile\)"
     r"|os\.homedir\(\)|getenv\([\"']HOME[\"']\))"
 )
-_HOME_BIND = re.compile(
-    r"^\s*(?:(?:let|my|var|val|String|string|final|local)\s+)?[$@]?([A-Za-z_]\w*)(?:\s*,\s*_?\w*)?\s*:?=\s*"
-    + _HOME_EXPR
-)
+_HOME_BIND = re.compile(_LHS + _HOME_EXPR)
 _RM_TREE = re.compile(
     r"(?:os\.RemoveAll|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|deleteDirectory)"
     r"|fs::remove_dir_all|std::fs::remove_dir_all|Directory\.Delete|rmtree|File::Path::remove_tree|rimraf"
@@ -406,11 +407,6 @@ def _send(
     via = {"HTTP": "over HTTP ", "a socket": "over a socket ", "mail": "by mail "}[kind]
     text = f"reads {src.what}; the same file sends data {via}to {d}"
     facts.flows.append(flow("secret-network", sev, n, text, src))
-
-
-_NAME_BOUND = re.compile(
-    r"^\s*(?:(?:const|var|let|my|local|val|String|string)\s+)?[$@]?([A-Za-z_]\w*)(?:\s*,\s*[$@]?\w+)*\s*:?=(?!=)"
-)
 
 
 def _target(lits: list[str]) -> str | None:
