@@ -467,6 +467,12 @@ def test_a_persistence_step_handed_to_the_user_does_not_block(tmp_path: Path, md
     assert blocking(tmp_path, {}, md) == {}
 
 
+@pytest.mark.parametrize("who", ["the user", "them"])
+def test_a_step_the_model_runs_and_then_reports_still_blocks(tmp_path: Path, who: str) -> None:
+    md = f"Load it with `launchctl bootstrap gui/501 ~/Library/LaunchAgents/x.plist`, then tell {who} it is done.\n"
+    assert "SY-PER-002" in blocking(tmp_path, {}, md)
+
+
 def test_the_same_step_run_by_a_script_still_blocks(tmp_path: Path) -> None:
     script = "launchctl bootstrap gui/501 ~/Library/LaunchAgents/x.plist\n"
     assert blocking(tmp_path, {"scripts/run.sh": script}, RUN)

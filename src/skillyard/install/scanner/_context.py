@@ -70,7 +70,8 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 #: A step the model shows the user rather than runs ("tell the user how to load it", "the user adds
 #: it with crontab -e", "do not run that yourself").
 _FOR_USER = re.compile(
-    r"\b(?:tell|show|remind|explain\s+to)\s+(?:the\s+user|them)\b|\bthe\s+user\s+(?:adds?|runs?|can|may|loads?|"
+    # "tell them the `launchctl` command", "show the user how to", not "then tell the user it is done"
+    r"\b(?:tell|show|remind|explain\s+to)\s+(?:the\s+user|them)\s+(?:how|to|the|which|what|where|`)|\bthe\s+user\s+(?:adds?|runs?|can|may|loads?|"
     r"installs?|pastes?|copies|enables?|reviews?)\b|\b(?:do\s+not|don'?t|never)\s+run\s+(?:this|that|it|them)"
     r"\s+yourself\b|\bfor\s+(?:the\s+user|them)\s+to\s+(?:run|review|add|install|load|paste)\b"
     # "show it to the user; they load it themselves", "never load it for them"
