@@ -609,3 +609,19 @@ def test_a_setting_that_runs_a_program_written_into_a_tools_config_blocks(
 )
 def test_ordinary_settings_written_into_a_tools_config_do_not_block(tmp_path: Path, script: str) -> None:
     assert blocking(tmp_path, {"scripts/run.sh": script}, RUN) == {}
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "git\n",
+        "command -v git >/dev/null && git\n",
+        "getent\n",
+        "npm publish\n",
+        "git remote\n",
+        "git push\n",
+    ],
+)
+def test_bare_commands_the_new_readings_look_at_are_read_without_a_fault(tmp_path: Path, script: str) -> None:
+    # a fault while reading is reported as SY-BIN-005 (not fully scanned) and blocks the install
+    assert "SY-BIN-005" not in blocking(tmp_path, {"scripts/run.sh": script}, RUN)

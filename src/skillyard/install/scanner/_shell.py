@@ -847,7 +847,7 @@ class _Reader:
         talks = args[:1] in (["push"], ["fetch"], ["pull"], ["ls-remote"]) or args[:2] == ["remote", "update"]
         # the remote named, `origin` when none is, every remote for `git remote update`
         named = [w for w in args[1:] if not w.startswith("-")][:1] or ["origin"]
-        named = list(self.remote_secrets) if args[0] == "remote" else named
+        named = list(self.remote_secrets) if args[:1] == ["remote"] else named
         if talks and (hit := next((r for r in named if r in self.remote_secrets), None)) is not None:
             sev, text = sent(self.remote_secrets[hit], self.remotes[hit])
             self.flow("secret-network", sev, line, text, self.remote_secrets[hit])
