@@ -11,6 +11,7 @@ import binascii
 import re
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -29,6 +30,17 @@ def check_deadline() -> None:
     d = getattr(_deadline, "at", None)
     if d is not None and time.monotonic() > d:
         raise ScanTimeout()
+
+
+def popped(stack: list[Any]) -> Iterator[Any]:
+    """Nodes popped off `stack` until it is empty (the caller pushes children as it goes), with
+    the scan's time budget checked every 256 nodes."""
+    visited = 0
+    while stack:
+        visited += 1
+        if not visited & 255:
+            check_deadline()
+        yield stack.pop()
 
 
 #: Paths whose content is a credential. Matched against folded paths (`~` for the home directory).

@@ -24,11 +24,11 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
-    check_deadline,
     cli_secret,
     cli_source,
     destroys,
     flow,
+    popped,
     secret_path,
     sent,
     unbase64,
@@ -240,13 +240,8 @@ class _Reader:
         """Secret material that flows into this word: a tainted variable or a command substitution
         (a credential store or the whole environment before a token variable in the same word)."""
         stack = [node]
-        visited = 0
         weak: Source | None = None
-        while stack:
-            visited += 1
-            if not visited & 255:
-                check_deadline()
-            n = stack.pop()
+        for n in popped(stack):
             src = None
             if n.type in ("simple_expansion", "expansion"):
                 name = next((c for c in n.named_children if c.type == "variable_name"), None)
@@ -347,12 +342,7 @@ class _Reader:
 
     def walk(self, node: Any) -> None:
         stack = [node]
-        visited = 0
-        while stack:
-            visited += 1
-            if not visited & 255:
-                check_deadline()
-            n = stack.pop()
+        for n in popped(stack):
             t = n.type
             if t == "variable_assignment":
                 self.assign(n)
