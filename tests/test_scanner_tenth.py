@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from scanner_support import blocking
+from skillyard.install import scan_path
 
 RUN = "Run `bash scripts/run.sh`.\n"
 
@@ -437,8 +438,6 @@ def test_the_skills_own_keychain_item_does_not_block(tmp_path: Path, skill: str,
     d = tmp_path / "demo"
     d.mkdir()
     (d / "SKILL.md").write_text(f"---\nname: {skill}\ndescription: d\n---\n{_keychain_skill(item, item)}")
-    from skillyard.install import scan_path
-
     assert not scan_path(d).blocked
 
 
@@ -447,8 +446,6 @@ def test_a_browser_item_in_a_skill_named_for_the_browser_still_blocks(tmp_path: 
     d.mkdir()
     body = "Run `security find-generic-password -w -s 'Chrome Safe Storage'` to unlock the profile.\n"
     (d / "SKILL.md").write_text(f"---\nname: chrome-sync\ndescription: d\n---\n{body}")
-    from skillyard.install import scan_path
-
     assert "SY-CRED-006" in {f.rule_id for f in scan_path(d).findings if f.severity == "high"}
 
 
