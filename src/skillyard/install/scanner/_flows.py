@@ -11,6 +11,7 @@ import binascii
 import re
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -31,6 +32,17 @@ def check_deadline() -> None:
         raise ScanTimeout()
 
 
+def popped(stack: list[Any]) -> Iterator[Any]:
+    """Nodes popped off `stack` until it is empty (the caller pushes children as it goes), with
+    the scan's time budget checked every 256 nodes."""
+    visited = 0
+    while stack:
+        visited += 1
+        if not visited & 255:
+            check_deadline()
+        yield stack.pop()
+
+
 #: Paths whose content is a credential. Matched against folded paths (`~` for the home directory).
 SECRET_PATH = re.compile(
     r"(?:^|[/~\s\"'=@])(?:"
@@ -43,7 +55,10 @@ SECRET_PATH = re.compile(
     r"|\.s3cfg|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh(?:/hosts\.yml|/?$)|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
-    r"|\.(?:bash|zsh|sh|python|psql|mysql|node_repl)_history\b|\.local/share/fish/fish_history|Local Storage/leveldb"
+    # command and REPL histories (what was typed, passwords included); notebook servers' tokens
+    r"|\.[\w-]+_history\b|\.local/share/fish/fish_history|\.ipython/[^\s\"']*history\.sqlite|jupyter/runtime\b"
+    r"|PSReadLine/ConsoleHost_history\.txt"
+    r"|Local Storage/leveldb"
     r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
     r")",
     re.IGNORECASE,
@@ -197,6 +212,8 @@ _CLI_SECRET = re.compile(
     r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
     r"|op (?:read|item get)|bw get (?:password|item)|pass show|secret-tool lookup|kwallet-query"
     r"|vault (?:kv get|read|print token)|heroku auth:token"
+    # the commands a user typed, passwords and tokens on their command lines among them
+    r"|history|fc -l"
     r")\b"
 )
 
@@ -378,7 +395,32 @@ def written(path: str, line: int, content: str | None = None) -> Flow | None:
     if PERSIST_PATH.search(path):
         text = f"writes {path}, which runs or is read on every session"
         return flow("persistence", persistence_severity(path, content), line, text, None)
+    for where, hook, sev in _HOOK_SETTINGS:
+        if content is not None and where.search(path) and hook.search(content):
+            sev = "critical" if _FETCHES.search(content) else sev
+            if sev is not None:
+                return flow(
+                    "persistence", sev, line, f"writes {path} with a setting that runs a program", None
+                )
     return None
+
+
+#: Settings files of tools that run a program the setting names (npm's shell and preloads, git's
+#: hooks, monitor and ssh command, ssh's proxy command): (file, setting, severity when what it
+#: runs fetches nothing; None: a common, honest setting then).
+_HOOK_SETTINGS = (
+    (
+        re.compile(r"\.npmrc$"),
+        re.compile(r"\bscript-shell\b|\bnode-options\b[^\n]*--(?:require|import|loader)\b"),
+        "high",
+    ),
+    (
+        re.compile(r"\.gitconfig$|\.config/git/config$"),
+        re.compile(r"\b(?:hooksPath|fsmonitor|sshCommand)\b"),
+        "high",
+    ),
+    (re.compile(r"\.ssh/config$"), re.compile(r"\b(?:ProxyCommand|LocalCommand)\b"), None),
+)
 
 
 @dataclass(slots=True)

@@ -23,12 +23,12 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
-    check_deadline,
     cli_secret,
     cli_source,
     combine,
     destroys,
     flow,
+    popped,
     secret_path,
     sent,
     stand_in_command,
@@ -367,12 +367,7 @@ class _Reader:
 
     def _sources(self, n: Any) -> Any:
         stack = [n]
-        visited = 0
-        while stack:
-            visited += 1
-            if not visited & 255:
-                check_deadline()
-            x = stack.pop()
+        for x in popped(stack):
             if x.type in ("identifier", "shorthand_property_identifier") and self.text(x) in self.taint:
                 yield self.taint[self.text(x)]  # `body` in `{ method: "POST", body }` too
             if x.type == "member_expression":
@@ -442,12 +437,7 @@ class _Reader:
 
     def walk(self, root: Any) -> None:
         stack = [root]
-        visited = 0
-        while stack:
-            visited += 1
-            if not visited & 255:
-                check_deadline()
-            n = stack.pop()
+        for n in popped(stack):
             if self.budget is not None:
                 # reading function bodies for their callers shares one budget per file
                 self.budget[0] -= 1
@@ -898,6 +888,8 @@ class _Reader:
             body = (self.fold(a[1]) or self.text(a[1])) if len(a) > 1 else None
             if p and (fl := written(p, line, body)) is not None:
                 self.facts.flows.append(fl)
+            if len(a) > 1 and (src := self.source(a[1])) is not None and len(self.facts.stashed) < 64:
+                self.facts.stashed.setdefault(p or self.text(a[0])[:80], src)
         if q == "require" and a and (req := self.fold(a[0])) and req.startswith("/"):
             self.required.append((line, req))
         if _fs(q) in _REMOVE and a and (target := self.fold(a[0])):

@@ -57,7 +57,7 @@ _SINKS = (
         re.compile(
             r"\bnet\.Dial\w*|\btls\.Dial\b|TCPSocket|UDPSocket|Socket\.(?:tcp|udp|new)|TcpClient|UdpClient"
             r"|Net\.Sockets|IO::Socket|fsockopen|stream_socket_client|TcpStream::connect|UdpSocket|new Socket\("
-            r"|socket\.connect|\bsocket\.tcp\b"
+            r"|socket\.connect|\bsocket\.tcp\b|\w:connect\("
         ),
     ),
     (
@@ -76,10 +76,14 @@ _HOST_PORT = re.compile(
     r"[\"']((?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*|(?:\d{1,3}\.){3}\d{1,3})[\"']\s*,\s*(\d{2,5})\b", re.I
 )
 _LOOPBACK = re.compile(r"^(?:[a-z]+://)?(?:127\.|localhost\b|0\.0\.0\.0|\[::1\])", re.I)
-_BIND = re.compile(
+#: The left side of an assignment (`x :=`, `my $x =`, `private static String x =`, `c, err :=`): its name.
+_LHS = (
     r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
-    r"[$@]{0,2}([A-Za-z_]\w*)\s*(?::=|=)\s*[\"'`]([^\"'`\s]+)[\"'`]"
+    r"[$@]{0,2}([A-Za-z_]\w*)(?:\s*,\s*[$@]?\w+)*\s*:?=(?!=)\s*"
 )
+_NAME_BOUND = re.compile(_LHS)
+#: A name bound to a string literal.
+_BIND = re.compile(_LHS + r"[\"'`]([^\"'`\s]+)[\"'`]")
 _ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
@@ -104,10 +108,7 @@ _HOME_EXPR = (
     r"|home::home_dir\(\)|System\.getProperty\(\"user\.home\"\)|Environment\.GetFolderPath\([^)]*UserProfile\)"
     r"|os\.homedir\(\)|getenv\([\"']HOME[\"']\))"
 )
-_HOME_BIND = re.compile(
-    r"^\s*(?:(?:let|my|var|val|String|string|final|local)\s+)?[$@]?([A-Za-z_]\w*)(?:\s*,\s*_?\w*)?\s*:?=\s*"
-    + _HOME_EXPR
-)
+_HOME_BIND = re.compile(_LHS + _HOME_EXPR)
 _RM_TREE = re.compile(
     r"(?:os\.RemoveAll|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|deleteDirectory)"
     r"|fs::remove_dir_all|std::fs::remove_dir_all|Directory\.Delete|rmtree|File::Path::remove_tree|rimraf"
@@ -159,12 +160,21 @@ _PIPED = re.compile(r"[\"'`]\s*\)?\s*\|(?!\|)")
 _FETCH_CALL = re.compile(
     r"Net::HTTP\.get\b|URI\.open\(|\bhttp\.Get\(|file_get_contents\(\s*[\"']https?:|\bget\(\s*[\"']https?:"
     r"|\bDownload(?:String|Data)\b|\bcurl_exec\(|reqwest::(?:blocking::)?get\b|ureq::get\b|HTTP::Tiny"
+    r"|\bhttp\.request\(\s*[\"']https?:"
 )
 #: Evaluating a string as code, or handing a value that is not a literal to `sh -c`.
 _EVALUATES = re.compile(
     r"\beval\s*\(|\beval\s+[$@]?\w|\b(?:instance|class|module)_eval\b|\bcreate_function\b|\bloadstring\b"
+    r"|(?<![.:\w])load\s*\(\s*(?![\"'\s)])"
     r"|\[scriptblock\]::Create|[\"'](?:-c|/c)[\"']\s*,\s*(?![\"'`\s])",
     re.I,
+)
+#: Reading a line or a chunk from a connection.
+_RECEIVES = re.compile(r":receive\(|\.gets\b|\.recv\w*\(|\.ReadString\(|\.read_line\(|\bsysread\b|<\$\w+>")
+#: A command line that is not a literal handed to a shell or a process.
+_RUNS_COMPUTED = re.compile(
+    r"\b(?:io\.popen|os\.execute|system|popen|shell_exec|passthru|IO\.popen)\s*\(\s*(?![\"'\s)\[])"
+    r"|[\"'](?:-c|/c)[\"']\s*,\s*(?![\"'`\s])"
 )
 #: Calls that run a program: their literal arguments are the command line.
 _RUNS = re.compile(
@@ -217,15 +227,21 @@ def _as_path(lit: str) -> str:
     return _HOME_PREFIX.sub("~", lit.replace("\\\\", "/").replace("\\", "/"))
 
 
+def _paths(lits: list[str]) -> list[str]:
+    """The paths the literals of one line may name: the longest their parts make first (`.ssh` +
+    `id_rsa` is `.ssh/id_rsa`), then each alone."""
+    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
+    joined = [
+        "/".join(p.strip("/") for p in parts[i:j])
+        for i in range(len(parts) - 1)
+        for j in range(min(len(parts), i + 6), i + 1, -1)
+    ]
+    return joined + parts
+
+
 def _store(lits: list[str]) -> str | None:
     """A credential store the literals of one line name, alone or as parts of one path."""
-    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
-    # the longest path the parts make first: `.ssh` + `id_rsa` is `.ssh/id_rsa`
-    for i in range(len(parts) - 1):
-        for j in range(min(len(parts), i + 6), i + 1, -1):
-            if s := secret_path("/".join(p.strip("/") for p in parts[i:j])):
-                return s
-    return next((s for p in parts if (s := secret_path(p))), None)
+    return next((s for p in _paths(lits) if (s := secret_path(p))), None)
 
 
 def analyse(rel: str, text: str) -> CodeFacts | None:
@@ -245,8 +261,10 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     dns: list[int] = []
     built: set[str] = set()  # names bound to a value built at run time (`name := fmt.Sprintf(...)`)
     shells: list[int] = []
-    streams: list[int] = []
+    streams: list[str] = []  # lines that hand a process's standard streams something
+    sockets: dict[str, str | None] = {}  # names bound to a socket connected out -> its destination
     fetched: Source | None = None  # the first download
+    received = ran = False  # reads from a connection; runs a command line built at run time
     evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
     for n, line in enumerate(lines, 1):
         if _COMMENT.match(line) or len(line) > 4096:
@@ -273,9 +291,14 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             weak = Source(f"${m.group(1)}", n, False)
         if m := _BIND.match(line):
             binds[m.group(1)] = m.group(2)
+        elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
+            scheme = re.search(r"\b(?:https?|wss?|ftp)://", line)
+            binds[b.group(1)] = f"{scheme.group(0)}{host}" if scheme and not _URL.match(host) else host
         for kind, pat in _SINKS:
             if pat.search(line):
                 sinks.append((n, kind, line))
+                if kind == "a socket" and (b := _NAME_BOUND.match(line)):
+                    sockets[b.group(1)] = _dest(line, binds)
                 break
         if (cmd := _run_command(line)) is not None:
             facts.shell.append((n, cmd))
@@ -304,25 +327,33 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
         if _SHELL_START.search(line):
             shells.append(n)
         if _STREAMS.search(line):
-            streams.append(n)
+            streams.append(line)
         if fetched is None and _FETCH_CALL.search(line):
             fetched = Source(f"downloads {_dest(line, binds) or 'code'}", n, True)
         if _EVALUATES.search(line):
             evals.append(n)
+        received = received or bool(_RECEIVES.search(line))
+        ran = ran or bool(_RUNS_COMPUTED.search(line))
     strong = source if source is not None and (reads or source.what.startswith("the ")) else None
     src = strong or weak
     if dns and src is not None:
         said = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
         facts.flows.append(flow("secret-network", "critical", dns[0], said, src))
-    if (
-        shells
-        and streams
-        and any(
-            k == "a socket" and (d := _dest(code, binds)) and not _LOOPBACK.match(d) for _, k, code in sinks
-        )
-    ):
+    # a shell whose standard streams are a socket this file binds, or that runs the command lines
+    # read from one, unless the socket is known to stay on this machine
+    wired = [
+        n for n, d in sockets.items() if any(re.search(rf"=[^=]*(?<![\w.])[$@]?{n}\b", s) for s in streams)
+    ]
+    if shells and any(not _LOOPBACK.match(sockets[n] or "") for n in wired):
         said = "connects a socket and starts a shell with its standard streams on it"
         facts.flows.append(flow("reverse-shell", "critical", shells[0], said, None))
+    elif (
+        received
+        and ran
+        and (at := [n for n, k, c in sinks if k == "a socket" and not _LOOPBACK.match(_dest(c, binds) or "")])
+    ):
+        said = "connects a socket and runs the command lines it receives on it (a remote shell)"
+        facts.flows.append(flow("reverse-shell", "critical", at[0], said, None))
     if fetched is not None and evals:
         said = f"{fetched.what} and evaluates code in the same file"
         facts.flows.append(flow("download-exec", "critical", evals[0], said, fetched))
@@ -341,6 +372,7 @@ def _dest(code: str, binds: dict[str, str]) -> str | None:
     # socket and mail APIs take the host and the port as two arguments: `('mx.host', 587)`
     found += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(code)]
     found += [lit for lit in _literals(code) if _ADDRESS.match(lit)]  # a mail recipient
+    found += [h for h in (_hidden_host(code),) if h]
     found += [
         v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
     ]
@@ -377,18 +409,9 @@ def _send(
     facts.flows.append(flow("secret-network", sev, n, text, src))
 
 
-_NAME_BOUND = re.compile(r"^\s*(?:(?:const|var|let|my|local|val|String|string)\s+)?[$@]?([A-Za-z_]\w*)\s*:?=")
-
-
 def _target(lits: list[str]) -> str | None:
     """A persistence target or kernel setting the literals of one line name (alone or joined)."""
-    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
-    cands = parts + [
-        "/".join(p.strip("/") for p in parts[i:j])
-        for i in range(len(parts))
-        for j in range(i + 2, min(len(parts), i + 6) + 1)
-    ]
-    for p in cands:
+    for p in _paths(lits):
         q = "/" + p.lstrip("/") if p.startswith("proc/") else p
         if PERSIST_PATH.search(q) or KERNEL_PATH.match(q):
             return q
@@ -455,13 +478,22 @@ def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | Non
         d = _dest(line, {}) if sink is None and _NET_CALL.search(line) else None
         if d and (exfil_shaped(d) and not _PRIVATE.match(d) or _WEBHOOK.search(d)):
             sink = (n, d)
-        if sink is None and (m := _CODES.search(line)):
-            codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
-            word = "".join(map(chr, codes)) if all(32 < c < 127 for c in codes) else ""
-            if _HOSTISH.match(word) and "." in word:
-                sink = (n, f"{word} (written as character codes)")
-        if sink is None and (m := _JOINED.search(line)):
-            pieces = re.findall(r"[\w-]+", next(g for g in m.groups() if g))
-            if len(pieces) >= 3 and _HOSTISH.match(host := ".".join(pieces)):
-                sink = (n, f"{host} (written in pieces)")
+        if sink is None and (host := _hidden_host(line, True)):
+            sink = (n, host)
     return (source if reads else None), sink
+
+
+def _hidden_host(line: str, say: bool = False) -> str | None:
+    """A host the line writes as character codes (`[112, 97, ...]`, `string([]byte{49, 57, ...})`)
+    or as pieces joined with dots, which an honest program has no reason to hide; `say` adds how
+    it was hidden."""
+    if m := _CODES.search(line):
+        codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
+        word = "".join(map(chr, codes)) if all(32 < c < 127 for c in codes) else ""
+        if _HOSTISH.match(word) and "." in word:
+            return f"{word} (written as character codes)" if say else word
+    if m := _JOINED.search(line):
+        pieces = re.findall(r"[\w-]+", next(g for g in m.groups() if g))
+        if len(pieces) >= 3 and _HOSTISH.match(host := ".".join(pieces)):
+            return f"{host} (written in pieces)" if say else host
+    return None

@@ -20,6 +20,7 @@ from skillyard.install.scanner._flows import (
     ALT,
     PARAM,
     SECRET_ENV,
+    SEVERITIES,
     STAND_IN,
     CodeFacts,
     Export,
@@ -164,7 +165,7 @@ class _Reader:
         self.received: set[str] = set()
         #: file objects opened for writing -> the name of the path they write; paths (names) a
         #: download was saved to
-        self.file_of: dict[str, str] = {}
+        self.file_of: dict[str, ast.expr] = {}
         self.dl_files: dict[str, str] = {}
         self.shell_lines: list[int] = []
         #: calls to helpers whose commands were read with the call's arguments; lines of calls that
@@ -1149,6 +1150,10 @@ class _Reader:
                 "runs commands it receives from a network socket (a remote shell)",
                 None,
             )
+        # once a socket stands in for the standard streams, a shell handed to any call (one whose
+        # name is hidden: `getattr(m, "fcnja")("/bin/sh")`) is the shell on it
+        if self.dup_lines and not runs and call.args and _SHELL_NAMES.search(self.fold(call.args[0]) or ""):
+            self.shell_lines.append(line)
         if runs and call.args:
             first = call.args[0]
             argv0 = (
@@ -1260,6 +1265,7 @@ class _Reader:
             if short != "open" and call.args:
                 body = self.fold(call.args[0])
                 body = body if body is not None else ast.unparse(call.args[0])
+                self._stash(call.func.value, call.args[0])
             self._written(call.func.value, line, body)
             return
         if f in ("shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree") and len(call.args) >= 2:
@@ -1338,11 +1344,10 @@ class _Reader:
         elif (
             f in ("open", "io.open", "builtins.open")
             and len(call.args) >= 2
-            and isinstance(call.args[0], ast.Name)
             and any(m in (self.fold(call.args[1]) or "") for m in "wax")
             and len(self.file_of) < 64
         ):
-            self.file_of[name] = call.args[0].id
+            self.file_of[name] = call.args[0]
         elif f in _ARCHIVES and len(self.archive_of) < 64:
             target = next((k.value for k in call.keywords if k.arg in ("fileobj", "file", "name")), None)
             if target is None and call.args:
@@ -1377,15 +1382,18 @@ class _Reader:
             if isinstance(call.args[1], ast.Name):
                 self.dl_files[call.args[1].id] = self.fold(call.args[0]) or "the network"
             return
-        if not (
-            short == "write"
-            and isinstance(call.func, ast.Attribute)
-            and isinstance(call.func.value, ast.Name)
-            and call.func.value.id in self.file_of
-            and call.args
-        ):
+        if not (short == "write" and isinstance(call.func, ast.Attribute) and call.args):
             return
-        data = call.args[0]
+        self._stash(call.func.value, call.args[0])
+        if not (isinstance(call.func.value, ast.Name) and call.func.value.id in self.file_of):
+            return
+        data, target = call.args[0], self.file_of[call.func.value.id]
+        # what is written decides how bad the write is (a fetch in a start-up file, a setting
+        # that runs a program): reported when it weighs more than opening the file did
+        if (p := self.fold(target)) and (fl := written(p, call.lineno, self.fold(data) or ast.unparse(data))):
+            opened = written(p, call.lineno)
+            if opened is None or SEVERITIES.index(fl.severity) > SEVERITIES.index(opened.severity):
+                self.facts.flows.append(fl)
         got = data.value if isinstance(data, ast.Attribute) and data.attr in ("content", "text") else data
         if (downloaded := self._downloaded(got)) is not None:
             url = downloaded
@@ -1393,7 +1401,8 @@ class _Reader:
             url = src.what.removeprefix("content downloaded from ")
         else:
             return
-        self.dl_files[self.file_of[call.func.value.id]] = url
+        if isinstance(target, ast.Name):
+            self.dl_files[target.id] = url
 
     def _runs_received(self, call: ast.Call, f: str) -> bool:
         """What a socket received is the program or command line run (`run(cmd, shell=True)`,
@@ -1478,6 +1487,13 @@ class _Reader:
         built from `site.getsitepackages()`): its folder need not be known."""
         p = self._loose_path(target)
         return p if p and _STARTUP_MODULE.search(p) else None
+
+    def _stash(self, target: ast.expr, data: ast.expr) -> None:
+        """A file filled with a secret: another file of the skill may send or publish it."""
+        if len(self.facts.stashed) < 64 and (src := self.source(data)) is not None:
+            if isinstance(target, ast.Name) and target.id in self.file_of:
+                target = self.file_of[target.id]
+            self.facts.stashed.setdefault(self.fold(target) or ast.unparse(target)[:80], src)
 
     def _write(self, path: str, line: int, content: str | None = None) -> None:
         """A write of `path`, or of any of the paths it may be (a loop over several)."""

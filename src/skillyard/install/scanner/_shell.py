@@ -24,11 +24,11 @@ from skillyard.install.scanner._flows import (
     Flow,
     Project,
     Source,
-    check_deadline,
     cli_secret,
     cli_source,
     destroys,
     flow,
+    popped,
     secret_path,
     sent,
     unbase64,
@@ -84,6 +84,13 @@ def _base(cmd: str) -> str:
     return cmd.rsplit("/", 1)[-1]
 
 
+def _dns(words: list[str]) -> bool:
+    """A command that looks a name up in DNS (`dig`, `getent hosts`, `resolvectl query`): a name it
+    builds from data carries that data to whoever serves the zone."""
+    name, sub = (_base(words[0]), words[1]) if len(words) > 1 else ("", "")
+    return name in _DNS or (name, sub) in {("getent", "hosts"), ("getent", "ahosts"), ("resolvectl", "query")}
+
+
 def _once_per_node(fn: Callable[[_Reader, Any], T]) -> Callable[[_Reader, Any], T]:
     """Evaluate `fn` once per node within one outermost call of a reading method. Those methods
     only read the reader's state, and nested command substitutions reach the same inner words
@@ -122,6 +129,8 @@ class _Reader:
         self.cwd_home = False  # `cd ~` happened: a server started now serves the home directory
         #: git remotes the script adds: name -> URL
         self.remotes: dict[str, str] = {}
+        #: remotes whose URL carries a secret -> that secret
+        self.remote_secrets: dict[str, Source] = {}
         self.facts = CodeFacts()
         self.project = project
         self.rel = rel
@@ -231,13 +240,8 @@ class _Reader:
         """Secret material that flows into this word: a tainted variable or a command substitution
         (a credential store or the whole environment before a token variable in the same word)."""
         stack = [node]
-        visited = 0
         weak: Source | None = None
-        while stack:
-            visited += 1
-            if not visited & 255:
-                check_deadline()
-            n = stack.pop()
+        for n in popped(stack):
             src = None
             if n.type in ("simple_expansion", "expansion"):
                 name = next((c for c in n.named_children if c.type == "variable_name"), None)
@@ -338,12 +342,7 @@ class _Reader:
 
     def walk(self, node: Any) -> None:
         stack = [node]
-        visited = 0
-        while stack:
-            visited += 1
-            if not visited & 255:
-                check_deadline()
-            n = stack.pop()
+        for n in popped(stack):
             t = n.type
             if t == "variable_assignment":
                 self.assign(n)
@@ -377,6 +376,9 @@ class _Reader:
         )
         if pick is not None:
             self.env[self.text(var)] = pick
+        # `for c in $(xxd -p ~/.netrc)`: each value is a piece of what the substitution read
+        if src := next((t for c in n.children_by_field_name("value") if (t := self.taint_of(c))), None):
+            self.taint[self.text(var)] = src
 
     def read_vars(self, stmt: Any, src: Source) -> None:
         """`... | while read -r a b; do`: the variables `read` fills hold what the loop is fed."""
@@ -477,9 +479,9 @@ class _Reader:
                     (s for s in (self.taint_of(x) for x in tainted) if s), None
                 )
                 listing = _home_listing(words) if i == 0 else listing
-            elif src and run and (_sends(run) or _base(run[0]) in _DNS or _base(run[0]) == "ssh"):
+            elif src and run and (_sends(run) or _dns(run) or _base(run[0]) == "ssh"):
                 dest = _dest(run) or "the network"
-                how = "in DNS lookups of" if _base(run[0]) in _DNS else "to"
+                how = "in DNS lookups of" if _dns(run) else "to"
                 sev, said = "critical", f"reads {src[0]} and sends it {how} {dest}"
                 if _base(run[0]) == "curl" and _config_from_stdin(run):
                     # `printf 'header = "Authorization: Bearer %s"' "$KEY" | curl -K - URL`: curl reads
@@ -661,7 +663,7 @@ class _Reader:
                         "secret-network", "critical", line, f"reads {src.what} and copies it to {dest}", src
                     )
                     break
-        elif name in _DNS:
+        elif _dns(words):
             for n, w in zip(nodes[1:], words[1:], strict=False):
                 src = self.taint_of(n)
                 if src:
@@ -672,6 +674,10 @@ class _Reader:
             # service what is put into it
             sev, text = sent(src, to)
             self.flow("secret-network", sev, line, text, src)
+        elif to in _REGISTRIES.values() and len(self.facts.sent_files) < 32:
+            # what another file of the skill wrote into the package goes with it
+            folder = next((w for w in words[2:] if not w.startswith("-") and "://" not in w), ".")
+            self.facts.sent_files.append((line, folder.rstrip("/") + "/", to))
         elif name in _INTERP or words[0] in self.downloads:
             script = (
                 next((w for w in words[1:] if not w.startswith("-")), None) if name in _INTERP else words[0]
@@ -709,7 +715,7 @@ class _Reader:
                     )
                     break
         elif name == "git":
-            self.git(words, line)
+            self.git(words, line, nodes)
         elif name == "find":
             self.find(words, line)
         elif name == "tee":
@@ -718,6 +724,10 @@ class _Reader:
             for w in words[1:]:
                 if not w.startswith("-"):
                     self.wrote(w, line, body)
+        elif name in _ERASERS and (w := next((w for w in words[1:] if _AUDIT_LOG.match(w)), None)):
+            self.flow(
+                "destruction", "high", line, f"erases {w}, a record of who logged in and what ran", None
+            )
         elif name == "shred":
             for w in words[1:]:
                 if not w.startswith("-") and destroys(w):
@@ -751,7 +761,11 @@ class _Reader:
     def carried(self, to: str, nodes: list[Any]) -> Source | None:
         """The secret a command carries to `to`: in its arguments, or (a package published) a
         credential copied into what it publishes."""
-        src = self.staged if to in _REGISTRIES.values() else None
+        src = None
+        if to in _REGISTRIES.values():
+            # copied in, or written to a file of the working tree (`cat ~/.netrc > src/blob.txt`)
+            kept = (s for p, s in self.staged_paths.items() if not p.startswith(("/", "~", "$")))
+            src = self.staged or next(kept, None)
         return src or next((t for n in nodes[1:] if (t := self.taint_of(n))), None)
 
     def stage(self, name: str, words: list[str], line: int) -> None:
@@ -786,8 +800,9 @@ class _Reader:
                 self.staged_paths.setdefault(dest.rstrip("/"), src)
             return
 
-    def git(self, words: list[str], line: int) -> None:
-        """`git remote add NAME URL`, `git add` in or of a credential folder, `git push` of what was staged."""
+    def git(self, words: list[str], line: int, nodes: list[Any]) -> None:
+        """`git remote add NAME URL` (a secret in the URL goes out when git talks to the remote), `git
+        add` in or of a credential folder, `git push` of what was staged."""
         args = words[1:]
         if len(args) > 2 and args[0] == "-C":
             here = self.secret(args[1], line)
@@ -807,7 +822,7 @@ class _Reader:
             "push" in args
             and self.emptied is not None
             and any(
-                w in ("-f", "--mirror") or w.startswith(("--force", "+"))
+                w == "--mirror" or w.startswith(("--force", "+")) or re.fullmatch(r"-[a-z]*f[a-z]*", w)
                 for w in args[args.index("push") + 1 :]
             )
         ):
@@ -819,8 +834,18 @@ class _Reader:
                 None,
             )
             self.emptied = None
-        if args[:2] == ["remote", "add"] and len(args) >= 4:
+        talks = args[:1] in (["push"], ["fetch"], ["pull"], ["ls-remote"]) or args[:2] == ["remote", "update"]
+        # the remote named, `origin` when none is, every remote for `git remote update`
+        named = [w for w in args[1:] if not w.startswith("-")][:1] or ["origin"]
+        named = list(self.remote_secrets) if args[:1] == ["remote"] else named
+        if talks and (hit := next((r for r in named if r in self.remote_secrets), None)) is not None:
+            sev, text = sent(self.remote_secrets[hit], self.remotes[hit])
+            self.flow("secret-network", sev, line, text, self.remote_secrets[hit])
+        if args[:2] in (["remote", "add"], ["remote", "set-url"]) and len(args) >= 4:
             self.remotes[args[2]] = args[3]
+            k = len(words) - len(args) + 3  # the URL's node
+            if k < len(nodes) and (src := self.taint_of(nodes[k])) is not None:
+                self.remote_secrets[args[2]] = src
         elif args[:1] in (["add"], ["notes"], ["commit"], ["tag"]) and self.staged is None:
             if args[0] == "add":
                 given = [w for w in args[1:] if not w.startswith("-")]
@@ -928,26 +953,11 @@ class _Reader:
             return
 
 
-#: `find` tests that pick some files out of a tree (a deletion then is a clean-up, not a wipe).
-_NARROWING = {
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-regex",
-    "-iregex",
-    "-mtime",
-    "-mmin",
-    "-atime",
-    "-amin",
-    "-ctime",
-    "-newer",
-    "-size",
-    "-empty",
-    "-user",
-    "-links",
-}
+#: `find` tests of a file's name or path, and all tests that pick some files out of a tree (a
+#: deletion then is a clean-up, not a wipe).
+_NAME_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename"}
+_NARROWING = _NAME_TESTS | {"-regex", "-iregex", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-newer"}
+_NARROWING |= {"-size", "-empty", "-user", "-links"}
 #: Programs that delete or overwrite the files `find -exec` hands them.
 #: Values that are, or list, the machine's disks.
 _DEVICE_SOURCE = re.compile(
@@ -958,6 +968,8 @@ _DEVICE_SOURCE = re.compile(
 _DEVICE_REF = re.compile(r"(?:/dev/)?\$\{?(\w+)\}?(?:p?\d{1,2})?")
 _DISK_TOOLS = {"wipefs", "blkdiscard", "sgdisk", "mkswap", "shred"}
 _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
+#: The system's records of logins and of what ran: erasing them hides an intrusion.
+_AUDIT_LOG = re.compile(r"/var/log/(?:wtmp|btmp|lastlog|faillog|auth\.log|secure|audit/)")
 _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
 
 
@@ -978,13 +990,21 @@ def _erases(cmd: list[str]) -> bool:
 def _narrows(tail: list[str]) -> bool:
     """A `find` test that picks some files out (`-name '*.part'`, `-mtime +7`); a negated test
     (`! -name .ssh`, `-not -path ...`) or a pattern of wildcards only (`-name '.*'`) picks out
-    everything else."""
+    everything else, and so does a name test or'ed with one that matches anything (`\\( -name
+    '*.log' -o -name '*' \\)`), or a size any non-empty file has (`-size +0c`, `-size +$LIMIT`)."""
+    wild = [
+        i + 1 < len(tail) and re.fullmatch(r"[*?.\[\]!]*", tail[i + 1].strip("'\"")) is not None
+        for i, w in enumerate(tail)
+    ]
+    catch_all = any(w in ("-o", "-or") for w in tail) and any(
+        wild[i] for i, w in enumerate(tail) if w in _NAME_TESTS
+    )
     for i, w in enumerate(tail):
-        if w not in _NARROWING or i + 1 >= len(tail):
+        if w not in _NARROWING or i + 1 >= len(tail) or wild[i] or (catch_all and w in _NAME_TESTS):
             continue
         if i > 0 and tail[i - 1] in ("!", "-not", "\\!"):
             continue
-        if re.fullmatch(r"[*?.\[\]!]*", tail[i + 1].strip("'\"")):
+        if w == "-size" and re.fullmatch(r"\+(?:0+[bckwMG]?|\D.*)", tail[i + 1]):
             continue
         return True
     return False
