@@ -204,15 +204,48 @@ def find_config_path(explicit: Path | str | None = None, cwd: Path | None = None
 
 
 def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> Config:
+    """The effective config; a project file found only by being in `cwd` may not widen trust (ConfigError)."""
     path = find_config_path(explicit, cwd)
     if path is None:
         return Config()
     try:
-        return parse_config(_read_toml(path), path)
+        config = parse_config(_read_toml(path), path)
     except FileNotFoundError:
         if explicit is not None:
             raise ConfigError(f"{path}: config file not found") from None
         return Config()
+    chosen = explicit is not None or os.environ.get("SKILLYARD_CONFIG") or path == user_config_path()
+    if not chosen and (keys := _widening(config)):
+        raise ConfigError(
+            f"{path}: {', '.join(keys)}: a project's skillyard.toml, read because it is in the current"
+            " directory, may not widen what skills may do or whom skillyard trusts; to accept it,"
+            f" pass --config {path} (or set SKILLYARD_CONFIG)"
+        )
+    return config
+
+
+def _widening(c: Config) -> list[str]:
+    """The keys of `c` that loosen the sandbox, the network, installs or the server beyond the defaults.
+
+    Anyone can ship a skillyard.toml in a repository; `cd` into it must not be consent to these.
+    """
+    ex, default = c.execution, ExecutionSettings()
+    found = {
+        "execution.executor": ex.executor not in ("sandbox", "auto"),
+        "execution.network": ex.network,
+        "execution.host_roots": bool(ex.host_roots),
+        "execution.sandbox_uid": ex.sandbox_uid != default.sandbox_uid,
+        "execution.sandbox_gid": ex.sandbox_gid != default.sandbox_gid,
+        "execution.ray": ex.ray != default.ray,
+        "trust": bool(c.trust_sources or c.model_installs or c.model_local_paths),
+        "hub.index": c.hub_index is not None,
+        "install.root": c.install_root_override is not None,
+        "skills.remote": bool(c.remotes),
+        "search": c.search != SearchSettings(),
+        "serve": c.serve != ServeSettings(),
+    }
+    found |= {f"skill.{name}.network": bool(o.network) for name, o in c.skills.items()}
+    return [key for key, on in found.items() if on]
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
