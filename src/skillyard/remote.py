@@ -70,7 +70,8 @@ def sync(remote: RemoteSkills, *, limits: Limits | None = None) -> SyncReport:
     """Fetch `remote`'s skills and replace its cache with them; RemoteError when the server fails."""
     import anyio
 
-    fetched = anyio.run(_fetch, remote)
+    limits = limits or Limits()
+    fetched = anyio.run(_fetch, remote, limits)
     report = store(remote.name, fetched.files, remote.root, limits=limits, refused=fetched.refused)
     report.verified = fetched.verified
     return report
@@ -85,6 +86,17 @@ class _Fetched:
     files: dict[str, bytes] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)  #: skill -> why (before any file is written)
     verified: int = 0  #: files whose digest and size matched the server's manifest
+    size: int = 0  #: bytes read so far
+
+    def add(self, uri: str, data: bytes, limits: Limits) -> None:
+        """Keep one file; RemoteError once the remote sent more than a checkout may hold, so a server
+        that never stops listing or sending cannot fill memory before the per-skill limits apply."""
+        self.files[uri] = data
+        self.size += len(data)
+        if len(self.files) > limits.max_checkout_files or self.size > limits.max_checkout_bytes:
+            raise RemoteError(
+                f"sent more than {limits.max_checkout_files} files or {limits.max_checkout_bytes} bytes"
+            )
 
 
 def _target(remote: RemoteSkills) -> Any:
@@ -100,7 +112,7 @@ def _target(remote: RemoteSkills) -> Any:
     return remote.url
 
 
-async def _fetch(remote: RemoteSkills) -> _Fetched:
+async def _fetch(remote: RemoteSkills, limits: Limits) -> _Fetched:
     """Every skill file the server offers: through the Skills extension (digests checked) when it
     has it, else every `skill://` resource of `resources/list`."""
     import anyio
@@ -116,22 +128,27 @@ async def _fetch(remote: RemoteSkills) -> _Fetched:
                     if files is None:
                         continue  # "dynamic": the server cannot list it; read it like any resource below
                     for uri, digest, size in files:
+                        if size > limits.max_file_bytes:
+                            out.refused[skill] = f"{uri[:200]} is larger than {limits.max_file_bytes} bytes"
+                            break
                         data = await _read(client, uri)
                         if len(data) != size or digest != "sha256:" + hashlib.sha256(data).hexdigest():
                             out.refused[skill] = f"{uri[:200]} does not match the digest the server listed"
                             break
-                        out.files[uri] = data
+                        out.add(uri, data, limits)
                         out.verified += 1
                 listed = {k for k, v in manifests.items() if v is not None}
-                for uri in await _resource_uris(client):
+                for uri in await _resource_uris(client, limits.max_checkout_files):
                     skill = uri[len(SCHEME) :].partition("/")[0]
                     if skill not in listed:
-                        out.files[uri] = await _read(client, uri)
+                        out.add(uri, await _read(client, uri), limits)
     except TimeoutError:
         raise RemoteError(f"remote '{remote.name}' did not answer within {remote.timeout:g} s") from None
-    except RemoteError:
-        raise
     except Exception as e:  # the SDK and its transports raise their own kinds (MCPError, exception groups)
+        while isinstance(e, ExceptionGroup) and len(e.exceptions) == 1:
+            e = e.exceptions[0]
+        if isinstance(e, RemoteError):  # ours, from inside the client's task group
+            raise RemoteError(f"remote '{remote.name}' {e}") from None
         raise RemoteError(f"remote '{remote.name}' failed: {type(e).__name__}: {e}") from None
     for skill in out.refused:
         for uri in [u for u in out.files if u.startswith(f"{SCHEME}{skill}/")]:
@@ -180,19 +197,22 @@ async def _skills_list(client: Any) -> dict[str, list[tuple[str, str, int]] | No
                 and isinstance(r.get("size"), int)
             ]
             if len(out) > MAX_SKILLS:
-                raise RemoteError(f"remote offers more than {MAX_SKILLS} skills")
+                raise RemoteError(f"offers more than {MAX_SKILLS} skills")
         cursor = page.next_cursor
         if not cursor:
             break
     return out
 
 
-async def _resource_uris(client: Any) -> list[str]:
+async def _resource_uris(client: Any, most: int) -> list[str]:
+    """Every `skill://` URI of `resources/list`; RemoteError past `most`."""
     uris: list[str] = []
     cursor: str | None = None
     for _page in range(10_000):
         page = await client.list_resources(cursor=cursor)
         uris += [str(r.uri) for r in page.resources if str(r.uri).startswith(SCHEME)]
+        if len(uris) > most:
+            raise RemoteError(f"lists more than {most} files")
         cursor = page.next_cursor
         if not cursor:
             break

@@ -1,0 +1,86 @@
+"""A hostile remote for `skillyard remote sync`: a server that never stops listing or sending."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillyard.config import RemoteSkills
+from skillyard.install.hygiene import Limits
+from skillyard.remote import RemoteError, sync
+
+#: A real MCP server (the official SDK) over stdio: COUNT skills of SIZE bytes each, every read logged.
+FLOOD_SERVER = """
+import sys
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resources.types import FunctionResource
+
+count, size, log = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+server = MCPServer("flood")
+
+
+def reader(i):
+    def read() -> str:
+        with open(log, "a") as f:
+            f.write("read\\n")
+        return "---\\nname: s%d\\ndescription: A skill\\n---\\n" % i + "x" * size
+
+    return read
+
+
+for i in range(count):
+    server.add_resource(FunctionResource(uri=f"skill://s{i}/SKILL.md", name=f"s{i}", fn=reader(i)))
+server.run("stdio")
+"""
+
+LIMITS = Limits(max_checkout_files=50, max_checkout_bytes=2_000_000)
+
+
+def _flood(tmp_path: Path, count: int, size: int) -> tuple[RemoteSkills, Path]:
+    script, log = tmp_path / "flood.py", tmp_path / "reads.log"
+    script.write_text(FLOOD_SERVER, encoding="utf-8")
+    return RemoteSkills(
+        "flood", (sys.executable, str(script), str(count), str(size), str(log)), timeout=120
+    ), log
+
+
+def _reads(log: Path) -> int:
+    return len(log.read_text().split()) if log.exists() else 0
+
+
+def test_a_remote_listing_more_files_than_a_checkout_holds_is_refused_before_reading(tmp_path: Path) -> None:
+    remote, log = _flood(tmp_path, 300, 10)
+    with pytest.raises(RemoteError, match="remote 'flood' lists more than 50 files"):
+        sync(remote, limits=LIMITS)
+    assert _reads(log) == 0 and not remote.root.exists()
+
+
+def test_a_remote_sending_more_bytes_than_a_checkout_holds_stops_the_sync(tmp_path: Path) -> None:
+    """Each skill alone is within the limits; together they are not, and reading stops there."""
+    remote, log = _flood(tmp_path, 40, 100_000)
+    with pytest.raises(RemoteError, match="remote 'flood' sent more than 50 files or 2000000 bytes"):
+        sync(remote, limits=LIMITS)
+    assert _reads(log) == 20 and not remote.root.exists()
+
+
+def test_within_the_limits_everything_is_synced(tmp_path: Path) -> None:
+    remote, log = _flood(tmp_path, 10, 1000)
+    report = sync(remote, limits=LIMITS)
+    assert len(report.skills) == 10 and _reads(log) == 10
+
+
+def test_a_manifest_size_over_the_file_limit_is_refused_unread(tmp_path: Path, make_skill: Any) -> None:
+    """Through the Skills extension the listed size is checked before the file is read."""
+    src = tmp_path / "served"
+    make_skill(src, "alpha", "Alpha writes reports", files={"big.txt": "x" * 5000})
+    make_skill(src, "beta", "Beta does maths")
+    remote = RemoteSkills(
+        "team", (sys.executable, "-m", "skillyard", "--root", str(src), "serve"), timeout=60
+    )
+    report = sync(remote, limits=Limits(max_file_bytes=4000))
+    assert report.skills == ["beta"]
+    (reason,) = [r["reason"] for r in report.refused if r["skill"] == "alpha"]
+    assert reason == "skill://alpha/big.txt is larger than 4000 bytes"
