@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import sys
+import unicodedata
 from typing import IO, Any
 
 import click
@@ -22,20 +23,31 @@ from skillyard._cli_io import EXIT_FAIL, EXIT_OK, err_console, fail_usage
 from skillyard.chat import DEFAULT_MAX_TOOL_CALLS, DEFAULT_TIMEOUT, Chat, ChatError, make_client
 
 EXIT_INTERRUPTED = 130
-#: Longest argument text shown when asking before a run.
-SHOWN_ARGS = 600
+#: Longest call text asked about before a run; a longer call is refused, as no one can approve what
+#: they were not shown.
+SHOWN_ARGS = 4000
+
+
+def _visible(text: str, hidden: tuple[str, ...] = ("Cc",)) -> str:
+    """`text` with control characters (and the `hidden` Unicode categories) spelled out as escapes,
+    so a model cannot move the cursor, rewrite what the terminal shows or reach its clipboard."""
+    return "".join(
+        ascii(c)[1:-1] if c not in "\n\t" and unicodedata.category(c) in hidden else c for c in text
+    )
 
 
 def _describe(name: str, raw: Any) -> str:
-    """The call as the user is asked about it: for skill_run, the skill and the command."""
+    """The call as the user is asked about it (for skill_run, the skill and the command), every
+    character visible: escapes, carriage returns, bidi overrides and zero-width characters spelled out."""
     try:
         args = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
         args = raw
     if name == "skill_run" and isinstance(args, dict):
-        return f"skill_run in {args.get('skill')!s}: {args.get('command')!s}"[:SHOWN_ARGS]
-    shown = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
-    return f"{name} {shown}"[:SHOWN_ARGS]
+        text = f"skill_run in {args.get('skill')!s}: {args.get('command')!s}"
+    else:
+        text = f"{name} {raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)}"
+    return _visible(text, ("Cc", "Cf", "Zl", "Zp"))
 
 
 def _approver(yes: bool, interactive: bool) -> Any:
@@ -44,10 +56,17 @@ def _approver(yes: bool, interactive: bool) -> Any:
             return None
         what = _describe(name, raw)
         if not interactive:
+            why = "the user must approve runs and there is no terminal to ask on"
+        elif len(what) > SHOWN_ARGS:
+            why = f"the call is too long to show for approval ({len(what)} characters, at most {SHOWN_ARGS})"
+        else:
+            why = None
+        if why is not None:
+            shown = "no terminal to ask on" if not interactive else "too long to show"
             err_console().print(
-                Text(f"refused (no terminal to ask on; pass --yes to allow runs): {what}", style="yellow")
+                Text(f"refused ({shown}; pass --yes to allow runs): {what[:300]}", style="yellow")
             )
-            return "the user must approve runs and there is no terminal to ask on (skillyard chat --yes allows them)"
+            return f"{why} (skillyard chat --yes allows them)"
         try:
             answer = click.prompt(f"run {what}? [y/N]", default="n", show_default=False, err=True)
         except (EOFError, click.Abort):
@@ -167,7 +186,7 @@ def chat(
         max_tool_calls=max_tool_calls,
         stream=not no_stream,
         strict=strict,
-        on_text=lambda t: (out.file.write(t), out.file.flush()),
+        on_text=lambda t: (out.file.write(_visible(t)), out.file.flush()),
         on_tool=_show_tool(err),
     )
     # Ctrl-C reaches the command being run too; the loop answers what is left open and goes on.
