@@ -221,6 +221,8 @@ def _decode(arguments: Any) -> dict[str, Any] | str:
             arguments = json.loads(arguments)
         except json.JSONDecodeError as e:
             return f"invalid JSON arguments: {e.msg} at line {e.lineno} column {e.colno}"
+        except ValueError as e:  # an integer longer than Python converts (4300 digits)
+            return f"invalid JSON arguments: {e}"
         except RecursionError:
             return "invalid JSON arguments: nested too deeply"
     if not isinstance(arguments, dict):
