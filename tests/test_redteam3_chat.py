@@ -98,6 +98,14 @@ def test_model_text_cannot_drive_the_terminal(project: Path) -> None:
     assert proc.stdout.startswith("hello\\x1b]52;c;") and "world\n" in proc.stdout
 
 
+def test_deeply_nested_run_arguments_are_asked_about_not_a_crash(project: Path) -> None:
+    replies = [Reply(tool_calls=[("skill_run", "[" * 100_000)]), Reply(content="fine")]
+    with ChatServer(scripted(replies)) as server:
+        proc = chat(project, server.url, "--once", "go")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert "refused (no terminal to ask on" in proc.stderr and proc.stdout.strip() == "fine"
+
+
 class _Endless(BaseHTTPRequestHandler):
     """A Chat Completions stream that never ends: text chunks forever."""
 

@@ -41,7 +41,7 @@ def _describe(name: str, raw: Any) -> str:
     character visible: escapes, carriage returns, bidi overrides and zero-width characters spelled out."""
     try:
         args = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
+    except (ValueError, RecursionError):  # shown as sent; the toolkit tells the model what is wrong
         args = raw
     if name == "skill_run" and isinstance(args, dict):
         text = f"skill_run in {args.get('skill')!s}: {args.get('command')!s}"
