@@ -15,7 +15,7 @@ Configuring the remote is the trust decision; what it sends is still checked
 before anything is written. Every path must be a plain relative path inside
 its skill (the install hygiene rules: no `..`, no absolute paths, no
 backslashes or control characters, no case-folding clashes), each skill must
-have a SKILL.md and stay within the install size limits, and the install
+have a SKILL.md naming it as its URI does and stay within the install size limits, and the install
 scanner must not block it. A skill that fails is left out and reported; the
 others are kept. The cache is replaced in one rename, so a failed sync leaves
 the previous copy as it was.
@@ -280,6 +280,8 @@ def store(
             problem = _check_skill(by_skill[skill], limits)
             if problem is None:
                 _write(staging / skill, by_skill[skill])
+                problem = _misnamed(staging / skill, skill)
+            if problem is None:
                 scan = scan_path(staging / skill, name=skill)
                 if scan.blocked:
                     problem = f"blocked by the scanner ({scan.max_severity})"
@@ -319,6 +321,20 @@ def _check_skill(files: Mapping[PurePosixPath, bytes], limits: Limits) -> str | 
         total += len(data)
     if total > limits.max_total_bytes:
         return f"larger than {limits.max_total_bytes} bytes"
+    return None
+
+
+def _misnamed(directory: Path, name: str) -> str | None:
+    """Why the skill in `directory` would not be registered as `name` (the URI's checked name), or None.
+
+    The registry goes by the name inside the skill file, so without this a remote could offer
+    `Deploy` or a full-width `ｄｅｐｌｏｙ` beside a trusted local `deploy`."""
+    from skillyard.parsing import find_skill_file, parse_skill
+
+    path = find_skill_file(directory)
+    skill = parse_skill(path, "remote")[0] if path is not None else None
+    if skill is None or skill.name != name:
+        return f"its skill file names it {(skill.name if skill else None)!r}, not {name!r}"[:300]
     return None
 
 
