@@ -46,3 +46,14 @@ def test_a_chat_turn_survives_a_huge_integer(tmp_path: Path, make_skill: Any) ->
     (answer,) = [m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert "invalid JSON arguments: Exceeds the limit (4300 digits)" in answer
     assert json.loads(json.dumps(server.requests[1]))  # the conversation stayed valid JSON
+
+
+def test_a_body_with_a_huge_argument_index_still_loads(tmp_path: Path, make_skill: Any) -> None:
+    """`$` and 5000 digits in a body is text that matches no argument, not a failed tool."""
+    digits = "1" * 5000
+    make_skill(tmp_path / "skills", "big", body=f"Price ${digits}, $ARGUMENTS[{digits}], $1 and $ARGUMENTS\n")
+    toolkit = Toolkit(Registry.from_roots([tmp_path / "skills"], Config()))
+    result = toolkit.call("skill", json.dumps({"skill": "big", "args": "a b"}), session=Session())
+    assert not result.is_error, result.content
+    body = json.loads(result.content)[1]["text"]
+    assert f"Price ${digits}, $ARGUMENTS[{digits}], b and a b" in body  # $N counts from 0
