@@ -158,9 +158,6 @@ def chat(
 
     if yes and ask:
         fail_usage("--yes and --ask contradict each other")
-    obj = ctx.obj
-    if obj is None or not hasattr(obj, "registry"):
-        fail_usage("no registry available (run through the skillyard command)")
     base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
     model = model or os.environ.get("SKILLYARD_CHAT_MODEL") or "gpt-4o-mini"
     try:
@@ -176,7 +173,7 @@ def chat(
             transcript = open(transcript_path, "a", encoding="utf-8")  # noqa: SIM115 (closed in finally)
         except OSError as e:
             fail_usage(f"cannot write transcript {transcript_path}: {e.strerror or e}")
-    toolkit = Toolkit(obj.registry())
+    toolkit = Toolkit(ctx.obj.registry())
     session = Chat(
         toolkit,
         client,
