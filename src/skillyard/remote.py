@@ -27,7 +27,6 @@ import hashlib
 import os
 import re
 import shutil
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -36,7 +35,7 @@ from typing import Any, Literal
 import mcp_types
 
 from skillyard.config import RemoteSkills
-from skillyard.install.hygiene import HygieneError, Limits, check_member_name
+from skillyard.install.hygiene import HygieneError, Limits, Tracker, check_member_name
 
 __all__ = ["RemoteError", "SyncReport", "store", "sync"]
 
@@ -298,29 +297,19 @@ def store(
 
 
 def _check_skill(files: Mapping[PurePosixPath, bytes], limits: Limits) -> str | None:
-    """Why these files cannot be a skill here, or None."""
+    """Why these files cannot be a skill here (the install hygiene limits), or None."""
     if PurePosixPath("SKILL.md") not in files and PurePosixPath("skill.md") not in files:
         return "no SKILL.md"
-    if len(files) > limits.max_files:
-        return f"too many files ({len(files)}, at most {limits.max_files})"
-    total = 0
-    seen: dict[str, str] = {}
-    paths = set(files)
-    for path, data in files.items():
-        text = str(path)
-        if len(text) > limits.max_path_len or len(path.parts) > limits.max_depth:
-            return f"path too long or too deep: {text[:200]!r}"
-        key = unicodedata.normalize("NFC", text).casefold()
-        if key in seen:
-            return f"{text!r} clashes with {seen[key]!r} after case-folding"
-        seen[key] = text
-        if any(parent in paths for parent in path.parents):
-            return f"{text!r} is inside a file"
-        if len(data) > limits.max_file_bytes:
-            return f"{text!r} is larger than {limits.max_file_bytes} bytes"
-        total += len(data)
-    if total > limits.max_total_bytes:
-        return f"larger than {limits.max_total_bytes} bytes"
+    tracker = Tracker(limits)
+    try:
+        for path, data in files.items():
+            tracker.name(path)
+            tracker.file(str(path))
+            tracker.add_bytes(str(path), len(data), len(data))
+            if any(parent in files for parent in path.parents):
+                return f"{str(path)!r} is inside a file"
+    except HygieneError as e:
+        return f"{e.reason} ({(e.path or '')[:200]!r})"
     return None
 
 
