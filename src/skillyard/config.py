@@ -295,6 +295,12 @@ class _Reader:
                 raise self.err(name, f"unknown key (allowed: {', '.join(sorted(allowed))})")
         return v
 
+    def mapping(self, key: str, v: Any, what: str, ok: Any) -> dict[str, Any]:
+        """`v` as a table of `what`: string keys, and `ok(key, value)` true for every entry."""
+        if not isinstance(v, dict) or not all(isinstance(k, str) and ok(k, x) for k, x in v.items()):
+            raise self.err(key, f"must be a table of {what}")
+        return v
+
     def str_list(self, key: str, v: Any) -> list[str]:
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
             raise self.err(key, "must be a list of strings")
@@ -390,11 +396,7 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
     for name, t in r.table("skill", data.get("skill", {})).items():
         key = f"skill.{name}"
         r.table(key, t, {"enabled", "network", "env"})
-        env = t.get("env", {})
-        if not isinstance(env, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in env.items()
-        ):
-            raise r.err(f"{key}.env", "must be a table of string values")
+        env = r.mapping(f"{key}.env", t.get("env", {}), "string values", lambda _, v: isinstance(v, str))
         overrides[name] = SkillOverride(
             enabled=r.boolean(f"{key}.enabled", t["enabled"]) if "enabled" in t else None,
             network=r.boolean(f"{key}.network", t["network"]) if "network" in t else None,
@@ -442,16 +444,12 @@ def _remotes(r: _Reader, raw: Any) -> tuple[RemoteSkills, ...]:
         if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
             raise r.err(f"{key}.url", "must be an http:// or https:// URL")
         timeout = r.seconds(f"{key}.timeout", t.get("timeout", 60), 3600)
-        headers = t.get("headers", {})
-        if not isinstance(headers, dict) or not all(
-            isinstance(k, str)
-            and isinstance(v, str)
-            and _HEADER_NAME.match(k)
-            and "\n" not in v
-            and "\r" not in v
-            for k, v in headers.items()
-        ):
-            raise r.err(f"{key}.headers", "must be a table of HTTP header names to string values")
+        headers = r.mapping(
+            f"{key}.headers",
+            t.get("headers", {}),
+            "HTTP header names to string values",
+            lambda k, v: isinstance(v, str) and _HEADER_NAME.match(k) and "\n" not in v and "\r" not in v,
+        )
         if headers and url is None:
             raise r.err(f"{key}.headers", "only applies to a url remote")
         out.append(RemoteSkills(name, tuple(command or ()), url, timeout, tuple(sorted(headers.items()))))
@@ -483,12 +481,12 @@ def _ray_settings(r: _Reader, t: Any) -> RaySettings:
         v = t.get(key, 1.0 if key == "num_cpus" else 15.0)
         if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= 10_000:
             raise r.err(f"execution.ray.{key}", "must be a positive number")
-    resources = t.get("resources", {})
-    if not isinstance(resources, dict) or not all(
-        isinstance(k, str) and not isinstance(v, bool) and isinstance(v, int | float) and v > 0
-        for k, v in resources.items()
-    ):
-        raise r.err("execution.ray.resources", "must be a table of resource names to positive amounts")
+    resources = r.mapping(
+        "execution.ray.resources",
+        t.get("resources", {}),
+        "resource names to positive amounts",
+        lambda _, v: not isinstance(v, bool) and isinstance(v, int | float) and v > 0,
+    )
     runtime_env = t.get("runtime_env")
     if runtime_env is not None and not isinstance(runtime_env, dict):
         raise r.err("execution.ray.runtime_env", "must be a table (Ray's runtime_env)")
