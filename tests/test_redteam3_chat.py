@@ -106,6 +106,52 @@ def test_deeply_nested_run_arguments_are_asked_about_not_a_crash(project: Path) 
     assert "refused (no terminal to ask on" in proc.stderr and proc.stdout.strip() == "fine"
 
 
+def test_tool_names_cannot_drive_the_terminal(project: Path) -> None:
+    name = "evil\x1b]52;c;ZWNobyBoaQ==\x07\x1b[2J"
+    with ChatServer(scripted([Reply(tool_calls=[(name, "{}")]), Reply(content="ok")])) as server:
+        proc = chat(project, server.url, "--once", "hi")
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stderr and "[evil\\x1b]52;c;" in proc.stderr
+
+
+class _HostileError(BaseHTTPRequestHandler):
+    """An endpoint whose error message carries terminal escapes."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        raw = json.dumps({"error": {"message": "no\x1b]52;c;ZWNobyBoaQ==\x07\x1b[2J", "type": "x"}}).encode()
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+def _serving(
+    handler: type[BaseHTTPRequestHandler], project: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        return chat(project, f"http://127.0.0.1:{server.server_address[1]}/v1", *args)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_endpoint_error_cannot_drive_the_terminal(project: Path) -> None:
+    proc = _serving(_HostileError, project, "--once", "hi")
+    assert proc.returncode == 1 and "\x1b" not in proc.stderr, proc.stderr
+    assert "no\\x1b]52;c;" in proc.stderr
+
+
 class _Endless(BaseHTTPRequestHandler):
     """A Chat Completions stream that never ends: text chunks forever."""
 
@@ -131,15 +177,6 @@ class _Endless(BaseHTTPRequestHandler):
 
 
 def test_an_endless_stream_ends_the_turn(project: Path) -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Endless)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-        proc = chat(project, url, "--once", "hi", "--timeout", "10")
-    finally:
-        server.shutdown()
-        server.server_close()
+    proc = _serving(_Endless, project, "--once", "hi", "--timeout", "10")
     assert proc.returncode == 1, proc.stderr[-500:]
     assert "the model endpoint sent more than" in proc.stderr

@@ -84,7 +84,9 @@ def _show_tool(console: Console) -> Any:
             return
         style = "red" if result.is_error else "dim"
         console.print(
-            Text(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}", style=style)
+            Text(
+                _visible(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}"), style=style
+            )
         )
         if name != "skill_run" or result.is_error:
             return
@@ -212,7 +214,7 @@ def _one_turn(session: Chat, prompt: str, out: Console, err: Console) -> int:
         return EXIT_INTERRUPTED
     except ChatError as e:
         out.file.write("\n")
-        err.print(Text(f"error: {e}", style="red"))
+        err.print(Text(_visible(f"error: {e}"), style="red"))  # the endpoint's words
         return EXIT_FAIL
     if not result.text.endswith("\n"):
         out.file.write("\n")
