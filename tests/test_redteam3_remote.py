@@ -116,3 +116,39 @@ def test_a_remote_skill_is_registered_only_under_its_checked_name(tmp_path: Path
     registry = Registry.from_roots([tmp_path / "local", root], Config())
     assert sorted(s.name for s in registry.skills) == ["deploy", "other"]
     assert registry.get("deploy").description == "Deploys the app safely."
+
+
+#: A real MCP server over stdio whose skill names and paths carry terminal escapes.
+ESCAPES_SERVER = """
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resources.types import FunctionResource
+
+server = MCPServer("escapes")
+for uri in ["skill://a\\x1b]52;c;ZWNobyBoaQ==\\x07/SKILL.md", "skill://ok/SKILL.md", "skill://ok/b\\x1b[2Jc"]:
+    server.add_resource(FunctionResource(uri=uri, name="x", fn=lambda: "---\\nname: ok\\ndescription: A skill\\n---\\n"))
+server.run("stdio")
+"""
+
+
+def test_a_remotes_names_reach_the_terminal_spelled_out(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+
+    script = tmp_path / "escapes.py"
+    script.write_text(ESCAPES_SERVER, encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[[skills.remote]]\nname = "esc"\ncommand = {json.dumps([sys.executable, str(script)])}\n'
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillyard", "--config", str(config), "remote", "sync"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "NO_COLOR": "1"},
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "\x1b" not in proc.stdout + proc.stderr
+    assert "refused a\\x1b]52;c;" in proc.stdout and "refused ok:" in proc.stdout

@@ -12,28 +12,19 @@ import json
 import os
 import signal
 import sys
-import unicodedata
 from typing import IO, Any
 
 import click
 from rich.console import Console
 from rich.text import Text
 
-from skillyard._cli_io import EXIT_FAIL, EXIT_OK, err_console, fail_usage
+from skillyard._cli_io import EXIT_FAIL, EXIT_OK, err_console, fail_usage, visible
 from skillyard.chat import DEFAULT_MAX_TOOL_CALLS, DEFAULT_TIMEOUT, Chat, ChatError, make_client
 
 EXIT_INTERRUPTED = 130
 #: Longest call text asked about before a run; a longer call is refused, as no one can approve what
 #: they were not shown.
 SHOWN_ARGS = 4000
-
-
-def _visible(text: str, hidden: tuple[str, ...] = ("Cc",)) -> str:
-    """`text` with control characters (and the `hidden` Unicode categories) spelled out as escapes,
-    so a model cannot move the cursor, rewrite what the terminal shows or reach its clipboard."""
-    return "".join(
-        ascii(c)[1:-1] if c not in "\n\t" and unicodedata.category(c) in hidden else c for c in text
-    )
 
 
 def _describe(name: str, raw: Any) -> str:
@@ -47,7 +38,7 @@ def _describe(name: str, raw: Any) -> str:
         text = f"skill_run in {args.get('skill')!s}: {args.get('command')!s}"
     else:
         text = f"{name} {raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)}"
-    return _visible(text, ("Cc", "Cf", "Zl", "Zp"))
+    return visible(text, ("Cc", "Cf", "Zl", "Zp"))
 
 
 def _approver(yes: bool, interactive: bool) -> Any:
@@ -84,9 +75,7 @@ def _show_tool(console: Console) -> Any:
             return
         style = "red" if result.is_error else "dim"
         console.print(
-            Text(
-                _visible(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}"), style=style
-            )
+            Text(visible(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}"), style=style)
         )
         if name != "skill_run" or result.is_error:
             return
@@ -185,7 +174,7 @@ def chat(
         max_tool_calls=max_tool_calls,
         stream=not no_stream,
         strict=strict,
-        on_text=lambda t: (out.file.write(_visible(t)), out.file.flush()),
+        on_text=lambda t: (out.file.write(visible(t)), out.file.flush()),
         on_tool=_show_tool(err),
     )
     # Ctrl-C reaches the command being run too; the loop answers what is left open and goes on.
@@ -214,7 +203,7 @@ def _one_turn(session: Chat, prompt: str, out: Console, err: Console) -> int:
         return EXIT_INTERRUPTED
     except ChatError as e:
         out.file.write("\n")
-        err.print(Text(_visible(f"error: {e}"), style="red"))  # the endpoint's words
+        err.print(Text(visible(f"error: {e}"), style="red"))  # the endpoint's words
         return EXIT_FAIL
     if not result.text.endswith("\n"):
         out.file.write("\n")
