@@ -46,25 +46,24 @@ def _approver(yes: bool, interactive: bool) -> Any:
         if yes:
             return None
         what = _describe(name, raw)
-        if not interactive:
-            why = "the user must approve runs and there is no terminal to ask on"
-        elif len(what) > SHOWN_ARGS:
+        if interactive and len(what) <= SHOWN_ARGS:
+            try:
+                answer = click.prompt(f"run {what}? [y/N]", default="n", show_default=False, err=True)
+            except (EOFError, click.Abort):
+                answer = "n"
+            return None if answer.strip().lower() in ("y", "yes") else "the user declined this run"
+        if interactive:
+            short = "too long to show"
             why = f"the call is too long to show for approval ({len(what)} characters, at most {SHOWN_ARGS})"
         else:
-            why = None
-        if why is not None:
-            shown = "no terminal to ask on" if not interactive else "too long to show"
-            err_console().print(
-                Text(f"refused ({shown}; pass --yes to allow runs): {what[:300]}", style="yellow")
+            short, why = (
+                "no terminal to ask on",
+                "the user must approve runs and there is no terminal to ask on",
             )
-            return f"{why} (skillyard chat --yes allows them)"
-        try:
-            answer = click.prompt(f"run {what}? [y/N]", default="n", show_default=False, err=True)
-        except (EOFError, click.Abort):
-            answer = "n"
-        if answer.strip().lower() in ("y", "yes"):
-            return None
-        return "the user declined this run"
+        err_console().print(
+            Text(f"refused ({short}; pass --yes to allow runs): {what[:300]}", style="yellow")
+        )
+        return f"{why} (skillyard chat --yes allows them)"
 
     return approve
 
