@@ -337,8 +337,8 @@ def test_stdin_turns_without_once(project: Path) -> None:
     replies = [Reply(content="first answer"), Reply(content="second answer")]
     with ChatServer(scripted(replies)) as server:
         env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
-        cmd = [sys.executable, "-m", "skillyard", "--root", str(project / "skills"), "chat"]
-        cmd += ["--base-url", server.url, "--model", "m"]
+        cmd = [sys.executable, "-m", "skillyard", "--root", str(project / "skills")]
+        cmd += ["--config", str(project / "skillyard.toml"), "chat", "--base-url", server.url, "--model", "m"]
         proc = subprocess.run(
             cmd, cwd=project, env=env, input="one\n\ntwo\n", capture_output=True, text=True, timeout=30
         )

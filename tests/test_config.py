@@ -51,7 +51,7 @@ network = true
 env = { API_BASE = "https://api.example" }
 """,
     )
-    cfg = load_config(cwd=tmp_path)
+    cfg = load_config(tmp_path / "skillyard.toml")  # named: from the cwd alone it may not widen trust
     assert cfg.path == tmp_path / "skillyard.toml"
     assert cfg.roots == (tmp_path / "skills", Path.home() / "team-skills")
     assert cfg.value("browser.enabled") is True and cfg.value("mail.enabled") == "yes"

@@ -50,7 +50,7 @@ def call(tk: Toolkit, session: Session, name: str, args: dict) -> tuple[str, boo
 def test_agent_flow(
     project: Path, tmp_path: Path, incoming: Path, make_skill, request: pytest.FixtureRequest
 ) -> None:
-    config = load_config(cwd=project)
+    config = load_config(project / "skillyard.toml")  # named: it widens trust
     reg = Registry.discover(config, cwd=project, cache=False)
     tk = Toolkit(reg)
     request.addfinalizer(tk.close)  # the skill_run workspace goes when the test does, not at GC

@@ -24,6 +24,7 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "skillyard", *args],
         cwd=cwd,
+        env={**os.environ, "SKILLYARD_CONFIG": str(cwd / "skillyard.toml")},  # named: the person's say
         capture_output=True,
         text=True,
         timeout=120,
@@ -48,7 +49,9 @@ def served(tmp_path: Path, make_skill: Any) -> Path:
 def _config(tmp_path: Path, src: Path, name: str = "team") -> Path:
     cfg = tmp_path / "project" / "skillyard.toml"
     cfg.parent.mkdir(parents=True, exist_ok=True)
-    command = json.dumps([sys.executable, "-m", "skillyard", "--root", str(src), "serve"])
+    command = json.dumps(
+        [sys.executable, "-m", "skillyard", "--config", str(cfg), "--root", str(src), "serve"]
+    )
     cfg.write_text(
         f'[execution]\nexecutor = "local"\n\n[[skills.remote]]\nname = "{name}"\ncommand = {command}\ntimeout = 60\n',
         encoding="utf-8",

@@ -18,24 +18,27 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from skillyard._cli_io import EXIT_FAIL, EXIT_OK, err_console, fail_usage
+from skillyard._cli_io import EXIT_FAIL, EXIT_OK, err_console, fail_usage, visible
 from skillyard.chat import DEFAULT_MAX_TOOL_CALLS, DEFAULT_TIMEOUT, Chat, ChatError, make_client
 
 EXIT_INTERRUPTED = 130
-#: Longest argument text shown when asking before a run.
-SHOWN_ARGS = 600
+#: Longest call text asked about before a run; a longer call is refused, as no one can approve what
+#: they were not shown.
+SHOWN_ARGS = 4000
 
 
 def _describe(name: str, raw: Any) -> str:
-    """The call as the user is asked about it: for skill_run, the skill and the command."""
+    """The call as the user is asked about it (for skill_run, the skill and the command), every
+    character visible: escapes, carriage returns, bidi overrides and zero-width characters spelled out."""
     try:
         args = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
+    except (ValueError, RecursionError):  # shown as sent; the toolkit tells the model what is wrong
         args = raw
     if name == "skill_run" and isinstance(args, dict):
-        return f"skill_run in {args.get('skill')!s}: {args.get('command')!s}"[:SHOWN_ARGS]
-    shown = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
-    return f"{name} {shown}"[:SHOWN_ARGS]
+        text = f"skill_run in {args.get('skill')!s}: {args.get('command')!s}"
+    else:
+        text = f"{name} {raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)}"
+    return visible(text, ("Cc", "Cf", "Zl", "Zp"))
 
 
 def _approver(yes: bool, interactive: bool) -> Any:
@@ -43,18 +46,24 @@ def _approver(yes: bool, interactive: bool) -> Any:
         if yes:
             return None
         what = _describe(name, raw)
-        if not interactive:
-            err_console().print(
-                Text(f"refused (no terminal to ask on; pass --yes to allow runs): {what}", style="yellow")
+        if interactive and len(what) <= SHOWN_ARGS:
+            try:
+                answer = click.prompt(f"run {what}? [y/N]", default="n", show_default=False, err=True)
+            except (EOFError, click.Abort):
+                answer = "n"
+            return None if answer.strip().lower() in ("y", "yes") else "the user declined this run"
+        if interactive:
+            short = "too long to show"
+            why = f"the call is too long to show for approval ({len(what)} characters, at most {SHOWN_ARGS})"
+        else:
+            short, why = (
+                "no terminal to ask on",
+                "the user must approve runs and there is no terminal to ask on",
             )
-            return "the user must approve runs and there is no terminal to ask on (skillyard chat --yes allows them)"
-        try:
-            answer = click.prompt(f"run {what}? [y/N]", default="n", show_default=False, err=True)
-        except (EOFError, click.Abort):
-            answer = "n"
-        if answer.strip().lower() in ("y", "yes"):
-            return None
-        return "the user declined this run"
+        err_console().print(
+            Text(f"refused ({short}; pass --yes to allow runs): {what[:300]}", style="yellow")
+        )
+        return f"{why} (skillyard chat --yes allows them)"
 
     return approve
 
@@ -65,7 +74,7 @@ def _show_tool(console: Console) -> Any:
             return
         style = "red" if result.is_error else "dim"
         console.print(
-            Text(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}", style=style)
+            Text(visible(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}"), style=style)
         )
         if name != "skill_run" or result.is_error:
             return
@@ -139,9 +148,6 @@ def chat(
 
     if yes and ask:
         fail_usage("--yes and --ask contradict each other")
-    obj = ctx.obj
-    if obj is None or not hasattr(obj, "registry"):
-        fail_usage("no registry available (run through the skillyard command)")
     base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
     model = model or os.environ.get("SKILLYARD_CHAT_MODEL") or "gpt-4o-mini"
     try:
@@ -157,7 +163,7 @@ def chat(
             transcript = open(transcript_path, "a", encoding="utf-8")  # noqa: SIM115 (closed in finally)
         except OSError as e:
             fail_usage(f"cannot write transcript {transcript_path}: {e.strerror or e}")
-    toolkit = Toolkit(obj.registry())
+    toolkit = Toolkit(ctx.obj.registry())
     session = Chat(
         toolkit,
         client,
@@ -167,7 +173,7 @@ def chat(
         max_tool_calls=max_tool_calls,
         stream=not no_stream,
         strict=strict,
-        on_text=lambda t: (out.file.write(t), out.file.flush()),
+        on_text=lambda t: (out.file.write(visible(t)), out.file.flush()),
         on_tool=_show_tool(err),
     )
     # Ctrl-C reaches the command being run too; the loop answers what is left open and goes on.
@@ -196,7 +202,7 @@ def _one_turn(session: Chat, prompt: str, out: Console, err: Console) -> int:
         return EXIT_INTERRUPTED
     except ChatError as e:
         out.file.write("\n")
-        err.print(Text(f"error: {e}", style="red"))
+        err.print(Text(visible(f"error: {e}"), style="red"))  # the endpoint's words
         return EXIT_FAIL
     if not result.text.endswith("\n"):
         out.file.write("\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import unicodedata
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -20,6 +21,14 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def visible(text: str, hidden: tuple[str, ...] = ("Cc",)) -> str:
+    """`text` with control characters (and the `hidden` Unicode categories) spelled out as escapes,
+    so words from a model or a server cannot move the cursor, rewrite the screen or reach the clipboard."""
+    return "".join(
+        ascii(c)[1:-1] if c not in "\n\t" and unicodedata.category(c) in hidden else c for c in text
+    )
 
 
 class SafePath(click.Path):

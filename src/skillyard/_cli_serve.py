@@ -30,20 +30,11 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _config(ctx: click.Context) -> Any:
-    obj = ctx.obj
-    if obj is not None and hasattr(obj, "config"):
-        return obj.config
-    from skillyard.config import Config
-
-    return Config()
-
-
 def _http_auth(ctx: click.Context, host: str, token_file: Path | None, allowed_hosts: tuple[str, ...]) -> Any:
     """(verifier or None, serve settings): refuses, before binding, what must not be served."""
     from skillyard.mcp.auth import AnyOfVerifiers, AuthSetupError, JwtVerifier, load_token_file
 
-    serve_cfg = _config(ctx).serve
+    serve_cfg = ctx.obj.config.serve
     auth = serve_cfg.auth
     token_file = token_file or auth.token_file
     verifiers: list[Any] = []
@@ -85,15 +76,6 @@ def _setup_logging(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-
-
-def _registry(ctx: click.Context) -> Any:
-    obj = ctx.obj
-    if obj is not None and hasattr(obj, "registry"):
-        return obj.registry()
-    from skillyard.registry import Registry
-
-    return Registry.discover()
 
 
 @click.command("serve")
@@ -175,7 +157,7 @@ def serve(
     _setup_logging(level)
     from skillyard.mcp import build_server
 
-    registry = _registry(ctx)
+    registry = ctx.obj.registry()
     server = build_server(registry, tools=list(tools) or None, watch=watch, page_size=page_size)
     # The SDK's constructor installs its own (stderr) log handler; ours wins.
     _setup_logging(level)

@@ -20,13 +20,6 @@ from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
 from skillyard.tools.toolkit import MAX_ARGUMENT_BYTES
 
 
-def _registry(ctx: click.Context) -> Any:
-    obj = ctx.obj
-    if obj is None or not hasattr(obj, "registry"):
-        fail_usage("no registry available (run through the skillyard command)")
-    return obj.registry()
-
-
 def _load_session(path: str | None) -> Session:
     if path is None:
         return Session()
@@ -67,7 +60,7 @@ def prompt(
     as_json: bool,
 ) -> None:
     """Print the skills catalog (or the whole system message of a session)."""
-    reg = _registry(ctx)
+    reg = ctx.obj.registry()
     if session_path is not None:
         session = _load_session(session_path)
         text = Toolkit(reg, catalog_format=fmt, budget=budget).system_message(session, query=query)
@@ -105,7 +98,7 @@ def tools(
     ctx: click.Context, provider: str, tool_names: tuple[str, ...], strict: bool, as_json: bool
 ) -> None:
     """Print the tool definitions in a provider's format (JSON)."""
-    reg = _registry(ctx)
+    reg = ctx.obj.registry()
     try:
         toolkit = Toolkit(reg, tools=list(tool_names) or None)
         exported = toolkit.export(provider, strict=strict)
@@ -131,7 +124,7 @@ def call(
     ctx: click.Context, tool: str, arguments: str, session_path: str | None, load_mode: str, as_json: bool
 ) -> None:
     """Call TOOL with JSON ARGUMENTS and print exactly what the model would get ('-' reads stdin)."""
-    reg = _registry(ctx)
+    reg = ctx.obj.registry()
     if arguments == "-":
         arguments = _read_stdin()
     session = _load_session(session_path)
@@ -159,7 +152,7 @@ def call(
 @click.pass_context
 def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     """Find skills by keyword."""
-    reg = _registry(ctx)
+    reg = ctx.obj.registry()
     data = reports.search_report(reg, query, limit)
     if as_json:
         emit_json(data)

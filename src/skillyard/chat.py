@@ -33,6 +33,9 @@ __all__ = ["Chat", "ChatError", "TurnResult", "make_client"]
 DEFAULT_MAX_TOOL_CALLS = 25
 #: Seconds one request to the endpoint may take (connect, and between streamed chunks).
 DEFAULT_TIMEOUT = 60.0
+#: Characters of text and tool calls (each chunk counts at least one) a streamed answer may bring:
+#: the timeout is per chunk, so an endpoint that never stops would otherwise hold the turn forever.
+MAX_ANSWER_CHARS = 8_000_000
 
 #: approve(tool name, arguments) -> None when the call may go ahead, else the reason it may not.
 Approver = Callable[[str, Any], "str | None"]
@@ -219,11 +222,19 @@ class Chat:
         """A streamed answer, put together: text as it arrives, tool calls by index."""
         text: list[str] = []
         calls: dict[int, dict[str, str]] = {}
+        size = 0
         for chunk in stream:
+            size += 1
+            if size > MAX_ANSWER_CHARS:
+                getattr(stream, "close", lambda: None)()
+                raise ChatError(
+                    f"the model endpoint sent more than {MAX_ANSWER_CHARS} characters in one answer"
+                )
             for choice in chunk.choices or []:
                 delta = choice.delta
                 if delta is None:
                     continue
+                size += len(delta.content or "")
                 if delta.content:
                     text.append(delta.content)
                     self.on_text(delta.content)
@@ -234,6 +245,7 @@ class Chat:
                     if tc.function is not None:
                         slot["name"] += tc.function.name or ""
                         slot["arguments"] += tc.function.arguments or ""
+                        size += len(tc.function.name or "") + len(tc.function.arguments or "")
         return _assistant("".join(text) or None, [calls[i] for i in sorted(calls)])
 
     def _run(self, call: dict[str, Any]) -> None:

@@ -204,15 +204,48 @@ def find_config_path(explicit: Path | str | None = None, cwd: Path | None = None
 
 
 def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> Config:
+    """The effective config; a project file found only by being in `cwd` may not widen trust (ConfigError)."""
     path = find_config_path(explicit, cwd)
     if path is None:
         return Config()
     try:
-        return parse_config(_read_toml(path), path)
+        config = parse_config(_read_toml(path), path)
     except FileNotFoundError:
         if explicit is not None:
             raise ConfigError(f"{path}: config file not found") from None
         return Config()
+    chosen = explicit is not None or os.environ.get("SKILLYARD_CONFIG") or path == user_config_path()
+    if not chosen and (keys := _widening(config)):
+        raise ConfigError(
+            f"{path}: {', '.join(keys)}: a project's skillyard.toml, read because it is in the current"
+            " directory, may not widen what skills may do or whom skillyard trusts; to accept it,"
+            f" pass --config {path} (or set SKILLYARD_CONFIG)"
+        )
+    return config
+
+
+def _widening(c: Config) -> list[str]:
+    """The keys of `c` that loosen the sandbox, the network, installs or the server beyond the defaults.
+
+    Anyone can ship a skillyard.toml in a repository; `cd` into it must not be consent to these.
+    """
+    ex, default = c.execution, ExecutionSettings()
+    found = {
+        "execution.executor": ex.executor not in ("sandbox", "auto"),
+        "execution.network": ex.network,
+        "execution.host_roots": bool(ex.host_roots),
+        "execution.sandbox_uid": ex.sandbox_uid != default.sandbox_uid,
+        "execution.sandbox_gid": ex.sandbox_gid != default.sandbox_gid,
+        "execution.ray": ex.ray != default.ray,
+        "trust": bool(c.trust_sources or c.model_installs or c.model_local_paths),
+        "hub.index": c.hub_index is not None,
+        "install.root": c.install_root_override is not None,
+        "skills.remote": bool(c.remotes),
+        "search": c.search != SearchSettings(),
+        "serve": c.serve != ServeSettings(),
+    }
+    found |= {f"skill.{name}.network": bool(o.network) for name, o in c.skills.items()}
+    return [key for key, on in found.items() if on]
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -260,6 +293,12 @@ class _Reader:
             if allowed is not None and k not in allowed:
                 name = f"{key}.{k}" if key else k
                 raise self.err(name, f"unknown key (allowed: {', '.join(sorted(allowed))})")
+        return v
+
+    def mapping(self, key: str, v: Any, what: str, ok: Any) -> dict[str, Any]:
+        """`v` as a table of `what`: string keys, and `ok(key, value)` true for every entry."""
+        if not isinstance(v, dict) or not all(isinstance(k, str) and ok(k, x) for k, x in v.items()):
+            raise self.err(key, f"must be a table of {what}")
         return v
 
     def str_list(self, key: str, v: Any) -> list[str]:
@@ -357,11 +396,7 @@ def parse_config(data: dict[str, Any], path: Path | None = None) -> Config:
     for name, t in r.table("skill", data.get("skill", {})).items():
         key = f"skill.{name}"
         r.table(key, t, {"enabled", "network", "env"})
-        env = t.get("env", {})
-        if not isinstance(env, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in env.items()
-        ):
-            raise r.err(f"{key}.env", "must be a table of string values")
+        env = r.mapping(f"{key}.env", t.get("env", {}), "string values", lambda _, v: isinstance(v, str))
         overrides[name] = SkillOverride(
             enabled=r.boolean(f"{key}.enabled", t["enabled"]) if "enabled" in t else None,
             network=r.boolean(f"{key}.network", t["network"]) if "network" in t else None,
@@ -409,16 +444,12 @@ def _remotes(r: _Reader, raw: Any) -> tuple[RemoteSkills, ...]:
         if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
             raise r.err(f"{key}.url", "must be an http:// or https:// URL")
         timeout = r.seconds(f"{key}.timeout", t.get("timeout", 60), 3600)
-        headers = t.get("headers", {})
-        if not isinstance(headers, dict) or not all(
-            isinstance(k, str)
-            and isinstance(v, str)
-            and _HEADER_NAME.match(k)
-            and "\n" not in v
-            and "\r" not in v
-            for k, v in headers.items()
-        ):
-            raise r.err(f"{key}.headers", "must be a table of HTTP header names to string values")
+        headers = r.mapping(
+            f"{key}.headers",
+            t.get("headers", {}),
+            "HTTP header names to string values",
+            lambda k, v: isinstance(v, str) and _HEADER_NAME.match(k) and "\n" not in v and "\r" not in v,
+        )
         if headers and url is None:
             raise r.err(f"{key}.headers", "only applies to a url remote")
         out.append(RemoteSkills(name, tuple(command or ()), url, timeout, tuple(sorted(headers.items()))))
@@ -450,12 +481,12 @@ def _ray_settings(r: _Reader, t: Any) -> RaySettings:
         v = t.get(key, 1.0 if key == "num_cpus" else 15.0)
         if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= 10_000:
             raise r.err(f"execution.ray.{key}", "must be a positive number")
-    resources = t.get("resources", {})
-    if not isinstance(resources, dict) or not all(
-        isinstance(k, str) and not isinstance(v, bool) and isinstance(v, int | float) and v > 0
-        for k, v in resources.items()
-    ):
-        raise r.err("execution.ray.resources", "must be a table of resource names to positive amounts")
+    resources = r.mapping(
+        "execution.ray.resources",
+        t.get("resources", {}),
+        "resource names to positive amounts",
+        lambda _, v: not isinstance(v, bool) and isinstance(v, int | float) and v > 0,
+    )
     runtime_env = t.get("runtime_env")
     if runtime_env is not None and not isinstance(runtime_env, dict):
         raise r.err("execution.ray.runtime_env", "must be a table (Ray's runtime_env)")

@@ -15,7 +15,7 @@ Configuring the remote is the trust decision; what it sends is still checked
 before anything is written. Every path must be a plain relative path inside
 its skill (the install hygiene rules: no `..`, no absolute paths, no
 backslashes or control characters, no case-folding clashes), each skill must
-have a SKILL.md and stay within the install size limits, and the install
+have a SKILL.md naming it as its URI does and stay within the install size limits, and the install
 scanner must not block it. A skill that fails is left out and reported; the
 others are kept. The cache is replaced in one rename, so a failed sync leaves
 the previous copy as it was.
@@ -27,7 +27,6 @@ import hashlib
 import os
 import re
 import shutil
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -36,7 +35,7 @@ from typing import Any, Literal
 import mcp_types
 
 from skillyard.config import RemoteSkills
-from skillyard.install.hygiene import HygieneError, Limits, check_member_name
+from skillyard.install.hygiene import HygieneError, Limits, Tracker, check_member_name
 
 __all__ = ["RemoteError", "SyncReport", "store", "sync"]
 
@@ -70,7 +69,8 @@ def sync(remote: RemoteSkills, *, limits: Limits | None = None) -> SyncReport:
     """Fetch `remote`'s skills and replace its cache with them; RemoteError when the server fails."""
     import anyio
 
-    fetched = anyio.run(_fetch, remote)
+    limits = limits or Limits()
+    fetched = anyio.run(_fetch, remote, limits)
     report = store(remote.name, fetched.files, remote.root, limits=limits, refused=fetched.refused)
     report.verified = fetched.verified
     return report
@@ -85,6 +85,17 @@ class _Fetched:
     files: dict[str, bytes] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)  #: skill -> why (before any file is written)
     verified: int = 0  #: files whose digest and size matched the server's manifest
+    size: int = 0  #: bytes read so far
+
+    def add(self, uri: str, data: bytes, limits: Limits) -> None:
+        """Keep one file; RemoteError once the remote sent more than a checkout may hold, so a server
+        that never stops listing or sending cannot fill memory before the per-skill limits apply."""
+        self.files[uri] = data
+        self.size += len(data)
+        if len(self.files) > limits.max_checkout_files or self.size > limits.max_checkout_bytes:
+            raise RemoteError(
+                f"sent more than {limits.max_checkout_files} files or {limits.max_checkout_bytes} bytes"
+            )
 
 
 def _target(remote: RemoteSkills) -> Any:
@@ -100,7 +111,7 @@ def _target(remote: RemoteSkills) -> Any:
     return remote.url
 
 
-async def _fetch(remote: RemoteSkills) -> _Fetched:
+async def _fetch(remote: RemoteSkills, limits: Limits) -> _Fetched:
     """Every skill file the server offers: through the Skills extension (digests checked) when it
     has it, else every `skill://` resource of `resources/list`."""
     import anyio
@@ -116,22 +127,27 @@ async def _fetch(remote: RemoteSkills) -> _Fetched:
                     if files is None:
                         continue  # "dynamic": the server cannot list it; read it like any resource below
                     for uri, digest, size in files:
+                        if size > limits.max_file_bytes:
+                            out.refused[skill] = f"{uri[:200]} is larger than {limits.max_file_bytes} bytes"
+                            break
                         data = await _read(client, uri)
                         if len(data) != size or digest != "sha256:" + hashlib.sha256(data).hexdigest():
                             out.refused[skill] = f"{uri[:200]} does not match the digest the server listed"
                             break
-                        out.files[uri] = data
+                        out.add(uri, data, limits)
                         out.verified += 1
                 listed = {k for k, v in manifests.items() if v is not None}
-                for uri in await _resource_uris(client):
+                for uri in await _resource_uris(client, limits.max_checkout_files):
                     skill = uri[len(SCHEME) :].partition("/")[0]
                     if skill not in listed:
-                        out.files[uri] = await _read(client, uri)
+                        out.add(uri, await _read(client, uri), limits)
     except TimeoutError:
         raise RemoteError(f"remote '{remote.name}' did not answer within {remote.timeout:g} s") from None
-    except RemoteError:
-        raise
     except Exception as e:  # the SDK and its transports raise their own kinds (MCPError, exception groups)
+        while isinstance(e, ExceptionGroup) and len(e.exceptions) == 1:
+            e = e.exceptions[0]
+        if isinstance(e, RemoteError):  # ours, from inside the client's task group
+            raise RemoteError(f"remote '{remote.name}' {e}") from None
         raise RemoteError(f"remote '{remote.name}' failed: {type(e).__name__}: {e}") from None
     for skill in out.refused:
         for uri in [u for u in out.files if u.startswith(f"{SCHEME}{skill}/")]:
@@ -180,19 +196,22 @@ async def _skills_list(client: Any) -> dict[str, list[tuple[str, str, int]] | No
                 and isinstance(r.get("size"), int)
             ]
             if len(out) > MAX_SKILLS:
-                raise RemoteError(f"remote offers more than {MAX_SKILLS} skills")
+                raise RemoteError(f"offers more than {MAX_SKILLS} skills")
         cursor = page.next_cursor
         if not cursor:
             break
     return out
 
 
-async def _resource_uris(client: Any) -> list[str]:
+async def _resource_uris(client: Any, most: int) -> list[str]:
+    """Every `skill://` URI of `resources/list`; RemoteError past `most`."""
     uris: list[str] = []
     cursor: str | None = None
     for _page in range(10_000):
         page = await client.list_resources(cursor=cursor)
         uris += [str(r.uri) for r in page.resources if str(r.uri).startswith(SCHEME)]
+        if len(uris) > most:
+            raise RemoteError(f"lists more than {most} files")
         cursor = page.next_cursor
         if not cursor:
             break
@@ -260,6 +279,8 @@ def store(
             problem = _check_skill(by_skill[skill], limits)
             if problem is None:
                 _write(staging / skill, by_skill[skill])
+                problem = _misnamed(staging / skill, skill)
+            if problem is None:
                 scan = scan_path(staging / skill, name=skill)
                 if scan.blocked:
                     problem = f"blocked by the scanner ({scan.max_severity})"
@@ -276,29 +297,33 @@ def store(
 
 
 def _check_skill(files: Mapping[PurePosixPath, bytes], limits: Limits) -> str | None:
-    """Why these files cannot be a skill here, or None."""
+    """Why these files cannot be a skill here (the install hygiene limits), or None."""
     if PurePosixPath("SKILL.md") not in files and PurePosixPath("skill.md") not in files:
         return "no SKILL.md"
-    if len(files) > limits.max_files:
-        return f"too many files ({len(files)}, at most {limits.max_files})"
-    total = 0
-    seen: dict[str, str] = {}
-    paths = set(files)
-    for path, data in files.items():
-        text = str(path)
-        if len(text) > limits.max_path_len or len(path.parts) > limits.max_depth:
-            return f"path too long or too deep: {text[:200]!r}"
-        key = unicodedata.normalize("NFC", text).casefold()
-        if key in seen:
-            return f"{text!r} clashes with {seen[key]!r} after case-folding"
-        seen[key] = text
-        if any(parent in paths for parent in path.parents):
-            return f"{text!r} is inside a file"
-        if len(data) > limits.max_file_bytes:
-            return f"{text!r} is larger than {limits.max_file_bytes} bytes"
-        total += len(data)
-    if total > limits.max_total_bytes:
-        return f"larger than {limits.max_total_bytes} bytes"
+    tracker = Tracker(limits)
+    try:
+        for path, data in files.items():
+            tracker.name(path)
+            tracker.file(str(path))
+            tracker.add_bytes(str(path), len(data), len(data))
+            if any(parent in files for parent in path.parents):
+                return f"{str(path)!r} is inside a file"
+    except HygieneError as e:
+        return f"{e.reason} ({(e.path or '')[:200]!r})"
+    return None
+
+
+def _misnamed(directory: Path, name: str) -> str | None:
+    """Why the skill in `directory` would not be registered as `name` (the URI's checked name), or None.
+
+    The registry goes by the name inside the skill file, so without this a remote could offer
+    `Deploy` or a full-width `ｄｅｐｌｏｙ` beside a trusted local `deploy`."""
+    from skillyard.parsing import find_skill_file, parse_skill
+
+    path = find_skill_file(directory)
+    skill = parse_skill(path, "remote")[0] if path is not None else None
+    if skill is None or skill.name != name:
+        return f"its skill file names it {(skill.name if skill else None)!r}, not {name!r}"[:300]
     return None
 
 

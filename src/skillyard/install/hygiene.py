@@ -59,7 +59,7 @@ def check_member_name(name: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
-class _Tracker:
+class Tracker:
     """Counts files and bytes, and catches duplicate names after case-folding + NFC."""
 
     def __init__(self, limits: Limits) -> None:
@@ -97,7 +97,7 @@ def _safe_mode(mode: int) -> int:
     return 0o755 if mode & 0o111 else 0o644
 
 
-def _copy_stream(src: object, dest: Path, rel: str, tracker: _Tracker, mode: int) -> int:
+def _copy_stream(src: object, dest: Path, rel: str, tracker: Tracker, mode: int) -> int:
     written = 0
     fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as out:
@@ -143,7 +143,7 @@ def extract_archive(archive: Path, dest: Path, limits: Limits | None = None) -> 
     kind = detect_archive(archive)
     dest.mkdir(parents=True, exist_ok=True)
     compressed = max(archive.stat().st_size, 1)
-    tracker = _Tracker(limits)
+    tracker = Tracker(limits)
     try:
         if kind == "zip":
             _extract_zip(archive, dest, tracker)
@@ -157,7 +157,7 @@ def extract_archive(archive: Path, dest: Path, limits: Limits | None = None) -> 
         raise HygieneError(f"compression ratio above {limits.max_ratio:g}x (archive bomb)", archive.name)
 
 
-def _extract_zip(archive: Path, dest: Path, tracker: _Tracker) -> None:
+def _extract_zip(archive: Path, dest: Path, tracker: Tracker) -> None:
     limits = tracker.limits
     with zipfile.ZipFile(archive) as zf:
         infos = zf.infolist()
@@ -208,7 +208,7 @@ class _CappedStream:
         return data
 
 
-def _extract_tar(archive: Path, dest: Path, tracker: _Tracker, *, gz: bool) -> None:
+def _extract_tar(archive: Path, dest: Path, tracker: Tracker, *, gz: bool) -> None:
     limits = tracker.limits
     # Room for every member's header, padding and a long name beside the file data.
     cap = limits.max_total_bytes + 2 * limits.max_files * 4 * _BLOCK + limits.max_path_len
@@ -247,7 +247,7 @@ def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:
     else that is not a regular file or directory is refused. VCS directories are stripped.
     """
     limits = limits or Limits()
-    tracker = _Tracker(limits)
+    tracker = Tracker(limits)
     src_root = Path(src_root)
     try:
         st = os.lstat(src_root)

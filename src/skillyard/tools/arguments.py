@@ -49,7 +49,7 @@ def substitute_arguments(
             return env.get(m.group("env"), text)
         index = m.group("idx") or m.group("dotidx") or m.group("num")
         if index is not None:
-            i = int(index)
+            i = int(index) if len(index) < 10 else len(positional)  # past int()'s digit limit too
             return positional[i] if i < len(positional) else text  # unmatched stays literal
         if m.group("name") is not None:
             name = m.group("name")

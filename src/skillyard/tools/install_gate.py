@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 DISABLED = "installs by the model are disabled"
 DECLINED = "install declined by the user"
 ENABLE_HINT = (
-    "A person can allow installs by the model with `[trust] model_installs = true` in skillyard.toml "
+    "A person can allow installs by the model with `[trust] model_installs = true` in their config file "
     "(plus the sources in `[trust] sources`, and directories in `[trust] model_local_paths` for local "
     "paths), or install the skill themselves with `skillyard install SOURCE`."
 )

@@ -31,12 +31,12 @@ _GEMINI_KEEP = frozenset(
 
 def export_tools(defs: Sequence[ToolDef], provider: str, *, strict: bool = False) -> list[dict[str, Any]]:
     """`defs` in `provider`'s request format; raises ValueError naming the choices for an unknown provider."""
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider: {provider!r} (expected one of: {', '.join(PROVIDERS)})")
     if strict and provider not in STRICT_PROVIDERS:
         raise ValueError(
             f"strict mode is only for the {' and '.join(STRICT_PROVIDERS)} exports (got {provider!r})"
         )
-    if provider not in PROVIDERS:
-        raise ValueError(f"unknown provider: {provider!r} (expected one of: {', '.join(PROVIDERS)})")
     if provider == "gemini":
         return [
             {

@@ -33,7 +33,7 @@ DESCRIPTION = (
 #: the `install` action stays in the enum either way; its description says whether this host allows it
 INSTALL_OFF = (
     " The install action is disabled here: a person enables installs by the model with "
-    "`[trust] model_installs = true` in skillyard.toml, or installs skills with `skillyard install`."
+    "`[trust] model_installs = true` in their config file, or installs skills with `skillyard install`."
 )
 INSTALL_ON = (
     " install only takes sources the user listed, never replaces or shadows an existing skill"

@@ -20,7 +20,7 @@ from skillyard.session import Session
 from skillyard.tools.base import ToolDef, ToolResult
 from skillyard.tools.disclosure import DisclosureTools
 from skillyard.tools.invoke import InvokeTools
-from skillyard.tools.providers import PROVIDERS, export_tools
+from skillyard.tools.providers import export_tools
 from skillyard.tools.run import RunTool
 from skillyard.tools.skills_tool import SkillsTool
 
@@ -126,8 +126,6 @@ class Toolkit:
         `strict=True` (openai and openai-responses only) exports schemas in OpenAI's strict-mode
         subset with `strict: true`; `call()` reads calls in that shape back (docs/tools.md).
         """
-        if provider not in PROVIDERS:
-            raise ValueError(f"unknown provider: {provider!r} (expected one of: {', '.join(PROVIDERS)})")
         return export_tools(self.definitions(), provider, strict=strict)
 
     # ------------------------------------------------------------ dispatch
@@ -221,6 +219,8 @@ def _decode(arguments: Any) -> dict[str, Any] | str:
             arguments = json.loads(arguments)
         except json.JSONDecodeError as e:
             return f"invalid JSON arguments: {e.msg} at line {e.lineno} column {e.colno}"
+        except ValueError as e:  # an integer longer than Python converts (4300 digits)
+            return f"invalid JSON arguments: {e}"
         except RecursionError:
             return "invalid JSON arguments: nested too deeply"
     if not isinstance(arguments, dict):
