@@ -1138,6 +1138,16 @@ def test_a_correction_is_the_candidate_most_skills_use(tmp_path: Path) -> None:
     assert ix.explain("scab")["corrections"] == {"scab": []}
 
 
+def test_a_root_meets_its_words_whose_stem_lost_a_final_e(tmp_path: Path) -> None:
+    skills = [
+        write_skill(tmp_path, "postmortem", "Write a blameless review of an outage."),
+        write_skill(tmp_path, "other", "Write a review of a book."),
+    ]
+    ix = SearchIndex(skills)
+    assert stem("blaming") == "blam" and "blameless" in ix._lexical.relatives("blam")
+    assert names(ix.search("a review without blaming anyone", 1)) == ["postmortem"]
+
+
 def test_an_unknown_word_with_relatives_is_still_corrected(tmp_path: Path, without_word_list: None) -> None:
     skills = [
         write_skill(tmp_path, "dns-manager", "Point a domain at a server and manage DNS records."),

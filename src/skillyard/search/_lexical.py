@@ -186,10 +186,12 @@ def _body_fields(skill: Skill, limit: int) -> tuple[str, str, str]:
 
 
 def root(term: str) -> str:
-    """A stem's root for derivational matches: one derivational suffix dropped, if enough is left."""
+    """A stem's root for derivational matches: one derivational suffix dropped, if enough is left, and then
+    a final "e", as the stemmer drops it from a word ("blaming" is `blam`, "blameless" `blame` + less)."""
     for suffix in ROOT_SUFFIXES:
         if term.endswith(suffix) and len(term) - len(suffix) >= MIN_ROOT:
-            return term[: -len(suffix)]
+            base = term[: -len(suffix)]
+            return base[:-1] if base.endswith("e") and not base.endswith("ee") else base
     return term
 
 
@@ -546,18 +548,20 @@ class LexicalIndex:
         ix._by_name = {s.name: i for i, s in enumerate(skills)}
         if len(ix._by_name) != len(skills):
             return None
-        ix._postings.update(postings)
-        ix._lens.update(lens)
-        for f in _FIELD_NAMES:
-            if f not in lens:
-                ix._lens[f] = [0] * len(skills)
-            ix._len_sum[f] = sum(ix._lens[f])
-        ix._df = df
-        ix._doc_terms_stale = True
+        ix._lens = {f: [0] * len(skills) for f in _FIELD_NAMES}
+        ix._take(postings, lens, df)
         ix._pending_body = set(range(len(skills))) if body_chars else set()
 
         ix._snapshot_body = lambda: _snapshot_part(path.with_suffix(".body"), len(skills))
         return ix
+
+    def _take(self, postings: dict[str, Any], lens: dict[str, list[int]], df: dict[str, int]) -> None:
+        """Use the postings, field lengths and document frequencies of a snapshot part."""
+        self._postings.update(postings)
+        self._lens.update(lens)
+        self._len_sum.update((f, sum(v)) for f, v in self._lens.items())
+        self._df = df
+        self._doc_terms_stale = True
 
     def _merge_snapshot_body(self) -> bool:
         """Take the bodies from the snapshot (in the background thread); False when it cannot be used."""
@@ -569,12 +573,7 @@ class LexicalIndex:
         with self._lock:
             if self._free or self._pending_body != set(range(len(self._skills))):
                 return False  # changed since: index the bodies the ordinary way
-            self._postings.update(postings)
-            for f, v in lens.items():
-                self._lens[f] = v
-                self._len_sum[f] = sum(v)
-            self._df = df
-            self._doc_terms_stale = True
+            self._take(postings, lens, df)
             self._pending_body.clear()
             self._invalidate()
         return True
@@ -742,9 +741,9 @@ class LexicalIndex:
         base = root(term)
         out = set()
         for suffix in ("", *ROOT_SUFFIXES, "e", "es", "s"):
-            c = base + suffix
-            if c != term and c in self._df and root(c) == base:
-                out.add(c)
+            for c in (base + suffix, base + "e" + suffix):  # "blam" ~ "blameless"
+                if c != term and c in self._df and root(c) == base:
+                    out.add(c)
         return sorted(out)
 
     def split_compound(self, term: str) -> list[str]:
