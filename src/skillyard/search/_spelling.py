@@ -146,11 +146,10 @@ def _usage(term: str, generation: int) -> float:
     list is not in use."""
     if generation != 2 or not term.isascii() or not term.isalpha():
         return 0.0
-    with _lock:
+    with _lock:  # a form is stemmed only when listed: a stem costs more than a look-up
         words = _loaded[0].word_frequency
         found = [(n, w) for w in (term + e for e in _ENDINGS) if (n := words.dictionary.get(w, 0))]
-        total = words.total_words
-    return max((n / total for n, w in found if stem(w) == term), default=0.0)  # stems only what is listed
+    return max((n / words.total_words for n, w in found if stem(w) == term), default=0.0)
 
 
 def corrections(word: str) -> tuple[str, ...]:
