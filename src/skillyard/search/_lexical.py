@@ -519,19 +519,12 @@ class LexicalIndex:
                 {t for f in meta_fields for t in terms.get(f, ())} for terms in self._terms_of_docs() if terms
             )
             df_meta = dict(Counter(chain.from_iterable(per_doc)))
-            meta = (
-                SNAPSHOT_VERSION,
-                {f: self._postings[f] for f in meta_fields},
-                {f: self._lens[f] for f in meta_fields},
-                df_meta,
-            )
-            body = (
-                SNAPSHOT_VERSION,
-                {f: self._postings[f] for f in _BODY_FIELDS},
-                {f: self._lens[f] for f in _BODY_FIELDS},
-                self._df,
-            )
-            return marshal.dumps(meta), marshal.dumps(body)
+            return self._part(meta_fields, df_meta), self._part(_BODY_FIELDS, self._df)
+
+    def _part(self, fields: Sequence[str], df: dict[str, int]) -> bytes:
+        """A snapshot part: (version, postings, lengths, df) of `fields`, as `_snapshot_part` reads it."""
+        postings = {f: self._postings[f] for f in fields}
+        return marshal.dumps((SNAPSHOT_VERSION, postings, {f: self._lens[f] for f in fields}, df))
 
     @classmethod
     def restore(

@@ -113,17 +113,12 @@ def available() -> bool:
     return _checker() is not None
 
 
-def _frequency(word: str) -> float:
-    checker = _checker()
-    if checker is None:
-        return 0.0
-    with _lock:
-        return float(checker.word_usage_frequency(word))
-
-
 def is_word(word: str) -> bool:
     """Whether `word` (casefolded) is a common enough English word not to be read as a typo."""
-    return len(word) >= MIN_LENGTH and word.isascii() and word.isalpha() and _frequency(word) >= MIN_FREQUENCY
+    if len(word) < MIN_LENGTH or not word.isascii() or not word.isalpha() or (checker := _checker()) is None:
+        return False
+    with _lock:
+        return bool(checker.word_usage_frequency(word) >= MIN_FREQUENCY)
 
 
 def stem_is_word(term: str) -> bool:
