@@ -459,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--requests",
         default="requests.json",
-        help="request set under benchmarks/search_eval (requests.json, heldout2-6.json: all read for tuning)",
+        help="request set under benchmarks/search_eval (requests.json, heldout2-8.json: all read for tuning)",
     )
     args = ap.parse_args(argv)
 

@@ -9,9 +9,9 @@
   the same root, a synonym (`_synonyms`), or, when no skill uses the word, a
   spelling correction (one edit away from a word the skills use; with the
   optional English word list (`_spelling`), never for an English word) or the
-  two words it runs together. Vague words and numbers weigh less. Phrases of
-  the synonym table and two query words the skills write as one are query
-  terms of their own.
+  two words it runs together. Vague words, numbers and (with the word list)
+  common English words weigh less. Phrases of the synonym table and two query
+  words the skills write as one are query terms of their own.
 * Only the skills that can reach the requested top are scored in full (`_ranked`
   says why that gives exactly the ranking of scoring every matching skill), so
   words found in most skills do not cost a pass over every skill.
@@ -186,10 +186,12 @@ def _body_fields(skill: Skill, limit: int) -> tuple[str, str, str]:
 
 
 def root(term: str) -> str:
-    """A stem's root for derivational matches: one derivational suffix dropped, if enough is left."""
+    """A stem's root for derivational matches: one derivational suffix dropped, if enough is left, and then
+    a final "e", as the stemmer drops it from a word ("blaming" is `blam`, "blameless" `blame` + less)."""
     for suffix in ROOT_SUFFIXES:
         if term.endswith(suffix) and len(term) - len(suffix) >= MIN_ROOT:
-            return term[: -len(suffix)]
+            base = term[: -len(suffix)]
+            return base[:-1] if base.endswith("e") and not base.endswith("ee") else base
     return term
 
 
@@ -217,6 +219,7 @@ class _Word:
     best: dict[int, float]
     explained: dict[int, float]
     weight: float
+    scale: float = 1.0  #: the share of its weight the word carries (`_scale`)
     _order: tuple[list[int], list[float], float] | None = None
 
     def by_score(self) -> tuple[list[int], list[float], float]:
@@ -516,19 +519,12 @@ class LexicalIndex:
                 {t for f in meta_fields for t in terms.get(f, ())} for terms in self._terms_of_docs() if terms
             )
             df_meta = dict(Counter(chain.from_iterable(per_doc)))
-            meta = (
-                SNAPSHOT_VERSION,
-                {f: self._postings[f] for f in meta_fields},
-                {f: self._lens[f] for f in meta_fields},
-                df_meta,
-            )
-            body = (
-                SNAPSHOT_VERSION,
-                {f: self._postings[f] for f in _BODY_FIELDS},
-                {f: self._lens[f] for f in _BODY_FIELDS},
-                self._df,
-            )
-            return marshal.dumps(meta), marshal.dumps(body)
+            return self._part(meta_fields, df_meta), self._part(_BODY_FIELDS, self._df)
+
+    def _part(self, fields: Sequence[str], df: dict[str, int]) -> bytes:
+        """A snapshot part: (version, postings, lengths, df) of `fields`, as `_snapshot_part` reads it."""
+        postings = {f: self._postings[f] for f in fields}
+        return marshal.dumps((SNAPSHOT_VERSION, postings, {f: self._lens[f] for f in fields}, df))
 
     @classmethod
     def restore(
@@ -546,18 +542,20 @@ class LexicalIndex:
         ix._by_name = {s.name: i for i, s in enumerate(skills)}
         if len(ix._by_name) != len(skills):
             return None
-        ix._postings.update(postings)
-        ix._lens.update(lens)
-        for f in _FIELD_NAMES:
-            if f not in lens:
-                ix._lens[f] = [0] * len(skills)
-            ix._len_sum[f] = sum(ix._lens[f])
-        ix._df = df
-        ix._doc_terms_stale = True
+        ix._lens = {f: [0] * len(skills) for f in _FIELD_NAMES}
+        ix._take(postings, lens, df)
         ix._pending_body = set(range(len(skills))) if body_chars else set()
 
         ix._snapshot_body = lambda: _snapshot_part(path.with_suffix(".body"), len(skills))
         return ix
+
+    def _take(self, postings: dict[str, Any], lens: dict[str, list[int]], df: dict[str, int]) -> None:
+        """Use the postings, field lengths and document frequencies of a snapshot part."""
+        self._postings.update(postings)
+        self._lens.update(lens)
+        self._len_sum.update((f, sum(v)) for f, v in self._lens.items())
+        self._df = df
+        self._doc_terms_stale = True
 
     def _merge_snapshot_body(self) -> bool:
         """Take the bodies from the snapshot (in the background thread); False when it cannot be used."""
@@ -569,12 +567,7 @@ class LexicalIndex:
         with self._lock:
             if self._free or self._pending_body != set(range(len(self._skills))):
                 return False  # changed since: index the bodies the ordinary way
-            self._postings.update(postings)
-            for f, v in lens.items():
-                self._lens[f] = v
-                self._len_sum[f] = sum(v)
-            self._df = df
-            self._doc_terms_stale = True
+            self._take(postings, lens, df)
             self._pending_body.clear()
             self._invalidate()
         return True
@@ -742,9 +735,9 @@ class LexicalIndex:
         base = root(term)
         out = set()
         for suffix in ("", *ROOT_SUFFIXES, "e", "es", "s"):
-            c = base + suffix
-            if c != term and c in self._df and root(c) == base:
-                out.add(c)
+            for c in (base + suffix, base + "e" + suffix):  # "blam" ~ "blameless"
+                if c != term and c in self._df and root(c) == base:
+                    out.add(c)
         return sorted(out)
 
     def split_compound(self, term: str) -> list[str]:
@@ -789,6 +782,12 @@ class LexicalIndex:
         english = next((fixed for w in _spelling.corrections(term) if self.knows(fixed := stem(w))), None)
         return found + [english] if english and english not in found else found
 
+    @staticmethod
+    def _scale(term: str) -> float:
+        """The share of its weight a query word carries: VAGUE_WEIGHT for a vague word, else how much a
+        word that common in English tells about the task (`_spelling.informativeness`)."""
+        return VAGUE_WEIGHT if is_vague(term) else _spelling.informativeness(term)
+
     def knows(self, term: str) -> bool:
         """Whether any skill or synonym group uses index term `term`."""
         return term in self._df or term in SYNONYMS
@@ -812,7 +811,7 @@ class LexicalIndex:
             weight_t = max(map(self._idf, known))
         else:
             weight_t = self._idf(term) * UNKNOWN_WEIGHT
-        scale = VAGUE_WEIGHT if is_vague(term) else 1.0
+        scale = self._scale(term)
         weight_t *= scale
         best: dict[int, float] = {}
         explained: dict[int, float] = {}
@@ -835,7 +834,7 @@ class LexicalIndex:
             covers = dict.fromkeys(per_doc, cov_w * BODY_ONLY_WEIGHT)
             covers.update(dict.fromkeys(strong.intersection(per_doc), cov_w))
             explained = _keep_max(explained, covers)
-        result = _Word(best, explained, weight_t)
+        result = _Word(best, explained, weight_t, scale)
         if len(self._words) >= MAX_CACHED_TERMS:
             self._words = {}
         self._words[term] = result
@@ -866,9 +865,12 @@ class LexicalIndex:
     def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
         gen = _spelling.generation()
-        if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read the
-            with self._lock:  # words it can correct (a word the skills use is never corrected); in place,
-                for t in [t for t in self._words if not self.knows(t)]:  # as `_warm` may be filling it
+        if gen != self._spelling_generation:
+            # the English word list was loaded (or switched): drop the words it corrects (a word the skills use
+            # is never corrected) or weighs otherwise; in place, as `_warm` may be filling the cache
+            with self._lock:
+                stale = [t for t, w in self._words.items() if not self.knows(t) or w.scale != self._scale(t)]
+                for t in stale:
                     del self._words[t]
                 self._spelling_generation = gen
         terms = self.query_terms(query)

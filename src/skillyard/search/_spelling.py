@@ -1,4 +1,5 @@
-"""English spelling for requests: which words are English, and the likeliest English word one edit away.
+"""English for requests: which words are English, the likeliest English word one edit away, and how much
+a word's commonness in English says about the task (`informativeness`).
 
 The skills' own vocabulary is small: a request word it lacks is as often a
 plain English word the skills never use ("launch", "worry", "lease") as a
@@ -22,6 +23,7 @@ cached without it.
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import time
 from typing import Any
@@ -38,6 +40,9 @@ MIN_LENGTH = 4
 MIN_CORRECTED = 5
 #: Endings tried when asking whether an index term (a stem) is the stem of an English word.
 _ENDINGS = ("", "e", "s", "es", "ed", "d", "ing", "y")
+#: A word at most this frequent in English (one in 100,000) carries its whole weight in a request; commoner
+#: words carry log(frequency) / log(RARE_FREQUENCY) of it ("send", "number": 0.7; "make": 0.55).
+RARE_FREQUENCY = 1e-5
 
 _lock = threading.Lock()
 _enabled = True
@@ -109,29 +114,38 @@ def available() -> bool:
     return _checker() is not None
 
 
-def _frequency(word: str) -> float:
-    checker = _checker()
-    if checker is None:
-        return 0.0
-    with _lock:
-        return float(checker.word_usage_frequency(word))
-
-
 def is_word(word: str) -> bool:
     """Whether `word` (casefolded) is a common enough English word not to be read as a typo."""
-    return len(word) >= MIN_LENGTH and word.isascii() and word.isalpha() and _frequency(word) >= MIN_FREQUENCY
+    if len(word) < MIN_LENGTH or not word.isascii() or not word.isalpha() or (checker := _checker()) is None:
+        return False
+    with _lock:
+        return bool(checker.word_usage_frequency(word) >= MIN_FREQUENCY)
 
 
 def stem_is_word(term: str) -> bool:
     """Whether index term `term` is the stem of a common English word ("scar" of "scared", "night")."""
-    return _stem_is_word(term, generation())
+    return len(term) >= MIN_LENGTH - 1 and available() and _usage(term, generation()) >= MIN_FREQUENCY
+
+
+def informativeness(term: str) -> float:
+    """How much index term `term` tells which task is meant, by how common its commonest English form is
+    (see RARE_FREQUENCY); 1.0 for words the list lacks and while the list is not loaded (asking does not
+    load it). Among a few dozen skills a word one skill uses is as rare as any other ("send" in an API
+    tester's description, "lease" in a contract reviewer's), and English usage tells them apart."""
+    usage = _usage(term, generation())
+    return min(1.0, math.log(usage) / math.log(RARE_FREQUENCY)) if usage > 0.0 else 1.0
 
 
 @functools.lru_cache(maxsize=8192)
-def _stem_is_word(term: str, _generation: int) -> bool:
-    if len(term) < MIN_LENGTH - 1 or not term.isascii() or not term.isalpha() or not available():
-        return False
-    return any(is_word(w) and stem(w) == term for w in (term + e for e in _ENDINGS))
+def _usage(term: str, generation: int) -> float:
+    """The English usage frequency of the commonest word index term `term` is the stem of; 0.0 while the
+    list is not in use."""
+    if generation != 2 or not term.isascii() or not term.isalpha():
+        return 0.0
+    with _lock:  # a form is stemmed only when listed: a stem costs more than a look-up
+        words = _loaded[0].word_frequency
+        found = [(n, w) for w in (term + e for e in _ENDINGS) if (n := words.dictionary.get(w, 0))]
+    return max((n / words.total_words for n, w in found if stem(w) == term), default=0.0)
 
 
 def corrections(word: str) -> tuple[str, ...]:
