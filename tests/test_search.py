@@ -502,14 +502,12 @@ def test_a_loaded_word_list_rereads_the_words_it_can_correct(tmp_path: Path) -> 
     try:
         ix = SearchIndex(_typo_catalog(tmp_path))
         assert names(ix.search("launch")) == ["lunch-planner"]  # read as "lunch"
-        assert names(ix.search("plan itinerary"))
+        assert names(ix.search("plan"))
     finally:
         _spelling.set_enabled(True)
-    # "launch" is an English word: with the list it is not a typo; "itinerary", a word the skills use and
-    # the list weighs whole, is kept; "plan", a common English word the list weighs less, is built again
+    # "launch" is an English word: with the list it is not a typo; "plan", a word the skills use, is kept
     assert ix.search("launch") == SearchIndex(_typo_catalog(tmp_path)).search("launch") == []
-    assert "itinerary" in ix._lexical._words and "plan" not in ix._lexical._words
-    assert ix._lexical._word("plan").scale < 1.0 == ix._lexical._word("itinerary").scale
+    assert "plan" in ix._lexical._words
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -1180,26 +1178,6 @@ def _typo_catalog(root: Path) -> list[Skill]:
         write_skill(root, "lunch-planner", "Plan a lunch for the team."),
         write_skill(root, "other", "Plan a trip with an itinerary."),
     ]
-
-
-def test_a_common_english_word_weighs_less_than_a_rare_one(tmp_path: Path) -> None:
-    pytest.importorskip("spellchecker")
-    from skillyard.search import _spelling
-
-    _spelling.load(wait=True)
-    skills = [
-        write_skill(tmp_path, "first-tool", "Send the papers over."),
-        write_skill(tmp_path, "second-tool", "Lease the papers over."),
-    ]
-    # one skill each uses "send" and "lease"; "send" is the commoner English word, so it says less
-    assert names(SearchIndex(skills).search("send the lease", 2)) == ["second-tool", "first-tool"]
-    assert _spelling.informativeness(stem("send")) < 1.0 == _spelling.informativeness(stem("lease"))
-    _spelling.set_enabled(False)
-    try:  # without the word list the two words weigh the same, and the names break the tie
-        assert names(SearchIndex(skills).search("send the lease", 2)) == ["first-tool", "second-tool"]
-        assert _spelling.informativeness(stem("send")) == 1.0
-    finally:
-        _spelling.set_enabled(True)
 
 
 def test_the_english_word_list_tells_words_from_typos(tmp_path: Path) -> None:

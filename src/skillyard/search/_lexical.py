@@ -219,7 +219,6 @@ class _Word:
     best: dict[int, float]
     explained: dict[int, float]
     weight: float
-    scale: float = 1.0  #: the share of its weight the word carries (`_scale`)
     _order: tuple[list[int], list[float], float] | None = None
 
     def by_score(self) -> tuple[list[int], list[float], float]:
@@ -782,12 +781,6 @@ class LexicalIndex:
         english = next((fixed for w in _spelling.corrections(term) if self.knows(fixed := stem(w))), None)
         return found + [english] if english and english not in found else found
 
-    @staticmethod
-    def _scale(term: str) -> float:
-        """The share of its weight a query word carries: VAGUE_WEIGHT for a vague word, else how much a
-        word that common in English tells about the task (`_spelling.informativeness`)."""
-        return VAGUE_WEIGHT if is_vague(term) else _spelling.informativeness(term)
-
     def knows(self, term: str) -> bool:
         """Whether any skill or synonym group uses index term `term`."""
         return term in self._df or term in SYNONYMS
@@ -811,7 +804,7 @@ class LexicalIndex:
             weight_t = max(map(self._idf, known))
         else:
             weight_t = self._idf(term) * UNKNOWN_WEIGHT
-        scale = self._scale(term)
+        scale = VAGUE_WEIGHT if is_vague(term) else 1.0
         weight_t *= scale
         best: dict[int, float] = {}
         explained: dict[int, float] = {}
@@ -834,7 +827,7 @@ class LexicalIndex:
             covers = dict.fromkeys(per_doc, cov_w * BODY_ONLY_WEIGHT)
             covers.update(dict.fromkeys(strong.intersection(per_doc), cov_w))
             explained = _keep_max(explained, covers)
-        result = _Word(best, explained, weight_t, scale)
+        result = _Word(best, explained, weight_t)
         if len(self._words) >= MAX_CACHED_TERMS:
             self._words = {}
         self._words[term] = result
@@ -865,12 +858,9 @@ class LexicalIndex:
     def rank(self, query: str, limit: int | None = None) -> list[tuple[str, float, float]]:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
         gen = _spelling.generation()
-        if gen != self._spelling_generation:
-            # the English word list was loaded (or switched): drop the words it corrects (a word the skills use
-            # is never corrected) or weighs otherwise; in place, as `_warm` may be filling the cache
-            with self._lock:
-                stale = [t for t, w in self._words.items() if not self.knows(t) or w.scale != self._scale(t)]
-                for t in stale:
+        if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read the
+            with self._lock:  # words it can correct (a word the skills use is never corrected); in place,
+                for t in [t for t in self._words if not self.knows(t)]:  # as `_warm` may be filling it
                     del self._words[t]
                 self._spelling_generation = gen
         terms = self.query_terms(query)

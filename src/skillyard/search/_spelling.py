@@ -23,7 +23,6 @@ cached without it.
 from __future__ import annotations
 
 import functools
-import math
 import threading
 import time
 from typing import Any
@@ -40,9 +39,6 @@ MIN_LENGTH = 4
 MIN_CORRECTED = 5
 #: Endings tried when asking whether an index term (a stem) is the stem of an English word.
 _ENDINGS = ("", "e", "s", "es", "ed", "d", "ing", "y")
-#: A word at most this frequent in English (one in 100,000) carries its whole weight in a request; commoner
-#: words carry log(frequency) / log(RARE_FREQUENCY) of it ("send", "number": 0.7; "make": 0.55).
-RARE_FREQUENCY = 1e-5
 
 _lock = threading.Lock()
 _enabled = True
@@ -124,28 +120,14 @@ def is_word(word: str) -> bool:
 
 def stem_is_word(term: str) -> bool:
     """Whether index term `term` is the stem of a common English word ("scar" of "scared", "night")."""
-    return len(term) >= MIN_LENGTH - 1 and available() and _usage(term, generation()) >= MIN_FREQUENCY
-
-
-def informativeness(term: str) -> float:
-    """How much index term `term` tells which task is meant, by how common its commonest English form is
-    (see RARE_FREQUENCY); 1.0 for words the list lacks and while the list is not loaded (asking does not
-    load it). Among a few dozen skills a word one skill uses is as rare as any other ("send" in an API
-    tester's description, "lease" in a contract reviewer's), and English usage tells them apart."""
-    usage = _usage(term, generation())
-    return min(1.0, math.log(usage) / math.log(RARE_FREQUENCY)) if usage > 0.0 else 1.0
+    return _stem_is_word(term, generation())
 
 
 @functools.lru_cache(maxsize=8192)
-def _usage(term: str, generation: int) -> float:
-    """The English usage frequency of the commonest word index term `term` is the stem of; 0.0 while the
-    list is not in use."""
-    if generation != 2 or not term.isascii() or not term.isalpha():
-        return 0.0
-    with _lock:  # a form is stemmed only when listed: a stem costs more than a look-up
-        words = _loaded[0].word_frequency
-        found = [(n, w) for w in (term + e for e in _ENDINGS) if (n := words.dictionary.get(w, 0))]
-    return max((n / words.total_words for n, w in found if stem(w) == term), default=0.0)
+def _stem_is_word(term: str, _generation: int) -> bool:
+    if len(term) < MIN_LENGTH - 1 or not term.isascii() or not term.isalpha() or not available():
+        return False
+    return any(is_word(w) and stem(w) == term for w in (term + e for e in _ENDINGS))
 
 
 def corrections(word: str) -> tuple[str, ...]:
