@@ -10,6 +10,7 @@ import marshal
 import re
 import shlex
 import threading
+import unicodedata
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from pathlib import Path
@@ -197,6 +198,11 @@ def _default_label(kind: str) -> str:
 
 
 ArgType = Literal["string", "integer", "number", "boolean", "array"]
+
+
+def fold_name(name: str) -> str:
+    """A skill name as lookalike checks compare it: "Ｐｄｆ" and "pdf" are one name."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 @dataclass(frozen=True, slots=True)
