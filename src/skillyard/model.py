@@ -232,10 +232,7 @@ class ToolSpec:
     timeout: float | None = None
 
     def arg(self, name: str) -> ToolArg | None:
-        for a in self.args:
-            if a.name == name:
-                return a
-        return None
+        return next((a for a in self.args if a.name == name), None)
 
 
 SkillFormat = Literal["md", "toml"]
