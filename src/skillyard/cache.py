@@ -125,7 +125,7 @@ class Cached:
         except IndexError:
             return None
 
-    def lookup(self, path: str, st: os.stat_result, source: str) -> int:
+    def lookup(self, path: str, st: AnyStat, source: str) -> int:
         """Position of `path` when its cached stat and source still match, else -1."""
         i = self.index().get(path)
         if i is None:

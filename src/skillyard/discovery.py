@@ -622,24 +622,15 @@ class Scan:
             old_files = self.files
             cached = self.cached
             # the second-start fast path applies to a scan's first run
-            hits = cached.index() if cached.paths and not reuse and not old_files else None
-            stats, names, sources = cached.stats, cached.names, cached.sources
-            cached_diags = cached.diags
+            first_run = bool(cached.paths) and not reuse and not old_files
             entries: list[Entry] = []
             add = entries.append
             for path, st in zip(walk.paths, walk.stats, strict=True):
                 if reuse and path not in refresh:
                     add(old_files[path])
-                elif (
-                    hits is not None
-                    and (j := hits.get(path)) is not None
-                    and stats[(k := 3 * j)] == st.st_mtime_ns
-                    and stats[k + 1] == st.st_size
-                    and stats[k + 2] == st.st_ino
-                    and sources[j] == source
-                    and path not in cached_diags
-                ):  # the second-start fast path: a valid cache row, nothing built yet
-                    add(Entry(st, path, source, None, (), names[j], cached, j))
+                elif first_run and (j := cached.lookup(path, st, source)) >= 0 and path not in cached.diags:
+                    # the second-start fast path: a valid cache row, nothing built yet
+                    add(Entry(st, path, source, None, (), cached.names[j], cached, j))
                     self.lazy = True
                 else:
                     add(self._entry_for(path, source, st))
