@@ -256,7 +256,6 @@ class Walker:
         """Visit the entries of one listed directory. Once the directory budget has run out,
         each level stops at its next directory to descend into; True when this level stopped."""
         result, allowed_real, visited, budget = self.result, self.allowed_real, self.visited, self.budget
-        add_path, add_stat, lstat = result.paths.append, result.stats.append, os.lstat
         for entry in entries:
             name = entry.name
             if name[0] == "." or name in IGNORED_DIRS:
@@ -286,18 +285,6 @@ class Walker:
                 if real in visited:
                     continue
                 visited.add(real)
-            # the common case inline: a regular SKILL.md (one lstat, no helper call)
-            candidate = path + _FIRST
-            try:
-                first = lstat(candidate)
-            except OSError:
-                first = None
-            if first is not None and not S_ISREG(first.st_mode):
-                first = None
-            if first is not None:
-                add_path(candidate)
-                add_stat(first)
-                continue
             found, linked = _skill_file(path)
             if linked:
                 result.replayable = False
