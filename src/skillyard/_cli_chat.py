@@ -18,7 +18,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from skillyard._cli_io import EXIT_FAIL, EXIT_OK, err_console, fail_usage, visible
+from skillyard._cli_io import EXIT_FAIL, EXIT_OK, console, fail_usage, visible
 from skillyard.chat import DEFAULT_MAX_TOOL_CALLS, DEFAULT_TIMEOUT, Chat, ChatError, make_client
 
 EXIT_INTERRUPTED = 130
@@ -60,7 +60,7 @@ def _approver(yes: bool, interactive: bool) -> Any:
                 "no terminal to ask on",
                 "the user must approve runs and there is no terminal to ask on",
             )
-        err_console().print(
+        console(stderr=True).print(
             Text(f"refused ({short}; pass --yes to allow runs): {what[:300]}", style="yellow")
         )
         return f"{why} (skillyard chat --yes allows them)"
@@ -155,7 +155,7 @@ def chat(
     except ChatError as e:
         fail_usage(str(e))
     out = Console(highlight=False, soft_wrap=True)
-    err = err_console()
+    err = console(stderr=True)
     interactive = sys.stdin.isatty()
     transcript: IO[str] | None = None
     if transcript_path is not None:

@@ -77,17 +77,11 @@ def emit_json(data: Any) -> None:
     click.echo(dumps_json(data))
 
 
-def out() -> Console:
+def console(*, stderr: bool = False) -> Console:
+    """A rich console that does not break long lines (an error naming a long path stays whole)."""
     from rich.console import Console
 
-    return Console(soft_wrap=True, highlight=False)
-
-
-def err_console() -> Console:
-    from rich.console import Console
-
-    # soft_wrap: an error naming a long path must not be broken across lines
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
 def say(*parts: str | tuple[str, str], err: bool = False) -> None:
@@ -98,7 +92,7 @@ def say(*parts: str | tuple[str, str], err: bool = False) -> None:
         return
     from rich.text import Text
 
-    (err_console() if err else out()).print(Text.assemble(*parts))
+    console(stderr=err).print(Text.assemble(*parts))
 
 
 def err(message: str, style: str = "red") -> None:

@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from skillyard._cli_io import EXIT_FAIL, EXIT_USAGE, err_console, visible
+from skillyard._cli_io import EXIT_FAIL, EXIT_USAGE, console, visible
 
 
 @click.group("remote")
@@ -34,7 +34,7 @@ def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
     if unknown or not remotes:
         known = ", ".join(r.name for r in config.remotes) or "none configured"
         what = f"unknown remote: {', '.join(unknown)}" if unknown else "no [[skills.remote]] in the config"
-        err_console().print(Text(f"error: {what} (remotes: {known})", style="red"))
+        console(stderr=True).print(Text(f"error: {what} (remotes: {known})", style="red"))
         raise SystemExit(EXIT_USAGE)
     reports: list[dict[str, Any]] = []
     failed = False
@@ -50,7 +50,7 @@ def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
         con = Console(highlight=False, soft_wrap=True)
         for rep in reports:
             if "error" in rep:
-                err_console().print(Text(visible(f"✗ {rep['remote']}: {rep['error']}"), style="red"))
+                console(stderr=True).print(Text(visible(f"✗ {rep['remote']}: {rep['error']}"), style="red"))
                 continue
             con.print(
                 Text.assemble(

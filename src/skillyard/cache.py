@@ -125,7 +125,7 @@ class Cached:
         except IndexError:
             return None
 
-    def lookup(self, path: str, st: os.stat_result, source: str) -> int:
+    def lookup(self, path: str, st: AnyStat, source: str) -> int:
         """Position of `path` when its cached stat and source still match, else -1."""
         i = self.index().get(path)
         if i is None:
@@ -541,13 +541,6 @@ def parse_entry(path: str, source: str, st: AnyStat, rows: Cached) -> Entry:
     return Entry(st, path, source, None, found, row[0], rows, i)
 
 
-def parse_file(path: str, source: str) -> tuple[Skill | None, list[Diagnostic]]:
-    """`parsing.parse_skill` of one file, imported on first use (see `parse_entry`)."""
-    from skillyard.parsing import parse_skill
-
-    return parse_skill(path, source)
-
-
 _BUILD_LOCK = threading.Lock()
 
 
@@ -627,7 +620,9 @@ class Entry:
                 return s
         except Exception:  # rows are data from a file: anything wrong means "parse it instead"
             pass
-        skill, diags = parse_file(self.path, self.source)
+        from skillyard.parsing import parse_skill  # imported on first use (see `parse_entry`)
+
+        skill, diags = parse_skill(self.path, self.source)
         if skill is None or skill.name != self.name:  # the name is already registered: keep it
             skill = Skill(name=str(self.name), description="", path=Path(self.path), source=self.source)
             diags = [

@@ -138,8 +138,6 @@ class Chat:
 
     def interrupted(self) -> None:
         """After Ctrl-C: answer the tool calls left open so the conversation can go on."""
-        if not self.messages:
-            return
         answered = {m.get("tool_call_id") for m in self.messages if m.get("role") == "tool"}
         for m in reversed(self.messages):
             if m.get("role") == "assistant":
@@ -274,7 +272,7 @@ def _assistant(content: str | None, calls: list[dict[str, str]]) -> dict[str, An
                 "type": "function",
                 "function": {"name": c["name"], "arguments": c["arguments"]},
             }
-            for i, c in enumerate(calls)
+            for c in calls
         ]
     return message
 

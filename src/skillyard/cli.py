@@ -25,10 +25,10 @@ from skillyard._cli_io import (
     EXIT_OK,
     EXIT_USAGE,
     SafePath,
+    console,
     emit_json,
     err,
     fail_usage,
-    out,
     say,
     tolerant_streams,
     warn,
@@ -238,7 +238,7 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
     from rich.table import Table
     from rich.text import Text
 
-    con = out()
+    con = console()
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     widest = max((len(i["name"]) + len(i["emoji"]) + 2 for i in data["skills"]), default=5)
     table.add_column("", no_wrap=True, min_width=1)

@@ -256,7 +256,6 @@ class Walker:
         """Visit the entries of one listed directory. Once the directory budget has run out,
         each level stops at its next directory to descend into; True when this level stopped."""
         result, allowed_real, visited, budget = self.result, self.allowed_real, self.visited, self.budget
-        add_path, add_stat, lstat = result.paths.append, result.stats.append, os.lstat
         for entry in entries:
             name = entry.name
             if name[0] == "." or name in IGNORED_DIRS:
@@ -286,18 +285,6 @@ class Walker:
                 if real in visited:
                     continue
                 visited.add(real)
-            # the common case inline: a regular SKILL.md (one lstat, no helper call)
-            candidate = path + _FIRST
-            try:
-                first = lstat(candidate)
-            except OSError:
-                first = None
-            if first is not None and not S_ISREG(first.st_mode):
-                first = None
-            if first is not None:
-                add_path(candidate)
-                add_stat(first)
-                continue
             found, linked = _skill_file(path)
             if linked:
                 result.replayable = False
@@ -622,24 +609,15 @@ class Scan:
             old_files = self.files
             cached = self.cached
             # the second-start fast path applies to a scan's first run
-            hits = cached.index() if cached.paths and not reuse and not old_files else None
-            stats, names, sources = cached.stats, cached.names, cached.sources
-            cached_diags = cached.diags
+            first_run = bool(cached.paths) and not reuse and not old_files
             entries: list[Entry] = []
             add = entries.append
             for path, st in zip(walk.paths, walk.stats, strict=True):
                 if reuse and path not in refresh:
                     add(old_files[path])
-                elif (
-                    hits is not None
-                    and (j := hits.get(path)) is not None
-                    and stats[(k := 3 * j)] == st.st_mtime_ns
-                    and stats[k + 1] == st.st_size
-                    and stats[k + 2] == st.st_ino
-                    and sources[j] == source
-                    and path not in cached_diags
-                ):  # the second-start fast path: a valid cache row, nothing built yet
-                    add(Entry(st, path, source, None, (), names[j], cached, j))
+                elif first_run and (j := cached.lookup(path, st, source)) >= 0 and path not in cached.diags:
+                    # the second-start fast path: a valid cache row, nothing built yet
+                    add(Entry(st, path, source, None, (), cached.names[j], cached, j))
                     self.lazy = True
                 else:
                     add(self._entry_for(path, source, st))

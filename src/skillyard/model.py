@@ -10,6 +10,7 @@ import marshal
 import re
 import shlex
 import threading
+import unicodedata
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from pathlib import Path
@@ -199,6 +200,11 @@ def _default_label(kind: str) -> str:
 ArgType = Literal["string", "integer", "number", "boolean", "array"]
 
 
+def fold_name(name: str) -> str:
+    """A skill name as lookalike checks compare it: "Ｐｄｆ" and "pdf" are one name."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 @dataclass(frozen=True, slots=True)
 class ToolArg:
     """One parameter of a SKILL.toml shell tool."""
@@ -226,10 +232,7 @@ class ToolSpec:
     timeout: float | None = None
 
     def arg(self, name: str) -> ToolArg | None:
-        for a in self.args:
-            if a.name == name:
-                return a
-        return None
+        return next((a for a in self.args if a.name == name), None)
 
 
 SkillFormat = Literal["md", "toml"]

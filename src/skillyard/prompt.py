@@ -179,8 +179,7 @@ class _Format:
     header: str | None
     footer: str | None
     entry: Callable[[str, str, str], str]
-    escape: Callable[[str], str] | None
-    extra: dict[str, int]
+    escape: Callable[[str], str] | None  #: lengthens the characters in _ESCAPE_EXTRA by that much
     notice: Callable[[int, int, bool], str]
     empty: str
 
@@ -219,7 +218,6 @@ _FORMATS: dict[str, _Format] = {
         "</available_skills>",
         _xml_entry,
         html.escape,
-        _ESCAPE_EXTRA,
         lambda n, m, s: f"<!-- {_notice_words(n, m, s)} -->",
         "<available_skills>\n</available_skills>",
     ),
@@ -228,19 +226,15 @@ _FORMATS: dict[str, _Format] = {
         "  </available_skills>",
         _openclaw_entry,
         _xml_escape,
-        _ESCAPE_EXTRA,
         lambda n, m, s: f"<!-- {_notice_words(n, m, s)} -->",
         "",
     ),
-    "markdown": _Format(
-        None, None, _markdown_entry, None, {}, lambda n, m, s: _notice_words(n, m, s) + ".", ""
-    ),
+    "markdown": _Format(None, None, _markdown_entry, None, lambda n, m, s: _notice_words(n, m, s) + ".", ""),
     "queryclaw": _Format(
         QUERYCLAW_INTRO + "\n\nAvailable skills:",
         None,
         _queryclaw_entry,
         None,
-        {},
         lambda n, m, s: _notice_words(n, m, s) + ".",
         "",
     ),
@@ -279,7 +273,7 @@ def _prepare(skill: Skill, fmt_name: str, fmt: _Format, homes: Sequence[str]) ->
         extra_pos, extra_cum = [], []
         acc = 0
         for m in _SPECIAL.finditer(src):
-            acc += fmt.extra[m.group()]
+            acc += _ESCAPE_EXTRA[m.group()]
             extra_pos.append(m.start())
             extra_cum.append(acc)
         full += acc
@@ -384,7 +378,6 @@ def render_catalog(
     budget: int | None = None,
     *,
     home: str | None = None,
-    min_description: int = MIN_DESCRIPTION_CHARS,
     relevant: Sequence[str] = (),
     offset: int = 0,
 ) -> Catalog:
@@ -395,7 +388,7 @@ def render_catalog(
     `relevant` names the skills most relevant to the user's request, best first:
     they come first with full descriptions. When the budget cannot hold every
     skill, the others are degraded in this order: every description shortened to
-    a common cap (not below `min_description`), then descriptions dropped from the
+    a common cap (not below MIN_DESCRIPTION_CHARS), then descriptions dropped from the
     end (names only), then names dropped; dropped names start at `offset` in the
     priority order (pass e.g. a session number so that no skill stays hidden in
     every session). The last line then says how many skills are shown and how to
@@ -405,8 +398,6 @@ def render_catalog(
         raise ValueError(f"unknown catalog format: {fmt!r} (expected one of: {', '.join(FORMATS)})")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 0):
         raise ValueError(f"budget must be a non-negative integer or None, not {budget!r}")
-    if isinstance(min_description, bool) or not isinstance(min_description, int) or min_description < 1:
-        raise ValueError("min_description must be a positive integer")
     if isinstance(offset, bool) or not isinstance(offset, int):
         raise ValueError("offset must be an integer")
     if skills is None or isinstance(skills, str | bytes) or not isinstance(skills, Iterable):
@@ -469,7 +460,7 @@ def render_catalog(
         return Catalog(render(entries, None), total, total, False, fmt, tuple(e.name for e in entries))
     notice_len = len(spec.notice(total, total, True)) + len(f" ({total} not shown); {SEARCH_ROUTE}")
     avail = budget - frame - frame_parts - notice_len
-    low = min_description
+    low = MIN_DESCRIPTION_CHARS
 
     def bare(e: _Entry) -> int:
         return len(spec.entry(e.display, "", e.location)) + 1

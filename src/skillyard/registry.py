@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import threading
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from skillyard import cache as cache_mod
 from skillyard.config import Config, load_config, persist_disabled
 from skillyard.discovery import Root, Scan, resolve_roots
 from skillyard.eligibility import Host, evaluate, is_eligible
-from skillyard.model import Diagnostic, Eligibility, Requirements, Skill
+from skillyard.model import Diagnostic, Eligibility, Requirements, Skill, fold_name
 
 if TYPE_CHECKING:
     from skillyard.search import SearchHit
@@ -39,10 +38,6 @@ class ReloadDiff:
 
     def to_dict(self) -> dict[str, Any]:
         return {"reloaded": True, **asdict(self)}
-
-
-def _fold(name: str) -> str:
-    return unicodedata.normalize("NFKC", name).casefold()
 
 
 class Registry:
@@ -248,13 +243,13 @@ class Registry:
         differ only in case or Unicode form (a look-alike a person could mistake for the other)."""
         if not isinstance(name, str):
             return []
-        key = _fold(name) if fold else name
+        key = fold_name(name) if fold else name
         with self._lock:
             entries = list(self.scan.files.values())
         return [
             (e.name, Path(e.path), e.source)
             for e in entries
-            if e.name is not None and (_fold(e.name) if fold else e.name) == key
+            if e.name is not None and (fold_name(e.name) if fold else e.name) == key
         ]
 
     def __contains__(self, name: object) -> bool:

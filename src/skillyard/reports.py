@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from skillyard.eligibility import install_hints
-from skillyard.model import Eligibility, Skill
 from skillyard.registry import Registry
 from skillyard.skill_files import list_docs
 
@@ -37,38 +36,34 @@ def not_found(name: str, registry: Registry | None = None) -> dict[str, Any]:
 
 
 def list_report(registry: Registry, filter: str = "all", verbose: bool = False) -> dict[str, Any]:
+    def wanted(eligible: bool) -> bool:
+        return filter not in ("eligible", "ineligible") or eligible is (filter == "eligible")
+
     if not verbose:  # from the registry's summaries: a cached catalog is listed without building skills
         items = [
             {"name": name, "emoji": emoji, "description": desc, "eligible": ok}
             for name, emoji, desc, ok in registry.summaries()
-            if filter not in ("eligible", "ineligible") or ok is (filter == "eligible")
+            if wanted(ok)
         ]
         return {"count": len(items), "skills": items}
     skills = []
     for s in registry.skills:
         elig = registry.eligibility(s)
-        if filter == "eligible" and not elig.eligible:
+        if not wanted(elig.eligible):
             continue
-        if filter == "ineligible" and elig.eligible:
-            continue
-        skills.append(_list_item(s, elig, verbose))
-    return {"count": len(skills), "skills": skills}
-
-
-def _list_item(s: Skill, elig: Eligibility, verbose: bool) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "name": s.name,
-        "emoji": s.emoji or "",
-        "description": s.description,
-        "eligible": elig.eligible,
-    }
-    if verbose:
-        item["path"] = str(s.path)
-        item["source"] = s.source
-        item["requires"] = s.requires.to_dict()
+        item: dict[str, Any] = {
+            "name": s.name,
+            "emoji": s.emoji or "",
+            "description": s.description,
+            "eligible": elig.eligible,
+            "path": str(s.path),
+            "source": s.source,
+            "requires": s.requires.to_dict(),
+        }
         if not elig.eligible:
             item["reasons"] = list(elig.reasons)
-    return item
+        skills.append(item)
+    return {"count": len(skills), "skills": skills}
 
 
 def info_report(registry: Registry, name: str) -> dict[str, Any]:

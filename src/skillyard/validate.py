@@ -192,10 +192,7 @@ def _validate_md(skill_file: Path, c: _Collector) -> str | None:
     text = _read_text(skill_file, c)
     if text is None:
         return None
-    if not text.strip():
-        c.error("SKILL.md must start with YAML frontmatter (---)")
-        return None
-    lines = text.split("\n")
+    lines = text.split("\n")  # an empty or blank file fails the first check below
     if lines[0].rstrip(" \t") != "---":
         c.error("SKILL.md must start with YAML frontmatter (---)")
         return None

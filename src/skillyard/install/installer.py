@@ -42,6 +42,7 @@ from skillyard.install.sources import (
     valid_name,
 )
 from skillyard.install.trust import TrustPolicy
+from skillyard.model import fold_name
 
 SKILL_FILES = ("SKILL.md", "skill.md", "SKILL.toml")
 MAX_SEARCH_DEPTH = 5
@@ -196,12 +197,11 @@ def lookalike_warnings(name: str, known: list[str]) -> list[str]:
     """Typosquat and clone-flood hints: a new name within edit distance 2 of an installed one,
     or `<installed>-<short random suffix>`. Warnings only; the user decides."""
     import re
-    import unicodedata
 
     out = []
-    folded = unicodedata.normalize("NFKC", name).casefold()
+    folded = fold_name(name)
     for k in known:
-        kf = unicodedata.normalize("NFKC", k).casefold()
+        kf = fold_name(k)
         if kf == folded:
             continue
         if len(kf) >= 4 and _distance(folded, kf, 2) <= 2:

@@ -447,35 +447,27 @@ def parse_frontmatter(text: str, path: str = "") -> tuple[dict[str, Any] | None,
     yaml = _yaml()
     try:
         data = _yaml_load(text)
-    except yaml.constructor.ConstructorError as e:
-        _to_file_lines(e)
-        if not _is_unsafe_tag(e):
-            data, diags = _recover(text, path, e)
-            if data is None:
-                return None, diags
-            return _finish(data, path, diags)
-        msg = str(getattr(e, "problem", "") or e).strip()
-        diags.append(
-            Diagnostic(
-                "error",
-                "yaml-unsafe-tag",
-                f"frontmatter uses a tag that is not allowed: {msg}",
-                path,
-                _mark_line(e),
-            )
-        )
-        return None, diags
     except _TooComplex as e:
         diags.append(Diagnostic("error", "yaml-too-complex", str(e), path))
         return None, diags
     except RecursionError:
         diags.append(Diagnostic("error", "yaml-too-complex", "frontmatter nests too deeply", path))
         return None, diags
-    except yaml.YAMLError as e:
-        data, diags = _recover(text, path, _to_file_lines(e))
-        if data is None:
+    except Exception as e:  # YAML errors, libyaml reader errors and the like
+        if isinstance(e, yaml.YAMLError):
+            _to_file_lines(e)
+        if isinstance(e, yaml.constructor.ConstructorError) and _is_unsafe_tag(e):
+            msg = str(getattr(e, "problem", "") or e).strip()
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "yaml-unsafe-tag",
+                    f"frontmatter uses a tag that is not allowed: {msg}",
+                    path,
+                    _mark_line(e),
+                )
+            )
             return None, diags
-    except Exception as e:  # libyaml reader errors and the like
         data, diags = _recover(text, path, e)
         if data is None:
             return None, diags

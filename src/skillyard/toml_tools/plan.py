@@ -32,16 +32,12 @@ def tool_plan(registry: Registry) -> Plan:
         kept = _PLANS.get(registry)
     if kept is not None and kept[0] == version:
         return kept[1]
-    plan: dict[str, tuple[Skill, ToolSpec]] = {}
-    notes: list[Diagnostic] = []
-    skills = registry.tool_skills()
-    if skills:
-        plan, notes = plan_tool_names(skills, BUILTIN_TOOL_NAMES)
-        for name, (skill, spec) in list(plan.items()):
-            found = lint_tool(spec, str(skill.root / "SKILL.toml"))
-            notes.extend(found)
-            if any(d.level == "error" for d in found):
-                del plan[name]  # a template that can never run is not offered to the model
+    plan, notes = plan_tool_names(registry.tool_skills(), BUILTIN_TOOL_NAMES)
+    for name, (skill, spec) in list(plan.items()):
+        found = lint_tool(spec, str(skill.root / "SKILL.toml"))
+        notes.extend(found)
+        if any(d.level == "error" for d in found):
+            del plan[name]  # a template that can never run is not offered to the model
     with _LOCK:
         _PLANS[registry] = (version, (plan, notes))
     return plan, notes

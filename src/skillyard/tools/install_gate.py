@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillyard.fsread import is_within
+from skillyard.model import fold_name
 
 if TYPE_CHECKING:
     from skillyard.install import ScanReport, SourceSpec
@@ -246,7 +247,7 @@ def existing_copies(registry: Registry, name: str, install_root: Path) -> list[d
     bundled = bundled_root()
     if not any(os.path.realpath(r.path) == os.path.realpath(bundled) for r in registry.roots):
         for n, p in _bundled_names():
-            if _fold(n) == _fold(name) and str(p) not in seen:
+            if fold_name(n) == fold_name(name) and str(p) not in seen:
                 out.append({"name": n, "path": str(p), "source": "bundled"})
     target = Path(install_root) / name
     if os.path.lexists(target) and not any(c["path"].startswith(str(target) + os.sep) for c in out):
@@ -268,12 +269,6 @@ def refuse_existing(registry: Registry, name: str, install_root: Path) -> None:
                 "hint": "A person can replace it with `skillyard install SOURCE --force`.",
             }
         )
-
-
-def _fold(name: str) -> str:
-    import unicodedata
-
-    return unicodedata.normalize("NFKC", name).casefold()
 
 
 _BUNDLED: list[tuple[str, Path]] | None = None
