@@ -336,3 +336,17 @@ def test_cli_usage_errors(tmp_path: Path) -> None:
     _config(tmp_path, tmp_path / "nowhere")
     proc = _run(tmp_path / "project", "remote", "sync", "other")
     assert proc.returncode == 2 and "unknown remote: other (remotes: team)" in proc.stderr
+
+
+def test_sync_where_stderr_is_not_a_file(
+    tmp_path: Path, served: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a notebook, or under a test runner, sys.stderr is an object with no descriptor; a stdio remote
+    must still sync (its server's messages then go nowhere), as it does from a terminal."""
+    import io
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    remote = RemoteSkills(
+        "team", (sys.executable, "-m", "skillyard", "--root", str(served), "serve"), timeout=60
+    )
+    assert sync(remote).skills == ["alpha", "beta"]

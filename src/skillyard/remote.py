@@ -27,6 +27,8 @@ import hashlib
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -100,15 +102,28 @@ class _Fetched:
 
 def _target(remote: RemoteSkills) -> Any:
     from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     if remote.command:
-        return StdioServerParameters(command=remote.command[0], args=list(remote.command[1:]))
+        params = StdioServerParameters(command=remote.command[0], args=list(remote.command[1:]))
+        return stdio_client(params, errlog=_server_log())
     if remote.headers:
         from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
         http = create_mcp_http_client(headers=dict(remote.headers))
         return streamable_http_client(str(remote.url), http_client=http)
     return remote.url
+
+
+def _server_log() -> Any:
+    """Where a stdio remote's own messages go: this process's stderr when it is a file a child can
+    write to (a terminal, a log), else nowhere (a notebook's or a test runner's stream has no
+    descriptor, and handing it to the child made every sync fail)."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return subprocess.DEVNULL
+    return sys.stderr
 
 
 async def _fetch(remote: RemoteSkills, limits: Limits) -> _Fetched:
