@@ -100,6 +100,7 @@ _DROP_HOST = re.compile(
 #: Decoding or assembling in the same command hides what is fetched.
 _HIDDEN = re.compile(r"base64|frombase64|atob\b|xxd|\\x[0-9a-f]{2}", re.IGNORECASE)
 _CODE_HOSTS = ("github.com", "raw.githubusercontent.com", "gitlab.com", "codeberg.org", "bitbucket.org")
+_CODE_HOST_URL = re.compile("|".join(re.escape(f"//{h}") for h in _CODE_HOSTS), re.IGNORECASE)
 #: "To deposit 5 UCT, send tokens to the server": tokens as a currency, not as credentials.
 _CURRENCY = re.compile(
     r"\b(?:deposit\w*|withdraw\w*|wallets?|swap\w*|stak\w+|airdrop\w*|mint\w*|balances?|amount|coins?|"
@@ -249,6 +250,8 @@ class FileContext:
     instructs: bool = True
     #: the skill's name (front matter), lower-case
     own_name: str = ""
+    #: the skill's declared author (front matter), lower-case
+    own_author: str = ""
     #: keychain service names this file stores itself (a backup tool's own password)
     own_secrets: frozenset[str] = frozenset()
     #: a unit file is written or linked somewhere in this file
@@ -309,7 +312,9 @@ class FileContext:
             names = web_installer(text[start:])
             if names is not None and (not self.instructs or line in self.for_user_lines):
                 return 2, "an installer over https from a named host, documented for the person installing"
-            if names and self.own_name and _names_own(names, self.own_name):
+            # the declared author counts for a domain, not for an account on a code host anyone can open
+            author = "" if _CODE_HOST_URL.search(text) else self.own_author
+            if names and (_names_own(names, self.own_name) or _names_own(names, author)):
                 return 2, "the installer of the skill's own product, over https from its own host"
         if kind == "fence":
             if line in self.example_lines:
@@ -414,9 +419,9 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     reference = reference or (md and f"{_QUOTE_MARK}{rel}" in referenced and not named)
     skill_md = low.rsplit("/", 1)[-1] == "skill.md"
     own = next((r.removeprefix(_NAME_MARK) for r in referenced if r.startswith(_NAME_MARK)), "")
-    ctx = FileContext(
-        rel, md, reference, instructs=skill_md or (rel in referenced and not reference), own_name=own
-    )
+    author = m[1].lower() if skill_md and (m := _FRONT_AUTHOR.match(text)) else ""
+    instructs = skill_md or (rel in referenced and not reference)
+    ctx = FileContext(rel, md, reference, instructs=instructs, own_name=own, own_author=author)
     # the skill's own items: those it stores, and one named for the skill (`-s restic` in a restic
     # backup skill), unless the name is another program's (a browser's "Safe Storage")
     stored = {(a or b).lower() for a, b in _KEYCHAIN_STORE.findall(text)}
@@ -576,6 +581,8 @@ _QUOTE_MARK = "\x00quote:"
 #: ... and the skill's own name, from its front matter.
 _NAME_MARK = "\x00name:"
 _FRONT_NAME = re.compile(r"\A---[^\n]*\n(?:[^\n]*\n)*?name:\s*[\"']?([\w.-]+)")
+#: The skill's declared author (`metadata.author`), read inside the front matter only.
+_FRONT_AUTHOR = re.compile(r"\A---[^\n]*\n(?:(?!---)[^\n]*\n)*?\s*author:\s*[\"']?([\w.-]+)")
 _FOLLOW = re.compile(
     r"\b(?:run|runs|execute|follow|apply|perform|carry\s+out|do\s+what|steps?\s+in|instructions?\s+in|as\s+described\s+in)\b",
     re.IGNORECASE,

@@ -543,6 +543,11 @@ class _Reader:
             if dest is None:
                 continue
             path = self.shown(dest)
+            # `ssh -i <KEY> <USER>@<HOST> "cat /etc/x"`: the `>` closing a placeholder is not a
+            # redirection, unless a path follows (`<in>/etc/x` and `<P> /etc/x` still write)
+            near = self.src[max(0, r.start_byte - 64) : r.start_byte + 2].decode("utf-8", "replace")
+            if _PLACEHOLDER.search(near) and not path.strip("\"'").startswith(("/", "~", ".", "$")):
+                continue
             line = r.start_point[0] + 1
             if op.startswith(">") and not op.startswith(">&"):
                 cmd = next((x for x in n.named_children if x.type == "command"), None)
@@ -1061,6 +1066,7 @@ _RUNS_STDIN = frozenset(
 #: Where Docker, BuildKit and Kubernetes mount a container's secrets (`RUN --mount=type=secret`).
 _MOUNTED_SECRET = re.compile(r"^(?:/var)?/run/secrets/\S")
 #: Parts of a command that are not its words.
+_PLACEHOLDER = re.compile(r"(?<![<\w])<(?:[A-Z][A-Z0-9_]*|[a-z]+[-_][\w-]*)>[\s@:]$")
 _NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect"})
 #: Options of node, bun and deno that run the program given on the command line.
 _JS_EVAL = frozenset({"-e", "--eval", "-p", "--print", "eval"})
