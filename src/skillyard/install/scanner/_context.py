@@ -582,7 +582,7 @@ _QUOTE_MARK = "\x00quote:"
 _NAME_MARK = "\x00name:"
 _FRONT_NAME = re.compile(r"\A---[^\n]*\n(?:[^\n]*\n)*?name:\s*[\"']?([\w.-]+)")
 #: The skill's declared author (`metadata.author`), read inside the front matter only.
-_FRONT_AUTHOR = re.compile(r"\A---[^\n]*\n(?:(?!---)[^\n]*\n)*?\s*author:\s*[\"']?([\w.-]+)")
+_FRONT_AUTHOR = re.compile(r"\A---[^\n]*\n(?:(?!---)[^\n]*\n)*?[ \t]*author:[ \t]*[\"']?([\w.-]+)")
 _FOLLOW = re.compile(
     r"\b(?:run|runs|execute|follow|apply|perform|carry\s+out|do\s+what|steps?\s+in|instructions?\s+in|as\s+described\s+in)\b",
     re.IGNORECASE,

@@ -87,7 +87,8 @@ def _base(cmd: str) -> str:
 def _dns(words: list[str]) -> bool:
     """A command that looks a name up in DNS (`dig`, `getent hosts`, `resolvectl query`): a name it
     builds from data carries that data to whoever serves the zone."""
-    name, sub = (_base(words[0]), words[1]) if len(words) > 1 else ("", "")
+    name = _base(words[0]) if words else ""
+    sub = words[1] if len(words) > 1 else ""
     return name in _DNS or (name, sub) in {("getent", "hosts"), ("getent", "ahosts"), ("resolvectl", "query")}
 
 
@@ -329,7 +330,7 @@ class _Reader:
 
     def run(self, root: Any) -> CodeFacts:
         self.walk(root)
-        self.facts.stashed = {p: s for p, s in self.staged_paths.items() if p.startswith(("/", "~"))}
+        self.facts.stashed.update((p, s) for p, s in self.staged_paths.items() if p.startswith(("/", "~")))
         env = {k: v for k, v in self.env.items() if k != "HOME"}
         own = {k: (src, body, tree) for k, (src, body, tree, where) in self.funcs.items() if where is None}
         self.facts.export = Export(
@@ -851,6 +852,8 @@ class _Reader:
             k = len(words) - len(args) + 3  # the URL's node
             if k < len(nodes) and (src := self.taint_of(nodes[k])) is not None:
                 self.remote_secrets[args[2]] = src
+            else:  # a clean URL replaces a tainted one
+                self.remote_secrets.pop(args[2], None)
         elif args[:1] in (["add"], ["notes"], ["commit"], ["tag"]) and self.staged is None:
             if args[0] == "add":
                 given = [w for w in args[1:] if not w.startswith("-")]
