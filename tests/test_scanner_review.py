@@ -44,3 +44,23 @@ def test_the_front_matter_author_is_read_in_linear_time() -> None:
 
     assert _FRONT_AUTHOR.search("---\n" + "\n" * 300_000) is None
     assert _FRONT_AUTHOR.search("---\nname: s\nmetadata:\n  author: zentrax\n---\n").group(1) == "zentrax"
+
+
+def _findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, str, str]]:
+    from scanner_support import skill_dir
+    from skillyard.install import scan_path
+
+    return [(f.rule_id, f.severity, f.title) for f in scan_path(skill_dir(tmp_path, files)).findings]
+
+
+def test_a_kernel_setting_named_whole_is_not_glued_to_what_is_written(tmp_path: Path) -> None:
+    """A target named in one literal is that target: the value written must not be joined onto it
+    (core_pattern became `core_pattern/|/tmp/x`, high instead of critical; drop_caches `drop_caches/3`)."""
+    pattern = _findings(
+        tmp_path / "a", {"scripts/run.rb": 'File.write("/proc/sys/kernel/core_pattern", "|/tmp/x")\n'}
+    )
+    assert any(
+        sev == "critical" and "core_pattern" in title and "/|" not in title for _, sev, title in pattern
+    )
+    caches = _findings(tmp_path / "b", {"scripts/run.rb": 'File.write("/proc/sys/vm/drop_caches", "3")\n'})
+    assert not [f for f in caches if f[1] in ("high", "critical")]

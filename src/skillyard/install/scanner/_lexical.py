@@ -227,16 +227,17 @@ def _as_path(lit: str) -> str:
     return _HOME_PREFIX.sub("~", lit.replace("\\\\", "/").replace("\\", "/"))
 
 
-def _paths(lits: list[str]) -> list[str]:
-    """The paths the literals of one line may name: the longest their parts make first (`.ssh` +
-    `id_rsa` is `.ssh/id_rsa`), then each alone."""
+def _paths(lits: list[str], *, joined_first: bool = True) -> list[str]:
+    """The paths the literals of one line may name: the longest their parts make (`.ssh` + `id_rsa`
+    is `.ssh/id_rsa`) and each alone, joined ones first unless `joined_first` is False (a target
+    named whole must not have the text written to it glued on)."""
     parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
     joined = [
         "/".join(p.strip("/") for p in parts[i:j])
         for i in range(len(parts) - 1)
         for j in range(min(len(parts), i + 6), i + 1, -1)
     ]
-    return joined + parts
+    return joined + parts if joined_first else parts + joined
 
 
 def _store(lits: list[str]) -> str | None:
@@ -411,7 +412,7 @@ def _send(
 
 def _target(lits: list[str]) -> str | None:
     """A persistence target or kernel setting the literals of one line name (alone or joined)."""
-    for p in _paths(lits):
+    for p in _paths(lits, joined_first=False):
         q = "/" + p.lstrip("/") if p.startswith("proc/") else p
         if PERSIST_PATH.search(q) or KERNEL_PATH.match(q):
             return q
