@@ -506,8 +506,8 @@ _FINISHED: list[bool] = []
 
 
 def _exit_finished() -> None:
-    """End a finished command's process at once, its output flushed: the interpreter's teardown
-    would free the registry object by object (docs/performance.md, "Third round"; scripts list often).
+    """End a finished command's process at once, its output flushed: the interpreter's teardown would free
+    the registry object by object (docs/performance-history.md, "Third round"; scripts list often).
     Nothing on that path registers exit handlers or starts threads. Returns when the output
     cannot be flushed, so the normal exit reports it."""
     try:
