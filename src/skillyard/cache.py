@@ -2,8 +2,8 @@
 
 Entries are keyed by path and validated by (mtime_ns, size, inode) from one
 `stat`, exactly like an in-process reload. The file holds only plain data
-(`marshal`, never pickle), so a tampered cache can at worst produce wrong
-metadata for files whose stat it matches, never run code.
+(`marshal`, never pickle), but that data includes the commands SKILL.toml tools
+run: it is read and written only where no other user can write (`_private`).
 
 The layout is columnar (one list per field) and each skill's row is a nested
 marshal blob, all of them packed in one buffer: loading the file builds a handful
@@ -200,6 +200,23 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else. A row holds a SKILL.toml tool's command,
+    so whoever can write the cache chooses what a tool runs: a cache file, or a directory,
+    that another user could have written (a shared XDG_CACHE_HOME, a group-writable dir) is
+    neither read nor written."""
+    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+
+def _private_dir(path: Path) -> int:
+    """A descriptor of the cache file's directory, which must be `_private` (OSError if not)."""
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    if not _private(os.fstat(fd)):
+        os.close(fd)
+        raise PermissionError(f"{path.parent} is writable by another user")
+    return fd
+
+
 def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int]) -> bytes:
     """The packed rows of the cache file read by `load`; empty when it was replaced since."""
     try:
@@ -215,13 +232,19 @@ def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int]) -> b
 def load(path: Path) -> Cached:
     """The cache at `path`, or an empty one when it is missing, from another format, or malformed.
 
-    Only the header is read here; the skills' rows are read when one is first needed."""
+    Only the header is read here; the skills' rows are read when one is first needed. A file
+    or directory someone else could have written is not read (see `_private`)."""
     try:
-        with open(path, "rb") as f:
+        dir_fd = _private_dir(path)
+        try:
+            fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+        finally:
+            os.close(dir_fd)
+        with open(fd, "rb") as f:
             prefix = f.read(_PREFIX)
             size = int.from_bytes(prefix[len(MAGIC) :], "little")
             st = os.fstat(f.fileno())
-            if prefix[: len(MAGIC)] != MAGIC or _PREFIX + size > st.st_size:
+            if not _private(st) or prefix[: len(MAGIC)] != MAGIC or _PREFIX + size > st.st_size:
                 return Cached()
             header = f.read(size)
         data = marshal.loads(header)
@@ -319,17 +342,28 @@ def save(path: Path, cached: Cached) -> None:
             "summaries": marshal.dumps(_shared(cached._summaries or [])),
         }
     )
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = f".{path.name}.{os.getpid()}.tmp"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        dir_fd = _private_dir(path)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=dir_fd)  # left by a crashed start with this pid
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd
+        )
+        with open(fd, "wb") as f:
             f.write(MAGIC + len(header).to_bytes(8, "little"))
             f.write(header)
             f.writelines(cached._parts)
-        os.replace(tmp, path)
+        os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 # ---------------------------------------------------------------- rows

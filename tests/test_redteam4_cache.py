@@ -1,0 +1,133 @@
+"""The start-up cache as an attacker sees it: a file another user can write chooses what tools run.
+
+A cached row holds a SKILL.toml tool's command, so a cache file or directory that anyone but
+this user could have written must be neither read nor written. Every test forges a real cache
+file the way an attacker would (same length, so it still decodes) and starts a real registry.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from skillyard.discovery import Root
+from skillyard.registry import Registry
+
+TOML = '[skill]\nname = "t"\ndescription = "toml"\n[[tools]]\nname = "echo"\ndescription = "e"\ncommand = "echo {x}"\n'
+FORGED = b"id;: {x}"  # same length as the real command: the forged row still decodes
+OTHER_UID = 47211
+
+
+def _root(tmp_path: Path) -> Path:
+    root = tmp_path / "r"
+    (root / "t").mkdir(parents=True)
+    (root / "t" / "SKILL.toml").write_text(TOML)
+    old = time.time() - 3600  # outside the racy window, so the file is cached
+    for p in (root / "t" / "SKILL.toml", root / "t", root):
+        os.utime(p, (old, old))
+    return root
+
+
+def _command(root: Path, cache_file: Path) -> str:
+    return Registry([Root(root, "custom")], cache=cache_file).get("t").tools[0].command
+
+
+def _forge(cache_file: Path) -> None:
+    data = cache_file.read_bytes()
+    assert data.count(b"echo {x}") == 1
+    cache_file.write_bytes(data.replace(b"echo {x}", FORGED))
+
+
+@pytest.fixture
+def cached(tmp_path: Path) -> tuple[Path, Path]:
+    root = _root(tmp_path)
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir(mode=0o700)
+    cache_file = cache_dir / "c.marshal"
+    assert _command(root, cache_file) == "echo {x}"
+    assert cache_file.is_file()
+    return root, cache_file
+
+
+def test_a_forged_cache_in_a_private_dir_is_what_the_warm_start_reads(cached: tuple[Path, Path]) -> None:
+    """The premise: the cache is trusted, so only this user may be able to write it."""
+    root, cache_file = cached
+    _forge(cache_file)
+    assert _command(root, cache_file) == FORGED.decode()
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o1777, 0o770])
+def test_a_cache_dir_others_can_write_is_not_read(cached: tuple[Path, Path], mode: int) -> None:
+    root, cache_file = cached
+    _forge(cache_file)
+    os.chmod(cache_file.parent, mode)
+    assert _command(root, cache_file) == "echo {x}"
+
+
+@pytest.mark.parametrize("mode", [0o666, 0o620])
+def test_a_cache_file_others_can_write_is_not_read(cached: tuple[Path, Path], mode: int) -> None:
+    root, cache_file = cached
+    _forge(cache_file)
+    os.chmod(cache_file, mode)
+    assert _command(root, cache_file) == "echo {x}"
+
+
+def test_a_symlinked_cache_dir_into_a_shared_dir_is_not_read(
+    cached: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, cache_file = cached
+    _forge(cache_file)
+    shared = tmp_path / "shared"
+    cache_file.parent.rename(shared)
+    os.chmod(shared, 0o1777)
+    cache_file.parent.symlink_to(shared)
+    assert _command(root, cache_file) == "echo {x}"
+
+
+def test_a_symlinked_cache_file_is_not_followed(cached: tuple[Path, Path], tmp_path: Path) -> None:
+    root, cache_file = cached
+    _forge(cache_file)
+    elsewhere = tmp_path / "elsewhere.marshal"
+    cache_file.rename(elsewhere)
+    cache_file.symlink_to(elsewhere)
+    assert _command(root, cache_file) == "echo {x}"
+
+
+def test_saving_into_a_shared_dir_never_writes_through_a_planted_link(tmp_path: Path) -> None:
+    """The temporary file's name is predictable (it holds the pid): a link planted there by another
+    user of a shared cache dir must not make this user's start truncate the link's target."""
+    root = _root(tmp_path)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    cache_file = shared / "c.marshal"
+    (shared / f".c.marshal.{os.getpid()}.tmp").symlink_to(victim)
+    assert _command(root, cache_file) == "echo {x}"
+    assert victim.read_text() == "precious\n"
+    assert not cache_file.exists()  # nothing is cached where others can write
+
+
+def test_the_default_cache_dir_is_created_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    root = _root(tmp_path)
+    Registry([Root(root, "custom")], cache=True)
+    made = list((tmp_path / "xdg").glob("skillyard/registry-*.marshal"))
+    assert len(made) == 1
+    assert made[0].stat().st_mode & 0o077 == 0 and made[0].parent.stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs a second uid to own the planted files")
+def test_a_cache_dir_or_file_another_user_owns_is_not_read(cached: tuple[Path, Path], tmp_path: Path) -> None:
+    """An attacker who pre-created $XDG_CACHE_HOME/skillyard (say under a shared /tmp) owns it."""
+    root, cache_file = cached
+    _forge(cache_file)
+    os.chown(cache_file, OTHER_UID, OTHER_UID)
+    assert _command(root, cache_file) == "echo {x}"
+    _forge(cache_file)  # the start above rewrote it, as this user's own file
+    os.chown(cache_file.parent, OTHER_UID, OTHER_UID)
+    assert _command(root, cache_file) == "echo {x}"
