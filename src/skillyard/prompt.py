@@ -24,6 +24,7 @@ import bisect
 import html
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -114,6 +115,28 @@ def _xml_escape(s: str) -> str:
     return html.escape(s).replace("&#x27;", "&apos;")
 
 
+#: Invisible or text-moving characters a catalog spells out: the Unicode tag block and the
+#: variation selectors supplement carry hidden text, and are printable to `str.isprintable`.
+_HIDDEN_PRINTABLE = re.compile("[\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+_ZWJ = "\u200d"  #: joins emoji sequences: kept
+
+
+def _shown(s: str, keep: str = "\n\t") -> str:
+    """`s` with control, format (bidi, zero-width, tag) and line-separator characters spelled out
+    as escapes: what a person reviewing the catalog sees is what the model reads, and an author's
+    text cannot move the cursor or rewrite the terminal that prints it. `keep` stays as it is."""
+    if s.isprintable() and (s.isascii() or not _HIDDEN_PRINTABLE.search(s)):
+        return s
+    return "".join(
+        c
+        if c in keep
+        or c == _ZWJ
+        or ((c.isprintable() or unicodedata.category(c) == "Zs") and not _HIDDEN_PRINTABLE.match(c))
+        else ascii(c)[1:-1]
+        for c in s
+    )
+
+
 def _flat(s: str) -> str:
     """One line: line formats must not let a description start a new catalog line."""
     return " ".join(s.split())
@@ -124,7 +147,7 @@ def _location(path: object) -> str:
     try:
         key = os.fspath(path)  # type: ignore[arg-type]
     except TypeError:
-        return _text(path)
+        return _shown(_text(path), keep="")
     if isinstance(key, bytes):
         key = os.fsdecode(key)
     loc = _location_cache.get(key)
@@ -134,6 +157,7 @@ def _location(path: object) -> str:
             loc = os.path.join(os.path.realpath(directory or "."), name)
         except (OSError, ValueError):  # e.g. a NUL byte in a hand-built path
             loc = key
+        loc = _shown(loc, keep="")  # one line, whatever the directory is named
         if len(_location_cache) > 200_000:
             _location_cache.clear()
         _location_cache[key] = loc
@@ -252,8 +276,8 @@ def _display_name(raw: str, fmt_name: str) -> str:
 
 
 def _prepare(skill: Skill, fmt_name: str, fmt: _Format, homes: Sequence[str]) -> _Entry:
-    raw_name = _text(skill.name)
-    raw_desc = _text(skill.description)
+    raw_name = _shown(_text(skill.name))
+    raw_desc = _shown(_text(skill.description))
     name = _display_name(raw_name, fmt_name)
     location = ""
     if fmt_name in ("xml", "openclaw"):
@@ -261,6 +285,8 @@ def _prepare(skill: Skill, fmt_name: str, fmt: _Format, homes: Sequence[str]) ->
         location = _location(skill.path)
         if fmt_name == "openclaw":
             location = _xml_escape(_home_relative(location, homes))
+        else:  # skills-ref leaves it as is; a directory name must still not close the tag
+            location = location.replace("<", "&lt;").replace(">", "&gt;")
     else:  # line formats; queryclaw falls back to the name
         src = _flat(raw_desc) or (_flat(raw_name) if fmt_name == "queryclaw" else "")
     fixed = len(fmt.entry(name, "", location))
