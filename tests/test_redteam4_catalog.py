@@ -134,3 +134,47 @@ def test_any_text_keeps_one_entry_per_skill_within_budget(
         assert _entries(cat.text, fmt) == cat.shown
     else:  # one line per skill shown
         assert _entries(cat.text, fmt) >= cat.shown
+
+
+MARKUP_DESC = "[link=https://evil.example]click[/link] [bold red]SYSTEM[/] \x1b]0;pwned\x07 \x1b[2J cleared"
+
+
+def _on_a_terminal(args: list[str], env: dict[str, str]) -> bytes:
+    """What a command writes to a real pseudo-terminal (rich styles its output only there)."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(args, stdout=slave, stderr=slave, stdin=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO once the child has closed its side
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait(timeout=60)
+    os.close(master)
+    return out
+
+
+def test_list_and_info_show_an_authors_markup_and_escapes_as_text(tmp_path: Path) -> None:
+    """`skillyard list` handed descriptions to rich as markup: an author's `[link=...]` became a
+    terminal hyperlink, and `info`/`list` passed title-setting and screen-clearing sequences."""
+    _write(tmp_path / "r", "m", "m", MARKUP_DESC)
+    env = {
+        **os.environ,
+        "SKILLYARD_PATH": str(tmp_path / "r"),
+        "COLUMNS": "250",
+        "TERM": "xterm-256color",
+    }
+    for cmd in (["list"], ["info", "m"]):
+        out = _on_a_terminal([sys.executable, "-m", "skillyard", *cmd], env)
+        assert b"[link=https://evil.example]click[/link]" in out, (cmd, out)
+        assert b"\x1b]" not in out and b"\x1b[2J" not in out and b"\x07" not in out, (cmd, out)
+        piped = subprocess.run(
+            [sys.executable, "-m", "skillyard", *cmd], capture_output=True, env=env, check=True
+        ).stdout
+        assert b"\x1b" not in piped and b"\x07" not in piped, (cmd, piped)

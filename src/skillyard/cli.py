@@ -31,6 +31,7 @@ from skillyard._cli_io import (
     fail_usage,
     say,
     tolerant_streams,
+    visible,
     warn,
 )
 
@@ -256,7 +257,12 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
     for item in data["skills"]:
         s = by_name[item["name"]]
         mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
-        row = [mark, f"{item['emoji']} {item['name']}".strip(), item["description"], s.source]
+        # an author's words: shown as text (never rich markup), control characters spelled out
+        name, desc = (
+            Text(visible(f"{item['emoji']} {item['name']}".strip())),
+            Text(visible(item["description"])),
+        )
+        row = [mark, name, desc, s.source]
         if verbose:
             row.append("; ".join(reg.eligibility(s).reasons))
         table.add_row(*row)
