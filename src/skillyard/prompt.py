@@ -115,26 +115,32 @@ def _xml_escape(s: str) -> str:
     return html.escape(s).replace("&#x27;", "&apos;")
 
 
-#: Invisible or text-moving characters a catalog spells out: the Unicode tag block and the
-#: variation selectors supplement carry hidden text, and are printable to `str.isprintable`.
+#: Printable to `str.isprintable`, yet invisible: the Unicode tag block and the variation
+#: selectors supplement, both used to smuggle text past a reader.
 _HIDDEN_PRINTABLE = re.compile("[\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
 _ZWJ = "\u200d"  #: joins emoji sequences: kept
 
 
+def _hides_text(c: str) -> bool:
+    """A character that hides or moves text: control, format (bidi, zero-width, tag), line or
+    paragraph separator, or one of `_HIDDEN_PRINTABLE`. Spaces and the zero-width joiner do not."""
+    if c.isprintable() or c == _ZWJ or unicodedata.category(c) == "Zs":
+        return bool(_HIDDEN_PRINTABLE.match(c))
+    return True
+
+
+def _may_hide_text(s: str) -> bool:
+    """False when no character of `s` `_hides_text` (checked in C for the usual text)."""
+    return not (s.isprintable() and (s.isascii() or not _HIDDEN_PRINTABLE.search(s)))
+
+
 def _shown(s: str, keep: str = "\n\t") -> str:
-    """`s` with control, format (bidi, zero-width, tag) and line-separator characters spelled out
-    as escapes: what a person reviewing the catalog sees is what the model reads, and an author's
-    text cannot move the cursor or rewrite the terminal that prints it. `keep` stays as it is."""
-    if s.isprintable() and (s.isascii() or not _HIDDEN_PRINTABLE.search(s)):
+    """`s` with every character that `_hides_text` spelled out as an escape: what a person reviewing
+    the catalog sees is what the model reads, and an author's text cannot move the cursor or
+    rewrite the terminal that prints it. `keep` stays as it is."""
+    if not _may_hide_text(s):
         return s
-    return "".join(
-        c
-        if c in keep
-        or c == _ZWJ
-        or ((c.isprintable() or unicodedata.category(c) == "Zs") and not _HIDDEN_PRINTABLE.match(c))
-        else ascii(c)[1:-1]
-        for c in s
-    )
+    return "".join(ascii(c)[1:-1] if c not in keep and _hides_text(c) else c for c in s)
 
 
 def _flat(s: str) -> str:
