@@ -42,6 +42,7 @@ from skillyard.execution.collect import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_TOTAL_BYTES,
+    SCRUB_MARGIN,
     VAR_PREFIX,
     CollectedFile,
     CollectLimits,
@@ -64,8 +65,6 @@ from skillyard.model import Skill
 from skillyard.schema_check import compile_schema
 
 DEFAULT_OUTPUT_BYTES = 64 * KiB
-#: Extra bytes captured past the cap so scrubbing sees whole secrets before truncation.
-_SCRUB_MARGIN = 16 * KiB
 _MAX_INPUT_BYTES = 512 * MiB
 #: Variables skillyard sets for every run; a request or the config cannot override them.
 RESERVED_ENV = frozenset(
@@ -441,8 +440,8 @@ class SkillRunner:
         )
         limits = replace(
             self.limits,
-            stdout_bytes=self.stdout_bytes + _SCRUB_MARGIN,
-            stderr_bytes=self.stderr_bytes + _SCRUB_MARGIN,
+            stdout_bytes=self.stdout_bytes + SCRUB_MARGIN,
+            stderr_bytes=self.stderr_bytes + SCRUB_MARGIN,
         )
         timeout = req.timeout or self.timeout
         if timeout > self.max_timeout:
@@ -717,7 +716,11 @@ class SkillRunner:
 
     @staticmethod
     def _file_entry(f: CollectedFile, inline: bool, secrets: tuple[str, ...]) -> dict[str, Any]:
-        content = scrub(f.data.decode("utf-8", errors="ignore"), secrets) if inline and f.is_text else ""
+        content = ""
+        if inline and f.is_text and f.truncated:  # scrubbed with the bytes past the limit, then cut
+            content = cap_text(f.data + f.tail, len(f.data), secrets)[0]
+        elif inline and f.is_text:
+            content = scrub(f.data.decode("utf-8", errors="ignore"), secrets)
         return {
             "name": f.name,
             "content": content,

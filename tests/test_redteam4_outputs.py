@@ -1,0 +1,88 @@
+"""Execution outputs against a hostile command: secrets at the edges, odd files, odd names.
+
+Every test runs a real command through the local executor (and, for the file kinds, the
+sandbox when bubblewrap works here) and looks only at what the run returns to the model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillyard.execution import FilesystemArtifactStore, RunRequest, SkillRunner
+from skillyard.model import Skill
+
+#: A secret-named variable's value (exact-value rule) and a provider-format token (pattern rule).
+SECRET = "Zq8vR2mK7xW4pL9sT3nB6cY1dF5gH0jE"
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def _skill(root: Path) -> Skill:
+    d = root / "demo"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: demo\ndescription: test skill\n---\nRun it.\n", encoding="utf-8")
+    return Skill(name="demo", description="test skill", path=d / "SKILL.md")
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> Any:
+    r = SkillRunner(
+        executor="local",
+        workspace_root=tmp_path / "ws",
+        artifact_store=FilesystemArtifactStore(tmp_path / "artifacts"),
+        timeout=30,
+    )
+    yield r
+    r.close()
+
+
+def _run(runner: SkillRunner, tmp_path: Path, **args: Any) -> dict[str, Any]:
+    skill = _skill(tmp_path / "skills")
+    req = RunRequest.from_arguments({"skill": "demo", "env": {"API_TOKEN": SECRET}, **args})
+    return runner.run(skill, req, session_id="s").to_dict()
+
+
+def _leaks(text: str) -> list[str]:
+    """Any 8-character piece of either secret found in `text` (a prefix cut at a limit counts)."""
+    return [s[i : i + 8] for s in (SECRET, TOKEN) for i in range(len(s) - 7) if s[i : i + 8] in text]
+
+
+@pytest.mark.parametrize("cut", [4, 12, 20, 30])
+@pytest.mark.parametrize("secret", [SECRET, TOKEN])
+def test_a_secret_cut_by_the_output_file_limit_is_not_half_shown(
+    runner: SkillRunner, tmp_path: Path, cut: int, secret: str
+) -> None:
+    """An output file larger than max_file_bytes is read up to the limit and then scrubbed, so a
+    secret that straddled the limit came back as its first `cut` characters, which no rule knows."""
+    cap = 1000
+    pad = cap - cut
+    cmd = f"head -c {pad} /dev/zero | tr '\\0' x > $OUTPUT_DIR/r.txt; printf ' %s tail\\n' '{secret}' >> $OUTPUT_DIR/r.txt"
+    res = _run(
+        runner,
+        tmp_path,
+        command=cmd,
+        outputs={"globs": ["$OUTPUT_DIR/*.txt"], "inline": True, "max_file_bytes": cap},
+    )
+    (entry,) = res["output_files"]
+    assert entry["truncated"] is True and entry["size_bytes"] > cap
+    assert len(entry["content"].encode()) <= cap
+    assert entry["content"].startswith("x" * 100)
+    assert _leaks(entry["content"]) == [], entry["content"][-60:]
+
+
+@pytest.mark.parametrize("stream", ["1", "2"])
+def test_a_secret_at_the_stdout_or_stderr_limit_is_not_half_shown(tmp_path: Path, stream: str) -> None:
+    cap = 1000
+    with SkillRunner(
+        executor="local", workspace_root=tmp_path / "ws", stdout_bytes=cap, stderr_bytes=cap
+    ) as r:
+        for cut in (4, 16, 28):
+            cmd = f"{{ head -c {cap - cut} /dev/zero | tr '\\0' x; printf ' %s\\n' '{SECRET}' '{TOKEN}'; }} >&{stream}"
+            res = _run(r, tmp_path / str(cut), command=cmd)
+            text = res["stdout" if stream == "1" else "stderr"]
+            assert text.startswith("xxxx") and len(text.encode()) <= cap
+            assert _leaks(text) == []
+            assert _leaks(json.dumps(res)) == []
