@@ -131,3 +131,60 @@ def test_a_cache_dir_or_file_another_user_owns_is_not_read(cached: tuple[Path, P
     _forge(cache_file)  # the start above rewrote it, as this user's own file
     os.chown(cache_file.parent, OTHER_UID, OTHER_UID)
     assert _command(root, cache_file) == "echo {x}"
+
+
+def _edit_keeping_size_and_mtime(path: Path, old: str, new: str) -> None:
+    """An edit in place of the same length, then the old mtime put back (`touch -d`): size, mtime
+    and inode are all as before; only the ctime, which no user can set, has moved."""
+    assert len(old) == len(new)
+    st = path.stat()
+    with open(path, "r+", encoding="utf-8") as f:
+        text = f.read()
+        f.seek(0)
+        f.write(text.replace(old, new))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    now = path.stat()
+    assert (now.st_size, now.st_mtime_ns, now.st_ino) == (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def test_an_edit_with_size_and_mtime_put_back_is_seen(cached: tuple[Path, Path]) -> None:
+    """The warm start, a full reload and a reload of the changed path all kept the old command."""
+    root, cache_file = cached
+    running = Registry([Root(root, "custom")], cache=cache_file)
+    assert running.get("t").tools[0].command == "echo {x}"
+    _edit_keeping_size_and_mtime(root / "t" / "SKILL.toml", "echo {x}", "true {x}")
+    assert _command(root, cache_file) == "true {x}"
+    running.reload([root / "t" / "SKILL.toml"])
+    assert running.get("t").tools[0].command == "true {x}"
+    again = Registry([Root(root, "custom")], cache=cache_file)
+    _edit_keeping_size_and_mtime(root / "t" / "SKILL.toml", "true {x}", "echo {x}")
+    again.reload()
+    assert again.get("t").tools[0].command == "echo {x}"
+
+
+def test_served_digests_and_staged_copies_follow_such_an_edit(tmp_path: Path) -> None:
+    """The MCP manifest's digest cache and the workspace's staged copy of a skill were both keyed on
+    size and mtime: the served digest went stale, and the next run ran the old script."""
+    from skillyard.execution import RunRequest, SkillRunner
+    from skillyard.mcp.catalog import SkillCatalog
+
+    root = tmp_path / "r"
+    (root / "demo" / "scripts").mkdir(parents=True)
+    (root / "demo" / "SKILL.md").write_text("---\nname: demo\ndescription: d\n---\nRun it.\n")
+    script = root / "demo" / "scripts" / "go.sh"
+    script.write_text("echo before\n")
+    reg = Registry.from_roots([root])
+    served = SkillCatalog(reg)
+    skill = reg.get("demo")
+
+    def digest() -> str:
+        (entry,) = [f for f in served.manifest(skill).files if f.rel == "scripts/go.sh"]
+        return entry.digest
+
+    first = digest()
+    with SkillRunner(executor="local", workspace_root=tmp_path / "ws") as runner:
+        req = RunRequest.from_arguments({"skill": "demo", "command": "bash scripts/go.sh"})
+        assert runner.run(skill, req, session_id="s").stdout == "before\n"
+        _edit_keeping_size_and_mtime(script, "before", "after!")
+        assert runner.run(skill, req, session_id="s").stdout == "after!\n"
+    assert digest() != first

@@ -1,6 +1,6 @@
 """A start-up cache of parse results, so a second start does not re-read skill files.
 
-Entries are keyed by path and validated by (mtime_ns, size, inode) from one
+Entries are keyed by path and validated by (mtime_ns, size, inode, ctime_ns) from one
 `stat`, exactly like an in-process reload. The file holds only plain data
 (`marshal`, never pickle), but that data includes the commands SKILL.toml tools
 run: it is read and written only where no other user can write (`_private`).
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from skillyard.discovery import AnyStat, Scan
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
-FORMAT = 10
+FORMAT = 11
 _SKILL_FIELDS = list(SKILL_FIELDS)
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]
@@ -58,7 +58,7 @@ class Cached:
     """The loaded cache: parallel columns, one position per skill file that loaded."""
 
     paths: list[str] = field(default_factory=list)
-    #: (mtime_ns, size, inode) of entry i at [3i], [3i+1], [3i+2] (a view of packed int64s once loaded)
+    #: (mtime_ns, size, inode, ctime_ns) of entry i at [4i] to [4i+3] (a view of packed int64s once loaded)
     stats: MutableSequence[int] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
@@ -130,12 +130,13 @@ class Cached:
         i = self.index().get(path)
         if i is None:
             return -1
-        j = 3 * i
+        j = 4 * i
         s = self.stats
         if (
             s[j] == st.st_mtime_ns
             and s[j + 1] == st.st_size
             and s[j + 2] == st.st_ino
+            and s[j + 3] == st.st_ctime_ns
             and self.sources[i] == source
         ):
             return i
@@ -144,7 +145,7 @@ class Cached:
     def add(
         self,
         path: str,
-        stat: tuple[int, int, int],
+        stat: tuple[int, int, int, int],
         source: str,
         name: str,
         row: bytes | memoryview,
@@ -268,7 +269,7 @@ def load(path: Path) -> Cached:
         and len(sources) == n
         and len(names) == n
         and len(offsets) == n + 1
-        and len(stats) == 3 * n
+        and len(stats) == 4 * n
     ):
         return Cached()
     # a malformed walk is dropped (that root is walked); its items are checked as they are replayed
@@ -565,7 +566,7 @@ def parse_entry(path: str, source: str, st: AnyStat, rows: Cached) -> Entry:
         return Entry(st, path, source, None, found)
     i = rows.add(
         path,
-        (st.st_mtime_ns, st.st_size, st.st_ino),
+        (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns),
         source,
         row[0],
         marshal.dumps(row),
@@ -692,7 +693,7 @@ def save_scan(path: Path, scan: Scan) -> None:
             continue  # files that did not load are re-read (their diagnostics stay current)
         out.add(
             p,
-            (e.st.st_mtime_ns, e.st.st_size, e.st.st_ino),
+            (e.st.st_mtime_ns, e.st.st_size, e.st.st_ino, e.st.st_ctime_ns),
             e.source,
             e.name,
             e.row(),
