@@ -350,10 +350,8 @@ def save(path: Path, cached: Cached) -> None:
     except OSError:
         return
     try:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp, dir_fd=dir_fd)  # left by a crashed start with this pid
         fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd
         )
         with open(fd, "wb") as f:
             f.write(MAGIC + len(header).to_bytes(8, "little"))

@@ -129,16 +129,11 @@ def _hides_text(c: str) -> bool:
     return True
 
 
-def _may_hide_text(s: str) -> bool:
-    """False when no character of `s` `_hides_text` (checked in C for the usual text)."""
-    return not (s.isprintable() and (s.isascii() or not _HIDDEN_PRINTABLE.search(s)))
-
-
 def _shown(s: str, keep: str = "\n\t") -> str:
     """`s` with every character that `_hides_text` spelled out as an escape: what a person reviewing
     the catalog sees is what the model reads, and an author's text cannot move the cursor or
     rewrite the terminal that prints it. `keep` stays as it is."""
-    if not _may_hide_text(s):
+    if s.isprintable() and (s.isascii() or not _HIDDEN_PRINTABLE.search(s)):  # checked in C: the usual text
         return s
     return "".join(ascii(c)[1:-1] if c not in keep and _hides_text(c) else c for c in s)
 

@@ -13,6 +13,7 @@ import os
 import posixpath
 import re
 import shutil
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -716,11 +717,9 @@ class SkillRunner:
 
     @staticmethod
     def _file_entry(f: CollectedFile, inline: bool, secrets: tuple[str, ...]) -> dict[str, Any]:
-        content = ""
-        if inline and f.is_text and f.truncated:  # scrubbed with the bytes past the limit, then cut
-            content = cap_text(f.data + f.tail, len(f.data), secrets)[0]
-        elif inline and f.is_text:
-            content = scrub(f.data.decode("utf-8", errors="ignore"), secrets)
+        # scrubbed with the bytes read past the limit (a secret it cut is seen whole), then cut back
+        cap = len(f.data) if f.truncated else sys.maxsize
+        content = cap_text(f.data + f.tail, cap, secrets)[0] if inline and f.is_text else ""
         return {
             "name": f.name,
             "content": content,
