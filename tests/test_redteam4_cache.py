@@ -8,7 +8,10 @@ file the way an attacker would (same length, so it still decodes) and starts a r
 from __future__ import annotations
 
 import os
+import random
+import struct
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -36,9 +39,16 @@ def _command(root: Path, cache_file: Path) -> str:
 
 
 def _forge(cache_file: Path) -> None:
+    """The attacker's edit: a new command, and the file's checksums done again (they catch damage,
+    not forgery)."""
     data = cache_file.read_bytes()
     assert data.count(b"echo {x}") == 1
-    cache_file.write_bytes(data.replace(b"echo {x}", FORGED))
+    data = data.replace(b"echo {x}", FORGED)
+    (size,) = struct.unpack("<Q", data[8:16])
+    header, rows = data[24 : 24 + size], data[24 + size :]
+    cache_file.write_bytes(
+        data[:8] + struct.pack("<QII", size, zlib.crc32(header), zlib.crc32(rows)) + header + rows
+    )
 
 
 @pytest.fixture
@@ -188,3 +198,19 @@ def test_served_digests_and_staged_copies_follow_such_an_edit(tmp_path: Path) ->
         _edit_keeping_size_and_mtime(script, "before", "after!")
         assert runner.run(skill, req, session_id="s").stdout == "after!\n"
     assert digest() != first
+
+
+def test_damaged_bytes_never_change_a_name_or_a_command(cached: tuple[Path, Path]) -> None:
+    """The cache had no checksum: one byte flipped in a row turned `echo {x}` into `*cho {x}`, and
+    one in the names column registered a skill under a name it does not have, start after start."""
+    root, cache_file = cached
+    good = cache_file.read_bytes()
+    rng = random.Random(4)
+    for _ in range(150):
+        data = bytearray(good)
+        for _ in range(rng.choice([1, 1, 2, 5])):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        cache_file.write_bytes(bytes(data))
+        reg = Registry([Root(root, "custom")], cache=cache_file)
+        assert reg.names() == ["t"]
+        assert reg.get("t").tools[0].command == "echo {x}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import struct
 import threading
 import zlib
 from array import array
@@ -73,8 +74,8 @@ class Cached:
     #: every entry's `summary_of` row, marshalled as one list (decoded on first `summary`)
     summaries: bytes = b""
     #: where `data` is still to be read from: (file, offset, the file's identity when the header was
-    #: read); a listing never needs the rows, which are most of the file
-    rows_at: tuple[str, int, tuple[int, int, int, int]] | None = None
+    #: read, the rows' CRC-32); a listing never needs the rows, which are most of the file
+    rows_at: tuple[str, int, tuple[int, int, int, int], int] | None = None
     _parts: list[bytes | memoryview] = field(default_factory=list)
     _index: dict[str, int] | None = None
     _summaries: list[Any] | None = None
@@ -191,10 +192,11 @@ def _all(items: Any, kind: type) -> bool:
     return isinstance(items, list) and (not items or set(map(type, items)) == {kind})
 
 
-#: File layout: MAGIC, the header's length (8 bytes, little-endian), the marshalled header
-#: (columns), then the packed rows, which are never copied out of the file's buffer.
+#: File layout: MAGIC, the header's length (8 bytes, little-endian), the CRC-32s of the header and
+#: of the rows (4 bytes each), the marshalled header (columns), then the packed rows, which are never
+#: copied out of the file's buffer. A damaged byte must not change a name or a tool's command.
 MAGIC = b"skillyd\0"
-_PREFIX = len(MAGIC) + 8
+_PREFIX = len(MAGIC) + 16
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -218,16 +220,17 @@ def _private_dir(path: Path) -> int:
     return fd
 
 
-def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int]) -> bytes:
-    """The packed rows of the cache file read by `load`; empty when it was replaced since."""
+def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int], crc: int) -> bytes:
+    """The packed rows of the cache file read by `load`; empty when it was replaced since, or damaged."""
     try:
         with open(path, "rb") as f:
             if _identity(os.fstat(f.fileno())) != identity:
                 return b""
             f.seek(offset)
-            return f.read()
+            rows = f.read()
     except OSError:
         return b""
+    return rows if zlib.crc32(rows) == crc else b""
 
 
 def load(path: Path) -> Cached:
@@ -243,13 +246,15 @@ def load(path: Path) -> Cached:
             os.close(dir_fd)
         with open(fd, "rb") as f:
             prefix = f.read(_PREFIX)
-            size = int.from_bytes(prefix[len(MAGIC) :], "little")
+            size, header_crc, rows_crc = struct.unpack("<QII", prefix[len(MAGIC) :])
             st = os.fstat(f.fileno())
             if not _private(st) or prefix[: len(MAGIC)] != MAGIC or _PREFIX + size > st.st_size:
                 return Cached()
             header = f.read(size)
+        if zlib.crc32(header) != header_crc:
+            return Cached()
         data = marshal.loads(header)
-    except (OSError, ValueError, EOFError, TypeError, MemoryError, OverflowError):
+    except (OSError, ValueError, EOFError, TypeError, MemoryError, OverflowError, struct.error):
         return Cached()  # missing, foreign, truncated, or a header claiming absurd sizes
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return Cached()
@@ -295,7 +300,7 @@ def load(path: Path) -> Cached:
         b"",
         offsets,
         summaries if isinstance(summaries, bytes) else b"",
-        rows_at=(str(path), _PREFIX + size, _identity(st)),
+        rows_at=(str(path), _PREFIX + size, _identity(st), rows_crc),
     )
 
 
@@ -354,7 +359,10 @@ def save(path: Path, cached: Cached) -> None:
             tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd
         )
         with open(fd, "wb") as f:
-            f.write(MAGIC + len(header).to_bytes(8, "little"))
+            rows_crc = 0
+            for part in cached._parts:
+                rows_crc = zlib.crc32(part, rows_crc)
+            f.write(MAGIC + struct.pack("<QII", len(header), zlib.crc32(header), rows_crc))
             f.write(header)
             f.writelines(cached._parts)
         os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
