@@ -178,3 +178,31 @@ def test_list_and_info_show_an_authors_markup_and_escapes_as_text(tmp_path: Path
             [sys.executable, "-m", "skillyard", *cmd], capture_output=True, env=env, check=True
         ).stdout
         assert b"\x1b" not in piped and b"\x07" not in piped, (cmd, piped)
+
+
+HIDDEN_BODY = "Do the thing.\U000e0049\U000e0047\U000e004e\U000e004f\U000e0052\U000e0045 \u202eevil\u202c \x1b]0;t\x07\u200b done\n"
+
+
+def test_loaded_instructions_and_docs_show_hidden_characters(tmp_path: Path) -> None:
+    """A skill's body and docs reached the model (system message, read_skill, skill_load's docs) with
+    Unicode tag characters, bidi overrides and escapes as they are: text a person reading the
+    SKILL.md in an editor does not see, which the install scanner flags but a project skill never meets."""
+    from skillyard.session import Session
+    from skillyard.tools import Toolkit
+
+    d = tmp_path / "r" / "b"
+    (d / "docs").mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: b\ndescription: ok\n---\n" + HIDDEN_BODY, encoding="utf-8")
+    (d / "docs" / "usage.md").write_text("Usage." + HIDDEN_BODY, encoding="utf-8")
+    reg = Registry.from_roots([tmp_path / "r"])
+    kit = Toolkit(reg)
+    session = Session()
+    loaded = kit.call("skill_load", {"skill": "b", "include_all_docs": True}, session)
+    assert not loaded.is_error, loaded.content
+    texts = {"system": kit.system_message(session), "skill_load": loaded.content}
+    invoke = Toolkit(reg, tools=["read_skill"])
+    texts["read_skill"] = invoke.call("read_skill", {"skill_name": "b"}, Session()).content
+    for where, text in texts.items():
+        assert not _hidden(text), (where, sorted(map(hex, map(ord, _hidden(text)))))
+    assert "\\U000e0049" in texts["system"] and "Usage." in texts["system"]
+    assert "\\u202e" in texts["read_skill"]

@@ -31,7 +31,7 @@ from typing import Any
 
 from skillyard.model import Skill
 
-__all__ = ["FORMATS", "Catalog", "relevant_names", "render_catalog", "tool_guidance"]
+__all__ = ["FORMATS", "Catalog", "relevant_names", "render_catalog", "shown", "tool_guidance"]
 
 FORMATS = ("xml", "openclaw", "markdown", "queryclaw")
 
@@ -129,13 +129,32 @@ def _hides_text(c: str) -> bool:
     return True
 
 
-def _shown(s: str, keep: str = "\n\t") -> str:
+class _Spelled(dict[int, str]):
+    """The `str.translate` table of `shown`: each character to itself, or to its escape when it
+    `_hides_text`; filled once per distinct character, so a long text is translated in C."""
+
+    def __missing__(self, code: int) -> str:
+        if len(self) > 65_536:  # a text of every character there is: the table stays small
+            self.clear()
+            self.update(_KEPT)
+        c = chr(code)
+        out = self[code] = ascii(c)[1:-1] if _hides_text(c) else c
+        return out
+
+
+_KEPT = {ord("\n"): "\n", ord("\t"): "\t"}
+_SPELLED = _Spelled(_KEPT)
+
+
+def shown(s: str, *, one_line: bool = False) -> str:
     """`s` with every character that `_hides_text` spelled out as an escape: what a person reviewing
-    the catalog sees is what the model reads, and an author's text cannot move the cursor or
-    rewrite the terminal that prints it. `keep` stays as it is."""
+    a skill's text (catalog, instructions, docs) sees is what the model reads, and an author's
+    text cannot move the cursor or rewrite the terminal that prints it. Newline and tab stay,
+    unless `one_line`."""
     if s.isprintable() and (s.isascii() or not _HIDDEN_PRINTABLE.search(s)):  # checked in C: the usual text
         return s
-    return "".join(ascii(c)[1:-1] if c not in keep and _hides_text(c) else c for c in s)
+    s = s.translate(_SPELLED)
+    return s.replace("\n", "\\n").replace("\t", "\\t") if one_line else s
 
 
 def _flat(s: str) -> str:
@@ -148,7 +167,7 @@ def _location(path: object) -> str:
     try:
         key = os.fspath(path)  # type: ignore[arg-type]
     except TypeError:
-        return _shown(_text(path), keep="")
+        return shown(_text(path), one_line=True)
     if isinstance(key, bytes):
         key = os.fsdecode(key)
     loc = _location_cache.get(key)
@@ -158,7 +177,7 @@ def _location(path: object) -> str:
             loc = os.path.join(os.path.realpath(directory or "."), name)
         except (OSError, ValueError):  # e.g. a NUL byte in a hand-built path
             loc = key
-        loc = _shown(loc, keep="")  # one line, whatever the directory is named
+        loc = shown(loc, one_line=True)  # one line, whatever the directory is named
         if len(_location_cache) > 200_000:
             _location_cache.clear()
         _location_cache[key] = loc
@@ -277,8 +296,8 @@ def _display_name(raw: str, fmt_name: str) -> str:
 
 
 def _prepare(skill: Skill, fmt_name: str, fmt: _Format, homes: Sequence[str]) -> _Entry:
-    raw_name = _shown(_text(skill.name))
-    raw_desc = _shown(_text(skill.description))
+    raw_name = shown(_text(skill.name))
+    raw_desc = shown(_text(skill.description))
     name = _display_name(raw_name, fmt_name)
     location = ""
     if fmt_name in ("xml", "openclaw"):
