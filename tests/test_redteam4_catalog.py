@@ -13,6 +13,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -206,3 +207,19 @@ def test_loaded_instructions_and_docs_show_hidden_characters(tmp_path: Path) -> 
         assert not _hidden(text), (where, sorted(map(hex, map(ord, _hidden(text)))))
     assert "\\U000e0049" in texts["system"] and "Usage." in texts["system"]
     assert "\\u202e" in texts["read_skill"]
+
+
+@pytest.mark.anyio
+async def test_an_mcp_prompt_of_a_skill_shows_hidden_characters(tmp_path: Path) -> None:
+    """The MCP prompt a skill becomes sent its body as it is (official SDK client, in memory)."""
+    from mcp import Client
+
+    from skillyard.mcp import build_server
+
+    d = tmp_path / "r" / "b"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: b\ndescription: ok\n---\n" + HIDDEN_BODY, encoding="utf-8")
+    async with Client(build_server(Registry.from_roots([tmp_path / "r"]))) as c:
+        assert "b" in [p.name for p in (await c.list_prompts()).prompts]
+        text = (await c.get_prompt("b", {"arguments": ""})).messages[0].content.text
+    assert not _hidden(text) and "\\u202e" in text and "done" in text
