@@ -118,39 +118,32 @@ def _xml_escape(s: str) -> str:
 #: Printable to `str.isprintable`, yet invisible: the Unicode tag block and the variation
 #: selectors supplement, both used to smuggle text past a reader.
 _HIDDEN_PRINTABLE = re.compile("[\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
-_ZWJ = "\u200d"  #: joins emoji sequences: kept
-
-
-def _hides_text(c: str) -> bool:
-    """A character that hides or moves text: control, format (bidi, zero-width, tag), line or
-    paragraph separator, or one of `_HIDDEN_PRINTABLE`. Spaces and the zero-width joiner do not."""
-    if c.isprintable() or c == _ZWJ or unicodedata.category(c) == "Zs":
-        return bool(_HIDDEN_PRINTABLE.match(c))
-    return True
+_KEPT = {ord("\n"): "\n", ord("\t"): "\t", 0x200D: "\u200d"}  # the zero-width joiner joins emoji
 
 
 class _Spelled(dict[int, str]):
-    """The `str.translate` table of `shown`: each character to itself, or to its escape when it
-    `_hides_text`; filled once per distinct character, so a long text is translated in C."""
+    """The `str.translate` table of `shown`: each character to itself, or to its escape when it hides
+    or moves text (a control, format or line-separator character, or one of `_HIDDEN_PRINTABLE`);
+    filled once per distinct character, so a long text is translated in C."""
 
     def __missing__(self, code: int) -> str:
         if len(self) > 65_536:  # a text of every character there is: the table stays small
             self.clear()
             self.update(_KEPT)
         c = chr(code)
-        out = self[code] = ascii(c)[1:-1] if _hides_text(c) else c
+        seen = (c.isprintable() or unicodedata.category(c) == "Zs") and not _HIDDEN_PRINTABLE.match(c)
+        out = self[code] = c if seen else ascii(c)[1:-1]
         return out
 
 
-_KEPT = {ord("\n"): "\n", ord("\t"): "\t"}
 _SPELLED = _Spelled(_KEPT)
 
 
 def shown(s: str, *, one_line: bool = False) -> str:
-    """`s` with every character that `_hides_text` spelled out as an escape: what a person reviewing
-    a skill's text (catalog, instructions, docs) sees is what the model reads, and an author's
-    text cannot move the cursor or rewrite the terminal that prints it. Newline and tab stay,
-    unless `one_line`."""
+    """`s` with every character that hides or moves text spelled out as an escape: what a person
+    reviewing a skill's text (catalog, instructions, docs) sees is what the model reads, and an
+    author's text cannot move the cursor or rewrite the terminal that prints it. Newline and tab
+    stay, unless `one_line`."""
     if s.isprintable() and (s.isascii() or not _HIDDEN_PRINTABLE.search(s)):  # checked in C: the usual text
         return s
     s = s.translate(_SPELLED)
