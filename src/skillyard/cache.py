@@ -3,7 +3,7 @@
 Entries are keyed by path and validated by (mtime_ns, size, inode, ctime_ns) from one
 `stat`, exactly like an in-process reload. The file holds only plain data
 (`marshal`, never pickle), but that data includes the commands SKILL.toml tools
-run: it is read and written only where no other user can write (`_private`).
+run: a file another user made or can change is not read (`_ours`).
 
 The layout is columnar (one list per field) and each skill's row is a nested
 marshal blob, all of them packed in one buffer: loading the file builds a handful
@@ -24,6 +24,7 @@ from collections.abc import MutableSequence
 from dataclasses import dataclass, field, fields
 from itertools import chain
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
 import platformdirs
@@ -203,21 +204,11 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _private(st: os.stat_result) -> bool:
-    """Owned by this user and writable by no one else. A row holds a SKILL.toml tool's command,
-    so whoever can write the cache chooses what a tool runs: a cache file, or a directory,
-    that another user could have written (a shared XDG_CACHE_HOME, a group-writable dir) is
-    neither read nor written."""
-    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
-
-
-def _private_dir(path: Path) -> int:
-    """A descriptor of the cache file's directory, which must be `_private` (OSError if not)."""
-    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    if not _private(os.fstat(fd)):
-        os.close(fd)
-        raise PermissionError(f"{path.parent} is writable by another user")
-    return fd
+def _ours(st: os.stat_result) -> bool:
+    """A regular file of this user's that no one else can write. A row holds a SKILL.toml tool's
+    command, so whoever can write the cache chooses what a tool runs: a file another user made or
+    can change (in a shared XDG_CACHE_HOME, say) is not read."""
+    return S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022 and st.st_nlink == 1
 
 
 def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int], crc: int) -> bytes:
@@ -236,19 +227,14 @@ def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int], crc:
 def load(path: Path) -> Cached:
     """The cache at `path`, or an empty one when it is missing, from another format, or malformed.
 
-    Only the header is read here; the skills' rows are read when one is first needed. A file
-    or directory someone else could have written is not read (see `_private`)."""
+    Only the header is read here; the skills' rows are read when one is first needed. A link, or
+    a file someone else could have written, is not read (see `_ours`)."""
     try:
-        dir_fd = _private_dir(path)
-        try:
-            fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
-        finally:
-            os.close(dir_fd)
-        with open(fd, "rb") as f:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as f:
             prefix = f.read(_PREFIX)
             size, header_crc, rows_crc = struct.unpack("<QII", prefix[len(MAGIC) :])
             st = os.fstat(f.fileno())
-            if not _private(st) or prefix[: len(MAGIC)] != MAGIC or _PREFIX + size > st.st_size:
+            if not _ours(st) or prefix[: len(MAGIC)] != MAGIC or _PREFIX + size > st.st_size:
                 return Cached()
             header = f.read(size)
         if zlib.crc32(header) != header_crc:
@@ -348,16 +334,13 @@ def save(path: Path, cached: Cached) -> None:
             "summaries": marshal.dumps(_shared(cached._summaries or [])),
         }
     )
-    tmp = f".{path.name}.{os.getpid()}.tmp"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        dir_fd = _private_dir(path)
-    except OSError:
-        return
-    try:
-        fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd
-        )
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()  # left by a crashed start with this pid, or planted
+        # a new file, never through a link: the name is predictable, and others may write the directory
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         with open(fd, "wb") as f:
             rows_crc = 0
             for part in cached._parts:
@@ -365,12 +348,10 @@ def save(path: Path, cached: Cached) -> None:
             f.write(MAGIC + struct.pack("<QII", len(header), zlib.crc32(header), rows_crc))
             f.write(header)
             f.writelines(cached._parts)
-        os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        os.replace(tmp, path)
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=dir_fd)
-    finally:
-        os.close(dir_fd)
+            tmp.unlink()
 
 
 # ---------------------------------------------------------------- rows
