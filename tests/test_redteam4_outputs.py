@@ -7,6 +7,9 @@ sandbox when bubblewrap works here) and looks only at what the run returns to th
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +89,52 @@ def test_a_secret_at_the_stdout_or_stderr_limit_is_not_half_shown(tmp_path: Path
             assert text.startswith("xxxx") and len(text.encode()) <= cap
             assert _leaks(text) == []
             assert _leaks(json.dumps(res)) == []
+
+
+def test_output_file_names_reach_the_terminal_spelled_out(tmp_path: Path, make_skill: Any) -> None:
+    """`skillyard chat` printed each output file's name as it is: a command (or the model through
+    skill_run) naming a file with escape sequences set the window title and cleared the screen, and a
+    newline in the name printed a fake `[output]` line. `skillyard run` kept the newline as well."""
+    pytest.importorskip("openai", reason="skillyard chat needs the openai package (the chat extra)")
+    from openai_server import ChatServer, Reply, scripted
+    from test_chat import run_chat
+
+    make_skill(tmp_path / "skills", "wordcount", "Counts the words of a text")
+    (tmp_path / "skillyard.toml").write_text('[execution]\nexecutor = "local"\ntimeout = 20\n')
+    command = "printf x > \"out/$(printf 'a\\033]0;pwned\\033\\\\\\033[2J\\n[output] fake.txt (1 bytes)')\""
+    run_args = json.dumps({"skill": "wordcount", "command": command, "output_files": ["out/*"]})
+    turn = [Reply(tool_calls=[("skill_run", run_args)]), Reply(content="done")]
+    with ChatServer(scripted(turn)) as server:
+        proc = run_chat(tmp_path, server.url, "--once", "go", "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert "pwned" in proc.stderr  # the name is shown...
+    assert "\x1b" not in proc.stderr  # ...with its escapes spelled out
+    assert "\n[output] fake.txt" not in proc.stderr  # and its newline too
+
+    skills = tmp_path / "skills"
+    env = {**os.environ, "SKILLYARD_PATH": str(skills)}
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "skillyard",
+            "run",
+            "--executor",
+            "local",
+            "--output",
+            "out/*",
+            "wordcount",
+            "--",
+            "bash",
+            "-c",
+            command,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=skills,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert "pwned" in cli.stderr and "\x1b" not in cli.stderr
+    assert "\n[output] fake.txt" not in cli.stderr

@@ -443,6 +443,7 @@ def run_cmd(
     from dataclasses import replace
 
     from skillyard.execution import RunError, RunRequest, SkillRunner, configured_executor
+    from skillyard.prompt import shown
 
     obj = _obj(ctx)
     reg = obj.registry()
@@ -497,7 +498,10 @@ def run_cmd(
         if data.get("stderr"):
             click.echo(data["stderr"], nl=not data["stderr"].endswith("\n"), err=True)
         for f in data.get("output_files", []):
-            err(f"[output] {f['name']} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)", "dim")
+            name = shown(
+                f["name"], one_line=True
+            )  # a name the command chose: one line, every character shown
+            err(f"[output] {name} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)", "dim")
         for w in data.get("warnings", []):
             warn(f"warning: {w}")
         if data.get("timed_out"):
