@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,40 @@ def test_output_file_names_reach_the_terminal_spelled_out(tmp_path: Path, make_s
     assert cli.returncode == 0, cli.stderr
     assert "pwned" in cli.stderr and "\x1b" not in cli.stderr
     assert "\n[output] fake.txt" not in cli.stderr
+
+
+@pytest.mark.parametrize("executor", ["local", "sandbox"])
+def test_odd_output_files_are_refused_or_capped(
+    tmp_path: Path, executor: str, request: pytest.FixtureRequest
+) -> None:
+    """A FIFO (reading it would block), links to a device and to a host file, a second hard link
+    and a 200 MB sparse file among the outputs: the run returns, each odd one is left out with a
+    warning or not matched, and the sparse file comes back capped."""
+    import tempfile
+
+    from skillyard.execution import SandboxExecutor
+
+    if executor == "sandbox" and (reason := SandboxExecutor().probe()) is not None:
+        pytest.skip(f"sandbox unavailable: {reason}")
+    ws = Path(tempfile.mkdtemp(prefix="skillyard-rt4-"))  # the sandbox's uid must reach it
+    os.chmod(ws, 0o711)
+    cmd = (
+        "cd $OUTPUT_DIR; mkfifo fifo; ln -s /dev/zero zero; ln -s /etc/passwd passwd; printf x > one; "
+        "ln one two; truncate -s 200M sparse.txt; printf ok"
+    )
+    with SkillRunner(executor=executor, workspace_root=ws) as r:
+        request.addfinalizer(lambda: shutil.rmtree(ws, ignore_errors=True))
+        res = _run(
+            r,
+            tmp_path,
+            command=cmd,
+            outputs={"globs": ["$OUTPUT_DIR/*"], "inline": True, "max_file_bytes": 4096},
+        )
+    assert res["stdout"] == "ok", res
+    got = {f["name"]: f for f in res["output_files"]}
+    assert set(got) == {"out/sparse.txt"}, (got.keys(), res["warnings"])
+    assert got["out/sparse.txt"]["truncated"] and got["out/sparse.txt"]["size_bytes"] == 200 * 2**20
+    assert len(got["out/sparse.txt"]["content"]) <= 4096
+    skipped = " ".join(w for w in res["warnings"] if w.startswith("output file skipped"))
+    for name in ("zero", "passwd", "one", "two"):
+        assert f"out/{name}" in skipped, res["warnings"]
