@@ -258,11 +258,8 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         s = by_name[item["name"]]
         mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
         # an author's words: shown as text (never rich markup), control characters spelled out
-        name, desc = (
-            Text(visible(f"{item['emoji']} {item['name']}".strip())),
-            Text(visible(item["description"])),
-        )
-        row = [mark, name, desc, s.source]
+        name = Text(visible(f"{item['emoji']} {item['name']}".strip()))
+        row = [mark, name, Text(visible(item["description"])), s.source]
         if verbose:
             row.append("; ".join(reg.eligibility(s).reasons))
         table.add_row(*row)
@@ -498,9 +495,7 @@ def run_cmd(
         if data.get("stderr"):
             click.echo(data["stderr"], nl=not data["stderr"].endswith("\n"), err=True)
         for f in data.get("output_files", []):
-            name = shown(
-                f["name"], one_line=True
-            )  # a name the command chose: one line, every character shown
+            name = shown(f["name"], one_line=True)  # the command chose it: one line, every character shown
             err(f"[output] {name} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)", "dim")
         for w in data.get("warnings", []):
             warn(f"warning: {w}")
