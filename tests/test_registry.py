@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -433,7 +434,7 @@ def _read_cache(cache_file: Path) -> tuple[dict, bytes]:
     raw = cache_file.read_bytes()
     assert raw.startswith(cache_mod.MAGIC)
     size = int.from_bytes(raw[len(cache_mod.MAGIC) : len(cache_mod.MAGIC) + 8], "little")
-    start = len(cache_mod.MAGIC) + 8
+    start = cache_mod._PREFIX  # then the header's and the rows' CRC-32s
     header = marshal.loads(raw[start : start + size])
     for column in ("stats", "offsets"):  # packed int64s; the loader also takes plain lists
         header[column] = list(memoryview(header[column]).cast("q"))
@@ -446,7 +447,8 @@ def _write_cache(cache_file: Path, header: dict, rows: bytes) -> None:
     from skillyard import cache as cache_mod
 
     data = marshal.dumps(header)
-    cache_file.write_bytes(cache_mod.MAGIC + len(data).to_bytes(8, "little") + data + rows)
+    crcs = zlib.crc32(data).to_bytes(4, "little") + zlib.crc32(rows).to_bytes(4, "little")
+    cache_file.write_bytes(cache_mod.MAGIC + len(data).to_bytes(8, "little") + crcs + data + rows)
 
 
 def test_cache_rows_are_read_on_first_use_from_the_same_file_only(tmp_path: Path, make_skill) -> None:

@@ -139,6 +139,8 @@ class FileStat(NamedTuple):
     st_mtime_ns: int
     st_size: int
     st_ino: int
+    #: an edit put back to its old size and mtime (`touch -d`) still moves the ctime
+    st_ctime_ns: int
 
 
 #: A skill file's stat as discovery keeps it.
@@ -422,9 +424,9 @@ def _file_stats(top: str, paths: Sequence[str], looked: set[str] | None) -> list
             st = lstat(p)
             if not S_ISREG(st.st_mode):
                 return None
-            # the three fields the registry compares: the 19-field stat_result (about 15 objects)
+            # the four fields the registry compares: the 19-field stat_result (about 15 objects)
             # is freed at once instead of living, and taking fresh pages, as long as the registry
-            add(FileStat(st.st_mtime_ns, st.st_size, st.st_ino))
+            add(FileStat(st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
     except Exception:  # a saved walk is untrusted data
         return None
     return out
@@ -703,6 +705,7 @@ class Scan:
             and old.st.st_mtime_ns == st.st_mtime_ns
             and old.st.st_size == st.st_size
             and old.st.st_ino == st.st_ino  # a file replaced by a copy with the same size and time
+            and old.st.st_ctime_ns == st.st_ctime_ns
             and (old.name is None or old.source == source)
         ):
             return old

@@ -95,6 +95,7 @@ from skillyard.mcp.prompts import (
 from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
 from skillyard.model import BUILTIN_TOOL_NAMES, Skill
 from skillyard.parsing import load_body
+from skillyard.prompt import shown
 from skillyard.registry import Registry
 from skillyard.session import Session
 
@@ -575,7 +576,7 @@ class SkillyardServer(MCPServer):
                 INVALID_PARAMS, f"Prompt argument 'arguments' exceeds {MAX_ARGUMENTS_CHARS} characters"
             )
         try:
-            body = load_body(skill)
+            body = shown(load_body(skill))  # hidden characters spelled out, as in every other surface
         except Exception as e:
             raise MCPError(INTERNAL_ERROR, f"Cannot read skill {skill.name}: {type(e).__name__}") from None
         text = substitute(body, args, names=skill.arguments, skill_dir=str(skill.root))

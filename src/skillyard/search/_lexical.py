@@ -102,6 +102,9 @@ WARM_POSTINGS = 1_000_000
 MIN_BODY_CORRECTION_DF = 2
 #: Spelling correction only for words at least this long (shorter ones have too many neighbours).
 MIN_CORRECTABLE = 4
+#: ... and at most this long: a word's one-edit variants number 54 per letter, each as long as the
+#: word, so a 999-letter one made 57 MB of them; no English word or skill term is near this long.
+MAX_CORRECTABLE = 48
 #: From this length a misspelt word keeps several equally likely corrections (one edit from a long word
 #: rarely reaches another word by chance); a shorter one with several keeps none.
 LONG_CORRECTABLE = 6
@@ -714,7 +717,7 @@ class LexicalIndex:
         ranks by frequency), and a short word with several is left alone: one edit from a four- or
         five-letter word reaches too many words to guess. Candidates are generated, not looked up in a
         prebuilt table, so nothing is built before the first misspelt request."""
-        if len(term) < MIN_CORRECTABLE or not term.isascii() or not term.isalpha():
+        if not MIN_CORRECTABLE <= len(term) <= MAX_CORRECTABLE or not term.isascii() or not term.isalpha():
             return []
         edits = _edits(term)
         edits.discard(term)
