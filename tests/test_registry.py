@@ -69,6 +69,24 @@ def test_precedence_and_shadowing(tmp_path: Path, make_skill) -> None:
     assert Registry.from_roots([lo, hi]).get("same").description == "from the low root"
 
 
+def test_names_equal_but_for_case_or_unicode_form_are_one_name(tmp_path: Path, make_skill) -> None:
+    """`PDF` or full-width `ｐｄｆ` beside `pdf` would read as the same skill in a catalog: the
+    lower-priority one is shadowed like an exact copy, with a diagnostic naming the winner."""
+    hi, lo = tmp_path / "hi", tmp_path / "lo"
+    make_skill(hi, "pdf", "the trusted one")
+    make_skill(lo, "PDF", "look-alike by case")
+    make_skill(lo, "ｐｄｆ", "look-alike by width")
+    make_skill(lo, "pdf-tools", "a different name")
+    reg = Registry.from_roots([hi, lo])
+    assert reg.names() == ["pdf", "pdf-tools"]
+    assert reg.get("PDF") is None and reg.get("ｐｄｆ") is None
+    shadowed = sorted(d.path for d in reg.diagnostics if d.code == "shadowed")
+    assert shadowed == sorted([str(lo / "PDF" / "SKILL.md"), str(lo / "ｐｄｆ" / "SKILL.md")])
+    assert all("its name 'pdf' reads the same" in d.message for d in reg.diagnostics if d.code == "shadowed")
+    # priority decides, as for exact copies: the low root first makes its look-alike the one shown
+    assert Registry.from_roots([lo, hi]).get("pdf") is None
+
+
 def test_copies_lists_every_skill_of_a_name_winner_first(tmp_path: Path, make_skill) -> None:
     hi, lo = tmp_path / "hi", tmp_path / "lo"
     make_skill(hi, "same")

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from skillyard.cache import Cached, Entry, diag_from_row, parse_entry, walk_key
 from skillyard.config import Config
-from skillyard.model import Diagnostic
+from skillyard.model import Diagnostic, fold_name
 
 #: Names that make a directory a skill, in order of preference.
 SKILL_FILES = ("SKILL.md", "skill.md", "SKILL.toml")
@@ -593,6 +593,9 @@ class Scan:
         allowed = [os.path.realpath(r.path) for r in self.roots]
         files: dict[str, Entry] = {}
         by_name: dict[str, Entry] = {}
+        # names equal but for case or Unicode form ("pdf", "PDF", "ｐｄｆ") are one name to a reader
+        # of the catalog, so the later one is shadowed as an exact copy would be
+        by_folded: dict[str, Entry] = {}
         order: list[Entry] = []
         diags: list[Diagnostic] = []
         walks: dict[int, WalkResult] = {}
@@ -630,18 +633,20 @@ class Scan:
                 name = entry.name
                 if name is None:
                     continue
-                winner = by_name.get(name)
+                folded = name if name.isascii() and name.islower() else fold_name(name)
+                winner = by_folded.get(folded)
                 if winner is not None:
+                    alike = "" if winner.name == name else f" (its name '{winner.name}' reads the same)"
                     diags.append(
                         Diagnostic(
                             "warning",
                             "shadowed",
-                            f"skill '{name}' is shadowed by {winner.path} ({winner.source})",
+                            f"skill '{name}' is shadowed by {winner.path} ({winner.source}){alike}",
                             entry.path,
                         )
                     )
                     continue
-                by_name[name] = entry
+                by_name[name] = by_folded[folded] = entry
                 order.append(entry)
         self.walks = walks
         self.racy.intersection_update(files)
