@@ -45,7 +45,6 @@ def _installer(ctx: click.Context, allow: tuple[str, ...] = ()) -> Installer:
         Path(config.install_root),
         TrustPolicy.from_config(config),
         policy=ScanPolicy(allowed_rules=frozenset(allow)) if allow else None,
-        hub_index=getattr(config, "hub_index", None),
     )
 
 
