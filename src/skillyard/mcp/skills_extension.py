@@ -84,8 +84,8 @@ class SkillsExtension(Extension):
     # ------------------------------------------------------------ sync cores (also used by benchmarks)
 
     def _result(self, **fields: Any) -> dict[str, Any]:
-        """A complete result with the freshness hints every result of the extension carries: a catalog
-        that reloads may change at any moment (no time to live), and what a client sees is its own."""
+        """A complete result with the freshness hints every result of the extension carries: no time to
+        live (a reload may change the catalog at any moment), and private (no shared cache keeps it)."""
         return {"resultType": "complete", **fields, "ttlMs": 0, "cacheScope": "private"}
 
     def list_page(self, cursor: str | None) -> dict[str, Any]:
