@@ -590,7 +590,8 @@ class SkillyardServer(MCPServer):
     async def _track_connection(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """Remember handshake-era connections: list-changed notifications go to them directly."""
+        """Remember handshake-era connections (every request passes here first, resources/subscribe and
+        logging/setLevel included): list-changed notifications go to them directly."""
         connection = _connection(ctx)
         if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._legacy_connections.add(connection)
@@ -725,7 +726,6 @@ class SkillyardServer(MCPServer):
             if len(subs) >= MAX_SUBSCRIPTIONS:
                 raise MCPError(INVALID_PARAMS, f"at most {MAX_SUBSCRIPTIONS} subscriptions per connection")
             subs.add(uri)
-            self._legacy_connections.add(connection)
         return EmptyResult()
 
     async def _unsubscribe(
@@ -751,7 +751,6 @@ class SkillyardServer(MCPServer):
         connection = _connection(ctx)
         if connection is not None:
             connection.state["skillyard.log_level"] = params.level
-            self._legacy_connections.add(connection)
         return EmptyResult()
 
     async def _log_call(self, rctx: Any, name: str, arguments: Any, res: Any) -> None:

@@ -155,10 +155,6 @@ class SearchIndex:
 
     # ------------------------------------------------------------ maintenance
 
-    @property
-    def body_chars(self) -> int:
-        return self._lexical.body_chars
-
     def __len__(self) -> int:
         return len(self._lexical)
 

@@ -588,13 +588,13 @@ class LexicalIndex:
                 thread.join()
             self._merge_snapshot_body()
             with self._lock:
-                self._index_pending(list(self._pending_body))
+                self._index_pending()
             return
         with self._lock:
             if not self._pending_body or (self._body_thread is not None and self._body_thread.is_alive()):
                 return
             if len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
-                self._index_pending(list(self._pending_body))
+                self._index_pending()
                 return
             self._body_thread = threading.Thread(
                 target=self._index_in_background, name="skillyard-search-bodies", daemon=True
@@ -614,14 +614,12 @@ class LexicalIndex:
             self._index_counts(doc, field, counts, length)
         self._pending_body.discard(doc)
 
-    def _index_pending(self, docs: list[int]) -> None:
-        """Read and index these pending bodies (the caller holds the lock)."""
-        for doc in sorted(docs):
-            skill = self._skills[doc]
-            if skill is None or doc not in self._pending_body:
-                continue
-            self._index_body(doc, self._read_body(skill))
-        if docs:
+    def _index_pending(self) -> None:
+        """Read and index every pending body (the caller holds the lock; a pending skill is never removed)."""
+        pending = sorted(self._pending_body)
+        for doc in pending:
+            self._index_body(doc, self._read_body(self._skills[doc]))  # type: ignore[arg-type]
+        if pending:
             self._invalidate()
 
     def _index_in_background(self) -> None:
@@ -635,15 +633,12 @@ class LexicalIndex:
                 snapshot = [(d, self._skills[d]) for d in batch]
             if not batch:
                 return self._warm()
-            read = [(d, s, self._read_body(s)) for d, s in snapshot if s is not None]
+            read = [(d, s, self._read_body(s)) for d, s in snapshot]  # type: ignore[arg-type]
             with self._lock:
                 for doc, skill, parts in read:
                     if self._skills[doc] is not skill or doc not in self._pending_body:
                         continue  # replaced or removed meanwhile: its own entry is pending
                     self._index_body(doc, parts)
-                for doc, _s in snapshot:
-                    if self._skills[doc] is None:
-                        self._pending_body.discard(doc)
                 self._invalidate()
 
     def _warm(self) -> None:
