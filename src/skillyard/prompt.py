@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import html
+import json
 import os
 import re
 import unicodedata
@@ -122,9 +123,13 @@ _KEPT = {ord("\n"): "\n", ord("\t"): "\t", 0x200D: "\u200d"}  # the zero-width j
 
 
 class _Spelled(dict[int, str]):
-    """The `str.translate` table of `shown`: each character to itself, or to its escape when it hides
-    or moves text (a control, format or line-separator character, or one of `_HIDDEN_PRINTABLE`);
+    """A `str.translate` table: each character to itself, or to `escape` of it when it hides or
+    moves text (a control, format or line-separator character, or one of `_HIDDEN_PRINTABLE`);
     filled once per distinct character, so a long text is translated in C."""
+
+    def __init__(self, escape: Callable[[str], str]) -> None:
+        super().__init__(_KEPT)
+        self.escape = escape
 
     def __missing__(self, code: int) -> str:
         if len(self) > 65_536:  # a text of every character there is: the table stays small
@@ -132,11 +137,13 @@ class _Spelled(dict[int, str]):
             self.update(_KEPT)
         c = chr(code)
         seen = (c.isprintable() or unicodedata.category(c) == "Zs") and not _HIDDEN_PRINTABLE.match(c)
-        out = self[code] = c if seen else ascii(c)[1:-1]
+        out = self[code] = c if seen else self.escape(c)
         return out
 
 
-_SPELLED = _Spelled(_KEPT)
+_SPELLED = _Spelled(lambda c: ascii(c)[1:-1])
+#: JSON's own escapes (a surrogate pair above U+FFFF): a JSON reader gets the same text back.
+_SPELLED_JSON = _Spelled(lambda c: json.dumps(c)[1:-1])
 
 
 def shown(s: str, *, one_line: bool = False) -> str:
@@ -148,6 +155,15 @@ def shown(s: str, *, one_line: bool = False) -> str:
         return s
     s = s.translate(_SPELLED)
     return s.replace("\n", "\\n").replace("\t", "\\t") if one_line else s
+
+
+def shown_json(text: str) -> str:
+    """JSON text (`json.dumps(..., ensure_ascii=False)`) with what `shown` spells out written as
+    `\\u` escapes: tool results decode to the same data, and hidden text is visible to whoever
+    reads the raw result, the model included."""
+    if text.isascii() or (text.isprintable() and not _HIDDEN_PRINTABLE.search(text)):
+        return text
+    return text.translate(_SPELLED_JSON)
 
 
 def _flat(s: str) -> str:

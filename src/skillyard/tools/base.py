@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from skillyard.prompt import shown_json
 from skillyard.schema_check import Check, compile_schema
 from skillyard.tools.strict import Normalizer, normalizer
 
@@ -74,8 +75,8 @@ def object_schema(required: str, **properties: Any) -> dict[str, Any]:
 
 
 def json_text(data: Any) -> str:
-    """Compact, stable JSON for tool results (non-ASCII kept readable)."""
-    return json.dumps(data, ensure_ascii=False)
+    """Compact, stable JSON for tool results: non-ASCII kept readable, hidden characters escaped."""
+    return shown_json(json.dumps(data, ensure_ascii=False))
 
 
 def text_error(tool: str, message: str) -> str:

@@ -6,11 +6,10 @@ frontmatter stripped; neither ever builds a path from the model's input.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from skillyard.tools.arguments import substitute_arguments
-from skillyard.tools.base import ToolDef, ToolResult, object_schema, text_error
+from skillyard.tools.base import ToolDef, ToolResult, json_text, object_schema, text_error
 from skillyard.tools.common import MAX_NAME_CHARS, Unavailable, model_names, name_property, usable_skill
 
 if TYPE_CHECKING:
@@ -108,4 +107,4 @@ class InvokeTools:
             },
             {"type": "text", "text": f"Base directory for this skill: {base_dir}\n\n{body}", "isMeta": True},
         ]
-        return ToolResult(json.dumps(messages, ensure_ascii=False), False, f"Loaded skill: {skill.name}")
+        return ToolResult(json_text(messages), False, f"Loaded skill: {skill.name}")
