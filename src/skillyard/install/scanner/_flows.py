@@ -102,7 +102,7 @@ OFFICIAL_INSTALLER = re.compile(
 
 KERNEL_PATH = re.compile(r"^/proc/sys/")
 #: Block devices that hold a disk (not /dev/null, /dev/zero or a loop device over an image file).
-DEVICE = re.compile(r"^/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
+DEVICE = re.compile(r"^/dev/(?![a-z]*[A-Z])(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
 #: Shell start-up files: users are told to append PATH lines to them, so a write alone is medium.
 RC_FILE = re.compile(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|config\.fish$")
 
@@ -143,6 +143,20 @@ def destroys(path: str) -> bool:
         return False  # `rm -rf ""` (a variable still empty) deletes nothing
     return bool(DESTROY_TARGET.match(path.rstrip("/") or "/") or HOME_DATA.match(path))
 
+
+def outside_tree(path: str) -> bool:
+    """Whether a path (folded, or the expression that builds it) is known to be outside the
+    skill's working tree: absolute, or under the home directory. A relative path or one built
+    from another variable may be inside it."""
+    return path.startswith(("/", "~", "$HOME", "${HOME}"))
+
+
+#: Commands that publish a package: what the folder holds goes to a public registry.
+REGISTRIES = (
+    dict.fromkeys(("npm", "pnpm", "yarn"), "the npm registry")
+    | dict.fromkeys(("twine", "uv", "poetry", "flit"), "PyPI")
+    | {"gem": "RubyGems", "cargo": "crates.io"}
+)
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 

@@ -44,6 +44,9 @@ from skillyard.install.scanner._flows import (
 )
 
 MAX_FOLD = 64 * 1024
+_STD_STREAMS = frozenset(
+    f"sys.{s}{b}" for s in ("stdout", "stderr", "__stdout__", "__stderr__") for b in ("", ".buffer")
+)
 MAX_NODES = 200_000
 
 _EXEC = set(
@@ -1376,15 +1379,17 @@ class _Reader:
     def _saved(self, call: ast.Call, f: str, short: str) -> None:
         """`urlretrieve(url, p)`, `open(p, "wb").write(requests.get(url).content)`: the path named
         `p` holds a download from then on."""
+        wrote = short == "write" and isinstance(call.func, ast.Attribute) and call.args
+        if wrote:
+            self._stash(call.func.value, call.args[0])
         if len(self.dl_files) >= 64:
             return
         if f in ("urllib.request.urlretrieve", "urlretrieve") and len(call.args) >= 2:
             if isinstance(call.args[1], ast.Name):
                 self.dl_files[call.args[1].id] = self.fold(call.args[0]) or "the network"
             return
-        if not (short == "write" and isinstance(call.func, ast.Attribute) and call.args):
+        if not wrote:
             return
-        self._stash(call.func.value, call.args[0])
         if not (isinstance(call.func.value, ast.Name) and call.func.value.id in self.file_of):
             return
         data, target = call.args[0], self.file_of[call.func.value.id]
@@ -1489,7 +1494,10 @@ class _Reader:
         return p if p and _STARTUP_MODULE.search(p) else None
 
     def _stash(self, target: ast.expr, data: ast.expr) -> None:
-        """A file filled with a secret: another file of the skill may send or publish it."""
+        """A file filled with a secret: another file of the skill may send or publish it. Text
+        written to the standard streams is shown, not saved."""
+        if self.qual(target) in _STD_STREAMS:
+            return
         if len(self.facts.stashed) < 64 and (src := self.source(data)) is not None:
             if isinstance(target, ast.Name) and target.id in self.file_of:
                 target = self.file_of[target.id]
