@@ -169,11 +169,10 @@ _TOKENS_SENT = re.compile(r"\w+\s+(?:\S+\s+){0,3}?tokens\b", re.IGNORECASE)
 
 
 def web_installer(command: str) -> tuple[str, ...] | None:
-    """The names the installer a command fetches (its first URL) goes by over https from a named
-    host (its domain's label, or the owner and repository on a code host), or None when any URL
-    of the line has a lure's shape: plain http, an address literal, a paste, file-drop, tunnel or
-    shortening host, a URL assembled from variables or decoded. A second URL (a link to the
-    sources) names nothing: it is not what runs."""
+    """The names the installer a command fetches (its first URL; a link to the sources is not what
+    runs) goes by: its domain's label, or the owner and repository on a code host. None when any
+    URL of the line has a lure's shape: plain http, an address literal, a paste, file-drop, tunnel
+    or shortening host, a URL assembled from variables or decoded."""
     urls = _URL.findall(command.split("\n", 1)[0])
     if not urls or _HIDDEN.search(command):
         return None
@@ -325,8 +324,7 @@ class FileContext:
                 return (2 if quoted else 1), "shown as an example of an attack"
             if line in self.data_fence_lines:
                 return (2 if self.reference else 1), "in a data block, not a command"
-            if line in self.data_lines and category in COMMANDISH:
-                # as in a code file: `DENY = ["rm -rf /", ":(){ :|:& };:"]` lists what to refuse
+            if line in self.data_lines and category in COMMANDISH:  # `DENY = ["rm -rf /", ...]`, as in code
                 return 2, "a string in a data list, not a command"
             if category in COMMANDISH and line in self.code_comment_lines:
                 return 1, "in a comment, not run"

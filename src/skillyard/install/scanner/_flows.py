@@ -145,9 +145,8 @@ def destroys(path: str) -> bool:
 
 
 def outside_tree(path: str) -> bool:
-    """Whether a path (folded, or the expression that builds it) is known to be outside the
-    skill's working tree: absolute, or under the home directory. A relative path or one built
-    from another variable may be inside it."""
+    """Whether a path (folded, or the expression that builds it) is known to be outside the skill's
+    working tree: absolute or under home (a relative one, or one built from a variable, may be in it)."""
     return path.startswith(("/", "~", "$HOME", "${HOME}"))
 
 
@@ -248,13 +247,13 @@ def cli_source(what: str, line: int) -> Source:
 
 
 #: This machine: what is sent there does not leave it (a local bridge, a dev server).
-_LOOPBACK = re.compile(
-    r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?:[:/?]|$)", re.I
+LOOPBACK = re.compile(
+    r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])(?:[:/?]|$)", re.I
 )
 
 
 def exfil_shaped(dest: str) -> bool:
-    return any(EXFIL_HOST.search(d.strip()) and not _LOOPBACK.match(d.strip()) for d in dest.split(ALT))
+    return any(EXFIL_HOST.search(d.strip()) and not LOOPBACK.match(d.strip()) for d in dest.split(ALT))
 
 
 def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:

@@ -16,6 +16,7 @@ import re
 
 from skillyard.install.scanner._flows import (
     KERNEL_PATH,
+    LOOPBACK,
     PERSIST_PATH,
     CodeFacts,
     Source,
@@ -75,7 +76,6 @@ _URL = re.compile(
 _HOST_PORT = re.compile(
     r"[\"']((?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*|(?:\d{1,3}\.){3}\d{1,3}|localhost)[\"']\s*,\s*(\d{2,5})\b", re.I
 )
-_LOOPBACK = re.compile(r"^(?:[a-z]+://)?(?:127\.|localhost\b|0\.0\.0\.0|\[::1\])", re.I)
 #: The left side of an assignment (`x :=`, `my $x =`, `private static String x =`, `c, err :=`): its name.
 _LHS = (
     r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
@@ -263,7 +263,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     built: set[str] = set()  # names bound to a value built at run time (`name := fmt.Sprintf(...)`)
     shells: list[int] = []
     streams: list[str] = []  # lines that hand a process's standard streams something
-    sockets: dict[str, str | None] = {}  # names bound to a socket connected out -> its destination
+    sockets: dict[str, bool] = {}  # names bound to a socket connected out -> whether it stays local
     fetched: Source | None = None  # the first download
     received = ran = False  # reads from a connection; runs a command line built at run time
     evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
@@ -378,13 +378,12 @@ def _dests(code: str, binds: dict[str, str]) -> list[str]:
 
 def _local(code: str, binds: dict[str, str]) -> bool:
     """Whether a sink line names destinations and all of them are on this machine."""
-    found = _dests(code, binds)
-    return bool(found) and all(_LOOPBACK.match(d) for d in found)
+    return bool(found := _dests(code, binds)) and all(LOOPBACK.match(d) for d in found)
 
 
 def _dest(code: str, binds: dict[str, str]) -> str | None:
     """The remote destination a sink line names, the exfiltration-shaped one first."""
-    found = [d for d in _dests(code, binds) if not _LOOPBACK.match(d)]
+    found = [d for d in _dests(code, binds) if not LOOPBACK.match(d)]
     return next((d for d in found if exfil_shaped(d) or _WEBHOOK.search(d)), found[0] if found else None)
 
 
@@ -396,7 +395,7 @@ def _send(
     binds: dict[str, str],
 ) -> None:
     dests = [(n, kind, d) for n, kind, code in sinks if (d := _dest(code, binds))]
-    if any(_LOOPBACK.match(v) for v in binds.values()) and not dests:
+    if any(LOOPBACK.match(v) for v in binds.values()) and not dests:
         return  # talks to a local service only
     hot = next(((n, k, d) for n, k, d in dests if exfil_shaped(d) or _WEBHOOK.search(d)), None)
     src = strong or weak

@@ -44,9 +44,7 @@ from skillyard.install.scanner._flows import (
 )
 
 MAX_FOLD = 64 * 1024
-_STD_STREAMS = frozenset(
-    f"sys.{s}{b}" for s in ("stdout", "stderr", "__stdout__", "__stderr__") for b in ("", ".buffer")
-)
+_STD_STREAM = re.compile(r"sys\.(?:__)?std(?:out|err)(?:__)?(?:\.buffer)?")
 MAX_NODES = 200_000
 
 _EXEC = set(
@@ -1179,7 +1177,7 @@ class _Reader:
             if cmd:
                 cmd = shown(cmd)
                 self.facts.shell.append((line, cmd))
-                if not self._literal_in_source(call.args[0] if call.args else None, cmd):
+                if not (call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == cmd):
                     self.facts.assembled.append((line, cmd))
             elif self.ready and call.args and (marked := self._stand_in(call.args[0])):
                 self.facts.shell.append((line, marked))  # a secret put into a command it runs
@@ -1379,8 +1377,7 @@ class _Reader:
     def _saved(self, call: ast.Call, f: str, short: str) -> None:
         """`urlretrieve(url, p)`, `open(p, "wb").write(requests.get(url).content)`: the path named
         `p` holds a download from then on."""
-        wrote = short == "write" and isinstance(call.func, ast.Attribute) and call.args
-        if wrote:
+        if wrote := short == "write" and isinstance(call.func, ast.Attribute) and bool(call.args):
             self._stash(call.func.value, call.args[0])
         if len(self.dl_files) >= 64:
             return
@@ -1496,7 +1493,7 @@ class _Reader:
     def _stash(self, target: ast.expr, data: ast.expr) -> None:
         """A file filled with a secret: another file of the skill may send or publish it. Text
         written to the standard streams is shown, not saved."""
-        if self.qual(target) in _STD_STREAMS:
+        if _STD_STREAM.fullmatch(self.qual(target) or ""):
             return
         if len(self.facts.stashed) < 64 and (src := self.source(data)) is not None:
             if isinstance(target, ast.Name) and target.id in self.file_of:
@@ -1507,9 +1504,6 @@ class _Reader:
         """A write of `path`, or of any of the paths it may be (a loop over several)."""
         if fl := next((f for p in path.split(ALT) if (f := written(p, line, content))), None):
             self.facts.flows.append(fl)
-
-    def _literal_in_source(self, node: ast.AST | None, value: str) -> bool:
-        return isinstance(node, ast.Constant) and node.value == value
 
     def _flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
         if src is not None and src.what.startswith(PARAM):

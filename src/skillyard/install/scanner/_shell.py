@@ -664,13 +664,7 @@ class _Reader:
                 sev, text = sent(src, _dest(words))
                 self.flow("secret-network", sev, line, text, src)
         elif name in ("scp", "rsync", "sftp") and ":" in words[-1]:
-            for w in words[1:-1]:
-                if not w.startswith("-") and (src := self.secret(w, line)):
-                    dest = words[-1]
-                    self.flow(
-                        "secret-network", "critical", line, f"reads {src.what} and copies it to {dest}", src
-                    )
-                    break
+            self.carries(words[1:-1], line, "copies", words[-1])
         elif _dns(words):
             for n, w in zip(nodes[1:], words[1:], strict=False):
                 src = self.taint_of(n)
@@ -700,13 +694,7 @@ class _Reader:
                     Source(f"downloads {url} to {script}", dline, True),
                 )
         elif name in _MAILERS:
-            for w in words[1:]:
-                if not w.startswith("-") and (src := self.secret(w, line)):
-                    dest = next((x for x in words[1:] if "@" in x), None) or "a mail server"
-                    self.flow(
-                        "secret-network", "critical", line, f"reads {src.what} and mails it to {dest}", src
-                    )
-                    break
+            self.carries(words[1:], line, "mails", next((x for x in words[1:] if "@" in x), "a mail server"))
         elif name in _COPIERS:
             self.stage(name, words, line)
         elif name == "cd" and len(words) > 1:
@@ -715,13 +703,7 @@ class _Reader:
                 re.fullmatch(r"/(?:home|Users)/[^/]+/?", words[1])
             )
         elif (up := _uploads(words)) is not None:
-            paths, dest = up
-            for w in paths:
-                if src := self.secret(w, line):
-                    self.flow(
-                        "secret-network", "critical", line, f"reads {src.what} and uploads it to {dest}", src
-                    )
-                    break
+            self.carries(up[0], line, "uploads", up[1])
         elif name == "git":
             self.git(words, line, nodes)
         elif name == "find":
@@ -732,21 +714,23 @@ class _Reader:
             for w in words[1:]:
                 if not w.startswith("-"):
                     self.wrote(w, line, body)
-        elif name == "shred":
-            for w in words[1:]:
-                if not w.startswith("-") and destroys(w):
-                    self.flow("destruction", "high", line, f"overwrites and deletes files under {w}", None)
-                    break
-        elif name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:]):
-            for w in words[1:]:
-                if not w.startswith("-") and destroys(w):
-                    self.flow("destruction", "high", line, f"recursively deletes {w}", None)
-                    break
+        elif (
+            name == "shred" or name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:])
+        ):
+            how = "overwrites and deletes files under" if name == "shred" else "recursively deletes"
+            if w := next((w for w in words[1:] if not w.startswith("-") and destroys(w)), None):
+                self.flow("destruction", "high", line, f"{how} {w}", None)
         if name in _ERASERS and (w := next((w for w in words[1:] if _AUDIT_LOG.match(w)), None)):
             # beside, not instead of, what the same command deletes (`rm -rf /var/log/wtmp ~/`)
             self.flow(
                 "destruction", "high", line, f"erases {w}, a record of who logged in and what ran", None
             )
+
+    def carries(self, args: list[str], line: int, verb: str, dest: str) -> None:
+        """A command that takes the files it names along (`scp`, `mail`, a transfer service): the
+        first secret among them goes to `dest`."""
+        if src := next((s for w in args if not w.startswith("-") and (s := self.secret(w, line))), None):
+            self.flow("secret-network", "critical", line, f"reads {src.what} and {verb} it to {dest}", src)
 
     def disk(self, name: str, words: list[str], nodes: list[Any], line: int) -> None:
         """`dd of=/dev/sda`, `mkfs.ext4 "$DEV"`, `wipefs -a "$p"`: a block device is overwritten,
