@@ -1175,9 +1175,9 @@ _EXEC_MAGIC = (
 _STAND_IN = re.compile(
     rb"version https://git-lfs\.github\.com/spec/v1\noid sha256:[0-9a-f]{64}\nsize \d+\n?|[\w .,()/-]{1,200}\n?"
 )
-#: A magic number without the fields that say where code starts (ELF's entry point is at byte 24,
-#: Mach-O's header is 28 bytes, a PE header follows the 64-byte DOS stub) is no program.
-_MIN_EXEC = 28
+#: A magic number without even the fields that name its machine and format version (24 bytes of
+#: ELF; Mach-O's header is 28, a PE header follows a 64-byte DOS stub) is no program.
+_MIN_EXEC = 24
 
 
 def _mime(head: bytes) -> str | None:
