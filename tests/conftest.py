@@ -78,6 +78,8 @@ def outside_tmp() -> Iterator[Path]:
         )
 
     candidates = [Path(__file__).resolve().parents[1] / "build" / "test-scratch"]
+    if os.environ.get("SKILLYARD_TEST_SCRATCH"):  # the unprivileged pass's own (scripts/test_unprivileged.py)
+        candidates.insert(0, Path(os.environ["SKILLYARD_TEST_SCRATCH"]))
     if os.geteuid() == 0:
         candidates.append(Path("/var/lib/skillyard-test-scratch"))
     base = next((c for c in candidates if not in_temp(c)), None)

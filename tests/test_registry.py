@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,24 @@ def test_precedence_and_shadowing(tmp_path: Path, make_skill) -> None:
     assert len(shadowed) == 1 and shadowed[0].path == str(lo / "same" / "SKILL.md")
     # reversed order flips the winner
     assert Registry.from_roots([lo, hi]).get("same").description == "from the low root"
+
+
+def test_names_equal_but_for_case_or_unicode_form_are_one_name(tmp_path: Path, make_skill) -> None:
+    """`PDF` or full-width `ｐｄｆ` beside `pdf` would read as the same skill in a catalog: the
+    lower-priority one is shadowed like an exact copy, with a diagnostic naming the winner."""
+    hi, lo = tmp_path / "hi", tmp_path / "lo"
+    make_skill(hi, "pdf", "the trusted one")
+    make_skill(lo, "PDF", "look-alike by case")
+    make_skill(lo, "ｐｄｆ", "look-alike by width")
+    make_skill(lo, "pdf-tools", "a different name")
+    reg = Registry.from_roots([hi, lo])
+    assert reg.names() == ["pdf", "pdf-tools"]
+    assert reg.get("PDF") is None and reg.get("ｐｄｆ") is None
+    shadowed = sorted(d.path for d in reg.diagnostics if d.code == "shadowed")
+    assert shadowed == sorted([str(lo / "PDF" / "SKILL.md"), str(lo / "ｐｄｆ" / "SKILL.md")])
+    assert all("its name 'pdf' reads the same" in d.message for d in reg.diagnostics if d.code == "shadowed")
+    # priority decides, as for exact copies: the low root first makes its look-alike the one shown
+    assert Registry.from_roots([lo, hi]).get("pdf") is None
 
 
 def test_copies_lists_every_skill_of_a_name_winner_first(tmp_path: Path, make_skill) -> None:
@@ -433,7 +452,7 @@ def _read_cache(cache_file: Path) -> tuple[dict, bytes]:
     raw = cache_file.read_bytes()
     assert raw.startswith(cache_mod.MAGIC)
     size = int.from_bytes(raw[len(cache_mod.MAGIC) : len(cache_mod.MAGIC) + 8], "little")
-    start = len(cache_mod.MAGIC) + 8
+    start = cache_mod._PREFIX  # then the header's and the rows' CRC-32s
     header = marshal.loads(raw[start : start + size])
     for column in ("stats", "offsets"):  # packed int64s; the loader also takes plain lists
         header[column] = list(memoryview(header[column]).cast("q"))
@@ -446,7 +465,8 @@ def _write_cache(cache_file: Path, header: dict, rows: bytes) -> None:
     from skillyard import cache as cache_mod
 
     data = marshal.dumps(header)
-    cache_file.write_bytes(cache_mod.MAGIC + len(data).to_bytes(8, "little") + data + rows)
+    crcs = zlib.crc32(data).to_bytes(4, "little") + zlib.crc32(rows).to_bytes(4, "little")
+    cache_file.write_bytes(cache_mod.MAGIC + len(data).to_bytes(8, "little") + crcs + data + rows)
 
 
 def test_cache_rows_are_read_on_first_use_from_the_same_file_only(tmp_path: Path, make_skill) -> None:

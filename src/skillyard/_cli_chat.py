@@ -20,6 +20,7 @@ from rich.text import Text
 
 from skillyard._cli_io import EXIT_FAIL, EXIT_OK, console, fail_usage, visible
 from skillyard.chat import DEFAULT_MAX_TOOL_CALLS, DEFAULT_TIMEOUT, Chat, ChatError, make_client
+from skillyard.prompt import shown
 
 EXIT_INTERRUPTED = 130
 #: Longest call text asked about before a run; a longer call is refused, as no one can approve what
@@ -82,14 +83,15 @@ def _show_tool(console: Console) -> Any:
             data = json.loads(result.content)
         except ValueError:
             return
-        for f in data.get("output_files") or []:
+        for f in data.get("output_files") or []:  # names a command chose: one line, every character shown
+            name = shown(str(f.get("name")), one_line=True)
             console.print(
-                Text(
-                    f"  [output] {f.get('name')} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)"
-                )
+                Text(f"  [output] {name} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)")
             )
         for a in data.get("artifact_files") or []:
-            console.print(Text(f"  [artifact] {a.get('name')} v{a.get('version')}"))
+            console.print(
+                Text(f"  [artifact] {shown(str(a.get('name')), one_line=True)} v{a.get('version')}")
+            )
 
     return show
 

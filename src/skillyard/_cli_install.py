@@ -36,15 +36,15 @@ def _console(stderr: bool = False) -> Any:
     return Console(stderr=stderr, highlight=False, soft_wrap=False, markup=False)
 
 
-def _installer(ctx: click.Context, policy: ScanPolicy | None = None) -> Installer:
+def _installer(ctx: click.Context, allow: tuple[str, ...] = ()) -> Installer:
+    """The installer of the configured root; `allow` names reviewed rules whose findings may not block."""
     from skillyard.install import Installer, TrustPolicy
 
     config = _config(ctx)
     return Installer(
         Path(config.install_root),
         TrustPolicy.from_config(config),
-        policy=policy,
-        hub_index=getattr(config, "hub_index", None),
+        policy=ScanPolicy(allowed_rules=frozenset(allow)) if allow else None,
     )
 
 
@@ -151,8 +151,7 @@ def install(
     ctx: click.Context, source: str, name: str | None, force: bool, allow: tuple[str, ...], as_json: bool
 ) -> None:
     """Install a skill from a path, git repository, archive URL or hub:NAME."""
-    policy = ScanPolicy(allowed_rules=frozenset(allow)) if allow else None
-    result = _installer(ctx, policy).install(source, name=name, force=force)
+    result = _installer(ctx, allow).install(source, name=name, force=force)
     _report_result(ctx, result, as_json, "installed")
 
 
@@ -163,8 +162,7 @@ def install(
 @click.pass_context
 def update(ctx: click.Context, name: str, allow: tuple[str, ...], as_json: bool) -> None:
     """Re-install a skill from the source recorded in skills.lock."""
-    policy = ScanPolicy(allowed_rules=frozenset(allow)) if allow else None
-    result = _installer(ctx, policy).update(name)
+    result = _installer(ctx, allow).update(name)
     _report_result(ctx, result, as_json, "updated")
 
 

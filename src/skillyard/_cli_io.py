@@ -86,7 +86,9 @@ def console(*, stderr: bool = False) -> Console:
 
 def say(*parts: str | tuple[str, str], err: bool = False) -> None:
     """One line of human output from (text, style) parts: coloured through rich at a terminal,
-    plain text otherwise (then rich is not even imported). Never read as rich markup."""
+    plain text otherwise (then rich is not even imported). Never read as rich markup, and control
+    characters are spelled out: the parts carry skill authors' words (descriptions, emoji)."""
+    parts = tuple(visible(p) if isinstance(p, str) else (visible(p[0]), p[1]) for p in parts)
     if not (sys.stderr if err else sys.stdout).isatty():
         click.echo("".join(p if isinstance(p, str) else p[0] for p in parts), err=err)
         return

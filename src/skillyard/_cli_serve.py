@@ -201,9 +201,9 @@ def _freeze_start_up_objects() -> None:
 
     Imports, the registry and the server live as long as this process; left
     in the collector's oldest generation, every full collection walks them
-    again and stalls each request in flight meanwhile (docs/performance.md,
-    "Serving"). This is the serving process's own choice: the library never
-    touches the collector.
+    again and stalls each request in flight meanwhile (docs/mcp.md, "The tail
+    was the garbage collector"). This is the serving process's own choice:
+    the library never touches the collector.
     """
     import gc
 

@@ -132,7 +132,7 @@ def call(
     result = toolkit.call(tool, arguments, session=session)
     if session_path is None:
         toolkit.close()  # a one-off session: nothing can reuse its skill_run workspace
-    if session_path is not None:
+    else:
         try:
             session.save(session_path)
         except OSError as e:

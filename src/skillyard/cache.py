@@ -1,9 +1,9 @@
 """A start-up cache of parse results, so a second start does not re-read skill files.
 
-Entries are keyed by path and validated by (mtime_ns, size, inode) from one
+Entries are keyed by path and validated by (mtime_ns, size, inode, ctime_ns) from one
 `stat`, exactly like an in-process reload. The file holds only plain data
-(`marshal`, never pickle), so a tampered cache can at worst produce wrong
-metadata for files whose stat it matches, never run code.
+(`marshal`, never pickle), but that data includes the commands SKILL.toml tools
+run: a file another user made or can change is not read (`_ours`).
 
 The layout is columnar (one list per field) and each skill's row is a nested
 marshal blob, all of them packed in one buffer: loading the file builds a handful
@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import struct
 import threading
 import zlib
 from array import array
@@ -23,6 +24,7 @@ from collections.abc import MutableSequence
 from dataclasses import dataclass, field, fields
 from itertools import chain
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
 import platformdirs
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
     from skillyard.discovery import AnyStat, Scan
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
-FORMAT = 10
+FORMAT = 11
 _SKILL_FIELDS = list(SKILL_FIELDS)
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]
@@ -58,7 +60,7 @@ class Cached:
     """The loaded cache: parallel columns, one position per skill file that loaded."""
 
     paths: list[str] = field(default_factory=list)
-    #: (mtime_ns, size, inode) of entry i at [3i], [3i+1], [3i+2] (a view of packed int64s once loaded)
+    #: (mtime_ns, size, inode, ctime_ns) of entry i at [4i] to [4i+3] (a view of packed int64s once loaded)
     stats: MutableSequence[int] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
@@ -73,8 +75,8 @@ class Cached:
     #: every entry's `summary_of` row, marshalled as one list (decoded on first `summary`)
     summaries: bytes = b""
     #: where `data` is still to be read from: (file, offset, the file's identity when the header was
-    #: read); a listing never needs the rows, which are most of the file
-    rows_at: tuple[str, int, tuple[int, int, int, int]] | None = None
+    #: read, the rows' CRC-32); a listing never needs the rows, which are most of the file
+    rows_at: tuple[str, int, tuple[int, int, int, int], int] | None = None
     _parts: list[bytes | memoryview] = field(default_factory=list)
     _index: dict[str, int] | None = None
     _summaries: list[Any] | None = None
@@ -130,12 +132,13 @@ class Cached:
         i = self.index().get(path)
         if i is None:
             return -1
-        j = 3 * i
+        j = 4 * i
         s = self.stats
         if (
             s[j] == st.st_mtime_ns
             and s[j + 1] == st.st_size
             and s[j + 2] == st.st_ino
+            and s[j + 3] == st.st_ctime_ns
             and self.sources[i] == source
         ):
             return i
@@ -144,7 +147,7 @@ class Cached:
     def add(
         self,
         path: str,
-        stat: tuple[int, int, int],
+        stat: tuple[int, int, int, int],
         source: str,
         name: str,
         row: bytes | memoryview,
@@ -190,42 +193,54 @@ def _all(items: Any, kind: type) -> bool:
     return isinstance(items, list) and (not items or set(map(type, items)) == {kind})
 
 
-#: File layout: MAGIC, the header's length (8 bytes, little-endian), the marshalled header
-#: (columns), then the packed rows, which are never copied out of the file's buffer.
+#: File layout: MAGIC, the header's length (8 bytes, little-endian), the CRC-32s of the header and
+#: of the rows (4 bytes each), the marshalled header (columns), then the packed rows, which are never
+#: copied out of the file's buffer. A damaged byte must not change a name or a tool's command.
 MAGIC = b"skillyd\0"
-_PREFIX = len(MAGIC) + 8
+_PREFIX = len(MAGIC) + 16
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int]) -> bytes:
-    """The packed rows of the cache file read by `load`; empty when it was replaced since."""
+def _ours(st: os.stat_result) -> bool:
+    """A regular file of this user's that no one else can write. A row holds a SKILL.toml tool's
+    command, so whoever can write the cache chooses what a tool runs: a file another user made or
+    can change (in a shared XDG_CACHE_HOME, say) is not read."""
+    return S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022 and st.st_nlink == 1
+
+
+def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int], crc: int) -> bytes:
+    """The packed rows of the cache file read by `load`; empty when it was replaced since, or damaged."""
     try:
         with open(path, "rb") as f:
             if _identity(os.fstat(f.fileno())) != identity:
                 return b""
             f.seek(offset)
-            return f.read()
+            rows = f.read()
     except OSError:
         return b""
+    return rows if zlib.crc32(rows) == crc else b""
 
 
 def load(path: Path) -> Cached:
     """The cache at `path`, or an empty one when it is missing, from another format, or malformed.
 
-    Only the header is read here; the skills' rows are read when one is first needed."""
+    Only the header is read here; the skills' rows are read when one is first needed. A link, or
+    a file someone else could have written, is not read (see `_ours`)."""
     try:
-        with open(path, "rb") as f:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as f:
             prefix = f.read(_PREFIX)
-            size = int.from_bytes(prefix[len(MAGIC) :], "little")
+            size, header_crc, rows_crc = struct.unpack("<QII", prefix[len(MAGIC) :])
             st = os.fstat(f.fileno())
-            if prefix[: len(MAGIC)] != MAGIC or _PREFIX + size > st.st_size:
+            if not _ours(st) or prefix[: len(MAGIC)] != MAGIC or _PREFIX + size > st.st_size:
                 return Cached()
             header = f.read(size)
+        if zlib.crc32(header) != header_crc:
+            return Cached()
         data = marshal.loads(header)
-    except (OSError, ValueError, EOFError, TypeError, MemoryError, OverflowError):
+    except (OSError, ValueError, EOFError, TypeError, MemoryError, OverflowError, struct.error):
         return Cached()  # missing, foreign, truncated, or a header claiming absurd sizes
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return Cached()
@@ -245,7 +260,7 @@ def load(path: Path) -> Cached:
         and len(sources) == n
         and len(names) == n
         and len(offsets) == n + 1
-        and len(stats) == 3 * n
+        and len(stats) == 4 * n
     ):
         return Cached()
     # a malformed walk is dropped (that root is walked); its items are checked as they are replayed
@@ -271,7 +286,7 @@ def load(path: Path) -> Cached:
         b"",
         offsets,
         summaries if isinstance(summaries, bytes) else b"",
-        rows_at=(str(path), _PREFIX + size, _identity(st)),
+        rows_at=(str(path), _PREFIX + size, _identity(st), rows_crc),
     )
 
 
@@ -321,9 +336,16 @@ def save(path: Path, cached: Cached) -> None:
     )
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(MAGIC + len(header).to_bytes(8, "little"))
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()  # left by a crashed start with this pid, or planted
+        # a new file, never through a link: the name is predictable, and others may write the directory
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with open(fd, "wb") as f:
+            rows_crc = 0
+            for part in cached._parts:
+                rows_crc = zlib.crc32(part, rows_crc)
+            f.write(MAGIC + struct.pack("<QII", len(header), zlib.crc32(header), rows_crc))
             f.write(header)
             f.writelines(cached._parts)
         os.replace(tmp, path)
@@ -531,7 +553,7 @@ def parse_entry(path: str, source: str, st: AnyStat, rows: Cached) -> Entry:
         return Entry(st, path, source, None, found)
     i = rows.add(
         path,
-        (st.st_mtime_ns, st.st_size, st.st_ino),
+        (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns),
         source,
         row[0],
         marshal.dumps(row),
@@ -658,7 +680,7 @@ def save_scan(path: Path, scan: Scan) -> None:
             continue  # files that did not load are re-read (their diagnostics stay current)
         out.add(
             p,
-            (e.st.st_mtime_ns, e.st.st_size, e.st.st_ino),
+            (e.st.st_mtime_ns, e.st.st_size, e.st.st_ino, e.st.st_ctime_ns),
             e.source,
             e.name,
             e.row(),

@@ -31,6 +31,7 @@ from skillyard._cli_io import (
     fail_usage,
     say,
     tolerant_streams,
+    visible,
     warn,
 )
 
@@ -256,7 +257,9 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
     for item in data["skills"]:
         s = by_name[item["name"]]
         mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
-        row = [mark, f"{item['emoji']} {item['name']}".strip(), item["description"], s.source]
+        # an author's words: shown as text (never rich markup), control characters spelled out
+        name = Text(visible(f"{item['emoji']} {item['name']}".strip()))
+        row = [mark, name, Text(visible(item["description"])), s.source]
         if verbose:
             row.append("; ".join(reg.eligibility(s).reasons))
         table.add_row(*row)
@@ -437,6 +440,7 @@ def run_cmd(
     from dataclasses import replace
 
     from skillyard.execution import RunError, RunRequest, SkillRunner, configured_executor
+    from skillyard.prompt import shown
 
     obj = _obj(ctx)
     reg = obj.registry()
@@ -491,7 +495,8 @@ def run_cmd(
         if data.get("stderr"):
             click.echo(data["stderr"], nl=not data["stderr"].endswith("\n"), err=True)
         for f in data.get("output_files", []):
-            err(f"[output] {f['name']} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)", "dim")
+            name = shown(f["name"], one_line=True)  # the command chose it: one line, every character shown
+            err(f"[output] {name} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)", "dim")
         for w in data.get("warnings", []):
             warn(f"warning: {w}")
         if data.get("timed_out"):
@@ -506,8 +511,8 @@ _FINISHED: list[bool] = []
 
 
 def _exit_finished() -> None:
-    """End a finished command's process at once, its output flushed: the interpreter's teardown
-    would free the registry object by object (docs/performance.md, "Third round"; scripts list often).
+    """End a finished command's process at once, its output flushed: the interpreter's teardown would free
+    the registry object by object (docs/performance-history.md, "Third round"; scripts list often).
     Nothing on that path registers exit handlers or starts threads. Returns when the output
     cannot be flushed, so the normal exit reports it."""
     try:

@@ -44,10 +44,6 @@ def user_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("skillyard"))
 
 
-def default_install_root() -> Path:
-    return user_data_dir() / "skills"
-
-
 @dataclass(frozen=True, slots=True)
 class SkillOverride:
     """`[skill.<name>]`: per-skill switches."""
@@ -163,7 +159,7 @@ class Config:
 
     @property
     def install_root(self) -> Path:
-        return self.install_root_override or default_install_root()
+        return self.install_root_override or user_data_dir() / "skills"
 
     def override(self, name: str) -> SkillOverride:
         return self.skills.get(name) or SkillOverride()

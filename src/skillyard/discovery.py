@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from skillyard.cache import Cached, Entry, diag_from_row, parse_entry, walk_key
 from skillyard.config import Config
-from skillyard.model import Diagnostic
+from skillyard.model import Diagnostic, fold_name
 
 #: Names that make a directory a skill, in order of preference.
 SKILL_FILES = ("SKILL.md", "skill.md", "SKILL.toml")
@@ -139,6 +139,8 @@ class FileStat(NamedTuple):
     st_mtime_ns: int
     st_size: int
     st_ino: int
+    #: an edit put back to its old size and mtime (`touch -d`) still moves the ctime
+    st_ctime_ns: int
 
 
 #: A skill file's stat as discovery keeps it.
@@ -422,9 +424,9 @@ def _file_stats(top: str, paths: Sequence[str], looked: set[str] | None) -> list
             st = lstat(p)
             if not S_ISREG(st.st_mode):
                 return None
-            # the three fields the registry compares: the 19-field stat_result (about 15 objects)
+            # the four fields the registry compares: the 19-field stat_result (about 15 objects)
             # is freed at once instead of living, and taking fresh pages, as long as the registry
-            add(FileStat(st.st_mtime_ns, st.st_size, st.st_ino))
+            add(FileStat(st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
     except Exception:  # a saved walk is untrusted data
         return None
     return out
@@ -591,6 +593,9 @@ class Scan:
         allowed = [os.path.realpath(r.path) for r in self.roots]
         files: dict[str, Entry] = {}
         by_name: dict[str, Entry] = {}
+        # names equal but for case or Unicode form ("pdf", "PDF", "ｐｄｆ") are one name to a reader
+        # of the catalog, so the later one is shadowed as an exact copy would be
+        by_folded: dict[str, Entry] = {}
         order: list[Entry] = []
         diags: list[Diagnostic] = []
         walks: dict[int, WalkResult] = {}
@@ -628,18 +633,20 @@ class Scan:
                 name = entry.name
                 if name is None:
                     continue
-                winner = by_name.get(name)
+                folded = name if name.isascii() and name.islower() else fold_name(name)
+                winner = by_folded.get(folded)
                 if winner is not None:
+                    alike = "" if winner.name == name else f" (its name '{winner.name}' reads the same)"
                     diags.append(
                         Diagnostic(
                             "warning",
                             "shadowed",
-                            f"skill '{name}' is shadowed by {winner.path} ({winner.source})",
+                            f"skill '{name}' is shadowed by {winner.path} ({winner.source}){alike}",
                             entry.path,
                         )
                     )
                     continue
-                by_name[name] = entry
+                by_name[name] = by_folded[folded] = entry
                 order.append(entry)
         self.walks = walks
         self.racy.intersection_update(files)
@@ -703,6 +710,7 @@ class Scan:
             and old.st.st_mtime_ns == st.st_mtime_ns
             and old.st.st_size == st.st_size
             and old.st.st_ino == st.st_ino  # a file replaced by a copy with the same size and time
+            and old.st.st_ctime_ns == st.st_ctime_ns
             and (old.name is None or old.source == source)
         ):
             return old

@@ -12,6 +12,7 @@ import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import filterfalse
 
 from skillyard.config import Config
 from skillyard.model import Eligibility, InstallOption, Requirements, Skill
@@ -62,7 +63,7 @@ def _truthy(v: object) -> bool:
 _ELIGIBLE = Eligibility(eligible=True)
 
 
-#: Answers by everything they depend on (see `_memo_key`); most skills share a few requirement sets.
+#: Answers by everything they depend on (see `evaluate`); most skills share a few requirement sets.
 _MEMO: dict[tuple[object, ...], Eligibility] = {}
 #: Entries kept before the memo starts over (a long-running process sees many hosts and configs).
 MAX_MEMO = 4096
@@ -71,8 +72,9 @@ MAX_MEMO = 4096
 def evaluate(skill: Skill, host: Host, config: Config, *, modified: bool = False) -> Eligibility:
     """Decide eligibility; `modified` marks an installed skill whose files changed since install.
 
-    Skills with the same requirements, install options and host answers get the same (immutable)
-    answer, so it is worked out once per distinct case: a catalog of 10,000 skills has a handful.
+    The answer of an unmodified skill depends only on what it lacks here, its install options, the
+    host's OS and whether it is disabled, never on its name: skills alike in these get the same
+    (immutable) answer, worked out once per distinct case (a catalog of 10,000 skills has a handful).
     """
     req = skill.requires
     disabled = config.is_disabled(skill.name)
@@ -81,7 +83,7 @@ def evaluate(skill: Skill, host: Host, config: Config, *, modified: bool = False
     if modified:  # rare, and the answer names the skill
         return evaluate_plain(skill, host, config, modified=modified)
     try:
-        key = _memo_key(skill, req, host, config, disabled)
+        key = (_unmet(skill.name, req, skill.always, host, config), skill.install, host.os_name, disabled)
         hit = _MEMO.get(key)
     except TypeError:  # an unhashable value slipped into a requirement: answer without the memo
         return evaluate_plain(skill, host, config)
@@ -93,35 +95,22 @@ def evaluate(skill: Skill, host: Host, config: Config, *, modified: bool = False
     return hit
 
 
-def _memo_key(
-    skill: Skill, req: Requirements, host: Host, config: Config, disabled: bool
-) -> tuple[object, ...]:
-    """Every input `evaluate_plain` reads for an unmodified skill, except its name (which it never uses)."""
-    if skill.always:  # `requires.*` is not checked, so host answers do not matter
-        return (req, True, skill.install, host.os_name, disabled)
-    has = host.has_bin
-    bins = tuple(map(has, req.bins))
-    any_bins = any(map(has, req.any_bins)) if req.any_bins else True
-    env: tuple[bool, ...] = ()
-    if req.env:
-        per_skill_env = config.override(skill.name).env
-        env = tuple(bool(host.env.get(e) or per_skill_env.get(e)) for e in req.env)
-    cfg = tuple(_truthy(config.value(c)) for c in req.config) if req.config else ()
-    return (req, False, skill.install, host.os_name, disabled, bins, any_bins, env, cfg)
-
-
-def _missing(name: str, req: Requirements, always: bool, host: Host, config: Config) -> Requirements:
-    """The requirements this host does not meet (`always` skips all but `os`)."""
-    wanted = tuple(normalise_os(o) for o in req.os)
+def _unmet(
+    name: str, req: Requirements, always: bool, host: Host, config: Config
+) -> tuple[tuple[str, ...], ...]:
+    """The requirements this host does not meet, as `Requirements` fields (`always` skips all but `os`)."""
+    wanted = tuple(map(normalise_os, req.os))
     miss_os = wanted if wanted and host.os_name not in wanted else ()
     if always:
-        return Requirements(os=miss_os)
-    miss_bins = tuple(b for b in req.bins if not host.has_bin(b))
-    miss_any = req.any_bins if req.any_bins and not any(host.has_bin(b) for b in req.any_bins) else ()
-    per_skill_env = config.override(name).env if req.env else {}
-    miss_env = tuple(e for e in req.env if not (host.env.get(e) or per_skill_env.get(e)))
-    miss_cfg = tuple(c for c in req.config if not _truthy(config.value(c)))
-    return Requirements(bins=miss_bins, any_bins=miss_any, env=miss_env, config=miss_cfg, os=miss_os)
+        return (), (), (), (), miss_os
+    miss_bins = tuple(filterfalse(host.has_bin, req.bins))
+    miss_any = req.any_bins if req.any_bins and not any(map(host.has_bin, req.any_bins)) else ()
+    miss_env: tuple[str, ...] = ()
+    if req.env:
+        per_skill_env = config.override(name).env
+        miss_env = tuple(e for e in req.env if not (host.env.get(e) or per_skill_env.get(e)))
+    miss_cfg = tuple(c for c in req.config if not _truthy(config.value(c))) if req.config else ()
+    return miss_bins, miss_any, miss_env, miss_cfg, miss_os
 
 
 def is_eligible(name: str, req: Requirements, always: bool, host: Host, config: Config) -> bool:
@@ -129,7 +118,7 @@ def is_eligible(name: str, req: Requirements, always: bool, host: Host, config: 
     (a listing answers this without building the skill)."""
     if config.is_disabled(name):
         return False
-    return req.is_empty() or _missing(name, req, always, host, config).is_empty()
+    return req.is_empty() or not any(_unmet(name, req, always, host, config))
 
 
 def evaluate_plain(skill: Skill, host: Host, config: Config, *, modified: bool = False) -> Eligibility:
@@ -141,7 +130,7 @@ def evaluate_plain(skill: Skill, host: Host, config: Config, *, modified: bool =
     if modified:
         reasons.append("Modified since install")
         fixes.append(f"skillyard trust accept {skill.name}")
-    missing = _missing(skill.name, skill.requires, skill.always, host, config)
+    missing = Requirements(*_unmet(skill.name, skill.requires, skill.always, host, config))
     if missing.os:
         label = " or ".join(OS_LABELS.get(o, o) for o in missing.os)
         reasons.append(f"Requires {label} (current: {host.os_name})")

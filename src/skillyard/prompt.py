@@ -24,13 +24,14 @@ import bisect
 import html
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from skillyard.model import Skill
 
-__all__ = ["FORMATS", "Catalog", "relevant_names", "render_catalog", "tool_guidance"]
+__all__ = ["FORMATS", "Catalog", "relevant_names", "render_catalog", "shown", "tool_guidance"]
 
 FORMATS = ("xml", "openclaw", "markdown", "queryclaw")
 
@@ -114,6 +115,41 @@ def _xml_escape(s: str) -> str:
     return html.escape(s).replace("&#x27;", "&apos;")
 
 
+#: Printable to `str.isprintable`, yet invisible: the Unicode tag block and the variation
+#: selectors supplement, both used to smuggle text past a reader.
+_HIDDEN_PRINTABLE = re.compile("[\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+_KEPT = {ord("\n"): "\n", ord("\t"): "\t", 0x200D: "\u200d"}  # the zero-width joiner joins emoji
+
+
+class _Spelled(dict[int, str]):
+    """The `str.translate` table of `shown`: each character to itself, or to its escape when it hides
+    or moves text (a control, format or line-separator character, or one of `_HIDDEN_PRINTABLE`);
+    filled once per distinct character, so a long text is translated in C."""
+
+    def __missing__(self, code: int) -> str:
+        if len(self) > 65_536:  # a text of every character there is: the table stays small
+            self.clear()
+            self.update(_KEPT)
+        c = chr(code)
+        seen = (c.isprintable() or unicodedata.category(c) == "Zs") and not _HIDDEN_PRINTABLE.match(c)
+        out = self[code] = c if seen else ascii(c)[1:-1]
+        return out
+
+
+_SPELLED = _Spelled(_KEPT)
+
+
+def shown(s: str, *, one_line: bool = False) -> str:
+    """`s` with every character that hides or moves text spelled out as an escape: what a person
+    reviewing a skill's text (catalog, instructions, docs) sees is what the model reads, and an
+    author's text cannot move the cursor or rewrite the terminal that prints it. Newline and tab
+    stay, unless `one_line`."""
+    if s.isprintable() and (s.isascii() or not _HIDDEN_PRINTABLE.search(s)):  # checked in C: the usual text
+        return s
+    s = s.translate(_SPELLED)
+    return s.replace("\n", "\\n").replace("\t", "\\t") if one_line else s
+
+
 def _flat(s: str) -> str:
     """One line: line formats must not let a description start a new catalog line."""
     return " ".join(s.split())
@@ -124,7 +160,7 @@ def _location(path: object) -> str:
     try:
         key = os.fspath(path)  # type: ignore[arg-type]
     except TypeError:
-        return _text(path)
+        return shown(_text(path), one_line=True)
     if isinstance(key, bytes):
         key = os.fsdecode(key)
     loc = _location_cache.get(key)
@@ -134,6 +170,7 @@ def _location(path: object) -> str:
             loc = os.path.join(os.path.realpath(directory or "."), name)
         except (OSError, ValueError):  # e.g. a NUL byte in a hand-built path
             loc = key
+        loc = shown(loc, one_line=True)  # one line, whatever the directory is named
         if len(_location_cache) > 200_000:
             _location_cache.clear()
         _location_cache[key] = loc
@@ -252,8 +289,8 @@ def _display_name(raw: str, fmt_name: str) -> str:
 
 
 def _prepare(skill: Skill, fmt_name: str, fmt: _Format, homes: Sequence[str]) -> _Entry:
-    raw_name = _text(skill.name)
-    raw_desc = _text(skill.description)
+    raw_name = shown(_text(skill.name))
+    raw_desc = shown(_text(skill.description))
     name = _display_name(raw_name, fmt_name)
     location = ""
     if fmt_name in ("xml", "openclaw"):
@@ -261,6 +298,8 @@ def _prepare(skill: Skill, fmt_name: str, fmt: _Format, homes: Sequence[str]) ->
         location = _location(skill.path)
         if fmt_name == "openclaw":
             location = _xml_escape(_home_relative(location, homes))
+        else:  # skills-ref leaves it as is; a directory name must still not close the tag
+            location = location.replace("<", "&lt;").replace(">", "&gt;")
     else:  # line formats; queryclaw falls back to the name
         src = _flat(raw_desc) or (_flat(raw_name) if fmt_name == "queryclaw" else "")
     fixed = len(fmt.entry(name, "", location))

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillyard.fsread import read_regular_file
 from skillyard.parsing import load_body
+from skillyard.prompt import shown
 from skillyard.skill_files import doc_ids, list_docs, read_doc
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ def cap_doc(text: str, unread: int = 0) -> str:
 
     `unread` is how many bytes of the file were never read (reads stop at MAX_DOC_BYTES).
     """
+    text = shown(text)  # the author's words, hidden characters spelled out as in the catalog
     if len(text) <= MAX_DOC_CHARS and not unread:
         return text
     more = f"{max(len(text) - MAX_DOC_CHARS, 0)} more characters"
@@ -129,7 +131,7 @@ class Session:
         kept = self._bodies.get(skill.name)
         if kept is not None and kept[0] is skill:
             return kept[1]
-        text = load_body(skill)
+        text = shown(load_body(skill))  # the author's words, hidden characters spelled out as in the catalog
         self._bodies[skill.name] = (skill, text)
         return text
 

@@ -32,8 +32,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from skillyard.model import Diagnostic
-
 __all__ = ["ValidationResult", "validate_skill_dir"]
 
 MAX_NAME = 64
@@ -148,12 +146,10 @@ def _parser_diagnostics(skill_file: Path, c: _Collector) -> None:
     for d in diags:
         if d.code in _COVERED_CODES:
             continue
-        (c.error if d.level == "error" else c.warn)(_diag_text(d))
-
-
-def _diag_text(d: Diagnostic) -> str:
-    where = os.path.basename(d.path) if d.path else ""
-    return f"{where}: {d.message}" if where and where != "SKILL.md" else d.message
+        where = os.path.basename(d.path) if d.path else ""  # a message about SKILL.md needs no prefix
+        (c.error if d.level == "error" else c.warn)(
+            f"{where}: {d.message}" if where and where != "SKILL.md" else d.message
+        )
 
 
 def _read_text(path: Path, c: _Collector) -> str | None:

@@ -26,6 +26,8 @@ from skillyard.fsread import is_utf8_name, read_fd_bounded
 DEFAULT_MAX_FILES = 100
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_TOTAL_BYTES = 64 * 1024 * 1024
+#: Bytes read past a limit so that scrubbing sees whole secrets before the text is cut.
+SCRUB_MARGIN = 16 * 1024
 _MAX_WALK = 50_000
 #: `$NAME/...` or `${NAME}/...` at the start of a pattern, a cwd or an input's `to`.
 VAR_PREFIX = re.compile(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)")
@@ -47,6 +49,8 @@ class CollectedFile:
     mime_type: str
     is_text: bool
     truncated: bool
+    #: bytes read past the limit, never returned: scrubbing sees a secret the limit cut in two
+    tail: bytes = b""
 
 
 @dataclass(slots=True)
@@ -238,14 +242,15 @@ def collect(
                 f"max_total_bytes ({limits.max_total_bytes}) reached; remaining files not collected"
             )
             break
-        got = read_capped(root, n, room)
+        got = read_capped(root, n, room + SCRUB_MARGIN)
         if isinstance(got, str):
             res.warnings.append(f"output file skipped: {n}: {got}")
             continue
         data, size = got
+        data, tail = data[:room], data[room:]
         truncated = size > len(data)
         res.limits_hit |= truncated
         total += len(data)
         mime, is_text = detect_mime(data, n, complete=not truncated)
-        res.files.append(CollectedFile(n, data, size, mime, is_text, truncated))
+        res.files.append(CollectedFile(n, data, size, mime, is_text, truncated, tail))
     return res

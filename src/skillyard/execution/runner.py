@@ -13,6 +13,7 @@ import os
 import posixpath
 import re
 import shutil
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -42,6 +43,7 @@ from skillyard.execution.collect import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_TOTAL_BYTES,
+    SCRUB_MARGIN,
     VAR_PREFIX,
     CollectedFile,
     CollectLimits,
@@ -64,8 +66,6 @@ from skillyard.model import Skill
 from skillyard.schema_check import compile_schema
 
 DEFAULT_OUTPUT_BYTES = 64 * KiB
-#: Extra bytes captured past the cap so scrubbing sees whole secrets before truncation.
-_SCRUB_MARGIN = 16 * KiB
 _MAX_INPUT_BYTES = 512 * MiB
 #: Variables skillyard sets for every run; a request or the config cannot override them.
 RESERVED_ENV = frozenset(
@@ -441,8 +441,8 @@ class SkillRunner:
         )
         limits = replace(
             self.limits,
-            stdout_bytes=self.stdout_bytes + _SCRUB_MARGIN,
-            stderr_bytes=self.stderr_bytes + _SCRUB_MARGIN,
+            stdout_bytes=self.stdout_bytes + SCRUB_MARGIN,
+            stderr_bytes=self.stderr_bytes + SCRUB_MARGIN,
         )
         timeout = req.timeout or self.timeout
         if timeout > self.max_timeout:
@@ -717,7 +717,9 @@ class SkillRunner:
 
     @staticmethod
     def _file_entry(f: CollectedFile, inline: bool, secrets: tuple[str, ...]) -> dict[str, Any]:
-        content = scrub(f.data.decode("utf-8", errors="ignore"), secrets) if inline and f.is_text else ""
+        # scrubbed with the bytes read past the limit (a secret it cut is seen whole), then cut back
+        cap = len(f.data) if f.truncated else sys.maxsize
+        content = cap_text(f.data + f.tail, cap, secrets)[0] if inline and f.is_text else ""
         return {
             "name": f.name,
             "content": content,

@@ -31,7 +31,7 @@ import re
 import urllib.parse
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 #: Values shorter than this are never redacted by exact match (too many false hits).
@@ -133,14 +133,6 @@ def _entropy(s: str) -> float:
 def looks_secret_name(name: str) -> bool:
     """True when an environment variable name suggests its value is a credential."""
     return bool(SECRET_ENV_NAME.search(name)) and not _ENV_NAME_EXCLUDED.search(name)
-
-
-def secret_env_values(env: Mapping[str, str] | None = None) -> list[str]:
-    """Values of secret-looking variables in `env` (default: the host environment)."""
-    env = os.environ if env is None else env
-    return [
-        v for k, v in env.items() if isinstance(v, str) and len(v) >= MIN_SECRET_LEN and looks_secret_name(k)
-    ]
 
 
 #: Encodings of an exact value, in the order that names a form matching several of them.
@@ -549,8 +541,8 @@ def scrub(text: str, extra_secrets: Iterable[str] = ()) -> str:
         raise TypeError("scrub() expects a str")
     if not text:
         return text
-    known = {s for s in extra_secrets if isinstance(s, str) and len(s) >= MIN_SECRET_LEN}
-    known.update(secret_env_values())
+    host = (v for k, v in os.environ.items() if looks_secret_name(k))  # the host's secret-named variables
+    known = {s for s in (*extra_secrets, *host) if isinstance(s, str) and len(s) >= MIN_SECRET_LEN}
     if known:
         text = _scrub_values(text, tuple(sorted(known)))
     # Which rules can possibly match: one substring search per needle beats one alternation pass.

@@ -202,7 +202,8 @@ class Workspace:
 
 
 def _tree_signature(root: Path) -> str:
-    """A cheap change detector: paths, sizes, mtimes and modes (content is not hashed)."""
+    """A cheap change detector: paths, sizes, mtimes, ctimes and modes (content is not hashed; the ctime
+    moves with an edit whose size and mtime were put back, `touch -d`)."""
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _STAGE_SKIP)
@@ -214,7 +215,9 @@ def _tree_signature(root: Path) -> str:
                 continue
             rel = os.path.relpath(p, root)
             h.update(
-                f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\0".encode("utf-8", "surrogatepass")
+                f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_mode}\0".encode(
+                    "utf-8", "surrogatepass"
+                )
             )
     return h.hexdigest()
 

@@ -50,50 +50,24 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-if TYPE_CHECKING:
-    from skillyard.install.errors import HygieneError, InstallError, SourceError
-    from skillyard.install.hygiene import Limits
-    from skillyard.install.installer import Installer, InstallResult, accept
-    from skillyard.install.lockfile import LockEntry, Lockfile, LockfileError, is_modified, tree_hash
-    from skillyard.install.scanner import (
+if TYPE_CHECKING:  # the same names, for type checkers (`__all__` below is read from _WHERE)
+    from skillyard.install.errors import HygieneError, InstallError, SourceError  # noqa: F401
+    from skillyard.install.hygiene import Limits  # noqa: F401
+    from skillyard.install.installer import Installer, InstallResult, accept  # noqa: F401
+    from skillyard.install.lockfile import LockEntry, Lockfile, LockfileError, is_modified, tree_hash  # noqa: F401
+    from skillyard.install.scanner import (  # noqa: F401
         Finding,
         Rule,
         ScanPolicy,
         ScanReport,
         load_rules,
         render_human,
+        render_plain,
         scan_path,
         scan_text,
         to_sarif,
     )
-    from skillyard.install.sources import SourceSpec, parse_source
-    from skillyard.install.trust import TrustError, TrustPolicy
+    from skillyard.install.sources import SourceSpec, parse_source  # noqa: F401
+    from skillyard.install.trust import TrustError, TrustPolicy  # noqa: F401
 
-__all__ = [
-    "Finding",
-    "HygieneError",
-    "InstallError",
-    "InstallResult",
-    "Installer",
-    "Limits",
-    "LockEntry",
-    "Lockfile",
-    "LockfileError",
-    "Rule",
-    "ScanPolicy",
-    "ScanReport",
-    "SourceError",
-    "SourceSpec",
-    "TrustError",
-    "TrustPolicy",
-    "accept",
-    "is_modified",
-    "load_rules",
-    "parse_source",
-    "render_human",
-    "render_plain",
-    "scan_path",
-    "scan_text",
-    "to_sarif",
-    "tree_hash",
-]
+__all__ = sorted(_WHERE)

@@ -42,13 +42,10 @@ def _walk(root: Path) -> list[tuple[str, str]]:
 
 def _file_digest(full: str) -> str:
     st = os.lstat(full)
-    h = hashlib.sha256()
     if stat.S_ISLNK(st.st_mode):
-        h.update(b"symlink:" + os.fsencode(os.readlink(full)))
-        return h.hexdigest()
+        return hashlib.sha256(b"symlink:" + os.fsencode(os.readlink(full))).hexdigest()
     if not stat.S_ISREG(st.st_mode):
-        h.update(b"special:" + str(stat.S_IFMT(st.st_mode)).encode())
-        return h.hexdigest()
+        return hashlib.sha256(b"special:" + str(stat.S_IFMT(st.st_mode)).encode()).hexdigest()
     with open(full, "rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 

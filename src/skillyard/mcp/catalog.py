@@ -4,7 +4,7 @@ The MCP Skills extension (SEP-2640) lists every file of a skill with a sha256
 digest and size. Hashing every file of every skill up front would make the
 first `skills/list` page of a large catalog slow, so manifests are built per
 skill when a page (or `skills/get`, or a read) asks for them, and digests are
-cached by (path, mtime, size, inode) so an unchanged file is never hashed twice.
+cached by (path, mtime, size, inode, ctime) so an unchanged file is never hashed twice.
 
 Which skills are served (documented in docs/mcp.md):
 - only eligible skills (an ineligible skill's instructions would not work here);
@@ -152,7 +152,7 @@ class SkillCatalog:
     def __init__(self, registry: Registry, *, digest_cache_size: int = 65_536) -> None:
         self.registry = registry
         self._lock = threading.RLock()
-        self._digests: OrderedDict[tuple[str, int, int, int], str] = OrderedDict()
+        self._digests: OrderedDict[tuple[str, int, int, int, int], str] = OrderedDict()
         self._digest_cache_size = digest_cache_size
         self._sorted_version = -1
         self._sorted: list[Skill] = []
@@ -220,7 +220,7 @@ class SkillCatalog:
     # ------------------------------------------------------------ manifests
 
     def _digest(self, skill: Skill, path: str, st: os.stat_result) -> str:
-        key = (path, st.st_mtime_ns, st.st_size, st.st_ino)
+        key = (path, st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)  # ctime: `touch -d` after an edit
         with self._lock:
             hit = self._digests.get(key)
             if hit is not None:

@@ -95,6 +95,7 @@ from skillyard.mcp.prompts import (
 from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
 from skillyard.model import BUILTIN_TOOL_NAMES, Skill
 from skillyard.parsing import load_body
+from skillyard.prompt import shown
 from skillyard.registry import Registry
 from skillyard.session import Session
 
@@ -575,7 +576,7 @@ class SkillyardServer(MCPServer):
                 INVALID_PARAMS, f"Prompt argument 'arguments' exceeds {MAX_ARGUMENTS_CHARS} characters"
             )
         try:
-            body = load_body(skill)
+            body = shown(load_body(skill))  # hidden characters spelled out, as in every other surface
         except Exception as e:
             raise MCPError(INTERNAL_ERROR, f"Cannot read skill {skill.name}: {type(e).__name__}") from None
         text = substitute(body, args, names=skill.arguments, skill_dir=str(skill.root))
@@ -589,7 +590,8 @@ class SkillyardServer(MCPServer):
     async def _track_connection(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """Remember handshake-era connections: list-changed notifications go to them directly."""
+        """Remember handshake-era connections (every request passes here first, resources/subscribe and
+        logging/setLevel included): list-changed notifications go to them directly."""
         connection = _connection(ctx)
         if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._legacy_connections.add(connection)
@@ -724,7 +726,6 @@ class SkillyardServer(MCPServer):
             if len(subs) >= MAX_SUBSCRIPTIONS:
                 raise MCPError(INVALID_PARAMS, f"at most {MAX_SUBSCRIPTIONS} subscriptions per connection")
             subs.add(uri)
-            self._legacy_connections.add(connection)
         return EmptyResult()
 
     async def _unsubscribe(
@@ -750,7 +751,6 @@ class SkillyardServer(MCPServer):
         connection = _connection(ctx)
         if connection is not None:
             connection.state["skillyard.log_level"] = params.level
-            self._legacy_connections.add(connection)
         return EmptyResult()
 
     async def _log_call(self, rctx: Any, name: str, arguments: Any, res: Any) -> None:

@@ -65,15 +65,11 @@ class SkillsExtension(Extension):
         catalog: SkillCatalog,
         *,
         page_size: int = DEFAULT_PAGE_SIZE,
-        ttl_ms: int = 0,
-        cache_scope: str = "private",
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
         self.catalog = catalog
         self.page_size = page_size
-        self.ttl_ms = ttl_ms
-        self.cache_scope = cache_scope
 
     def settings(self) -> dict[str, Any]:
         return {"directoryRead": True}
@@ -88,8 +84,9 @@ class SkillsExtension(Extension):
     # ------------------------------------------------------------ sync cores (also used by benchmarks)
 
     def _result(self, **fields: Any) -> dict[str, Any]:
-        """A complete result with the freshness hints every result of the extension carries."""
-        return {"resultType": "complete", **fields, "ttlMs": self.ttl_ms, "cacheScope": self.cache_scope}
+        """A complete result with the freshness hints every result of the extension carries: no time to
+        live (a reload may change the catalog at any moment), and private (no shared cache keeps it)."""
+        return {"resultType": "complete", **fields, "ttlMs": 0, "cacheScope": "private"}
 
     def list_page(self, cursor: str | None) -> dict[str, Any]:
         """One `skills/list` result; manifests are computed only for the skills on this page."""

@@ -13,7 +13,7 @@ sections of its body) and its cosine is the best of them. Until every skill has
 its vectors, searches stay lexical (they never wait for embeddings); then the
 lexical and semantic scores are blended, each scaled to its best candidate, the
 lexical half by how much of the request its best hit explains.
-Figures and the tuning set: docs/search.md.
+Current figures: docs/search.md; the tuning rounds: benchmarks/search_eval/HISTORY.md.
 """
 
 from __future__ import annotations
@@ -154,10 +154,6 @@ class SearchIndex:
         self.semantic_error: str | None = None
 
     # ------------------------------------------------------------ maintenance
-
-    @property
-    def body_chars(self) -> int:
-        return self._lexical.body_chars
 
     def __len__(self) -> int:
         return len(self._lexical)

@@ -9,8 +9,7 @@
   the same root, a synonym (`_synonyms`), or, when no skill uses the word, a
   spelling correction (one edit away from a word the skills use; with the
   optional English word list (`_spelling`), never for an English word) or the
-  two words it runs together. Vague words, numbers and (with the word list)
-  common English words weigh less. Phrases of the synonym table and two query
+  two words it runs together. Vague words and numbers weigh less. Phrases of the synonym table and two query
   words the skills write as one are query terms of their own.
 * Only the skills that can reach the requested top are scored in full (`_ranked`
   says why that gives exactly the ranking of scoring every matching skill), so
@@ -102,6 +101,9 @@ WARM_POSTINGS = 1_000_000
 MIN_BODY_CORRECTION_DF = 2
 #: Spelling correction only for words at least this long (shorter ones have too many neighbours).
 MIN_CORRECTABLE = 4
+#: ... and at most this long: a word's one-edit variants number 54 per letter, each as long as the
+#: word, so a 999-letter one made 57 MB of them; no English word or skill term is near this long.
+MAX_CORRECTABLE = 48
 #: From this length a misspelt word keeps several equally likely corrections (one edit from a long word
 #: rarely reaches another word by chance); a shorter one with several keeps none.
 LONG_CORRECTABLE = 6
@@ -585,13 +587,13 @@ class LexicalIndex:
                 thread.join()
             self._merge_snapshot_body()
             with self._lock:
-                self._index_pending(list(self._pending_body))
+                self._index_pending()
             return
         with self._lock:
             if not self._pending_body or (self._body_thread is not None and self._body_thread.is_alive()):
                 return
             if len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
-                self._index_pending(list(self._pending_body))
+                self._index_pending()
                 return
             self._body_thread = threading.Thread(
                 target=self._index_in_background, name="skillyard-search-bodies", daemon=True
@@ -611,14 +613,12 @@ class LexicalIndex:
             self._index_counts(doc, field, counts, length)
         self._pending_body.discard(doc)
 
-    def _index_pending(self, docs: list[int]) -> None:
-        """Read and index these pending bodies (the caller holds the lock)."""
-        for doc in sorted(docs):
-            skill = self._skills[doc]
-            if skill is None or doc not in self._pending_body:
-                continue
-            self._index_body(doc, self._read_body(skill))
-        if docs:
+    def _index_pending(self) -> None:
+        """Read and index every pending body (the caller holds the lock; a pending skill is never removed)."""
+        pending = sorted(self._pending_body)
+        for doc in pending:
+            self._index_body(doc, self._read_body(self._skills[doc]))  # type: ignore[arg-type]
+        if pending:
             self._invalidate()
 
     def _index_in_background(self) -> None:
@@ -632,15 +632,12 @@ class LexicalIndex:
                 snapshot = [(d, self._skills[d]) for d in batch]
             if not batch:
                 return self._warm()
-            read = [(d, s, self._read_body(s)) for d, s in snapshot if s is not None]
+            read = [(d, s, self._read_body(s)) for d, s in snapshot]  # type: ignore[arg-type]
             with self._lock:
                 for doc, skill, parts in read:
                     if self._skills[doc] is not skill or doc not in self._pending_body:
                         continue  # replaced or removed meanwhile: its own entry is pending
                     self._index_body(doc, parts)
-                for doc, _s in snapshot:
-                    if self._skills[doc] is None:
-                        self._pending_body.discard(doc)
                 self._invalidate()
 
     def _warm(self) -> None:
@@ -714,7 +711,7 @@ class LexicalIndex:
         ranks by frequency), and a short word with several is left alone: one edit from a four- or
         five-letter word reaches too many words to guess. Candidates are generated, not looked up in a
         prebuilt table, so nothing is built before the first misspelt request."""
-        if len(term) < MIN_CORRECTABLE or not term.isascii() or not term.isalpha():
+        if not MIN_CORRECTABLE <= len(term) <= MAX_CORRECTABLE or not term.isascii() or not term.isalpha():
             return []
         edits = _edits(term)
         edits.discard(term)

@@ -1,5 +1,4 @@
-"""English for requests: which words are English, the likeliest English word one edit away, and how much
-a word's commonness in English says about the task (`informativeness`).
+"""English for requests: which words are English, and the likeliest English word one edit away.
 
 The skills' own vocabulary is small: a request word it lacks is as often a
 plain English word the skills never use ("launch", "worry", "lease") as a

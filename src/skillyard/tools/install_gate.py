@@ -134,7 +134,7 @@ def _install(
             if not trust.is_trusted(parse_source(install_source, name)):
                 raise untrusted(f"the real path {real} is not matched by [trust] sources")
     refuse_existing(registry, name, config.install_root)
-    installer = Installer(config.install_root, trust, hub_index=config.hub_index)
+    installer = Installer(config.install_root, trust)
     declared: str | None = None
     audit: dict[str, Any] | None = None
     previewed: str | None = None  # the digest of what was scanned and shown, for a local directory

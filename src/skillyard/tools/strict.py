@@ -201,20 +201,14 @@ Normalizer = Callable[[dict[str, Any]], "dict[str, Any] | str"]
 def normalizer(schema: dict[str, Any]) -> Normalizer:
     """Compile `schema` (the tool's own) into a function that reads strict-shape arguments back."""
     fix = _compile(schema, "")
-    if fix is None:
-        return _unchanged
 
     def run(arguments: dict[str, Any]) -> dict[str, Any] | str:
         try:
-            return fix(arguments)
+            return arguments if fix is None else fix(arguments)
         except _Problem as e:
             return str(e)
 
     return run
-
-
-def _unchanged(arguments: dict[str, Any]) -> dict[str, Any] | str:
-    return arguments
 
 
 class _Problem(ValueError):

@@ -65,14 +65,13 @@ class Toolkit:
         unknown = [t for t in asked if t not in known]
         if unknown:
             raise ValueError(f"unknown tool: {unknown[0]!r} (expected some of: {', '.join(known)})")
-        chosen = list(dict.fromkeys(asked))
         self.registry = registry
         self.load_mode = load_mode
         self.catalog_format = catalog_format
         self.budget = budget
         #: the session used when `call()` is given none
         self.session = Session()
-        self._chosen = tuple(chosen)
+        self._chosen = frozenset(asked)
         if approve_install is not None and not callable(approve_install):
             raise ValueError("approve_install must be callable (request) -> bool")
         self._run = RunTool(registry, runner)
@@ -90,11 +89,8 @@ class Toolkit:
     def refresh(self) -> None:
         """Rebuild the definitions now (they also rebuild by themselves when the registry changes)."""
         version = self.registry.version
-        built: dict[str, ToolDef] = {}
-        for d in (self._skills.definition(), *self._disclosure.definitions(), self._run.definition()):
-            built[d.name] = d
-        for d in self._invoke.definitions():
-            built[d.name] = d
+        made = (self._skills.definition(), *self._disclosure.definitions(), self._run.definition())
+        built = {d.name: d for d in (*made, *self._invoke.definitions())}
         defs = [built[n] for n in BUILTIN_TOOLS if n in self._chosen]
         if TOML_TOOLS in self._chosen:
             from skillyard.tools.toml_bridge import toml_definitions
