@@ -16,6 +16,7 @@ import fnmatch
 import hashlib
 import io
 import json
+import mimetypes
 import os
 import re
 import stat
@@ -379,14 +380,6 @@ _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
 _SEPARATORS = {0x2028, 0x2029}
 
 
-def _is_tag(cp: int) -> bool:
-    return 0xE0000 <= cp <= 0xE007F
-
-
-def _is_vs(cp: int) -> bool:
-    return 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF
-
-
 def _is_symbolic(ch: str) -> bool:
     """Emoji and symbols legitimately carry ZWJ and VS16."""
     return ord(ch) >= 0x2000 and unicodedata.category(ch) in ("So", "Sk", "Sm", "Mn", "Cf")
@@ -433,7 +426,7 @@ def _reveal_line(raw: str, number: int, inv: list[Invisible]) -> tuple[str, str]
     for ch in raw:
         cp = ord(ch)
         kind = None
-        if _is_tag(cp):
+        if 0xE0000 <= cp <= 0xE007F:  # a tag character
             kind = "unicode-tag"
             if 0xE0020 <= cp <= 0xE007E:
                 hidden.append(chr(cp - 0xE0000))
@@ -453,7 +446,7 @@ def _reveal_line(raw: str, number: int, inv: list[Invisible]) -> tuple[str, str]
                 prev = ch
                 continue
             kind = "zero-width"
-        elif kind is None and _is_vs(cp):
+        elif kind is None and (0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF):  # a variation selector
             if cp == 0xFE0F or (cp == 0xFE0E and prev and not prev.isascii()):
                 prev = ch
                 shown.append(ch)
@@ -1177,9 +1170,14 @@ _EXEC_MAGIC = (
 )
 
 
-_LFS_POINTER = re.compile(
-    rb"version https://git-lfs\.github\.com/spec/v1\noid sha256:[0-9a-f]{64}\nsize \d+\n?\Z"
+#: Text standing in for a media file: a Git LFS pointer (the real file lives in LFS), the path a
+#: symbolic link checked out as a file holds, a test fixture's one-line placeholder.
+_STAND_IN = re.compile(
+    rb"version https://git-lfs\.github\.com/spec/v1\noid sha256:[0-9a-f]{64}\nsize \d+\n?|[\w .,()/-]{1,200}\n?"
 )
+#: A magic number without even the fields that name its machine and format version (24 bytes of
+#: ELF; Mach-O's header is 28, a PE header follows a 64-byte DOS stub) is no program.
+_MIN_EXEC = 24
 
 
 def _mime(head: bytes) -> str | None:
@@ -1257,7 +1255,9 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         return
     head = data[:8192]
     mime = _mime(head)
-    is_exec = head.startswith(_EXEC_MAGIC[:-1]) or (head.startswith(b"MZ") and b"PE\x00\x00" in head[:1024])
+    is_exec = size >= _MIN_EXEC and (
+        head.startswith(_EXEC_MAGIC[:-1]) or (head.startswith(b"MZ") and b"PE\x00\x00" in head[:1024])
+    )
     if ext in ("pyc", "pyo") or is_exec or mime in ("application/x-executable", "application/x-mach-binary"):
         what = "compiled bytecode" if ext in ("pyc", "pyo") else "native executable"
         ctx.flag("binary-executable", rel, None, snippet(f"{what} ({size} bytes)"))
@@ -1266,17 +1266,17 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         return
     if mime in _ARCHIVE_MIME or _archive.kind_of(head) in ("zip", "7z", "rar", "tar"):
         _scan_archive(data, rel, ctx, nesting)
-        if mime and ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst"):
+        own = mimetypes.guess_type(rel)[0]  # an office document or a Java archive is a zip by design
+        if mime and mime != own and ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst"):
             text = f".{ext or '(no extension)'} file is actually {mime}"
             ctx.flag("misleading-file-type", rel, None, snippet(text))
         return
-    if ext in _MEDIA_EXT and size < 1024 and _LFS_POINTER.match(data):
-        return  # the real file lives in Git LFS; the pointer is three lines of metadata
     if ext in _MEDIA_EXT:
         expected = _MEDIA_EXT[ext]
         if mime != expected and not (mime and mime.split("/")[0] == expected.split("/")[0]):
             what = mime or ("text" if b"\x00" not in head else "unknown binary data")
-            ctx.flag("misleading-file-type", rel, None, snippet(f".{ext} file contains {what}"))
+            if what != "text" or not _STAND_IN.fullmatch(data):
+                ctx.flag("misleading-file-type", rel, None, snippet(f".{ext} file contains {what}"))
             if b"\x00" not in head:
                 _scan_decoded(data, rel, ctx)
         return
@@ -1643,11 +1643,11 @@ def _sent_stashes(ctx: _Ctx) -> None:
     for rel, line, path, dest in ctx.sent_files:
         where, src = ctx.stashed.get(path, (rel, None))
         if path.endswith("/"):
-            # a folder published whole (`npm publish ./pkg`): a file written into the skill's tree
-            # whose place is not known may be in it
-            where, src = next(
-                ((w, s) for p, (w, s) in ctx.stashed.items() if s.strong and _inside(p, path)), (rel, None)
-            )
+            # a folder published whole (`npm publish ./pkg`): a file under it or at a place not known may be in it
+            inside = [
+                (w, s) for p, (w, s) in ctx.stashed.items() if not _flows.outside_tree(p.removeprefix(path))
+            ]
+            where, src = next(((w, s) for w, s in inside if s.strong), (rel, None))
         elif where == rel:
             continue
         if src is None:
@@ -1658,12 +1658,6 @@ def _sent_stashes(ctx: _Ctx) -> None:
         steps = tuple((n, step, rel if f is None else f) for n, step, f in fl.steps)
         ctx.flag("flow-secret-network", rel, line, snippet(text), f": {text}", severity=sev, flow=steps)
     _paired_loose_ends(ctx)
-
-
-def _inside(path: str, folder: str) -> bool:
-    """Whether a file written at `path` (folded, or the expression that builds it) may be in
-    `folder`: it is under it, or it is not known to be outside the skill's working tree."""
-    return path.startswith(folder) or not path.startswith(("/", "~", "$HOME"))
 
 
 def _paired_loose_ends(ctx: _Ctx) -> None:

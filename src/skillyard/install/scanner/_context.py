@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from skillyard.install.scanner._flows import REGISTRIES
+
 _MD_EXT = (".md", ".markdown", ".mdx", ".txt", ".rst")
 _REFERENCE_DIRS = re.compile(r"(?:^|/)(?:references?|docs?|examples?|reference-docs|guides?)/", re.IGNORECASE)
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+.#-]*)")
@@ -23,7 +25,7 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 #: read as shell, like a fenced block
 _BANG = re.compile(
     r"!`([^`\n]+)`|`([^`\n]*(?:\||\$\(|&&|\s\d?>)[^`\n]*"
-    r"|(?:npm|pnpm|yarn|twine|gem|cargo|poetry|flit|uv)\s+(?:publish|upload|push)\b[^`\n]*)`"
+    rf"|(?:{'|'.join(REGISTRIES)})\s+(?:publish|upload|push)\b[^`\n]*)`"
 )
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 #: `[//]: # (text)` and `[comment]: <> (text)`: Markdown link definitions used as hidden comments.
@@ -100,7 +102,6 @@ _DROP_HOST = re.compile(
 #: Decoding or assembling in the same command hides what is fetched.
 _HIDDEN = re.compile(r"base64|frombase64|atob\b|xxd|\\x[0-9a-f]{2}", re.IGNORECASE)
 _CODE_HOSTS = ("github.com", "raw.githubusercontent.com", "gitlab.com", "codeberg.org", "bitbucket.org")
-_CODE_HOST_URL = re.compile("|".join(re.escape(f"//{h}") for h in _CODE_HOSTS), re.IGNORECASE)
 #: "To deposit 5 UCT, send tokens to the server": tokens as a currency, not as credentials.
 _CURRENCY = re.compile(
     r"\b(?:deposit\w*|withdraw\w*|wallets?|swap\w*|stak\w+|airdrop\w*|mint\w*|balances?|amount|coins?|"
@@ -168,26 +169,24 @@ _TOKENS_SENT = re.compile(r"\w+\s+(?:\S+\s+){0,3}?tokens\b", re.IGNORECASE)
 
 
 def web_installer(command: str) -> tuple[str, ...] | None:
-    """The names an installer fetched over https from a named host goes by (its domain's label,
-    or the owner and repository on a code host), or None when the fetch has a lure's shape:
-    plain http, an address literal, a paste, file-drop, tunnel or shortening host, a URL
-    assembled from variables or decoded."""
+    """The names the installer a command fetches (its first URL; a link to the sources is not what
+    runs) goes by: its domain's label, or the owner and repository on a code host. None when any
+    URL of the line has a lure's shape: plain http, an address literal, a paste, file-drop, tunnel
+    or shortening host, a URL assembled from variables or decoded."""
     urls = _URL.findall(command.split("\n", 1)[0])
     if not urls or _HIDDEN.search(command):
         return None
-    names: list[str] = []
-    for scheme, host, path in urls:
+    for scheme, host, _ in urls:
         if (
             scheme.lower() != "https"
             or _DROP_HOST.search(host)
             or not re.fullmatch(r"[\w.-]+\.[a-z]{2,}", host, re.I)
         ):
             return None
-        if host.lower() in _CODE_HOSTS:
-            names += path.lower().strip("/").split("/")[:2]
-        else:
-            names.append(host.lower().split(".")[-2])
-    return tuple(names)
+    _, host, path = urls[0]
+    if host.lower() in _CODE_HOSTS:
+        return tuple(path.lower().strip("/").split("/")[:2])
+    return (host.lower().split(".")[-2],)
 
 
 #: Words of a host or repository name that name no product (`render-oss/cli`: "render" does).
@@ -312,8 +311,10 @@ class FileContext:
             names = web_installer(text[start:])
             if names is not None and (not self.instructs or line in self.for_user_lines):
                 return 2, "an installer over https from a named host, documented for the person installing"
-            # the declared author counts for a domain, not for an account on a code host anyone can open
-            author = "" if _CODE_HOST_URL.search(text) else self.own_author
+            # the declared author counts for a domain, not for an account on a code host anyone can
+            # open; a link to the sources elsewhere on the line neither grants nor revokes it
+            fetched = _URL.search(text, start)
+            author = "" if fetched and fetched[2].lower() in _CODE_HOSTS else self.own_author
             if names and (_names_own(names, self.own_name) or _names_own(names, author)):
                 return 2, "the installer of the skill's own product, over https from its own host"
         if kind == "fence":
@@ -323,6 +324,8 @@ class FileContext:
                 return (2 if quoted else 1), "shown as an example of an attack"
             if line in self.data_fence_lines:
                 return (2 if self.reference else 1), "in a data block, not a command"
+            if line in self.data_lines and category in COMMANDISH:  # `DENY = ["rm -rf /", ...]`, as in code
+                return 2, "a string in a data list, not a command"
             if category in COMMANDISH and line in self.code_comment_lines:
                 return 1, "in a comment, not run"
             return self._for_people(category)

@@ -102,7 +102,7 @@ OFFICIAL_INSTALLER = re.compile(
 
 KERNEL_PATH = re.compile(r"^/proc/sys/")
 #: Block devices that hold a disk (not /dev/null, /dev/zero or a loop device over an image file).
-DEVICE = re.compile(r"^/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
+DEVICE = re.compile(r"^/dev/(?![a-z]*[A-Z])(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
 #: Shell start-up files: users are told to append PATH lines to them, so a write alone is medium.
 RC_FILE = re.compile(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|config\.fish$")
 
@@ -143,6 +143,19 @@ def destroys(path: str) -> bool:
         return False  # `rm -rf ""` (a variable still empty) deletes nothing
     return bool(DESTROY_TARGET.match(path.rstrip("/") or "/") or HOME_DATA.match(path))
 
+
+def outside_tree(path: str) -> bool:
+    """Whether a path (folded, or the expression that builds it) is known to be outside the skill's
+    working tree: absolute or under home (a relative one, or one built from a variable, may be in it)."""
+    return path.startswith(("/", "~", "$HOME", "${HOME}"))
+
+
+#: Commands that publish a package: what the folder holds goes to a public registry.
+REGISTRIES = (
+    dict.fromkeys(("npm", "pnpm", "yarn"), "the npm registry")
+    | dict.fromkeys(("twine", "uv", "poetry", "flit"), "PyPI")
+    | {"gem": "RubyGems", "cargo": "crates.io"}
+)
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
@@ -234,13 +247,13 @@ def cli_source(what: str, line: int) -> Source:
 
 
 #: This machine: what is sent there does not leave it (a local bridge, a dev server).
-_LOOPBACK = re.compile(
-    r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?:[:/?]|$)", re.I
+LOOPBACK = re.compile(
+    r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])(?:[:/?]|$)", re.I
 )
 
 
 def exfil_shaped(dest: str) -> bool:
-    return any(EXFIL_HOST.search(d.strip()) and not _LOOPBACK.match(d.strip()) for d in dest.split(ALT))
+    return any(EXFIL_HOST.search(d.strip()) and not LOOPBACK.match(d.strip()) for d in dest.split(ALT))
 
 
 def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:

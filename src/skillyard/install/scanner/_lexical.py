@@ -16,6 +16,7 @@ import re
 
 from skillyard.install.scanner._flows import (
     KERNEL_PATH,
+    LOOPBACK,
     PERSIST_PATH,
     CodeFacts,
     Source,
@@ -69,13 +70,12 @@ _SINKS = (
     ),
 )
 _URL = re.compile(
-    r"^(?:https?|wss?|ftp|smtps?)://[^\s\"'`]+$|^(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{2,5}$",
+    r"^(?:https?|wss?|ftp|smtps?)://[^\s\"'`]+$|^(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?$|^(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{2,5}$",
     re.I,
 )
 _HOST_PORT = re.compile(
-    r"[\"']((?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*|(?:\d{1,3}\.){3}\d{1,3})[\"']\s*,\s*(\d{2,5})\b", re.I
+    r"[\"']((?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*|(?:\d{1,3}\.){3}\d{1,3}|localhost)[\"']\s*,\s*(\d{2,5})\b", re.I
 )
-_LOOPBACK = re.compile(r"^(?:[a-z]+://)?(?:127\.|localhost\b|0\.0\.0\.0|\[::1\])", re.I)
 #: The left side of an assignment (`x :=`, `my $x =`, `private static String x =`, `c, err :=`): its name.
 _LHS = (
     r"^\s*(?:(?:const|var|let|my|our|local|final|static|private|public|String|string|val)\s+)*"
@@ -263,7 +263,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     built: set[str] = set()  # names bound to a value built at run time (`name := fmt.Sprintf(...)`)
     shells: list[int] = []
     streams: list[str] = []  # lines that hand a process's standard streams something
-    sockets: dict[str, str | None] = {}  # names bound to a socket connected out -> its destination
+    sockets: dict[str, bool] = {}  # names bound to a socket connected out -> whether it stays local
     fetched: Source | None = None  # the first download
     received = ran = False  # reads from a connection; runs a command line built at run time
     evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
@@ -299,7 +299,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             if pat.search(line):
                 sinks.append((n, kind, line))
                 if kind == "a socket" and (b := _NAME_BOUND.match(line)):
-                    sockets[b.group(1)] = _dest(line, binds)
+                    sockets[b.group(1)] = _local(line, binds)
                 break
         if (cmd := _run_command(line)) is not None:
             facts.shell.append((n, cmd))
@@ -345,14 +345,10 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     wired = [
         n for n, d in sockets.items() if any(re.search(rf"=[^=]*(?<![\w.])[$@]?{n}\b", s) for s in streams)
     ]
-    if shells and any(not _LOOPBACK.match(sockets[n] or "") for n in wired):
+    if shells and any(not sockets[n] for n in wired):
         said = "connects a socket and starts a shell with its standard streams on it"
         facts.flows.append(flow("reverse-shell", "critical", shells[0], said, None))
-    elif (
-        received
-        and ran
-        and (at := [n for n, k, c in sinks if k == "a socket" and not _LOOPBACK.match(_dest(c, binds) or "")])
-    ):
+    elif received and ran and (at := [n for n, k, c in sinks if k == "a socket" and not _local(c, binds)]):
         said = "connects a socket and runs the command lines it receives on it (a remote shell)"
         facts.flows.append(flow("reverse-shell", "critical", at[0], said, None))
     if fetched is not None and evals:
@@ -367,8 +363,8 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     return facts
 
 
-def _dest(code: str, binds: dict[str, str]) -> str | None:
-    """The hard-coded destination a sink line names (a literal, or a name bound to one)."""
+def _dests(code: str, binds: dict[str, str]) -> list[str]:
+    """Every hard-coded destination a sink line names (a literal, or a name bound to one)."""
     found = [lit for lit in _literals(code) if _URL.match(lit)]
     # socket and mail APIs take the host and the port as two arguments: `('mx.host', 587)`
     found += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(code)]
@@ -377,7 +373,17 @@ def _dest(code: str, binds: dict[str, str]) -> str | None:
     found += [
         v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
     ]
-    found = [d for d in found if not _LOOPBACK.match(d)]
+    return found
+
+
+def _local(code: str, binds: dict[str, str]) -> bool:
+    """Whether a sink line names destinations and all of them are on this machine."""
+    return bool(found := _dests(code, binds)) and all(LOOPBACK.match(d) for d in found)
+
+
+def _dest(code: str, binds: dict[str, str]) -> str | None:
+    """The remote destination a sink line names, the exfiltration-shaped one first."""
+    found = [d for d in _dests(code, binds) if not LOOPBACK.match(d)]
     return next((d for d in found if exfil_shaped(d) or _WEBHOOK.search(d)), found[0] if found else None)
 
 
@@ -389,7 +395,7 @@ def _send(
     binds: dict[str, str],
 ) -> None:
     dests = [(n, kind, d) for n, kind, code in sinks if (d := _dest(code, binds))]
-    if any(_LOOPBACK.match(v) for v in binds.values()) and not dests:
+    if any(LOOPBACK.match(v) for v in binds.values()) and not dests:
         return  # talks to a local service only
     hot = next(((n, k, d) for n, k, d in dests if exfil_shaped(d) or _WEBHOOK.search(d)), None)
     src = strong or weak

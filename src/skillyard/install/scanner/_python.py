@@ -44,6 +44,7 @@ from skillyard.install.scanner._flows import (
 )
 
 MAX_FOLD = 64 * 1024
+_STD_STREAM = re.compile(r"sys\.(?:__)?std(?:out|err)(?:__)?(?:\.buffer)?")
 MAX_NODES = 200_000
 
 _EXEC = set(
@@ -1176,7 +1177,7 @@ class _Reader:
             if cmd:
                 cmd = shown(cmd)
                 self.facts.shell.append((line, cmd))
-                if not self._literal_in_source(call.args[0] if call.args else None, cmd):
+                if not (call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == cmd):
                     self.facts.assembled.append((line, cmd))
             elif self.ready and call.args and (marked := self._stand_in(call.args[0])):
                 self.facts.shell.append((line, marked))  # a secret put into a command it runs
@@ -1376,15 +1377,16 @@ class _Reader:
     def _saved(self, call: ast.Call, f: str, short: str) -> None:
         """`urlretrieve(url, p)`, `open(p, "wb").write(requests.get(url).content)`: the path named
         `p` holds a download from then on."""
+        if wrote := short == "write" and isinstance(call.func, ast.Attribute) and bool(call.args):
+            self._stash(call.func.value, call.args[0])
         if len(self.dl_files) >= 64:
             return
         if f in ("urllib.request.urlretrieve", "urlretrieve") and len(call.args) >= 2:
             if isinstance(call.args[1], ast.Name):
                 self.dl_files[call.args[1].id] = self.fold(call.args[0]) or "the network"
             return
-        if not (short == "write" and isinstance(call.func, ast.Attribute) and call.args):
+        if not wrote:
             return
-        self._stash(call.func.value, call.args[0])
         if not (isinstance(call.func.value, ast.Name) and call.func.value.id in self.file_of):
             return
         data, target = call.args[0], self.file_of[call.func.value.id]
@@ -1489,7 +1491,10 @@ class _Reader:
         return p if p and _STARTUP_MODULE.search(p) else None
 
     def _stash(self, target: ast.expr, data: ast.expr) -> None:
-        """A file filled with a secret: another file of the skill may send or publish it."""
+        """A file filled with a secret: another file of the skill may send or publish it. Text
+        written to the standard streams is shown, not saved."""
+        if _STD_STREAM.fullmatch(self.qual(target) or ""):
+            return
         if len(self.facts.stashed) < 64 and (src := self.source(data)) is not None:
             if isinstance(target, ast.Name) and target.id in self.file_of:
                 target = self.file_of[target.id]
@@ -1499,9 +1504,6 @@ class _Reader:
         """A write of `path`, or of any of the paths it may be (a loop over several)."""
         if fl := next((f for p in path.split(ALT) if (f := written(p, line, content))), None):
             self.facts.flows.append(fl)
-
-    def _literal_in_source(self, node: ast.AST | None, value: str) -> bool:
-        return isinstance(node, ast.Constant) and node.value == value
 
     def _flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
         if src is not None and src.what.startswith(PARAM):

@@ -18,6 +18,7 @@ from skillyard.install.scanner._flows import (
     DEVICE,
     OFFICIAL_INSTALLER,
     PARAM,
+    REGISTRIES,
     SECRET_ENV,
     CodeFacts,
     Export,
@@ -28,6 +29,7 @@ from skillyard.install.scanner._flows import (
     cli_source,
     destroys,
     flow,
+    outside_tree,
     popped,
     secret_path,
     sent,
@@ -330,7 +332,7 @@ class _Reader:
 
     def run(self, root: Any) -> CodeFacts:
         self.walk(root)
-        self.facts.stashed.update((p, s) for p, s in self.staged_paths.items() if p.startswith(("/", "~")))
+        self.facts.stashed.update((p, s) for p, s in self.staged_paths.items() if outside_tree(p))
         env = {k: v for k, v in self.env.items() if k != "HOME"}
         own = {k: (src, body, tree) for k, (src, body, tree, where) in self.funcs.items() if where is None}
         self.facts.export = Export(
@@ -662,13 +664,7 @@ class _Reader:
                 sev, text = sent(src, _dest(words))
                 self.flow("secret-network", sev, line, text, src)
         elif name in ("scp", "rsync", "sftp") and ":" in words[-1]:
-            for w in words[1:-1]:
-                if not w.startswith("-") and (src := self.secret(w, line)):
-                    dest = words[-1]
-                    self.flow(
-                        "secret-network", "critical", line, f"reads {src.what} and copies it to {dest}", src
-                    )
-                    break
+            self.carries(words[1:-1], line, "copies", words[-1])
         elif _dns(words):
             for n, w in zip(nodes[1:], words[1:], strict=False):
                 src = self.taint_of(n)
@@ -680,7 +676,7 @@ class _Reader:
             # service what is put into it
             sev, text = sent(src, to)
             self.flow("secret-network", sev, line, text, src)
-        elif to in _REGISTRIES.values() and len(self.facts.sent_files) < 32:
+        elif to in REGISTRIES.values() and len(self.facts.sent_files) < 32:
             # what another file of the skill wrote into the package goes with it
             folder = next((w for w in words[2:] if not w.startswith("-") and "://" not in w), ".")
             self.facts.sent_files.append((line, folder.rstrip("/") + "/", to))
@@ -698,13 +694,7 @@ class _Reader:
                     Source(f"downloads {url} to {script}", dline, True),
                 )
         elif name in _MAILERS:
-            for w in words[1:]:
-                if not w.startswith("-") and (src := self.secret(w, line)):
-                    dest = next((x for x in words[1:] if "@" in x), None) or "a mail server"
-                    self.flow(
-                        "secret-network", "critical", line, f"reads {src.what} and mails it to {dest}", src
-                    )
-                    break
+            self.carries(words[1:], line, "mails", next((x for x in words[1:] if "@" in x), "a mail server"))
         elif name in _COPIERS:
             self.stage(name, words, line)
         elif name == "cd" and len(words) > 1:
@@ -713,13 +703,7 @@ class _Reader:
                 re.fullmatch(r"/(?:home|Users)/[^/]+/?", words[1])
             )
         elif (up := _uploads(words)) is not None:
-            paths, dest = up
-            for w in paths:
-                if src := self.secret(w, line):
-                    self.flow(
-                        "secret-network", "critical", line, f"reads {src.what} and uploads it to {dest}", src
-                    )
-                    break
+            self.carries(up[0], line, "uploads", up[1])
         elif name == "git":
             self.git(words, line, nodes)
         elif name == "find":
@@ -730,20 +714,23 @@ class _Reader:
             for w in words[1:]:
                 if not w.startswith("-"):
                     self.wrote(w, line, body)
-        elif name in _ERASERS and (w := next((w for w in words[1:] if _AUDIT_LOG.match(w)), None)):
+        elif (
+            name == "shred" or name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:])
+        ):
+            how = "overwrites and deletes files under" if name == "shred" else "recursively deletes"
+            if w := next((w for w in words[1:] if not w.startswith("-") and destroys(w)), None):
+                self.flow("destruction", "high", line, f"{how} {w}", None)
+        if name in _ERASERS and (w := next((w for w in words[1:] if _AUDIT_LOG.match(w)), None)):
+            # beside, not instead of, what the same command deletes (`rm -rf /var/log/wtmp ~/`)
             self.flow(
                 "destruction", "high", line, f"erases {w}, a record of who logged in and what ran", None
             )
-        elif name == "shred":
-            for w in words[1:]:
-                if not w.startswith("-") and destroys(w):
-                    self.flow("destruction", "high", line, f"overwrites and deletes files under {w}", None)
-                    break
-        elif name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:]):
-            for w in words[1:]:
-                if not w.startswith("-") and destroys(w):
-                    self.flow("destruction", "high", line, f"recursively deletes {w}", None)
-                    break
+
+    def carries(self, args: list[str], line: int, verb: str, dest: str) -> None:
+        """A command that takes the files it names along (`scp`, `mail`, a transfer service): the
+        first secret among them goes to `dest`."""
+        if src := next((s for w in args if not w.startswith("-") and (s := self.secret(w, line))), None):
+            self.flow("secret-network", "critical", line, f"reads {src.what} and {verb} it to {dest}", src)
 
     def disk(self, name: str, words: list[str], nodes: list[Any], line: int) -> None:
         """`dd of=/dev/sda`, `mkfs.ext4 "$DEV"`, `wipefs -a "$p"`: a block device is overwritten,
@@ -768,9 +755,9 @@ class _Reader:
         """The secret a command carries to `to`: in its arguments, or (a package published) a
         credential copied into what it publishes."""
         src = None
-        if to in _REGISTRIES.values():
+        if to in REGISTRIES.values():
             # copied in, or written to a file of the working tree (`cat ~/.netrc > src/blob.txt`)
-            kept = (s for p, s in self.staged_paths.items() if not p.startswith(("/", "~", "$")))
+            kept = (s for p, s in self.staged_paths.items() if not outside_tree(p))
             src = self.staged or next(kept, None)
         return src or next((t for n in nodes[1:] if (t := self.taint_of(n))), None)
 
@@ -1068,8 +1055,9 @@ _RUNS_STDIN = frozenset(
 
 #: Where Docker, BuildKit and Kubernetes mount a container's secrets (`RUN --mount=type=secret`).
 _MOUNTED_SECRET = re.compile(r"^(?:/var)?/run/secrets/\S")
-#: Parts of a command that are not its words.
+#: The end of a placeholder in a documented command (`<KEY> `, `<user-name>@`): its `>` is not a redirection.
 _PLACEHOLDER = re.compile(r"(?<![<\w])<(?:[A-Z][A-Z0-9_]*|[a-z]+[-_][\w-]*)>[\s@:]$")
+#: Parts of a command that are not its words.
 _NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect"})
 #: Options of node, bun and deno that run the program given on the command line.
 _JS_EVAL = frozenset({"-e", "--eval", "-p", "--print", "eval"})
@@ -1162,21 +1150,13 @@ def _uploads(words: list[str]) -> tuple[list[str], str] | None:
     return None
 
 
-#: Commands that publish a package: what the folder holds goes to a public registry.
-_REGISTRIES = (
-    dict.fromkeys(("npm", "pnpm", "yarn"), "the npm registry")
-    | dict.fromkeys(("twine", "uv", "poetry", "flit"), "PyPI")
-    | {"gem": "RubyGems", "cargo": "crates.io"}
-)
-
-
 def _publishes(words: list[str]) -> str | None:
     """Where a command carries what is put into it: a package registry (`npm publish`, `twine
     upload`), an issue or pull request (`gh issue create --body`, `gh api -f`, `glab mr create`), or
     the URL a git command talks to."""
     name, args = _base(words[0]), words[1:]
-    if name in _REGISTRIES and args[:1] in (["publish"], ["upload"], ["push"]):
-        return _REGISTRIES[name]
+    if name in REGISTRIES and args[:1] in (["publish"], ["upload"], ["push"]):
+        return REGISTRIES[name]
     if name in ("gh", "glab") and (
         args[:1] == ["api"] or args[1:2] in (["create"], ["comment"], ["edit"], ["note"])
     ):
