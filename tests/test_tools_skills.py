@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -222,7 +223,8 @@ def test_list_fragment_matches_json_dumps_for_any_text(
     if skill is not None:
         item = json.loads(text)["skills"][0]
         assert (item["description"], item["emoji"]) == (skill.description, skill.emoji or "")
-    assert text.isprintable() or text.isascii()
+    hidden = [c for c in text if not (c.isprintable() or unicodedata.category(c) == "Zs" or c == "\u200d")]
+    assert not hidden and not any(0xE0000 <= ord(c) <= 0xE01EF for c in text), hidden
 
 
 def test_hidden_characters_reach_the_model_as_escapes_it_can_see(root: Path, make_skill: Any) -> None:
