@@ -12,7 +12,8 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from skillyard._cli_io import EXIT_FAIL, EXIT_USAGE, console, visible
+from skillyard._cli_io import EXIT_FAIL, EXIT_USAGE, console
+from skillyard.prompt import shown
 
 
 @click.group("remote")
@@ -50,7 +51,7 @@ def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
         con = Console(highlight=False, soft_wrap=True)
         for rep in reports:
             if "error" in rep:
-                console(stderr=True).print(Text(visible(f"✗ {rep['remote']}: {rep['error']}"), style="red"))
+                console(stderr=True).print(Text(shown(f"✗ {rep['remote']}: {rep['error']}"), style="red"))
                 continue
             con.print(
                 Text.assemble(
@@ -58,6 +59,6 @@ def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
                 )
             )
             for item in rep["refused"]:
-                con.print(Text(visible(f"  refused {item['skill']}: {item['reason']}"), style="yellow"))
+                con.print(Text(shown(f"  refused {item['skill']}: {item['reason']}"), style="yellow"))
     if failed or any(rep.get("refused") for rep in reports):
         raise SystemExit(EXIT_FAIL)
