@@ -212,8 +212,8 @@ def _ours(st: os.stat_result) -> bool:
 
 
 def _open(path: str | Path) -> Any:
-    """The cache file, never through a link, nor waiting on a FIFO put in its place: `load` and
-    `_read_rows` are apart for as long as a process runs, and the directory may not be private."""
+    """The cache file, never through a link nor waiting on a FIFO put in its place (the directory
+    may not be private, and `_read_rows` may come long after `load`)."""
     return open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC), "rb")
 
 
@@ -326,9 +326,8 @@ def _shared(rows: list[Row]) -> list[Row]:
 
 
 def _our_place(folder: Path) -> bool:
-    """Whether `folder`, or the nearest of its parents that exists, is this user's or root's. root
-    started with a user's HOME (`sudo -E`) would otherwise put files of root's there, which the
-    user's later starts can neither read (`_ours`) nor, in a folder root made, replace."""
+    """Whether `folder`, or its nearest existing parent, is this user's or root's: root with a user's
+    HOME (`sudo -E`) must not leave files there that the user can neither read (`_ours`) nor replace."""
     for p in (folder, *folder.parents):
         with contextlib.suppress(FileNotFoundError):
             return p.stat().st_uid in (0, os.geteuid())
