@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -44,6 +45,12 @@ def _open_ancestors(*paths: Path) -> list[tuple[Path, int]]:
     return changed
 
 
+def _stop(signum: int, _frame: object) -> None:
+    """SIGTERM (a CI job's timeout) or SIGHUP (a closed terminal) ends the pass like Ctrl-C does:
+    through `main`'s `finally`, so /root is never left traversable, and `subprocess.run` kills pytest."""
+    raise SystemExit(128 + signum)
+
+
 def main() -> int:
     if os.geteuid() != 0:
         print("unprivileged pass: not root, the main run already was one")
@@ -58,6 +65,8 @@ def main() -> int:
     # installs by the model refuse temp dirs, so some tests need a writable place outside them
     scratch = Path(tempfile.mkdtemp(prefix="skillyard-test-scratch-", dir="/var/lib"))
     os.chown(scratch, UID, UID)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _stop)
     opened = _open_ancestors(
         REPO / "tests", Path(os.path.realpath(sys.executable)), Path(sys.base_prefix) / "lib"
     )

@@ -18,7 +18,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from skillyard._cli_io import EXIT_FAIL, EXIT_OK, console, fail_usage, visible
+from skillyard._cli_io import EXIT_FAIL, EXIT_OK, console, fail_usage
 from skillyard.chat import DEFAULT_MAX_TOOL_CALLS, DEFAULT_TIMEOUT, Chat, ChatError, make_client
 from skillyard.prompt import shown
 
@@ -39,7 +39,7 @@ def _describe(name: str, raw: Any) -> str:
         text = f"skill_run in {args.get('skill')!s}: {args.get('command')!s}"
     else:
         text = f"{name} {raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)}"
-    return visible(text, ("Cc", "Cf", "Zl", "Zp"))
+    return shown(text)
 
 
 def _approver(yes: bool, interactive: bool) -> Any:
@@ -75,7 +75,7 @@ def _show_tool(console: Console) -> Any:
             return
         style = "red" if result.is_error else "dim"
         console.print(
-            Text(visible(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}"), style=style)
+            Text(shown(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}"), style=style)
         )
         if name != "skill_run" or result.is_error:
             return
@@ -175,7 +175,7 @@ def chat(
         max_tool_calls=max_tool_calls,
         stream=not no_stream,
         strict=strict,
-        on_text=lambda t: (out.file.write(visible(t)), out.file.flush()),
+        on_text=lambda t: (out.file.write(shown(t)), out.file.flush()),
         on_tool=_show_tool(err),
     )
     # Ctrl-C reaches the command being run too; the loop answers what is left open and goes on.
@@ -204,7 +204,7 @@ def _one_turn(session: Chat, prompt: str, out: Console, err: Console) -> int:
         return EXIT_INTERRUPTED
     except ChatError as e:
         out.file.write("\n")
-        err.print(Text(visible(f"error: {e}"), style="red"))  # the endpoint's words
+        err.print(Text(shown(f"error: {e}"), style="red"))  # the endpoint's words
         return EXIT_FAIL
     if not result.text.endswith("\n"):
         out.file.write("\n")

@@ -80,9 +80,10 @@ def _add_shadowing(data: dict[str, Any], reg: Any, install_root: Path) -> None:
     from skillyard.install.fsutil import is_within
 
     mine = os.path.realpath(install_root / name)
+    found = reg.copies(name, fold=True)  # discovery shadows a name that reads the same as a copy
     copies = [
         {"path": str(p), "source": src, "installed": is_within(os.path.realpath(p), mine)}
-        for _, p, src in reg.copies(name)
+        for _, p, src in found
     ]
     others = [c for c in copies if not c["installed"]]
     if not others:
@@ -100,7 +101,7 @@ def _add_shadowing(data: dict[str, Any], reg: Any, install_root: Path) -> None:
             )
     else:
         warnings.append(
-            f"the {winner['source']} skill '{name}' at {winner['path']} wins over the installed copy "
+            f"the {winner['source']} skill '{found[0][0]}' at {winner['path']} wins over the installed copy "
             "(it comes first on the search path); the installed copy is not used"
         )
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-import unicodedata
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -21,14 +20,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
-
-def visible(text: str, hidden: tuple[str, ...] = ("Cc",)) -> str:
-    """`text` with control characters (and the `hidden` Unicode categories) spelled out as escapes,
-    so words from a model or a server cannot move the cursor, rewrite the screen or reach the clipboard."""
-    return "".join(
-        ascii(c)[1:-1] if c not in "\n\t" and unicodedata.category(c) in hidden else c for c in text
-    )
 
 
 class SafePath(click.Path):
@@ -86,9 +77,11 @@ def console(*, stderr: bool = False) -> Console:
 
 def say(*parts: str | tuple[str, str], err: bool = False) -> None:
     """One line of human output from (text, style) parts: coloured through rich at a terminal,
-    plain text otherwise (then rich is not even imported). Never read as rich markup, and control
-    characters are spelled out: the parts carry skill authors' words (descriptions, emoji)."""
-    parts = tuple(visible(p) if isinstance(p, str) else (visible(p[0]), p[1]) for p in parts)
+    plain text otherwise (then rich is not even imported). Never read as rich markup, and what hides
+    or moves text is spelled out as in the catalog: the parts carry skill authors' words."""
+    from skillyard.prompt import shown
+
+    parts = tuple(shown(p) if isinstance(p, str) else (shown(p[0]), p[1]) for p in parts)
     if not (sys.stderr if err else sys.stdout).isatty():
         click.echo("".join(p if isinstance(p, str) else p[0] for p in parts), err=err)
         return

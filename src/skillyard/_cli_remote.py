@@ -9,10 +9,8 @@ import json
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.text import Text
 
-from skillyard._cli_io import EXIT_FAIL, EXIT_USAGE, console, visible
+from skillyard._cli_io import EXIT_FAIL, err, fail_usage, say
 
 
 @click.group("remote")
@@ -34,8 +32,7 @@ def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
     if unknown or not remotes:
         known = ", ".join(r.name for r in config.remotes) or "none configured"
         what = f"unknown remote: {', '.join(unknown)}" if unknown else "no [[skills.remote]] in the config"
-        console(stderr=True).print(Text(f"error: {what} (remotes: {known})", style="red"))
-        raise SystemExit(EXIT_USAGE)
+        fail_usage(f"{what} (remotes: {known})")
     reports: list[dict[str, Any]] = []
     failed = False
     for r in remotes:
@@ -47,17 +44,12 @@ def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"remotes": reports}, indent=2, ensure_ascii=False))
     else:
-        con = Console(highlight=False, soft_wrap=True)
-        for rep in reports:
+        for rep in reports:  # `say` shows a server's words as text, hidden characters spelled out
             if "error" in rep:
-                console(stderr=True).print(Text(visible(f"✗ {rep['remote']}: {rep['error']}"), style="red"))
+                err(f"✗ {rep['remote']}: {rep['error']}")
                 continue
-            con.print(
-                Text.assemble(
-                    ("✓ ", "green"), f"{rep['remote']}: {len(rep['skills'])} skills -> {rep['root']}"
-                )
-            )
+            say(("✓ ", "green"), f"{rep['remote']}: {len(rep['skills'])} skills -> {rep['root']}")
             for item in rep["refused"]:
-                con.print(Text(visible(f"  refused {item['skill']}: {item['reason']}"), style="yellow"))
+                say((f"  refused {item['skill']}: {item['reason']}", "yellow"))
     if failed or any(rep.get("refused") for rep in reports):
         raise SystemExit(EXIT_FAIL)

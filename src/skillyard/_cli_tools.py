@@ -14,7 +14,7 @@ import click
 
 from skillyard import reports
 from skillyard._cli_io import EXIT_FAIL, SafePath, emit_json, fail_usage
-from skillyard.prompt import FORMATS, relevant_names, render_catalog
+from skillyard.prompt import FORMATS, relevant_names, render_catalog, shown
 from skillyard.session import Session, SessionError
 from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
 from skillyard.tools.toolkit import MAX_ARGUMENT_BYTES
@@ -174,7 +174,8 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     for item in data["skills"]:
         mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
         match = Text(item["confidence"], style="green" if item["confidence"] == "strong" else "yellow")
-        table.add_row(mark, item["name"], f"{item['score']:.2f}", match, item["description"])
+        name, description = Text(shown(item["name"])), Text(shown(item["description"]))  # an author's words
+        table.add_row(mark, name, f"{item['score']:.2f}", match, description)
     con.print(table)
     if "note" in data:
         con.print(Text(data["note"], style="yellow"))

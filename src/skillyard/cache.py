@@ -211,10 +211,16 @@ def _ours(st: os.stat_result) -> bool:
     return S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022 and st.st_nlink == 1
 
 
+def _open(path: str | Path) -> Any:
+    """The cache file, never through a link nor waiting on a FIFO put in its place (the directory
+    may not be private, and `_read_rows` may come long after `load`)."""
+    return open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC), "rb")
+
+
 def _read_rows(path: str, offset: int, identity: tuple[int, int, int, int], crc: int) -> bytes:
     """The packed rows of the cache file read by `load`; empty when it was replaced since, or damaged."""
     try:
-        with open(path, "rb") as f:
+        with _open(path) as f:
             if _identity(os.fstat(f.fileno())) != identity:
                 return b""
             f.seek(offset)
@@ -230,7 +236,7 @@ def load(path: Path) -> Cached:
     Only the header is read here; the skills' rows are read when one is first needed. A link, or
     a file someone else could have written, is not read (see `_ours`)."""
     try:
-        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as f:
+        with _open(path) as f:
             prefix = f.read(_PREFIX)
             size, header_crc, rows_crc = struct.unpack("<QII", prefix[len(MAGIC) :])
             st = os.fstat(f.fileno())
@@ -319,6 +325,15 @@ def _shared(rows: list[Row]) -> list[Row]:
     ]
 
 
+def _our_place(folder: Path) -> bool:
+    """Whether `folder`, or its nearest existing parent, is this user's or root's: root with a user's
+    HOME (`sudo -E`) must not leave files there that the user can neither read (`_ours`) nor replace."""
+    for p in (folder, *folder.parents):
+        with contextlib.suppress(FileNotFoundError):
+            return p.stat().st_uid in (0, os.geteuid())
+    return False
+
+
 def save(path: Path, cached: Cached) -> None:
     """Write atomically; a cache that cannot be written is simply not used next time."""
     header = marshal.dumps(
@@ -336,6 +351,8 @@ def save(path: Path, cached: Cached) -> None:
     )
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        if not _our_place(path.parent):
+            return
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()  # left by a crashed start with this pid, or planted

@@ -31,7 +31,6 @@ from skillyard._cli_io import (
     fail_usage,
     say,
     tolerant_streams,
-    visible,
     warn,
 )
 
@@ -239,6 +238,8 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
     from rich.table import Table
     from rich.text import Text
 
+    from skillyard.prompt import shown
+
     con = console()
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     widest = max((len(i["name"]) + len(i["emoji"]) + 2 for i in data["skills"]), default=5)
@@ -257,9 +258,9 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
     for item in data["skills"]:
         s = by_name[item["name"]]
         mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
-        # an author's words: shown as text (never rich markup), control characters spelled out
-        name = Text(visible(f"{item['emoji']} {item['name']}".strip()))
-        row = [mark, name, Text(visible(item["description"])), s.source]
+        # an author's words: shown as text (never rich markup), hidden characters spelled out
+        name = Text(shown(f"{item['emoji']} {item['name']}".strip()))
+        row = [mark, name, Text(shown(item["description"])), s.source]
         if verbose:
             row.append("; ".join(reg.eligibility(s).reasons))
         table.add_row(*row)
