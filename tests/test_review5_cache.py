@@ -9,24 +9,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-TOML = '[skill]\nname = "t"\ndescription = "toml"\n[[tools]]\nname = "echo"\ndescription = "e"\ncommand = "echo {x}"\n'
-OTHER_UID = 47211
-
-
-def _root(tmp_path: Path) -> Path:
-    root = tmp_path / "r"
-    (root / "t").mkdir(parents=True)
-    (root / "t" / "SKILL.toml").write_text(TOML)
-    old = time.time() - 3600  # outside the racy window, so the file is cached
-    for p in (root / "t" / "SKILL.toml", root / "t", root):
-        os.utime(p, (old, old))
-    return root
-
+from test_redteam4_cache import OTHER_UID, _root
 
 #: A warm start; then whoever can write the cache's directory puts a FIFO in the file's place
 #: before the first skill's row is read (rows are read lazily, on first use).
