@@ -85,6 +85,7 @@ def main() -> int:
             "PATH=/usr/local/bin:/usr/bin:/bin",
             "PYTHONDONTWRITEBYTECODE=1",
             f"SKILLYARD_TEST_SCRATCH={scratch}",
+            f"HYPOTHESIS_STORAGE_DIRECTORY={home / '.hypothesis'}",  # the checkout is not writable
             sys.executable,
             "-m",
             "pytest",
