@@ -200,6 +200,12 @@ MAGIC = b"skillyd\0"
 _PREFIX = len(MAGIC) + 16
 
 
+def stat_key(st: AnyStat) -> tuple[int, int, int, int]:
+    """What says a skill file is unchanged (the order of `Cached.stats` and `discovery.FileStat`):
+    the ctime moves with an edit whose size and mtime were put back (`touch -d`)."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
@@ -570,7 +576,7 @@ def parse_entry(path: str, source: str, st: AnyStat, rows: Cached) -> Entry:
         return Entry(st, path, source, None, found)
     i = rows.add(
         path,
-        (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns),
+        stat_key(st),
         source,
         row[0],
         marshal.dumps(row),
@@ -697,7 +703,7 @@ def save_scan(path: Path, scan: Scan) -> None:
             continue  # files that did not load are re-read (their diagnostics stay current)
         out.add(
             p,
-            (e.st.st_mtime_ns, e.st.st_size, e.st.st_ino, e.st.st_ctime_ns),
+            stat_key(e.st),
             e.source,
             e.name,
             e.row(),

@@ -9,8 +9,9 @@
   the same root, a synonym (`_synonyms`), or, when no skill uses the word, a
   spelling correction (one edit away from a word the skills use; with the
   optional English word list (`_spelling`), never for an English word) or the
-  two words it runs together. Vague words and numbers weigh less. Phrases of the synonym table and two query
-  words the skills write as one are query terms of their own.
+  two words it runs together. Vague words and numbers weigh less. Phrases of
+  the synonym table and two query words the skills write as one are query
+  terms of their own.
 * Only the skills that can reach the requested top are scored in full (`_ranked`
   says why that gives exactly the ranking of scoring every matching skill), so
   words found in most skills do not cost a pass over every skill.
