@@ -132,7 +132,11 @@ DESTROY_TARGET = re.compile(
 HOME_DATA = re.compile(
     r"^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:Documents|Desktop|Downloads|Pictures|Photos"
     r"|Music|Movies|Videos|Library|Dropbox|OneDrive|iCloud\w*|projects?|src|code|work|repos|git|\*)/*\*?$"
-    r"|^(?:/home/[^/\s]+|/Users/[^/\s]+)/?$",
+    r"|^(?:/home/[^/\s]+|/Users/[^/\s]+)/?$"
+    # every file, or every document, photo or key file, at any depth (`~/**/*.{docx,pdf,kdbx}`)
+    r"|^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:\*\*/+)+\*(?:\.\*)?$"
+    r"|^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:\*\*/+)+\*\.\{?(?:[\w,]*,)?"
+    r"(?:docx?|xlsx?|pptx?|od[tsp]|pdf|jpe?g|png|heic|raw|kdbx|key|pem|sqlite|db)\b",
     re.IGNORECASE,
 )
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from skillyard.install.scanner._flows import (
+    DESTROY_TARGET,
     DEVICE,
     OFFICIAL_INSTALLER,
     PARAM,
@@ -230,8 +231,21 @@ class _Reader:
                 if s is None:
                     return None
                 out.append(s)
+            if (glued := _glued(node)) is not None:
+                # the grammar splits `$D/$T/x` into `$D/$` and `T/x`: the second is the rest of this word
+                rest = self.word(glued)
+                m = re.match(r"\w+", rest or "")
+                if rest is None or m is None or m.group() not in self.env:
+                    return None
+                out.append(self.env[m.group()] + rest[m.end() :])
             return "".join(out)
         return None
+
+    def at(self, path: str | None) -> str | None:
+        """`path` as seen from the root: after `cd ~`, `*` and `Documents` are in the home directory."""
+        if path and self.cwd_home and path[0] not in "/~$-.":
+            return "~/" + path
+        return path
 
     def shown(self, node: Any) -> str:
         """The folded word where known, else its source text (so `$T` stays visible)."""
@@ -272,6 +286,8 @@ class _Reader:
         words: list[str] = []
         nodes: list[Any] = []
         for c in cmd.named_children:
+            if c.prev_sibling is not None and _glued(c.prev_sibling) is c:
+                continue  # read with the word before it
             if c.type == "command_name":
                 inner = c.named_children[0] if c.named_children else c
                 words.append(self.shown(inner))
@@ -290,6 +306,10 @@ class _Reader:
             return Source(hit.what, line, True, hit.steps(), f"reads its copy {path}")
         if s := secret_path(word):
             return Source(s, line, True)
+        if _MOUNTED_SECRET.match(path):
+            # what `RUN --mount=type=secret` lends the build: one is a token the build uses (weighed
+            # like a token variable), all of them at once are no longer being used
+            return Source(path, line, not re.search(r"/secrets/.", path))
         return None
 
     def reads_secret(self, words: list[str], line: int) -> Source | None:
@@ -371,7 +391,7 @@ class _Reader:
         var = n.child_by_field_name("variable")
         if var is None:
             return
-        values = [self.word(c) for c in n.children_by_field_name("value")]
+        values = [self.at(self.word(c)) for c in n.children_by_field_name("value")]
         if any(v and DEVICE.match(v) for v in values):
             self.devices.add(self.text(var))
         pick = next((v for v in values if v and secret_path(v)), None) or next(
@@ -440,6 +460,14 @@ class _Reader:
         listing: str | None = None
         shown = []
         for i, c in enumerate(parts):
+            lead = c.named_children[0] if i == 0 and c.type == "redirected_statement" else None
+            kids = lead.named_children if lead is not None and lead.type == "list" else []
+            if kids and kids[-1].type == "command":
+                # `a && tar ... 2>/dev/null | curl ...` is read as `(a && tar ...) 2>/dev/null | curl`:
+                # the pipe starts at the list's last command
+                for k in kids[:-1]:
+                    self.walk(k)
+                c = kids[-1]
             if c.type not in ("command", "redirected_statement") or (
                 c.type == "redirected_statement" and not any(x.type == "command" for x in c.named_children)
             ):
@@ -552,6 +580,11 @@ class _Reader:
             if _PLACEHOLDER.search(near) and not path.strip("\"'").startswith(("/", "~", ".", "$")):
                 continue
             line = r.start_point[0] + 1
+            if "$" in self.text(dest) and path != self.text(dest):
+                # `exec 5<>$D/$T/$h/$p`: the folded target, in its statement
+                end = (_glued(dest) or dest).end_byte
+                whole = self.src[n.start_byte : dest.start_byte] + path.encode() + self.src[end : n.end_byte]
+                self.facts.assembled.append((line, whole.decode("utf-8", "replace")))
             if op.startswith(">") and not op.startswith(">&"):
                 cmd = next((x for x in n.named_children if x.type == "command"), None)
                 words = self.argv(cmd)[0] if cmd is not None else []
@@ -656,7 +689,7 @@ class _Reader:
                 path = path.strip("\"'")
                 # a secret mounted into a container, uploaded whole rather than used as a credential
                 mounted = Source(path, line, True) if _MOUNTED_SECRET.match(path) else None
-                src = src or self.secret(path, line) or mounted
+                src = src or mounted or self.secret(path, line)
             for n in nodes[1:]:
                 if (t := self.taint_of(n)) and (src is None or t.strong and not src.strong):
                     src = t
@@ -714,11 +747,18 @@ class _Reader:
             for w in words[1:]:
                 if not w.startswith("-"):
                     self.wrote(w, line, body)
-        elif (
-            name == "shred" or name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:])
-        ):
-            how = "overwrites and deletes files under" if name == "shred" else "recursively deletes"
-            if w := next((w for w in words[1:] if not w.startswith("-") and destroys(w)), None):
+        elif name in ("shred", "rm", "truncate", "unlink"):
+            # `rm -r` of a folder, or any of them over a glob of the files in it
+            deep = (
+                name == "shred" or name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words)
+            )
+            how = {"shred": "overwrites and deletes files under", "truncate": "empties"}.get(
+                name, "recursively deletes" if deep else "deletes"
+            )
+            if w := next(
+                (w for w in map(self.at, words[1:]) if w[:1] != "-" and destroys(w) and (deep or "*" in w)),
+                None,
+            ):
                 self.flow("destruction", "high", line, f"{how} {w}", None)
         if name in _ERASERS and (w := next((w for w in words[1:] if _AUDIT_LOG.match(w)), None)):
             # beside, not instead of, what the same command deletes (`rm -rf /var/log/wtmp ~/`)
@@ -881,10 +921,12 @@ class _Reader:
         kills = "-delete" in tail or any(
             w in ("-exec", "-execdir", "-ok", "-okdir") and _erases(tail[i + 1 :]) for i, w in enumerate(tail)
         )
-        if not kills or _narrows(tail):
-            return  # `find ~/Downloads -name '*.part' -delete` removes chosen files, not the folder's contents
+        if not kills:
+            return
         for r in roots:
-            if destroys(r):
+            # `find ~/Downloads -name '*.part' -delete` removes chosen files, not the folder's contents;
+            # an age alone picks nothing out of a whole home or system tree (what is kept longest is oldest)
+            if destroys(r) and not _narrows(tail, by_age=not DESTROY_TARGET.match(r.rstrip("/") or "/")):
                 self.flow("destruction", "high", line, f"deletes every matching file under {r}", None)
                 return
 
@@ -953,6 +995,7 @@ class _Reader:
 _NAME_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename"}
 _NARROWING = _NAME_TESTS | {"-regex", "-iregex", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-newer"}
 _NARROWING |= {"-size", "-empty", "-user", "-links"}
+_AGE_TESTS = {"-mtime", "-mmin", "-atime", "-amin", "-ctime", "-newer"}
 #: Programs that delete or overwrite the files `find -exec` hands them.
 #: Values that are, or list, the machine's disks.
 _DEVICE_SOURCE = re.compile(
@@ -966,6 +1009,14 @@ _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
 #: The system's records of logins and of what ran: erasing them hides an intrusion.
 _AUDIT_LOG = re.compile(r"/var/log/(?:wtmp|btmp|lastlog|faillog|auth\.log|secure|audit/)")
 _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
+
+
+def _glued(node: Any) -> Any:
+    """The word the grammar split off `node` (`$D/$` + `T/x` for `$D/$T/x`), or None."""
+    nxt = node.next_sibling
+    if node.type != "concatenation" or not node.children or node.children[-1].type != "$" or nxt is None:
+        return None
+    return nxt if nxt.type in ("word", "concatenation") and nxt.start_byte == node.end_byte else None
 
 
 def _erases(cmd: list[str]) -> bool:
@@ -982,7 +1033,7 @@ def _erases(cmd: list[str]) -> bool:
     )
 
 
-def _narrows(tail: list[str]) -> bool:
+def _narrows(tail: list[str], by_age: bool = True) -> bool:
     """A `find` test that picks some files out (`-name '*.part'`, `-mtime +7`); a negated test
     (`! -name .ssh`, `-not -path ...`) or a pattern of wildcards only (`-name '.*'`) picks out
     everything else, and so does a name test or'ed with one that matches anything (`\\( -name
@@ -996,6 +1047,8 @@ def _narrows(tail: list[str]) -> bool:
     )
     for i, w in enumerate(tail):
         if w not in _NARROWING or i + 1 >= len(tail) or wild[i] or (catch_all and w in _NAME_TESTS):
+            continue
+        if not by_age and w in _AGE_TESTS:
             continue
         if i > 0 and tail[i - 1] in ("!", "-not", "\\!"):
             continue
@@ -1054,7 +1107,7 @@ _RUNS_STDIN = frozenset(
 
 
 #: Where Docker, BuildKit and Kubernetes mount a container's secrets (`RUN --mount=type=secret`).
-_MOUNTED_SECRET = re.compile(r"^(?:/var)?/run/secrets/\S")
+_MOUNTED_SECRET = re.compile(r"^(?:/var)?/run/secrets(?:/\S|/?$)")
 #: The end of a placeholder in a documented command (`<KEY> `, `<user-name>@`): its `>` is not a redirection.
 _PLACEHOLDER = re.compile(r"(?<![<\w])<(?:[A-Z][A-Z0-9_]*|[a-z]+[-_][\w-]*)>[\s@:]$")
 #: Parts of a command that are not its words.
