@@ -836,12 +836,14 @@ class _Reader:
     def git(self, words: list[str], line: int, nodes: list[Any]) -> None:
         """`git remote add NAME URL` (a secret in the URL goes out when git talks to the remote), `git
         add` in or of a credential folder, `git push` of what was staged."""
-        args = words[1:]
-        if len(args) > 2 and args[0] == "-C":
-            here = self.secret(args[1], line)
+        args, here = words[1:], self.cwd
+        while len(args) > 2 and args[0] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
+            # git's own options before the subcommand (`-C DIR`, `--git-dir DIR`, `-c k=v`)
+            if args[0] == "-C":
+                here = self.secret(args[1], line)
             args = args[2:]
-        else:
-            here = self.cwd
+        while args and args[0].startswith(("--git-dir=", "--work-tree=", "--no-pager", "--bare")):
+            args = args[1:]
         if (
             args[:1] in (["checkout"], ["switch"])
             and "--orphan" in args
