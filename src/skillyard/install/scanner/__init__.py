@@ -961,6 +961,8 @@ def _read_code(
                 )
                 fl = type(fl)(fl.kind, fl.severity, at, fl.text, steps)
                 facts.flows.append(_with_stand_ins(fl, facts.stand_ins) if facts.stand_ins else fl)
+            # a package the code publishes takes along what the skill wrote into it
+            facts.sent_files += [(origin[min(len(origin), k) - 1], p, d) for k, p, d in got.sent_files]
     return facts
 
 

@@ -1223,7 +1223,8 @@ class _Reader:
                 cmd = " ".join(v for v in vals if v) or None
             if cmd:
                 cmd = shown(cmd)
-                self.facts.shell.append((line, cmd))
+                cwd = next((self.fold(k.value) for k in call.keywords if k.arg == "cwd"), None)
+                self.facts.shell.append((line, f"cd {shlex.quote(cwd)} && {cmd}" if cwd else cmd))
                 if not (call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == cmd):
                     self.facts.assembled.append((line, cmd))
             elif self.ready and call.args and (marked := self._stand_in(call.args[0])):

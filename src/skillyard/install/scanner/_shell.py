@@ -131,6 +131,7 @@ class _Reader:
         #: the credential directory the script changed into (`cd ~/.ssh`), for what `git add` stages
         self.cwd: Source | None = None
         self.cwd_home = False  # `cd ~` happened: a server started now serves the home directory
+        self.cwd_path: str | None = None  # the folder changed into, when known and outside the tree
         #: git remotes the script adds: name -> URL
         self.remotes: dict[str, str] = {}
         #: remotes whose URL carries a secret -> that secret
@@ -710,9 +711,14 @@ class _Reader:
             sev, text = sent(src, to)
             self.flow("secret-network", sev, line, text, src)
         elif to in REGISTRIES.values() and len(self.facts.sent_files) < 32:
-            # what another file of the skill wrote into the package goes with it
-            folder = next((w for w in words[2:] if not w.startswith("-") and "://" not in w), ".")
-            self.facts.sent_files.append((line, folder.rstrip("/") + "/", to))
+            # what another file of the skill wrote into the package goes with it, to the registry
+            # named (`--registry URL`), else the public one
+            given = [w for i, w in enumerate(words[2:], 2) if words[i - 1] not in _OPTION_VALUE]
+            folder = next((w for w in given if not w.startswith("-") and "://" not in w), ".")
+            if self.cwd_path and not outside_tree(folder):  # `cd /tmp/pkg && npm publish`
+                folder = self.cwd_path if folder in (".", "./") else f"{self.cwd_path}/{folder}"
+            url = next((w for w in words[2:] if "://" in w), to).split("=", 1)[-1]
+            self.facts.sent_files.append((line, folder.rstrip("/") + "/", url))
         elif name in _INTERP or words[0] in self.downloads:
             script = (
                 next((w for w in words[1:] if not w.startswith("-")), None) if name in _INTERP else words[0]
@@ -732,6 +738,7 @@ class _Reader:
             self.stage(name, words, line)
         elif name == "cd" and len(words) > 1:
             self.cwd = self.secret(words[1], line)
+            self.cwd_path = words[1].rstrip("/") if outside_tree(words[1]) else None
             self.cwd_home = words[1].rstrip("/") in ("~", "$HOME", "${HOME}", "/root") or bool(
                 re.fullmatch(r"/(?:home|Users)/[^/]+/?", words[1])
             )
@@ -1060,6 +1067,11 @@ def _narrows(tail: list[str], by_age: bool = True) -> bool:
     return False
 
 
+#: Options of package publishers that take a value (`npm publish --access public`).
+_OPTION_VALUE = frozenset(
+    "--access --tag --otp --registry --workspace -w --repository -r --repository-url --config-file "
+    "--username -u --password -p --comment -c --identity -i --sign-with --token --index".split()
+)
 #: Commands that run the command after them (their own options skipped).
 _WRAPPERS = {"sudo", "doas", "nohup", "env", "command", "exec", "time", "nice", "ionice", "setsid", "stdbuf"}
 _XARGS_ARG = {"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a"}
