@@ -46,6 +46,8 @@ MAX_BYTES = 512 * 1024
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash"}
 _INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
 _READERS = {"cat", "head", "tail", "base64", "xxd", "od", "tar", "zip", "gzip", "openssl", "strings", "less"}
+#: Tools whose `config set` settings name a registry and the login for it.
+_CONFIGS = {"npm", "pnpm", "yarn", "pip", "pip3", "uv", "poetry", "bun"}
 _MAILERS = {"mail", "mailx", "mutt", "sendmail", "swaks", "msmtp", "s-nail"}
 _SENDERS = {
     "curl",
@@ -184,7 +186,7 @@ class _Reader:
         ):
             return None
         args = [w for w in words[1:] if w not in ("-n", "-e")]
-        text: str | None = " ".join(args)
+        text: str | None = _printf(args) if words[0] == "printf" else " ".join(args)
         for c in cmds[1:]:
             text = _decode_filter(self.argv(c)[0], text) if text is not None else None
         return text
@@ -211,6 +213,8 @@ class _Reader:
             return self._printed(node)
         if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-([^${}`]*)\}", self.text(node))):
             return self.env.get(m.group(1), m.group(2))  # ${TMPDIR:-/tmp}: the default when unset
+        if t == "expansion" and (m := _TRIM.fullmatch(self.text(node))):
+            return _trimmed(self.env.get(m[1]), m[2], m[3])  # ${URL#https:}: a known prefix cut off
         if t == "simple_expansion" or t == "expansion":
             name = next((c for c in node.named_children if c.type == "variable_name"), None)
             if name is None or (t == "expansion" and len(node.named_children) != 1):
@@ -542,6 +546,8 @@ class _Reader:
         body = next((c for c in r.named_children if c.type == "heredoc_body"), None)
         cmd = next((x for x in n.named_children if x.type == "command"), None)
         words = self.run_argv(cmd)
+        if body is not None:
+            self.logins(self.text(body), body.start_point[0] + 1)
         if body is None or not words or self.depth >= MAX_DEPTH:
             return
         name, code, got = _base(words[0]), self.text(body), None
@@ -732,6 +738,16 @@ class _Reader:
                     f"downloads {url} to {script} and runs it",
                     Source(f"downloads {url} to {script}", dline, True),
                 )
+        elif name in _CONFIGS and len(words) > 3 and (words[1] == "set" or words[1:3] == ["config", "set"]):
+            # `npm config set //host/:_authToken "$T"`, `pip config set global.index-url https://u:$T@host/`:
+            # the tool sends the secret to that host from now on
+            key = _LOGIN_KEY.match(words[-2].removeprefix("https:").removeprefix("http:"))
+            src = next((t for x in nodes[-1:] if (t := self.taint_of(x))), None)
+            if key is not None and src is not None:
+                sev, text = sent(src, f"https:{key[1]}")
+                self.flow("secret-network", sev, line, text, src)
+            else:
+                self.logins(self.text(cmd), line)
         elif name in _MAILERS:
             self.carries(words[1:], line, "mails", next((x for x in words[1:] if "@" in x), "a mail server"))
         elif name in _COPIERS:
@@ -772,6 +788,23 @@ class _Reader:
             self.flow(
                 "destruction", "high", line, f"erases {w}, a record of who logged in and what ran", None
             )
+
+    def logins(self, text: str, line: int) -> None:
+        """A secret put into the user part of a URL in a tool's settings (`index-url =
+        https://__token__:${PYPI}@host/simple`): the tool sends it to that host."""
+        for k, m in enumerate(_USER_URL.finditer(text)):
+            names = re.findall(r"\$\{?(\w+)", m[1])
+            src = next((self.taint[v] for v in names if v in self.taint), None)
+            if src is not None and k < 8:
+                host = re.sub(
+                    r"\$\{(\w+)(##?|%%?)([^}]*)\}",
+                    lambda e: _trimmed(self.env.get(e[1]), e[2], e[3]) or e[0],
+                    m[2],
+                )
+                host = re.sub(r"\$\{?(\w+)\}?", lambda e: self.env.get(e[1], e[0]), host)
+                sev, said = sent(src, host)
+                self.flow("secret-network", sev, line + text.count("\n", 0, m.start()), said, src)
+                return
 
     def carries(self, args: list[str], line: int, verb: str, dest: str) -> None:
         """A command that takes the files it names along (`scp`, `mail`, a transfer service): the
@@ -1018,6 +1051,22 @@ _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
 #: The system's records of logins and of what ran: erasing them hides an intrusion.
 _AUDIT_LOG = re.compile(r"/var/log/(?:wtmp|btmp|lastlog|faillog|auth\.log|secure|audit/)")
 _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
+
+
+#: `${NAME#text}`, `${NAME%text}` with a literal text (no pattern characters).
+_TRIM = re.compile(r"\$\{(\w+)(##?|%%?)([^${}`*?\[\]]*)\}")
+
+
+def _trimmed(value: str | None, op: str, cut: str) -> str | None:
+    if value is None:
+        return None
+    return value.removeprefix(cut) if op.startswith("#") else value.removesuffix(cut)
+
+
+#: A URL with a user part (`https://user:${TOKEN}@host/`): what is in the user part is sent to the host.
+_USER_URL = re.compile(r"\b[a-z][\w+.-]*://([^\s/@'\"]*)@([^\s/'\"]+)", re.I)
+#: Package tools' settings that log in to a registry (`npm config set //host/:_authToken T`).
+_LOGIN_KEY = re.compile(r"^(//[^\s]+?):_(?:authToken|auth|password|username)$")
 
 
 def _glued(node: Any) -> Any:
