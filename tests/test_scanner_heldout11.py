@@ -124,6 +124,15 @@ def test_a_force_push_of_new_work_through_a_list_prefix_does_not_block(tmp_path:
     assert blocking(tmp_path, {"scripts/sync.py": code}, "Run `python3 scripts/sync.py`.\n") == {}
 
 
+def test_a_literal_command_with_a_run_time_item_is_not_read_as_a_hidden_one(tmp_path: Path) -> None:
+    code = (
+        "import subprocess, sys\n\n"
+        "unit = sys.argv[1]\n"
+        'subprocess.run(["systemctl", "--user", "enable", "--now", f"{unit}.timer"], check=True)\n'
+    )
+    assert "SY-OBF-009" not in blocking(tmp_path, {"scripts/on.py": code}, "Run `python3 scripts/on.py`.\n")
+
+
 # ------------------------------------------------ a secret saved into a file's metadata, then the file sent
 
 

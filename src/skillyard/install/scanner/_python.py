@@ -1211,13 +1211,14 @@ class _Reader:
             )
             self.argv_nodes.update(id(a) for a in call.args)
             cmd = self.fold(call.args[0]) if call.args else None
+            loose = False  # read with run-time items: for what the command does, not as a hidden one
             if (
                 cmd is None
                 and call.args
                 and not any(isinstance(n, ast.Name) and n.id in self.taint for n in ast.walk(call.args[0]))
                 and (argv := self._argv(call.args[0])) is not None
             ):  # (a secret in it is read with a stand-in, below)
-                cmd = " ".join(w if w == _RUNTIME else shlex.quote(w) for w in argv)
+                cmd, loose = " ".join(w if w == _RUNTIME else shlex.quote(w) for w in argv), True
             if cmd is None and len(call.args) > 1 and f.startswith(("os.exec", "os.spawn")):
                 vals = [self.fold(a) for a in call.args[1:]]
                 cmd = " ".join(v for v in vals if v) or None
@@ -1225,7 +1226,7 @@ class _Reader:
                 cmd = shown(cmd)
                 cwd = next((self.fold(k.value) for k in call.keywords if k.arg == "cwd"), None)
                 self.facts.shell.append((line, f"cd {shlex.quote(cwd)} && {cmd}" if cwd else cmd))
-                if not (call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == cmd):
+                if not loose and not (isinstance(call.args[0], ast.Constant) and call.args[0].value == cmd):
                     self.facts.assembled.append((line, cmd))
             elif self.ready and call.args and (marked := self._stand_in(call.args[0])):
                 self.facts.shell.append((line, marked))  # a secret put into a command it runs
