@@ -326,3 +326,29 @@ def test_a_maintainers_comment_and_an_authenticated_endpoint_do_not_block(tmp_pa
         "~/.netrc when you pass `--netrc`.\n"
     )
     assert blocking(tmp_path, {"references/widgets.md": doc}, "Answer from `references/widgets.md`.\n") == {}
+
+
+# ------------------------------------------------ hostile input: a list that doubles itself
+
+
+def test_a_list_doubled_many_times_is_read_within_bounded_memory() -> None:
+    import resource
+
+    from skillyard.install.scanner import _python
+
+    code = (
+        "import glob, subprocess\ng = ['git', '-C', str(x)]\nh = glob.glob('/tmp/*')\n"
+        + "g = g + g\nh = h + h\n" * 40
+        + "subprocess.run(g + ['push'])\nfor p in h:\n    print(p)\n"
+    )
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    # a gigabyte more than the interpreter already holds: doubling the list forty times needs far more
+    with open("/proc/self/statm") as fh:
+        used = int(fh.read().split()[0]) * resource.getpagesize()
+    cap = used + (1 << 30)
+    resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
+    try:
+        facts = _python.analyse(code)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    assert facts is not None

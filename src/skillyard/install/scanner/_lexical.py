@@ -451,7 +451,11 @@ def _translated(lit: str, rest: str) -> str:
         return lit
 
     def spread(spec: str) -> str:
-        return re.sub(r"(.)-(.)", lambda r: "".join(map(chr, range(ord(r[1]), ord(r[2]) + 1))), spec)
+        return re.sub(
+            r"(.)-(.)",
+            lambda r: "".join(map(chr, range(ord(r[1]), min(ord(r[2]), ord(r[1]) + 512) + 1))),
+            spec,
+        )
 
     a, b = spread(m.group(1)), spread(m.group(2))
     if not a or not b or len(a) > 512 or m.group(1).startswith("^"):

@@ -18,6 +18,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     ALT,
+    MAX_ALTS,
     PARAM,
     SECRET_ENV,
     SEVERITIES,
@@ -118,6 +119,7 @@ _STARTUP_MODULE = re.compile(r"(?:^|/)(?:site|user)customize\.py$")
 
 #: An item of a command line known only at run time, as the shell reader reads it.
 _RUNTIME = "$ARG"
+_MAX_ARGV = 256
 
 
 class _Reader:
@@ -544,7 +546,7 @@ class _Reader:
         """An argument list that names its program, items known only at run time as `$ARG`
         (`g + ["push", "--force"]` with `g = ["git", "-C", str(repo)]`); None for any other value."""
         items = self._loose_items(node, depth)
-        return items if items and items[0] != _RUNTIME and len(items) <= 256 else None
+        return items if items and items[0] != _RUNTIME and len(items) <= _MAX_ARGV else None
 
     def _loose_items(self, node: ast.AST, depth: int = 0) -> list[str] | None:
         if isinstance(node, ast.Name):
@@ -554,16 +556,16 @@ class _Reader:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and depth < 8:
             a = self._loose_items(node.left, depth + 1)
             b = self._loose_items(node.right, depth + 1) if a is not None else None
-            return a + b if b is not None else None
+            return a + b if b is not None and a is not None and len(a) + len(b) <= _MAX_ARGV else None
         if not isinstance(node, ast.List | ast.Tuple):
             return None
         out: list[str] = []
-        for e in node.elts:
+        for e in node.elts[:_MAX_ARGV]:
             if isinstance(e, ast.Starred):
-                out += self._loose_items(e.value, depth + 1) or [_RUNTIME]
+                out += (self._loose_items(e.value, depth + 1) or [_RUNTIME])[:_MAX_ARGV]
             else:
                 out.append(v if (v := self.fold(e)) is not None else _RUNTIME)
-        return out
+        return out if len(out) <= _MAX_ARGV else None
 
     # ------------------------------------------------------------ secrets
 
@@ -1527,7 +1529,8 @@ class _Reader:
             return self.lists.get(node.id)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             a, b = self._globbed(node.left), self._globbed(node.right)
-            return [*(a or []), *(b or [])] if a or b else None
+            # `g = g + g` forty times would double the list forty times: at most MAX_ALTS patterns
+            return [*(a or []), *(b or [])][:MAX_ALTS] if a or b else None
         if isinstance(node, ast.Call) and node.args:
             f = self.qual(node.func)
             if f in ("sorted", "list", "set", "tuple"):
