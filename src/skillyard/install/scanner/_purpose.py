@@ -94,7 +94,8 @@ _VETO = frozenset(
 )
 _SPEECH = ("prompt-injection", "hidden-instructions")
 _NOT = re.compile(
-    r"(?:\bno|\bnot|\bnever|\bwithout|\binstead\s+of|\brather\s+than|n't)\s+(?:[\w-]+\s+){0,2}$"
+    r"(?:\bno|\bnot|\bnever|\bwithout|\binstead\s+of|\brather\s+than|n't|\bunlike|\bavoid\w*|\breplac\w*|\bmigrat\w*\s+from)"
+    r"\s+(?:[\w-]+\s+){0,2}$"
 )
 #: A description naming more mechanism families than this declare no purpose at all:
 #: stuffing every mechanism's name into a description buys nothing.
@@ -131,12 +132,22 @@ def _sends(text: str) -> bool:
     return False
 
 
+def _names(line: str, rel: str) -> bool:
+    """Whether `line` names the skill's file `rel` by its path or by its last parts
+    (`cp hooks/pre-commit …` from the skill's root or from its scripts folder)."""
+    return any(
+        len(tail) > 2 and re.search(rf"(?<![\w.-]){re.escape(tail)}(?![\w.-])", line)
+        for tail in (rel, rel.partition("/")[2])
+        if "/" in tail or tail == rel
+    )
+
+
 def lower(
     findings: list[Any],
     rules: Iterable[Any],
     skill_md: str,
     read: Callable[[str], str | None],
-    files: Iterable[str],
+    files: Collection[str],
     overridden: Collection[str],
 ) -> None:
     """Lower, in place, the high persistence findings whose mechanism the skill declares (and a
@@ -194,7 +205,9 @@ def lower(
         kinds = [(fam, label) for fam, label, shows, _ in _MECHANISMS if shows.search(what)]
         if not kinds or any(label not in said for _, label in kinds) or f.rule_id in overridden:
             continue
-        if f.file in vetoed or _NEVER_HERE.search(what) or not excusable(f.file):
+        # the file that writes it, and the skill's own files it copies into place
+        copied = {rel for rel in files if _names(f.snippet, rel)}
+        if f.file in vetoed or _NEVER_HERE.search(what) or not all(map(excusable, {f.file, *copied})):
             continue
         if kinds[0][0] == "agent":
             # what an agent will read as instructions: no injected or hidden text anywhere in the skill
