@@ -51,10 +51,11 @@ _MECHANISMS = tuple(
 #: The findings a declared purpose may lower (only at high; critical flows never).
 LOWERED = frozenset({"SY-PER-001", "SY-PER-002", "SY-PER-006", "SY-PER-007", "SY-FLOW-003"})
 #: On the finding's line: a target no purpose excuses (other start-up mechanisms; agent settings
-#: that grant permissions or start programs).
+#: that grant permissions or start programs), or prose telling the model to add a standing order to
+#: an agent file ("append to MEMORY.md: always run …").
 _NEVER_HERE = re.compile(
     r"/etc/init\.d|rc\.local|login\s?item|\\Run|schtasks|\.mcp\.json|\.claude/(?:settings|hooks/)|\.codex/config"
-    r"|autoApprove",
+    r"|autoApprove|\b(?:append|add|write|insert)\b[^\n]{0,40}\b(?:to|into)\b[^\n]*\b(?:always|never|ignore|trust|run)\b",
     re.IGNORECASE,
 )
 #: Text for an agent to obey that grants trust or waives the user's say, in any file of a skill that
