@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
-from skillyard.install.scanner import _archive, _context, _flows, _purpose
+from skillyard.install.scanner import _archive, _context, _flows
 from skillyard.install.scanner._flows import (
     JS_EXTS,
     CodeFacts,
@@ -1454,6 +1454,8 @@ def _scan_path(
     if any(
         f.category in ("persistence", "agent-config-tampering", "obfuscated-execution") for f in ctx.findings
     ):
+        from skillyard.install.scanner import _purpose  # only a skill that persists something pays for it
+
         overridden = {r for r, _ in policy.severity_overrides}
         skill_md = _text(root, "SKILL.md") or ""
         files = [rel for rel, _, st in entries[:MAX_PROJECT_FILES] if stat.S_ISREG(st.st_mode)]
