@@ -134,13 +134,17 @@ def _sends(text: str) -> bool:
 
 
 def _names(line: str, rel: str) -> bool:
-    """Whether `line` names the skill's file `rel` by its path or by its last parts
-    (`cp hooks/pre-commit …` from the skill's root or from its scripts folder)."""
+    """Whether `line` names the skill's file `rel`: by its path or its last parts (`cp
+    hooks/pre-commit …` from the skill's root or its scripts folder), or a folder holding it
+    (`cp -r hooks/ …`, `cp hooks/* …`)."""
+    parts = rel.split("/")
+    paths = {rel, "/".join(parts[1:])} - {""}
+    folders = {"/".join(parts[:i]) for i in range(1, len(parts))}
     return any(
-        len(tail) > 2 and re.search(rf"(?<![\w.-]){re.escape(tail)}(?![\w.-])", line)
-        for tail in (rel, rel.partition("/")[2])
-        if "/" in tail or tail == rel
-    )
+        len(p) > 2 and re.search(rf"(?<![\w.-]){re.escape(p)}(?![\w.-])", line)
+        for p in paths
+        if "/" in p or p == rel
+    ) or any(re.search(rf"(?<![\w.-]){re.escape(d)}/?(?:\*[\w.*]*)?(?![\w./-])", line) for d in folders)
 
 
 def lower(
