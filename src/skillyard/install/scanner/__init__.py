@@ -867,12 +867,19 @@ def _paragraph_leads(lines: list[Line], fctx: _context.FileContext) -> dict[int,
 
 
 def _paragraphs(lines: list[Line], fctx: _context.FileContext) -> list[list[Line]]:
-    """Runs of two or more prose lines of one paragraph or list item (a list item starts a new one)."""
+    """Runs of two or more prose lines of one paragraph or list item (a list item starts a new one).
+    An HTML comment's lines are a paragraph of their own: the model reads them, the user does not."""
     out: list[list[Line]] = []
     cur: list[Line] = []
     for ln in lines:
-        prose = fctx.kinds.get(ln.number, "prose") == "prose" and bool(ln.text.strip())
-        if not prose or _context.LIST_ITEM.match(ln.text):
+        kind = fctx.kinds.get(ln.number, "prose")
+        prose = kind in ("prose", "comment") and bool(ln.text.strip())
+        if (
+            not prose
+            or _context.LIST_ITEM.match(ln.text)
+            or cur
+            and fctx.kinds.get(cur[0].number, "prose") != kind
+        ):
             if len(cur) > 1:
                 out.append(cur)
             cur = [ln] if prose else []
@@ -961,6 +968,8 @@ def _read_code(
                 )
                 fl = type(fl)(fl.kind, fl.severity, at, fl.text, steps)
                 facts.flows.append(_with_stand_ins(fl, facts.stand_ins) if facts.stand_ins else fl)
+            # a package the code publishes takes along what the skill wrote into it
+            facts.sent_files += [(origin[min(len(origin), k) - 1], p, d) for k, p, d in got.sent_files]
     return facts
 
 

@@ -132,7 +132,11 @@ DESTROY_TARGET = re.compile(
 HOME_DATA = re.compile(
     r"^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:Documents|Desktop|Downloads|Pictures|Photos"
     r"|Music|Movies|Videos|Library|Dropbox|OneDrive|iCloud\w*|projects?|src|code|work|repos|git|\*)/*\*?$"
-    r"|^(?:/home/[^/\s]+|/Users/[^/\s]+)/?$",
+    r"|^(?:/home/[^/\s]+|/Users/[^/\s]+)/?$"
+    # every file, or every document, photo or key file, at any depth (`~/**/*.{docx,pdf,kdbx}`)
+    r"|^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:\*\*/+)+\*(?:\.\*)?$"
+    r"|^(?:~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+|/root)/+(?:\*\*/+)+\*\.\{?(?:[\w,]*,)?"
+    r"(?:docx?|xlsx?|pptx?|od[tsp]|pdf|jpe?g|png|heic|raw|kdbx|key|pem|sqlite|db)\b",
     re.IGNORECASE,
 )
 
@@ -223,7 +227,8 @@ _CLI_SECRET = re.compile(
     r"|git credential (?:fill|get)"
     r"|docker-credential-\S+ (?:get|list)"
     r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
-    r"|op (?:read|item get)|bw get (?:password|item)|pass show|secret-tool lookup|kwallet-query"
+    r"|op (?:read|item get)|bw (?:get (?:password|item|notes)|list items|export)|pass show|secret-tool lookup"
+    r"|kwallet-query|lpass (?:show|export)|keepassxc-cli (?:show|export)"
     r"|vault (?:kv get|read|print token)|heroku auth:token"
     # the commands a user typed, passwords and tokens on their command lines among them
     r"|history|fc -l"

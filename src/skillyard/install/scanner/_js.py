@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from typing import Any
 
 from skillyard.install.scanner._flows import (
@@ -816,6 +817,16 @@ class _Reader:
                 return got
         return None
 
+    def pairs(self, obj: Any) -> list[tuple[str, Any]]:
+        """The (key, value node) pairs an object literal spells out."""
+        out = []
+        for pair in obj.named_children:
+            k = pair.child_by_field_name("key") if pair.type == "pair" else None
+            v = pair.child_by_field_name("value") if pair.type == "pair" else None
+            if k is not None and v is not None:
+                out.append((self.text(k).strip("\"'"), v))
+        return out
+
     def flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
         self.facts.flows.append(flow(kind, sev, line, text, src))
 
@@ -918,8 +929,11 @@ class _Reader:
             if cmd and short.startswith(("spawn", "execFile")) and len(a) > 1 and a[1].type == "array":
                 parts = [self.fold(x) for x in a[1].named_children]
                 cmd = " ".join([cmd, *[p for p in parts if p]])
+            opts = self.pairs(a[-1]) if len(a) > 1 and a[-1].type == "object" else []
+            cwd = next((self.fold(v) for k, v in opts if k == "cwd"), None)
             if cmd:
-                self.facts.shell.append((line, cmd))
+                # `{ cwd: dir }`: run in that folder
+                self.facts.shell.append((line, f"cd {shlex.quote(cwd)} && {cmd}" if cwd else cmd))
                 if a[0].type != "string":
                     self.facts.assembled.append((line, cmd))
             elif marked := self.stand_in(a[0]):

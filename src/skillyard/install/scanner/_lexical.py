@@ -68,6 +68,19 @@ _SINKS = (
             r"|\.send_message\b|\.sendmail\b|\.send_mail\b"
         ),
     ),
+    (
+        # a program run as `git push|fetch|clone|ls-remote URL`: git talks to the URL it is given
+        "git",
+        re.compile(
+            r"[\"'`]git[\"'`]\s*,\s*(?:[\"'`]-[Cc][\"'`]\s*,\s*[^,]+,\s*)?[\"'`](?:push|fetch|pull|clone|ls-remote)[\"'`]"
+            r"|[\"'`]git\s+(?:-C\s+\S+\s+)?(?:push|fetch|pull|clone|ls-remote)\b"
+        ),
+    ),
+)
+#: A URL template with a value put into its user part (`"https://%s@host/r.git"`, `"https://#{t}@host"`):
+#: what fills it is sent to that host as a credential.
+_USER_TEMPLATE = re.compile(
+    r"^(?:https?|ssh|git)://[^/@\s]*(?:%[sv]|\{\w*\}|#\{[^}]*\}|\$\{?\w+\}?)[^/@\s]*@"
 )
 _URL = re.compile(
     r"^(?:https?|wss?|ftp|smtps?)://[^\s\"'`]+$|^(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?$|^(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{2,5}$",
@@ -266,6 +279,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     sockets: dict[str, bool] = {}  # names bound to a socket connected out -> whether it stays local
     fetched: Source | None = None  # the first download
     received = ran = False  # reads from a connection; runs a command line built at run time
+    templates: list[str] = []  # URL templates with a value put into their user part
     evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
     for n, line in enumerate(lines, 1):
         if _COMMENT.match(line) or len(line) > 4096:
@@ -291,10 +305,12 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
         if weak is None and (m := _SECRET_ENV_READ.search(line)):
             weak = Source(f"${m.group(1)}", n, False)
         if m := _BIND.match(line):
-            binds[m.group(1)] = m.group(2)
+            binds[m.group(1)] = _translated(m.group(2), line[m.end() :])
         elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
             scheme = re.search(r"\b(?:https?|wss?|ftp)://", line)
             binds[b.group(1)] = f"{scheme.group(0)}{host}" if scheme and not _URL.match(host) else host
+        if len(templates) < 8:
+            templates += [lit for lit in lits if _USER_TEMPLATE.match(lit)]
         for kind, pat in _SINKS:
             if pat.search(line):
                 sinks.append((n, kind, line))
@@ -358,6 +374,8 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
         from skillyard.install.scanner import _powershell
 
         facts.assembled.extend(_powershell.analyse(text).assembled)
+    if templates:  # git is handed one of them
+        sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks and src is not None:
         _send(facts, strong, weak, sinks, binds)
     return facts
@@ -372,6 +390,15 @@ def _dests(code: str, binds: dict[str, str]) -> list[str]:
     found += [h for h in (_hidden_host(code),) if h]
     found += [
         v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
+    ]
+    # a recipient, or a host handed over with its port (`SMTP.start(relay, 587)`), held by a name
+    found += [
+        v
+        for k, v in binds.items()
+        if _ADDRESS.match(v)
+        and re.search(rf"(?<![\w$@.]){re.escape(k)}\b", code)
+        or _HOSTISH.match(v)
+        and re.search(rf"(?<![\w$@.]){re.escape(k)}\s*,\s*\d{{2,5}}\b", code)
     ]
     return found
 
@@ -411,9 +438,29 @@ def _send(
         n, kind, _ = sinks[0]
         d = "a host chosen at run time"
         sev = "medium"
-    via = {"HTTP": "over HTTP ", "a socket": "over a socket ", "mail": "by mail "}[kind]
+    via = {"HTTP": "over HTTP ", "a socket": "over a socket ", "mail": "by mail ", "git": "with git "}[kind]
     text = f"reads {src.what}; the same file sends data {via}to {d}"
     facts.flows.append(flow("secret-network", sev, n, text, src))
+
+
+def _translated(lit: str, rest: str) -> str:
+    """A literal through the `.tr("A-Za-z", "N-ZA-Mn-za-m")` that follows it (ROT13 and other
+    letter swaps), else as written."""
+    m = re.match(r"""\s*\.tr\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']\s*\)""", rest)
+    if m is None:
+        return lit
+
+    def spread(spec: str) -> str:
+        return re.sub(
+            r"(.)-(.)",
+            lambda r: "".join(map(chr, range(ord(r[1]), min(ord(r[2]), ord(r[1]) + 512) + 1))),
+            spec,
+        )
+
+    a, b = spread(m.group(1)), spread(m.group(2))
+    if not a or not b or len(a) > 512 or m.group(1).startswith("^"):
+        return lit
+    return lit.translate(str.maketrans(a, (b + b[-1] * len(a))[: len(a)]))
 
 
 def _target(lits: list[str]) -> str | None:

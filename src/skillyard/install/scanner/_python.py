@@ -18,6 +18,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     ALT,
+    MAX_ALTS,
     PARAM,
     SECRET_ENV,
     SEVERITIES,
@@ -69,6 +70,8 @@ _NET_METHODS = set(
 )
 #: Methods that send the file whose path they are given (boto3, paramiko's SFTP, Google Cloud Storage).
 _UPLOADS = set("upload_file put upload upload_from_filename put_file".split())
+#: Methods that write a file at the path they are first given, with what their other arguments hold.
+_SAVE_METHODS = {"save", "save_as", "to_file", "write_to", "export"}
 #: Methods that put a value into a container (a mail, a list, a dict): the container then holds it.
 _FILL_METHODS = set("add_attachment attach set_content set_payload append extend update add".split())
 _DNS = set(
@@ -114,10 +117,17 @@ _OS_WRITE = re.compile(r"\bO_(?:WRONLY|RDWR|APPEND|TRUNC|CREAT)\b")
 _STARTUP_MODULE = re.compile(r"(?:^|/)(?:site|user)customize\.py$")
 
 
+#: An item of a command line known only at run time, as the shell reader reads it.
+_RUNTIME = "$ARG"
+_MAX_ARGV = 256
+
+
 class _Reader:
     def __init__(self, project: Project | None = None, rel: str = "") -> None:
         self.env: dict[str, Any] = {}  # name -> folded str | ("mod", dotted)
         self.lists: dict[str, list[str]] = {}  # name -> constant list it was given
+        #: name -> a command's argument list with run-time items (`["git", "-C", str(repo)]`)
+        self.argvs: dict[str, list[str]] = {}
         self.taint: dict[str, Source] = {}  # name -> the secret it holds
         self.facts = CodeFacts()
         self.budget = MAX_NODES
@@ -531,6 +541,31 @@ class _Reader:
             return items[::-1] if items is not None else None
         s = self.fold(node)
         return list(s) if s is not None else None
+
+    def _argv(self, node: ast.AST, depth: int = 0) -> list[str] | None:
+        """An argument list that names its program, items known only at run time as `$ARG`
+        (`g + ["push", "--force"]` with `g = ["git", "-C", str(repo)]`); None for any other value."""
+        items = self._loose_items(node, depth)
+        return items if items and items[0] != _RUNTIME and len(items) <= _MAX_ARGV else None
+
+    def _loose_items(self, node: ast.AST, depth: int = 0) -> list[str] | None:
+        if isinstance(node, ast.Name):
+            return self.argvs.get(node.id, self.lists.get(node.id))
+        if isinstance(node, ast.Call) and self.qual(node.func) in ("list", "tuple") and len(node.args) == 1:
+            return self._loose_items(node.args[0], depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and depth < 8:
+            a = self._loose_items(node.left, depth + 1)
+            b = self._loose_items(node.right, depth + 1) if a is not None else None
+            return a + b if b is not None and a is not None and len(a) + len(b) <= _MAX_ARGV else None
+        if not isinstance(node, ast.List | ast.Tuple):
+            return None
+        out: list[str] = []
+        for e in node.elts[:_MAX_ARGV]:
+            if isinstance(e, ast.Starred):
+                out += (self._loose_items(e.value, depth + 1) or [_RUNTIME])[:_MAX_ARGV]
+            else:
+                out.append(v if (v := self.fold(e)) is not None else _RUNTIME)
+        return out if len(out) <= _MAX_ARGV else None
 
     # ------------------------------------------------------------ secrets
 
@@ -1018,6 +1053,9 @@ class _Reader:
         if isinstance(value, ast.List | ast.Tuple) and (items := self._fold_items(value)) is not None:
             for n in names:
                 self.lists[n] = items
+        elif (argv := self._argv(value)) is not None and len(self.argvs) < MAX_FUNCTIONS:
+            for n in names:
+                self.argvs[n] = argv
         elif isinstance(value, ast.Call | ast.BinOp) and (found := self._globbed(value)):
             for n in names:
                 self.lists[n] = found
@@ -1169,15 +1207,28 @@ class _Reader:
                     self.dup_lines.append(line)
         # execution sinks
         if runs:
-            self.argv_nodes.update(id(a) for a in call.args)  # an argv list is a command, not data
+            # an argv list is a command, not data (also each list of `base + ["push", "-f"]`)
+            self.argv_nodes.update(
+                id(n) for a in call.args[:1] for n in ast.walk(a) if isinstance(n, ast.List)
+            )
+            self.argv_nodes.update(id(a) for a in call.args)
             cmd = self.fold(call.args[0]) if call.args else None
+            loose = False  # read with run-time items: for what the command does, not as a hidden one
+            if (
+                cmd is None
+                and call.args
+                and not any(isinstance(n, ast.Name) and n.id in self.taint for n in ast.walk(call.args[0]))
+                and (argv := self._argv(call.args[0])) is not None
+            ):  # (a secret in it is read with a stand-in, below)
+                cmd, loose = " ".join(w if w == _RUNTIME else shlex.quote(w) for w in argv), True
             if cmd is None and len(call.args) > 1 and f.startswith(("os.exec", "os.spawn")):
                 vals = [self.fold(a) for a in call.args[1:]]
                 cmd = " ".join(v for v in vals if v) or None
             if cmd:
                 cmd = shown(cmd)
-                self.facts.shell.append((line, cmd))
-                if not (call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == cmd):
+                cwd = next((self.fold(k.value) for k in call.keywords if k.arg == "cwd"), None)
+                self.facts.shell.append((line, f"cd {shlex.quote(cwd)} && {cmd}" if cwd else cmd))
+                if not loose and not (isinstance(call.args[0], ast.Constant) and call.args[0].value == cmd):
                     self.facts.assembled.append((line, cmd))
             elif self.ready and call.args and (marked := self._stand_in(call.args[0])):
                 self.facts.shell.append((line, marked))  # a secret put into a command it runs
@@ -1210,6 +1261,16 @@ class _Reader:
             and (src := next((x for a in args if (x := self.source(a))), None))
         ):
             self.taint.setdefault(call.func.value.id, src)
+        if (
+            short in _SAVE_METHODS
+            and isinstance(call.func, ast.Attribute)
+            and call.args
+            and isinstance(call.args[0], ast.Name)
+            and (src := next((x for a in args[1:] if (x := self.source(a))), None))
+        ):
+            # img.save(path, exif=...), doc.save(path, metadata=...): the file at `path` now holds it
+            how = f"saves {src.what} into the file {call.args[0].id}"
+            self.taint.setdefault(call.args[0].id, Source(src.what, line, src.strong, src.steps(), how))
         if f in ("urllib.request.urlretrieve", "urlretrieve") and len(call.args) >= 2:
             url, out = self.fold(call.args[0]), self.fold(call.args[1])
             if out:
@@ -1468,7 +1529,8 @@ class _Reader:
             return self.lists.get(node.id)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             a, b = self._globbed(node.left), self._globbed(node.right)
-            return [*(a or []), *(b or [])] if a or b else None
+            # `g = g + g` forty times would double the list forty times: at most MAX_ALTS patterns
+            return [*(a or []), *(b or [])][:MAX_ALTS] if a or b else None
         if isinstance(node, ast.Call) and node.args:
             f = self.qual(node.func)
             if f in ("sorted", "list", "set", "tuple"):

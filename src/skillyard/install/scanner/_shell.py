@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from skillyard.install.scanner._flows import (
+    DESTROY_TARGET,
     DEVICE,
     OFFICIAL_INSTALLER,
     PARAM,
@@ -45,6 +46,8 @@ MAX_BYTES = 512 * 1024
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash"}
 _INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
 _READERS = {"cat", "head", "tail", "base64", "xxd", "od", "tar", "zip", "gzip", "openssl", "strings", "less"}
+#: Tools whose `config set` settings name a registry and the login for it.
+_CONFIGS = {"npm", "pnpm", "yarn", "pip", "pip3", "uv", "poetry", "bun"}
 _MAILERS = {"mail", "mailx", "mutt", "sendmail", "swaks", "msmtp", "s-nail"}
 _SENDERS = {
     "curl",
@@ -130,6 +133,7 @@ class _Reader:
         #: the credential directory the script changed into (`cd ~/.ssh`), for what `git add` stages
         self.cwd: Source | None = None
         self.cwd_home = False  # `cd ~` happened: a server started now serves the home directory
+        self.cwd_path: str | None = None  # the folder changed into, when known and outside the tree
         #: git remotes the script adds: name -> URL
         self.remotes: dict[str, str] = {}
         #: remotes whose URL carries a secret -> that secret
@@ -182,7 +186,7 @@ class _Reader:
         ):
             return None
         args = [w for w in words[1:] if w not in ("-n", "-e")]
-        text: str | None = " ".join(args)
+        text: str | None = _printf(args) if words[0] == "printf" else " ".join(args)
         for c in cmds[1:]:
             text = _decode_filter(self.argv(c)[0], text) if text is not None else None
         return text
@@ -209,6 +213,8 @@ class _Reader:
             return self._printed(node)
         if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-([^${}`]*)\}", self.text(node))):
             return self.env.get(m.group(1), m.group(2))  # ${TMPDIR:-/tmp}: the default when unset
+        if t == "expansion" and (m := _TRIM.fullmatch(self.text(node))):
+            return _trimmed(self.env.get(m[1]), m[2], m[3])  # ${URL#https:}: a known prefix cut off
         if t == "simple_expansion" or t == "expansion":
             name = next((c for c in node.named_children if c.type == "variable_name"), None)
             if name is None or (t == "expansion" and len(node.named_children) != 1):
@@ -230,8 +236,21 @@ class _Reader:
                 if s is None:
                     return None
                 out.append(s)
+            if (glued := _glued(node)) is not None:
+                # the grammar splits `$D/$T/x` into `$D/$` and `T/x`: the second is the rest of this word
+                rest = self.word(glued)
+                m = re.match(r"\w+", rest or "")
+                if rest is None or m is None or m.group() not in self.env:
+                    return None
+                out.append(self.env[m.group()] + rest[m.end() :])
             return "".join(out)
         return None
+
+    def at(self, path: str | None) -> str | None:
+        """`path` as seen from the root: after `cd ~`, `*` and `Documents` are in the home directory."""
+        if path and self.cwd_home and path[0] not in "/~$-.":
+            return "~/" + path
+        return path
 
     def shown(self, node: Any) -> str:
         """The folded word where known, else its source text (so `$T` stays visible)."""
@@ -272,6 +291,8 @@ class _Reader:
         words: list[str] = []
         nodes: list[Any] = []
         for c in cmd.named_children:
+            if c.prev_sibling is not None and _glued(c.prev_sibling) is c:
+                continue  # read with the word before it
             if c.type == "command_name":
                 inner = c.named_children[0] if c.named_children else c
                 words.append(self.shown(inner))
@@ -290,6 +311,10 @@ class _Reader:
             return Source(hit.what, line, True, hit.steps(), f"reads its copy {path}")
         if s := secret_path(word):
             return Source(s, line, True)
+        if _MOUNTED_SECRET.match(path):
+            # what `RUN --mount=type=secret` lends the build: one is a token the build uses (weighed
+            # like a token variable), all of them at once are no longer being used
+            return Source(path, line, not re.search(r"/secrets/.", path))
         return None
 
     def reads_secret(self, words: list[str], line: int) -> Source | None:
@@ -371,7 +396,7 @@ class _Reader:
         var = n.child_by_field_name("variable")
         if var is None:
             return
-        values = [self.word(c) for c in n.children_by_field_name("value")]
+        values = [self.at(self.word(c)) for c in n.children_by_field_name("value")]
         if any(v and DEVICE.match(v) for v in values):
             self.devices.add(self.text(var))
         pick = next((v for v in values if v and secret_path(v)), None) or next(
@@ -440,6 +465,14 @@ class _Reader:
         listing: str | None = None
         shown = []
         for i, c in enumerate(parts):
+            lead = c.named_children[0] if i == 0 and c.type == "redirected_statement" else None
+            kids = lead.named_children if lead is not None and lead.type == "list" else []
+            if kids and kids[-1].type == "command":
+                # `a && tar ... 2>/dev/null | curl ...` is read as `(a && tar ...) 2>/dev/null | curl`:
+                # the pipe starts at the list's last command
+                for k in kids[:-1]:
+                    self.walk(k)
+                c = kids[-1]
             if c.type not in ("command", "redirected_statement") or (
                 c.type == "redirected_statement" and not any(x.type == "command" for x in c.named_children)
             ):
@@ -513,6 +546,8 @@ class _Reader:
         body = next((c for c in r.named_children if c.type == "heredoc_body"), None)
         cmd = next((x for x in n.named_children if x.type == "command"), None)
         words = self.run_argv(cmd)
+        if body is not None:
+            self.logins(self.text(body), body.start_point[0] + 1)
         if body is None or not words or self.depth >= MAX_DEPTH:
             return
         name, code, got = _base(words[0]), self.text(body), None
@@ -552,6 +587,11 @@ class _Reader:
             if _PLACEHOLDER.search(near) and not path.strip("\"'").startswith(("/", "~", ".", "$")):
                 continue
             line = r.start_point[0] + 1
+            if "$" in self.text(dest) and path != self.text(dest):
+                # `exec 5<>$D/$T/$h/$p`: the folded target, in its statement
+                end = (_glued(dest) or dest).end_byte
+                whole = self.src[n.start_byte : dest.start_byte] + path.encode() + self.src[end : n.end_byte]
+                self.facts.assembled.append((line, whole.decode("utf-8", "replace")))
             if op.startswith(">") and not op.startswith(">&"):
                 cmd = next((x for x in n.named_children if x.type == "command"), None)
                 words = self.argv(cmd)[0] if cmd is not None else []
@@ -656,7 +696,7 @@ class _Reader:
                 path = path.strip("\"'")
                 # a secret mounted into a container, uploaded whole rather than used as a credential
                 mounted = Source(path, line, True) if _MOUNTED_SECRET.match(path) else None
-                src = src or self.secret(path, line) or mounted
+                src = src or mounted or self.secret(path, line)
             for n in nodes[1:]:
                 if (t := self.taint_of(n)) and (src is None or t.strong and not src.strong):
                     src = t
@@ -677,9 +717,14 @@ class _Reader:
             sev, text = sent(src, to)
             self.flow("secret-network", sev, line, text, src)
         elif to in REGISTRIES.values() and len(self.facts.sent_files) < 32:
-            # what another file of the skill wrote into the package goes with it
-            folder = next((w for w in words[2:] if not w.startswith("-") and "://" not in w), ".")
-            self.facts.sent_files.append((line, folder.rstrip("/") + "/", to))
+            # what another file of the skill wrote into the package goes with it, to the registry
+            # named (`--registry URL`), else the public one
+            given = [w for i, w in enumerate(words[2:], 2) if words[i - 1] not in _OPTION_VALUE]
+            folder = next((w for w in given if not w.startswith("-") and "://" not in w), ".")
+            if self.cwd_path and not outside_tree(folder):  # `cd /tmp/pkg && npm publish`
+                folder = self.cwd_path if folder in (".", "./") else f"{self.cwd_path}/{folder}"
+            url = next((w for w in words[2:] if "://" in w), to).split("=", 1)[-1]
+            self.facts.sent_files.append((line, folder.rstrip("/") + "/", url))
         elif name in _INTERP or words[0] in self.downloads:
             script = (
                 next((w for w in words[1:] if not w.startswith("-")), None) if name in _INTERP else words[0]
@@ -693,12 +738,23 @@ class _Reader:
                     f"downloads {url} to {script} and runs it",
                     Source(f"downloads {url} to {script}", dline, True),
                 )
+        elif name in _CONFIGS and len(words) > 3 and (words[1] == "set" or words[1:3] == ["config", "set"]):
+            # `npm config set //host/:_authToken "$T"`, `pip config set global.index-url https://u:$T@host/`:
+            # the tool sends the secret to that host from now on
+            key = _LOGIN_KEY.match(words[-2].removeprefix("https:").removeprefix("http:"))
+            src = next((t for x in nodes[-1:] if (t := self.taint_of(x))), None)
+            if key is not None and src is not None:
+                sev, text = sent(src, f"https:{key[1]}")
+                self.flow("secret-network", sev, line, text, src)
+            else:
+                self.logins(self.text(cmd), line)
         elif name in _MAILERS:
             self.carries(words[1:], line, "mails", next((x for x in words[1:] if "@" in x), "a mail server"))
         elif name in _COPIERS:
             self.stage(name, words, line)
         elif name == "cd" and len(words) > 1:
             self.cwd = self.secret(words[1], line)
+            self.cwd_path = words[1].rstrip("/") if outside_tree(words[1]) else None
             self.cwd_home = words[1].rstrip("/") in ("~", "$HOME", "${HOME}", "/root") or bool(
                 re.fullmatch(r"/(?:home|Users)/[^/]+/?", words[1])
             )
@@ -714,17 +770,41 @@ class _Reader:
             for w in words[1:]:
                 if not w.startswith("-"):
                     self.wrote(w, line, body)
-        elif (
-            name == "shred" or name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words[1:])
-        ):
-            how = "overwrites and deletes files under" if name == "shred" else "recursively deletes"
-            if w := next((w for w in words[1:] if not w.startswith("-") and destroys(w)), None):
+        elif name in ("shred", "rm", "truncate", "unlink"):
+            # `rm -r` of a folder, or any of them over a glob of the files in it
+            deep = (
+                name == "shred" or name == "rm" and any(w.startswith("-") and "r" in w.lower() for w in words)
+            )
+            how = {"shred": "overwrites and deletes files under", "truncate": "empties"}.get(
+                name, "recursively deletes" if deep else "deletes"
+            )
+            if w := next(
+                (w for w in map(self.at, words[1:]) if w[:1] != "-" and destroys(w) and (deep or "*" in w)),
+                None,
+            ):
                 self.flow("destruction", "high", line, f"{how} {w}", None)
         if name in _ERASERS and (w := next((w for w in words[1:] if _AUDIT_LOG.match(w)), None)):
             # beside, not instead of, what the same command deletes (`rm -rf /var/log/wtmp ~/`)
             self.flow(
                 "destruction", "high", line, f"erases {w}, a record of who logged in and what ran", None
             )
+
+    def logins(self, text: str, line: int) -> None:
+        """A secret put into the user part of a URL in a tool's settings (`index-url =
+        https://__token__:${PYPI}@host/simple`): the tool sends it to that host."""
+        for k, m in enumerate(_USER_URL.finditer(text)):
+            names = re.findall(r"\$\{?(\w+)", m[1])
+            src = next((self.taint[v] for v in names if v in self.taint), None)
+            if src is not None and k < 8:
+                host = re.sub(
+                    r"\$\{(\w+)(##?|%%?)([^}]*)\}",
+                    lambda e: _trimmed(self.env.get(e[1]), e[2], e[3]) or e[0],
+                    m[2],
+                )
+                host = re.sub(r"\$\{?(\w+)\}?", lambda e: self.env.get(e[1], e[0]), host)
+                sev, said = sent(src, host)
+                self.flow("secret-network", sev, line + text.count("\n", 0, m.start()), said, src)
+                return
 
     def carries(self, args: list[str], line: int, verb: str, dest: str) -> None:
         """A command that takes the files it names along (`scp`, `mail`, a transfer service): the
@@ -796,12 +876,14 @@ class _Reader:
     def git(self, words: list[str], line: int, nodes: list[Any]) -> None:
         """`git remote add NAME URL` (a secret in the URL goes out when git talks to the remote), `git
         add` in or of a credential folder, `git push` of what was staged."""
-        args = words[1:]
-        if len(args) > 2 and args[0] == "-C":
-            here = self.secret(args[1], line)
+        args, here = words[1:], self.cwd
+        while len(args) > 2 and args[0] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
+            # git's own options before the subcommand (`-C DIR`, `--git-dir DIR`, `-c k=v`)
+            if args[0] == "-C":
+                here = self.secret(args[1], line)
             args = args[2:]
-        else:
-            here = self.cwd
+        while args and args[0].startswith(("--git-dir=", "--work-tree=", "--no-pager", "--bare")):
+            args = args[1:]
         if (
             args[:1] in (["checkout"], ["switch"])
             and "--orphan" in args
@@ -881,10 +963,12 @@ class _Reader:
         kills = "-delete" in tail or any(
             w in ("-exec", "-execdir", "-ok", "-okdir") and _erases(tail[i + 1 :]) for i, w in enumerate(tail)
         )
-        if not kills or _narrows(tail):
-            return  # `find ~/Downloads -name '*.part' -delete` removes chosen files, not the folder's contents
+        if not kills:
+            return
         for r in roots:
-            if destroys(r):
+            # `find ~/Downloads -name '*.part' -delete` removes chosen files, not the folder's contents;
+            # an age alone picks nothing out of a whole home or system tree (what is kept longest is oldest)
+            if destroys(r) and not _narrows(tail, by_age=not DESTROY_TARGET.match(r.rstrip("/") or "/")):
                 self.flow("destruction", "high", line, f"deletes every matching file under {r}", None)
                 return
 
@@ -953,6 +1037,7 @@ class _Reader:
 _NAME_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename"}
 _NARROWING = _NAME_TESTS | {"-regex", "-iregex", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-newer"}
 _NARROWING |= {"-size", "-empty", "-user", "-links"}
+_AGE_TESTS = {"-mtime", "-mmin", "-atime", "-amin", "-ctime", "-newer"}
 #: Programs that delete or overwrite the files `find -exec` hands them.
 #: Values that are, or list, the machine's disks.
 _DEVICE_SOURCE = re.compile(
@@ -966,6 +1051,30 @@ _ERASERS = {"rm", "shred", "unlink", "truncate", "srm", "wipe"}
 #: The system's records of logins and of what ran: erasing them hides an intrusion.
 _AUDIT_LOG = re.compile(r"/var/log/(?:wtmp|btmp|lastlog|faillog|auth\.log|secure|audit/)")
 _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
+
+
+#: `${NAME#text}`, `${NAME%text}` with a literal text (no pattern characters).
+_TRIM = re.compile(r"\$\{(\w+)(##?|%%?)([^${}`*?\[\]]*)\}")
+
+
+def _trimmed(value: str | None, op: str, cut: str) -> str | None:
+    if value is None:
+        return None
+    return value.removeprefix(cut) if op.startswith("#") else value.removesuffix(cut)
+
+
+#: A URL with a user part (`https://user:${TOKEN}@host/`): what is in the user part is sent to the host.
+_USER_URL = re.compile(r"\b[a-z][\w+.-]*://([^\s/@'\"]*)@([^\s/'\"]+)", re.I)
+#: Package tools' settings that log in to a registry (`npm config set //host/:_authToken T`).
+_LOGIN_KEY = re.compile(r"^(//[^\s]+?):_(?:authToken|auth|password|username)$")
+
+
+def _glued(node: Any) -> Any:
+    """The word the grammar split off `node` (`$D/$` + `T/x` for `$D/$T/x`), or None."""
+    nxt = node.next_sibling
+    if node.type != "concatenation" or not node.children or node.children[-1].type != "$" or nxt is None:
+        return None
+    return nxt if nxt.type in ("word", "concatenation") and nxt.start_byte == node.end_byte else None
 
 
 def _erases(cmd: list[str]) -> bool:
@@ -982,7 +1091,7 @@ def _erases(cmd: list[str]) -> bool:
     )
 
 
-def _narrows(tail: list[str]) -> bool:
+def _narrows(tail: list[str], by_age: bool = True) -> bool:
     """A `find` test that picks some files out (`-name '*.part'`, `-mtime +7`); a negated test
     (`! -name .ssh`, `-not -path ...`) or a pattern of wildcards only (`-name '.*'`) picks out
     everything else, and so does a name test or'ed with one that matches anything (`\\( -name
@@ -997,6 +1106,8 @@ def _narrows(tail: list[str]) -> bool:
     for i, w in enumerate(tail):
         if w not in _NARROWING or i + 1 >= len(tail) or wild[i] or (catch_all and w in _NAME_TESTS):
             continue
+        if not by_age and w in _AGE_TESTS:
+            continue
         if i > 0 and tail[i - 1] in ("!", "-not", "\\!"):
             continue
         if w == "-size" and re.fullmatch(r"\+(?:0+[bckwMG]?|\D.*)", tail[i + 1]):
@@ -1005,6 +1116,11 @@ def _narrows(tail: list[str]) -> bool:
     return False
 
 
+#: Options of package publishers that take a value (`npm publish --access public`).
+_OPTION_VALUE = frozenset(
+    "--access --tag --otp --registry --workspace -w --repository -r --repository-url --config-file "
+    "--username -u --password -p --comment -c --identity -i --sign-with --token --index".split()
+)
 #: Commands that run the command after them (their own options skipped).
 _WRAPPERS = {"sudo", "doas", "nohup", "env", "command", "exec", "time", "nice", "ionice", "setsid", "stdbuf"}
 _XARGS_ARG = {"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-E", "-e", "-a"}
@@ -1054,7 +1170,7 @@ _RUNS_STDIN = frozenset(
 
 
 #: Where Docker, BuildKit and Kubernetes mount a container's secrets (`RUN --mount=type=secret`).
-_MOUNTED_SECRET = re.compile(r"^(?:/var)?/run/secrets/\S")
+_MOUNTED_SECRET = re.compile(r"^(?:/var)?/run/secrets(?:/\S|/?$)")
 #: The end of a placeholder in a documented command (`<KEY> `, `<user-name>@`): its `>` is not a redirection.
 _PLACEHOLDER = re.compile(r"(?<![<\w])<(?:[A-Z][A-Z0-9_]*|[a-z]+[-_][\w-]*)>[\s@:]$")
 #: Parts of a command that are not its words.
