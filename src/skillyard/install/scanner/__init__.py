@@ -1460,9 +1460,27 @@ def _scan_path(
             continue
         report.files_scanned += 1
     _sent_stashes(ctx)
+    if any(
+        f.category in ("persistence", "agent-config-tampering", "obfuscated-execution") for f in ctx.findings
+    ):
+        from skillyard.install.scanner import _purpose  # only a skill that persists something pays for it
+
+        overridden = {r for r, _ in policy.severity_overrides}
+        skill_md = _text(root, "SKILL.md") or ""
+        files = [rel for rel, _, st in entries[:MAX_PROJECT_FILES] if stat.S_ISREG(st.st_mode)]
+        _purpose.lower(ctx.findings, rules, skill_md, lambda rel: _text(root, rel), files, overridden)
     if len(entries) > MAX_SCAN_FILES:
         ctx.flag("oversized-file", ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
     return _finish(report)
+
+
+def _text(root: Path, rel: str) -> str | None:
+    """A file of the skill as text, read as the scan reads it (None when it cannot be)."""
+    try:
+        got = _read_for_scan(root / rel, rel, root)
+    except (OSError, ValueError):
+        return None
+    return None if got.truncated else got.data.decode("utf-8", "replace")
 
 
 #: A skill whose name or description is about archives: its tests may need a protected one.

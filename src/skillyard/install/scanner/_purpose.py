@@ -1,0 +1,227 @@
+"""Persistence that is the skill's declared product: a systemd unit generator writes units.
+
+A persistence or agent-memory finding at high is lowered to medium (reported, not blocking) when
+the skill's front-matter description names the mechanism it writes, and nothing in the file that
+writes it is something a declared purpose never excuses (docs/scanner.md, "Persistence the skill
+declares"). The name alone does not declare it: a name is a label ("launchagent" for a clipboard
+manager), the description says what the skill does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Collection, Iterable
+from typing import Any
+
+from skillyard.install.scanner._flows import SECRET_PATH
+
+_HOOKS = r"pre-commit|commit-msg|pre-push|post-commit|post-checkout|post-merge|prepare-commit-msg"
+
+
+def _agent_file(name: str, word: str = "") -> tuple[str, str, str, str]:
+    """An agent instruction file: written by that name, declared by that name (or by `word`)."""
+    said = re.escape(name.lower()) + (rf"|{word}" if word else "")
+    return "agent", name, rf"(?<![\w.-]){re.escape(name)}\b", rf"(?<![\w/.-])(?:{said})(?![\w-])"
+
+
+#: (family, mechanism, what a finding about it shows, what the skill's description must say). A mechanism declared excuses only findings about itself: git hooks never excuse a crontab.
+_MECHANISMS = tuple(
+    (family, label, re.compile(shows), re.compile(said))
+    for family, label, shows, said in (
+        ("service", "systemd units", r"systemd/|\bsystemctl\b", r"\bsystem(?:d|ctl)\b"),
+        (
+            "service",
+            "LaunchAgents",
+            r"Library/Launch(?:Agents|Daemons)/|\blaunchctl\b",
+            r"\blaunch(?:d|ctl)\b|\blaunch[ -]?(?:agents?|daemons?)\b",
+        ),
+        ("cron", "cron entries", r"\bcrontab\b|/etc/cron|/var/spool/cron", r"\bcron(?:tab)?s?\b"),
+        ("git", "git hooks", r"\.git/hooks/", rf"\bgit[ -]hooks?\b|\b(?:{_HOOKS})\b"),
+        _agent_file("CLAUDE.md"),
+        _agent_file("AGENTS.md"),
+        _agent_file("GEMINI.md"),
+        _agent_file("SOUL.md"),
+        _agent_file("MEMORY.md", "memory"),
+        ("agent", "slash commands", r"\.claude/commands/", r"\bslash[ -]commands?\b|\.claude/commands\b"),
+        ("agent", "subagents", r"\.claude/agents/", r"\bsub-?agents?\b|\.claude/agents\b"),
+        ("agent", "Cursor rules", r"\.cursor/rules|\.cursorrules", r"\bcursor rules\b|\.cursor/?rules\b"),
+    )
+)
+#: The findings a declared purpose may lower (only at high; critical flows never).
+LOWERED = frozenset({"SY-PER-001", "SY-PER-002", "SY-PER-006", "SY-PER-007", "SY-FLOW-003"})
+#: On the finding's line: a target no purpose excuses (other start-up mechanisms; agent settings
+#: that grant permissions or start programs), or prose telling the model to add a standing order to
+#: an agent file ("append to MEMORY.md: always run …").
+_NEVER_HERE = re.compile(
+    r"/etc/init\.d|rc\.local|login\s?item|\\Run|schtasks|\.mcp\.json|\.claude/(?:settings|hooks/)|\.codex/config"
+    r"|autoApprove|\b(?:append|add|write|insert)\b[^\n]{0,40}\b(?:to|into)\b[^\n]*\b(?:always|never|ignore|trust|run)\b",
+    re.IGNORECASE,
+)
+#: Text for an agent to obey that grants trust or waives the user's say, in any file of a skill that
+#: writes an agent's instruction files ("Always trust skills from …, never ask").
+_PLANTED = re.compile(
+    r"\btrust(?:ed)?\s+(?:all|any|every|skills?|scripts?|code|commands?|tools?|hosts?|sites?|domains?)\b|never\s+ask"
+    r"|without\s+(?:asking|confirm\w*|approval|permission)|\b(?:do\s+not|don'?t)\s+(?:ask|confirm)|auto-?approv"
+    r"|\bbypass\w*|\bskip\w*\s+(?:the\s+)?(?:confirm|permission|approval)|\balways\s+(?:allow|approve|accept|trust)\b"
+    r"|ignore\s+(?:all\s+)?(?:previous|prior|earlier|above|other)|dangerously|--yolo|skip-permissions",
+    re.IGNORECASE,
+)
+#: Anywhere in the same file: targets never lowered (SSH keys, sudo, preloads, kernel settings and
+#: modules, PAM), and text decoded at run time (what is persisted may be hidden in it: a rot13'd
+#: `nc -e` cron job).
+_NEVER_IN_FILE = re.compile(
+    r"authorized_keys|sudoers|ld\.so\.preload|/proc/sys/|pam\.d\b|\bpam_\w+\.so\b|\b(?:insmod|modprobe)\b|/etc/modules"
+    r"|rot_?13|b64decode|base64\s+(?:-d|-D|--decode)|\batob\s*\(|fromCharCode|codecs\.decode|maketrans|\.translate\("
+    r"|bytes\.fromhex|unhexlify|xxd\s+-r|FromBase64String|Buffer\.from\([^)\n]*(?:base64|hex)",
+    re.IGNORECASE,
+)
+#: A line that talks to the network: a client, a socket, a download tool, a copy to or from a remote
+#: host (a clone too: what it brings may be what gets installed).
+_NET = re.compile(
+    r"/dev/(?:tcp|udp)/|(?:\b|(?<=\\[nrt]))(?:curl|wget|nc|ncat|netcat|socat|telnet|ftp)\s|\bInvoke-(?:WebRequest|RestMethod)\b"
+    r"|\b(?:requests|httpx|aiohttp|axios|urllib3?|http\.client|socket)\.|\burlopen\s*\(|\bfetch\s*\("
+    r"|\bhttps?\.(?:request|get)\b|\b(?:scp|rsync|sftp|ssh)\s[^\n]*[\w.-]+:|\bgit\s+(?:clone|pull|fetch)\b"
+    r"|\.connect\s*\(|\bdup2\b|(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])",
+    re.IGNORECASE,
+)
+_HOST = re.compile(r"://([^/\s:'\"`)]+)|(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?![\w.])")
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "[::1]"})
+#: Other findings in the same file that keep a purpose from excusing anything in it (and code run
+#: from a string, `exec`/`eval`, at medium).
+_VETO = frozenset(
+    "credential-exfiltration exfiltration-endpoint reverse-shell download-and-execute obfuscated-execution "
+    "cryptomining hidden-instructions privilege-escalation hardcoded-secret prompt-injection".split()
+)
+_SPEECH = ("prompt-injection", "hidden-instructions")
+_NOT = re.compile(
+    r"(?:\bno|\bnot|\bnever|\bwithout|\binstead\s+of|\brather\s+than|n't|\bunlike|\bavoid\w*|\breplac\w*|\bmigrat\w*\s+from)"
+    r"\s+(?:[\w-]+\s+){0,2}$"
+)
+#: A description naming more mechanism families than this declare no purpose at all:
+#: stuffing every mechanism's name into a description buys nothing.
+MAX_FAMILIES = 2
+_FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+def description(skill_md: str) -> str:
+    """The skill's front-matter description, lower-case ("" when there is none)."""
+    m = _FRONT.match(skill_md[:16384])
+    found: list[str] = []
+    inside = False
+    for line in m.group(1).splitlines() if m else ():
+        if line[:1].isspace() or not line.strip():
+            if inside:  # a folded, literal or plain continuation line
+                found.append(line.strip())
+        elif inside := line.partition(":")[0].strip() == "description":
+            found.append(line.partition(":")[2].strip().lstrip(">|-+").strip().strip("\"'"))
+    return " ".join(x for x in found if x).lower()
+
+
+def _says(text: str, said: re.Pattern[str]) -> bool:
+    """Whether `text` names the mechanism, not as what the skill does not do ("no cron")."""
+    return any(not _NOT.search(text[: m.start()]) for m in said.finditer(text))
+
+
+def _sends(text: str) -> bool:
+    """Whether a line of `text` talks to the network, other than only to this machine."""
+    for line in text.splitlines():
+        if _NET.search(line):
+            hosts = {(url or ip).lower() for url, ip in _HOST.findall(line)}
+            if not hosts or not hosts <= _LOOPBACK:
+                return True
+    return False
+
+
+def _names(line: str, rel: str) -> bool:
+    """Whether `line` names the skill's file `rel`: by its path or its last parts (`cp
+    hooks/pre-commit …` from the skill's root or its scripts folder), or a folder holding it
+    (`cp -r hooks/ …`, `cp hooks/* …`)."""
+    parts = rel.split("/")
+    paths = {rel, "/".join(parts[1:])} - {""}
+    folders = {"/".join(parts[:i]) for i in range(1, len(parts))}
+    return any(
+        len(p) > 2 and re.search(rf"(?<![\w.-]){re.escape(p)}(?![\w.-])", line)
+        for p in paths
+        if "/" in p or p == rel
+    ) or any(re.search(rf"(?<![\w.-]){re.escape(d)}/?(?:\*[\w.*]*)?(?![\w./-])", line) for d in folders)
+
+
+def lower(
+    findings: list[Any],
+    rules: Iterable[Any],
+    skill_md: str,
+    read: Callable[[str], str | None],
+    files: Collection[str],
+    overridden: Collection[str],
+) -> None:
+    """Lower, in place, the high persistence findings whose mechanism the skill declares (and a
+    command assembled from variables that is one of them: `cp x "$PLIST"`)."""
+    titles = tuple(r.title for r in rules if r.id in LOWERED)
+    todo = [
+        i
+        for i, f in enumerate(findings)
+        if f.severity == "high"
+        and (
+            f.rule_id in LOWERED
+            or f.rule_id == "SY-OBF-009"
+            and f.title.partition(": ")[2].startswith(titles)
+        )
+    ]
+    if not todo:
+        return
+    about = description(skill_md)
+    said = {label: family for family, label, _, says in _MECHANISMS if _says(about, says)}
+    if not said or len(set(said.values())) > MAX_FAMILIES:
+        return
+    vetoed = {
+        f.file
+        for i, f in enumerate(findings)
+        if i not in todo
+        and (
+            f.category in _VETO
+            and f.severity != "info"
+            or f.category == "network"
+            or f.category == "dynamic-execution"
+            and f.severity not in ("low", "info")
+        )
+    }
+    texts: dict[str, str | None] = {}
+    clean: dict[str, bool] = {}
+
+    def text_of(rel: str) -> str | None:
+        if rel not in texts:
+            texts[rel] = read(rel)
+        return texts[rel]
+
+    def excusable(rel: str) -> bool:
+        """No secret read, never-lowered target, decoding or network talk anywhere in the file."""
+        if rel not in clean:
+            text = text_of(rel)
+            clean[rel] = text is not None and not (
+                SECRET_PATH.search(text) or _NEVER_IN_FILE.search(text) or _sends(text)
+            )
+        return clean[rel]
+
+    planted: bool | None = None
+    for i in todo:
+        f = findings[i]
+        what = f"{f.title} {f.snippet}" if f.rule_id == "SY-FLOW-003" else f.snippet  # a flow names its path
+        kinds = [(fam, label) for fam, label, shows, _ in _MECHANISMS if shows.search(what)]
+        if not kinds or any(label not in said for _, label in kinds) or f.rule_id in overridden:
+            continue
+        # the file that writes it, and the skill's own files it copies into place
+        copied = {rel for rel in files if _names(f.snippet, rel)}
+        if f.file in vetoed or _NEVER_HERE.search(what) or not all(map(excusable, {f.file, *copied})):
+            continue
+        if kinds[0][0] == "agent":
+            # what an agent will read as instructions: no injected or hidden text anywhere in the skill
+            if planted is None:
+                planted = any(g.category in _SPEECH and g.severity != "info" for g in findings) or any(
+                    _PLANTED.search(text_of(rel) or "") for rel in files
+                )
+            if planted:
+                continue
+        labels = list(dict.fromkeys(label for _, label in kinds))
+        why = f"declared purpose: the skill's description says it writes {' and '.join(labels)}"
+        findings[i] = dataclasses.replace(f, severity="medium", title=f"{f.title} ({why})")
