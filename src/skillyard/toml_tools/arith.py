@@ -105,6 +105,7 @@ class _Scanner:
         #: context of the arithmetic a command substitution is nested in
         self.sub_context: str | None = None
         self.nested_shell = False
+        self.subshell_paren = False
 
     # ------------------------------------------------------------------ helpers
 
@@ -337,8 +338,13 @@ class _Scanner:
                 self.cover(i, min(j + 1, n))
                 i = j + 1
             elif c == "(" and start is None and src.startswith("((", i):
-                end = match_close(src, i + 1, "(", ")")
+                # Each look for the `))` may read to the end: after the first `((` that opens a subshell,
+                # the others count as arithmetic nobody follows (`((((...` would cost quadratic time).
+                end = match_close(src, i + 1, "(", ")") if not self.subshell_paren else None
                 if end is None or not src.startswith("))", end - 2):
+                    if self.subshell_paren:
+                        self.open("more than one '((' that starts a subshell (write '( (')")
+                    self.subshell_paren = True
                     depth += 1
                     end_word(i)
                     end_command()
@@ -445,6 +451,19 @@ class _Scanner:
                     handled.add(x)
                 else:
                     self.dynamic.append(f"'{cmd}' with a computed name")
+            # `declare -a a={x}` (and `declare a={x}` once `a` is an array) evaluates `(...)` in the value as
+            # an array assignment, running the `$(...)` of its subscripts; `declare -x {x}` is a name.
+            array = "a" in opts or "A" in opts
+            for x in rest:
+                if raws[x][:1] not in "-+" and (
+                    array or cmd not in ("export", "readonly") or PLACEHOLDER_RE.fullmatch(_unquote(raws[x]))
+                ):
+                    for m in PLACEHOLDER_RE.finditer(src, *words[x]):
+                        self.site(
+                            m.start(), f"an argument of '{cmd}' (a name, or an array assignment)", False
+                        )
+                    if array:
+                        self.words_text(*words[x], f"an array assignment by '{cmd}'")
         if "[[" in raws[k:]:  # `[[` may follow `if`, `!`, `&&` or a function's `{`
             lo = raws.index("[[", k)
             for x in range(lo + 1, len(words)):

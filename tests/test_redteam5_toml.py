@@ -1,0 +1,155 @@
+"""Hostile SKILL.toml templates and values: bash declaration builtins, and templates built to be slow to check.
+
+`declare -a arr="$v"` parses a value that looks like `([sub]=x)` as an array assignment and runs the
+command substitutions of its subscripts, and `declare -x "$v"` evaluates the subscript of the name
+`v` holds: quoting does not protect a value there, just as in arithmetic. These tests run real bash
+through the real runner and look for a canary file a hostile value would create.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skillyard.model import Skill, ToolArg, ToolSpec
+from skillyard.toml_tools import ToolArgError, arith, build_invocation, compile_template, lint_tool
+from toml_run_support import run_tool
+
+#: Templates where bash evaluates a string value as code although it arrives as a quoted expansion.
+DECLARATIONS = [
+    "declare -x {x}",
+    "declare -- {x}; echo done",
+    "declare -g {x}",
+    "declare -a arr={x}; echo done",
+    "declare -a 'arr={x}'",
+    'declare -a "arr={x}"',
+    "typeset -a arr={x}",
+    "declare -A map={x}",
+    "f() { local -a arr={x}; }; f",
+    "arr=(); declare arr={x}",
+    "f() { local arr=(); local arr={x}; }; f",
+    "export -a arr={x}",
+    "readonly -a arr={x}",
+    "command declare -a arr={x}",
+]
+
+
+@pytest.fixture
+def skill_dir() -> Iterator[Path]:
+    d = Path(tempfile.mkdtemp(prefix="skillyard-rt5-"))
+    (d / "skill").mkdir()
+    (d / "skill" / "SKILL.md").write_text("---\nname: decl\ndescription: declaration tools\n---\n")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def _skill(d: Path) -> Skill:
+    return Skill(name="decl", description="declaration tools", path=d / "skill" / "SKILL.md")
+
+
+def _hostile(canary: Path) -> list[str]:
+    return [
+        f"a[$(touch {canary})]=1",
+        f"([$(touch {canary})]=1)",
+        f"([0]=x [1]=`touch {canary}`)",
+    ]
+
+
+@pytest.mark.parametrize("command", DECLARATIONS)
+def test_string_in_a_declaration_is_refused_at_load(skill_dir: Path, command: str) -> None:
+    s = ToolSpec("decl", "decl", command, args=(ToolArg("x"),))
+    diags = lint_tool(s, "SKILL.toml")
+    assert [d.code for d in diags] == ["tool-template"], diags
+    assert "declare the argument as type integer" in diags[0].message
+    canary = skill_dir / "CANARY"
+    for value in _hostile(canary):
+        with pytest.raises(ToolArgError, match="unusable command template"):
+            build_invocation(s, {"x": value})
+        text, err = run_tool(_skill(skill_dir), s, {"x": value}, executor="local")
+        assert err, text
+    assert not canary.exists()
+
+
+@pytest.mark.parametrize(
+    "command", ["declare -a arr={x}; echo ${arr[@]}", "f() { local n={x}; echo $n; }; f"]
+)
+def test_integer_in_a_declaration_still_runs(skill_dir: Path, command: str) -> None:
+    s = ToolSpec("decl", "decl", command, args=(ToolArg("x", type="integer"),))
+    assert lint_tool(s) == []
+    assert run_tool(_skill(skill_dir), s, {"x": 7}, executor="local") == ("7", False)
+    canary = skill_dir / "CANARY"
+    for value in _hostile(canary):
+        text, err = run_tool(_skill(skill_dir), s, {"x": value}, executor="local")
+        assert err and "declared as integer" in text
+    assert not canary.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "export NAME={x}; printenv NAME",
+        "readonly NAME={x}; echo $NAME",
+        "declare -x NAME; NAME={x}; echo $NAME",
+    ],
+)
+def test_plain_exports_keep_string_values(skill_dir: Path, command: str) -> None:
+    """export and readonly without -a never parse `(...)` in a value: a string stays text."""
+    s = ToolSpec("decl", "decl", command, args=(ToolArg("x"),))
+    assert lint_tool(s) == []
+    canary = skill_dir / "CANARY"
+    value = f"([$(touch {canary})]=1)"
+    assert run_tool(_skill(skill_dir), s, {"x": value}, executor="local") == (value, False)
+    assert not canary.exists()
+
+
+def test_nested_shell_declaration_of_a_positional_parameter_is_refused() -> None:
+    s = ToolSpec("decl", "decl", "bash -c 'declare -a a=\"$1\"' _ {x}", args=(ToolArg("x"),))
+    assert [d.code for d in lint_tool(s)] == ["tool-template"]
+
+
+def _count_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = arith.match_close
+
+    def counting(src: str, i: int, open_ch: str, close_ch: str) -> int | None:
+        calls.append(i)
+        return real(src, i, open_ch, close_ch)
+
+    monkeypatch.setattr(arith, "match_close", counting)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "((" * 3000,  # never closed: each look for `))` read to the end
+        "(" * 3000 + "x" + ") " * 3000,  # closed, but never by `))`
+    ],
+)
+def test_many_subshell_parens_are_checked_in_linear_time(monkeypatch: pytest.MonkeyPatch, body: str) -> None:
+    compile_template.cache_clear()
+    calls = _count_scans(monkeypatch)
+    ct = compile_template("echo {x}; " + body)
+    assert len(calls) <= 2, len(calls)
+    # what the scanner did not follow is treated as arithmetic: a string placeholder is refused
+    s = ToolSpec("t", "t", ct.source, args=(ToolArg("x"),))
+    assert [d.code for d in lint_tool(s)] == ["tool-template"]
+    compile_template.cache_clear()
+
+
+def test_one_subshell_paren_is_still_followed() -> None:
+    s = ToolSpec("t", "t", "((cd /tmp && ls) | wc -l) >/dev/null; echo {x}", args=(ToolArg("x"),))
+    assert lint_tool(s) == []
+
+
+def test_largest_template_of_parens_compiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    compile_template.cache_clear()
+    calls = _count_scans(monkeypatch)
+    ct = compile_template("echo {x}; " + "((" * 32_000)
+    assert ct.names == ("x",)
+    assert len(calls) <= 2
+    compile_template.cache_clear()
