@@ -47,13 +47,14 @@ _ENV_NAME_EXCLUDED = re.compile(r"(?i)(?:_PATH|_FILE|_DIR|_URL_BASE|_ENABLED|_TY
 _PROVIDER_RULES: tuple[tuple[str, str], ...] = (
     (
         "private-key",
-        r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+        r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----(?:BEGIN|END))){16,}+"
+        r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
         r"|-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s]{16,}",
     ),
     ("anthropic-api-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
     (
         "openai-api-key",
-        r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|\bsk-[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}",
+        r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|(?<![\w-])sk-[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}",
     ),
     ("github-token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}"),
     ("gitlab-token", r"\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ft|imt|agent)-[\w-]{20,}(?:\.[\w-]+)?"),
@@ -66,7 +67,9 @@ _PROVIDER_RULES: tuple[tuple[str, str], ...] = (
     ("slack-token", r"\bxox[abposer]-[A-Za-z0-9-]{10,}"),
     ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
     ("stripe-key", r"\b(?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{10,99}\b"),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,}"),
+    # Rules whose token must be followed by a literal start only where a run of token letters starts (not
+    # after `-`): starting anywhere in `eyJ-eyJ-...` would read the rest of the run again from each `eyJ`.
+    ("jwt", r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,}"),
 )
 #: Literal substrings one of which must occur for a rule to run (cheap `in` checks before any regex).
 _NEEDLES: dict[str, tuple[str, ...]] = {
