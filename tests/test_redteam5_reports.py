@@ -87,3 +87,16 @@ def test_sarif_of_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]
     ]
     assert "bad%FF.sh" in uris
+
+
+def test_json_at_a_terminal_spells_out_hidden_characters(skill: Path) -> None:
+    if not shutil.which("script"):
+        pytest.skip("needs script(1) for a terminal")
+    bidi = "ok\u202egnp.sh"
+    c1 = "csi\u009b2J.sh"
+    for name in (bidi, c1):
+        (skill / name).write_text(BAD)
+    out = _audit(skill, "--json", tty=True)
+    assert "\u202e" not in out and "\u009b" not in out
+    files = {f["file"] for f in json.loads(out.replace("\r\n", "\n"))["findings"]}
+    assert {bidi, c1} <= files  # the same data once decoded
