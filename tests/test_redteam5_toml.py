@@ -153,3 +153,30 @@ def test_largest_template_of_parens_compiles(monkeypatch: pytest.MonkeyPatch) ->
     assert ct.names == ("x",)
     assert len(calls) <= 2
     compile_template.cache_clear()
+
+
+#: A placeholder written in pieces: bash joins them into the text `{n}`, but no placeholder is there.
+SPLIT = [
+    'let n="{n""}"; echo $n',
+    "let n='{n''}'; echo $n",
+    'let n="{""n}"; echo $n',
+    'declare -i m; m="{\\\nn}"; echo $m',
+    "m={n\\\n}; echo $((m))",
+    "x=0; (( x + {\\\nn} )); echo $x",
+    "bash -c 'echo $(( $1 ))' _ {\\\nn}",
+]
+
+
+@pytest.mark.parametrize("command", SPLIT)
+def test_a_placeholder_written_in_pieces_is_text(skill_dir: Path, command: str) -> None:
+    """The word scanner once joined the pieces into a placeholder the arithmetic scanner (which reads
+    `{name}` runs) never saw: a string value then reached `let` unchecked."""
+    s = ToolSpec("split", "split", command, args=(ToolArg("n"),))
+    assert compile_template(command).names == ()
+    canary = skill_dir / "CANARY"
+    for value in _hostile(canary):
+        with pytest.raises(ToolArgError, match="unknown argument"):
+            build_invocation(s, {"n": value})
+        text, err = run_tool(_skill(skill_dir), s, {"n": value}, executor="local")
+        assert err and "unknown argument" in text
+    assert not canary.exists()
