@@ -180,3 +180,27 @@ def test_a_placeholder_written_in_pieces_is_text(skill_dir: Path, command: str) 
         text, err = run_tool(_skill(skill_dir), s, {"n": value}, executor="local")
         assert err and "unknown argument" in text
     assert not canary.exists()
+
+
+def test_an_array_repeated_in_a_shell_template_cannot_build_a_huge_script(skill_dir: Path) -> None:
+    """Each occurrence of an array placeholder expands to one `"${SKILLYARD_ARR_i_a}"` per item: 800
+    occurrences and 1000 items made a 20 MB script, built by copying it once per occurrence (seconds,
+    quadratic), that no kernel would then run. Refused before it is built, with the reason."""
+    command = "printf '%s\\n' " + " ".join(["{a}"] * 800) + " | wc -l"
+    s = ToolSpec("many", "many", command, args=(ToolArg("a", type="array"),))
+    with pytest.raises(ToolArgError, match=r"make the command too long \(\d+ characters; at most 131071\)"):
+        build_invocation(s, {"a": ["x"] * 1000})
+    text, err = run_tool(_skill(skill_dir), s, {"a": ["x"] * 1000}, executor="local")
+    assert err and "too long" in text
+    assert run_tool(_skill(skill_dir), s, {"a": ["x"] * 4}, executor="local") == ("3200", False)
+
+
+def test_a_full_array_still_runs_in_shell_mode(skill_dir: Path) -> None:
+    s = ToolSpec("arr", "arr", "printf '%s\\n' {a} | wc -l", args=(ToolArg("a", type="array"),))
+    assert run_tool(_skill(skill_dir), s, {"a": [f"-x{i}" for i in range(1000)]}, executor="local")[
+        1
+    ]  # dashes
+    items = [f"item {i}; $(touch x)" for i in range(1000)]
+    assert run_tool(_skill(skill_dir), s, {"a": items}, executor="local") == ("1000", False)
+    inv = build_invocation(s, {"a": items})
+    assert inv.script is not None and inv.script.count('"${SKILLYARD_ARR_') == 1000
