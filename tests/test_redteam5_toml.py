@@ -204,3 +204,34 @@ def test_a_full_array_still_runs_in_shell_mode(skill_dir: Path) -> None:
     assert run_tool(_skill(skill_dir), s, {"a": items}, executor="local") == ("1000", False)
     inv = build_invocation(s, {"a": items})
     assert inv.script is not None and inv.script.count('"${SKILLYARD_ARR_') == 1000
+
+
+#: A nameref's target is a name bash evaluates, subscript included, on every use.
+NAMEREFS = [
+    "declare -n r={x}; echo $r",
+    "f() { local -n r={x}; echo $r; }; f",
+    "declare -n r; for r in {x}; do echo $r; done",
+    "declare -n r; r={x}; echo $r",
+    "f() { local -n r=$1; echo $r; }; f {x}",
+    'f() { declare -n r="$1"; echo $r; }; f {x}',
+    "set -- {x}; declare -n r=$1; echo $r",
+    "eval 'declare -n r=$1'; echo {x}",
+    "bash -c 'declare -n r=$1; echo $r' _ {x}",
+]
+
+
+@pytest.mark.parametrize("command", NAMEREFS)
+def test_a_template_with_a_nameref_takes_integers_only(skill_dir: Path, command: str) -> None:
+    s = ToolSpec("ref", "ref", command, args=(ToolArg("x"),))
+    diags = lint_tool(s, "SKILL.toml")
+    assert [d.code for d in diags] == ["tool-template"], diags
+    canary = skill_dir / "CANARY"
+    for value in _hostile(canary):
+        text, err = run_tool(_skill(skill_dir), s, {"x": value}, executor="local")
+        assert err and "unusable command template" in text
+    assert not canary.exists()
+
+
+def test_export_n_is_not_a_nameref() -> None:
+    s = ToolSpec("ex", "ex", "export -n HOME; echo {x}", args=(ToolArg("x"),))
+    assert lint_tool(s) == []

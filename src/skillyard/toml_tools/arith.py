@@ -427,6 +427,9 @@ class _Scanner:
             opts = "".join(raws[x][1:] for x in rest if raws[x][:1] in "-+")
             if "n" in opts:
                 self.dynamic.append(f"'{cmd} -n'")
+                if cmd != "export":  # `export -n` unexports; the others make a nameref, whose target (a
+                    # name, maybe `a[$(cmd)]`, evaluated on every use) may be set from any value
+                    self.open(f"a nameref ({cmd} -n)")
             for x in rest:
                 raw = raws[x]
                 if raw[:1] in "-+":
