@@ -235,3 +235,54 @@ def test_a_template_with_a_nameref_takes_integers_only(skill_dir: Path, command:
 def test_export_n_is_not_a_nameref() -> None:
     s = ToolSpec("ex", "ex", "export -n HOME; echo {x}", args=(ToolArg("x"),))
     assert lint_tool(s) == []
+
+
+#: A value that reaches a builtin's variable-name operand through a variable or a positional
+#: parameter: bash evaluates the name's subscript there (`printf -v 'a[$(cmd)]'` runs cmd).
+NAMES_THROUGH_VARIABLES = [
+    "v={x}; [[ -v $v ]]",
+    'v={x}; test -v "$v"',
+    'v={x}; [ -v "$v" ]',
+    'v={x}; printf -v "$v" %s 1',
+    'v={x}; read "$v" < /dev/null',
+    'v={x}; declare "$v"=1',
+    "f() { [[ -v $1 ]]; }; f {x}",
+    'f() { printf -v "$1" %s 1; }; f {x}',
+    'f() { read "$1" < /dev/null; }; f {x}',
+    'f() { declare -g "$1"=1; }; f {x}',
+    'f() { echo "${!1}"; }; f {x}',
+    'f() { : "${1@P}"; }; f {x}',
+    "bash -c 'printf -v \"$1\" x' _ {x}",
+]
+
+
+@pytest.mark.parametrize("command", NAMES_THROUGH_VARIABLES)
+def test_a_value_cannot_reach_a_variable_name_through_a_variable(skill_dir: Path, command: str) -> None:
+    s = ToolSpec("names", "names", command, args=(ToolArg("x"),))
+    assert [d.code for d in lint_tool(s, "SKILL.toml")] == ["tool-template"]
+    canary = skill_dir / "CANARY"
+    for value in _hostile(canary):
+        text, err = run_tool(_skill(skill_dir), s, {"x": value}, executor="local")
+        assert err and "unusable command template" in text
+    assert not canary.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'while IFS= read -r line; do echo "$line"; done < {file}',
+        "mapfile -t lines < {file}; echo ${#lines[@]}",
+        'read -r -p "$PS" v < {file}; echo "$v"',
+        'sleep 0 & pid=$!; wait "$pid"; cat {file}',
+        'f() { local d="$1"; cat "$d"; }; f {file}',
+        'printf -v out %s {file}; cat "$out"',
+        'export NAME={file}; cat "$NAME"',
+    ],
+)
+def test_ordinary_reads_and_functions_keep_string_values(skill_dir: Path, command: str) -> None:
+    """Redirection targets are files, not variable names; `local d="$1"` names `d`, whatever `$1` is."""
+    (skill_dir / "skill" / "data.txt").write_text("one\ntwo\n")
+    s = ToolSpec("plain", "plain", command, args=(ToolArg("file"),))
+    assert lint_tool(s) == []
+    text, err = run_tool(_skill(skill_dir), s, {"file": "data.txt"}, executor="local")
+    assert not err and text in ("one\ntwo", "one", "2", ""), text

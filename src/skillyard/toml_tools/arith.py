@@ -42,8 +42,13 @@ _INT_LITERAL_RE = re.compile(r"[+-]?[0-9]+")
 ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 #: Builtins whose operands may carry `name=value` and attribute options.
 DECLARATION_BUILTINS = frozenset({"declare", "typeset", "local", "export", "readonly"})
-#: Builtins that set variables named by their arguments; a computed name defeats the analysis.
-NAME_SETTING_BUILTINS = frozenset({"read", "mapfile", "readarray", "getopts", "unset", "wait"})
+#: Builtins that set variables named by their operands, with the options whose value is not a name
+#: (`read -p PROMPT`), or (`-v`, `-p`) the one option whose value is the name (`printf -v NAME`).
+#: Bash evaluates the subscript of such a name, so what fills it flows like arithmetic.
+NAME_SETTING_BUILTINS = {
+    "read": "dinNptu", "mapfile": "cdnOsu", "readarray": "cdnOsu", "getopts": "", "unset": "", "wait": "-p",
+    "printf": "-v",
+}  # fmt: skip
 #: Builtins that run text as code.
 CODE_BUILTINS = frozenset({"eval", "source", "."})
 #: Words that may come before the command they apply to (`if let ...`, `! [[ ... ]]`, `command let ...`).
@@ -242,11 +247,14 @@ class _Scanner:
             if src.startswith("@P", j) and context is None:
                 self.read(name, "a prompt expansion ${name@P}")
         elif j < body_end and src[j] in "0123456789@*#?$!-_":
-            if context is not None and not length and src[j] not in _INTEGER_SPECIALS:
-                self.open(f"${{{src[j]}}} inside {context}")
+            special = src[j]
+            if context is not None and not length and special not in _INTEGER_SPECIALS:
+                self.open(f"${{{special}}} inside {context}")
             j += 1
             while j < body_end and src[j] in "0123456789":
                 j += 1
+            if context is None and (indirect or src.startswith("@P", j)) and special not in _INTEGER_SPECIALS:
+                self.open(f"an indirect or prompt expansion of ${special}")  # `${!1}`, `${1@P}`
         if j < body_end and src[j] == "[":
             close = match_close(src, j + 1, "[", "]")
             close = body_end if close is None or close > body_end else close
@@ -288,11 +296,14 @@ class _Scanner:
         start: int | None = None
         depth = 0
         in_test = False  # inside `[[ ... ]]`, where && || ( ) < > belong to the expression
+        target = False  # the next word is a redirection's file, not an operand of the command
 
         def end_word(j: int) -> None:
-            nonlocal start, in_test
+            nonlocal start, in_test, target
             if start is not None:
-                words.append((start, j))
+                if not target:
+                    words.append((start, j))
+                target = False
                 if src[start:j] == "[[":
                     in_test = True
                 elif src[start:j] == "]]":
@@ -363,7 +374,8 @@ class _Scanner:
                     depth += 1
                 elif c == ")":
                     depth -= 1
-                if c not in "<>":
+                target = c in "<>"
+                if not target:
                     end_command()
                 i += 1
             else:
@@ -467,6 +479,8 @@ class _Scanner:
                         )
                     if array:
                         self.words_text(*words[x], f"an array assignment by '{cmd}'")
+                    elif not _is_assignment(raws[x]):  # `declare "$1"=x`: a name computed from a value
+                        self.words_text(*words[x], f"a variable name ({cmd})")
         if "[[" in raws[k:]:  # `[[` may follow `if`, `!`, `&&` or a function's `{`
             lo = raws.index("[[", k)
             for x in range(lo + 1, len(words)):
@@ -484,23 +498,30 @@ class _Scanner:
         elif cmd == "trap" and rest and not raws[rest[0]].startswith("-"):
             self.nested(*words[rest[0]], "'trap'")
             handled.add(rest[0])
-        elif cmd in NAME_SETTING_BUILTINS or cmd == "printf":
-            names = [x for x in rest if not raws[x].startswith("-")]
-            if cmd == "printf":
-                names = [y for x, y in zip(rest, rest[1:], strict=False) if raws[x] == "-v"]
-            args = [raws[x] for x in names]
-            if any("$" in a or "`" in a for a in args):
+        elif cmd in NAME_SETTING_BUILTINS:
+            spec, before = NAME_SETTING_BUILTINS[cmd], ["", *(raws[x] for x in rest)]
+            if spec.startswith("-"):
+                names = [x for x, p in zip(rest, before, strict=False) if p == spec]
+            else:
+                names = [
+                    x
+                    for x, p in zip(rest, before, strict=False)
+                    if not raws[x].startswith("-") and not (p[:1] == "-" and p[-1:] and p[-1:] in spec)
+                ]
+            if any("$" in raws[x] or "`" in raws[x] for x in names):
                 self.dynamic.append(f"'{cmd}' with a computed variable name")
-            for x in names:  # a placeholder as the name: `unset a[$(cmd)]` runs cmd
+            for x in names:  # `unset a[$(cmd)]` runs cmd, whether the name is a placeholder, `$v` or `$1`
                 for m in PLACEHOLDER_RE.finditer(src, *words[x]):
                     self.site(m.start(), f"a variable name ({cmd})", False)
-                    handled.add(x)
+                self.words_text(*words[x], f"a variable name ({cmd})")
+                handled.add(x)
         if cmd in ("test", "[", "[[") or "[[" in raws[k:]:
             for x in range(k, len(words) - 1):  # `-v name` tests evaluate the subscript of the name
                 if raws[x] == "-v":
                     for m in PLACEHOLDER_RE.finditer(src, *words[x + 1]):
                         self.site(m.start(), f"a variable name ({raws[k]} -v)", False)
-                        handled.add(x + 1)
+                    self.words_text(*words[x + 1], f"a variable name ({raws[k]} -v)")
+                    handled.add(x + 1)
         for x in range(k, len(words)):
             if _unquote(raws[x]).rsplit("/", 1)[-1] in SHELL_PROGRAMS:
                 script = next((y + 1 for y in range(x + 1, len(words) - 1) if _is_dash_c(raws[y])), None)
