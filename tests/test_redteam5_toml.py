@@ -286,3 +286,35 @@ def test_ordinary_reads_and_functions_keep_string_values(skill_dir: Path, comman
     assert lint_tool(s) == []
     text, err = run_tool(_skill(skill_dir), s, {"file": "data.txt"}, executor="local")
     assert not err and text in ("one\ntwo", "one", "2", ""), text
+
+
+#: Text the shell expands into a script it then parses: the value becomes code, whatever its quoting.
+EXPANDED_INTO_CODE = [
+    "eval echo {x}",
+    'v={x}; eval "echo $v"',
+    'f() { eval "echo $1"; }; f {x}',
+    'v={x}; bash -c "echo $v"',
+    'v={x}; trap "echo $v" EXIT',
+]
+
+
+@pytest.mark.parametrize("command", EXPANDED_INTO_CODE)
+def test_a_value_expanded_into_a_script_is_refused(skill_dir: Path, command: str) -> None:
+    s = ToolSpec("code", "code", command, args=(ToolArg("x"),))
+    assert [d.code for d in lint_tool(s, "SKILL.toml")] == ["tool-template"]
+    canary = skill_dir / "CANARY"
+    text, err = run_tool(_skill(skill_dir), s, {"x": f"x; touch {canary}"}, executor="local")
+    assert err and "unusable command template" in text
+    assert not canary.exists()
+
+
+@pytest.mark.parametrize(
+    "command", ["bash -c 'echo \"$1\"' _ {x}", "trap 'echo \"$v\"' EXIT; v={x}", "eval 'echo \"$v\"'; v={x}"]
+)
+def test_a_single_quoted_script_keeps_string_values(skill_dir: Path, command: str) -> None:
+    s = ToolSpec("code", "code", command, args=(ToolArg("x"),))
+    assert lint_tool(s) == []
+    canary = skill_dir / "CANARY"
+    text, err = run_tool(_skill(skill_dir), s, {"x": f"x; touch {canary}"}, executor="local")
+    assert not err, text
+    assert not canary.exists()

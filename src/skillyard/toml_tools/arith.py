@@ -493,7 +493,7 @@ class _Scanner:
             self.dynamic.append(f"'{cmd}'")
             if cmd == "eval":
                 for x in rest:
-                    self.nested(*words[x], f"'{cmd}'")
+                    self.nested(*words[x], f"'{cmd}'", alone=len(rest) == 1)
                     handled.add(x)
         elif cmd == "trap" and rest and not raws[rest[0]].startswith("-"):
             self.nested(*words[rest[0]], "'trap'")
@@ -534,13 +534,14 @@ class _Scanner:
                 self.subscripts(*words[x])
                 self.tokens(*words[x])
 
-    def nested(self, a: int, b: int, what: str) -> None:
+    def nested(self, a: int, b: int, what: str, alone: bool = True) -> None:
         """A word run as a script (`bash -c '...'`, `eval`, `trap`): its arithmetic sees our variables."""
         raw = self.src[a:b]
         if what.startswith("a nested shell"):
             self.nested_shell = True
-        if PLACEHOLDER_RE.fullmatch(_script_text(raw)):
-            return  # `bash -c {script}`: the value is the program, by the author's choice
+        if alone and PLACEHOLDER_RE.fullmatch(_script_text(raw)):
+            return  # `bash -c {script}`, `eval {x}`: the value is the program, by the author's choice
+        self.outer_code(a, b, f"the code of {what}")
         child = _Scanner(_script_text(raw), self.int_names)
         child.run()
         for name, context in child.reads.items():
@@ -555,6 +556,25 @@ class _Scanner:
         for m in PLACEHOLDER_RE.finditer(self.src, a, b):
             self.site(m.start(), f"the script of {what}", False)
         self.cover(a, b)
+
+    def outer_code(self, a: int, b: int, context: str) -> None:
+        """What the shell expands into a word it then runs as code (`eval "echo $v"`, `trap "rm $f" EXIT`) is
+        parsed as code: it flows like arithmetic. Single-quoted text is the script's own, expanded later."""
+        src, i, dq = self.src, a, False
+        while i < b:
+            c = src[i]
+            if c == "'" and not dq:
+                j = src.find("'", i + 1, b)
+                i = b if j < 0 else j + 1
+            elif c in '"\\':
+                dq ^= c == '"'
+                i += 1 if c == '"' else 2
+            elif c == "$":
+                i = self.dollar(i, context)
+            elif c == "`":
+                i = self.command_sub(i + 1, "`", context) + 1
+            else:
+                i += 1
 
     def assignment(self, word: tuple[int, int]) -> None:
         """`name=value`, `name+=value`, `name[sub]=value`, on its own or after declare."""
