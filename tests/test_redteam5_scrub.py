@@ -77,3 +77,34 @@ def test_tokens_are_still_redacted_where_a_run_starts(before: str) -> None:
     for token in (FAKE_JWT, FAKE_OPENAI):
         out = scrub(f"{before}{token} after")
         assert token[:12] not in out, out
+
+
+def test_a_long_run_of_a_repetitive_secret_is_one_span() -> None:
+    """A configured value such as `xxxxxxxx` occurs at every offset of a run of `x`: the spans were
+    mapped and kept one by one, close to a gigabyte for a 4 MiB output file. Overlapping occurrences
+    now make one span (the same redaction)."""
+    import tracemalloc
+
+    text = "before " + "x" * 1_000_000 + " after"
+    tracemalloc.start()
+    try:
+        out = scrub(text, ["xxxxxxxx"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out == "before [REDACTED:secret-value] after"
+    assert peak < 40_000_000, peak  # the text and its folded copies; each span cost over 200 bytes
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "want"),
+    [
+        ("xaaaaaaaaay", "aaaaaaaa", "x[REDACTED:secret-value]y"),
+        ("abcabcabcab!", "abcabcab", "[REDACTED:secret-value]!"),
+        ("passwordpassword", "password", "[REDACTED:secret-value][REDACTED:secret-value]"),
+        ("AAAAAAAAAA", "aaaaaaaa", "[REDACTED:secret-value-case]"),
+        ("aaaa aaaa aaaa", "aaaaaaaa", "[REDACTED:secret-value-split]"),
+    ],
+)
+def test_overlapping_occurrences_are_redacted_whole(text: str, secret: str, want: str) -> None:
+    assert scrub(text, [secret]) == want

@@ -312,9 +312,16 @@ def _value_spans(text: str, nd: _Needles) -> list[tuple[int, int, str]]:
         return spans
     orig = _OffsetMap(folded).orig
     for needle, kind in found:
+        n = len(needle)
         i = compact.find(needle)
         while i >= 0:
-            a, b = orig(i), orig(i + len(needle) - 1) + 1
+            # overlapping occurrences (`aaaaaaaaa` of a value `aaaaaaaa`) make one span: mapped once, not
+            # once per letter of a long run
+            end, nxt = i + n, compact.find(needle, i + 1)
+            while 0 <= nxt < end:
+                end, nxt = nxt + n, compact.find(needle, nxt + 1)
+            a, first, b = orig(i), orig(i + n - 1) + 1, orig(end - 1) + 1
+            rule = _rule(kind, text[a:first], nd)
             edge = _EDGE_LETTERS.get(kind)
             if edge:  # the letters next to a core still carry a few bits of the value
                 a -= a > 0 and text[a - 1] in edge
@@ -322,8 +329,9 @@ def _value_spans(text: str, nd: _Needles) -> list[tuple[int, int, str]]:
                 pad = b
                 while b < len(text) and text[b] == "=" and b - pad < 6:
                     b += 1
-            spans.append((a, b, _rule(kind, text[a:b], nd)))
-            i = compact.find(needle, i + 1)
+                rule = _rule(kind, text[a:b], nd)
+            spans.append((a, b, rule))
+            i = nxt
     return spans
 
 
