@@ -227,3 +227,81 @@ def test_a_new_cache_is_private_whatever_the_umask(tmp_path: Path) -> None:
         os.umask(old)
     assert (path.stat().st_mode & 0o777, path.parent.stat().st_mode & 0o777) == (0o600, 0o700)
     assert set(EmbeddingCache(path).get_many(["mine"])) == {"mine"}
+
+
+# ---------------------------------------------------------------- the lexical index snapshot
+
+
+def _snapshot(skills: list[Skill], folder: Path) -> Path:
+    ix = SearchIndex(skills, snapshot_dir=folder)
+    ix.index_bodies()
+    ix.search("warm up")  # writes the snapshot
+    return next(folder.glob("index-*.meta"))
+
+
+def _poisoned(meta: Path) -> bytes:
+    """The snapshot with every term pointing at the last skill only."""
+    import marshal
+
+    v, postings, lens, df = marshal.loads(meta.read_bytes())
+    last = len(next(iter(lens.values()))) - 1
+    return marshal.dumps((v, {f: {t: {last: 50} for t in terms} for f, terms in postings.items()}, lens, df))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda v: 5,
+        lambda v: (v,),
+        lambda v: (v, 1, 2, 3),
+        lambda v: (v, {"name": 5}, {"name": [0, 0]}, {}),
+        lambda v: (v, {"name": {}}, {"name": [1, 2, 3]}, {}),
+        lambda v: (v, {"name": {}}, {"name": [0, 0]}, 7),
+        lambda v: (v, {"bogus": {}}, {"bogus": [0, 0]}, {}),
+    ],
+)
+def test_a_damaged_snapshot_is_rebuilt_not_raised(skills: list[Skill], tmp_path: Path, damage: Any) -> None:
+    import marshal
+
+    from skillyard.search._lexical import SNAPSHOT_VERSION
+
+    meta = _snapshot(skills, tmp_path / "snap")
+    meta.write_bytes(marshal.dumps(damage(SNAPSHOT_VERSION)))
+    ix = SearchIndex(skills, snapshot_dir=tmp_path / "snap")
+    assert [h.name for h in ix.search("alpha things")][:1] == ["alpha-tool"]
+
+
+def test_a_snapshot_others_can_write_is_not_read(skills: list[Skill], tmp_path: Path) -> None:
+    meta = _snapshot(skills, tmp_path / "snap")
+    meta.write_bytes(_poisoned(meta))
+    ix = SearchIndex(skills, snapshot_dir=tmp_path / "snap")
+    assert [h.name for h in ix.search("alpha things")][:1] == ["beta-tool"]  # this user's own file is used
+    os.chmod(meta, 0o666)
+    ix = SearchIndex(skills, snapshot_dir=tmp_path / "snap")
+    assert [h.name for h in ix.search("alpha things")][:1] == ["alpha-tool"]
+
+
+def test_a_snapshot_that_is_a_link_is_not_read(skills: list[Skill], tmp_path: Path) -> None:
+    meta = _snapshot(skills, tmp_path / "snap")
+    elsewhere = tmp_path / "elsewhere.meta"
+    elsewhere.write_bytes(_poisoned(meta))
+    meta.unlink()
+    meta.symlink_to(elsewhere)
+    ix = SearchIndex(skills, snapshot_dir=tmp_path / "snap")
+    assert [h.name for h in ix.search("alpha things")][:1] == ["alpha-tool"]
+
+
+def test_saving_a_snapshot_never_writes_through_a_planted_link(skills: list[Skill], tmp_path: Path) -> None:
+    folder = tmp_path / "snap"
+    ix = SearchIndex(skills, snapshot_dir=folder)
+    path = ix._snapshot
+    assert path is not None
+    folder.mkdir(mode=0o700, exist_ok=True)
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    path.with_suffix(f".meta.{os.getpid()}.tmp").symlink_to(victim)
+    ix.index_bodies()
+    ix.search("warm up")
+    assert victim.read_text() == "precious"
+    meta = path.with_suffix(".meta")
+    assert meta.is_file() and not meta.is_symlink() and meta.stat().st_mode & 0o777 == 0o600

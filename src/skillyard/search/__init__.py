@@ -363,11 +363,19 @@ class SearchIndex:
         parts = self._lexical.snapshot() if path is not None else None
         if path is None or parts is None:
             return
+        from skillyard.cache import _our_place
+
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if not _our_place(path.parent):
+                return
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             for suffix, data in zip((".meta", ".body"), parts, strict=True):
                 tmp = path.with_suffix(f"{suffix}.{os.getpid()}.tmp")
-                tmp.write_bytes(data)
+                tmp.unlink(missing_ok=True)  # left by a crashed start with this pid, or planted
+                # a new private file, never through a link: the name is predictable (as in skillyard.cache)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                with open(fd, "wb") as f:
+                    f.write(data)
                 os.replace(tmp, path.with_suffix(suffix))
             _prune(path.parent)
         except OSError:
