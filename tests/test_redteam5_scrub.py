@@ -1,4 +1,5 @@
-"""Hostile output against the provider-format rules of the scrubber: no rule may cost quadratic time.
+"""Hostile output against the scrubber: no rule may cost quadratic time or memory, and nothing a run
+returns (file names included) carries a secret.
 
 A PEM header with no END line, or a run like `eyJ-eyJ-...` or `sk-sk-...`, used to make its rule
 read the rest of the text again from every start: 64 KiB of such output (one stream at the default
@@ -8,7 +9,9 @@ rules take many minutes, so the generous bound cannot be met by chance.
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +111,38 @@ def test_a_long_run_of_a_repetitive_secret_is_one_span() -> None:
 )
 def test_overlapping_occurrences_are_redacted_whole(text: str, secret: str, want: str) -> None:
     assert scrub(text, [secret]) == want
+
+
+def test_output_file_names_and_warnings_are_scrubbed(tmp_path: Path) -> None:
+    """What a run returns is scrubbed of the run's secrets: file names and the warnings that name
+    files too, not only stdout, stderr and contents."""
+    from skillyard.execution import FilesystemArtifactStore, RunRequest, SkillRunner
+    from skillyard.model import Skill
+
+    secret = "Zq8vR2mK7xW4pL9sT3nB6cY1dF5gH0jE"
+    d = tmp_path / "skills" / "demo"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: demo\ndescription: test skill\n---\nRun it.\n")
+    skill = Skill(name="demo", description="test skill", path=d / "SKILL.md")
+    runner = SkillRunner(
+        executor="local",
+        workspace_root=tmp_path / "ws",
+        artifact_store=FilesystemArtifactStore(tmp_path / "artifacts"),
+        timeout=30,
+    )
+    try:
+        req = RunRequest.from_arguments(
+            {
+                "skill": "demo",
+                "env": {"API_TOKEN": secret},
+                "command": 'echo hi > "$OUTPUT_DIR/$API_TOKEN.txt"; head -c 5000 /dev/zero > "$OUTPUT_DIR/big-$API_TOKEN"',
+                "outputs": {"globs": ["$OUTPUT_DIR/*"], "inline": True, "max_file_bytes": 1000, "save": True},
+            }
+        )
+        res = runner.run(skill, req, session_id="s").to_dict()
+    finally:
+        runner.close()
+    text = json.dumps(res)
+    assert secret not in text and secret[:12] not in text, text
+    assert len(res["output_files"]) == 2 and any("[REDACTED:" in f["name"] for f in res["output_files"])
+    assert any("[REDACTED:" in w for w in res["warnings"]), res["warnings"]
