@@ -94,10 +94,13 @@ def test_integer_in_a_declaration_still_runs(skill_dir: Path, command: str) -> N
         "export NAME={x}; printenv NAME",
         "readonly NAME={x}; echo $NAME",
         "declare -x NAME; NAME={x}; echo $NAME",
+        'f() { local out={x}; echo "$out"; }; f',
+        'declare msg={x}; echo "$msg"',
     ],
 )
 def test_plain_exports_keep_string_values(skill_dir: Path, command: str) -> None:
-    """export and readonly without -a never parse `(...)` in a value: a string stays text."""
+    """export and readonly without -a never parse `(...)` in a value, nor declare and local for a
+    variable the template never makes an array: a string stays text."""
     s = ToolSpec("decl", "decl", command, args=(ToolArg("x"),))
     assert lint_tool(s) == []
     canary = skill_dir / "CANARY"

@@ -107,6 +107,10 @@ class _Scanner:
         self.new_int: set[str] = set()
         #: (variable, placeholder offset) for `name={x}` assignments
         self.assign_sites: list[tuple[str, int]] = []
+        #: (variable, placeholder offset) for `declare name={x}`: arithmetic-like when `name` may be an array
+        self.decl_sites: list[tuple[str, int]] = []
+        #: names the template may make arrays (`a=(...)`, `a[i]=`, `declare -a a`, `read -a a`, `mapfile a`)
+        self.arrays: set[str] = set()
         #: context of the arithmetic a command substitution is nested in
         self.sub_context: str | None = None
         self.nested_shell = False
@@ -470,17 +474,26 @@ class _Scanner:
             # an array assignment, running the `$(...)` of its subscripts; `declare -x {x}` is a name.
             array = "a" in opts or "A" in opts
             for x in rest:
-                if raws[x][:1] not in "-+" and (
-                    array or cmd not in ("export", "readonly") or PLACEHOLDER_RE.fullmatch(_unquote(raws[x]))
+                raw = _unquote(raws[x])
+                named = _ASSIGN_WORD_RE.match(raw) if _is_assignment(raw) else None
+                if raws[x][:1] in "-+" or (
+                    named is None and not PLACEHOLDER_RE.fullmatch(raw) and "$" not in raw
                 ):
-                    for m in PLACEHOLDER_RE.finditer(src, *words[x]):
-                        self.site(
-                            m.start(), f"an argument of '{cmd}' (a name, or an array assignment)", False
-                        )
-                    if array:
-                        self.words_text(*words[x], f"an array assignment by '{cmd}'")
-                    elif not _is_assignment(raws[x]):  # `declare "$1"=x`: a name computed from a value
-                        self.words_text(*words[x], f"a variable name ({cmd})")
+                    self.arrays |= {raw} if array else set()
+                    continue
+                if named is not None and not array:
+                    if cmd not in ("export", "readonly"):  # an array only if the template makes it one
+                        self.decl_sites += [
+                            (named.group(1), m.start()) for m in PLACEHOLDER_RE.finditer(src, *words[x])
+                        ]
+                    continue
+                self.arrays |= {named.group(1)} if named is not None else set()
+                for m in PLACEHOLDER_RE.finditer(src, *words[x]):
+                    self.site(m.start(), f"an argument of '{cmd}' (a name, or an array assignment)", False)
+                # `declare -a a="$v"`, `declare "$1"=x`: what fills it comes from a value
+                self.words_text(
+                    *words[x], f"an array assignment by '{cmd}'" if named else f"a variable name ({cmd})"
+                )
         if "[[" in raws[k:]:  # `[[` may follow `if`, `!`, `&&` or a function's `{`
             lo = raws.index("[[", k)
             for x in range(lo + 1, len(words)):
@@ -510,6 +523,8 @@ class _Scanner:
                 ]
             if any("$" in raws[x] or "`" in raws[x] for x in names):
                 self.dynamic.append(f"'{cmd}' with a computed variable name")
+            if cmd in ("mapfile", "readarray") or any(raws[y][:1] == "-" and "a" in raws[y] for y in rest):
+                self.arrays |= {_unquote(raws[x]) for x in names}
             for x in names:  # `unset a[$(cmd)]` runs cmd, whether the name is a placeholder, `$v` or `$1`
                 for m in PLACEHOLDER_RE.finditer(src, *words[x]):
                     self.site(m.start(), f"a variable name ({cmd})", False)
@@ -587,6 +602,7 @@ class _Scanner:
         if m.group(2):
             close = _bracket_close(src, j, b)
             self.arith(j, close - 1, "an array subscript name[...]")
+            self.arrays.add(name)
             j = close
         if src.startswith("+=", j):
             j += 2
@@ -600,6 +616,7 @@ class _Scanner:
         value = _unquote(src[j:b])
         if b < self.n and src[b] == "(" and j == b:
             self.unsafe.add(name)  # name=( ... ): an array filled with words
+            self.arrays.add(name)
         elif value == "" or _INT_LITERAL_RE.fullmatch(value):
             self.assigned.add(name)
             self.cover(j, b)
@@ -733,6 +750,11 @@ def arith_contexts(src: str) -> ArithInfo:
             break
     if everywhere is None and s.opened:
         everywhere = s.opened[0]
+    for name, pos in s.decl_sites:
+        if name in s.arrays or s.dynamic or _UPPER_RE.fullmatch(name):  # bash's own arrays are upper-case
+            sites.setdefault(
+                pos, ArithSite(f"an assignment by declare/local to '{name}', which may be an array", False)
+            )
     for name, pos in s.assign_sites:
         if name in reads and pos not in sites:
             sites[pos] = ArithSite(f"an assignment to '{name}', which is evaluated in {reads[name]}", False)
