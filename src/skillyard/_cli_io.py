@@ -56,11 +56,14 @@ def dumps_json(data: Any) -> str:
     """Indented, with non-ASCII text as is, for a person at a terminal; compact and ASCII (`\\u`
     escapes: the C encoder's fastest path) for a program reading a pipe. The decoded content is the
     same either way. The commands print trees they have just built, which cannot hold a cycle, so
-    the encoder does not track every container it enters to detect one."""
+    the encoder does not track every container it enters to detect one. At a terminal, what hides or
+    moves text (a bidi override in a skill's file name, a C1 control) is written as a `\\u` escape."""
     import json
 
     if sys.stdout.isatty():
-        return json.dumps(data, indent=2, ensure_ascii=False)
+        from skillyard.prompt import shown_json
+
+        return shown_json(json.dumps(data, indent=2, ensure_ascii=False))
     return json.dumps(data, separators=(",", ":"), check_circular=False)
 
 

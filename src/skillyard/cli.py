@@ -303,6 +303,14 @@ def compact_list_json(
     yield f'],"diagnostics":{json.dumps(diagnostics, separators=(",", ":"), check_circular=False)}}}'
 
 
+def _line(text: object) -> str:
+    """One item of a list a skill's words fill (an error naming its field, a file name): a newline in
+    it is spelled out, so it cannot print a line of its own (a forged error, a `$` command to copy)."""
+    from skillyard.prompt import shown
+
+    return shown(str(text), one_line=True)
+
+
 def _lookup_or_fail(reg: Registry, name: str, as_json: bool) -> None:
     if reg.get(name) is not None:
         return
@@ -336,16 +344,16 @@ def info_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     status = ("eligible", "green") if data["eligible"] else ("not eligible", "red")
     say((f"{data['emoji']} {data['name']}".strip(), "bold"), "  ", status)
     say(data["description"])
-    say((f"{data['path']}  ({data['source']}, {data['format']})", "dim"))
+    say((_line(f"{data['path']}  ({data['source']}, {data['format']})"), "dim"))
     req = {k: v for k, v in data["requires"].items() if v}
     if req:
-        say("requires: " + ", ".join(f"{k}={' '.join(v)}" for k, v in req.items()))
+        say(_line("requires: " + ", ".join(f"{k}={' '.join(v)}" for k, v in req.items())))
     for r in data["reasons"]:
-        say((f"  ✗ {r}", "yellow"))
+        say((f"  ✗ {_line(r)}", "yellow"))
     for opt in data["install"]:
-        say((f"  install: {opt.get('label', '')} ({opt['kind']})", "cyan"))
+        say((_line(f"  install: {opt.get('label', '')} ({opt['kind']})"), "cyan"))
     if data["docs"]:
-        say("docs: " + ", ".join(data["docs"]))
+        say(_line("docs: " + ", ".join(data["docs"])))
     if data.get("tools"):
         say("tools: " + ", ".join(data["tools"]))
 
@@ -369,11 +377,11 @@ def check_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
         return
     say(("✗ ", "red"), (name, "bold"), " is not eligible")
     for r in data["reasons"]:
-        say(f"  - {r}")
+        say(f"  - {_line(r)}")
     if data["fixes"]:
         say("fix with:")
         for f in data["fixes"]:
-            say((f"  $ {f}", "cyan"))
+            say((f"  $ {_line(f)}", "cyan"))
 
 
 # ---------------------------------------------------------------- validate
@@ -397,13 +405,13 @@ def validate_cmd(paths: Sequence[str], strict: bool, as_json: bool) -> None:
     else:
         for r in results:
             if r.valid:
-                say(("✓ ", "green"), f"Valid skill: {r.path}")
+                say(("✓ ", "green"), f"Valid skill: {_line(r.path)}")
             else:
-                say(("✗ ", "red"), f"Validation failed for {r.path}:")
+                say(("✗ ", "red"), f"Validation failed for {_line(r.path)}:")
             for e in r.errors:
-                say((f"  - {e}", "red"))
+                say((f"  - {_line(e)}", "red"))
             for w in r.warnings:
-                say((f"  ! {w}", "yellow"))
+                say((f"  ! {_line(w)}", "yellow"))
     if any(not r.valid for r in results):
         raise SystemExit(EXIT_FAIL)
 

@@ -498,6 +498,7 @@ class SkillRunner:
                 f"command timed out after {run.spec.timeout:g} s; the process tree was killed"
             )
         self._collect(ws, req, run, result)
+        result.warnings[:] = [scrub(w, run.secrets) for w in result.warnings]  # they name output files
 
     # -- helpers -------------------------------------------------------------------------------------------
 
@@ -688,7 +689,12 @@ class SkillRunner:
         with span("workspace.inline", files=len(legacy.files)):
             for got, inline, _ in groups:
                 result.output_files += [self._file_entry(f, inline, secrets) for f in got.files]
-        to_save = [(f, prefix + f.name) for got, _, prefix in groups if prefix is not None for f in got.files]
+        to_save = [
+            (f, prefix + scrub(f.name, secrets))
+            for got, _, prefix in groups
+            if prefix is not None
+            for f in got.files
+        ]
         if to_save:
             try:
                 store = self.artifact_store
@@ -721,7 +727,7 @@ class SkillRunner:
         cap = len(f.data) if f.truncated else sys.maxsize
         content = cap_text(f.data + f.tail, cap, secrets)[0] if inline and f.is_text else ""
         return {
-            "name": f.name,
+            "name": scrub(f.name, secrets),  # a command may name a file after a secret as well as print it
             "content": content,
             "mime_type": f.mime_type,
             "size_bytes": f.size_bytes,

@@ -47,13 +47,14 @@ _ENV_NAME_EXCLUDED = re.compile(r"(?i)(?:_PATH|_FILE|_DIR|_URL_BASE|_ENABLED|_TY
 _PROVIDER_RULES: tuple[tuple[str, str], ...] = (
     (
         "private-key",
-        r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+        r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----(?:BEGIN|END))){16,}+"
+        r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
         r"|-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s]{16,}",
     ),
     ("anthropic-api-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
     (
         "openai-api-key",
-        r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|\bsk-[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}",
+        r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|(?<![\w-])sk-[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}",
     ),
     ("github-token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}"),
     ("gitlab-token", r"\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ft|imt|agent)-[\w-]{20,}(?:\.[\w-]+)?"),
@@ -66,7 +67,9 @@ _PROVIDER_RULES: tuple[tuple[str, str], ...] = (
     ("slack-token", r"\bxox[abposer]-[A-Za-z0-9-]{10,}"),
     ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
     ("stripe-key", r"\b(?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{10,99}\b"),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,}"),
+    # Rules whose token must be followed by a literal start only where a run of token letters starts (not
+    # after `-`): starting anywhere in `eyJ-eyJ-...` would read the rest of the run again from each `eyJ`.
+    ("jwt", r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,}"),
 )
 #: Literal substrings one of which must occur for a rule to run (cheap `in` checks before any regex).
 _NEEDLES: dict[str, tuple[str, ...]] = {
@@ -309,9 +312,16 @@ def _value_spans(text: str, nd: _Needles) -> list[tuple[int, int, str]]:
         return spans
     orig = _OffsetMap(folded).orig
     for needle, kind in found:
+        n = len(needle)
         i = compact.find(needle)
         while i >= 0:
-            a, b = orig(i), orig(i + len(needle) - 1) + 1
+            # overlapping occurrences (`aaaaaaaaa` of a value `aaaaaaaa`) make one span: mapped once, not
+            # once per letter of a long run
+            end, nxt = i + n, compact.find(needle, i + 1)
+            while 0 <= nxt < end:
+                end, nxt = nxt + n, compact.find(needle, nxt + 1)
+            a, first, b = orig(i), orig(i + n - 1) + 1, orig(end - 1) + 1
+            rule = _rule(kind, text[a:first], nd)
             edge = _EDGE_LETTERS.get(kind)
             if edge:  # the letters next to a core still carry a few bits of the value
                 a -= a > 0 and text[a - 1] in edge
@@ -319,8 +329,9 @@ def _value_spans(text: str, nd: _Needles) -> list[tuple[int, int, str]]:
                 pad = b
                 while b < len(text) and text[b] == "=" and b - pad < 6:
                     b += 1
-            spans.append((a, b, _rule(kind, text[a:b], nd)))
-            i = compact.find(needle, i + 1)
+                rule = _rule(kind, text[a:b], nd)
+            spans.append((a, b, rule))
+            i = nxt
     return spans
 
 

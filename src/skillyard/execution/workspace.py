@@ -59,8 +59,13 @@ def validate_skill_name(name: object) -> str:
 
 def _sanitise(session_id: str) -> str:
     cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)[:40]
-    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"ws_{cleaned}_{digest}"
+    return f"ws_{cleaned}_{_tag(session_id)}"
+
+
+def _tag(session_id: str) -> str:
+    """What spans say of a session: a session id lets whoever echoes it use the session (its
+    workspace) when the server has no authentication, so it is never exported whole."""
+    return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 @dataclass
@@ -376,7 +381,7 @@ class WorkspaceManager:
             ws = self._open.get(session_id)
             if ws is not None and ws.root.is_dir():
                 return ws
-            with span("workspace.create", session=session_id):
+            with span("workspace.create", session=_tag(session_id)):
                 if not self.root.exists():
                     self.root.mkdir(parents=True, mode=0o711)
                     os.chmod(self.root, 0o711)  # the sandbox's unprivileged uid must traverse it
@@ -402,7 +407,7 @@ class WorkspaceManager:
             ws = Workspace(session_id, root)
         if self.retention == "keep" and not force:
             return False
-        with span("workspace.cleanup", session=session_id):
+        with span("workspace.cleanup", session=_tag(session_id)):
             remove_tree(ws.root)
         return True
 
@@ -428,7 +433,7 @@ class WorkspaceManager:
             except OSError:
                 last = d.stat().st_mtime
             if last < cutoff:
-                with span("workspace.cleanup", path=str(d)):
+                with span("workspace.cleanup", session=d.name[-12:]):  # its `_tag`
                     remove_tree(d)
                 removed.append(d)
         return removed

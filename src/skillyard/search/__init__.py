@@ -267,10 +267,18 @@ class SearchIndex:
                 counts = [len(self._vectors[n]) for n in names]
                 starts = np.cumsum([0, *counts[:-1]], dtype=np.intp)
                 rows = [vec for n in names for vec in self._vectors[n]]
+                # vectors of one length each (an embedder that changed its answer, or a planted cache
+                # row, may give others): left to the lexical ranking rather than raised from matmul
+                if any(len(row) != len(qv) for row in rows):
+                    self.semantic_error = "the embedder's vectors are not all of one length"
+                    return None
                 self._matrix = (names, starts, np.asarray(rows, dtype=np.float32))
             names, starts, matrix = self._matrix
         if not names:
             return []
+        if matrix.shape[1] != len(qv):
+            self.semantic_error = "the embedder's vectors are not all of one length"
+            return None
         # each skill's cosine is the best of its texts' (its rows are contiguous, from starts[i])
         sims = np.maximum.reduceat(matrix @ np.asarray(qv, dtype=np.float32), starts)
         keep = min(len(names), 2 * SEMANTIC_DEPTH)  # room for ties at the cut, broken by name below
@@ -355,11 +363,19 @@ class SearchIndex:
         parts = self._lexical.snapshot() if path is not None else None
         if path is None or parts is None:
             return
+        from skillyard.cache import _our_place
+
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if not _our_place(path.parent):
+                return
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             for suffix, data in zip((".meta", ".body"), parts, strict=True):
                 tmp = path.with_suffix(f"{suffix}.{os.getpid()}.tmp")
-                tmp.write_bytes(data)
+                tmp.unlink(missing_ok=True)  # left by a crashed start with this pid, or planted
+                # a new private file, never through a link: the name is predictable (as in skillyard.cache)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                with open(fd, "wb") as f:
+                    f.write(data)
                 os.replace(tmp, path.with_suffix(suffix))
             _prune(path.parent)
         except OSError:

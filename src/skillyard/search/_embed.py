@@ -18,11 +18,13 @@ embedded once per content, whatever process asks.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
 import sqlite3
+import stat
 import struct
 import threading
 import urllib.error
@@ -36,6 +38,8 @@ from typing import Any, Protocol
 BATCH = 64
 #: Seconds an embedding HTTP request may take.
 HTTP_TIMEOUT = 30.0
+#: Longest vector accepted from an embedder (real models: 384 to 4096).
+MAX_DIMENSIONS = 16_384
 EMBEDDER_KINDS = ("none", "fastembed", "openai", "sentence-transformers")
 
 
@@ -99,9 +103,9 @@ class OpenAIEmbedder:
             headers["Authorization"] = f"Bearer {self.api_key}"
         req = urllib.request.Request(f"{self.base_url}/embeddings", data=body, headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT) as resp:  # noqa: S310 (configured URL)
+            with _OPENER.open(req, timeout=HTTP_TIMEOUT) as resp:
                 data = json.loads(resp.read(64 * 1024 * 1024))
-        except (urllib.error.URLError, OSError, ValueError) as e:
+        except (urllib.error.URLError, OSError, ValueError, RecursionError) as e:
             raise EmbedderError(f"embedding request to {self.base_url} failed: {e}") from None
         items = data.get("data") if isinstance(data, dict) else None
         if not isinstance(items, list) or len(items) != len(texts):
@@ -113,8 +117,27 @@ class OpenAIEmbedder:
             i = item.get("index", pos)
             if not isinstance(i, int) or not 0 <= i < len(texts):
                 raise EmbedderError("embedding response item with a bad index")
+            if len(item["embedding"]) > MAX_DIMENSIONS or not _finite(item["embedding"]):
+                raise EmbedderError("embedding response item that is not a list of finite numbers")
             out[i] = [float(x) for x in item["embedding"]]
+        if out and (len({len(v) for v in out}) > 1 or not out[0]):  # an index twice leaves a gap
+            raise EmbedderError("embedding response vectors of different lengths")
         return out
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an error: urllib would send the Authorization header (the API key) to wherever
+    the response points, another host or plain http included."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
+def _finite(vec: Sequence[Any]) -> bool:
+    return all(type(x) in (int, float) and math.isfinite(x) for x in vec)
 
 
 class FastEmbedEmbedder:
@@ -259,7 +282,11 @@ class EmbeddingCache:
         self._db: sqlite3.Connection | None = None
         if self.path is not None:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                with contextlib.suppress(FileExistsError):  # made private here: SQLite would follow the umask
+                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+                if not _private(self.path):
+                    return  # vectors steer which skill a search ranks first: memory only
                 self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=5.0)
                 self._db.execute(
                     "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vec BLOB NOT NULL)"
@@ -284,9 +311,15 @@ class EmbeddingCache:
                         for k, blob in self._db.execute(
                             f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk
                         ):
-                            vec = array("f")
-                            vec.frombytes(blob)
-                            found[k] = self._memory[k] = vec.tolist()
+                            # a damaged or planted row is left out, and embedded again
+                            if (
+                                isinstance(blob, bytes)
+                                and 0 < len(blob) <= 4 * MAX_DIMENSIONS
+                                and len(blob) % 4 == 0
+                            ):
+                                vec = array("f", blob)
+                                if _finite(vec):
+                                    found[k] = self._memory[k] = vec.tolist()
                 except sqlite3.Error:
                     pass
             return found
@@ -303,3 +336,17 @@ class EmbeddingCache:
                     self._db.commit()
                 except sqlite3.Error:
                     pass
+
+
+def _private(path: Path) -> bool:
+    """The cache file and its folder are this user's, and no one else can write them: what
+    `skillyard.cache` asks of the start-up cache, the folder too since SQLite opens the file by name
+    and keeps a journal beside it."""
+    from skillyard.cache import _ours
+
+    try:
+        folder = path.parent.lstat()
+        mine = stat.S_ISDIR(folder.st_mode) and folder.st_uid == os.geteuid() and not folder.st_mode & 0o022
+        return mine and _ours(path.lstat())
+    except OSError:
+        return False

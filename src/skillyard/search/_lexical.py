@@ -31,6 +31,7 @@ from __future__ import annotations
 import heapq
 import marshal
 import math
+import os
 import re
 import threading
 import time
@@ -343,14 +344,33 @@ def _ranked(
 
 
 def _snapshot_part(file: Path, n: int) -> tuple[Any, ...] | None:
-    """(version, postings, lengths, df) of a snapshot part written by this layout for `n` skills, else None."""
+    """(version, postings, lengths, df) of a snapshot part written by this layout for `n` skills, else None.
+
+    Read as the start-up cache is: never through a link, and only a file of this user's that no one else
+    can write (its postings decide which skill a search ranks first); then checked to hold what this
+    layout writes, so a damaged part is rebuilt instead of raising from a search."""
+    from skillyard.cache import _open, _ours
+
     try:
-        parts = marshal.loads(file.read_bytes())
+        with _open(file) as f:
+            parts = marshal.loads(f.read()) if _ours(os.fstat(f.fileno())) else None
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    if not parts or parts[0] != SNAPSHOT_VERSION or any(len(v) != n for v in parts[2].values()):
-        return None
-    return parts
+    return parts if _part_ok(parts, n) else None
+
+
+def _part_ok(parts: Any, n: int) -> bool:
+    """The shape this layout writes, checked down to each field (a term-by-term check would cost the
+    first search after a start tens of milliseconds; the file is this user's own, written whole)."""
+    if type(parts) is not tuple or len(parts) != 4 or parts[0] != SNAPSHOT_VERSION:
+        return False
+    _v, postings, lens, df = parts
+    return (
+        type(postings) is type(lens) is type(df) is dict
+        and postings.keys() == lens.keys() <= FIELDS.keys()
+        and all(type(terms) is dict for terms in postings.values())
+        and all(type(v) is list and len(v) == n for v in lens.values())
+    )
 
 
 class LexicalIndex:

@@ -42,8 +42,13 @@ _INT_LITERAL_RE = re.compile(r"[+-]?[0-9]+")
 ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 #: Builtins whose operands may carry `name=value` and attribute options.
 DECLARATION_BUILTINS = frozenset({"declare", "typeset", "local", "export", "readonly"})
-#: Builtins that set variables named by their arguments; a computed name defeats the analysis.
-NAME_SETTING_BUILTINS = frozenset({"read", "mapfile", "readarray", "getopts", "unset", "wait"})
+#: Builtins that set variables named by their operands, with the options whose value is not a name
+#: (`read -p PROMPT`), or (`-v`, `-p`) the one option whose value is the name (`printf -v NAME`).
+#: Bash evaluates the subscript of such a name, so what fills it flows like arithmetic.
+NAME_SETTING_BUILTINS = {
+    "read": "dinNptu", "mapfile": "cdnOsu", "readarray": "cdnOsu", "getopts": "", "unset": "", "wait": "-p",
+    "printf": "-v",
+}  # fmt: skip
 #: Builtins that run text as code.
 CODE_BUILTINS = frozenset({"eval", "source", "."})
 #: Words that may come before the command they apply to (`if let ...`, `! [[ ... ]]`, `command let ...`).
@@ -102,9 +107,14 @@ class _Scanner:
         self.new_int: set[str] = set()
         #: (variable, placeholder offset) for `name={x}` assignments
         self.assign_sites: list[tuple[str, int]] = []
+        #: (variable, placeholder offset) for `declare name={x}`: arithmetic-like when `name` may be an array
+        self.decl_sites: list[tuple[str, int]] = []
+        #: names the template may make arrays (`a=(...)`, `a[i]=`, `declare -a a`, `read -a a`, `mapfile a`)
+        self.arrays: set[str] = set()
         #: context of the arithmetic a command substitution is nested in
         self.sub_context: str | None = None
         self.nested_shell = False
+        self.subshell_paren = False
 
     # ------------------------------------------------------------------ helpers
 
@@ -241,11 +251,14 @@ class _Scanner:
             if src.startswith("@P", j) and context is None:
                 self.read(name, "a prompt expansion ${name@P}")
         elif j < body_end and src[j] in "0123456789@*#?$!-_":
-            if context is not None and not length and src[j] not in _INTEGER_SPECIALS:
-                self.open(f"${{{src[j]}}} inside {context}")
+            special = src[j]
+            if context is not None and not length and special not in _INTEGER_SPECIALS:
+                self.open(f"${{{special}}} inside {context}")
             j += 1
             while j < body_end and src[j] in "0123456789":
                 j += 1
+            if context is None and (indirect or src.startswith("@P", j)) and special not in _INTEGER_SPECIALS:
+                self.open(f"an indirect or prompt expansion of ${special}")  # `${!1}`, `${1@P}`
         if j < body_end and src[j] == "[":
             close = match_close(src, j + 1, "[", "]")
             close = body_end if close is None or close > body_end else close
@@ -287,11 +300,14 @@ class _Scanner:
         start: int | None = None
         depth = 0
         in_test = False  # inside `[[ ... ]]`, where && || ( ) < > belong to the expression
+        target = False  # the next word is a redirection's file, not an operand of the command
 
         def end_word(j: int) -> None:
-            nonlocal start, in_test
+            nonlocal start, in_test, target
             if start is not None:
-                words.append((start, j))
+                if not target:
+                    words.append((start, j))
+                target = False
                 if src[start:j] == "[[":
                     in_test = True
                 elif src[start:j] == "]]":
@@ -337,8 +353,13 @@ class _Scanner:
                 self.cover(i, min(j + 1, n))
                 i = j + 1
             elif c == "(" and start is None and src.startswith("((", i):
-                end = match_close(src, i + 1, "(", ")")
+                # Each look for the `))` may read to the end: after the first `((` that opens a subshell,
+                # the others count as arithmetic nobody follows (`((((...` would cost quadratic time).
+                end = match_close(src, i + 1, "(", ")") if not self.subshell_paren else None
                 if end is None or not src.startswith("))", end - 2):
+                    if self.subshell_paren:
+                        self.open("more than one '((' that starts a subshell (write '( (')")
+                    self.subshell_paren = True
                     depth += 1
                     end_word(i)
                     end_command()
@@ -357,7 +378,8 @@ class _Scanner:
                     depth += 1
                 elif c == ")":
                     depth -= 1
-                if c not in "<>":
+                target = c in "<>"
+                if not target:
                     end_command()
                 i += 1
             else:
@@ -421,6 +443,9 @@ class _Scanner:
             opts = "".join(raws[x][1:] for x in rest if raws[x][:1] in "-+")
             if "n" in opts:
                 self.dynamic.append(f"'{cmd} -n'")
+                if cmd != "export":  # `export -n` unexports; the others make a nameref, whose target (a
+                    # name, maybe `a[$(cmd)]`, evaluated on every use) may be set from any value
+                    self.open(f"a nameref ({cmd} -n)")
             for x in rest:
                 raw = raws[x]
                 if raw[:1] in "-+":
@@ -445,6 +470,30 @@ class _Scanner:
                     handled.add(x)
                 else:
                     self.dynamic.append(f"'{cmd}' with a computed name")
+            # `declare -a a={x}` (and `declare a={x}` once `a` is an array) evaluates `(...)` in the value as
+            # an array assignment, running the `$(...)` of its subscripts; `declare -x {x}` is a name.
+            array = "a" in opts or "A" in opts
+            for x in rest:
+                raw = _unquote(raws[x])
+                named = _ASSIGN_WORD_RE.match(raw) if _is_assignment(raw) else None
+                if raws[x][:1] in "-+" or (
+                    named is None and not PLACEHOLDER_RE.fullmatch(raw) and "$" not in raw
+                ):
+                    self.arrays |= {raw} if array else set()
+                    continue
+                if named is not None and not array:
+                    if cmd not in ("export", "readonly"):  # an array only if the template makes it one
+                        self.decl_sites += [
+                            (named.group(1), m.start()) for m in PLACEHOLDER_RE.finditer(src, *words[x])
+                        ]
+                    continue
+                self.arrays |= {named.group(1)} if named is not None else set()
+                for m in PLACEHOLDER_RE.finditer(src, *words[x]):
+                    self.site(m.start(), f"an argument of '{cmd}' (a name, or an array assignment)", False)
+                # `declare -a a="$v"`, `declare "$1"=x`: what fills it comes from a value
+                self.words_text(
+                    *words[x], f"an array assignment by '{cmd}'" if named else f"a variable name ({cmd})"
+                )
         if "[[" in raws[k:]:  # `[[` may follow `if`, `!`, `&&` or a function's `{`
             lo = raws.index("[[", k)
             for x in range(lo + 1, len(words)):
@@ -457,28 +506,37 @@ class _Scanner:
             self.dynamic.append(f"'{cmd}'")
             if cmd == "eval":
                 for x in rest:
-                    self.nested(*words[x], f"'{cmd}'")
+                    self.nested(*words[x], f"'{cmd}'", alone=len(rest) == 1)
                     handled.add(x)
         elif cmd == "trap" and rest and not raws[rest[0]].startswith("-"):
             self.nested(*words[rest[0]], "'trap'")
             handled.add(rest[0])
-        elif cmd in NAME_SETTING_BUILTINS or cmd == "printf":
-            names = [x for x in rest if not raws[x].startswith("-")]
-            if cmd == "printf":
-                names = [y for x, y in zip(rest, rest[1:], strict=False) if raws[x] == "-v"]
-            args = [raws[x] for x in names]
-            if any("$" in a or "`" in a for a in args):
+        elif cmd in NAME_SETTING_BUILTINS:
+            spec, before = NAME_SETTING_BUILTINS[cmd], ["", *(raws[x] for x in rest)]
+            if spec.startswith("-"):
+                names = [x for x, p in zip(rest, before, strict=False) if p == spec]
+            else:
+                names = [
+                    x
+                    for x, p in zip(rest, before, strict=False)
+                    if not raws[x].startswith("-") and not (p[:1] == "-" and p[-1:] and p[-1:] in spec)
+                ]
+            if any("$" in raws[x] or "`" in raws[x] for x in names):
                 self.dynamic.append(f"'{cmd}' with a computed variable name")
-            for x in names:  # a placeholder as the name: `unset a[$(cmd)]` runs cmd
+            if cmd in ("mapfile", "readarray") or any(raws[y][:1] == "-" and "a" in raws[y] for y in rest):
+                self.arrays |= {_unquote(raws[x]) for x in names}
+            for x in names:  # `unset a[$(cmd)]` runs cmd, whether the name is a placeholder, `$v` or `$1`
                 for m in PLACEHOLDER_RE.finditer(src, *words[x]):
                     self.site(m.start(), f"a variable name ({cmd})", False)
-                    handled.add(x)
+                self.words_text(*words[x], f"a variable name ({cmd})")
+                handled.add(x)
         if cmd in ("test", "[", "[[") or "[[" in raws[k:]:
             for x in range(k, len(words) - 1):  # `-v name` tests evaluate the subscript of the name
                 if raws[x] == "-v":
                     for m in PLACEHOLDER_RE.finditer(src, *words[x + 1]):
                         self.site(m.start(), f"a variable name ({raws[k]} -v)", False)
-                        handled.add(x + 1)
+                    self.words_text(*words[x + 1], f"a variable name ({raws[k]} -v)")
+                    handled.add(x + 1)
         for x in range(k, len(words)):
             if _unquote(raws[x]).rsplit("/", 1)[-1] in SHELL_PROGRAMS:
                 script = next((y + 1 for y in range(x + 1, len(words) - 1) if _is_dash_c(raws[y])), None)
@@ -491,13 +549,14 @@ class _Scanner:
                 self.subscripts(*words[x])
                 self.tokens(*words[x])
 
-    def nested(self, a: int, b: int, what: str) -> None:
+    def nested(self, a: int, b: int, what: str, alone: bool = True) -> None:
         """A word run as a script (`bash -c '...'`, `eval`, `trap`): its arithmetic sees our variables."""
         raw = self.src[a:b]
         if what.startswith("a nested shell"):
             self.nested_shell = True
-        if PLACEHOLDER_RE.fullmatch(_script_text(raw)):
-            return  # `bash -c {script}`: the value is the program, by the author's choice
+        if alone and PLACEHOLDER_RE.fullmatch(_script_text(raw)):
+            return  # `bash -c {script}`, `eval {x}`: the value is the program, by the author's choice
+        self.outer_code(a, b, f"the code of {what}")
         child = _Scanner(_script_text(raw), self.int_names)
         child.run()
         for name, context in child.reads.items():
@@ -513,6 +572,25 @@ class _Scanner:
             self.site(m.start(), f"the script of {what}", False)
         self.cover(a, b)
 
+    def outer_code(self, a: int, b: int, context: str) -> None:
+        """What the shell expands into a word it then runs as code (`eval "echo $v"`, `trap "rm $f" EXIT`) is
+        parsed as code: it flows like arithmetic. Single-quoted text is the script's own, expanded later."""
+        src, i, dq = self.src, a, False
+        while i < b:
+            c = src[i]
+            if c == "'" and not dq:
+                j = src.find("'", i + 1, b)
+                i = b if j < 0 else j + 1
+            elif c in '"\\':
+                dq ^= c == '"'
+                i += 1 if c == '"' else 2
+            elif c == "$":
+                i = self.dollar(i, context)
+            elif c == "`":
+                i = self.command_sub(i + 1, "`", context) + 1
+            else:
+                i += 1
+
     def assignment(self, word: tuple[int, int]) -> None:
         """`name=value`, `name+=value`, `name[sub]=value`, on its own or after declare."""
         a, b = word
@@ -524,6 +602,7 @@ class _Scanner:
         if m.group(2):
             close = _bracket_close(src, j, b)
             self.arith(j, close - 1, "an array subscript name[...]")
+            self.arrays.add(name)
             j = close
         if src.startswith("+=", j):
             j += 2
@@ -537,6 +616,7 @@ class _Scanner:
         value = _unquote(src[j:b])
         if b < self.n and src[b] == "(" and j == b:
             self.unsafe.add(name)  # name=( ... ): an array filled with words
+            self.arrays.add(name)
         elif value == "" or _INT_LITERAL_RE.fullmatch(value):
             self.assigned.add(name)
             self.cover(j, b)
@@ -670,6 +750,11 @@ def arith_contexts(src: str) -> ArithInfo:
             break
     if everywhere is None and s.opened:
         everywhere = s.opened[0]
+    for name, pos in s.decl_sites:
+        if name in s.arrays or s.dynamic or _UPPER_RE.fullmatch(name):  # bash's own arrays are upper-case
+            sites.setdefault(
+                pos, ArithSite(f"an assignment by declare/local to '{name}', which may be an array", False)
+            )
     for name, pos in s.assign_sites:
         if name in reads and pos not in sites:
             sites[pos] = ArithSite(f"an assignment to '{name}', which is evaluated in {reads[name]}", False)

@@ -30,6 +30,8 @@ ENV_PREFIX = "SKILLYARD_ARG_"
 ARRAY_ENV_PREFIX = "SKILLYARD_ARR_"
 #: How shell-mode templates are run: bash reads no startup files.
 BASH_ARGV = ("bash", "--noprofile", "--norc", "-c")
+#: Longest bash script (one argv element: Linux refuses one over 128 KiB).
+MAX_SCRIPT_CHARS = 128 * 1024 - 1
 
 _SHORT_FLAG_RE = re.compile(r"-[A-Za-z0-9]")
 #: What a value may look like where bash evaluates it as arithmetic: a plain 64-bit decimal integer.
@@ -303,6 +305,7 @@ def build_invocation(spec: ToolSpec, args: Any, *, force_shell: bool = False) ->
         return Invocation(argv=argv, env={}, shell=False)
     env: dict[str, str] = {}
     edits: list[tuple[int, int, str]] = []
+    arrays: dict[str, str] = {}  # an array's expansions, once however often its placeholder occurs
     for idx, w in enumerate(ct.words):
         if idx in removed:
             edits.append((w.start, w.end, ""))
@@ -312,12 +315,10 @@ def build_invocation(spec: ToolSpec, args: Any, *, force_shell: bool = False) ->
         name = w.slot.name
         value = values[name]
         if isinstance(value, list):
-            vars_ = []
-            for i, item in enumerate(value):
-                var = f"{ARRAY_ENV_PREFIX}{i}_{name}"
-                env[var] = item
-                vars_.append('"${' + var + '}"')
-            edits.append((w.start, w.end, " ".join(vars_)))
+            if name not in arrays:
+                env.update((f"{ARRAY_ENV_PREFIX}{i}_{name}", item) for i, item in enumerate(value))
+                arrays[name] = " ".join(f'"${{{ARRAY_ENV_PREFIX}{i}_{name}}}"' for i in range(len(value)))
+            edits.append((w.start, w.end, arrays[name]))
             continue
         var = ENV_PREFIX + name
         env[var] = value
@@ -331,7 +332,15 @@ def build_invocation(spec: ToolSpec, args: Any, *, force_shell: bool = False) ->
         # a checked integer needs no quotes (nothing to split or glob), and arithmetic takes none
         text = "${" + var + "}" if slot.ctx in ("none", "opaque") else _expansion(var, slot.ctx)
         edits.append((slot.span[0], slot.span[1], text))
-    script = ct.source
-    for start, end, text in sorted(edits, reverse=True):
-        script = script[:start] + text + script[end:]
+    size = len(ct.source) + sum(len(text) - (end - start) for start, end, text in edits)
+    if size > MAX_SCRIPT_CHARS:  # the kernel refuses a longer argument; checked before it is built
+        raise ToolArgError(
+            f"Tool arguments make the command too long ({size} characters; at most {MAX_SCRIPT_CHARS})"
+        )
+    pieces: list[str] = []
+    pos = 0
+    for start, end, text in sorted(edits):
+        pieces += (ct.source[pos:start], text)
+        pos = end
+    script = "".join(pieces) + ct.source[pos:]
     return Invocation(argv=[*BASH_ARGV, script], env=env, shell=True, script=script)

@@ -354,7 +354,10 @@ def _find_slots(chars: list[_Ch]) -> list[tuple[int, int, str]]:
             while m < n and chars[m].ch in NAME_CHARS and not chars[m].escaped and chars[m].ctx == c.ctx:
                 m += 1
             closed = m < n and chars[m].ch == "}" and not chars[m].escaped and chars[m].ctx == c.ctx
-            if m > k + 1 and closed and not chars[k + 1].ch.isdigit():
+            # written as one run (`{n}`, not `{n""}` or `{\<newline>n}`): what every other reader of
+            # the template, the arithmetic scanner's PLACEHOLDER_RE included, takes for a placeholder
+            whole = closed and chars[m].pos - c.pos == m - k
+            if m > k + 1 and whole and not chars[k + 1].ch.isdigit():
                 found.append((k, m + 1, "".join(ch.ch for ch in chars[k + 1 : m])))
                 k = m + 1
                 continue

@@ -22,6 +22,7 @@ import re
 import stat
 import time
 import unicodedata
+import urllib.parse
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -1824,7 +1825,9 @@ def to_sarif(
     }
 
 
-def _location(uri: str, region: dict[str, Any]) -> dict[str, Any]:
+def _location(path: str, region: dict[str, Any]) -> dict[str, Any]:
+    # a URI reference: a file named `a#b`, `x:y` or `%2e%2e` must not read as a fragment, a scheme or `..`
+    uri = urllib.parse.quote(path, safe="/", errors="surrogateescape")
     return {
         "physicalLocation": {"artifactLocation": {"uri": uri, "uriBaseId": "SKILLROOT"}, "region": region}
     }
@@ -1842,10 +1845,18 @@ def _version() -> str:
 _STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
 
 
+def _shown(text: str) -> str:
+    """One line of a skill's words (file names, titles built from its text) as the catalog shows them:
+    a newline cannot start a forged finding, an escape sequence cannot reach the terminal."""
+    from skillyard.prompt import shown
+
+    return shown(text, one_line=True)
+
+
 def _verdict(report: ScanReport) -> str:
     verdict = "BLOCKED" if report.blocked else "ok"
     return (
-        f"{report.name or report.path}: {verdict} (max severity {report.max_severity}, "
+        f"{_shown(report.name or report.path)}: {verdict} (max severity {report.max_severity}, "
         f"{len(report.findings)} finding(s), {report.files_scanned} file(s) scanned)"
     )
 
@@ -1854,7 +1865,7 @@ def _flow_lines(f: Finding) -> list[str]:
     """The steps of a finding's flow, its own line left out (the title already names it)."""
     last = len(f.flow) - 1
     return [
-        f"line {n}: {step}" if at == f.file else f"{at}:{n}: {step}"
+        _shown(f"line {n}: {step}" if at == f.file else f"{at}:{n}: {step}")
         for i, (n, step, at) in enumerate(f.flow)
         if not (i == last and (at, n) == (f.file, f.line))
     ]
@@ -1862,7 +1873,11 @@ def _flow_lines(f: Finding) -> list[str]:
 
 def _suppression(f: Finding) -> str:
     honoured = "not honoured for critical findings" if f.severity == "critical" else "not blocking"
-    return f"ignored by the author ({honoured}): {f.suppressed}"
+    return _shown(f"ignored by the author ({honoured}): {f.suppressed}")
+
+
+def _loc(f: Finding) -> str:
+    return _shown(f"{f.file}:{f.line}" if f.line else f.file)
 
 
 def render_plain(report: ScanReport) -> str:
@@ -1870,9 +1885,8 @@ def render_plain(report: ScanReport) -> str:
     block, easy to grep (`rich` is not imported)."""
     lines = [_verdict(report)]
     for f in report.findings:
-        loc = f"{f.file}:{f.line}" if f.line else f.file
-        lines.append(f"  {f.severity}  {f.rule_id}  {loc}  {f.title}")
-        lines.extend(f"      {part}" for part in f.snippet.splitlines())
+        lines.append(f"  {f.severity}  {f.rule_id}  {_loc(f)}  {_shown(f.title)}")
+        lines.extend(f"      {_shown(part)}" for part in f.snippet.splitlines())
         lines.extend(f"      {step}" for step in _flow_lines(f))
         if f.suppressed is not None:
             lines.append(f"      {_suppression(f)}")
@@ -1899,15 +1913,14 @@ def render_human(report: ScanReport, console: Any = None) -> None:
     for col in ("severity", "rule", "location", "finding"):
         table.add_column(col, overflow="fold")
     for f in report.findings:
-        loc = f"{f.file}:{f.line}" if f.line else f.file
-        body = Text(f.title, style="bold")
-        body.append(f"\n{f.snippet}", style="dim")
+        body = Text(_shown(f.title), style="bold")
+        body.append("".join(f"\n{_shown(part)}" for part in f.snippet.splitlines()), style="dim")
         for step in _flow_lines(f):
             body.append(f"\n  {step}")
         if f.suppressed is not None:
             body.append(f"\n{_suppression(f)}", style="italic")
         body.append(f"\n→ {f.remediation}")
-        table.add_row(Text(f.severity, style=_STYLE[f.severity]), Text(f.rule_id), Text(loc), body)
+        table.add_row(Text(f.severity, style=_STYLE[f.severity]), Text(f.rule_id), Text(_loc(f)), body)
     con.print(table)
 
 
