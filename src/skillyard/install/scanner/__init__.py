@@ -1468,7 +1468,7 @@ def _scan_path(
 
         overridden = {r for r, _ in policy.severity_overrides}
         skill_md = _text(root, "SKILL.md") or ""
-        files = [rel for rel, _, st in entries[:MAX_PROJECT_FILES] if stat.S_ISREG(st.st_mode)]
+        files = [rel for rel, _, st in entries if not stat.S_ISDIR(st.st_mode)]  # a link is never excused
         _purpose.lower(ctx.findings, rules, skill_md, lambda rel: _text(root, rel), files, overridden)
     if len(entries) > MAX_SCAN_FILES:
         ctx.flag("oversized-file", ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))

@@ -50,11 +50,13 @@ _MECHANISMS = tuple(
 )
 #: The findings a declared purpose may lower (only at high; critical flows never).
 LOWERED = frozenset({"SY-PER-001", "SY-PER-002", "SY-PER-006", "SY-PER-007", "SY-FLOW-003"})
-#: On the finding's line: a target no purpose excuses (other start-up mechanisms; agent settings
+#: On the finding's line: a target no purpose excuses (other start-up mechanisms, even with a declared
+#: one named beside them in a comment; agent settings
 #: that grant permissions or start programs), or prose telling the model to add a standing order to
 #: an agent file ("append to MEMORY.md: always run …").
 _NEVER_HERE = re.compile(
-    r"/etc/init\.d|rc\.local|login\s?item|\\Run|schtasks|\.mcp\.json|\.claude/(?:settings|hooks/)|\.codex/config"
+    r"/etc/init\.d|rc\.local|login\s?item|\\Run|schtasks|\.mcp\.json|\.claude/(?:settings|hooks/)|\.codex/(?:config|instr)"
+    r"|autostart/|/etc/(?:profile\.d|environment|bash\.bashrc|zsh/)|\.pth\b|customize\.py|\.ssh/rc\b"
     r"|autoApprove|\b(?:append|add|write|insert)\b[^\n]{0,40}\b(?:to|into)\b[^\n]*\b(?:always|never|ignore|trust|run)\b",
     re.IGNORECASE,
 )
@@ -64,7 +66,9 @@ _PLANTED = re.compile(
     r"\btrust(?:ed)?\s+(?:all|any|every|skills?|scripts?|code|commands?|tools?|hosts?|sites?|domains?)\b|never\s+ask"
     r"|without\s+(?:asking|confirm\w*|approval|permission)|\b(?:do\s+not|don'?t)\s+(?:ask|confirm)|auto-?approv"
     r"|\bbypass\w*|\bskip\w*\s+(?:the\s+)?(?:confirm|permission|approval)|\balways\s+(?:allow|approve|accept|trust)\b"
-    r"|ignore\s+(?:all\s+)?(?:previous|prior|earlier|above|other)|dangerously|--yolo|skip-permissions",
+    r"|ignore\s+(?:all\s+)?(?:previous|prior|earlier|above|other)|dangerously|--yolo|skip-permissions"
+    r"|\b(?:do|follow|obey|run|execute|apply)\s+(?:what(?:ever)?|the\s+(?:instructions?|commands?|steps?))\s+(?:it|they|that"
+    r"|this|the\s+\w+)\s+(?:says?|prints?|returns?|outputs?|tells?|gives?|lists?|contains?)\b",
     re.IGNORECASE,
 )
 #: Anywhere in the same file: targets never lowered (SSH keys, sudo, preloads, kernel settings and
@@ -81,6 +85,7 @@ _NEVER_IN_FILE = re.compile(
 _NET = re.compile(
     r"/dev/(?:tcp|udp)/|(?:\b|(?<=\\[nrt]))(?:curl|wget|nc|ncat|netcat|socat|telnet|ftp)\s|\bInvoke-(?:WebRequest|RestMethod)\b"
     r"|\b(?:requests|httpx|aiohttp|axios|urllib3?|http\.client|socket)\.|\burlopen\s*\(|\bfetch\s*\("
+    r"|\b(?:fetch|download|open|visit|load|read|get)\s+[`<]?https?://"
     r"|\bhttps?\.(?:request|get)\b|\b(?:scp|rsync|sftp|ssh)\s[^\n]*[\w.-]+:|\bgit\s+(?:clone|pull|fetch)\b"
     r"|\.connect\s*\(|\bdup2\b|(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])",
     re.IGNORECASE,
@@ -94,13 +99,18 @@ _VETO = frozenset(
     "cryptomining hidden-instructions privilege-escalation hardcoded-secret prompt-injection".split()
 )
 _SPEECH = ("prompt-injection", "hidden-instructions")
-_NOT = re.compile(
-    r"(?:\bno|\bnot|\bnever|\bwithout|\binstead\s+of|\brather\s+than|n't|\bunlike|\bavoid\w*|\breplac\w*|\bmigrat\w*\s+from)"
-    r"\s+(?:[\w-]+\s+){0,2}$"
+#: Words that make the rest of their clause what the skill does not do ("never touches cron or
+#: systemd"), and those that make the next words only what it replaces ("replaces cron with systemd").
+_NOT = re.compile(r"\b(?:no|not|never|without|nothing|none|neither|nor|free\s+of)\b|n['\u2019]t\b")
+_INSTEAD = re.compile(
+    r"(?:\binstead\s+of|\brather\s+than|\bunlike|\bavoid\w*|\breplac\w*|\bmigrat\w*\s+from)\s+(?:[\w-]+\s+){0,2}$"
 )
+_CLAUSE = re.compile(r"[.;:!?](?=\s|$)|\b(?:but|however)\b")
 #: A description naming more mechanism families than this declare no purpose at all:
 #: stuffing every mechanism's name into a description buys nothing.
 MAX_FAMILIES = 2
+#: A skill with more files than this is not read whole for the check, so it declares nothing.
+MAX_FILES = 200
 _FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
@@ -120,7 +130,12 @@ def description(skill_md: str) -> str:
 
 def _says(text: str, said: re.Pattern[str]) -> bool:
     """Whether `text` names the mechanism, not as what the skill does not do ("no cron")."""
-    return any(not _NOT.search(text[: m.start()]) for m in said.finditer(text))
+    for m in said.finditer(text):
+        before = text[max(0, m.start() - 400) : m.start()]
+        clause = before[max((c.end() for c in _CLAUSE.finditer(before)), default=0) :]
+        if not _NOT.search(clause) and not _INSTEAD.search(before):
+            return True
+    return False
 
 
 def _sends(text: str) -> bool:
@@ -131,20 +146,6 @@ def _sends(text: str) -> bool:
             if not hosts or not hosts <= _LOOPBACK:
                 return True
     return False
-
-
-def _names(line: str, rel: str) -> bool:
-    """Whether `line` names the skill's file `rel`: by its path or its last parts (`cp
-    hooks/pre-commit …` from the skill's root or its scripts folder), or a folder holding it
-    (`cp -r hooks/ …`, `cp hooks/* …`)."""
-    parts = rel.split("/")
-    paths = {rel, "/".join(parts[1:])} - {""}
-    folders = {"/".join(parts[:i]) for i in range(1, len(parts))}
-    return any(
-        len(p) > 2 and re.search(rf"(?<![\w.-]){re.escape(p)}(?![\w.-])", line)
-        for p in paths
-        if "/" in p or p == rel
-    ) or any(re.search(rf"(?<![\w.-]){re.escape(d)}/?(?:\*[\w.*]*)?(?![\w./-])", line) for d in folders)
 
 
 def lower(
@@ -171,6 +172,8 @@ def lower(
     if not todo:
         return
     about = description(skill_md)
+    if any(c.isalpha() and not c.isascii() for c in about):
+        return  # negations are read in English; a look-alike letter ("ｎever") would hide one
     said = {label: family for family, label, _, says in _MECHANISMS if _says(about, says)}
     if not said or len(set(said.values())) > MAX_FAMILIES:
         return
@@ -203,6 +206,11 @@ def lower(
             )
         return clean[rel]
 
+    # what a unit, job or hook runs may be any file of the skill (named on another line, through a
+    # variable, by a script that runs another), and SKILL.md tells the model what to put in place
+    if vetoed or len(files) > MAX_FILES or not all(map(excusable, files)):
+        return
+
     planted: bool | None = None
     for i in todo:
         f = findings[i]
@@ -210,9 +218,7 @@ def lower(
         kinds = [(fam, label) for fam, label, shows, _ in _MECHANISMS if shows.search(what)]
         if not kinds or any(label not in said for _, label in kinds) or f.rule_id in overridden:
             continue
-        # the file that writes it, and the skill's own files it copies into place
-        copied = {rel for rel in files if _names(f.snippet, rel)}
-        if f.file in vetoed or _NEVER_HERE.search(what) or not all(map(excusable, {f.file, *copied})):
+        if _NEVER_HERE.search(what):
             continue
         if kinds[0][0] == "agent":
             # what an agent will read as instructions: no injected or hidden text anywhere in the skill
