@@ -511,6 +511,11 @@ class _Scanner:
         elif cmd == "trap" and rest and not raws[rest[0]].startswith("-"):
             self.nested(*words[rest[0]], "'trap'")
             handled.add(rest[0])
+        elif cmd == "compgen":  # the word list of -W is expanded again; -C's is run as a command
+            for x, y in zip(rest, rest[1:], strict=False):
+                if raws[x] in ("-W", "-C"):
+                    self.nested(*words[y], f"'compgen {raws[x]}'", alone=False)
+                    handled.add(y)
         elif cmd in NAME_SETTING_BUILTINS:
             spec, before = NAME_SETTING_BUILTINS[cmd], ["", *(raws[x] for x in rest)]
             if spec.startswith("-"):
@@ -609,6 +614,10 @@ class _Scanner:
         elif src.startswith("=", j):
             j += 1
         self.cover(a, j)
+        if name == "PS4":  # `set -x` expands it as a prompt: what the shell puts there is run as code
+            self.outer_code(j, b, "the trace prompt PS4")
+            for ph in PLACEHOLDER_RE.finditer(src, j, b):
+                self.site(ph.start(), "the trace prompt PS4 (set -x expands it as a prompt)", False)
         if name in self.int_names:
             self.arith(j, b, f"an assignment to integer variable '{name}' (declare -i)")
             self.assigned.add(name)
