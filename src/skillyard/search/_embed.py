@@ -137,7 +137,10 @@ _OPENER = urllib.request.build_opener(_NoRedirect)
 
 
 def _finite(vec: Sequence[Any]) -> bool:
-    return all(type(x) in (int, float) and math.isfinite(x) for x in vec)
+    try:
+        return all(type(x) in (int, float) and math.isfinite(x) for x in vec)
+    except OverflowError:  # an integer of hundreds of digits, which JSON may hold
+        return False
 
 
 class FastEmbedEmbedder:
