@@ -85,13 +85,17 @@ _NEVER_IN_FILE = re.compile(
 _NET = re.compile(
     r"/dev/(?:tcp|udp)/|(?:\b|(?<=\\[nrt]))(?:curl|wget|nc|ncat|netcat|socat|telnet|ftp)\s|\bInvoke-(?:WebRequest|RestMethod)\b"
     r"|\b(?:requests|httpx|aiohttp|axios|urllib3?|http\.client|socket)\.|\burlopen\s*\(|\bfetch\s*\("
-    r"|\b(?:fetch|download|open|visit|load|read|get)\s+[`<]?https?://"
+    r"|\b(?:fetch|download|open|visit|load|read|get)\s+[`<]?https?://|\b(?:download|install|save|run|execute)\b[^\n]{0,60}https?://"
+    # a runner or installer of published code, a container image, PowerShell's short names
+    r"|\b(?:npx|uvx|bunx|pipx\s+run|pnpm\s+dlx|yarn\s+dlx|npm\s+exec|aria2c|iwr|irm)\s|Net\.WebClient"
+    r"|\b(?:pip3?|uv\s+pip|gem|cargo|go)\s+(?:install|get)\b|\bnpm\s+(?:install|i)\s+-g\b|\b(?:docker|podman)\s+(?:run|pull)\b"
     r"|\bhttps?\.(?:request|get)\b|\b(?:scp|rsync|sftp|ssh)\s[^\n]*[\w.-]+:|\bgit\s+(?:clone|pull|fetch)\b"
     r"|\.connect\s*\(|\bdup2\b|(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])",
     re.IGNORECASE,
 )
 _HOST = re.compile(r"://([^/\s:'\"`)]+)|(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?![\w.])")
-_LOOPBACK = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "[::1]"})
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "["})  # `[::1]` reads as `[`
+_PROSE = (".md", ".markdown", ".rst", ".txt")
 #: Other findings in the same file that keep a purpose from excusing anything in it (and code run
 #: from a string, `exec`/`eval`, at medium).
 _VETO = frozenset(
@@ -138,13 +142,13 @@ def _says(text: str, said: re.Pattern[str]) -> bool:
     return False
 
 
-def _sends(text: str) -> bool:
-    """Whether a line of `text` talks to the network, other than only to this machine."""
+def _sends(text: str, code: bool) -> bool:
+    """Whether a line of `text` talks to the network, other than only to this machine; in code, any
+    line naming another host does (`perl -MLWP::Simple -e 'eval get("https://…")'`)."""
     for line in text.splitlines():
-        if _NET.search(line):
-            hosts = {(url or ip).lower() for url, ip in _HOST.findall(line)}
-            if not hosts or not hosts <= _LOOPBACK:
-                return True
+        hosts = {(url or ip).lower() for url, ip in _HOST.findall(line)} - _LOOPBACK
+        if hosts and code or _NET.search(line) and (hosts or not _HOST.search(line)):
+            return True
     return False
 
 
@@ -202,7 +206,9 @@ def lower(
         if rel not in clean:
             text = text_of(rel)
             clean[rel] = text is not None and not (
-                SECRET_PATH.search(text) or _NEVER_IN_FILE.search(text) or _sends(text)
+                SECRET_PATH.search(text)
+                or _NEVER_IN_FILE.search(text)
+                or _sends(text, not rel.lower().endswith(_PROSE))
             )
         return clean[rel]
 
