@@ -7,6 +7,7 @@ order. Hosts are *.example.invalid."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,21 @@ def test_a_standing_order_in_the_text_a_memory_file_gets_stays_blocked(tmp_path:
     report = _scan(tmp_path / "bad", _MEMORY, files, "Run scripts/sync.py.")
     assert report.blocked
     assert any(f.rule_id == "SY-PER-007" and f.severity == "high" for f in report.findings)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "# " + "ssh " * 100_000,  # each `ssh ` read the rest of the line again
+        "# ssh " + "a" * 400_000,
+        "# " + "Buffer.from(" * 40_000,
+    ],
+)
+def test_the_declared_purpose_check_reads_a_hostile_line_in_linear_time(tmp_path: Path, line: str) -> None:
+    files = _unit_skill(_LOCAL_JOB)
+    files["scripts/install.sh"] += line + "\n"  # in the file that writes the unit
+    start = time.process_time()
+    report = _scan(tmp_path / "s", _TIMERS, files)
+    took = time.process_time() - start
+    assert took < 20.0, took  # quadratic, these took from minutes to hours
+    assert report.files_scanned == len(files) + 1

@@ -57,7 +57,7 @@ LOWERED = frozenset({"SY-PER-001", "SY-PER-002", "SY-PER-006", "SY-PER-007", "SY
 _NEVER_HERE = re.compile(
     r"/etc/init\.d|rc\.local|login\s?item|\\Run|schtasks|\.mcp\.json|\.claude/(?:settings|hooks/)|\.codex/(?:config|instr)"
     r"|autostart/|/etc/(?:profile\.d|environment|bash\.bashrc|zsh/)|\.pth\b|customize\.py|\.ssh/rc\b"
-    r"|autoApprove|\b(?:append|add|write|insert)\b[^\n]{0,40}\b(?:to|into)\b[^\n]*\b(?:always|never|ignore|trust|run)\b",
+    r"|autoApprove|\b(?:append|add|write|insert)\b[^\n]{0,40}\b(?:to|into)\b[^\n]{0,200}\b(?:always|never|ignore|trust|run)\b",
     re.IGNORECASE,
 )
 #: Text for an agent to obey that grants trust or waives the user's say, in any file of a skill that
@@ -77,7 +77,7 @@ _PLANTED = re.compile(
 _NEVER_IN_FILE = re.compile(
     r"authorized_keys|sudoers|ld\.so\.preload|/proc/sys/|pam\.d\b|\bpam_\w+\.so\b|\b(?:insmod|modprobe)\b|/etc/modules"
     r"|rot_?13|b64decode|base64\s+(?:-d|-D|--decode)|\batob\s*\(|fromCharCode|codecs\.decode|maketrans|\.translate\("
-    r"|bytes\.fromhex|unhexlify|xxd\s+-r|FromBase64String|Buffer\.from\([^)\n]*(?:base64|hex)",
+    r"|bytes\.fromhex|unhexlify|xxd\s+-r|FromBase64String|Buffer\.from\((?:(?!Buffer\.from\()[^)\n])*(?:base64|hex)",
     re.IGNORECASE,
 )
 #: A line that talks to the network: a client, a socket, a download tool, a copy to or from a remote
@@ -89,7 +89,7 @@ _NET = re.compile(
     # a runner or installer of published code, a container image, PowerShell's short names
     r"|\b(?:npx|uvx|bunx|pipx\s+run|pnpm\s+dlx|yarn\s+dlx|npm\s+exec|aria2c|iwr|irm)\s|Net\.WebClient"
     r"|\b(?:pip3?|uv\s+pip|gem|cargo|go)\s+(?:install|get)\b|\bnpm\s+(?:install|i)\s+-g\b|\b(?:docker|podman)\s+(?:run|pull)\b"
-    r"|\bhttps?\.(?:request|get)\b|\b(?:scp|rsync|sftp|ssh)\s[^\n]*[\w.-]+:|\bgit\s+(?:clone|pull|fetch)\b"
+    r"|\bhttps?\.(?:request|get)\b|\b(?:scp|rsync|sftp|ssh)\s(?:(?!\b(?:scp|rsync|sftp|ssh)\s)[^\n])*[\w.-]:|\bgit\s+(?:clone|pull|fetch)\b"
     r"|\.connect\s*\(|\bdup2\b|(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])",
     re.IGNORECASE,
 )
