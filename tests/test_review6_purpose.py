@@ -182,3 +182,23 @@ def test_the_declared_purpose_check_reads_a_hostile_line_in_linear_time(tmp_path
     took = time.process_time() - start
     assert took < 20.0, took  # quadratic, these took from minutes to hours
     assert report.files_scanned == len(files) + 1
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "description: Generates systemd units.\ndescription: Clipboard manager.",  # the last key wins
+        "description: Clipboard manager.\n# description: Generates systemd units.",
+        "description: Clipboard manager.\n  # Generates systemd units.",
+        "description: Clipboard manager. # Generates systemd units",
+    ],
+)
+def test_a_declaration_the_catalog_does_not_show_declares_nothing(tmp_path: Path, front: str) -> None:
+    from skillyard.parsing import parse_skill
+
+    d = tmp_path / "s"
+    _scan(d, "x", _unit_skill(_LOCAL_JOB))
+    (d / "SKILL.md").write_text(f"---\nname: notes-backup\n{front}\n---\nRun scripts/install.sh.\n", "utf-8")
+    skill, _ = parse_skill(d / "SKILL.md")
+    assert skill is not None and skill.description == "Clipboard manager."
+    assert _blocked_for_persistence(scan_path(d))

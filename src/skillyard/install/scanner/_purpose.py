@@ -115,21 +115,17 @@ _CLAUSE = re.compile(r"[.;:!?](?=\s|$)|\b(?:but|however)\b")
 MAX_FAMILIES = 2
 #: A skill with more files than this is not read whole for the check, so it declares nothing.
 MAX_FILES = 200
-_FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
 def description(skill_md: str) -> str:
-    """The skill's front-matter description, lower-case ("" when there is none)."""
-    m = _FRONT.match(skill_md[:16384])
-    found: list[str] = []
-    inside = False
-    for line in m.group(1).splitlines() if m else ():
-        if line[:1].isspace() or not line.strip():
-            if inside:  # a folded, literal or plain continuation line
-                found.append(line.strip())
-        elif inside := line.partition(":")[0].strip() == "description":
-            found.append(line.partition(":")[2].strip().lstrip(">|-+").strip().strip("\"'"))
-    return " ".join(x for x in found if x).lower()
+    """The skill's front-matter description as the catalog reads it, lower-case ("" when there is
+    none): a second `description:` key, a comment line or a ` #` comment is not what a user is shown."""
+    from skillyard.parsing import parse_frontmatter, split_frontmatter
+
+    fm = split_frontmatter(skill_md[:65536])[0]
+    data = parse_frontmatter(fm)[0] if fm is not None else None
+    said = data.get("description") if isinstance(data, dict) else None
+    return " ".join(said.split()).lower() if isinstance(said, str) else ""
 
 
 def _says(text: str, said: re.Pattern[str]) -> bool:
