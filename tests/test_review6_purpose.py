@@ -202,3 +202,10 @@ def test_a_declaration_the_catalog_does_not_show_declares_nothing(tmp_path: Path
     skill, _ = parse_skill(d / "SKILL.md")
     assert skill is not None and skill.description == "Clipboard manager."
     assert _blocked_for_persistence(scan_path(d))
+
+
+def test_a_declaration_past_the_description_limit_declares_nothing(tmp_path: Path) -> None:
+    description = "Backs up the notes folder every night. " + "It keeps a week of copies. " * 40
+    assert len(description) > 1024
+    assert _blocked_for_persistence(_scan(tmp_path / "s", description + _TIMERS, _unit_skill(_LOCAL_JOB)))
+    assert not _scan(tmp_path / "ok", _TIMERS + " " + description, _unit_skill(_LOCAL_JOB)).blocked

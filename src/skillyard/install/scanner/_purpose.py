@@ -125,7 +125,8 @@ def description(skill_md: str) -> str:
     fm = split_frontmatter(skill_md[:65536])[0]
     data = parse_frontmatter(fm)[0] if fm is not None else None
     said = data.get("description") if isinstance(data, dict) else None
-    return " ".join(said.split()).lower() if isinstance(said, str) else ""
+    # past the 1,024 characters the format allows, a description may be cut where it is shown
+    return " ".join(said.split()).lower()[:1024] if isinstance(said, str) else ""
 
 
 def _says(text: str, said: re.Pattern[str]) -> bool:
