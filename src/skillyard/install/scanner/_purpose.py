@@ -185,7 +185,7 @@ def lower(
         and (
             f.category in _VETO
             and f.severity != "info"
-            or f.category == "network"
+            or f.category in ("network", "unscannable-content")  # an archive may hold what a job runs
             or f.category == "dynamic-execution"
             and f.severity not in ("low", "info")
         )
