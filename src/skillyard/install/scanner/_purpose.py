@@ -42,7 +42,10 @@ _MECHANISMS = tuple(
         _agent_file("AGENTS.md"),
         _agent_file("GEMINI.md"),
         _agent_file("SOUL.md"),
-        _agent_file("MEMORY.md", "memory"),
+        # "memory" alone is any program's RAM ("profiles memory use"): the agent's memory declares it
+        _agent_file(
+            "MEMORY.md", r"(?:agent|claude|assistant|model|project|persistent|long-term)(?:'s)?\s+memory"
+        ),
         ("agent", "slash commands", r"\.claude/commands/", r"\bslash[ -]commands?\b|\.claude/commands\b"),
         ("agent", "subagents", r"\.claude/agents/", r"\bsub-?agents?\b|\.claude/agents\b"),
         ("agent", "Cursor rules", r"\.cursor/rules|\.cursorrules", r"\bcursor rules\b|\.cursor/?rules\b"),
