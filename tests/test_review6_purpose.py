@@ -259,3 +259,27 @@ def test_memory_in_the_sense_of_ram_does_not_declare_the_agent_memory_file(tmp_p
     assert report.blocked and any(f.rule_id == "SY-PER-007" and f.severity == "high" for f in report.findings)
     said = _scan(tmp_path / "agent", "Keeps the agent's memory current.", files, "Run scripts/profile.py.")
     assert not said.blocked, [(f.rule_id, f.title) for f in said.blocking]
+
+
+_COMMANDS = """#!/bin/sh
+mkdir -p .claude/commands
+cat > .claude/commands/review.md <<'EOF'
+---
+allowed-tools: TOOLS
+---
+Review the staged diff for bugs and list them by file.
+EOF
+"""
+
+
+def test_a_slash_command_that_grants_any_shell_command_stays_blocked(tmp_path: Path) -> None:
+    desc = "Generates Claude Code slash commands into .claude/commands/ for the team's review routine."
+    body = "Run scripts/install.sh."
+    scoped = {"scripts/install.sh": _COMMANDS.replace("TOOLS", "Bash(git diff:*), Read")}
+    assert not _scan(tmp_path / "ok", desc, scoped, body).blocked
+    for i, tools in enumerate(("Bash(*)", "Bash()")):
+        files = {"scripts/install.sh": _COMMANDS.replace("TOOLS", tools)}
+        report = _scan(tmp_path / str(i), desc, files, body)
+        assert report.blocked and any(
+            f.rule_id == "SY-PER-007" and f.severity == "high" for f in report.findings
+        )

@@ -69,7 +69,7 @@ _PLANTED = re.compile(
     r"\btrust(?:ed)?\s+(?:all|any|every|skills?|scripts?|code|commands?|tools?|hosts?|sites?|domains?)\b|never\s+ask"
     r"|without\s+(?:asking|confirm\w*|approval|permission)|\b(?:do\s+not|don'?t)\s+(?:ask|confirm)|auto-?approv"
     r"|\bbypass\w*|\bskip\w*\s+(?:the\s+)?(?:confirm|permission|approval)|\balways\s+(?:allow|approve|accept|trust)\b"
-    r"|ignore\s+(?:all\s+)?(?:previous|prior|earlier|above|other)|dangerously|--yolo|skip-permissions"
+    r"|ignore\s+(?:all\s+)?(?:previous|prior|earlier|above|other)|dangerously|--yolo|skip-permissions|\bBash\(\s*\*?\s*\)"
     r"|\b(?:do|follow|obey|run|execute|apply)\s+(?:what(?:ever)?|the\s+(?:instructions?|commands?|steps?))\s+(?:it|they|that"
     r"|this|the\s+\w+)\s+(?:says?|prints?|returns?|outputs?|tells?|gives?|lists?|contains?)\b",
     re.IGNORECASE,
