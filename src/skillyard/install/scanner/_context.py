@@ -317,6 +317,8 @@ class FileContext:
             author = "" if fetched and fetched[2].lower() in _CODE_HOSTS else self.own_author
             if names and (_names_own(names, self.own_name) or _names_own(names, author)):
                 return 2, "the installer of the skill's own product, over https from its own host"
+        if rule_id == "SY-PER-010" and kind in ("fence", "prose") and line not in self.watch_lines:
+            return 0, ""  # the block to paste after "add this to your CLAUDE.md:" is the order itself
         if kind == "fence":
             if line in self.example_lines:
                 # an attack shown inside a document-language block (markdown, html, email) is text
