@@ -94,7 +94,7 @@ PERSIST_PATH = re.compile(
 OFFICIAL_INSTALLER = re.compile(
     r"^https://(?:(?:sh\.rustup\.rs|install\.python-poetry\.org|get\.volta\.sh|sh\.vector\.dev|sdk\.cloud\.google\.com"
     r"|get\.docker\.com|mise\.run|foundry\.paradigm\.xyz)(?=[/:?#]|$)"
-    r"|astral\.sh/(?:uv|ruff)/|bun\.sh/install|deno\.land/install\.(?:sh|ps1)|get\.pnpm\.io/install\.(?:sh|ps1)"
+    r"|astral\.sh/(?:uv|ruff|ty)/|bun\.sh/install|deno\.land/install\.(?:sh|ps1)|get\.pnpm\.io/install\.(?:sh|ps1)"
     r"|raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm)/|ollama\.com/install\.(?:sh|ps1)|starship\.rs/install\.sh"
     r"|(?:deb|rpm)\.nodesource\.com/setup_|fluxcd\.io/install\.sh|run\.linkerd\.io/install|claude\.ai/install\.(?:sh|ps1|cmd)"
     r"|tailscale\.com/install\.sh|raw\.githubusercontent\.com/helm/helm/[^/\s]+/scripts/get-helm|cli\.moonrepo\.dev/install"
