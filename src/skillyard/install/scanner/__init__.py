@@ -1276,7 +1276,8 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         return
     if mime in _ARCHIVE_MIME or _archive.kind_of(head) in ("zip", "7z", "rar", "tar"):
         _scan_archive(data, rel, ctx, nesting)
-        own = mimetypes.guess_type(rel)[0]  # an office document or a Java archive is a zip by design
+        # an office document, a Java archive or a packaged skill (`.skill`) is a zip by design
+        own = "application/zip" if ext == "skill" else mimetypes.guess_type(rel)[0]
         if mime and mime != own and ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst"):
             text = f".{ext or '(no extension)'} file is actually {mime}"
             ctx.flag("misleading-file-type", rel, None, snippet(text))

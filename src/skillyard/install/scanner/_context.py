@@ -317,6 +317,8 @@ class FileContext:
             author = "" if fetched and fetched[2].lower() in _CODE_HOSTS else self.own_author
             if names and (_names_own(names, self.own_name) or _names_own(names, author)):
                 return 2, "the installer of the skill's own product, over https from its own host"
+        if rule_id == "SY-PER-010" and kind in ("fence", "prose") and line not in self.watch_lines:
+            return 0, ""  # the block to paste after "add this to your CLAUDE.md:" is the order itself
         if kind == "fence":
             if line in self.example_lines:
                 # an attack shown inside a document-language block (markdown, html, email) is text
@@ -336,6 +338,11 @@ class FileContext:
         prefix = text[:start]
         if line in self.watch_lines and (category in COMMANDISH or category in SPEECH):
             return 2, "listed under a heading about what to recognise, not an instruction"
+        if rule_id == "SY-PER-007" and _PLANTS.match(text, start):
+            # "append to your MEMORY.md: always run …" is an order to the model wherever it reads it
+            if _MENTION.search(prefix) or _quoted(text, start):
+                return 2, "quoted or discussed, not addressed to the model"
+            return 0, ""
         if line in self.for_user_lines and category == "persistence":
             return 2, "a step shown to the user, not one the model runs"
         if self.reference and category in COMMANDISH:
@@ -387,6 +394,8 @@ _DESCRIBES = re.compile(
 )
 
 
+#: Prose telling the model to write a standing order into an agent file (rule SY-PER-007).
+_PLANTS = re.compile(r"(?:append|add|write|insert|put|save)\b", re.IGNORECASE)
 #: "curl reads ~/.netrc when ..." : a command name as the subject of a sentence.
 _PROSE_SUBJECT = re.compile(r"^[\w.-]+\s+(?:\w+(?<!ss)s|is|are|can|will|would|may|lets?)\s+[a-z]")
 

@@ -79,9 +79,10 @@ EXFIL_HOST = re.compile(
     re.IGNORECASE,
 )
 
-#: Persistence targets: writing here makes code run later, outside the skill's run.
+#: Persistence targets: writing here makes code run later, outside the skill's run (not the
+#: settings of systemd's own daemons, `/etc/systemd/resolved.conf`: they name no program to start).
 PERSIST_PATH = re.compile(
-    r"(?:/etc/cron|/var/spool/cron|/etc/systemd/|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
+    r"(?:/etc/cron|/var/spool/cron|/etc/systemd/(?!(?:resolved|journald|timesyncd|logind|networkd|coredump|oomd)\.conf(?:\.d/[\w.-]+\.conf)?$)|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
     r"|/etc/rc\.local|\.config/autostart/|/etc/profile\.d/|/etc/(?:environment|bash\.bashrc|zsh/)|\.ssh/rc$"
     r"|(?:site|dist)-packages/[^/]*\.pth$|(?:site|user)customize\.py$|\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|\.config/fish/config\.fish"
     r"|(?:^|/)authorized_keys\b|\.git/hooks/|(?<![\w.-])(?:CLAUDE|AGENTS|MEMORY|SOUL|GEMINI)\.md$|\.mcp\.json$"
@@ -93,7 +94,7 @@ PERSIST_PATH = re.compile(
 OFFICIAL_INSTALLER = re.compile(
     r"^https://(?:(?:sh\.rustup\.rs|install\.python-poetry\.org|get\.volta\.sh|sh\.vector\.dev|sdk\.cloud\.google\.com"
     r"|get\.docker\.com|mise\.run|foundry\.paradigm\.xyz)(?=[/:?#]|$)"
-    r"|astral\.sh/(?:uv|ruff)/|bun\.sh/install|deno\.land/install\.(?:sh|ps1)|get\.pnpm\.io/install\.(?:sh|ps1)"
+    r"|astral\.sh/(?:uv|ruff|ty)/|bun\.sh/install|deno\.land/install\.(?:sh|ps1)|get\.pnpm\.io/install\.(?:sh|ps1)"
     r"|raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm)/|ollama\.com/install\.(?:sh|ps1)|starship\.rs/install\.sh"
     r"|(?:deb|rpm)\.nodesource\.com/setup_|fluxcd\.io/install\.sh|run\.linkerd\.io/install|claude\.ai/install\.(?:sh|ps1|cmd)"
     r"|tailscale\.com/install\.sh|raw\.githubusercontent\.com/helm/helm/[^/\s]+/scripts/get-helm|cli\.moonrepo\.dev/install"
@@ -107,9 +108,12 @@ DEVICE = re.compile(r"^/dev/(?![a-z]*[A-Z])(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|d
 RC_FILE = re.compile(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|config\.fish$")
 
 
-#: What, written into a start-up file, makes it fetch, unpack or start hidden code each session.
+#: What, written into a start-up file, makes it fetch, unpack or start hidden code each session
+#: (not `eval "$(uv generate-shell-completion bash)"`: an installed tool's completion or shell set-up).
 _FETCHES = re.compile(
-    r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|eval|nohup)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
+    r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|nohup)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
+    r"|\beval\b(?!\s+[\"']?\$\([\w-]+\s+(?:generate-shell-completion|(?:shell-)?completions?|init|hook|shellenv)"
+    r"(?:\s+-?[\w-]+)?\s*\)[\"']?\s*[\"']?\s*(?:$|[;&|#>]))"
     # or starts a program kept in a temporary folder
     r"|(?:^|[\s;&|'\"])/(?:tmp|var/tmp|dev/shm)/"
 )
