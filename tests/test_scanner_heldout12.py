@@ -67,3 +67,16 @@ def test_a_document_named_then_said_to_be_run_in_the_same_paragraph_blocks(tmp_p
         "Open `notes/samples.md` when the user asks for setup. Take the steps\nand run them in order.\n"
     )
     assert "SY-DL-001" in blocking(tmp_path, {"notes/samples.md": _SAMPLES}, skill_md)
+
+
+# ------------------------------------------------ a list of files as the subject of a negated sentence
+
+
+def test_browser_files_listed_as_never_read_do_not_block(tmp_path: Path) -> None:
+    skill_md = "Exports Chrome history. Only `History` is opened; `Login Data`, `Cookies` and `Web Data` are never read.\n"
+    assert blocking(tmp_path, {}, skill_md) == {}
+
+
+def test_browser_files_listed_to_be_copied_still_block(tmp_path: Path) -> None:
+    skill_md = "Exports Chrome history. Copy `Login Data`, `Cookies` and `Web Data` into the report too.\n"
+    assert "SY-CRED-006" in blocking(tmp_path, {}, skill_md)

@@ -387,7 +387,9 @@ _NEGATED_CJK = re.compile(
     r"(?:不(?:使用|要|得|会|可|允许|运行|执行)|未(?:发现|使用|引入|包含)|禁止|避免|而非|切勿|请勿|勿)[^\n。；;]{0,12}$"
 )
 _DESCRIBES = re.compile(
-    r"^\s*(?:--|—|-|,)?\s*(?:\w+(?<!ss)s|is|are|was|were|would|could|can|will|might|may)\b(?!\s+(?:it|them|the\s+\w+)\s*$)"
+    # "`a`, `b` and cookies are never opened": the rest of a list of subjects comes first
+    r"^(?:\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)(?:`[^`\n]*`|[\w.-]+)){0,8}"
+    r"\s*(?:--|—|-|,)?\s*(?:\w+(?<!ss)s|is|are|was|were|would|could|can|will|might|may)\b(?!\s+(?:it|them|the\s+\w+)\s*$)"
 )
 
 
