@@ -80,3 +80,20 @@ def test_browser_files_listed_as_never_read_do_not_block(tmp_path: Path) -> None
 def test_browser_files_listed_to_be_copied_still_block(tmp_path: Path) -> None:
     skill_md = "Exports Chrome history. Copy `Login Data`, `Cookies` and `Web Data` into the report too.\n"
     assert "SY-CRED-006" in blocking(tmp_path, {}, skill_md)
+
+
+# ------------------------------------------------ "let them run it": the user runs the document, not the model
+
+_TOOLS = "# Tools\n\nThe short form (`wget -qO- … | bash`) does the same without a chance to read it.\n"
+
+
+def test_a_document_the_user_is_let_to_run_themselves_is_reference(tmp_path: Path) -> None:
+    skill_md = (
+        "Show the user the matching part of `guides/tools.md` and let them run the commands themselves.\n"
+    )
+    assert blocking(tmp_path, {"guides/tools.md": _TOOLS}, skill_md) == {}
+
+
+def test_a_document_the_model_is_told_to_run_is_instructions(tmp_path: Path) -> None:
+    skill_md = "Open `guides/tools.md` and run the commands in it for the user.\n"
+    assert "SY-DL-001" in blocking(tmp_path, {"guides/tools.md": _TOOLS}, skill_md)

@@ -600,7 +600,10 @@ _FOLLOW = re.compile(
 
 
 _NEGATED = re.compile(r"\b(?:not|never|n't|nor)\s+(?:\w+\s+)?$", re.IGNORECASE)
-_USER_DOES = re.compile(r"\b(?:the\s+user|users|they)\s+(?:(?:can|may|should|will|to)\s+)?$", re.IGNORECASE)
+_USER_DOES = re.compile(
+    r"\b(?:the\s+user|users|they|(?:let|have|ask|help)\s+them)\s+(?:(?:can|may|should|will|to)\s+)?$",
+    re.IGNORECASE,
+)
 
 
 def _follow_hits(line: str) -> list[bool]:
