@@ -30,6 +30,7 @@ from skillyard.install.scanner._flows import (
     cli_source,
     destroys,
     flow,
+    host_of,
     outside_tree,
     popped,
     secret_path,
@@ -789,9 +790,11 @@ class _Reader:
                 "destruction", "high", line, f"erases {w}, a record of who logged in and what ran", None
             )
 
-    def logins(self, text: str, line: int) -> None:
+    def logins(self, text: str, line: int, instead: str | None = None) -> None:
         """A secret put into the user part of a URL in a tool's settings (`index-url =
-        https://__token__:${PYPI}@host/simple`): the tool sends it to that host."""
+        https://__token__:${PYPI}@host/simple`): the tool sends it to that host. When the URL
+        stands in for another host's (git's `insteadOf`), what was meant for that host goes
+        elsewhere."""
         for k, m in enumerate(_USER_URL.finditer(text)):
             names = re.findall(r"\$\{?(\w+)", m[1])
             src = next((self.taint[v] for v in names if v in self.taint), None)
@@ -803,6 +806,9 @@ class _Reader:
                 )
                 host = re.sub(r"\$\{?(\w+)\}?", lambda e: self.env.get(e[1], e[0]), host)
                 sev, said = sent(src, host)
+                other = host_of(instead or "")
+                if other and "." in other and _site(other) != _site(host_of(host)):
+                    sev, said = "critical", f"{said}, which git is told to use in place of {other}"
                 self.flow("secret-network", sev, line + text.count("\n", 0, m.start()), said, src)
                 return
 
@@ -916,6 +922,11 @@ class _Reader:
         if talks and (hit := next((r for r in named if r in self.remote_secrets), None)) is not None:
             sev, text = sent(self.remote_secrets[hit], self.remotes[hit])
             self.flow("secret-network", sev, line, text, self.remote_secrets[hit])
+        if args[:1] == ["config"]:
+            # `git config url."https://u:$T@host/".insteadOf https://github.com/`: git sends it there
+            key = next((i for i, w in enumerate(args) if _INSTEAD_OF.match(w)), None)
+            instead = args[key + 1] if key is not None and key + 1 < len(args) else None
+            self.logins(" ".join(self.text(n) for n in nodes), line, instead)
         if args[:2] in (["remote", "add"], ["remote", "set-url"]) and len(args) >= 4:
             self.remotes[args[2]] = args[3]
             k = len(words) - len(args) + 3  # the URL's node
@@ -1065,6 +1076,15 @@ def _trimmed(value: str | None, op: str, cut: str) -> str | None:
 
 #: A URL with a user part (`https://user:${TOKEN}@host/`): what is in the user part is sent to the host.
 _USER_URL = re.compile(r"\b[a-z][\w+.-]*://([^\s/@'\"]*)@([^\s/'\"]+)", re.I)
+#: git's URL rewrites (`url.<base>.insteadOf <other>`): requests for <other> go to <base>.
+_INSTEAD_OF = re.compile(r"(?i)^url\..+\.(?:push)?insteadof$")
+
+
+def _site(host: str) -> str:
+    """The registered name of `host` (`api.github.com` -> `github.com`), roughly: the last two labels."""
+    return ".".join(host.split(".")[-2:])
+
+
 #: Package tools' settings that log in to a registry (`npm config set //host/:_authToken T`).
 _LOGIN_KEY = re.compile(r"^(//[^\s]+?):_(?:authToken|auth|password|username)$")
 
