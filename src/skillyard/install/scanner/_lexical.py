@@ -95,8 +95,12 @@ _LHS = (
     r"[$@]{0,2}([A-Za-z_]\w*)(?:\s*,\s*[$@]?\w+)*\s*:?=(?!=)\s*"
 )
 _NAME_BOUND = re.compile(_LHS)
-#: A name bound to a string literal.
-_BIND = re.compile(_LHS + r"[\"'`]([^\"'`\s]+)[\"'`]")
+#: A name bound to a string literal, or to a URL parsed from one (`M = URI("https://…")`, `u, _ :=
+#: url.Parse("…")`): `M.host` is that literal's host.
+_BIND = re.compile(
+    _LHS + r"(?:(?:new\s+)?(?:URI(?:\.parse)?|url\.Parse|URL(?:\.parse)?|Uri|parse_url|urlparse)\(\s*)?"
+    r"[\"'`]([^\"'`\s]+)[\"'`]"
+)
 _ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
