@@ -258,8 +258,10 @@ def _paths(lits: list[str], *, joined_first: bool = True) -> list[str]:
 
 
 def _store(lits: list[str]) -> str | None:
-    """A credential store the literals of one line name, alone or as parts of one path."""
-    return next((s for p in _paths(lits) if (s := secret_path(p))), None)
+    """A credential store the literals of one line name, alone or as parts of one path; one that is
+    not an application's own file first (`['.env', '~/.config/composer/auth.json']`)."""
+    stores = [s for p in _paths(lits) if (s := secret_path(p))]
+    return next((s for s in stores if not _OWN_FILE.search(s)), stores[0] if stores else None)
 
 
 def analyse(rel: str, text: str) -> CodeFacts | None:
