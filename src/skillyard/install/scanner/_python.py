@@ -45,6 +45,8 @@ from skillyard.install.scanner._flows import (
 )
 
 MAX_FOLD = 64 * 1024
+#: Levels of code handed to `exec` read inside code handed to `exec`.
+MAX_RUN_DEPTH = 3
 _STD_STREAM = re.compile(r"sys\.(?:__)?std(?:out|err)(?:__)?(?:\.buffer)?")
 MAX_NODES = 200_000
 
@@ -183,6 +185,8 @@ class _Reader:
         #: may run a program
         self.helper_runs = 0
         self.exec_lines: list[int] = []
+        #: levels of `exec`'d code this reading is inside of
+        self.depth = 0
 
     # ------------------------------------------------------------ names
 
@@ -966,6 +970,14 @@ class _Reader:
             if items:
                 self.env[node.target.id] = ALT.join(items)
         elif isinstance(node, ast.Call):
+            if (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "join"
+                and isinstance(node.func.value, ast.Constant)
+            ):
+                self.argv_nodes.update(
+                    id(a) for a in node.args
+                )  # `"".join(("ex", "ec"))`: one string's pieces
             self._call(node)
             if (later := _deferred(node, self.qual(node.func) or "")) is not None:
                 self._call(later)
@@ -981,6 +993,19 @@ class _Reader:
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
         ):
             self.facts.data_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    def _read_run(self, code: str, line: int) -> None:
+        """Code assembled at run time and handed to `exec` (decoded, unscrambled) is read as Python
+        too: what it does is reported at the line that runs it."""
+        if self.depth >= MAX_RUN_DEPTH:
+            return
+        sub = analyse(code, depth=self.depth + 1)
+        if sub is None:
+            return
+        for fl in sub.flows:
+            steps = tuple((line if fn is None else n, st, fn) for n, st, fn in fl.steps)
+            self.facts.flows.append(Flow(fl.kind, fl.severity, line, fl.text, steps))
+        self.facts.shell.extend((line, c) for _, c in sub.shell)
 
     def _walked(self, node: ast.AST) -> str | None:
         """The home folder a loop walks, when `node` names one of the files it finds."""
@@ -1244,6 +1269,7 @@ class _Reader:
             code = self.fold(call.args[0])
             if code and not isinstance(call.args[0], ast.Constant):
                 self.facts.assembled.append((line, shown(code)))
+                self._read_run(code, line)
             src = self.source(call.args[0])
             if src and src[0].startswith(_FETCHED):
                 self._runs_fetched(line, f"runs {src[0]} as Python code", src)
@@ -1701,7 +1727,7 @@ def _receiver(f: str) -> str | None:
 
 
 def analyse(
-    text: str, project: Project | None = None, rel: str = "", export: bool = False
+    text: str, project: Project | None = None, rel: str = "", export: bool = False, depth: int = 0
 ) -> CodeFacts | None:
     """Facts for one Python source; None when it does not parse (the regex rules still run).
 
@@ -1712,7 +1738,9 @@ def analyse(
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    reader = _Reader(project, rel)
+    reader.depth = depth
     try:
-        return _Reader(project, rel).run(tree, eager=export)
+        return reader.run(tree, eager=export)
     except RecursionError:
         return None
