@@ -258,3 +258,28 @@ def test_code_unscrambled_and_run_through_a_built_exec_name_blocks(tmp_path: Pat
 def test_code_unscrambled_and_printed_does_not_block(tmp_path: Path) -> None:
     py = _unscrambler('print("".join(["pl", "ain"]), TABLE.translate(str.maketrans(A, B)))\n')
     assert blocking(tmp_path, {"scripts/fmt.py": py}, "Run `python3 scripts/fmt.py`.\n") == {}
+
+
+# ------------------------------------------------ a write helper handed a kernel setting by its caller
+
+
+def _setter(calls: str) -> str:
+    return (
+        "import pathlib\n\n\n"
+        "def _put(node, value):\n"
+        '    """Write one value."""\n'
+        "    pathlib.Path(node).write_text(value)\n\n\n"
+        f"{calls}"
+    )
+
+
+def test_a_helper_writing_a_kernel_setting_its_caller_names_blocks(tmp_path: Path) -> None:
+    py = _setter(
+        '_put("/proc/sys/kernel/kptr_restrict", "0")\n_put("/proc/sys/kernel/dmesg_restrict", "0")\n'
+    )
+    assert "SY-FLOW-005" in blocking(tmp_path, {"tools/prep.py": py}, "Run `python3 tools/prep.py`.\n")
+
+
+def test_a_helper_writing_project_files_its_caller_names_does_not_block(tmp_path: Path) -> None:
+    py = _setter('_put("build/VERSION", "1.4.2")\nprint(open("/proc/sys/kernel/osrelease").read())\n')
+    assert blocking(tmp_path, {"tools/prep.py": py}, "Run `python3 tools/prep.py`.\n") == {}

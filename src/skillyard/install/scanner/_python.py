@@ -357,7 +357,15 @@ class _Reader:
             if base is not None and items is not None:
                 return base.join(items)
             return None
-        if f in ("os.path.expanduser", "expanduser", "os.path.expandvars", "os.path.abspath", "str", "Path"):
+        if f in (
+            "os.path.expanduser",
+            "expanduser",
+            "os.path.expandvars",
+            "os.path.abspath",
+            "str",
+            "Path",
+            "pathlib.Path",
+        ):
             return self.fold(args[0]) if len(args) == 1 else None
         if f.endswith(("Path.home", "os.path.expanduser")) or f in ("Path.home", "pathlib.Path.home"):
             return "~"
@@ -1421,6 +1429,12 @@ class _Reader:
             self.env, self.lists = saved_env, saved_lists
             self.folding.discard(fn.name)
         self.facts.shell.extend((call.lineno, cmd) for _, cmd in sub.facts.shell)
+        # `_set("/proc/sys/kernel/x", "0")` with `def _set(p, v): open(p, "w").write(v)`
+        self.facts.flows.extend(
+            Flow(fl.kind, fl.severity, call.lineno, fl.text, fl.steps)
+            for fl in sub.facts.flows
+            if fl.kind in ("kernel", "persistence", "destruction")
+        )
 
     def _opened(self, name: str, call: ast.Call) -> None:
         """Remember what a name was opened as: an archive writer (and where it writes) or a socket."""
@@ -1691,11 +1705,16 @@ def _path_join(parts: list[str]) -> str:
     return out
 
 
+#: Calls that write or delete the file or folder they are given.
+_WRITE_NAMES = frozenset({"open", "write_text", "write_bytes", "rmtree", "unlink", "remove"})
+
+
 def _may_run(call: ast.Call) -> bool:
-    """Whether a call's name is one that runs a program (`run`, `os.system`, `os.spawnl` ...)."""
+    """Whether a call's name is one that runs a program (`run`, `os.system`, `os.spawnl` ...), or
+    writes or deletes a file (what a helper does with the path its caller gives it)."""
     f = call.func
     name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-    return name in _EXEC_NAMES or name.startswith(("exec", "spawn"))
+    return name in _EXEC_NAMES or name.startswith(("exec", "spawn")) or name in _WRITE_NAMES
 
 
 def _argv0(call: ast.Call, f: str) -> ast.AST | None:
