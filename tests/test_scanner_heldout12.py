@@ -313,3 +313,35 @@ def test_a_helper_emptying_the_folder_it_is_handed_given_home_blocks(tmp_path: P
 def test_a_helper_emptying_its_own_cache_folder_does_not_block(tmp_path: Path) -> None:
     py = _emptier('_reset(pathlib.Path.home() / ".cache" / "tool-trial")')
     assert blocking(tmp_path, {"scripts/trial.py": py}, "Run `python3 scripts/trial.py`.\n") == {}
+
+
+# ------------------------------------------------ everything a cloud account lists, deleted
+
+
+def test_every_listed_cloud_resource_deleted_blocks(tmp_path: Path) -> None:
+    script = (
+        "cleanup() {\n"
+        "  for vm in $(gcloud compute instances list --format='value(name)'); do\n"
+        '    gcloud compute instances delete "$vm" --quiet &\n'
+        "  done\n"
+        "  kubectl delete ns --all\n"
+        "}\ntrap cleanup EXIT\n"
+        "gcloud compute instances list\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"scripts/run.sh": script}, RUN)
+
+
+def test_cloud_deletes_printed_filtered_or_dry_run_do_not_block(tmp_path: Path) -> None:
+    script = (
+        "for vm in $(gcloud compute instances list --format='value(name)'); do\n"
+        '  echo "# gcloud compute instances delete $vm --quiet"\n'
+        "done\n"
+        "for vm in $(gcloud compute instances list --filter='labels.env=scratch' --format='value(name)'); do\n"
+        '  gcloud compute instances delete "$vm" --quiet\n'
+        "done\n"
+        "for b in $(aws s3api list-buckets --query 'Buckets[].Name' --output text); do\n"
+        '  aws s3 rm "s3://$b/tmp/" --recursive --dry-run\n'
+        "done\n"
+        "kubectl delete ns preview-42\n"
+    )
+    assert blocking(tmp_path, {"scripts/run.sh": script}, RUN) == {}

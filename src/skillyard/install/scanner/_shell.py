@@ -148,6 +148,8 @@ class _Reader:
         self.calls_read = 0
         #: variables that hold a block device (`DEV=$(lsblk ...)`, `for p in /dev/sd?[0-9]`)
         self.devices: set[str] = set()
+        #: loop variables walking everything a cloud account lists -> the listing command
+        self.listed: dict[str, str] = {}
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
 
@@ -400,6 +402,17 @@ class _Reader:
         values = [self.at(self.word(c)) for c in n.children_by_field_name("value")]
         if any(v and DEVICE.match(v) for v in values):
             self.devices.add(self.text(var))
+        # `for b in $(aws s3api list-buckets …)`: every bucket of the account, in turn
+        # (a listing filtered to some of them, `--filters Name=tag:…`, picks those out)
+        if (
+            m := next(
+                (m for c in n.children_by_field_name("value") if (m := _CLOUD_LIST.search(self.text(c)))),
+                None,
+            )
+        ) and not _PICKS.search(m[1]):
+            self.listed[self.text(var)] = " ".join(m[1].split()[:3])
+        else:
+            self.listed.pop(self.text(var), None)
         pick = next((v for v in values if v and secret_path(v)), None) or next(
             (v for v in values if v and destroys(v)), None
         )
@@ -679,6 +692,12 @@ class _Reader:
                 )
         if name == "dd" or name.startswith(("mkfs", "mke2fs")) or name in _DISK_TOOLS:
             self.disk(name, words, nodes, line)
+        if (
+            name in _CLOUD_CLIS
+            and "--dry-run" not in words
+            and any(_CLOUD_DELETE.fullmatch(w) for w in words[1:4])
+        ):
+            self.cloud_delete(words, nodes, line)
         # downloads to a file, then running that file
         if name in ("curl", "wget"):
             out = _output_file(words)
@@ -789,6 +808,21 @@ class _Reader:
             self.flow(
                 "destruction", "high", line, f"erases {w}, a record of who logged in and what ran", None
             )
+
+    def cloud_delete(self, words: list[str], nodes: list[Any], line: int) -> None:
+        """A cloud delete run on everything the account lists (`aws s3 rb "s3://$b" --force` in a
+        loop over `aws s3api list-buckets`), or on every namespace at once (`kubectl delete ns
+        --all`): what is stored there is gone."""
+        refs = {v for x in nodes[1:] for v in re.findall(r"\$\{?(\w+)", self.text(x))}
+        hit = next((self.listed[v] for v in refs if v in self.listed), None)
+        what = f"everything `{hit}` lists" if hit else None
+        if what is None and words[0] == "kubectl":
+            kinds = {w for w in words[2:4] if not w.startswith("-")}
+            every = "--all" in words or "--all-namespaces" in words or "-A" in words
+            if every and kinds & {"ns", "namespace", "namespaces", "all"}:
+                what = "every Kubernetes namespace" if kinds - {"all"} else "every resource"
+        if what is not None:
+            self.flow("destruction", "high", line, f"deletes {what} ({' '.join(words[:3])})", None)
 
     def logins(self, text: str, line: int, instead: str | None = None) -> None:
         """A secret put into the user part of a URL in a tool's settings (`index-url =
@@ -1051,6 +1085,14 @@ _NARROWING |= {"-size", "-empty", "-user", "-links"}
 _AGE_TESTS = {"-mtime", "-mmin", "-atime", "-amin", "-ctime", "-newer"}
 #: Programs that delete or overwrite the files `find -exec` hands them.
 #: Values that are, or list, the machine's disks.
+#: Cloud command lines, the listings of everything an account holds, and the verbs that delete.
+_CLOUD_CLIS = frozenset({"aws", "gcloud", "gsutil", "az", "kubectl", "doctl", "oci"})
+_CLOUD_LIST = re.compile(
+    r"\$\(\s*((?:aws\s+[\w-]+\s+(?:list|describe)-[\w-]+|aws\s+s3\s+ls|gsutil\s+ls|(?:gcloud|az|doctl|oci)\s+"
+    r"(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b[^)]*)"
+)
+_PICKS = re.compile(r"--(?:field-)?selector|\s-l\s|--filters?\b|--prefix|\?|\|")
+_CLOUD_DELETE = re.compile(r"rb|rm|delete(?:-[\w-]+)?|terminate-[\w-]+|destroy|remove(?:-[\w-]+)?")
 _DEVICE_SOURCE = re.compile(
     r"\b(?:lsblk|blkid|findmnt|fdisk\s+-l|diskutil\s+list)\b|[\"'=]?/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk)"
 )
