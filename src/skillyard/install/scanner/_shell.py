@@ -148,6 +148,8 @@ class _Reader:
         self.calls_read = 0
         #: variables that hold a block device (`DEV=$(lsblk ...)`, `for p in /dev/sd?[0-9]`)
         self.devices: set[str] = set()
+        #: functions whose output is being read for a secret (each once)
+        self.printing: dict[str, Source | None] = {}
         #: loop variables walking everything a cloud account lists -> the listing command
         self.listed: dict[str, str] = {}
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
@@ -330,6 +332,19 @@ class _Reader:
             return Source("the macOS keychain", line, True)
         if what := cli_secret(words):
             return cli_source(what, line)
+        if words[0] in self.funcs:
+            # `dump | nc …` with `dump() { secret-tool search …; }`: a function prints what its
+            # commands print (its own file's functions, each read once)
+            if words[0] not in self.printing:
+                self.printing[words[0]] = None
+                src_, body, _, where = self.funcs[words[0]]
+                if where is None and src_ is self.src:
+                    self.printing[words[0]] = next(
+                        (got for c in _commands(body) if (got := self.reads_secret(self.argv(c)[0], line))),
+                        None,
+                    )
+            if self.printing[words[0]] is not None:
+                return self.printing[words[0]]
         if name in _READERS or name in ("cp", "find", "grep", "awk", "sed", "jq"):
             for w in words[1:]:
                 if src := self.secret(w, line):
@@ -529,6 +544,10 @@ class _Reader:
                     (s for s in (self.taint_of(x) for x in tainted) if s), None
                 )
                 listing = _home_listing(words) if i == 0 else listing
+            elif src and run and _base(run[0]) == "tee" and (into := self.tee_sink(nodes)) is not None:
+                # `… | tee >(nc host 9001) > copy`: tee copies its input into the command too
+                self.flow("secret-network", "critical", line, f"reads {src[0]} and sends it to {into}", src)
+                src = None
             elif src and run and (_sends(run) or _dns(run) or _base(run[0]) == "ssh"):
                 dest = _dest(run) or "the network"
                 how = "in DNS lookups of" if _dns(run) else "to"
@@ -554,6 +573,17 @@ class _Reader:
             self.facts.assembled.append((n.start_point[0] + 1, joined))
         for rest in after:
             self.walk(rest)
+
+    def tee_sink(self, nodes: list[Any]) -> str | None:
+        """Where a `tee >(CMD)` sends what it copies, when CMD sends to the network."""
+        for x in nodes[1:]:
+            if x.type != "process_substitution" or not self.text(x).startswith(">"):
+                continue
+            for c in _commands(x):
+                words = self.argv(c)[0]
+                if words and (_sends(words) or _dns(words)):
+                    return _dest(words) or "the network"
+        return None
 
     def heredoc(self, n: Any, r: Any) -> None:
         """`python3 - <<'PY' ... PY`, `node <<JS`, `bash <<EOF`: the here-document is the program."""
