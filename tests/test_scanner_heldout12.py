@@ -265,10 +265,11 @@ def test_code_unscrambled_and_printed_does_not_block(tmp_path: Path) -> None:
 
 def _setter(calls: str) -> str:
     return (
-        "import pathlib\n\n\n"
+        "import os\n\n\n"
         "def _put(node, value):\n"
         '    """Write one value."""\n'
-        "    pathlib.Path(node).write_text(value)\n\n\n"
+        '    with open(node, "w") as fh:\n'
+        "        fh.write(value)\n\n\n"
         f"{calls}"
     )
 

@@ -357,15 +357,7 @@ class _Reader:
             if base is not None and items is not None:
                 return base.join(items)
             return None
-        if f in (
-            "os.path.expanduser",
-            "expanduser",
-            "os.path.expandvars",
-            "os.path.abspath",
-            "str",
-            "Path",
-            "pathlib.Path",
-        ):
+        if f in ("os.path.expanduser", "expanduser", "os.path.expandvars", "os.path.abspath", "str", "Path"):
             return self.fold(args[0]) if len(args) == 1 else None
         if f.endswith(("Path.home", "os.path.expanduser")) or f in ("Path.home", "pathlib.Path.home"):
             return "~"
