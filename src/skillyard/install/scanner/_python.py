@@ -266,6 +266,8 @@ class _Reader:
             sides = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
             known = [v for v in map(self.fold, sides) if v is not None]
             return ALT.join(dict.fromkeys(known)) if known else None
+        if isinstance(node, ast.Attribute) and self.qual(node) == "sys.executable":
+            return "python3"  # `[sys.executable, "-m", "pip", ...]` runs pip
         if isinstance(node, ast.Attribute) and self.attrs:
             return self.attrs.get(self.qual(node) or "")
         if isinstance(node, ast.JoinedStr):
@@ -1536,6 +1538,9 @@ class _Reader:
         self.marking = {n: stand_in_marker(k) for n, (k, _) in marks.items()}
         try:
             cmd = self.fold(node) if marks else None
+            if cmd is None and marks and (items := self._argv(node)) is not None:
+                # an argument list with other items known only at run time (`"-d", str(out)`)
+                cmd = " ".join(items) if any(m in " ".join(items) for m in self.marking.values()) else None
         finally:
             self.marking = {}
         if not cmd:

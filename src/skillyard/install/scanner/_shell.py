@@ -725,6 +725,8 @@ class _Reader:
                 )
         if name == "dd" or name.startswith(("mkfs", "mke2fs")) or name in _DISK_TOOLS:
             self.disk(name, words, nodes, line)
+        if (fetch := _package_fetch(words)) is not None:
+            self.package_names(words, nodes, line, fetch)
         if (
             name in _CLOUD_CLIS
             and "--dry-run" not in words
@@ -841,6 +843,31 @@ class _Reader:
             self.flow(
                 "destruction", "high", line, f"erases {w}, a record of who logged in and what ran", None
             )
+
+    def package_names(self, words: list[str], nodes: list[Any], line: int, index: str) -> None:
+        """`pip download --index-url URL "warm-$HEX==0"`: the names of the packages requested go to
+        the index in its request URLs, so a secret put into one is sent there. (A secret in a URL
+        argument, `git+https://$T@host/r`, logs in to that host instead.)"""
+        skip = False
+        for w, x in zip(words[1:], nodes[1:], strict=False):
+            if skip or w.startswith("-"):
+                skip = w in _INDEX_OPTIONS or w in (
+                    "-d",
+                    "--dest",
+                    "-r",
+                    "--requirement",
+                    "-c",
+                    "--constraint",
+                )
+                continue
+            if (src := self.taint_of(x)) is None:
+                continue
+            if "://" in w or "@" in w:
+                self.logins(self.text(x), line)
+                return
+            said = f"reads {src.what} and sends it to {index} in the names of the packages it requests"
+            self.flow("secret-network", "critical", line, said, src)
+            return
 
     def cloud_delete(self, words: list[str], nodes: list[Any], line: int) -> None:
         """A cloud delete run on everything the account lists (`aws s3 rb "s3://$b" --force` in a
@@ -1118,6 +1145,35 @@ _NARROWING |= {"-size", "-empty", "-user", "-links"}
 _AGE_TESTS = {"-mtime", "-mmin", "-atime", "-amin", "-ctime", "-newer"}
 #: Programs that delete or overwrite the files `find -exec` hands them.
 #: Values that are, or list, the machine's disks.
+#: Package managers' fetching subcommands, their index options, and the index each asks by default.
+_FETCHERS = {
+    "pip": ({"download", "install", "wheel"}, "https://pypi.org"),
+    "pip3": ({"download", "install", "wheel"}, "https://pypi.org"),
+    "uv": ({"add", "pip"}, "https://pypi.org"),
+    "npm": ({"install", "i", "add", "view", "pack"}, "https://registry.npmjs.org"),
+    "pnpm": ({"add", "install", "i"}, "https://registry.npmjs.org"),
+    "yarn": ({"add"}, "https://registry.yarnpkg.com"),
+    "gem": ({"install", "fetch"}, "https://rubygems.org"),
+    "cargo": ({"install", "add"}, "https://crates.io"),
+}
+_INDEX_OPTIONS = frozenset(
+    {"-i", "--index-url", "--extra-index-url", "--index", "--default-index", "--registry", "--source", "-s"}
+)
+
+
+def _package_fetch(words: list[str]) -> str | None:
+    """The index a package manager's fetch asks (`--index-url URL`, else its default), or None."""
+    if len(words) > 3 and re.fullmatch(r"python[\d.]*", _base(words[0])) and words[1:3] == ["-m", "pip"]:
+        words = ["pip", *words[3:]]
+    got = _FETCHERS.get(_base(words[0])) if words else None
+    if got is None or len(words) < 3 or words[1] not in got[0]:
+        return None
+    opts = dict(zip(words, words[1:], strict=False))
+    given = next((opts[o] for o in _INDEX_OPTIONS if o in opts), None)
+    given = given or next((w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in _INDEX_OPTIONS), None)
+    return given or got[1]
+
+
 #: Cloud command lines, the listings of everything an account holds, and the verbs that delete.
 _CLOUD_CLIS = frozenset({"aws", "gcloud", "gsutil", "az", "kubectl", "doctl", "oci"})
 _CLOUD_LIST = re.compile(
