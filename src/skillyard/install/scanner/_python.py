@@ -187,6 +187,8 @@ class _Reader:
         self.exec_lines: list[int] = []
         #: levels of `exec`'d code this reading is inside of
         self.depth = 0
+        #: names bound to a path only partly known that names a credential file (`*/logins.json`)
+        self.loose_paths: dict[str, str] = {}
 
     # ------------------------------------------------------------ names
 
@@ -684,6 +686,8 @@ class _Reader:
         p = self.fold(node)
         if p is None:
             p = self._loose_path(node)
+        if p is None and isinstance(node, ast.Name):
+            p = self.loose_paths.get(node.id)
         if p is None:
             return None
         return self.copied[p].what if p in self.copied else secret_path(p)
@@ -1125,6 +1129,14 @@ class _Reader:
                 continue
             if folded is not None:
                 self.env[n] = folded
+            elif (
+                (loose := self._loose_path(value)) is not None
+                and secret_path(loose)
+                and len(self.loose_paths) < 64
+            ):
+                self.loose_paths[n] = loose  # `f = prof / name` with `name` a credential file's name
+            else:
+                self.loose_paths.pop(n, None)
             src = self.source(value)
             if src:
                 self.taint[n] = src
