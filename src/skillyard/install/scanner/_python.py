@@ -47,6 +47,8 @@ from skillyard.install.scanner._flows import (
 MAX_FOLD = 64 * 1024
 #: Levels of code handed to `exec` read inside code handed to `exec`.
 MAX_RUN_DEPTH = 3
+#: Bytes of such code read per file, in all.
+MAX_RUN_BYTES = 256 * 1024
 _STD_STREAM = re.compile(r"sys\.(?:__)?std(?:out|err)(?:__)?(?:\.buffer)?")
 MAX_NODES = 200_000
 
@@ -187,6 +189,9 @@ class _Reader:
         self.exec_lines: list[int] = []
         #: levels of `exec`'d code this reading is inside of
         self.depth = 0
+        #: code handed to `exec` already read -> what it does; bytes of such code left to read
+        self.run_read: dict[str, CodeFacts | None] = {}
+        self.run_left = [MAX_RUN_BYTES]
         #: names bound to a path only partly known that names a credential file (`*/logins.json`)
         self.loose_paths: dict[str, str] = {}
 
@@ -829,6 +834,7 @@ class _Reader:
         sub.archive_of, sub.sockets, sub.received = self.archive_of, self.sockets, self.received
         sub.file_of, sub.dl_files, sub.exec_lines = self.file_of, self.dl_files, self.exec_lines
         sub.budget = self.budget
+        sub.run_read, sub.run_left, sub.depth = self.run_read, self.run_left, self.depth
         for node in body:
             sub.budget -= 1
             if sub.budget < 0:
@@ -1005,7 +1011,13 @@ class _Reader:
         too: what it does is reported at the line that runs it."""
         if self.depth >= MAX_RUN_DEPTH:
             return
-        sub = analyse(code, depth=self.depth + 1)
+        if code not in self.run_read:
+            # each distinct text once per file, and a bounded amount in all
+            self.run_left[0] -= len(code)
+            if self.run_left[0] < 0 or len(self.run_read) >= 64:
+                return
+            self.run_read[code] = analyse(code, depth=self.depth + 1)
+        sub = self.run_read[code]
         if sub is None:
             return
         for fl in sub.flows:
