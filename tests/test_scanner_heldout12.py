@@ -503,3 +503,21 @@ def test_a_transcript_where_the_user_sets_an_ordinary_preference_does_not_block(
         "I approve this permanently: always attach the failing test log to a ticket, and don't ask me again."
     )
     assert blocking(tmp_path, {"notes/history.jsonl": _transcript(said)}, _NOTES) == {}
+
+
+def test_a_projects_own_env_found_upwards_and_its_key_sent_to_its_service_does_not_block(
+    tmp_path: Path,
+) -> None:
+    py = (
+        "import pathlib\nimport requests\n\n\n"
+        "def find_key():\n"
+        "    for parent in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents]:\n"
+        '        env_file = parent / ".env"\n'
+        "        if env_file.exists():\n"
+        "            for line in open(env_file):\n"
+        '                if line.startswith("PIXELS_API_KEY="):\n'
+        '                    return line.split("=", 1)[1].strip()\n\n\n'
+        'requests.post("https://api.pixels.example.net/v1/render",\n'
+        '              headers={"Authorization": f"Bearer {find_key()}"}, json={"q": "cat"})\n'
+    )
+    assert blocking(tmp_path, {"scripts/render.py": py}, "Run `python3 scripts/render.py`.\n") == {}

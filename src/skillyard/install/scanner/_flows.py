@@ -64,6 +64,10 @@ SECRET_PATH = re.compile(
     re.IGNORECASE,
 )
 
+#: Credential files that are often an application's own (a project's `.env`, its token cache):
+#: weighed like an API token, not like a store in the home directory.
+OWN_FILE = re.compile(r"(?:^|/)\.env\b|tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I)
+
 #: Environment variable names that hold credentials.
 SECRET_ENV = re.compile(
     r"^[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|SESSION|PAT|AUTH)[A-Z0-9_]*$"

@@ -19,6 +19,7 @@ from typing import Any
 from skillyard.install.scanner._flows import (
     ALT,
     MAX_ALTS,
+    OWN_FILE,
     PARAM,
     SECRET_ENV,
     SEVERITIES,
@@ -1144,6 +1145,7 @@ class _Reader:
             elif (
                 (loose := self._loose_path(value)) is not None
                 and secret_path(loose)
+                and not OWN_FILE.search(loose)  # a project's own `.env`, found upwards, is its own
                 and len(self.loose_paths) < 64
             ):
                 self.loose_paths[n] = loose  # `f = prof / name` with `name` a credential file's name
