@@ -204,7 +204,7 @@ def _workflow(lines: list[str]) -> list[str]:
         if not m or (m.group(2) not in _COMMAND_KEYS and m.group(2) != "env"):
             i += 1
             continue
-        indent = len(ln) - len(ln.lstrip())
+        indent = m.start(2)  # the key's column (`- env:` starts a step: its entries are deeper)
         key, rest = m.group(2), m.group(3).strip()
         j = i + 1
         block: list[tuple[int, str]] = []
