@@ -763,6 +763,11 @@ class _Reader:
         elif _dns(words):
             for n, w in zip(nodes[1:], words[1:], strict=False):
                 src = self.taint_of(n)
+                if src and name == "ping" and w != words[-1]:
+                    # `ping -p PATTERN host`: the pattern fills every packet sent to the host
+                    said = f"reads {src.what} and sends it to {words[-1]} in the padding of ping packets"
+                    self.flow("secret-network", "critical", line, said, src)
+                    break
                 if src:
                     self.flow("secret-network", "critical", line, sent(src, w, dns=True)[1], src)
                     break
