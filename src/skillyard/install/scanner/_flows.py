@@ -52,7 +52,7 @@ SECRET_PATH = re.compile(
     r"|\.env(?:\.[\w.*-]+|\*)?$|\.env(?=[\s\"'])|/etc/shadow|wallet\.dat|\.electrum/wallets|Exodus/exodus\.wallet"
     r"|Login Data|Cookies|key4\.db|logins\.json|cookies\.sqlite|Library/Keychains[^\s\"']*|Local Extension Settings"
     r"|Local State|Web Data|\.pgpass|\.my\.cnf|\.cargo/credentials|\.gem/credentials|\.terraform\.d/credentials|\.boto\b"
-    r"|\.s3cfg|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
+    r"|\.s3cfg|\.config/rclone/rclone\.conf|\.(?:config/)?composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh(?:/hosts\.yml|/?$)|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
     # command and REPL histories (what was typed, passwords included); notebook servers' tokens
@@ -63,6 +63,10 @@ SECRET_PATH = re.compile(
     r")",
     re.IGNORECASE,
 )
+
+#: Credential files that are often an application's own (a project's `.env`, its token cache):
+#: weighed like an API token, not like a store in the home directory.
+OWN_FILE = re.compile(r"(?:^|/)\.env\b|tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I)
 
 #: Environment variable names that hold credentials.
 SECRET_ENV = re.compile(
@@ -231,7 +235,7 @@ _CLI_SECRET = re.compile(
     r"|git credential (?:fill|get)"
     r"|docker-credential-\S+ (?:get|list)"
     r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
-    r"|op (?:read|item get)|bw (?:get (?:password|item|notes)|list items|export)|pass show|secret-tool lookup"
+    r"|op (?:read|item get)|bw (?:get (?:password|item|notes)|list items|export)|pass show|secret-tool (?:lookup|search)"
     r"|kwallet-query|lpass (?:show|export)|keepassxc-cli (?:show|export)"
     r"|vault (?:kv get|read|print token)|heroku auth:token"
     # the commands a user typed, passwords and tokens on their command lines among them
