@@ -1853,7 +1853,7 @@ _STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cya
 def _shown(text: str) -> str:
     """One line of a skill's words (file names, titles built from its text) as the catalog shows them:
     a newline cannot start a forged finding, an escape sequence cannot reach the terminal."""
-    from skillyard.prompt import shown
+    from skillyard._shown import shown
 
     return shown(text, one_line=True)
 
