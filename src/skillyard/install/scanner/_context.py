@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from skillyard.install.scanner._flows import REGISTRIES
 
 _MD_EXT = (".md", ".markdown", ".mdx", ".txt", ".rst")
-_REFERENCE_DIRS = re.compile(r"(?:^|/)(?:references?|docs?|examples?|reference-docs|guides?)/", re.IGNORECASE)
+#: Reference folders, and web pages a skill saved in its downloads (a copy of a page, read by people)
+_REFERENCE_DIRS = re.compile(
+    r"(?:^|/)(?:references?|docs?|examples?|reference-docs|guides?)/|(?:^|/)downloads/(?:[^/]+/)*[^/]+\.html?$",
+    re.IGNORECASE,
+)
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+.#-]*)")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _QUOTE = re.compile(r"^\s*>")

@@ -31,7 +31,9 @@ from skillyard.install.scanner._flows import (
     destroys,
     flow,
     host_of,
+    named_for,
     outside_tree,
+    own_service,
     popped,
     secret_path,
     sent,
@@ -358,7 +360,7 @@ class _Reader:
             if src := self.reads_secret(words, cmd.start_point[0] + 1) or self.fed_from(cmd):
                 return src
             for n in nodes[1:]:
-                if src := self.taint_of(n):
+                if (src := self.taint_of(n)) and not _answered(words, src):
                     return src
         return None
 
@@ -753,7 +755,12 @@ class _Reader:
                 mounted = Source(path, line, True) if _MOUNTED_SECRET.match(path) else None
                 src = src or mounted or self.secret(path, line)
             for n in nodes[1:]:
-                if (t := self.taint_of(n)) and (src is None or t.strong and not src.strong):
+                # the bot's own token in its slot of the Bot API URL is the bot's login
+                if (
+                    (t := self.taint_of(n))
+                    and (src is None or t.strong and not src.strong)
+                    and (t.strong or not _BOT_SLOT.fullmatch(self.text(n).strip("\"'")))
+                ):
                     src = t
             if src:
                 sev, text = sent(src, _dest(words))
@@ -1455,6 +1462,24 @@ def _serves(words: list[str]) -> str | None:
     if name == "busybox" and "httpd" in words:
         return words[words.index("-h") + 1] if "-h" in words[:-1] else ""
     return None
+
+
+#: A Bot API URL whose only variable is the bot's token in its slot (`api.telegram.org/bot$T/…`).
+_BOT_SLOT = re.compile(r"https://api\.telegram\.org/bot\$(?:\w+|\{\w+\})/[^$`]*")
+#: Options that print the request, credentials included (`curl -v`, `--trace`).
+_ECHOES = re.compile(r"--verbose|--trace(?:-ascii)?|--debug|-[a-zA-Z]*v[a-zA-Z]*")
+
+
+def _answered(words: list[str], src: Source) -> bool:
+    """Whether `words` send `src` to its own service, so what they print is that service's answer
+    and not the credential (`curl -H "Authorization: $PEXELS_API_KEY" https://api.pexels.com/…`);
+    an option that prints the request as well keeps it."""
+    dest = (_dest(words) or "").strip("\"'") if words and _base(words[0]) in ("curl", "wget") else ""
+    return (
+        bool(dest)
+        and (named_for(src.what, dest) or bool(own_service(src.what, dest)))
+        and not any(_ECHOES.fullmatch(w) for w in words[1:])
+    )
 
 
 def _sends(words: list[str]) -> bool:
