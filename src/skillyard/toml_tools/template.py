@@ -98,7 +98,8 @@ class CompiledTemplate:
     error: str | None
     #: placeholders inside arithmetic expressions, not pinned to a word of their own
     inner: tuple[Slot, ...] = ()
-    #: the command starts a shell with a `-c` script, whose arithmetic sees the values too
+    #: the command starts a shell with a `-c` script, whose arithmetic sees the values too, or sets a
+    #: variable a program runs as code (`env GIT_SSH_COMMAND={x} git ...`)
     nested_shell: bool = False
 
     def slots(self) -> tuple[Slot, ...]:
