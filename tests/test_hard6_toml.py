@@ -36,6 +36,10 @@ RUN_AS_CODE = [
         "env GIT_SSH_COMMAND={x} git ls-remote ssh://example.invalid/x", "touch CANARY;", marks=needs_git
     ),  # argv mode: no shell of skillyard's, but git runs the variable with sh
     pytest.param(
+        "env {x} git ls-remote ssh://example.invalid/x", "GIT_SSH_COMMAND=touch CANARY;", marks=needs_git
+    ),  # env takes NAME=value words before its program: the value names the variable itself
+    ("env -S {x}", "touch CANARY"),
+    pytest.param(
         "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.sshCommand GIT_CONFIG_VALUE_0={x}; "
         "git ls-remote ssh://example.invalid/x",
         "touch CANARY;",
@@ -108,6 +112,8 @@ def test_other_variables_run_as_code_take_integers_only(command: str) -> None:
         "ENV=prod printf '%s\\n' {x}",
         "printf '%s\\n' --editor={x}",
         "v={x}; printf '%s\\n' \"$v\"",
+        "env LANG=C printf '%s\\n' {x}",
+        'env NAME={x} bash -c \'printf "%s\\n" "$NAME"\'',
     ],
 )
 def test_legitimate_templates_keep_string_values(skill_dir: Path, command: str) -> None:

@@ -444,6 +444,22 @@ class _Scanner:
                 self.code_value = True
                 self.outer_code(*word, what)
                 self.code_value = False
+        # `env {x} git`, `env -S {x}`: before its program, env takes `NAME=value` words and options, so
+        # the value may set any variable above, or be the program and its arguments
+        x = next((x for x, raw in enumerate(raws) if _unquote(raw).rsplit("/", 1)[-1] == "env"), len(raws))
+        while (x := x + 1) < len(raws):
+            if PLACEHOLDER_RE.search(raws[x]) is not None and not _is_assignment(_unquote(raws[x])):
+                self.nested_shell = True
+                for m in PLACEHOLDER_RE.finditer(src, *words[x]):
+                    self.site(
+                        m.start(),
+                        "an operand of env before its program: a variable a program runs as code, or the program",
+                        False,
+                    )
+            elif raws[x] in ("-u", "-C", "--unset", "--chdir"):
+                x += 1  # the option's own argument
+            elif raws[x][:1] != "-" and not _is_assignment(_unquote(raws[x])):
+                break  # the program
         k = 0
         while k < len(words) and (_is_assignment(raws[k]) or raws[k] in PREFIX_WORDS):
             if raws[k] not in PREFIX_WORDS:
