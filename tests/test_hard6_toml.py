@@ -28,6 +28,8 @@ RUN_AS_CODE = [
     ("for PS4 in {x}; do set -x; true; done", "$(touch CANARY)"),
     ("printf -v PS4 %s {x}; set -x; true", "$(touch CANARY)"),
     ("BASH_ENV={x} bash -c true", "$(touch CANARY)"),
+    ("bash -c 'PS4=$1; set -x; true' _ {x}", "$(touch CANARY)"),
+    ("set -- {x}; PS4=$1; set -x; true", "$(touch CANARY)"),
     ("env 'BASH_FUNC_f%%={x}' bash -c f", "() { touch CANARY; }"),
     pytest.param(
         "GIT_SSH_COMMAND={x} git ls-remote ssh://example.invalid/x", "touch CANARY;", marks=needs_git
@@ -63,6 +65,7 @@ NOT_RUN_HERE = [
     "declare -x LESSOPEN={x}; less file",
     "local_var=1; GIT_SSH={x} git fetch",
     "PS4[0]={x}; set -x",
+    'f() { export EDITOR="$1"; }; f {x}; git commit',
     "PS4+={x}; set -x",
 ]
 
