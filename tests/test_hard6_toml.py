@@ -30,6 +30,10 @@ RUN_AS_CODE = [
     ("BASH_ENV={x} bash -c true", "$(touch CANARY)"),
     ("bash -c 'PS4=$1; set -x; true' _ {x}", "$(touch CANARY)"),
     ("set -- {x}; PS4=$1; set -x; true", "$(touch CANARY)"),
+    (
+        'HOME={x}; PS4="$HOME"; set -x; true',
+        "$(touch CANARY)",
+    ),  # the runner's HOME, until the template sets it
     ("env 'BASH_FUNC_f%%={x}' bash -c f", "() { touch CANARY; }"),
     pytest.param(
         "GIT_SSH_COMMAND={x} git ls-remote ssh://example.invalid/x", "touch CANARY;", marks=needs_git
@@ -66,6 +70,7 @@ NOT_RUN_HERE = [
     "local_var=1; GIT_SSH={x} git fetch",
     "PS4[0]={x}; set -x",
     'f() { export EDITOR="$1"; }; f {x}; git commit',
+    'read -r HOME < {x}; EDITOR="$HOME/ed" git commit',
     "PS4+={x}; set -x",
 ]
 

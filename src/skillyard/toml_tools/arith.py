@@ -128,7 +128,9 @@ class _Scanner:
         self.nested_shell = False
         self.subshell_paren = False
         #: scanning the value of a CODE_VARS variable: the runner's own environment is read as harmless
+        #: unless the template sets it (kept here, name -> context)
         self.code_value = False
+        self.env_reads: dict[str, str] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -144,8 +146,7 @@ class _Scanner:
             self.opened.append(why)
 
     def read(self, name: str, context: str) -> None:
-        if not (self.code_value and name in _RUNNER_ENV):
-            self.reads.setdefault(name, context)
+        (self.env_reads if self.code_value and name in _RUNNER_ENV else self.reads).setdefault(name, context)
 
     # ------------------------------------------------------------------ arithmetic text
 
@@ -787,6 +788,9 @@ def arith_contexts(src: str) -> ArithInfo:
         s.run()
     everywhere: str | None = None
     reads = dict(s.reads)
+    for name, context in s.env_reads.items():  # `HOME={x}`, `read HOME`: named other than as `$HOME`
+        if s.dynamic or re.search(rf"(?<![$\w{{]){name}(?!\w)", src):
+            reads.setdefault(name, context)
     for name in s.new_int:
         reads.setdefault(name, "every assignment to it (declare -i)")
     sites = dict(s.sites)
