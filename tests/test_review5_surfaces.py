@@ -1,4 +1,4 @@
-"""Every terminal surface shows a skill author's words the way the catalog does (`prompt.shown`):
+"""Every terminal surface shows a skill author's words the way the catalog does (`_shown.shown`):
 bidi overrides, zero-width and tag characters spelled out, terminal escapes never sent raw, rich
 markup printed as text. The real CLI in a subprocess, without a terminal and in one (`script`)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from skillyard.prompt import shown
+from skillyard._shown import shown
 
 DESC = "Safe \u202egnp.exe tool \u200b zero \U000e0041 tag \x1b[31m red [bold]loud[/bold] [link=http://x]y[/link]"
 HIDDEN = ("\u202e", "\u200b", "\U000e0041", "\x1b[31m")

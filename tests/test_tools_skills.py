@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillyard import reports
+from skillyard._shown import shown_json
 from skillyard.config import Config
-from skillyard.prompt import shown_json
 from skillyard.registry import Registry
 from skillyard.tools import Toolkit
 

@@ -19,8 +19,8 @@ from rich.console import Console
 from rich.text import Text
 
 from skillyard._cli_io import EXIT_FAIL, EXIT_OK, console, fail_usage
+from skillyard._shown import shown
 from skillyard.chat import DEFAULT_MAX_TOOL_CALLS, DEFAULT_TIMEOUT, Chat, ChatError, make_client
-from skillyard.prompt import shown
 
 EXIT_INTERRUPTED = 130
 #: Longest call text asked about before a run; a longer call is refused, as no one can approve what

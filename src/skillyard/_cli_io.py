@@ -61,7 +61,7 @@ def dumps_json(data: Any) -> str:
     import json
 
     if sys.stdout.isatty():
-        from skillyard.prompt import shown_json
+        from skillyard._shown import shown_json
 
         return shown_json(json.dumps(data, indent=2, ensure_ascii=False))
     return json.dumps(data, separators=(",", ":"), check_circular=False)
@@ -82,7 +82,7 @@ def say(*parts: str | tuple[str, str], err: bool = False) -> None:
     """One line of human output from (text, style) parts: coloured through rich at a terminal,
     plain text otherwise (then rich is not even imported). Never read as rich markup, and what hides
     or moves text is spelled out as in the catalog: the parts carry skill authors' words."""
-    from skillyard.prompt import shown
+    from skillyard._shown import shown
 
     parts = tuple(shown(p) if isinstance(p, str) else (shown(p[0]), p[1]) for p in parts)
     if not (sys.stderr if err else sys.stdout).isatty():

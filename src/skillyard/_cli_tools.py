@@ -14,7 +14,8 @@ import click
 
 from skillyard import reports
 from skillyard._cli_io import EXIT_FAIL, SafePath, emit_json, fail_usage
-from skillyard.prompt import FORMATS, relevant_names, render_catalog, shown
+from skillyard._shown import shown
+from skillyard.prompt import FORMATS, relevant_names, render_catalog
 from skillyard.session import Session, SessionError
 from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
 from skillyard.tools.toolkit import MAX_ARGUMENT_BYTES

@@ -238,7 +238,7 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
     from rich.table import Table
     from rich.text import Text
 
-    from skillyard.prompt import shown
+    from skillyard._shown import shown
 
     con = console()
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
@@ -306,7 +306,7 @@ def compact_list_json(
 def _line(text: object) -> str:
     """One item of a list a skill's words fill (an error naming its field, a file name): a newline in
     it is spelled out, so it cannot print a line of its own (a forged error, a `$` command to copy)."""
-    from skillyard.prompt import shown
+    from skillyard._shown import shown
 
     return shown(str(text), one_line=True)
 
@@ -448,8 +448,8 @@ def run_cmd(
     import shlex
     from dataclasses import replace
 
+    from skillyard._shown import shown
     from skillyard.execution import RunError, RunRequest, SkillRunner, configured_executor
-    from skillyard.prompt import shown
 
     obj = _obj(ctx)
     reg = obj.registry()

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillyard._shown import shown
 from skillyard.fsread import read_regular_file
 from skillyard.parsing import load_body
-from skillyard.prompt import shown
 from skillyard.skill_files import doc_ids, list_docs, read_doc
 
 if TYPE_CHECKING:

@@ -68,6 +68,7 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from skillyard._shown import shown
 from skillyard.mcp.auth import (
     SCOPE_RUN,
     TokenVerifier,
@@ -95,7 +96,6 @@ from skillyard.mcp.prompts import (
 from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
 from skillyard.model import BUILTIN_TOOL_NAMES, Skill
 from skillyard.parsing import load_body
-from skillyard.prompt import shown
 from skillyard.registry import Registry
 from skillyard.session import Session
 

@@ -23,6 +23,9 @@ from skillyard.model import Diagnostic, Skill, ToolArg, ToolSpec
 from skillyard.parsing.frontmatter import to_jsonable
 
 MAX_TOML_BYTES = 1024 * 1024
+#: Characters the `command`s of one SKILL.toml may hold in all: checking a template costs time and
+#: memory in proportion to its length, and real ones are a line or two.
+MAX_COMMAND_CHARS = 65_536
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ARG_TYPES = ("string", "integer", "number", "boolean", "array")
@@ -160,10 +163,19 @@ def read_tools(data: dict[str, Any], path: str, diags: list[Diagnostic]) -> tupl
         return ()
     out: list[ToolSpec] = []
     names: set[str] = set()
+    left = MAX_COMMAND_CHARS
     for i, t in enumerate(raw):
         tool = _read_tool(i, t, path, diags)
         if tool is None:
             continue
+        if len(tool.command) > left:
+            why = (
+                f"tools[{i}]: {tool.name}: the commands of a SKILL.toml may hold {MAX_COMMAND_CHARS} characters "
+                "in all; dropped (put a long command in a script under scripts/ and run that)"
+            )
+            diags.append(Diagnostic("error", "toml-bad-tool", why, path))
+            continue
+        left -= len(tool.command)
         if tool.name in names:
             diags.append(
                 Diagnostic(

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import json
 import math
 import os
+import socket
 import sqlite3
 import stat
 import struct
@@ -36,8 +38,10 @@ from typing import Any, Protocol
 
 #: Texts sent per embedding call.
 BATCH = 64
-#: Seconds an embedding HTTP request may take.
+#: Seconds an embedding HTTP request may take, from connecting to the last byte of the answer.
 HTTP_TIMEOUT = 30.0
+#: Longest answer read (64 texts of MAX_DIMENSIONS numbers written out take about 20 MiB).
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
 #: Longest vector accepted from an embedder (real models: 384 to 4096).
 MAX_DIMENSIONS = 16_384
 EMBEDDER_KINDS = ("none", "fastembed", "openai", "sentence-transformers")
@@ -103,9 +107,8 @@ class OpenAIEmbedder:
             headers["Authorization"] = f"Bearer {self.api_key}"
         req = urllib.request.Request(f"{self.base_url}/embeddings", data=body, headers=headers, method="POST")
         try:
-            with _OPENER.open(req, timeout=HTTP_TIMEOUT) as resp:
-                data = json.loads(resp.read(64 * 1024 * 1024))
-        except (urllib.error.URLError, OSError, ValueError, RecursionError) as e:
+            data = json.loads(_post(req))
+        except (urllib.error.URLError, OSError, ValueError, RecursionError, http.client.HTTPException) as e:
             raise EmbedderError(f"embedding request to {self.base_url} failed: {e}") from None
         items = data.get("data") if isinstance(data, dict) else None
         if not isinstance(items, list) or len(items) != len(texts):
@@ -133,7 +136,58 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect)
+class _Tracked(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """http and https whose sockets are kept once connected, so a request past its deadline can be cut
+    (urllib hands the socket to the response and forgets it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.socks: list[socket.socket] = []
+
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        def make(*args: Any, **kw: Any) -> Any:
+            conn = http_class(*args, **kw)
+            connect = conn.connect
+
+            def tracked() -> None:
+                connect()
+                self.socks.append(conn.sock)
+
+            conn.connect = tracked
+            return conn
+
+        return super().do_open(make, req, **kwargs)
+
+
+def _post(req: urllib.request.Request) -> bytes:
+    """The answer to `req`, within HTTP_TIMEOUT seconds in all and MAX_ANSWER_BYTES: urllib's timeout
+    bounds each socket read only, so a server sending a byte every few seconds held a search forever."""
+    handler = _Tracked()
+    opener = urllib.request.build_opener(_NoRedirect, handler)
+    out: list[Any] = []
+
+    def run() -> None:
+        try:
+            with opener.open(req, timeout=HTTP_TIMEOUT) as resp:
+                out.append(resp.read(MAX_ANSWER_BYTES + 1))
+        except Exception as e:  # handed to the caller below
+            out.append(e)
+
+    worker = threading.Thread(target=run, daemon=True, name="skillyard-embed-http")
+    worker.start()
+    worker.join(HTTP_TIMEOUT)
+    if worker.is_alive():
+        out.insert(0, TimeoutError(f"no complete answer within {HTTP_TIMEOUT:g} seconds"))
+    while worker.is_alive():  # past the deadline: shut the sockets so the worker's read returns
+        for sock in handler.socks:
+            with contextlib.suppress(OSError):
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the raw socket's, also under TLS
+        worker.join(0.1)
+    if isinstance(out[0], Exception):
+        raise out[0]
+    if len(out[0]) > MAX_ANSWER_BYTES:
+        raise ValueError(f"the answer is longer than {MAX_ANSWER_BYTES} bytes")
+    return out[0]
 
 
 def _finite(vec: Sequence[Any]) -> bool:

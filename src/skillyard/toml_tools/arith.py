@@ -59,6 +59,17 @@ SHELL_PROGRAMS = frozenset({"bash", "sh", "dash", "ksh", "mksh", "zsh", "busybox
 BASH_INTEGER_VARS = frozenset(
     {"RANDOM", "SRANDOM", "SECONDS", "LINENO", "EPOCHSECONDS", "BASHPID", "PPID", "UID", "EUID"}
 )
+#: Variables whose value bash or a program runs as code (a prompt bash expands, a file bash sources,
+#: a command line git, ssh or an editor setting runs, an exported function) or loads as code.
+CODE_VARS = (
+    "PS0 PS1 PS2 PS3 PS4 PROMPT_COMMAND BASH_ENV ENV BASH_FUNC_[^=]* LD_PRELOAD LD_AUDIT LD_LIBRARY_PATH "
+    "EDITOR VISUAL PAGER MANPAGER GIT_PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR GIT_SSH GIT_SSH_COMMAND "
+    "GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS GIT_EXTERNAL_DIFF GIT_PROXY_COMMAND GIT_CONFIG_[A-Z0-9_]* "
+    "LESSOPEN LESSCLOSE BROWSER PYTHONSTARTUP PERL5OPT RUBYOPT NODE_OPTIONS JAVA_TOOL_OPTIONS"
+).split()
+_CODE_VAR_RE = re.compile(f"({'|'.join(CODE_VARS)})(?:\\[[^]]*\\])?\\+?=")
+#: The environment the runner sets itself: read in such a value, it carries no argument.
+_RUNNER_ENV = frozenset({"HOME", "PATH", "TMPDIR", "LANG", "LC_ALL", "SKILL_DIR", "SKILL_NAME"})
 #: Special parameters that only ever hold integers.
 _INTEGER_SPECIALS = frozenset("#?$!")
 _UPPER_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
@@ -81,7 +92,8 @@ class ArithInfo:
     sites: dict[int, ArithSite]
     #: when set, every placeholder counts as arithmetic, for this reason
     everywhere: str | None
-    #: the template starts a shell with a `-c` script (arithmetic happens even in argv mode)
+    #: the template starts a shell with a `-c` script or sets a variable a program runs as code: what
+    #: is found here applies even in argv mode
     nested_shell: bool = False
 
     def context(self, pos: int) -> str | None:
@@ -115,6 +127,10 @@ class _Scanner:
         self.sub_context: str | None = None
         self.nested_shell = False
         self.subshell_paren = False
+        #: scanning the value of a CODE_VARS variable: the runner's own environment is read as harmless
+        #: unless the template sets it (kept here, name -> context)
+        self.code_value = False
+        self.env_reads: dict[str, str] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -130,7 +146,7 @@ class _Scanner:
             self.opened.append(why)
 
     def read(self, name: str, context: str) -> None:
-        self.reads.setdefault(name, context)
+        (self.env_reads if self.code_value and name in _RUNNER_ENV else self.reads).setdefault(name, context)
 
     # ------------------------------------------------------------------ arithmetic text
 
@@ -413,6 +429,38 @@ class _Scanner:
             return
         src = self.src
         raws = [src[a:b] for a, b in words]
+        # `PS4={x}`, `export EDITOR={x}`, `env GIT_SSH={x} git`; `for PS4 in {x}`, `printf -v PS4 %s {x}`
+        setter = any(_unquote(raw) in ("for", "select", *NAME_SETTING_BUILTINS) for raw in raws)
+        for word, raw in zip(words, raws, strict=True):
+            code = _CODE_VAR_RE.fullmatch(_unquote(raw) + "=") if setter else None
+            if code is not None:
+                what = f"{code.group(1)}, a variable bash or a program runs as code"
+                for m in PLACEHOLDER_RE.finditer(src, words[0][0], words[-1][1]):
+                    self.site(m.start(), what, False)
+            elif (code := _CODE_VAR_RE.match(_unquote(raw))) is not None:
+                what = f"{code.group(1)}=..., a variable bash or a program runs as code"
+                self.nested_shell = True  # a program runs it, in argv mode too (`env PAGER={x} man ls`)
+                for m in PLACEHOLDER_RE.finditer(src, *word):
+                    self.site(m.start(), what, False)
+                self.code_value = True
+                self.outer_code(*word, what)
+                self.code_value = False
+        # `env {x} git`, `env -S {x}`: before its program, env takes `NAME=value` words and options, so
+        # the value may set any variable above, or be the program and its arguments
+        x = next((x for x, raw in enumerate(raws) if _unquote(raw).rsplit("/", 1)[-1] == "env"), len(raws))
+        while (x := x + 1) < len(raws):
+            if PLACEHOLDER_RE.search(raws[x]) is not None and not _is_assignment(_unquote(raws[x])):
+                self.nested_shell = True
+                for m in PLACEHOLDER_RE.finditer(src, *words[x]):
+                    self.site(
+                        m.start(),
+                        "an operand of env before its program: a variable a program runs as code, or the program",
+                        False,
+                    )
+            elif raws[x] in ("-u", "-C", "--unset", "--chdir"):
+                x += 1  # the option's own argument
+            elif raws[x][:1] != "-" and not _is_assignment(_unquote(raws[x])):
+                break  # the program
         k = 0
         while k < len(words) and (_is_assignment(raws[k]) or raws[k] in PREFIX_WORDS):
             if raws[k] not in PREFIX_WORDS:
@@ -749,6 +797,9 @@ def arith_contexts(src: str) -> ArithInfo:
         s.run()
     everywhere: str | None = None
     reads = dict(s.reads)
+    for name, context in s.env_reads.items():  # `HOME={x}`, `read HOME`: named other than as `$HOME`
+        if s.dynamic or re.search(rf"(?<![$\w{{]){name}(?!\w)", src):
+            reads.setdefault(name, context)
     for name in s.new_int:
         reads.setdefault(name, "every assignment to it (declare -i)")
     sites = dict(s.sites)

@@ -26,6 +26,9 @@ NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: Longest template accepted; real ones are a line or two.
 MAX_TEMPLATE_CHARS = 65_536
+#: Longest template kept compiled between calls: a compiled template holds about 75 bytes per
+#: character, so the cache (1024 templates) stays under about 80 MB whatever the skills hold.
+CACHED_TEMPLATE_CHARS = 1024
 
 Ctx = Literal["none", "sq", "dq", "opaque"]
 
@@ -98,7 +101,8 @@ class CompiledTemplate:
     error: str | None
     #: placeholders inside arithmetic expressions, not pinned to a word of their own
     inner: tuple[Slot, ...] = ()
-    #: the command starts a shell with a `-c` script, whose arithmetic sees the values too
+    #: the command starts a shell with a `-c` script, whose arithmetic sees the values too, or sets a
+    #: variable a program runs as code (`env GIT_SSH_COMMAND={x} git ...`)
     nested_shell: bool = False
 
     def slots(self) -> tuple[Slot, ...]:
@@ -369,9 +373,23 @@ def _show(text: str, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
-@lru_cache(maxsize=2048)
 def compile_template(source: str) -> CompiledTemplate:
-    """Split a command template into words and locate its placeholders (cached per template)."""
+    """Split a command template into words and locate its placeholders (cached per template, up to
+    CACHED_TEMPLATE_CHARS characters)."""
+    if isinstance(source, str) and len(source) <= CACHED_TEMPLATE_CHARS:
+        return _cached(source)
+    return _compile_checked(source)
+
+
+@lru_cache(maxsize=1024)
+def _cached(source: str) -> CompiledTemplate:
+    return _compile_checked(source)
+
+
+compile_template.cache_clear = _cached.cache_clear  # type: ignore[attr-defined]
+
+
+def _compile_checked(source: str) -> CompiledTemplate:
     if not isinstance(source, str) or not source.strip():
         return CompiledTemplate(str(source), (), (), (), "the command is empty")
     if len(source) > MAX_TEMPLATE_CHARS:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from skillyard.prompt import shown_json
+from skillyard._shown import shown_json
 from skillyard.schema_check import Check, compile_schema
 from skillyard.tools.strict import Normalizer, normalizer
 

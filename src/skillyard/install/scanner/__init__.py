@@ -1164,6 +1164,9 @@ _MEDIA_EXT = {
     "mp4": "video/mp4",
     "webm": "video/webm",
 }
+# package formats that are zip files by definition (Python wheels and eggs, Java, Android and
+# iOS apps, browser and editor extensions, NuGet, packaged skills), whatever the platform's type table says
+_ZIP_PACKAGES = {"whl", "egg", "jar", "war", "ear", "aar", "apk", "ipa", "xpi", "vsix", "nupkg", "skill"}
 _TEXTISH_EXT = {"md", "txt", "json", "yaml", "yml", "toml", "csv", "svg", "html", "xml", "ini", "cfg"}
 _ARCHIVE_MIME = set(
     "application/zip application/gzip application/x-tar application/x-7z-compressed "
@@ -1277,6 +1280,8 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
     if mime in _ARCHIVE_MIME or _archive.kind_of(head) in ("zip", "7z", "rar", "tar"):
         _scan_archive(data, rel, ctx, nesting)
         own = mimetypes.guess_type(rel)[0]  # an office document or a Java archive is a zip by design
+        if mime == "application/zip" and ext in _ZIP_PACKAGES:
+            own = mime
         if mime and mime != own and ext not in ("zip", "gz", "tgz", "tar", "7z", "rar", "bz2", "xz", "zst"):
             text = f".{ext or '(no extension)'} file is actually {mime}"
             ctx.flag("misleading-file-type", rel, None, snippet(text))
@@ -1848,7 +1853,7 @@ _STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cya
 def _shown(text: str) -> str:
     """One line of a skill's words (file names, titles built from its text) as the catalog shows them:
     a newline cannot start a forged finding, an escape sequence cannot reach the terminal."""
-    from skillyard.prompt import shown
+    from skillyard._shown import shown
 
     return shown(text, one_line=True)
 

@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from skillyard.install.scanner._flows import REGISTRIES
 
 _MD_EXT = (".md", ".markdown", ".mdx", ".txt", ".rst")
-_REFERENCE_DIRS = re.compile(r"(?:^|/)(?:references?|docs?|examples?|reference-docs|guides?)/", re.IGNORECASE)
+#: Reference folders, and web pages a skill saved in its downloads (a copy of a page, read by people)
+_REFERENCE_DIRS = re.compile(
+    r"(?:^|/)(?:references?|docs?|examples?|reference-docs|guides?)/|(?:^|/)downloads/(?:[^/]+/)*[^/]+\.html?$",
+    re.IGNORECASE,
+)
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+.#-]*)")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _QUOTE = re.compile(r"^\s*>")
@@ -247,6 +251,8 @@ class FileContext:
     #: SKILL.md, or a document it points the model to outside the reference folders (notes, memory,
     #: a setup file): what the model reads as instructions, not documentation for a person
     instructs: bool = True
+    #: a Markdown file SKILL.md says not to run anything from (its code blocks are quoted too)
+    quoted: bool = False
     #: the skill's name (front matter), lower-case
     own_name: str = ""
     #: the skill's declared author (front matter), lower-case
@@ -317,6 +323,8 @@ class FileContext:
             author = "" if fetched and fetched[2].lower() in _CODE_HOSTS else self.own_author
             if names and (_names_own(names, self.own_name) or _names_own(names, author)):
                 return 2, "the installer of the skill's own product, over https from its own host"
+        if rule_id == "SY-PER-010" and kind in ("fence", "prose") and line not in self.watch_lines:
+            return 0, ""  # the block to paste after "add this to your CLAUDE.md:" is the order itself
         if kind == "fence":
             if line in self.example_lines:
                 # an attack shown inside a document-language block (markdown, html, email) is text
@@ -328,6 +336,8 @@ class FileContext:
                 return 2, "a string in a data list, not a command"
             if category in COMMANDISH and line in self.code_comment_lines:
                 return 1, "in a comment, not run"
+            if category in COMMANDISH and self.quoted:
+                return 2, "in a document SKILL.md says not to run, not an instruction"
             return self._for_people(category)
         if kind in ("table", "quote", "heading"):
             return 2, f"mentioned in a {kind}, not an instruction"
@@ -336,6 +346,11 @@ class FileContext:
         prefix = text[:start]
         if line in self.watch_lines and (category in COMMANDISH or category in SPEECH):
             return 2, "listed under a heading about what to recognise, not an instruction"
+        if rule_id == "SY-PER-007" and _PLANTS.match(text, start):
+            # "append to your MEMORY.md: always run …" is an order to the model wherever it reads it
+            if _MENTION.search(prefix) or _quoted(text, start):
+                return 2, "quoted or discussed, not addressed to the model"
+            return 0, ""
         if line in self.for_user_lines and category == "persistence":
             return 2, "a step shown to the user, not one the model runs"
         if self.reference and category in COMMANDISH:
@@ -383,10 +398,14 @@ _NEGATED_CJK = re.compile(
     r"(?:不(?:使用|要|得|会|可|允许|运行|执行)|未(?:发现|使用|引入|包含)|禁止|避免|而非|切勿|请勿|勿)[^\n。；;]{0,12}$"
 )
 _DESCRIBES = re.compile(
-    r"^\s*(?:--|—|-|,)?\s*(?:\w+(?<!ss)s|is|are|was|were|would|could|can|will|might|may)\b(?!\s+(?:it|them|the\s+\w+)\s*$)"
+    # "`a`, `b` and cookies are never opened": the rest of a list of subjects comes first
+    r"^(?:\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)(?:`[^`\n]*`|[\w.-]+)){0,8}"
+    r"\s*(?:--|—|-|,)?\s*(?:\w+(?<!ss)s|is|are|was|were|would|could|can|will|might|may)\b(?!\s+(?:it|them|the\s+\w+)\s*$)"
 )
 
 
+#: Prose telling the model to write a standing order into an agent file (rule SY-PER-007).
+_PLANTS = re.compile(r"(?:append|add|write|insert|put|save)\b", re.IGNORECASE)
 #: "curl reads ~/.netrc when ..." : a command name as the subject of a sentence.
 _PROSE_SUBJECT = re.compile(r"^[\w.-]+\s+(?:\w+(?<!ss)s|is|are|can|will|would|may|lets?)\s+[a-z]")
 
@@ -419,12 +438,13 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     named = rel in referenced and (not md or f"{_FOLLOW_MARK}{rel}" in referenced)
     reference = bool(_REFERENCE_DIRS.search(rel)) and not named and not low.endswith("skill.md")
     # a document SKILL.md says not to run commands from (course notes, a threat catalogue)
-    reference = reference or (md and f"{_QUOTE_MARK}{rel}" in referenced and not named)
+    quoted = md and f"{_QUOTE_MARK}{rel}" in referenced and not named
+    reference = reference or quoted
     skill_md = low.rsplit("/", 1)[-1] == "skill.md"
     own = next((r.removeprefix(_NAME_MARK) for r in referenced if r.startswith(_NAME_MARK)), "")
     author = m[1].lower() if skill_md and (m := _FRONT_AUTHOR.match(text)) else ""
     instructs = skill_md or (rel in referenced and not reference)
-    ctx = FileContext(rel, md, reference, instructs=instructs, own_name=own, own_author=author)
+    ctx = FileContext(rel, md, reference, quoted=quoted, instructs=instructs, own_name=own, own_author=author)
     # the skill's own items: those it stores, and one named for the skill (`-s restic` in a restic
     # backup skill), unless the name is another program's (a browser's "Safe Storage")
     stored = {(a or b).lower() for a, b in _KEYCHAIN_STORE.findall(text)}
@@ -593,7 +613,20 @@ _FOLLOW = re.compile(
 
 
 _NEGATED = re.compile(r"\b(?:not|never|n't|nor)\s+(?:\w+\s+)?$", re.IGNORECASE)
-_USER_DOES = re.compile(r"\b(?:the\s+user|users|they)\s+(?:(?:can|may|should|will|to)\s+)?$", re.IGNORECASE)
+_USER_DOES = re.compile(
+    r"\b(?:the\s+user|users|they|(?:let|have|ask|help)\s+them)\s+(?:(?:can|may|should|will|to)\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _follow_hits(line: str) -> list[bool]:
+    """Whether each word on `line` telling the model to run or follow something is negated."""
+    # "let the user run it": the user runs the document, not the model
+    return [
+        bool(_NEGATED.search(line[: m.start()]))
+        for m in _FOLLOW.finditer(line)
+        if not _USER_DOES.search(line[: m.start()])
+    ]
 
 
 def referenced_paths(text: str) -> set[str]:
@@ -602,15 +635,19 @@ def referenced_paths(text: str) -> set[str]:
     out: set[str] = set()
     if m := _FRONT_NAME.match(text):
         out.add(f"{_NAME_MARK}{m.group(1).lower()}")
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
         if "/" not in line:
             continue
-        # "let the user run it": the user runs the document, not the model
-        hits = [
-            bool(_NEGATED.search(line[: m.start()]))
-            for m in _FOLLOW.finditer(line)
-            if not _USER_DOES.search(line[: m.start()])
-        ]
+        hits = _follow_hits(line)
+        if not hits:
+            # "Use `notes/x.md` when asked. Quote its examples;\nnever run them.": a sentence that
+            # names the file and goes on in the same paragraph to say how it is used
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and not hits:
+                hits = _follow_hits(lines[j])
+                j += 1
+            hits = hits if all(hits) else []
         follow = not all(hits) if hits else False
         quote = any(hits) and not follow
         for m in _PATH_TOKEN.finditer(line):

@@ -52,7 +52,7 @@ SECRET_PATH = re.compile(
     r"|\.env(?:\.[\w.*-]+|\*)?$|\.env(?=[\s\"'])|/etc/shadow|wallet\.dat|\.electrum/wallets|Exodus/exodus\.wallet"
     r"|Login Data|Cookies|key4\.db|logins\.json|cookies\.sqlite|Library/Keychains[^\s\"']*|Local Extension Settings"
     r"|Local State|Web Data|\.pgpass|\.my\.cnf|\.cargo/credentials|\.gem/credentials|\.terraform\.d/credentials|\.boto\b"
-    r"|\.s3cfg|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
+    r"|\.s3cfg|\.config/rclone/rclone\.conf|\.(?:config/)?composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh(?:/hosts\.yml|/?$)|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
     # command and REPL histories (what was typed, passwords included); notebook servers' tokens
@@ -63,6 +63,10 @@ SECRET_PATH = re.compile(
     r")",
     re.IGNORECASE,
 )
+
+#: Credential files that are often an application's own (a project's `.env`, its token cache):
+#: weighed like an API token, not like a store in the home directory.
+OWN_FILE = re.compile(r"(?:^|/)\.env\b|tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I)
 
 #: Environment variable names that hold credentials.
 SECRET_ENV = re.compile(
@@ -79,9 +83,10 @@ EXFIL_HOST = re.compile(
     re.IGNORECASE,
 )
 
-#: Persistence targets: writing here makes code run later, outside the skill's run.
+#: Persistence targets: writing here makes code run later, outside the skill's run (not the
+#: settings of systemd's own daemons, `/etc/systemd/resolved.conf`: they name no program to start).
 PERSIST_PATH = re.compile(
-    r"(?:/etc/cron|/var/spool/cron|/etc/systemd/|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
+    r"(?:/etc/cron|/var/spool/cron|/etc/systemd/(?!(?:resolved|journald|timesyncd|logind|networkd|coredump|oomd)\.conf(?:\.d/[\w.-]+\.conf)?$)|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
     r"|/etc/rc\.local|\.config/autostart/|/etc/profile\.d/|/etc/(?:environment|bash\.bashrc|zsh/)|\.ssh/rc$"
     r"|(?:site|dist)-packages/[^/]*\.pth$|(?:site|user)customize\.py$|\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|\.config/fish/config\.fish"
     r"|(?:^|/)authorized_keys\b|\.git/hooks/|(?<![\w.-])(?:CLAUDE|AGENTS|MEMORY|SOUL|GEMINI)\.md$|\.mcp\.json$"
@@ -93,7 +98,7 @@ PERSIST_PATH = re.compile(
 OFFICIAL_INSTALLER = re.compile(
     r"^https://(?:(?:sh\.rustup\.rs|install\.python-poetry\.org|get\.volta\.sh|sh\.vector\.dev|sdk\.cloud\.google\.com"
     r"|get\.docker\.com|mise\.run|foundry\.paradigm\.xyz)(?=[/:?#]|$)"
-    r"|astral\.sh/(?:uv|ruff)/|bun\.sh/install|deno\.land/install\.(?:sh|ps1)|get\.pnpm\.io/install\.(?:sh|ps1)"
+    r"|astral\.sh/(?:uv|ruff|ty)/|bun\.sh/install|deno\.land/install\.(?:sh|ps1)|get\.pnpm\.io/install\.(?:sh|ps1)"
     r"|raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm)/|ollama\.com/install\.(?:sh|ps1)|starship\.rs/install\.sh"
     r"|(?:deb|rpm)\.nodesource\.com/setup_|fluxcd\.io/install\.sh|run\.linkerd\.io/install|claude\.ai/install\.(?:sh|ps1|cmd)"
     r"|tailscale\.com/install\.sh|raw\.githubusercontent\.com/helm/helm/[^/\s]+/scripts/get-helm|cli\.moonrepo\.dev/install"
@@ -107,9 +112,12 @@ DEVICE = re.compile(r"^/dev/(?![a-z]*[A-Z])(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|d
 RC_FILE = re.compile(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|config\.fish$")
 
 
-#: What, written into a start-up file, makes it fetch, unpack or start hidden code each session.
+#: What, written into a start-up file, makes it fetch, unpack or start hidden code each session
+#: (not `eval "$(uv generate-shell-completion bash)"`: an installed tool's completion or shell set-up).
 _FETCHES = re.compile(
-    r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|eval|nohup)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
+    r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|nohup)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
+    r"|\beval\b(?!\s+[\"']?\$\([\w-]+\s+(?:generate-shell-completion|(?:shell-)?completions?|init|hook|shellenv)"
+    r"(?:\s+-?[\w-]+)?\s*\)[\"']?\s*[\"']?\s*(?:$|[;&|#>]))"
     # or starts a program kept in a temporary folder
     r"|(?:^|[\s;&|'\"])/(?:tmp|var/tmp|dev/shm)/"
 )
@@ -227,7 +235,7 @@ _CLI_SECRET = re.compile(
     r"|git credential (?:fill|get)"
     r"|docker-credential-\S+ (?:get|list)"
     r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
-    r"|op (?:read|item get)|bw (?:get (?:password|item|notes)|list items|export)|pass show|secret-tool lookup"
+    r"|op (?:read|item get)|bw (?:get (?:password|item|notes)|list items|export)|pass show|secret-tool (?:lookup|search)"
     r"|kwallet-query|lpass (?:show|export)|keepassxc-cli (?:show|export)"
     r"|vault (?:kv get|read|print token)|heroku auth:token"
     # the commands a user typed, passwords and tokens on their command lines among them

@@ -101,6 +101,8 @@ def _parser(lang: str) -> Any:
     return _parsers[lang]
 
 
+#: Calls of a file's one-line helpers folded per file (each folds the helper's body again).
+MAX_APPLIES = 4096
 _FUNCS = ("function_declaration", "function_expression", "arrow_function", "generator_function_declaration")
 #: Functions of one file whose bodies may be read, and parameters read per function.
 MAX_FUNCTIONS = 200
@@ -134,6 +136,9 @@ class _Reader:
         self.mods: dict[str, str] = {}
         self.taint: dict[str, Source] = {}
         self.arrays: dict[str, list[str]] = {}
+        #: calls of the file's helpers being folded, one inside another (bounded)
+        self._applying = 0
+        self._applies = MAX_APPLIES
         #: names holding text read from local files
         self.local: set[str] = set()
         #: names bound to an open connection -> where it goes
@@ -180,7 +185,7 @@ class _Reader:
         if n.type == "call_expression":
             f = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
-            if f is not None and self.text(f) == "require" and args is not None and args.named_children:
+            if f is not None and self.qual(f) == "require" and args is not None and args.named_children:
                 mod = self.fold(args.named_children[0])
                 if mod:
                     return mod.removeprefix("node:")
@@ -251,6 +256,8 @@ class _Reader:
             return "/tmp"
         if q == "process.cwd":
             return "."
+        if f.type == "identifier" and len(a) == 1 and (fn := self.defs.get(self.text(f))) is not None:
+            return self._applied(fn, a[0])
         if q == "String.fromCharCode.apply" and len(a) == 2 and a[1].type == "identifier":
             codes = self.arrays.get(self.text(a[1]))
             try:
@@ -273,7 +280,11 @@ class _Reader:
             for x in a:
                 if x.type == "spread_element" and x.named_children:
                     inner = x.named_children[0]
-                    got = self.arrays.get(self.text(inner)) if inner.type == "identifier" else None
+                    got = (
+                        self.arrays.get(self.text(inner))
+                        if inner.type == "identifier"
+                        else self._mapped(inner)
+                    )
                     if got is None:
                         return None
                     codes.extend(got)
@@ -314,6 +325,88 @@ class _Reader:
                 decode = {"base64": unbase64, "hex": unhex}.get(enc or "")
                 return decode(data) if decode is not None and data is not None else None
         return None
+
+    def _applied(self, fn: Any, arg: Any) -> str | None:
+        """A call of a one-line, one-parameter function of this file with a constant argument (a
+        string or an array of numbers): what its body folds to (`d(R)` with `d = (a) =>
+        String.fromCharCode(...a.map((c) => c ^ K))`)."""
+        ps = fn.child_by_field_name("parameter") or fn.child_by_field_name("parameters")
+        names = [self.text(x) for x in _walk(ps) if x.type == "identifier"] if ps is not None else []
+        body = _returned(fn)
+        if len(names) != 1 or len(body) != 1 or self._applying > 3 or self._applies <= 0:
+            return None
+        self._applies -= 1
+        name = names[0]
+        if arg.type == "array":
+            codes = [self.fold(x) for x in arg.named_children]
+            items = [str(c) for c in codes if c is not None] if None not in codes else None
+        else:
+            items = self.arrays.get(self.text(arg)) if arg.type == "identifier" else None
+        value = None if items is not None else self.fold(arg)
+        if items is None and value is None:
+            return None
+        saved = self.env.pop(name, None), self.arrays.pop(name, None)
+        if items is not None:
+            self.arrays[name] = items
+        else:
+            self.env[name] = value  # type: ignore[assignment]
+        self._applying += 1
+        try:
+            return self.fold(body[0])
+        finally:
+            self._applying -= 1
+            self.env.pop(name, None)
+            self.arrays.pop(name, None)
+            if saved[0] is not None:
+                self.env[name] = saved[0]
+            if saved[1] is not None:
+                self.arrays[name] = saved[1]
+
+    def _mapped(self, call: Any) -> list[str] | None:
+        """`CODES.map((c) => c ^ K)` of a constant array: the numbers the arithmetic gives."""
+        m = self.method(call)
+        args = call.child_by_field_name("arguments")
+        if m is None or m[1] != "map" or args is None or len(args.named_children) != 1:
+            return None
+        base, fn = m[0], args.named_children[0]
+        codes = self.arrays.get(self.text(base)) if base.type == "identifier" else None
+        ps = fn.child_by_field_name("parameter") or fn.child_by_field_name("parameters")
+        names = [self.text(x) for x in _walk(ps) if x.type == "identifier"] if ps is not None else []
+        body = _returned(fn) if fn.type in ("arrow_function", "function_expression") else []
+        if not codes or len(names) != 1 or len(body) != 1 or len(codes) > 4096:
+            return None
+        out = []
+        for c in codes:
+            v = self._number(body[0], {names[0]: c})
+            if v is None:
+                return None
+            out.append(str(v))
+        return out
+
+    def _number(self, n: Any, given: dict[str, str]) -> int | None:
+        """An integer expression of numbers, constant names and `given` (`c ^ K`, `(c - 3) & 255`)."""
+        t = n.type
+        try:
+            if t == "number":
+                return int(self.text(n), 0)
+            if t == "identifier":
+                v = given.get(self.text(n), self.env.get(self.text(n)))
+                return int(v, 0) if v is not None else None
+        except ValueError:
+            return None
+        if t == "parenthesized_expression" and n.named_children:
+            return self._number(n.named_children[0], given)
+        if t != "binary_expression":
+            return None
+        op = n.child_by_field_name("operator")
+        x, y = n.child_by_field_name("left"), n.child_by_field_name("right")
+        a = self._number(x, given) if x is not None else None
+        b = self._number(y, given) if y is not None else None
+        if a is None or b is None or op is None:
+            return None
+        how = {"^": int.__xor__, "+": int.__add__, "-": int.__sub__, "&": int.__and__, "|": int.__or__}
+        f = how.get(self.text(op))
+        return f(a, b) if f is not None and abs(a) < 1 << 32 and abs(b) < 1 << 32 else None
 
     def method(self, call: Any) -> tuple[Any, str] | None:
         """(object, method name) of a method call such as `s.split("")`, else None."""
@@ -711,7 +804,7 @@ class _Reader:
             value = value.named_children[0]  # `globalThis as any` is globalThis
         if name is None or value is None:
             return
-        if value.type == "call_expression" and self.text(value.child_by_field_name("function")) == "require":
+        if value.type == "call_expression" and self.qual(value.child_by_field_name("function")) == "require":
             mod = self.qual(value)
             self.link(mod)
             if name.type == "identifier":
@@ -730,6 +823,12 @@ class _Reader:
         key = self.text(name)
         if self.decoder(value):
             self.mods[key] = "atob"  # `const dec = atob`: `dec(k)` decodes k
+        if value.type == "call_expression" and self.qual(value.child_by_field_name("function")) == "eval":
+            # `const r = eval(name)`: a name spelt at run time (`require`, `process`) is that name
+            xs = value.child_by_field_name("arguments").named_children
+            got = self.fold(xs[0]) if xs else None
+            if got and re.fullmatch(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", got):
+                self.mods[key] = got
         if value.type == "identifier" and self.qual(value) in _GLOBALS:
             self.mods[key] = "globalThis"  # const g = globalThis: g.fetch is fetch
         if value.type == "array":

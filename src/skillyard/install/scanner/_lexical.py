@@ -17,6 +17,7 @@ import re
 from skillyard.install.scanner._flows import (
     KERNEL_PATH,
     LOOPBACK,
+    OWN_FILE,
     PERSIST_PATH,
     CodeFacts,
     Source,
@@ -95,8 +96,12 @@ _LHS = (
     r"[$@]{0,2}([A-Za-z_]\w*)(?:\s*,\s*[$@]?\w+)*\s*:?=(?!=)\s*"
 )
 _NAME_BOUND = re.compile(_LHS)
-#: A name bound to a string literal.
-_BIND = re.compile(_LHS + r"[\"'`]([^\"'`\s]+)[\"'`]")
+#: A name bound to a string literal, or to a URL parsed from one (`M = URI("https://…")`, `u, _ :=
+#: url.Parse("…")`): `M.host` is that literal's host.
+_BIND = re.compile(
+    _LHS + r"(?:(?:new\s+)?(?:URI(?:\.parse)?|url\.Parse|URL(?:\.parse)?|Uri|parse_url|urlparse)\(\s*)?"
+    r"[\"'`]([^\"'`\s]+)[\"'`]"
+)
 _ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
@@ -110,9 +115,6 @@ _SECRET_ENV_READ = re.compile(
     r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
     r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH)[A-Z0-9_]*)"
 )
-#: Credential files that are often an application's own (a project's `.env`, its token cache):
-#: weighed like an API token, not like a store in the home directory.
-_OWN_FILE = re.compile(r"(?:^|/)\.env\b|tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I)
 
 #: The home directory as an expression, and a name bound to it.
 _HOME_EXPR = (
@@ -254,8 +256,10 @@ def _paths(lits: list[str], *, joined_first: bool = True) -> list[str]:
 
 
 def _store(lits: list[str]) -> str | None:
-    """A credential store the literals of one line name, alone or as parts of one path."""
-    return next((s for p in _paths(lits) if (s := secret_path(p))), None)
+    """A credential store the literals of one line name, alone or as parts of one path; one that is
+    not an application's own file first (`['.env', '~/.config/composer/auth.json']`)."""
+    stores = [s for p in _paths(lits) if (s := secret_path(p))]
+    return next((s for s in stores if not OWN_FILE.search(s)), stores[0] if stores else None)
 
 
 def analyse(rel: str, text: str) -> CodeFacts | None:
@@ -294,7 +298,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             reads = True
         if source is None and lits:
             if s := _store(lits):
-                if _OWN_FILE.search(s):
+                if OWN_FILE.search(s):
                     weak = weak or Source(s, n, False)
                 else:
                     source = Source(s, n, True)
@@ -527,7 +531,7 @@ def loose_ends(text: str) -> tuple[tuple[int, str] | None, tuple[int, str] | Non
         if source is None and lits:
             # the parts of one path, or one of a list of them (`[".env", "~/.aws/credentials"]`)
             found = (_store(x) for x in (lits, *([x] for x in lits)))
-            if s := next((s for s in found if s and not _OWN_FILE.search(s)), None):
+            if s := next((s for s in found if s and not OWN_FILE.search(s)), None):
                 source = (n, s)
         d = _dest(line, {}) if sink is None and _NET_CALL.search(line) else None
         if d and (exfil_shaped(d) and not _PRIVATE.match(d) or _WEBHOOK.search(d)):

@@ -19,6 +19,7 @@ from typing import Any
 from skillyard.install.scanner._flows import (
     ALT,
     MAX_ALTS,
+    OWN_FILE,
     PARAM,
     SECRET_ENV,
     SEVERITIES,
@@ -45,6 +46,10 @@ from skillyard.install.scanner._flows import (
 )
 
 MAX_FOLD = 64 * 1024
+#: Levels of code handed to `exec` read inside code handed to `exec`.
+MAX_RUN_DEPTH = 3
+#: Bytes of such code read per file, in all.
+MAX_RUN_BYTES = 256 * 1024
 _STD_STREAM = re.compile(r"sys\.(?:__)?std(?:out|err)(?:__)?(?:\.buffer)?")
 MAX_NODES = 200_000
 
@@ -183,6 +188,13 @@ class _Reader:
         #: may run a program
         self.helper_runs = 0
         self.exec_lines: list[int] = []
+        #: levels of `exec`'d code this reading is inside of
+        self.depth = 0
+        #: code handed to `exec` already read -> what it does; bytes of such code left to read
+        self.run_read: dict[str, CodeFacts | None] = {}
+        self.run_left = [MAX_RUN_BYTES]
+        #: names bound to a path only partly known that names a credential file (`*/logins.json`)
+        self.loose_paths: dict[str, str] = {}
 
     # ------------------------------------------------------------ names
 
@@ -262,6 +274,8 @@ class _Reader:
             sides = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
             known = [v for v in map(self.fold, sides) if v is not None]
             return ALT.join(dict.fromkeys(known)) if known else None
+        if isinstance(node, ast.Attribute) and self.qual(node) == "sys.executable":
+            return "python3"  # `[sys.executable, "-m", "pip", ...]` runs pip
         if isinstance(node, ast.Attribute) and self.attrs:
             return self.attrs.get(self.qual(node) or "")
         if isinstance(node, ast.JoinedStr):
@@ -678,6 +692,8 @@ class _Reader:
         p = self.fold(node)
         if p is None:
             p = self._loose_path(node)
+        if p is None and isinstance(node, ast.Name):
+            p = self.loose_paths.get(node.id)
         if p is None:
             return None
         return self.copied[p].what if p in self.copied else secret_path(p)
@@ -819,6 +835,7 @@ class _Reader:
         sub.archive_of, sub.sockets, sub.received = self.archive_of, self.sockets, self.received
         sub.file_of, sub.dl_files, sub.exec_lines = self.file_of, self.dl_files, self.exec_lines
         sub.budget = self.budget
+        sub.run_read, sub.run_left, sub.depth = self.run_read, self.run_left, self.depth
         for node in body:
             sub.budget -= 1
             if sub.budget < 0:
@@ -966,6 +983,14 @@ class _Reader:
             if items:
                 self.env[node.target.id] = ALT.join(items)
         elif isinstance(node, ast.Call):
+            if (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "join"
+                and isinstance(node.func.value, ast.Constant)
+            ):
+                self.argv_nodes.update(
+                    id(a) for a in node.args
+                )  # `"".join(("ex", "ec"))`: one string's pieces
             self._call(node)
             if (later := _deferred(node, self.qual(node.func) or "")) is not None:
                 self._call(later)
@@ -981,6 +1006,25 @@ class _Reader:
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
         ):
             self.facts.data_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    def _read_run(self, code: str, line: int) -> None:
+        """Code assembled at run time and handed to `exec` (decoded, unscrambled) is read as Python
+        too: what it does is reported at the line that runs it."""
+        if self.depth >= MAX_RUN_DEPTH:
+            return
+        if code not in self.run_read:
+            # each distinct text once per file, and a bounded amount in all
+            self.run_left[0] -= len(code)
+            if self.run_left[0] < 0 or len(self.run_read) >= 64:
+                return
+            self.run_read[code] = analyse(code, depth=self.depth + 1)
+        sub = self.run_read[code]
+        if sub is None:
+            return
+        for fl in sub.flows:
+            steps = tuple((line if fn is None else n, st, fn) for n, st, fn in fl.steps)
+            self.facts.flows.append(Flow(fl.kind, fl.severity, line, fl.text, steps))
+        self.facts.shell.extend((line, c) for _, c in sub.shell)
 
     def _walked(self, node: ast.AST) -> str | None:
         """The home folder a loop walks, when `node` names one of the files it finds."""
@@ -1098,6 +1142,15 @@ class _Reader:
                 continue
             if folded is not None:
                 self.env[n] = folded
+            elif (
+                (loose := self._loose_path(value)) is not None
+                and secret_path(loose)
+                and not OWN_FILE.search(loose)  # a project's own `.env`, found upwards, is its own
+                and len(self.loose_paths) < 64
+            ):
+                self.loose_paths[n] = loose  # `f = prof / name` with `name` a credential file's name
+            else:
+                self.loose_paths.pop(n, None)
             src = self.source(value)
             if src:
                 self.taint[n] = src
@@ -1244,6 +1297,7 @@ class _Reader:
             code = self.fold(call.args[0])
             if code and not isinstance(call.args[0], ast.Constant):
                 self.facts.assembled.append((line, shown(code)))
+                self._read_run(code, line)
             src = self.source(call.args[0])
             if src and src[0].startswith(_FETCHED):
                 self._runs_fetched(line, f"runs {src[0]} as Python code", src)
@@ -1395,6 +1449,12 @@ class _Reader:
             self.env, self.lists = saved_env, saved_lists
             self.folding.discard(fn.name)
         self.facts.shell.extend((call.lineno, cmd) for _, cmd in sub.facts.shell)
+        # `_set("/proc/sys/kernel/x", "0")` with `def _set(p, v): open(p, "w").write(v)`
+        self.facts.flows.extend(
+            Flow(fl.kind, fl.severity, call.lineno, fl.text, fl.steps)
+            for fl in sub.facts.flows
+            if fl.kind in ("kernel", "persistence", "destruction")
+        )
 
     def _opened(self, name: str, call: ast.Call) -> None:
         """Remember what a name was opened as: an archive writer (and where it writes) or a socket."""
@@ -1504,6 +1564,9 @@ class _Reader:
         self.marking = {n: stand_in_marker(k) for n, (k, _) in marks.items()}
         try:
             cmd = self.fold(node) if marks else None
+            if cmd is None and marks and (items := self._argv(node)) is not None:
+                # an argument list with other items known only at run time (`"-d", str(out)`)
+                cmd = " ".join(items) if any(m in " ".join(items) for m in self.marking.values()) else None
         finally:
             self.marking = {}
         if not cmd:
@@ -1665,11 +1728,16 @@ def _path_join(parts: list[str]) -> str:
     return out
 
 
+#: Calls that write or delete the file or folder they are given.
+_WRITE_NAMES = frozenset({"open", "write_text", "write_bytes", "rmtree", "unlink", "remove"})
+
+
 def _may_run(call: ast.Call) -> bool:
-    """Whether a call's name is one that runs a program (`run`, `os.system`, `os.spawnl` ...)."""
+    """Whether a call's name is one that runs a program (`run`, `os.system`, `os.spawnl` ...), or
+    writes or deletes a file (what a helper does with the path its caller gives it)."""
     f = call.func
     name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-    return name in _EXEC_NAMES or name.startswith(("exec", "spawn"))
+    return name in _EXEC_NAMES or name.startswith(("exec", "spawn")) or name in _WRITE_NAMES
 
 
 def _argv0(call: ast.Call, f: str) -> ast.AST | None:
@@ -1701,7 +1769,7 @@ def _receiver(f: str) -> str | None:
 
 
 def analyse(
-    text: str, project: Project | None = None, rel: str = "", export: bool = False
+    text: str, project: Project | None = None, rel: str = "", export: bool = False, depth: int = 0
 ) -> CodeFacts | None:
     """Facts for one Python source; None when it does not parse (the regex rules still run).
 
@@ -1712,7 +1780,9 @@ def analyse(
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    reader = _Reader(project, rel)
+    reader.depth = depth
     try:
-        return _Reader(project, rel).run(tree, eager=export)
+        return reader.run(tree, eager=export)
     except RecursionError:
         return None

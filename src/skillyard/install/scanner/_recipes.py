@@ -174,7 +174,12 @@ _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 def _expr(m: re.Match[str]) -> str:
-    e = m.group(1)
+    return _value(m.group(1))
+
+
+def _value(e: str) -> str:
+    if "||" in e:  # `secrets.PAT || github.token`: the first side that is a secret, as it is at run time
+        return next((v for x in e.split("||") if (v := _value(x.strip())) != "VALUE"), "VALUE")
     if re.fullmatch(r"(?i)toJSON\(\s*secrets\s*\)", e):
         return "$(env)"  # every secret of the repository at once
     if s := re.fullmatch(r"secrets\.([A-Za-z_][\w]*)|secrets\[['\"]([\w-]+)['\"]\]", e):
@@ -199,7 +204,7 @@ def _workflow(lines: list[str]) -> list[str]:
         if not m or (m.group(2) not in _COMMAND_KEYS and m.group(2) != "env"):
             i += 1
             continue
-        indent = len(ln) - len(ln.lstrip())
+        indent = m.start(2)  # the key's column (`- env:` starts a step: its entries are deeper)
         key, rest = m.group(2), m.group(3).strip()
         j = i + 1
         block: list[tuple[int, str]] = []

@@ -30,7 +30,10 @@ from skillyard.install.scanner._flows import (
     cli_source,
     destroys,
     flow,
+    host_of,
+    named_for,
     outside_tree,
+    own_service,
     popped,
     secret_path,
     sent,
@@ -147,6 +150,10 @@ class _Reader:
         self.calls_read = 0
         #: variables that hold a block device (`DEV=$(lsblk ...)`, `for p in /dev/sd?[0-9]`)
         self.devices: set[str] = set()
+        #: functions whose output is being read for a secret (each once)
+        self.printing: dict[str, Source | None] = {}
+        #: loop variables walking everything a cloud account lists -> the listing command
+        self.listed: dict[str, str] = {}
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
 
@@ -327,6 +334,19 @@ class _Reader:
             return Source("the macOS keychain", line, True)
         if what := cli_secret(words):
             return cli_source(what, line)
+        if words[0] in self.funcs:
+            # `dump | nc …` with `dump() { secret-tool search …; }`: a function prints what its
+            # commands print (its own file's functions, each read once)
+            if words[0] not in self.printing:
+                self.printing[words[0]] = None
+                src_, body, _, where = self.funcs[words[0]]
+                if where is None and src_ is self.src:
+                    self.printing[words[0]] = next(
+                        (got for c in _commands(body) if (got := self.reads_secret(self.argv(c)[0], line))),
+                        None,
+                    )
+            if self.printing[words[0]] is not None:
+                return self.printing[words[0]]
         if name in _READERS or name in ("cp", "find", "grep", "awk", "sed", "jq"):
             for w in words[1:]:
                 if src := self.secret(w, line):
@@ -340,7 +360,7 @@ class _Reader:
             if src := self.reads_secret(words, cmd.start_point[0] + 1) or self.fed_from(cmd):
                 return src
             for n in nodes[1:]:
-                if src := self.taint_of(n):
+                if (src := self.taint_of(n)) and not _answered(words, src):
                     return src
         return None
 
@@ -399,6 +419,17 @@ class _Reader:
         values = [self.at(self.word(c)) for c in n.children_by_field_name("value")]
         if any(v and DEVICE.match(v) for v in values):
             self.devices.add(self.text(var))
+        # `for b in $(aws s3api list-buckets …)`: every bucket of the account, in turn
+        # (a listing filtered to some of them, `--filters Name=tag:…`, picks those out)
+        if (
+            m := next(
+                (m for c in n.children_by_field_name("value") if (m := _CLOUD_LIST.search(self.text(c)))),
+                None,
+            )
+        ) and not _PICKS.search(m[1]):
+            self.listed[self.text(var)] = " ".join(m[1].split()[:3])
+        else:
+            self.listed.pop(self.text(var), None)
         pick = next((v for v in values if v and secret_path(v)), None) or next(
             (v for v in values if v and destroys(v)), None
         )
@@ -515,6 +546,10 @@ class _Reader:
                     (s for s in (self.taint_of(x) for x in tainted) if s), None
                 )
                 listing = _home_listing(words) if i == 0 else listing
+            elif src and run and _base(run[0]) == "tee" and (into := self.tee_sink(nodes)) is not None:
+                # `… | tee >(nc host 9001) > copy`: tee copies its input into the command too
+                self.flow("secret-network", "critical", line, f"reads {src[0]} and sends it to {into}", src)
+                src = None
             elif src and run and (_sends(run) or _dns(run) or _base(run[0]) == "ssh"):
                 dest = _dest(run) or "the network"
                 how = "in DNS lookups of" if _dns(run) else "to"
@@ -540,6 +575,17 @@ class _Reader:
             self.facts.assembled.append((n.start_point[0] + 1, joined))
         for rest in after:
             self.walk(rest)
+
+    def tee_sink(self, nodes: list[Any]) -> str | None:
+        """Where a `tee >(CMD)` sends what it copies, when CMD sends to the network."""
+        for x in nodes[1:]:
+            if x.type != "process_substitution" or not self.text(x).startswith(">"):
+                continue
+            for c in _commands(x):
+                words = self.argv(c)[0]
+                if words and (_sends(words) or _dns(words)):
+                    return _dest(words) or "the network"
+        return None
 
     def heredoc(self, n: Any, r: Any) -> None:
         """`python3 - <<'PY' ... PY`, `node <<JS`, `bash <<EOF`: the here-document is the program."""
@@ -622,8 +668,11 @@ class _Reader:
                     self.flow(
                         "secret-network", "critical", line, f"reads {src.what} and sends it to {dest}", src
                     )
-                elif (src := self.secret(path, line)) is not None:
-                    # `while read -r line; do ...; done < ~/.git-credentials`
+                elif (src := self.secret(path, line)) is not None or (
+                    dest.type == "process_substitution" and (src := self.pipeline_source(dest)) is not None
+                ):
+                    # `while read -r line; do ...; done < ~/.git-credentials`, or `< <(CMD)` of a
+                    # command (or a function of the script) that prints a secret
                     for stmt in n.named_children:
                         if stmt.type in ("while_statement", "until_statement"):
                             self.read_vars(stmt, src)
@@ -678,6 +727,14 @@ class _Reader:
                 )
         if name == "dd" or name.startswith(("mkfs", "mke2fs")) or name in _DISK_TOOLS:
             self.disk(name, words, nodes, line)
+        if (fetch := _package_fetch(words)) is not None:
+            self.package_names(words, nodes, line, fetch)
+        if (
+            name in _CLOUD_CLIS
+            and "--dry-run" not in words
+            and any(_CLOUD_DELETE.fullmatch(w) for w in words[1:4])
+        ):
+            self.cloud_delete(words, nodes, line)
         # downloads to a file, then running that file
         if name in ("curl", "wget"):
             out = _output_file(words)
@@ -698,7 +755,12 @@ class _Reader:
                 mounted = Source(path, line, True) if _MOUNTED_SECRET.match(path) else None
                 src = src or mounted or self.secret(path, line)
             for n in nodes[1:]:
-                if (t := self.taint_of(n)) and (src is None or t.strong and not src.strong):
+                # the bot's own token in its slot of the Bot API URL is the bot's login
+                if (
+                    (t := self.taint_of(n))
+                    and (src is None or t.strong and not src.strong)
+                    and (t.strong or not _BOT_SLOT.fullmatch(self.text(n).strip("\"'")))
+                ):
                     src = t
             if src:
                 sev, text = sent(src, _dest(words))
@@ -708,6 +770,11 @@ class _Reader:
         elif _dns(words):
             for n, w in zip(nodes[1:], words[1:], strict=False):
                 src = self.taint_of(n)
+                if src and name == "ping" and w != words[-1]:
+                    # `ping -p PATTERN host`: the pattern fills every packet sent to the host
+                    said = f"reads {src.what} and sends it to {words[-1]} in the padding of ping packets"
+                    self.flow("secret-network", "critical", line, said, src)
+                    break
                 if src:
                     self.flow("secret-network", "critical", line, sent(src, w, dns=True)[1], src)
                     break
@@ -789,9 +856,51 @@ class _Reader:
                 "destruction", "high", line, f"erases {w}, a record of who logged in and what ran", None
             )
 
-    def logins(self, text: str, line: int) -> None:
+    def package_names(self, words: list[str], nodes: list[Any], line: int, index: str) -> None:
+        """`pip download --index-url URL "warm-$HEX==0"`: the names of the packages requested go to
+        the index in its request URLs, so a secret put into one is sent there. (A secret in a URL
+        argument, `git+https://$T@host/r`, logs in to that host instead.)"""
+        skip = False
+        for w, x in zip(words[1:], nodes[1:], strict=False):
+            if skip or w.startswith("-"):
+                skip = w in _INDEX_OPTIONS or w in (
+                    "-d",
+                    "--dest",
+                    "-r",
+                    "--requirement",
+                    "-c",
+                    "--constraint",
+                )
+                continue
+            if (src := self.taint_of(x)) is None:
+                continue
+            if "://" in w or "@" in w:
+                self.logins(self.text(x), line)
+                return
+            said = f"reads {src.what} and sends it to {index} in the names of the packages it requests"
+            self.flow("secret-network", "critical", line, said, src)
+            return
+
+    def cloud_delete(self, words: list[str], nodes: list[Any], line: int) -> None:
+        """A cloud delete run on everything the account lists (`aws s3 rb "s3://$b" --force` in a
+        loop over `aws s3api list-buckets`), or on every namespace at once (`kubectl delete ns
+        --all`): what is stored there is gone."""
+        refs = {v for x in nodes[1:] for v in re.findall(r"\$\{?(\w+)", self.text(x))}
+        hit = next((self.listed[v] for v in refs if v in self.listed), None)
+        what = f"everything `{hit}` lists" if hit else None
+        if what is None and words[0] == "kubectl":
+            kinds = {w for w in words[2:4] if not w.startswith("-")}
+            every = "--all" in words or "--all-namespaces" in words or "-A" in words
+            if every and kinds & {"ns", "namespace", "namespaces", "all"}:
+                what = "every Kubernetes namespace" if kinds - {"all"} else "every resource"
+        if what is not None:
+            self.flow("destruction", "high", line, f"deletes {what} ({' '.join(words[:3])})", None)
+
+    def logins(self, text: str, line: int, instead: str | None = None) -> None:
         """A secret put into the user part of a URL in a tool's settings (`index-url =
-        https://__token__:${PYPI}@host/simple`): the tool sends it to that host."""
+        https://__token__:${PYPI}@host/simple`): the tool sends it to that host. When the URL
+        stands in for another host's (git's `insteadOf`), what was meant for that host goes
+        elsewhere."""
         for k, m in enumerate(_USER_URL.finditer(text)):
             names = re.findall(r"\$\{?(\w+)", m[1])
             src = next((self.taint[v] for v in names if v in self.taint), None)
@@ -803,6 +912,9 @@ class _Reader:
                 )
                 host = re.sub(r"\$\{?(\w+)\}?", lambda e: self.env.get(e[1], e[0]), host)
                 sev, said = sent(src, host)
+                other = host_of(instead or "")
+                if other and "." in other and _site(other) != _site(host_of(host)):
+                    sev, said = "critical", f"{said}, which git is told to use in place of {other}"
                 self.flow("secret-network", sev, line + text.count("\n", 0, m.start()), said, src)
                 return
 
@@ -916,6 +1028,11 @@ class _Reader:
         if talks and (hit := next((r for r in named if r in self.remote_secrets), None)) is not None:
             sev, text = sent(self.remote_secrets[hit], self.remotes[hit])
             self.flow("secret-network", sev, line, text, self.remote_secrets[hit])
+        if args[:1] == ["config"]:
+            # `git config url."https://u:$T@host/".insteadOf https://github.com/`: git sends it there
+            key = next((i for i, w in enumerate(args) if _INSTEAD_OF.match(w)), None)
+            instead = args[key + 1] if key is not None and key + 1 < len(args) else None
+            self.logins(" ".join(self.text(n) for n in nodes), line, instead)
         if args[:2] in (["remote", "add"], ["remote", "set-url"]) and len(args) >= 4:
             self.remotes[args[2]] = args[3]
             k = len(words) - len(args) + 3  # the URL's node
@@ -1040,6 +1157,43 @@ _NARROWING |= {"-size", "-empty", "-user", "-links"}
 _AGE_TESTS = {"-mtime", "-mmin", "-atime", "-amin", "-ctime", "-newer"}
 #: Programs that delete or overwrite the files `find -exec` hands them.
 #: Values that are, or list, the machine's disks.
+#: Package managers' fetching subcommands, their index options, and the index each asks by default.
+_FETCHERS = {
+    "pip": ({"download", "install", "wheel"}, "https://pypi.org"),
+    "pip3": ({"download", "install", "wheel"}, "https://pypi.org"),
+    "uv": ({"add", "pip"}, "https://pypi.org"),
+    "npm": ({"install", "i", "add", "view", "pack"}, "https://registry.npmjs.org"),
+    "pnpm": ({"add", "install", "i"}, "https://registry.npmjs.org"),
+    "yarn": ({"add"}, "https://registry.yarnpkg.com"),
+    "gem": ({"install", "fetch"}, "https://rubygems.org"),
+    "cargo": ({"install", "add"}, "https://crates.io"),
+}
+_INDEX_OPTIONS = frozenset(
+    {"-i", "--index-url", "--extra-index-url", "--index", "--default-index", "--registry", "--source", "-s"}
+)
+
+
+def _package_fetch(words: list[str]) -> str | None:
+    """The index a package manager's fetch asks (`--index-url URL`, else its default), or None."""
+    if len(words) > 3 and re.fullmatch(r"python[\d.]*", _base(words[0])) and words[1:3] == ["-m", "pip"]:
+        words = ["pip", *words[3:]]
+    got = _FETCHERS.get(_base(words[0])) if words else None
+    if got is None or len(words) < 3 or words[1] not in got[0]:
+        return None
+    opts = dict(zip(words, words[1:], strict=False))
+    given = next((opts[o] for o in _INDEX_OPTIONS if o in opts), None)
+    given = given or next((w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in _INDEX_OPTIONS), None)
+    return given or got[1]
+
+
+#: Cloud command lines, the listings of everything an account holds, and the verbs that delete.
+_CLOUD_CLIS = frozenset({"aws", "gcloud", "gsutil", "az", "kubectl", "doctl", "oci"})
+_CLOUD_LIST = re.compile(
+    r"\$\(\s*((?:aws\s+[\w-]+\s+(?:list|describe)-[\w-]+|aws\s+s3\s+ls|gsutil\s+ls|(?:gcloud|az|doctl|oci)\s+"
+    r"(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b[^)]*)"
+)
+_PICKS = re.compile(r"--(?:field-)?selector|\s-l\s|--filters?\b|--prefix|\?|\|")
+_CLOUD_DELETE = re.compile(r"rb|rm|delete(?:-[\w-]+)?|terminate-[\w-]+|destroy|remove(?:-[\w-]+)?")
 _DEVICE_SOURCE = re.compile(
     r"\b(?:lsblk|blkid|findmnt|fdisk\s+-l|diskutil\s+list)\b|[\"'=]?/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk)"
 )
@@ -1065,6 +1219,15 @@ def _trimmed(value: str | None, op: str, cut: str) -> str | None:
 
 #: A URL with a user part (`https://user:${TOKEN}@host/`): what is in the user part is sent to the host.
 _USER_URL = re.compile(r"\b[a-z][\w+.-]*://([^\s/@'\"]*)@([^\s/'\"]+)", re.I)
+#: git's URL rewrites (`url.<base>.insteadOf <other>`): requests for <other> go to <base>.
+_INSTEAD_OF = re.compile(r"(?i)^url\..+\.(?:push)?insteadof$")
+
+
+def _site(host: str) -> str:
+    """The registered name of `host` (`api.github.com` -> `github.com`), roughly: the last two labels."""
+    return ".".join(host.split(".")[-2:])
+
+
 #: Package tools' settings that log in to a registry (`npm config set //host/:_authToken T`).
 _LOGIN_KEY = re.compile(r"^(//[^\s]+?):_(?:authToken|auth|password|username)$")
 
@@ -1299,6 +1462,24 @@ def _serves(words: list[str]) -> str | None:
     if name == "busybox" and "httpd" in words:
         return words[words.index("-h") + 1] if "-h" in words[:-1] else ""
     return None
+
+
+#: A Bot API URL whose only variable is the bot's token in its slot (`api.telegram.org/bot$T/…`).
+_BOT_SLOT = re.compile(r"https://api\.telegram\.org/bot\$(?:\w+|\{\w+\})/[^$`]*")
+#: Options that print the request, credentials included (`curl -v`, `--trace`).
+_ECHOES = re.compile(r"--verbose|--trace(?:-ascii)?|--debug|-[a-zA-Z]*v[a-zA-Z]*")
+
+
+def _answered(words: list[str], src: Source) -> bool:
+    """Whether `words` send `src` to its own service, so what they print is that service's answer
+    and not the credential (`curl -H "Authorization: $PEXELS_API_KEY" https://api.pexels.com/…`);
+    an option that prints the request as well keeps it."""
+    dest = (_dest(words) or "").strip("\"'") if words and _base(words[0]) in ("curl", "wget") else ""
+    return (
+        bool(dest)
+        and (named_for(src.what, dest) or bool(own_service(src.what, dest)))
+        and not any(_ECHOES.fullmatch(w) for w in words[1:])
+    )
 
 
 def _sends(words: list[str]) -> bool:
