@@ -662,10 +662,6 @@ class _Scanner:
         elif src.startswith("=", j):
             j += 1
         self.cover(a, j)
-        if name == "PS4":  # `set -x` expands it as a prompt: what the shell puts there is run as code
-            self.outer_code(j, b, "the trace prompt PS4")
-            for ph in PLACEHOLDER_RE.finditer(src, j, b):
-                self.site(ph.start(), "the trace prompt PS4 (set -x expands it as a prompt)", False)
         if name in self.int_names:
             self.arith(j, b, f"an assignment to integer variable '{name}' (declare -i)")
             self.assigned.add(name)
