@@ -1474,7 +1474,13 @@ def _scan_path(
         overridden = {r for r, _ in policy.severity_overrides}
         skill_md = _text(root, "SKILL.md") or ""
         files = [rel for rel, _, st in entries if not stat.S_ISDIR(st.st_mode)]  # a link is never excused
-        _purpose.lower(ctx.findings, rules, skill_md, lambda rel: _text(root, rel), files, overridden)
+        lowered = list(ctx.findings)
+        try:
+            _purpose.lower(lowered, rules, skill_md, lambda rel: _text(root, rel), files, overridden)
+        except Exception as e:  # a fault here keeps every finding as found (fail closed), and says so
+            _failed(ctx, "SKILL.md", e)
+        else:
+            ctx.findings[:] = lowered
     if len(entries) > MAX_SCAN_FILES:
         ctx.flag("oversized-file", ".", None, snippet(f"{len(entries)} files (scan limit {MAX_SCAN_FILES})"))
     return _finish(report)
