@@ -5,6 +5,8 @@ Holds no tests itself; the test_scanner_* files import it.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 from skillyard.install import scan_path
@@ -37,3 +39,24 @@ def blocking(root: Path, files: dict[str, str], skill_md: str = USE_SCRIPTS) -> 
 def blocked(root: Path, files: dict[str, str], skill_md: str = USE_SCRIPTS) -> set[str]:
     """The rule ids of `blocking`."""
     return set(blocking(root, files, skill_md))
+
+
+def zip_bytes(members: dict[str, str]) -> bytes:
+    """A zip archive holding `members` (name -> text), as bytes."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, body in members.items():
+            z.writestr(name, body)
+    return buf.getvalue()
+
+
+def blocked_with_file(root: Path, rel: str, data: bytes) -> set[str]:
+    """The rule ids that block a plain skill once the binary `data` is added at `rel`."""
+    d = skill_dir(root, {})
+    (d / rel).parent.mkdir(parents=True, exist_ok=True)
+    (d / rel).write_bytes(data)
+    return {
+        f.rule_id
+        for f in scan_path(d).findings
+        if f.severity in ("high", "critical") and f.suppressed is None
+    }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scanner_support import blocked, blocking, skill_dir
+from scanner_support import blocked, blocked_with_file, blocking, zip_bytes
 from skillyard.install import scan_path
 
 # ---------------------------------------------------------------- a socket that stays on this machine
@@ -168,59 +168,37 @@ def test_a_shell_or_data_sent_into_a_socket_still_blocks(tmp_path: Path) -> None
         assert "SY-RS-001" in blocked(tmp_path / str(i), {}, _guide(cmd)), cmd
 
 
-def _zip(members: dict[str, str]) -> bytes:
-    import io
-    import zipfile
-
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for name, body in members.items():
-            z.writestr(name, body)
-    return buf.getvalue()
-
-
-def _with_binary(tmp_path: Path, rel: str, data: bytes) -> set[str]:
-    d = skill_dir(tmp_path, {})
-    (d / rel).parent.mkdir(parents=True, exist_ok=True)
-    (d / rel).write_bytes(data)
-    return {
-        f.rule_id
-        for f in scan_path(d).findings
-        if f.severity in ("high", "critical") and f.suppressed is None
-    }
-
-
 _DOCX = {"[Content_Types].xml": "<Types/>", "word/document.xml": "<w:document/>"}
 
 
 def test_an_office_document_is_a_zip_by_design(tmp_path: Path) -> None:
-    assert "SY-MFT-002" not in _with_binary(tmp_path, "assets/template.docx", _zip(_DOCX))
+    assert "SY-MFT-002" not in blocked_with_file(tmp_path, "assets/template.docx", zip_bytes(_DOCX))
 
 
 def test_a_plain_zip_named_as_a_document_still_misleads(tmp_path: Path) -> None:
-    data = _zip({"payload.sh": "#!/bin/sh\necho hi\n"})
-    assert "SY-MFT-002" in _with_binary(tmp_path, "assets/template.docx", data)
+    data = zip_bytes({"payload.sh": "#!/bin/sh\necho hi\n"})
+    assert "SY-MFT-002" in blocked_with_file(tmp_path, "assets/template.docx", data)
 
 
 def test_a_text_stand_in_for_a_media_file_is_not_misleading(tmp_path: Path) -> None:
     for i, body in enumerate((b"../../../../assets/diagrams/flow.png", b"fixture retained pdf\n")):
-        assert "SY-MFT-002" not in _with_binary(tmp_path / str(i), "references/flow.png", body), body
+        assert "SY-MFT-002" not in blocked_with_file(tmp_path / str(i), "references/flow.png", body), body
 
 
 def test_a_script_or_a_command_saved_as_a_media_file_still_blocks(tmp_path: Path) -> None:
-    assert "SY-MFT-002" in _with_binary(tmp_path / "a", "assets/logo.png", b"#!/bin/sh\necho hi\n")
+    assert "SY-MFT-002" in blocked_with_file(tmp_path / "a", "assets/logo.png", b"#!/bin/sh\necho hi\n")
     # a one-line command passes as a stand-in, but its text is still read
-    assert "SY-DES-001" in _with_binary(tmp_path / "b", "assets/logo.png", b"rm -rf ~/\n")
+    assert "SY-DES-001" in blocked_with_file(tmp_path / "b", "assets/logo.png", b"rm -rf ~/\n")
 
 
 def test_a_magic_number_shorter_than_any_loadable_header_is_not_an_executable(tmp_path: Path) -> None:
     stub = b"\x7fELF\x01\x01\x01" + b"\x00" * 9 + b"\x02\x00\x28\x00\x0a"
-    assert "SY-BIN-001" not in _with_binary(tmp_path, "test_fixtures/test_arm.bin", stub)
+    assert "SY-BIN-001" not in blocked_with_file(tmp_path, "test_fixtures/test_arm.bin", stub)
 
 
 def test_an_executable_of_loadable_size_still_blocks(tmp_path: Path) -> None:
     elf = b"\x7fELF\x02\x01\x01" + b"\x00" * 9 + b"\x02\x00\x3e\x00" + b"\x00" * 44
-    assert "SY-BIN-001" in _with_binary(tmp_path, "test_fixtures/tool.bin", elf)
+    assert "SY-BIN-001" in blocked_with_file(tmp_path, "test_fixtures/tool.bin", elf)
 
 
 _DENY = '```python\nDANGEROUS = [\n    r"rm\\s+-rf\\s+/",\n    ":(){ :|:& };:",  # fork bomb\n]\n```\n'
