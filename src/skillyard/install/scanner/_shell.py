@@ -129,6 +129,8 @@ class _Reader:
         self.env: dict[str, str] = {"HOME": "~", "IFS": " "}  # `${IFS}` stands for a space
         self.taint: dict[str, Source] = {}
         self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
+        #: variables holding what a download printed (`X=$(curl -fsSL URL)`) -> (url, line)
+        self.fetched: dict[str, tuple[str, int]] = {}
         #: a credential copied by this script (into a repository, an archive): what and where
         self.staged: Source | None = None
         #: paths this script copied or archived a credential to -> that credential
@@ -472,6 +474,11 @@ class _Reader:
         src = self.taint_of(value)
         if src:
             self.taint[key] = src
+        if got := _FETCHED.match(text):
+            url = _URL.search(got[1])
+            self.fetched[key] = (url[0] if url else "the network", n.start_point[0] + 1)
+        else:
+            self.fetched.pop(key, None)
 
     def pipeline(self, n: Any) -> None:
         parts = [c for c in n.named_children if c.type != "comment"]
@@ -715,6 +722,7 @@ class _Reader:
                 sub.assembled.clear()
                 self.facts.extend(sub, line - 1)
         self.inline_code(name, words, line)
+        self.runs_fetched(name, words, nodes, line)
         if (served := _serves(words)) is not None:
             where = served or ("~" if self.cwd_home else self.cwd.what if self.cwd else None)
             if where and (where in ("~", "$HOME", "${HOME}") or secret_path(where)):
@@ -1107,6 +1115,23 @@ class _Reader:
             got.shell.clear()
             self.facts.extend(got, line - 1)
 
+    def runs_fetched(self, name: str, words: list[str], nodes: list[Any], line: int) -> None:
+        """`X=$(curl URL); eval "$X"` (or `bash -c "$X"`, `python3 -c "$X"`, `node -e "$X"`): the
+        downloaded text is run as code."""
+        if not self.fetched or len(words) < 2:
+            return
+        at = 1 if name == "eval" else None
+        if name in _SHELLS | {"perl", "ruby", "php", "bun", "deno"} or name.startswith(("python", "node")):
+            at = next((i + 1 for i, w in enumerate(words[:-1]) if i and w in _CODE_FLAGS), None)
+        if at is None or at >= len(nodes):
+            return
+        for var in re.findall(r"\$\{?(\w+)", self.text(nodes[at])):
+            if var in self.fetched:
+                url, dline = self.fetched[var]
+                said = f"downloads {url} into ${var} and runs it as code"
+                self.flow("download-exec", "critical", line, said, Source(f"downloads {url}", dline, True))
+                return
+
     def flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
         self.facts.flows.append(flow(kind, sev, line, text, src))
 
@@ -1340,6 +1365,11 @@ _PLACEHOLDER = re.compile(r"(?<![<\w])<(?:[A-Z][A-Z0-9_]*|[a-z]+[-_][\w-]*)>[\s@
 _NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect"})
 #: Options of node, bun and deno that run the program given on the command line.
 _JS_EVAL = frozenset({"-e", "--eval", "-p", "--print", "eval"})
+#: The options after which an interpreter or a shell takes its program as the next word.
+_CODE_FLAGS = _JS_EVAL | {"-c", "-lc", "-ic", "-E", "-r"}
+#: `X=$(curl ... URL)` / `X="$(wget -qO- URL)"`: the variable holds what was downloaded
+_FETCHED = re.compile(r'"?(?:\$\(|`)\s*(?:command\s+)?((?:curl|wget)\b[^|;&)`]*)\)?"?\s*$')
+_URL = re.compile(r"\w+://[^\s\"')]+")
 _ROT13_SETS = ({"a-zA-Z", "n-za-mN-ZA-M"}, {"A-Za-z", "N-ZA-Mn-za-m"}, {"a-z", "n-za-m"})
 
 
