@@ -71,7 +71,17 @@ _PLANTED = re.compile(
     r"|\bbypass\w*|\bskip\w*\s+(?:the\s+)?(?:confirm|permission|approval)|\balways\s+(?:allow|approve|accept|trust)\b"
     r"|ignore\s+(?:all\s+)?(?:previous|prior|earlier|above|other)|dangerously|--yolo|skip-permissions|\bBash\(\s*\*?\s*\)"
     r"|\b(?:do|follow|obey|run|execute|apply)\s+(?:what(?:ever)?|the\s+(?:instructions?|commands?|steps?))\s+(?:it|they|that"
-    r"|this|the\s+\w+)\s+(?:says?|prints?|returns?|outputs?|tells?|gives?|lists?|contains?)\b",
+    r"|this|the\s+\w+)\s+(?:says?|prints?|returns?|outputs?|tells?|gives?|lists?|contains?)\b"
+    # a standing order to run a program whenever a session starts is not notes, whatever it runs
+    r"|^(?=[^\n]*\b(?:(?:every|each)\s+(?:new\s+)?(?:session|conversation|chat|start-?up)|session\s+start)"
+    r"|[^\n]*\bwhen(?:ever)?\s+(?:a|the|you|each)\s+(?:new\s+)?(?:session|conversation)\s+(?:starts|begins|opens))"
+    r"[^\n]*\b(?:run|execute|source|launch|invoke|start)\s+[`\"']?(?:[\w./-]+\.(?:sh|py|js|ps1|rb|pl)\b|(?:ba|z)?sh\s|python3?\s|node\s|\./)",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: The user's global agent instruction files (`~/.codex/AGENTS.md`, `~/.claude/CLAUDE.md`), read in
+#: every project: declaring a project's AGENTS.md does not excuse writing them.
+_GLOBAL_AGENT = re.compile(
+    r"(?:~|\bHOME\b\}?|\bhome(?:dir)?\(\)|USERPROFILE\}?|/(?:home|Users)/[^/\s]+)\W{0,6}\.(?:codex|claude|gemini|config)\b",
     re.IGNORECASE,
 )
 #: Anywhere in the same file: targets never lowered (SSH keys, sudo, preloads, kernel settings and
@@ -227,6 +237,8 @@ def lower(
         if _NEVER_HERE.search(what):
             continue
         if kinds[0][0] == "agent":
+            if _GLOBAL_AGENT.search(what) or _GLOBAL_AGENT.search(text_of(f.file) or ""):
+                continue  # the user's own instructions, for every project: a project's file is declared
             # what an agent will read as instructions: no injected or hidden text anywhere in the skill
             if planted is None:
                 planted = any(g.category in _SPEECH and g.severity != "info" for g in findings) or any(
