@@ -81,7 +81,7 @@ _PLANTED = re.compile(
 #: The user's global agent instruction files (`~/.codex/AGENTS.md`, `~/.claude/CLAUDE.md`), read in
 #: every project: declaring a project's AGENTS.md does not excuse writing them.
 _GLOBAL_AGENT = re.compile(
-    r"(?:~|\bHOME\b\}?|\bhome(?:dir)?\(\)|USERPROFILE\}?|/(?:home|Users)/[^/\s]+)\W{0,6}\.(?:codex|claude|gemini|config)\b",
+    r"(?:~|\bHOME\b\}?|\bhome(?:dir)?\(\)|USERPROFILE\}?|/(?:home|Users)/[^/\s]+)\W{0,6}\.(?:codex|claude|gemini|config/\w+)\W{1,6}(?:AGENTS|CLAUDE|GEMINI)\.md",
     re.IGNORECASE,
 )
 #: Anywhere in the same file: targets never lowered (SSH keys, sudo, preloads, kernel settings and
