@@ -154,3 +154,13 @@ def test_notes_appended_to_memory_are_still_not_blocked(tmp_path: Path) -> None:
     report = _scan(tmp_path / "s", {"scripts/run.sh": script}, _MEMORY)
     assert not report.blocked, _why(report)
     assert any("declared purpose" in f.title for f in report.findings)
+
+
+def test_a_status_code_from_a_download_put_into_inline_code_is_not_blocked(tmp_path: Path) -> None:
+    script = (
+        '#!/bin/bash\nfor sub in a b; do\n  code=$(curl -s -o /dev/null -w "%{http_code}" "https://$sub.example.invalid")\n'
+        "  python3 -c \"print({'host': '$sub', 'status': $code})\"\n"
+        '  body=$(curl -fsS "https://$sub.example.invalid/api")\n  python3 -c "print(len(\\"$body\\"))"\ndone\n'
+    )
+    report = _scan(tmp_path / "s", {"scripts/run.sh": script})
+    assert not report.blocked, _why(report)

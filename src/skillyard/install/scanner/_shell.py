@@ -1125,12 +1125,12 @@ class _Reader:
             at = next((i + 1 for i, w in enumerate(words[:-1]) if i and w in _CODE_FLAGS), None)
         if at is None or at >= len(nodes):
             return
-        for var in re.findall(r"\$\{?(\w+)", self.text(nodes[at])):
-            if var in self.fetched:
-                url, dline = self.fetched[var]
-                said = f"downloads {url} into ${var} and runs it as code"
-                self.flow("download-exec", "critical", line, said, Source(f"downloads {url}", dline, True))
-                return
+        # the program is the variable itself, not code with a value (`'$sub'`) put into it
+        got = re.fullmatch(r"([\"']?)\$\{?(\w+)\}?\1", self.text(nodes[at]))
+        if got and got[2] in self.fetched:
+            url, dline = self.fetched[got[2]]
+            said = f"downloads {url} into ${got[2]} and runs it as code"
+            self.flow("download-exec", "critical", line, said, Source(f"downloads {url}", dline, True))
 
     def flow(self, kind: str, sev: str, line: int, text: str, src: Source | None) -> None:
         self.facts.flows.append(flow(kind, sev, line, text, src))
@@ -1368,7 +1368,10 @@ _JS_EVAL = frozenset({"-e", "--eval", "-p", "--print", "eval"})
 #: The options after which an interpreter or a shell takes its program as the next word.
 _CODE_FLAGS = _JS_EVAL | {"-c", "-lc", "-ic", "-E", "-r"}
 #: `X=$(curl ... URL)` / `X="$(wget -qO- URL)"`: the variable holds what was downloaded
-_FETCHED = re.compile(r'"?(?:\$\(|`)\s*(?:command\s+)?((?:curl|wget)\b[^|;&)`]*)\)?"?\s*$')
+#: (not a status code or headers: `curl -s -o /dev/null -w "%{http_code}" URL`)
+_FETCHED = re.compile(
+    r'"?(?:\$\(|`)\s*(?:command\s+)?((?:curl|wget)\b(?![^|;&)`]*\s(?:-o|--output|-w|--write-out|-I|--head)\s)[^|;&)`]*)\)?"?\s*$'
+)
 _URL = re.compile(r"\w+://[^\s\"')]+")
 _ROT13_SETS = ({"a-zA-Z", "n-za-mN-ZA-M"}, {"A-Za-z", "N-ZA-Mn-za-m"}, {"a-z", "n-za-m"})
 
