@@ -122,6 +122,11 @@ _TEST_FILE = re.compile(
     r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.\w+$", re.IGNORECASE
 )
 _CODE_COMMENT = re.compile(r"^\s*#(?!!)")
+#: Code, then a `#` comment after a space: whatever stands after the `#` is not run. The strings
+#: before it must close, so a `#` inside one (`system("x  # y; rm -rf ~")`) starts nothing.
+_TRAILING_COMMENT = re.compile(r"""^(?:[^"'#\n]|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')*?\s#\s""")
+#: Fence languages whose comments start with `#`.
+_HASH_LANGS = frozenset({"perl", "pl", "ruby", "rb"})
 _COMMENTED_EXT = (".sh", ".bash", ".zsh", ".py", ".rb", ".pl", ".ps1", ".yaml", ".yml", ".toml", ".conf")
 #: `r"ignore previous instructions|do not tell the user|"`: a phrase a pattern looks for.
 _ALTERNATIVE = re.compile(r"\|\s*$")
@@ -261,8 +266,9 @@ class FileContext:
     own_secrets: frozenset[str] = frozenset()
     #: a unit file is written or linked somewhere in this file
     unit_written: bool = False
-    #: `#` comment lines of shell and Python blocks (a commented-out command is not run)
-    code_comment_lines: set[int] = field(default_factory=set)
+    #: `#` comments of shell, Python, Perl and Ruby blocks (a commented-out command is not run):
+    #: line -> the column the comment starts at
+    code_comments: dict[int, int] = field(default_factory=dict)
     #: lines of fenced blocks that send something (a credential header, a file, a command's output);
     #: found when a tunnel address is first weighed, as most files have none
     _sending_lines: set[int] | None = None
@@ -334,7 +340,7 @@ class FileContext:
                 return (2 if self.reference else 1), "in a data block, not a command"
             if line in self.data_lines and category in COMMANDISH:  # `DENY = ["rm -rf /", ...]`, as in code
                 return 2, "a string in a data list, not a command"
-            if category in COMMANDISH and line in self.code_comment_lines:
+            if category in COMMANDISH and start >= self.code_comments.get(line, len(text)):
                 return 1, "in a comment, not run"
             if category in COMMANDISH and self.quoted:
                 return 2, "in a document SKILL.md says not to run, not an instruction"
@@ -529,8 +535,11 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
                 ctx.data_fence_lines.add(i)
             if fence[1] in DOC_LANGS:
                 ctx.doc_fence_lines.add(i)
-            if fence[1] in SHELL_LANGS | PYTHON_LANGS and _CODE_COMMENT.match(line):
-                ctx.code_comment_lines.add(i)
+            if fence[1] in SHELL_LANGS | PYTHON_LANGS | _HASH_LANGS:
+                if _CODE_COMMENT.match(line):
+                    ctx.code_comments[i] = 0
+                elif tail := _TRAILING_COMMENT.match(line):
+                    ctx.code_comments[i] = tail.end() - 2
             body.append(line)
             continue
         m = _FENCE.match(line)

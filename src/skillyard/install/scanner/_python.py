@@ -134,6 +134,8 @@ class _Reader:
         #: name -> a command's argument list with run-time items (`["git", "-C", str(repo)]`)
         self.argvs: dict[str, list[str]] = {}
         self.taint: dict[str, Source] = {}  # name -> the secret it holds
+        #: id of an assignment -> the one variable of a `.env` line it takes (see `_narrow`)
+        self.narrowed: dict[int, Source] = {}
         self.facts = CodeFacts()
         self.budget = MAX_NODES
         self.visited = 0  #: nodes visited, for the scan's time budget (see `check_deadline`)
@@ -954,6 +956,8 @@ class _Reader:
             self._imports(node)
         elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             self._assign(node)
+        elif isinstance(node, ast.If):
+            self._narrow(node)
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
@@ -1055,6 +1059,28 @@ class _Reader:
             return base
         return None
 
+    def _narrow(self, node: ast.If) -> None:
+        """`if line.startswith("LUMA_API_KEY="): key = line.split("=", 1)[1]` over a project's own
+        `.env`: what the body takes from `line` is that one variable, weighed like `$LUMA_API_KEY`."""
+        t = node.test
+        if not (
+            isinstance(t, ast.Call)
+            and isinstance(t.func, ast.Attribute)
+            and t.func.attr == "startswith"
+            and isinstance(t.func.value, ast.Name)
+            and (src := self.taint.get(t.func.value.id)) is not None
+            and OWN_FILE.search(src.what)
+            and len(t.args) == 1
+            and (name := re.fullmatch(r"\s*(\w+)\s*=?", self.fold(t.args[0]) or ""))
+            and SECRET_ENV.match(name[1])
+        ):
+            return
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and any(
+                isinstance(n, ast.Name) and n.id == t.func.value.id for n in ast.walk(stmt.value)
+            ):
+                self.narrowed[id(stmt)] = Source(f"${name[1]}", stmt.lineno, False)
+
     def _assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         value = node.value
@@ -1153,6 +1179,7 @@ class _Reader:
                 self.loose_paths.pop(n, None)
             src = self.source(value)
             if src:
+                src = self.narrowed.get(id(node), src)
                 self.taint[n] = src
                 if src.what.startswith("*"):
                     self.loose.append((n, value))
@@ -1655,6 +1682,7 @@ _VISITED = (
     ast.List,
     ast.Tuple,
     ast.Set,
+    ast.If,
 )
 
 
