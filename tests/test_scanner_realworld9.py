@@ -44,28 +44,7 @@ def test_the_command_itself_or_a_hash_inside_a_string_still_blocks(tmp_path: Pat
         assert "SY-DES-001" in blocked(tmp_path / str(i), {}, _block(lang, line)), line
 
 
-# ---------------------------------------------------------------- bad and good ways side by side in one block
-
-
-def test_bad_and_good_ways_side_by_side_are_separate_snippets(tmp_path: Path) -> None:
-    guide = _block(
-        "bash",
-        "# BAD: committing secrets",
-        "git add .env.production  # holds the keys",
-        "",
-        "# GOOD: list it in .gitignore",
-        'echo ".env.production" >> .gitignore',
-        "",
-        "# BAD: vague messages",
-        'git commit -m "wip"',
-        "",
-        "# BAD: rewriting shared history",
-        "git push --force origin main",
-        "",
-        "# GOOD: revert instead",
-        "git revert HEAD",
-    )
-    assert "SY-FLOW-001" not in blocked(tmp_path, {}, guide)
+# ---------------------------------------------------------------- labels inside one block do not cut a flow
 
 
 def test_a_secret_staged_and_pushed_in_one_snippet_still_blocks(tmp_path: Path) -> None:
@@ -82,6 +61,8 @@ def test_a_secret_staged_and_pushed_in_one_snippet_still_blocks(tmp_path: Path) 
             ),
             # the whole flow under one label
             ("# GOOD: back up", "git add ~/.ssh/id_ed25519", "git commit -m k", "git push", "# BAD: x", "ls"),
+            # bad and good labels between the two halves of the flow: still one script a reader may run
+            ("# BAD: stage", "git add ~/.ssh/id_ed25519", 'git commit -m "k"', "# GOOD: share", "git push"),
         )
     ):
         assert "SY-FLOW-001" in blocked(tmp_path / str(i), {}, _block("bash", *lines)), lines

@@ -936,8 +936,7 @@ def _read_code(
             if fence.lang in _context.SHELL_LANGS:
                 if fence.lang in ("console", "shell-session", "terminal") or re.search(r"(?m)^\s*\$ ", body):
                     body = re.sub(r"(?m)^(\s*)\$ ", r"\1", body)
-                for off, part in _side_by_side(body):
-                    facts.extend(_read_file("shell", part, project, rel, False), fence.first_line - 1 + off)
+                facts.extend(_read_file("shell", body, project, rel, False), fence.first_line - 1)
                 continue
             lang = "python" if fence.lang in _context.PYTHON_LANGS else lang
             if lang is not None:
@@ -973,21 +972,6 @@ def _read_code(
             # a package the code publishes takes along what the skill wrote into it
             facts.sent_files += [(origin[min(len(origin), k) - 1], p, d) for k, p, d in got.sent_files]
     return facts
-
-
-#: A comment labelling the lines under it as the bad or the good way (`# BAD: …`, `# ✅ Good`).
-_LABEL = re.compile(r"^\s*#\s*(?:(❌|✗|BAD|WRONG|INCORRECT|DON'?T)|(✅|✓|GOOD|CORRECT|RIGHT))\b", re.I)
-
-
-def _side_by_side(body: str) -> list[tuple[int, str]]:
-    """A shell block setting bad and good ways side by side, each under its label, is several
-    snippets, none run after another: (first line offset, text) of each. Any other block is one."""
-    lines = body.split("\n")
-    labels = [(i, m) for i, line in enumerate(lines) if (m := _LABEL.match(line))]
-    if not (any(m[1] for _, m in labels) and any(m[2] for _, m in labels)):
-        return [(0, body)]
-    cuts = [0, *(i for i, _ in labels if i), len(lines)]
-    return [(a, "\n".join(lines[a:b])) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
 
 def _read_file(lang: str, text: str, project: Project | None, rel: str, export: bool) -> CodeFacts | None:
