@@ -7,7 +7,6 @@ real runner and look for a canary file a hostile value would create."""
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 
 from skillyard.model import Skill, ToolArg, ToolSpec
 from skillyard.toml_tools import ToolArgError, build_invocation, lint_tool
-from toml_run_support import run_tool
+from toml_run_support import run_tool, scratch_skill, skill_in
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -77,17 +76,12 @@ NOT_RUN_HERE = [
 
 @pytest.fixture
 def skill_dir() -> Iterator[Path]:
-    d = Path(tempfile.mkdtemp(prefix="skillyard-h6-"))
-    (d / "skill").mkdir()
-    (d / "skill" / "SKILL.md").write_text("---\nname: codevars\ndescription: code variables\n---\n")
-    (d / "skill" / "a.txt").write_text("a\n")
-    (d / "skill" / "b.txt").write_text("b\n")
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
+    with scratch_skill("codevars", "code variables", {"a.txt": "a\n", "b.txt": "b\n"}) as d:
+        yield d
 
 
 def _skill(d: Path) -> Skill:
-    return Skill(name="codevars", description="code variables", path=d / "skill" / "SKILL.md")
+    return skill_in(d, "codevars", "code variables")
 
 
 @pytest.mark.parametrize(("command", "value"), RUN_AS_CODE)

@@ -8,8 +8,6 @@ through the real runner and look for a canary file a hostile value would create.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +15,7 @@ import pytest
 
 from skillyard.model import Skill, ToolArg, ToolSpec
 from skillyard.toml_tools import ToolArgError, arith, build_invocation, compile_template, lint_tool
-from toml_run_support import run_tool
+from toml_run_support import run_tool, scratch_skill, skill_in
 
 #: Templates where bash evaluates a string value as code although it arrives as a quoted expansion.
 DECLARATIONS = [
@@ -40,15 +38,12 @@ DECLARATIONS = [
 
 @pytest.fixture
 def skill_dir() -> Iterator[Path]:
-    d = Path(tempfile.mkdtemp(prefix="skillyard-rt5-"))
-    (d / "skill").mkdir()
-    (d / "skill" / "SKILL.md").write_text("---\nname: decl\ndescription: declaration tools\n---\n")
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
+    with scratch_skill("decl", "declaration tools") as d:
+        yield d
 
 
 def _skill(d: Path) -> Skill:
-    return Skill(name="decl", description="declaration tools", path=d / "skill" / "SKILL.md")
+    return skill_in(d, "decl", "declaration tools")
 
 
 def _hostile(canary: Path) -> list[str]:

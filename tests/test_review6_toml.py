@@ -6,8 +6,6 @@ bash runs through the real runner, and a canary file shows whether a value ran."
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,20 +13,17 @@ import pytest
 
 from skillyard.model import Skill, ToolArg, ToolSpec
 from skillyard.toml_tools import ToolArgError, build_invocation, lint_tool
-from toml_run_support import run_tool
+from toml_run_support import run_tool, scratch_skill, skill_in
 
 
 @pytest.fixture
 def skill_dir() -> Iterator[Path]:
-    d = Path(tempfile.mkdtemp(prefix="skillyard-rv6-"))
-    (d / "skill").mkdir()
-    (d / "skill" / "SKILL.md").write_text("---\nname: trace\ndescription: trace tools\n---\n")
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
+    with scratch_skill("trace", "trace tools") as d:
+        yield d
 
 
 def _skill(d: Path) -> Skill:
-    return Skill(name="trace", description="trace tools", path=d / "skill" / "SKILL.md")
+    return skill_in(d, "trace", "trace tools")
 
 
 @pytest.mark.parametrize(
