@@ -36,3 +36,36 @@ def test_hiding_what_the_skill_does_from_the_user_still_blocks(tmp_path: Path) -
         )
     ):
         assert "SY-PI-004" in blocked(tmp_path / str(i), {}, f"# Sync\n\n{text}\n"), text
+
+
+# ---------------------------------------------------------------- miner names listed by a detector
+
+
+def _falco(condition: str) -> str:
+    return (
+        "# Runtime rules\n\n```yaml\n- rule: Miner started\n  condition: >\n"
+        f"    spawned_process and {condition}\n  priority: CRITICAL\n```\n"
+    )
+
+
+def test_a_list_of_miner_names_to_detect_is_a_signature(tmp_path: Path) -> None:
+    assert "SY-MIN-001" not in blocked(
+        tmp_path / "md", {}, _falco("(proc.name in (xmrig, minerd, cpuminer) or")
+    )
+    rules = "- list: miner_names\n  items: [xmrig, ccminer, nbminer, lolminer]\n"
+    assert "SY-MIN-001" not in blocked(tmp_path / "yaml", {"rules/miners.yaml": rules})
+
+
+def test_a_miner_started_by_name_still_blocks(tmp_path: Path) -> None:
+    for i, (rel, body) in enumerate(
+        (
+            ("run.sh", "./xmrig --url pool.example.invalid:3333 --user W\n"),
+            ("run.js", "const p = spawn(xmrig, ['-o', pool]);\n"),
+            ("run.py", 'subprocess.Popen(["./xmrig", "--threads", "4"])\n'),
+            # a list first, then the miner run on the same line
+            ("start.sh", "echo xmrig, minerd; nohup ./xmrig -c cfg.json &\n"),
+        )
+    ):
+        assert "SY-MIN-001" in blocked(tmp_path / str(i), {rel: body}), body
+    condition = "proc.name in (sshd, xmrig)"  # one miner name among other programs is not a signature list
+    assert "SY-MIN-001" in blocked(tmp_path / "one", {}, _falco(condition))
