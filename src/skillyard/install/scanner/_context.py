@@ -258,6 +258,8 @@ class FileContext:
     instructs: bool = True
     #: a Markdown file SKILL.md says not to run anything from (its code blocks are quoted too)
     quoted: bool = False
+    #: SKILL.md, or a file it tells the model to run or follow
+    followed: bool = True
     #: the skill's name (front matter), lower-case
     own_name: str = ""
     #: the skill's declared author (front matter), lower-case
@@ -321,7 +323,9 @@ class FileContext:
         kind = self.kinds.get(line, "prose")
         if category == "download-and-execute" and kind != "comment":
             names = web_installer(text[start:])
-            if names is not None and (not self.instructs or line in self.for_user_lines):
+            # a README or page shown in a markdown or html block of a document the model only reads
+            shown = line in self.doc_fence_lines and line not in self.data_fence_lines and not self.followed
+            if names is not None and (not self.instructs or line in self.for_user_lines or shown):
                 return 2, "an installer over https from a named host, documented for the person installing"
             # the declared author counts for a domain, not for an account on a code host anyone can
             # open; a link to the sources elsewhere on the line neither grants nor revokes it
@@ -450,7 +454,16 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     own = next((r.removeprefix(_NAME_MARK) for r in referenced if r.startswith(_NAME_MARK)), "")
     author = m[1].lower() if skill_md and (m := _FRONT_AUTHOR.match(text)) else ""
     instructs = skill_md or (rel in referenced and not reference)
-    ctx = FileContext(rel, md, reference, quoted=quoted, instructs=instructs, own_name=own, own_author=author)
+    ctx = FileContext(
+        rel,
+        md,
+        reference,
+        quoted=quoted,
+        instructs=instructs,
+        followed=skill_md or named,
+        own_name=own,
+        own_author=author,
+    )
     # the skill's own items: those it stores, and one named for the skill (`-s restic` in a restic
     # backup skill), unless the name is another program's (a browser's "Safe Storage")
     stored = {(a or b).lower() for a, b in _KEYCHAIN_STORE.findall(text)}
