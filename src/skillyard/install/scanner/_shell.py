@@ -158,6 +158,8 @@ class _Reader:
         self.listed: dict[str, str] = {}
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
+        #: bare repositories the script created (`git init --bare DIR`): nothing in them yet
+        self.blank: set[str] = set()
 
     def _printed(self, node: Any) -> str | None:
         """`$(printf '\\x63\\x75...')` / `$(echo -e ...)` of constants: what it prints (escapes decoded);
@@ -997,10 +999,13 @@ class _Reader:
         """`git remote add NAME URL` (a secret in the URL goes out when git talks to the remote), `git
         add` in or of a credential folder, `git push` of what was staged."""
         args, here = words[1:], self.cwd
+        dirs: set[str] = set()
         while len(args) > 2 and args[0] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
             # git's own options before the subcommand (`-C DIR`, `--git-dir DIR`, `-c k=v`)
             if args[0] == "-C":
                 here = self.secret(args[1], line)
+            if args[0] in ("-C", "--git-dir"):
+                dirs.add(args[1].rstrip("/"))
             args = args[2:]
         while args and args[0].startswith(("--git-dir=", "--work-tree=", "--no-pager", "--bare")):
             args = args[1:]
@@ -1012,6 +1017,11 @@ class _Reader:
             and any(w in (".", "*", ":/") for w in args)
             or args[:2] == ["update-ref", "-d"]
         ):
+            self.emptied = self.emptied or line
+        if args[:1] == ["init"] and "--bare" in args and len(self.blank) < 16:
+            self.blank |= {w.rstrip("/") for w in args[1:] if not w.startswith("-")}
+        if args[:1] == ["push"] and "--mirror" in args and dirs & self.blank:
+            # an empty repository mirrored over a remote deletes every branch and tag there
             self.emptied = self.emptied or line
         if (
             "push" in args
