@@ -506,6 +506,10 @@ class _Reader:
                     cmd = self.fold(args.named_children[0]) or ""
                     if what := cli_secret(cmd.split()):
                         yield cli_source(what, x.start_point[0] + 1)
+                if q in _NET or q in _GET:
+                    # a request's answer is what the server sent back, not what went into the request
+                    # (a refresh token exchanged for an access token); the send itself is its own flow
+                    continue
             stack.extend(x.named_children)
 
     def run(self, root: Any, export: bool = False) -> CodeFacts:
