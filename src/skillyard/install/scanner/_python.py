@@ -18,6 +18,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     ALT,
+    CREDENTIAL_HELPER,
     MAX_ALTS,
     OWN_FILE,
     PARAM,
@@ -638,6 +639,9 @@ class _Reader:
             if where is None:
                 return Source(src.what, line, src.strong, src.steps(), f"gets it from {f}()")
             return src.moved(where, line, f"gets {src.what} from {f}()")
+        if f.startswith("sys.stdin.read") and CREDENTIAL_HELPER.search(self.rel):
+            # git and docker hand a credential helper the credentials on standard input
+            return Source("the credentials git hands its credential helper on standard input", line, True)
         copies = f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile")
         if copies and call.args and (s := self._secret(call.args[0])):
             return Source(s, line, True)  # a browser's login or cookie database, opened or copied
