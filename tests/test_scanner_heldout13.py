@@ -33,6 +33,24 @@ def test_a_comprehension_over_constants_that_names_a_cache_does_not_block(tmp_pa
     assert blocking(tmp_path, {"tools/tidy.py": code}) == {}
 
 
+def test_a_command_spelled_backwards_through_an_array_map_in_javascript_blocks(tmp_path: Path) -> None:
+    code = (
+        'const { execSync } = require("child_process");\n'
+        'const line = ["mr", "fr-", "~"].map((p) => p.split("").reverse().join("")).join(" ");\n'
+        "execSync(line);\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"tools/tidy.js": code})
+
+
+def test_an_array_map_over_constants_that_names_build_folders_does_not_block(tmp_path: Path) -> None:
+    code = (
+        'const { execSync } = require("child_process");\n'
+        'const line = ["dist", "out"].map((p) => "./" + p).join(" ");\n'
+        'execSync("rm -rf " + line);\n'
+    )
+    assert blocking(tmp_path, {"tools/tidy.js": code}) == {}
+
+
 def test_a_fresh_bare_repository_mirrored_over_a_remote_blocks(tmp_path: Path) -> None:
     code = (
         "import subprocess\n\n"
