@@ -122,7 +122,7 @@ def _once_per_node(fn: Callable[[_Reader, Any], T]) -> Callable[[_Reader, Any], 
 
 
 #: `git config [--global] credential[.URL].helper PROGRAM`: the program's path.
-_HELPER_SET = re.compile(r"""credential\.(?:[^\s]*\.)?helper["']?\s+["']?!?([^\s"';&|]+)""")
+_HELPER_SET = re.compile(r"""credential\.(?:\S{0,256}?\.)?helper["']?\s+["']?!?([^\s"';&|]{1,4096})""")
 
 
 class _Reader:
@@ -132,6 +132,7 @@ class _Reader:
         #: a credential helper (`git-credential-NAME`, or a program registered as `credential.helper`)
         #: is handed the credentials on its standard input
         self.stdin_secret = bool(CREDENTIAL_HELPER.search(rel))
+        self.registered: set[str] | None = None  # names the script registers as `credential.helper`
         #: results of the reading methods during one outermost call (see `_once_per_node`)
         self._seen: dict[tuple[Any, Any], Any] | None = None
         self.env: dict[str, str] = {"HOME": "~", "IFS": " "}  # `${IFS}` stands for a space
@@ -643,9 +644,10 @@ class _Reader:
                     r.named_children[-1] if r.named_children else None
                 )
                 paths += [self.shown(dest)] if dest is not None else []
-        registered = {
-            m.group(1).rsplit("/", 1)[-1] for m in _HELPER_SET.finditer(self.src.decode("utf-8", "replace"))
-        }
+        if self.registered is None:  # read once per script
+            text = self.src.decode("utf-8", "replace")
+            self.registered = {m.group(1).rsplit("/", 1)[-1] for m in _HELPER_SET.finditer(text)}
+        registered = self.registered
         for p in paths:
             p = p.strip("\"'")
             if CREDENTIAL_HELPER.search(p) or p.rsplit("/", 1)[-1] in registered:
