@@ -25,7 +25,7 @@ import unicodedata
 import urllib.parse
 import zipfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
@@ -617,6 +617,8 @@ class _Ctx:
     #: (`_lexical.loose_ends`), paired across the skill when no value ties them
     loose_sources: list[tuple[str, int, str]] = field(default_factory=list)
     loose_sinks: list[tuple[str, int, str]] = field(default_factory=list)
+    #: test sample texts whose bidi controls were reported lower (checked for a file running them)
+    samples: set[str] = field(default_factory=set)
     #: builtin check -> the rule that reports it (a custom rule set may leave some out)
     builtins: dict[str | None, Rule] = field(init=False)
 
@@ -763,9 +765,22 @@ def scan_text(
         demote = weigh(r, ln.number, ln.text, m[0] if at is None else at)
         ctx.add(r, rel, where(ln.number), snippet(shown or ln.text, m[0], m[1]), demote=demote)
 
+    sample = _FIXTURE_DIR.search(rel) is not None and _ext(rel) in _SAMPLE_EXTS
     for inv in invisibles:
         note = f"{inv.count} invisible character(s) revealed: " if inv.kind != "unicode-tag" else ""
-        ctx.flag(inv.kind, rel, where(inv.line), snippet(note + inv.display))
+        # bidi controls reorder what a reviewer sees of code; in a test's sample text that nothing
+        # runs (a linter's known-bad input) they are what the tests look for
+        lower = inv.kind == "bidi-control" and sample
+        if lower:
+            ctx.samples.add(rel)
+        ctx.flag(
+            inv.kind,
+            rel,
+            where(inv.line),
+            snippet(note + inv.display),
+            " (in a test's sample text, which no file runs)" if lower else "",
+            severity="medium" if lower else None,
+        )
 
     regex_rules = [r for r in rules if r.match_src and r.applies_to(rel)]
     single = [r for r in regex_rules if not r.then_src]
@@ -1466,6 +1481,20 @@ def _scan_path(
             continue
         report.files_scanned += 1
     _sent_stashes(ctx)
+    bidi = ctx.builtins.get("bidi-control")
+    if (
+        bidi is not None
+        and ctx.samples
+        and _runs_a_member(root, entries, sorted(ctx.samples), set(ctx.samples))
+    ):
+        # a sample text some file of the skill runs is code: its bidi controls weigh in full
+        sev = policy.severity_for(bidi.id, bidi.severity)
+        ctx.findings[:] = [
+            replace(f, severity=sev, title=bidi.title)
+            if f.rule_id == bidi.id and f.file in ctx.samples
+            else f
+            for f in ctx.findings
+        ]
     if any(
         f.category in ("persistence", "agent-config-tampering", "obfuscated-execution") for f in ctx.findings
     ):
@@ -1500,6 +1529,8 @@ _ARCHIVE_SKILL = re.compile(
     r"\b(?:zip|unzip|archives?|tarballs?|tar|7z|7-zip|rar|compress\w*|decompress\w*|extract\w*|unpack\w*)\b",
     re.I,
 )
+#: Files under a test folder with these extensions are sample text, never run or imported.
+_SAMPLE_EXTS = frozenset("txt csv tsv json snap golden expected out log".split())
 _FIXTURE_DIR = re.compile(r"(?:^|/)(?:tests?|testdata|test_data|fixtures|__fixtures__)/")
 #: Member names a protected fixture may hold: data, never code, programs or other archives.
 _DATA_MEMBER = re.compile(

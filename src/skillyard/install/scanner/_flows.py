@@ -64,6 +64,10 @@ SECRET_PATH = re.compile(
     re.IGNORECASE,
 )
 
+#: A program git or docker runs as a credential helper, by its name: it is handed the
+#: credentials on its standard input.
+CREDENTIAL_HELPER = re.compile(r"(?:^|/)(?:git|docker)-credential-[^/]+$")
+
 #: Credential files that are often an application's own (a project's `.env`, its token cache):
 #: weighed like an API token, not like a store in the home directory.
 OWN_FILE = re.compile(r"(?:^|/)\.env\b|tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I)
@@ -279,7 +283,7 @@ def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:
             f"reads {src.what} and sends it in a DNS lookup of {dest or 'a name built from it'}",
         )
     dest = dest or "the network"
-    strong = src.strong and not named_for(src.what, dest)
+    strong = src.strong and not named_for(src.what, dest) and not _issued_by(src.what, dest)
     return "critical" if strong or exfil_shaped(
         dest
     ) else "medium", f"reads {src.what} and sends it to {dest}"
@@ -372,6 +376,25 @@ _SERVICES = tuple(
         (r"(?!)", ("heroku ",), r"heroku\.com"),
     )
 )
+
+
+#: The sign-in and token endpoints of a credential store's issuer: the store's content is sent
+#: there by design (a refresh token exchanged for an access token), never to the service's other
+#: hosts, where anyone can own a bucket or a page.
+_ISSUERS = tuple(
+    (re.compile(store), re.compile(rf"^(?:{hosts})$"))
+    for store, hosts in (
+        (r"gcloud", r"(?:oauth2|sts|iamcredentials)\.googleapis\.com|(?:accounts|oauth2)\.google\.com"),
+        (r"\.azure\b", r"login\.microsoftonline\.com"),
+        (r"gh/hosts", r"api\.github\.com"),
+    )
+)
+
+
+def _issued_by(what: str, dest: str) -> bool:
+    """Whether `dest` is a sign-in or token endpoint of the issuer of the store `what`."""
+    host = host_of(dest)
+    return any(store.search(what) and hosts.match(host) for store, hosts in _ISSUERS)
 
 
 def _service(what: str) -> re.Pattern[str] | None:

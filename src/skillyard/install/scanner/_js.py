@@ -317,6 +317,9 @@ class _Reader:
             if prop == "join" and obj is not None and (chars := self._char_map(obj)) is not None:
                 sep = self.fold(a[0]) if a else ","
                 return sep.join(chars) if sep is not None else None
+            if prop == "join" and obj is not None and (words := self.strings_mapped(obj)) is not None:
+                sep = self.fold(a[0]) if a else ","
+                return sep.join(words) if sep is not None else None
             made = self.method(obj)
             if prop == "toString" and made and made[1] == "from" and self.text(made[0]) == "Buffer":
                 # Buffer.from(DATA, "base64").toString(): the text DATA encodes
@@ -361,6 +364,37 @@ class _Reader:
                 self.env[name] = saved[0]
             if saved[1] is not None:
                 self.arrays[name] = saved[1]
+
+    def strings_mapped(self, call: Any) -> list[str] | None:
+        """`["mr", "fr-"].map((w) => w.split("").reverse().join(""))` of constant strings: each
+        item put through the same one-expression function."""
+        m = self.method(call)
+        args = call.child_by_field_name("arguments") if m is not None else None
+        if m is None or m[1] != "map" or args is None or len(args.named_children) != 1:
+            return None
+        base, fn = m[0], args.named_children[0]
+        if base.type == "array":
+            items = [self.fold(x) for x in base.named_children]
+        else:
+            items = self.arrays.get(self.text(base), [None]) if base.type == "identifier" else [None]  # type: ignore[assignment]
+        ps = fn.child_by_field_name("parameter") or fn.child_by_field_name("parameters")
+        names = [self.text(x) for x in _walk(ps) if x.type == "identifier"] if ps is not None else []
+        body = _returned(fn) if fn.type in ("arrow_function", "function_expression") else []
+        if not items or None in items or len(items) > 256 or len(names) != 1 or len(body) != 1:
+            return None
+        saved = self.env.pop(names[0], None)
+        out: list[str] = []
+        try:
+            for item in items:
+                self.env[names[0]] = item  # type: ignore[assignment]
+                if (v := self.fold(body[0])) is None:
+                    return None
+                out.append(v)
+        finally:
+            self.env.pop(names[0], None)
+            if saved is not None:
+                self.env[names[0]] = saved
+        return out
 
     def _mapped(self, call: Any) -> list[str] | None:
         """`CODES.map((c) => c ^ K)` of a constant array: the numbers the arithmetic gives."""
@@ -506,6 +540,10 @@ class _Reader:
                     cmd = self.fold(args.named_children[0]) or ""
                     if what := cli_secret(cmd.split()):
                         yield cli_source(what, x.start_point[0] + 1)
+                if q in _NET or q in _GET:
+                    # a request's answer is what the server sent back, not what went into the request
+                    # (a refresh token exchanged for an access token); the send itself is its own flow
+                    continue
             stack.extend(x.named_children)
 
     def run(self, root: Any, export: bool = False) -> CodeFacts:
@@ -831,6 +869,8 @@ class _Reader:
                 self.mods[key] = got
         if value.type == "identifier" and self.qual(value) in _GLOBALS:
             self.mods[key] = "globalThis"  # const g = globalThis: g.fetch is fetch
+        if value.type == "call_expression" and (words := self.strings_mapped(value)) is not None:
+            self.arrays[key] = words
         if value.type == "array":
             items = [self.fold(x) for x in value.named_children]
             if items and all(i is not None for i in items):

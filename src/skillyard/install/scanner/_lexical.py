@@ -26,6 +26,8 @@ from skillyard.install.scanner._flows import (
     flow,
     own_service,
     secret_path,
+    unbase64,
+    unhex,
     written,
 )
 
@@ -231,6 +233,9 @@ def _run_command(line: str) -> str | None:
     return " ".join(lits) if len(lits) > 1 or " " in lits[0] else None
 
 
+_FOLDER_WORDS = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}$")
+
+
 def _literals(line: str) -> list[str]:
     out = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(line)]
     for m in _WORDS.finditer(line):
@@ -246,13 +251,19 @@ def _paths(lits: list[str], *, joined_first: bool = True) -> list[str]:
     """The paths the literals of one line may name: the longest their parts make (`.ssh` + `id_rsa`
     is `.ssh/id_rsa`) and each alone, joined ones first unless `joined_first` is False (a target
     named whole must not have the text written to it glued on)."""
-    parts = [_as_path(x) for x in lits if x and " " not in x and "://" not in x and len(x) < 256]
+    # a folder name of two or three capitalised words (`"Local Storage"`, `"User Data"`) is a part
+    # only inside a longer path, never a path alone
+    spaced = [x for x in lits if _FOLDER_WORDS.match(x)]
+    parts = [
+        _as_path(x) for x in lits if x and (" " not in x or x in spaced) and "://" not in x and len(x) < 256
+    ]
     joined = [
         "/".join(p.strip("/") for p in parts[i:j])
         for i in range(len(parts) - 1)
         for j in range(min(len(parts), i + 6), i + 1, -1)
     ]
-    return joined + parts if joined_first else parts + joined
+    alone = [p for p in parts if p not in spaced]
+    return joined + alone if joined_first else alone + joined
 
 
 def _store(lits: list[str]) -> str | None:
@@ -509,6 +520,10 @@ _JOINED = re.compile(
     rf"""\[\s*{_PIECES}\s*\]\s*\.join\(\s*["']\.["']|["']\.["']\s*\.join\(\s*[\[(]\s*{_PIECES}"""
     rf"|Join\(\s*\[\]string\{{\s*{_PIECES}\s*\}}\s*,\s*\"\.\""
 )
+#: A quoted literal that may encode text: base64 (standard or URL-safe) or hex.
+_ENCODED = re.compile(r"""["'`]([A-Za-z0-9+/_-]{16,}={0,2})["'`]""")
+_HEX_LIT = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
+_WEB_URL = re.compile(r"^(?:https?|wss?)://", re.I)
 _HOSTISH = re.compile(r"^(?:[a-z]+://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\S*)?$", re.I)
 
 
@@ -554,4 +569,10 @@ def _hidden_host(line: str, say: bool = False) -> str | None:
         pieces = re.findall(r"[\w-]+", next(g for g in m.groups() if g))
         if len(pieces) >= 3 and _HOSTISH.match(host := ".".join(pieces)):
             return f"{host} (written in pieces)" if say else host
+    for m in _ENCODED.finditer(line):
+        # a URL written as base64 or hex (`Buffer.from("aHR0cHM6Ly9…", "base64")`, `"68747470…"`)
+        lit = m.group(1)
+        url = unhex(lit) if _HEX_LIT.match(lit) else unbase64(lit.replace("-", "+").replace("_", "/"))
+        if url and _WEB_URL.match(url) and _HOSTISH.match(url):
+            return f"{url} (written in {'hex' if _HEX_LIT.match(lit) else 'base64'})" if say else url
     return None

@@ -18,6 +18,7 @@ from typing import Any
 
 from skillyard.install.scanner._flows import (
     ALT,
+    CREDENTIAL_HELPER,
     MAX_ALTS,
     OWN_FILE,
     PARAM,
@@ -547,7 +548,23 @@ class _Reader:
                         return [chr(op(c)) for c in codes]
                     except (ValueError, OverflowError):
                         return None
-            return None
+            # [s[::-1] for s in ("mr", "fr-")], [codecs.decode(w, "rot13") for w in WORDS]: each
+            # known item put through the same expression
+            items = self._fold_items(gen.iter) if isinstance(gen.target, ast.Name) and not gen.ifs else None
+            if items is None or len(items) > _MAX_ARGV:
+                return None
+            saved = self.env
+            self.env = dict(saved)
+            try:
+                out = []
+                for item in items:
+                    self.env[gen.target.id] = item  # type: ignore[attr-defined]
+                    if (v := self.fold(elt)) is None:
+                        return None
+                    out.append(v)
+                return out
+            finally:
+                self.env = saved
         if isinstance(node, ast.Call) and self.qual(node.func) == "map" and len(node.args) == 2:
             return self._chars(node.args[1]) if self.qual(node.args[0]) == "chr" else None
         if isinstance(node, ast.Name) and node.id in self.lists:
@@ -569,6 +586,8 @@ class _Reader:
             return self.argvs.get(node.id, self.lists.get(node.id))
         if isinstance(node, ast.Call) and self.qual(node.func) in ("list", "tuple") and len(node.args) == 1:
             return self._loose_items(node.args[0], depth + 1)
+        if isinstance(node, ast.ListComp):
+            return self._fold_items(node)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and depth < 8:
             a = self._loose_items(node.left, depth + 1)
             b = self._loose_items(node.right, depth + 1) if a is not None else None
@@ -620,6 +639,9 @@ class _Reader:
             if where is None:
                 return Source(src.what, line, src.strong, src.steps(), f"gets it from {f}()")
             return src.moved(where, line, f"gets {src.what} from {f}()")
+        if f.startswith("sys.stdin.read") and CREDENTIAL_HELPER.search(self.rel):
+            # git and docker hand a credential helper the credentials on standard input
+            return Source("the credentials git hands its credential helper on standard input", line, True)
         copies = f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile")
         if copies and call.args and (s := self._secret(call.args[0])):
             return Source(s, line, True)  # a browser's login or cookie database, opened or copied
@@ -1120,7 +1142,10 @@ class _Reader:
         if isinstance(value, ast.Lambda) and len(self.lambdas) < MAX_FUNCTIONS:
             for n in names:
                 self.lambdas[n] = value
-        if isinstance(value, ast.List | ast.Tuple) and (items := self._fold_items(value)) is not None:
+        if (
+            isinstance(value, ast.List | ast.Tuple | ast.ListComp)
+            and (items := self._fold_items(value)) is not None
+        ):
             for n in names:
                 self.lists[n] = items
         elif (argv := self._argv(value)) is not None and len(self.argvs) < MAX_FUNCTIONS:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from skillyard.install.scanner._flows import (
+    CREDENTIAL_HELPER,
     DESTROY_TARGET,
     DEVICE,
     OFFICIAL_INSTALLER,
@@ -120,10 +121,18 @@ def _once_per_node(fn: Callable[[_Reader, Any], T]) -> Callable[[_Reader, Any], 
     return once
 
 
+#: `git config [--global] credential[.URL].helper PROGRAM`: the program's path.
+_HELPER_SET = re.compile(r"""credential\.(?:\S{0,256}?\.)?helper["']?\s+["']?!?([^\s"';&|]{1,4096})""")
+
+
 class _Reader:
     def __init__(self, src: bytes, depth: int, project: Project | None = None, rel: str = "") -> None:
         self.src = src
         self.depth = depth
+        #: a credential helper (`git-credential-NAME`, or a program registered as `credential.helper`)
+        #: is handed the credentials on its standard input
+        self.stdin_secret = bool(CREDENTIAL_HELPER.search(rel))
+        self.registered: set[str] | None = None  # names the script registers as `credential.helper`
         #: results of the reading methods during one outermost call (see `_once_per_node`)
         self._seen: dict[tuple[Any, Any], Any] | None = None
         self.env: dict[str, str] = {"HOME": "~", "IFS": " "}  # `${IFS}` stands for a space
@@ -158,6 +167,8 @@ class _Reader:
         self.listed: dict[str, str] = {}
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
+        #: bare repositories the script created (`git init --bare DIR`): nothing in them yet
+        self.blank: set[str] = set()
 
     def _printed(self, node: Any) -> str | None:
         """`$(printf '\\x63\\x75...')` / `$(echo -e ...)` of constants: what it prints (escapes decoded);
@@ -332,6 +343,8 @@ class _Reader:
         name = _base(words[0])
         if name in ("env", "printenv") and len(words) == 1:
             return Source("the whole environment", line, True)
+        if self.stdin_secret and name in ("cat", "head") and all(w in ("-", "/dev/stdin") for w in words[1:]):
+            return Source("the credentials git hands its credential helper on standard input", line, True)
         if name in ("security",) and any("password" in w or "keychain" in w for w in words[1:]):
             return Source("the macOS keychain", line, True)
         if what := cli_secret(words):
@@ -614,9 +627,32 @@ class _Reader:
             got = _js.analyse(code)
         elif name in _SHELLS:
             got = analyse(code, self.depth + 1)
+        elif name in ("cat", "tee") and self.helper_written(n, words):
+            # `cat > ~/.local/bin/git-credential-x <<'EOF'`: the script git will run as a helper
+            got = analyse(code, self.depth + 1, helper=True)
         if got is not None:
             got.assembled.clear()
             self.facts.extend(got, body.start_point[0])
+
+    def helper_written(self, n: Any, words: list[str]) -> bool:
+        """The credential helper `cat > PATH` or `tee PATH` writes: a `git-credential-NAME` file, or
+        a file whose name this script registers as `credential.helper`."""
+        paths = words[1:] if _base(words[0]) == "tee" else []
+        for r in n.named_children:
+            if r.type == "file_redirect" and self.text(r).lstrip("0123456789").startswith(">"):
+                dest = r.child_by_field_name("destination") or (
+                    r.named_children[-1] if r.named_children else None
+                )
+                paths += [self.shown(dest)] if dest is not None else []
+        if self.registered is None:  # read once per script
+            text = self.src.decode("utf-8", "replace")
+            self.registered = {m.group(1).rsplit("/", 1)[-1] for m in _HELPER_SET.finditer(text)}
+        registered = self.registered
+        for p in paths:
+            p = p.strip("\"'")
+            if CREDENTIAL_HELPER.search(p) or p.rsplit("/", 1)[-1] in registered:
+                return True
+        return False
 
     def redirects(self, n: Any) -> None:
         for r in n.named_children:
@@ -997,10 +1033,13 @@ class _Reader:
         """`git remote add NAME URL` (a secret in the URL goes out when git talks to the remote), `git
         add` in or of a credential folder, `git push` of what was staged."""
         args, here = words[1:], self.cwd
+        dirs: set[str] = set()
         while len(args) > 2 and args[0] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
             # git's own options before the subcommand (`-C DIR`, `--git-dir DIR`, `-c k=v`)
             if args[0] == "-C":
                 here = self.secret(args[1], line)
+            if args[0] in ("-C", "--git-dir"):
+                dirs.add(args[1].rstrip("/"))
             args = args[2:]
         while args and args[0].startswith(("--git-dir=", "--work-tree=", "--no-pager", "--bare")):
             args = args[1:]
@@ -1012,6 +1051,11 @@ class _Reader:
             and any(w in (".", "*", ":/") for w in args)
             or args[:2] == ["update-ref", "-d"]
         ):
+            self.emptied = self.emptied or line
+        if args[:1] == ["init"] and "--bare" in args and len(self.blank) < 16:
+            self.blank |= {w.rstrip("/") for w in args[1:] if not w.startswith("-")}
+        if args[:1] == ["push"] and "--mirror" in args and dirs & self.blank:
+            # an empty repository mirrored over a remote deletes every branch and tag there
             self.emptied = self.emptied or line
         if (
             "push" in args
@@ -1549,10 +1593,13 @@ def _output_file(words: list[str]) -> str | None:
     return None
 
 
-def analyse(text: str, depth: int = 0, project: Project | None = None, rel: str = "") -> CodeFacts | None:
+def analyse(
+    text: str, depth: int = 0, project: Project | None = None, rel: str = "", helper: bool = False
+) -> CodeFacts | None:
     """Facts for one shell script; None when it is too large or deeply nested to read.
 
-    With `project`, `source`d files of the skill bring their variables, secrets and functions."""
+    With `project`, `source`d files of the skill bring their variables, secrets and functions;
+    `helper`: the script is a credential helper, handed credentials on its standard input."""
     data = text.encode("utf-8", "replace")
     if len(data) > MAX_BYTES or depth > MAX_DEPTH:
         return None
@@ -1562,6 +1609,7 @@ def analyse(text: str, depth: int = 0, project: Project | None = None, rel: str 
         return None
     try:
         reader = _Reader(data, depth, project, rel)
+        reader.stdin_secret = reader.stdin_secret or helper
         reader.tree = tree
         return reader.run(tree.root_node)
     except RecursionError:
