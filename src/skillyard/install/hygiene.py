@@ -21,8 +21,14 @@ from skillyard.install.errors import HygieneError
 
 MB = 1024 * 1024
 _BLOCK = 512  #: a tar block
-#: Directories never copied into an installed skill.
+#: Version-control metadata, never copied into an installed skill whatever its type (case-folded):
+#: a `.git` file (`gitdir: meta`) or link naming a folder of the package would make the skill a live
+#: repository whose config runs commands (core.fsmonitor) when git is used in it.
 STRIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
+
+
+def is_vcs(name: str) -> bool:
+    return name.casefold() in STRIPPED_DIRS
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +274,7 @@ def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:
         for entry in entries:
             rel = rel_dir / entry.name
             s = str(rel)
-            if entry.name in STRIPPED_DIRS and entry.is_dir(follow_symlinks=False):
+            if is_vcs(entry.name):
                 continue
             check_member_name(s)
             tracker.name(rel)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from skillyard.install.fsutil import atomic_write_json
-from skillyard.install.hygiene import STRIPPED_DIRS
+from skillyard.install.hygiene import is_vcs
 
 LOCK_NAME = "skills.lock"
 STAGING_NAME = ".staging"
@@ -27,15 +27,16 @@ LOCK_VERSION = 1
 
 
 def _walk(root: Path) -> list[tuple[str, str]]:
-    """(NFC posix relative path, full path) of every non-directory entry, VCS dirs skipped, sorted."""
+    """(NFC posix relative path, full path) of every non-directory entry, VCS metadata skipped, sorted."""
     out: list[tuple[str, str]] = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel = os.path.relpath(dirpath, root)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         linked = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
-        dirnames[:] = [d for d in dirnames if d not in STRIPPED_DIRS and d not in linked]
+        dirnames[:] = [d for d in dirnames if not is_vcs(d) and d not in linked]
         for f in (*filenames, *linked):
-            out.append((unicodedata.normalize("NFC", prefix + f), os.path.join(dirpath, f)))
+            if not is_vcs(f):  # skipped like the copy skips them
+                out.append((unicodedata.normalize("NFC", prefix + f), os.path.join(dirpath, f)))
     out.sort()
     return out
 
