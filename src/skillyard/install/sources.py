@@ -142,6 +142,12 @@ def _check_url(url: str, schemes: tuple[str, ...]) -> urllib.parse.SplitResult:
         raise SourceError("invalid source", reason="invalid host")
     if any(c.isspace() for c in url):
         raise SourceError("invalid source", reason="whitespace in URL")
+    # trust patterns match the path as written, the server or git would resolve `team/../other`
+    path = urllib.parse.unquote(parts.path)
+    if {".", ".."} & set(path.split("/")) or "\\" in path or path.count("/") != parts.path.count("/"):
+        raise SourceError(
+            "invalid source", reason="'.' or '..' segment, backslash or encoded '/' in URL path"
+        )
     return parts
 
 
