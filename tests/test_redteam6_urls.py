@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.server
 import io
+import json
 import os
 import subprocess
 import threading
@@ -163,3 +164,24 @@ def test_a_file_url_with_dot_segments_is_refused(tmp_path: Path, server: GitServ
         f"git+file://{tmp_path}/srv/team/../other/repo"
     )
     assert not data.installed and repo.is_dir(), data.to_dict()
+
+
+def test_credentials_in_a_url_are_never_recorded_or_shown(tmp_path: Path, server: GitServer) -> None:
+    inst = team_installer(tmp_path, server)
+    res = inst.install(f"git+http://someone:s3cret@{server.host}/team/repo")
+    data = res.to_dict()
+    assert data["installed"] is True, data
+    assert data["source"] == f"git+http://{server.host}/team/repo"
+    lock = (tmp_path / "root" / "skills.lock").read_text("utf-8")
+    assert "s3cret" not in lock and "someone" not in lock
+    # update re-fetches from the recorded source, without the credentials
+    assert inst.update("team-skill").installed
+    for source in (
+        f"git+http://someone:s3cret@{server.host}/other/repo",  # untrusted
+        f"http://someone:s3cret@{server.host}/team/x.zip",  # urllib cannot use them: refused
+        f"http://someone:s3cret@{server.host}/other/x.zip",
+        "http://someone:s3cret@127.0.0.1/x.zip",  # urllib read `s3cret@127.0.0.1` as a port and raised
+        f"git+http://someone:s3cret@{server.host}/team/nothing-here",
+    ):
+        data = inst.install(source, force=True).to_dict()
+        assert data["installed"] is False and "s3cret" not in json.dumps(data), data

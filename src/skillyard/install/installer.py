@@ -38,6 +38,7 @@ from skillyard.install.sources import (
     fetch_archive,
     fetch_git,
     parse_source,
+    redact,
     resolve_hub,
     valid_name,
 )
@@ -313,14 +314,14 @@ class Installer:
             if isinstance(source, str) and "://" in source and not self.trust.url_trusted(source):
                 raise InstallError(
                     "untrusted source",
-                    source=source,
+                    source=redact(source),
                     hint="Add to trusted sources (skillyard trust add PATTERN) or install from the configured hub",
                 ) from None
             raise
         if not self.trust.is_trusted(spec):
             raise InstallError(
                 "untrusted source",
-                source=source,
+                source=redact(source),
                 hint=(
                     f"Add to trusted sources (skillyard trust add '{self.trust.suggest(spec)}') "
                     "or install from the configured hub (hub:<name>)"

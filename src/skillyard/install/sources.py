@@ -46,6 +46,11 @@ def is_loopback(host: str | None) -> bool:
         return False
 
 
+def redact(url: str) -> str:
+    """`url` without its user name and password: they are used to fetch, never recorded or shown."""
+    return re.sub(r"(?<=://)[^/?#]*@", "", url)
+
+
 def valid_name(name: str) -> bool:
     """A skill name usable as one directory name: no separators, no dot-only names."""
     return bool(_NAME_RE.fullmatch(name)) and name not in (".", "..")
@@ -69,9 +74,9 @@ class SourceSpec:
         if self.kind == "hub":
             return f"hub:{self.location}" + (f"@{self.version}" if self.version else "")
         if self.kind == "git":
-            s = f"git+{self.location}" + (f"@{self.ref}" if self.ref else "")
+            s = f"git+{redact(self.location)}" + (f"@{self.ref}" if self.ref else "")
             return s + (f"#{self.subdir}" if self.subdir else "")
-        return self.location
+        return redact(self.location)
 
     def trust_candidates(self, hub_index: str | None = None) -> list[str]:
         """Strings a trust pattern may match (host/path and full URL forms)."""
@@ -354,7 +359,11 @@ class _SafeRedirect(urllib.request.HTTPRedirectHandler):
 
 def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | None = None) -> bytes:
     """GET with a byte cap, counted while streaming; returns the body (or writes it to `to_file`)."""
-    parts = _check_url(url, ("https", "http"))
+    parts, shown = _check_url(url, ("https", "http")), redact(url)
+    if "@" in parts.netloc:  # urllib would take `user:password@host` for a host and port
+        raise SourceError(
+            "fetch failed", reason="a user name or password in an HTTP URL is not supported", url=shown
+        )
     handlers: list[Any] = [_SafeRedirect()]
     if is_loopback(parts.hostname):
         handlers.append(urllib.request.ProxyHandler({}))
@@ -366,28 +375,28 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
         with opener.open(req, timeout=timeout) as resp:
             length = resp.headers.get("Content-Length")
             if length and length.isdigit() and int(length) > max_bytes:
-                raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=url)
+                raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=shown)
             with open(to_file, "wb") if to_file else contextlib.nullcontext() as out:
                 while chunk := resp.read(256 * 1024):
                     total += len(chunk)
                     if total > max_bytes:
                         raise SourceError(
-                            "fetch failed", reason=f"download larger than {max_bytes} bytes", url=url
+                            "fetch failed", reason=f"download larger than {max_bytes} bytes", url=shown
                         )
                     if out:
                         out.write(chunk)
                     else:
                         chunks.append(chunk)
     except urllib.error.HTTPError as e:
-        raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=url) from None
+        raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=shown) from None
     except urllib.error.URLError as e:
         raise SourceError(
-            "fetch failed", reason=f"cannot reach {parts.hostname}: {e.reason}", url=url
+            "fetch failed", reason=f"cannot reach {parts.hostname}: {e.reason}", url=shown
         ) from None
     except (TimeoutError, OSError) as e:
         if isinstance(e, SourceError):
             raise
-        raise SourceError("fetch failed", reason=f"download error: {e}", url=url) from None
+        raise SourceError("fetch failed", reason=f"download error: {e}", url=shown) from None
     return b"".join(chunks)
 
 
@@ -398,7 +407,7 @@ def fetch_archive(url: str, dest_file: Path, limits: Limits, sha256: str | None 
         digest = hashlib.file_digest(fh, "sha256").hexdigest()
     if sha256 is not None and digest != sha256.lower():
         raise SourceError(
-            "fetch failed", reason="sha256 mismatch", expected=sha256.lower(), actual=digest, url=url
+            "fetch failed", reason="sha256 mismatch", expected=sha256.lower(), actual=digest, url=redact(url)
         )
     return digest
 
