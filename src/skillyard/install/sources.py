@@ -14,6 +14,7 @@ import os
 import re
 import resource
 import subprocess
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -346,19 +347,25 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
 
 
 class _SafeRedirect(urllib.request.HTTPRedirectHandler):
-    """Follow redirects only to https (or loopback http), never downgrade to plain http elsewhere."""
+    """Follow redirects only to https (or loopback http), never downgrade to plain http elsewhere,
+    and to a loopback host only from one: a remote server may not send requests to local services."""
 
     def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
         parts = urllib.parse.urlsplit(newurl)
-        if parts.scheme != "https" and not (parts.scheme == "http" and is_loopback(parts.hostname)):
+        local = is_loopback(parts.hostname)
+        if (parts.scheme != "https" and not (parts.scheme == "http" and local)) or (
+            local and not is_loopback(urllib.parse.urlsplit(req.full_url).hostname)
+        ):
             raise SourceError(
                 "fetch failed", reason=f"refusing redirect to {parts.scheme}://{parts.hostname}"
             )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | None = None) -> bytes:
-    """GET with a byte cap, counted while streaming; returns the body (or writes it to `to_file`)."""
+def http_get(url: str, max_bytes: int, timeout: float = 300.0, to_file: Path | None = None) -> bytes:
+    """GET with a byte cap, counted while streaming, and `timeout` seconds for the whole download
+    (a server sending a byte now and then would otherwise hold it forever); returns the body (or
+    writes it to `to_file`)."""
     parts, shown = _check_url(url, ("https", "http")), redact(url)
     if "@" in parts.netloc:  # urllib would take `user:password@host` for a host and port
         raise SourceError(
@@ -372,13 +379,18 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
     chunks: list[bytes] = []
     total = 0
     try:
-        with opener.open(req, timeout=timeout) as resp:
+        end = time.monotonic() + timeout
+        with opener.open(req, timeout=min(timeout, 60.0)) as resp:
             length = resp.headers.get("Content-Length")
             if length and length.isdigit() and int(length) > max_bytes:
                 raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=shown)
             with open(to_file, "wb") if to_file else contextlib.nullcontext() as out:
-                while chunk := resp.read(256 * 1024):
+                while chunk := resp.read1(256 * 1024):  # one read, never waits to fill the buffer
                     total += len(chunk)
+                    if time.monotonic() > end:
+                        raise SourceError(
+                            "fetch failed", reason=f"download took over {timeout:g}s", url=shown
+                        )
                     if total > max_bytes:
                         raise SourceError(
                             "fetch failed", reason=f"download larger than {max_bytes} bytes", url=shown
@@ -387,6 +399,10 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
                         out.write(chunk)
                     else:
                         chunks.append(chunk)
+            if length and length.isdigit() and total < int(length):  # the connection dropped early
+                raise SourceError(
+                    "fetch failed", reason=f"download ended after {total} of {length} bytes", url=shown
+                )
     except urllib.error.HTTPError as e:
         raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=shown) from None
     except urllib.error.URLError as e:
