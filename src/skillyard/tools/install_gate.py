@@ -107,6 +107,7 @@ def _install(
     from skillyard.install.installer import blocked_details
     from skillyard.install.lockfile import tree_hash
     from skillyard.install.sources import valid_name
+    from skillyard.install.trust import pattern_matches
 
     if not valid_name(name):
         raise _Refused({"error": "invalid name", "reason": "names are letters, digits, '.', '_', '-'"})
@@ -129,10 +130,12 @@ def _install(
     if local is not None:
         real = check_local_path(local, config.model_local_paths, protected)
         resolved = real
+        # a pattern matched only through a link (or a `git+file://` path) does not trust what it leads to
+        reals = [f"local:{real}"] + ([f"file://{real}"] if spec.kind == "git" else [])
+        if not any(pattern_matches(p, c) for p in trust.all_patterns() for c in reals):
+            raise untrusted(f"the real path {real} is not matched by [trust] sources")
         if spec.kind == "local":
             install_source = f"local:{real}"  # what was checked is what gets copied
-            if not trust.is_trusted(parse_source(install_source, name)):
-                raise untrusted(f"the real path {real} is not matched by [trust] sources")
     refuse_existing(registry, name, config.install_root)
     installer = Installer(config.install_root, trust)
     declared: str | None = None
