@@ -185,3 +185,23 @@ def test_credentials_in_a_url_are_never_recorded_or_shown(tmp_path: Path, server
     ):
         data = inst.install(source, force=True).to_dict()
         assert data["installed"] is False and "s3cret" not in json.dumps(data), data
+
+
+def test_a_failed_fetch_says_why(tmp_path: Path) -> None:
+    """git ends with "Please make sure you have the correct access rights / and the repository
+    exists."; the answer must carry the line before it that names the problem."""
+    inst = Installer(tmp_path / "root", TrustPolicy())
+    data = inst.install(f"git+file://{tmp_path}/no-such-repo").to_dict()
+    assert "does not appear to be a git repository" in data["reason"], data
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to hand the repository to another user")
+def test_a_repository_of_another_user_says_why(tmp_path: Path) -> None:
+    """git refuses a repository owned by someone else (safe.directory), and skillyard gives git no
+    user configuration where an exception could be added: the answer must say so."""
+    repo = tmp_path / "theirs"
+    make_repo(repo, "theirs")
+    for p in [repo, *repo.rglob("*")]:
+        os.lchown(p, 65534, 65534)
+    data = Installer(tmp_path / "root", TrustPolicy()).install(f"git+file://{repo}").to_dict()
+    assert data["installed"] is False and "dubious ownership" in data["reason"], data

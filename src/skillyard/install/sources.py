@@ -299,8 +299,10 @@ def _git(
     except subprocess.TimeoutExpired:
         raise SourceError("fetch failed", reason=f"git {args[0]} timed out after {timeout:g}s") from None
     if cp.returncode != 0:
-        msg = (cp.stderr or cp.stdout).strip().splitlines()
-        raise SourceError("fetch failed", reason=f"git {args[0]} failed: {msg[-1] if msg else cp.returncode}")
+        msg = (cp.stderr or cp.stdout).strip().splitlines() or [str(cp.returncode)]
+        # the line naming the problem, not the closing "and the repository exists."
+        why = next((m for m in msg if m.startswith(("fatal:", "error:"))), msg[-1])
+        raise SourceError("fetch failed", reason=f"git {args[0]} failed: {why}")
     return cp.stdout
 
 
