@@ -248,6 +248,8 @@ class Installer:
     def _staging(self) -> Path:
         base = self.root / STAGING_NAME
         base.mkdir(parents=True, exist_ok=True)
+        if base.is_symlink():  # its old entries are deleted: never those of the folder it names
+            raise OSError(f"{base} is a symbolic link; remove it")
         return Path(tempfile.mkdtemp(prefix=f"op-{os.getpid()}-", dir=base))
 
     def recover(self) -> list[str]:
@@ -275,7 +277,7 @@ class Installer:
             lf.save()
         staging = self.root / STAGING_NAME
         with contextlib.suppress(OSError):
-            for d in staging.iterdir():
+            for d in [] if staging.is_symlink() else staging.iterdir():
                 with contextlib.suppress(OSError):
                     if d != keep and _abandoned(d):
                         remove_tree(d)

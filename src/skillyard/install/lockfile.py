@@ -20,6 +20,7 @@ from typing import Any
 
 from skillyard.install.fsutil import atomic_write_json
 from skillyard.install.hygiene import is_vcs
+from skillyard.install.sources import valid_name
 
 LOCK_NAME = "skills.lock"
 STAGING_NAME = ".staging"
@@ -211,7 +212,7 @@ class Lockfile:
     def reconcile(self, journal: dict[str, Any]) -> None:
         """Make the entry for a journal's skill agree with what is on disk after an interrupted commit."""
         name = journal.get("name")
-        if not isinstance(name, str):
+        if not isinstance(name, str) or not valid_name(name):  # a folder of the root, never a path
             return
         target = self.root / name
         new, old = journal.get("new"), journal.get("old")
@@ -231,7 +232,7 @@ def pending_journals(root: Path) -> list[dict[str, Any]]:
     out = []
     staging = Path(root) / STAGING_NAME
     try:
-        dirs = sorted(staging.iterdir())
+        dirs = [] if staging.is_symlink() else sorted(staging.iterdir())
     except OSError:
         return out
     for d in dirs:

@@ -1,0 +1,51 @@
+"""The install root's `.staging` and its journals, edited by someone else who can write there (an
+install root shared by a team) or left behind by a crash: only the install root is ever touched."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from skillyard.install import Installer, Lockfile, TrustPolicy
+from skillyard.install.lockfile import tree_hash
+
+
+def skill(d: Path, name: str) -> Path:
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill.\n---\nHi.\n", "utf-8")
+    return d
+
+
+def test_a_staging_link_never_leads_the_cleanup_elsewhere(tmp_path: Path) -> None:
+    victim = tmp_path / "home"
+    (victim / "old-project").mkdir(parents=True)
+    (victim / "old-project" / "work.txt").write_text("precious", "utf-8")
+    (victim / "notes.txt").write_text("precious", "utf-8")
+    long_ago = time.time() - 30 * 86400
+    for p in (victim / "old-project", victim / "notes.txt"):
+        os.utime(p, (long_ago, long_ago))
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / ".staging").symlink_to(victim)
+    inst = Installer(root, TrustPolicy())
+    inst.recover()
+    data = inst.install(str(skill(tmp_path / "src", "demo"))).to_dict()
+    assert data["installed"] is False and "symbolic link" in data["reason"], data
+    inst.uninstall("demo")
+    assert sorted(os.listdir(victim)) == ["notes.txt", "old-project"]
+    assert (victim / "old-project" / "work.txt").read_text("utf-8") == "precious"
+
+
+def test_a_journal_naming_a_path_outside_the_root_is_ignored(tmp_path: Path) -> None:
+    """Readers apply pending journals; one whose name is a path must not make the lockfile vouch
+    for (or hash) a folder outside the install root."""
+    outside = skill(tmp_path / "outside", "outside")
+    root = tmp_path / "root"
+    op = root / ".staging" / "op-1-x"
+    op.mkdir(parents=True)
+    entry = {"source": "local:/x", "kind": "local", "tree_hash": tree_hash(outside).digest}
+    for name in (str(outside), "../outside"):
+        (op / "journal.json").write_text(json.dumps({"name": name, "new": entry, "old": None}), "utf-8")
+        assert Lockfile.load(root).entries == {}, name
