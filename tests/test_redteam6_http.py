@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import io
+import json
 import tarfile
 import threading
 import time
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,13 +22,22 @@ from skillyard.install.sources import _SafeRedirect, http_get
 
 
 class Server:
-    """Answers every GET with `body`, announcing `length` bytes, `pause` seconds between bytes."""
+    """Answers a GET with `routes[path]` or else `body` (announcing `length` bytes, `pause` s between bytes)."""
 
-    def __init__(self, body: bytes, length: int | None = None, pause: float = 0.0) -> None:
+    def __init__(
+        self,
+        body: bytes,
+        length: int | None = None,
+        pause: float = 0.0,
+        routes: dict[str, bytes] | None = None,
+    ) -> None:
+        default = body
+
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802
+                body = (routes or {}).get(self.path, default)
                 self.send_response(200)
-                self.send_header("Content-Length", str(len(body) if length is None else length))
+                self.send_header("Content-Length", str(len(body) if length is None or routes else length))
                 self.end_headers()
                 step = 1 if pause else len(body) or 1
                 try:
@@ -114,3 +126,21 @@ def test_redirects_that_stay_allowed() -> None:
         ("https://skills.example/a.zip", "https://cdn.example/b.zip"),  # a release to its CDN
     ):
         assert handler.redirect_request(urllib.request.Request(origin), None, 302, "Found", {}, target)
+
+
+@pytest.mark.parametrize("odd", ["1.\u00b2", "1." + "9" * 5000])
+def test_odd_hub_version_strings_do_not_break_the_install(
+    tmp_path: Path, serve: list[Server], odd: str
+) -> None:
+    """Without `latest`, the highest version is picked: a superscript digit or a 5,000-digit part
+    made the ordering raise ValueError out of `install`, which never raises."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("SKILL.md", "---\nname: demo\ndescription: The demo skill.\n---\nHi.\n")
+    pkg = buf.getvalue()
+    entry = {"url": "/demo.zip", "sha256": hashlib.sha256(pkg).hexdigest()}
+    index = {"skills": {"demo": {"versions": {"1.0": entry, odd: entry}}}}
+    serve.append(s := Server(b"", routes={"/index.json": json.dumps(index).encode(), "/demo.zip": pkg}))
+    inst = Installer(tmp_path / "root", TrustPolicy(hub_index=s.url.replace("skill.tar", "index.json")))
+    data = inst.install("hub:demo").to_dict()
+    assert data["installed"] is True and data["revision"] == odd, data

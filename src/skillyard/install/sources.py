@@ -477,4 +477,7 @@ def resolve_hub(index_url: str | None, name: str, version: str | None) -> HubRel
 
 
 def _version_key(v: str) -> tuple[Any, ...]:
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.+-]", v))
+    """`1.10` after `1.9`; `isdigit` took `²` for a number and int() refuses 4,300 digits: both raised."""
+    return tuple(
+        (0, int(p), "") if p.isdecimal() and len(p) < 100 else (1, 0, p) for p in re.split(r"[.+-]", v)
+    )
