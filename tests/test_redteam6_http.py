@@ -144,3 +144,12 @@ def test_odd_hub_version_strings_do_not_break_the_install(
     inst = Installer(tmp_path / "root", TrustPolicy(hub_index=s.url.replace("skill.tar", "index.json")))
     data = inst.install("hub:demo").to_dict()
     assert data["installed"] is True and data["revision"] == odd, data
+
+
+def test_a_malformed_hub_url_is_a_clear_error(tmp_path: Path, serve: list[Server]) -> None:
+    entry = {"url": "http://[x/demo.zip", "sha256": "0" * 64}
+    index = {"skills": {"demo": {"latest": "1.0", "versions": {"1.0": entry}}}}
+    serve.append(s := Server(b"", routes={"/index.json": json.dumps(index).encode()}))
+    inst = Installer(tmp_path / "root", TrustPolicy(hub_index=s.url.replace("skill.tar", "index.json")))
+    data = inst.install("hub:demo").to_dict()
+    assert data["error"] == "fetch failed" and "malformed url" in data["reason"], data

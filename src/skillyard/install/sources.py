@@ -471,7 +471,10 @@ def resolve_hub(index_url: str | None, name: str, version: str | None) -> HubRel
         raise SourceError(
             "fetch failed", reason=f"hub entry {name}@{version} needs 'url' and a 64-hex 'sha256'"
         )
-    url = urllib.parse.urljoin(index_url, url)
+    try:
+        url = urllib.parse.urljoin(index_url, url)
+    except ValueError as e:  # `http://[x/`: urljoin raises where urlsplit in _check_url would have
+        raise SourceError("fetch failed", reason=f"hub entry {name}@{version}: malformed url: {e}") from None
     _check_url(url, ("https", "http"))
     return HubRelease(name, version, url, digest.lower())
 
