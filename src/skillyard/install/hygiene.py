@@ -165,6 +165,12 @@ def extract_archive(archive: Path, dest: Path, limits: Limits | None = None) -> 
 
 def _extract_zip(archive: Path, dest: Path, tracker: Tracker) -> None:
     limits = tracker.limits
+    # ZipFile reads the whole central directory into objects first: 50 MB of tiny entries cost 0.5 GB
+    with open(archive, "rb") as fh:
+        end = zipfile._EndRecData(fh)  # type: ignore[attr-defined]
+    directory = end[zipfile._ECD_SIZE] if end else 0  # type: ignore[attr-defined]
+    if directory > limits.max_files * 2 * (64 + limits.max_path_len):
+        raise HygieneError(f"archive directory of {directory} bytes (too many entries)", archive.name)
     with zipfile.ZipFile(archive) as zf:
         infos = zf.infolist()
         if len(infos) > limits.max_files * 2:
