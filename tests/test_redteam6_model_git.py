@@ -64,3 +64,30 @@ def test_a_link_from_a_trusted_folder_does_not_trust_the_repository_it_leads_to(
         (outside_tmp / "installed" / "fresh" / "SKILL.md").unlink()
         (outside_tmp / "installed" / "fresh").rmdir()
         (outside_tmp / "installed" / "skills.lock").unlink()
+
+
+def test_the_approval_request_shows_no_password(outside_tmp: Path) -> None:
+    from skillyard.tools import InstallRequest
+
+    seen: list[InstallRequest] = []
+
+    def ask(request: InstallRequest) -> bool:
+        seen.append(request)
+        return False
+
+    config = Config(
+        model_installs=True,
+        trust_sources=("127.0.0.1:9/**",),
+        install_root_override=outside_tmp / "installed",
+    )
+    kit = Toolkit(
+        Registry.from_roots([outside_tmp / "installed"], config), tools=["skills"], approve_install=ask
+    )
+    try:
+        source = "git+http://someone:s3cret@127.0.0.1:9/team/repo"
+        data = json.loads(kit.call("skills", {"action": "install", "skill": "fresh", "from": source}).content)
+    finally:
+        kit.close()
+    assert data["error"] == "install declined by the user" and len(seen) == 1, data
+    assert seen[0].resolved == "http://127.0.0.1:9/team/repo", seen[0]
+    assert seen[0].source == "git+http://127.0.0.1:9/team/repo", seen[0]

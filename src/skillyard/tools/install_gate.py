@@ -106,7 +106,7 @@ def _install(
     from skillyard.install import Installer, InstallError, TrustPolicy, parse_source
     from skillyard.install.installer import blocked_details
     from skillyard.install.lockfile import tree_hash
-    from skillyard.install.sources import valid_name
+    from skillyard.install.sources import redact, valid_name
     from skillyard.install.trust import pattern_matches
 
     if not valid_name(name):
@@ -154,7 +154,7 @@ def _install(
                 refuse_existing(registry, declared, config.install_root)
             if report.blocked:
                 raise _Refused({"error": "dangerous pattern detected", **blocked_details(report)})
-    request = InstallRequest(name, raw, spec.kind, resolved, declared, audit)
+    request = InstallRequest(name, redact(raw), spec.kind, resolved, declared, audit)
     if approve is not None:
         _ask(approve, request)
 
@@ -178,9 +178,11 @@ def _install(
 
 
 def _resolved(spec: SourceSpec, hub_index: str | None) -> str:
+    from skillyard.install.sources import redact
+
     if spec.kind == "hub":
         return f"{spec.canonical()} from {hub_index or 'no configured hub index'}"
-    return spec.location
+    return redact(spec.location)  # a person is shown the URL, never a password in it
 
 
 def _local_path(spec: SourceSpec) -> str | None:
