@@ -49,3 +49,27 @@ def test_a_journal_naming_a_path_outside_the_root_is_ignored(tmp_path: Path) -> 
     for name in (str(outside), "../outside"):
         (op / "journal.json").write_text(json.dumps({"name": name, "new": entry, "old": None}), "utf-8")
         assert Lockfile.load(root).entries == {}, name
+
+
+def test_an_unreadable_lockfile_is_an_answer_from_every_command(tmp_path: Path) -> None:
+    """Deep nesting made json raise RecursionError, which no caller expected; `trust accept` let
+    even a plain syntax error out. A corrupt skills.lock counts as modified and is never overwritten."""
+    from skillyard.install import is_modified
+
+    root = tmp_path / "root"
+    inst = Installer(root, TrustPolicy())
+    assert inst.install(str(skill(tmp_path / "src", "demo"))).installed
+    for text in ("[" * 100_000, "not json"):
+        (root / "skills.lock").write_text(text, "utf-8")
+        assert is_modified(root, "demo", root / "demo") is True
+        answers = [
+            inst.install(str(skill(tmp_path / f"src-{len(text)}", "other"))).to_dict(),
+            inst.update("demo").to_dict(),
+            inst.uninstall("demo"),
+            inst.accept("demo"),
+        ]
+        for a in answers:
+            assert a.get("installed", a.get("uninstalled", a.get("accepted"))) is False, a
+            assert "skills.lock" in a["reason"], a
+        assert (root / "skills.lock").read_text("utf-8") == text
+        assert (root / "demo" / "SKILL.md").is_file()

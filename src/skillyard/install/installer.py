@@ -570,20 +570,14 @@ def accept(
     report = scan_path(target, policy=policy or ScanPolicy(), name=name)
     if report.blocked and not allow_blocked:
         return {"accepted": False, "error": "dangerous pattern detected", **blocked_details(report)}
-    root.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(str(root / LOCK_FILE_NAME), timeout=lock_timeout):
-        lf = Lockfile.load(root)
-        th = tree_hash(target)
-        old = lf.get(name) or LockEntry(name, f"local:{target}", "local", None, "", 0, 0, now_iso())
-        lf.set(
-            replace(
-                old,
-                tree_hash=th.digest,
-                files=th.files,
-                bytes=th.bytes,
-                scan=report.summary(),
-                accepted_at=now_iso(),
-            )
-        )
-        lf.save()
+    try:
+        with filelock.FileLock(str(root / LOCK_FILE_NAME), timeout=lock_timeout):
+            lf = Lockfile.load(root)
+            th = tree_hash(target)
+            old = lf.get(name) or LockEntry(name, f"local:{target}", "local", None, "", 0, 0, now_iso())
+            accepted = dict(tree_hash=th.digest, files=th.files, bytes=th.bytes, accepted_at=now_iso())
+            lf.set(replace(old, scan=report.summary(), **accepted))
+            lf.save()
+    except (OSError, LockfileError, filelock.Timeout) as e:  # an unreadable skills.lock is not overwritten
+        return {"accepted": False, "error": "accept failed", "reason": str(e)}
     return {"accepted": True, "name": name, "tree_hash": th.digest, "scan": report.summary()}
