@@ -153,3 +153,10 @@ def test_a_malformed_hub_url_is_a_clear_error(tmp_path: Path, serve: list[Server
     inst = Installer(tmp_path / "root", TrustPolicy(hub_index=s.url.replace("skill.tar", "index.json")))
     data = inst.install("hub:demo").to_dict()
     assert data["error"] == "fetch failed" and "malformed url" in data["reason"], data
+
+
+def test_a_deeply_nested_hub_index_is_a_clear_error(tmp_path: Path, serve: list[Server]) -> None:
+    serve.append(s := Server(b"", routes={"/index.json": b"[" * 100_000}))
+    inst = Installer(tmp_path / "root", TrustPolicy(hub_index=s.url.replace("skill.tar", "index.json")))
+    data = inst.install("hub:demo").to_dict()
+    assert data["error"] == "fetch failed" and "not valid JSON" in data["reason"], data

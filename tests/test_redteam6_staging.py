@@ -49,6 +49,9 @@ def test_a_journal_naming_a_path_outside_the_root_is_ignored(tmp_path: Path) -> 
     for name in (str(outside), "../outside"):
         (op / "journal.json").write_text(json.dumps({"name": name, "new": entry, "old": None}), "utf-8")
         assert Lockfile.load(root).entries == {}, name
+    (op / "journal.json").write_text("[" * 100_000, "utf-8")  # unreadable: skipped like invalid JSON
+    assert Lockfile.load(root).entries == {}
+    assert Installer(root, TrustPolicy()).recover() == []
 
 
 def test_an_unreadable_lockfile_is_an_answer_from_every_command(tmp_path: Path) -> None:

@@ -239,7 +239,7 @@ def pending_journals(root: Path) -> list[dict[str, Any]]:
         j = d / "journal.json"
         try:
             data = json.loads(j.read_text("utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         if isinstance(data, dict):
             data["_dir"] = str(d)

@@ -445,7 +445,7 @@ def resolve_hub(index_url: str | None, name: str, version: str | None) -> HubRel
     raw = http_get(index_url, MAX_INDEX_BYTES)
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:  # `[[[...` nested deep
         raise SourceError("fetch failed", reason=f"hub index is not valid JSON: {e}") from None
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, dict):
