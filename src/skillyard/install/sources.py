@@ -306,19 +306,32 @@ def _git(
     return cp.stdout
 
 
-def _check_checkout(listing: str, limits: Limits) -> None:
+def _check_checkout(dest: Path, home: Path, limits: Limits) -> None:
     """Refuse a tree whose checkout would be too large, before git writes it.
 
-    A blob stored once can be named any number of times, so a small pack may check
-    out as gigabytes; `git ls-tree -r -l -z` tells the size of every file first.
+    A blob stored once can be named any number of times, so a small pack may check out as
+    gigabytes; `git ls-tree -r -l -z` tells the size of every file first. The listing is counted
+    as it arrives: a pack of 2 MB can name a million files, 69 MB of listing held whole.
     """
-    entries = [e for e in listing.split("\0") if e]
-    size = sum(int(f) for e in entries if (f := e.split("\t", 1)[0].split()[-1]).isdigit())
-    if len(entries) > limits.max_checkout_files or size > limits.max_checkout_bytes:
-        raise HygieneError(
-            f"repository has {len(entries)} files and {size} bytes, over the limits of "
-            f"{limits.max_checkout_files} files or {limits.max_checkout_bytes} bytes; refused before checkout"
-        )
+    cmd = ["git", *_GIT_SAFE, "ls-tree", "-r", "-l", "-z", "FETCH_HEAD"]
+    files = size = 0
+    pipe, null = subprocess.PIPE, subprocess.DEVNULL
+    with subprocess.Popen(
+        cmd, cwd=dest, env=_git_env(home, "file"), stdin=null, stdout=pipe, stderr=null
+    ) as proc:
+        rest = b""
+        while chunk := proc.stdout.read(1 << 16):  # type: ignore[union-attr]
+            *entries, rest = (rest + chunk).split(b"\0")
+            files += len(entries)
+            size += sum(int(f) for e in entries if (f := e.split(b"\t", 1)[0].split()[-1]).isdigit())
+            if files > limits.max_checkout_files or size > limits.max_checkout_bytes:
+                proc.kill()
+                raise HygieneError(
+                    f"repository has over {files} files or {size} bytes, over the limits of "
+                    f"{limits.max_checkout_files} files or {limits.max_checkout_bytes} bytes; refused before checkout"
+                )
+    if proc.returncode:
+        raise SourceError("fetch failed", reason=f"git ls-tree failed with exit code {proc.returncode}")
 
 
 def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limits | None = None) -> str:
@@ -340,7 +353,7 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
                 "fetch failed", reason=f"the download passed the limit of {cap} bytes"
             ) from None
         raise
-    _check_checkout(_git(["ls-tree", "-r", "-l", "-z", "FETCH_HEAD"], dest, home, timeout), limits)
+    _check_checkout(dest, home, limits)
     _git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], dest, home, timeout)
     sha = _git(["rev-parse", "HEAD"], dest, home, timeout).strip()
     if not re.fullmatch(r"[0-9a-f]{40,64}", sha):
