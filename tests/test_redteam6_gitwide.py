@@ -61,3 +61,24 @@ def test_a_tree_of_a_million_names_is_refused_while_it_is_listed(tmp_path: Path)
     assert out["result"]["error"] == "package rejected", out
     assert "refused before checkout" in out["result"]["reason"], out
     assert out["grew_mb"] < 50, out
+
+
+def test_a_tree_two_thousand_folders_deep_is_refused_before_checkout(tmp_path: Path) -> None:
+    """git checks it out; the copy refuses it (nested too deeply); then removing the staging
+    directory recursed past Python's limit: RecursionError out of `install`, and the directory left
+    behind made every later install and uninstall raise the same while cleaning up."""
+    from skillyard.install import Installer, TrustPolicy
+
+    repo = tmp_path / "deep"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    blob = git(repo, "hash-object", "-w", "--stdin", stdin=b"---\nname: deep\ndescription: Deep.\n---\nHi.\n")
+    tree = git(repo, "mktree", stdin=f"100644 blob {blob}\tx\n".encode())
+    for _ in range(2000):
+        tree = git(repo, "mktree", stdin=f"040000 tree {tree}\ta\n".encode())
+    top = git(repo, "mktree", stdin=f"040000 tree {tree}\ta\n100644 blob {blob}\tSKILL.md\n".encode())
+    git(repo, "update-ref", "refs/heads/main", git(repo, "commit-tree", top, "-m", "deep"))
+    root = tmp_path / "skills"
+    data = Installer(root, TrustPolicy()).install(f"git+file://{repo}").to_dict()
+    assert data["error"] == "package rejected" and "folders deep" in data["reason"], data
+    assert os.listdir(root / ".staging") == []

@@ -45,6 +45,7 @@ class Limits:
     #: a git repository is checked out whole before its skill is chosen and copied
     max_checkout_files: int = 20_000
     max_checkout_bytes: int = 200 * MB
+    max_checkout_depth: int = 128  #: folders; far below what removing the checkout can recurse into
 
 
 def check_member_name(name: str) -> PurePosixPath:

@@ -324,11 +324,17 @@ def _check_checkout(dest: Path, home: Path, limits: Limits) -> None:
             *entries, rest = (rest + chunk).split(b"\0")
             files += len(entries)
             size += sum(int(f) for e in entries if (f := e.split(b"\t", 1)[0].split()[-1]).isdigit())
-            if files > limits.max_checkout_files or size > limits.max_checkout_bytes:
-                proc.kill()
+            deep = max((e.count(b"/") + 1 for e in entries), default=0) > limits.max_checkout_depth
+            if files > limits.max_checkout_files or size > limits.max_checkout_bytes or deep:
+                proc.kill()  # nesting too: a tree 2,000 folders deep outgrew Python's recursion when removed
+                why = (
+                    f"a path over {limits.max_checkout_depth} folders deep"
+                    if deep
+                    else f"{files} files and {size} bytes"
+                )
                 raise HygieneError(
-                    f"repository has over {files} files or {size} bytes, over the limits of "
-                    f"{limits.max_checkout_files} files or {limits.max_checkout_bytes} bytes; refused before checkout"
+                    f"repository has {why}, over the limits of {limits.max_checkout_files} files, "
+                    f"{limits.max_checkout_bytes} bytes or {limits.max_checkout_depth} folders; refused before checkout"
                 )
     if proc.returncode:
         raise SourceError("fetch failed", reason=f"git ls-tree failed with exit code {proc.returncode}")
