@@ -537,7 +537,17 @@ class Installer:
         source = entry.source
         if entry.kind == "hub" and "@" in source:
             source = source.split("@", 1)[0]  # update means: latest version from the hub
-        result = self.install(source, name=selector, force=True)
+
+        def only_itself(final: str, report: ScanReport, digest: str) -> None:
+            if final != name and os.path.lexists(self.root / final):  # force replaces `name`, nothing else
+                raise InstallError(
+                    "skill exists",
+                    name=final,
+                    reason=f"the source of {name!r} now provides {final!r}; updating never replaces another skill",
+                    hint=f"Review it, then replace {final!r} with skillyard install SOURCE --force",
+                )
+
+        result = self.install(source, name=selector, force=True, vet=only_itself)
         if result.installed and result.name != name:
             result.warnings.append(f"the source now provides {result.name!r} instead of {name!r}")
         return result
