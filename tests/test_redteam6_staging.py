@@ -76,3 +76,17 @@ def test_an_unreadable_lockfile_is_an_answer_from_every_command(tmp_path: Path) 
             assert "skills.lock" in a["reason"], a
         assert (root / "skills.lock").read_text("utf-8") == text
         assert (root / "demo" / "SKILL.md").is_file()
+
+
+def test_a_skill_named_like_the_lockfile_is_refused(tmp_path: Path) -> None:
+    """As the first install into a root, a package declaring `name: skills.lock` was renamed into
+    the lockfile's place: the lockfile could not be written, then never read, so every later
+    install, update and uninstall failed and every installed skill counted as modified."""
+    root = tmp_path / "root"
+    inst = Installer(root, TrustPolicy())
+    for name in ("skills.lock", "Skills.Lock"):
+        data = inst.install(str(skill(tmp_path / name, name))).to_dict()
+        assert data["installed"] is False and data["error"] == "invalid skill", data
+    assert not (root / "skills.lock").exists() and not (root / "Skills.Lock").exists()
+    assert inst.install(str(skill(tmp_path / "after", "after"))).installed
+    assert Lockfile.load(root).get("after") is not None

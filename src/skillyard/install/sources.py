@@ -53,8 +53,9 @@ def redact(url: str) -> str:
 
 
 def valid_name(name: str) -> bool:
-    """A skill name usable as one directory name: no separators, no dot-only names."""
-    return bool(_NAME_RE.fullmatch(name)) and name not in (".", "..")
+    """A skill name usable as one directory name: no separators, no dot-only names, and not the
+    install root's `skills.lock` (a first install of a skill so named took the lockfile's place)."""
+    return bool(_NAME_RE.fullmatch(name)) and name not in (".", "..") and name.casefold() != "skills.lock"
 
 
 @dataclass(frozen=True, slots=True)
