@@ -112,6 +112,9 @@ def _parse(root: Path) -> tuple[Any, list[str]]:
 
 def _valid_skill(root: Path) -> Any:
     """The skill at `root`, parsed without errors; else InstallError "invalid skill" with the reasons."""
+    for n in SKILL_FILES:  # discovery reads a linked SKILL.md that skill_file() passes over for SKILL.toml
+        if os.path.islink(root / n):
+            raise InstallError("invalid skill", reason=f"{n} is a symbolic link; a skill file must be a file")
     skill, errors = _parse(root)
     if skill is None or errors:
         raise InstallError("invalid skill", reason="; ".join(errors) or "the skill file could not be parsed")
