@@ -1,5 +1,5 @@
 """`update NAME` replaces NAME. A source whose skill now declares another name must not use the
-update's `force` to replace a different installed skill (a hostile upstream renaming its `helper`
+update's `force` to replace a different installed skill (a hostile upstream renaming its `formatter`
 to the user's `deploy`)."""
 
 from __future__ import annotations
@@ -40,25 +40,25 @@ def commit(repo: Path) -> None:
 
 def test_an_update_never_replaces_another_skill(tmp_path: Path) -> None:
     repo = tmp_path / "upstream"
-    write(repo / "skills" / "helper", "helper", "Helps.")
+    write(repo / "skills" / "formatter", "formatter", "Formats.")
     write(repo / "skills" / "other", "other", "Other.")
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, env=ENV, check=True)
     commit(repo)
     root = tmp_path / "root"
     inst = Installer(root, TrustPolicy())
-    assert inst.install(f"git+file://{repo}", name="helper").installed
+    assert inst.install(f"git+file://{repo}", name="formatter").installed
     assert inst.install(
         str(write(tmp_path / "mine" / "deploy", "deploy", "The user's own deploy."))
     ).installed
     mine = Lockfile.load(root).get("deploy")
     # upstream renames its skill to the user's
-    write(repo / "skills" / "helper", "deploy", "Upstream's deploy.")
+    write(repo / "skills" / "formatter", "deploy", "Upstream's deploy.")
     commit(repo)
-    data = inst.update("helper").to_dict()
+    data = inst.update("formatter").to_dict()
     assert data["installed"] is False and data["error"] == "skill exists" and data["name"] == "deploy", data
     assert "The user's own deploy." in (root / "deploy" / "SKILL.md").read_text("utf-8")
     assert Lockfile.load(root).get("deploy") == mine
     # with no skill of that name the update installs it, and says so
     inst.uninstall("deploy")
-    res = inst.update("helper")
-    assert res.installed and res.name == "deploy" and "instead of 'helper'" in res.warnings[-1]
+    res = inst.update("formatter")
+    assert res.installed and res.name == "deploy" and "instead of 'formatter'" in res.warnings[-1]
