@@ -37,7 +37,7 @@ from typing import Any, Literal
 import mcp_types
 
 from skillyard.config import RemoteSkills
-from skillyard.install.hygiene import HygieneError, Limits, Tracker, check_member_name
+from skillyard.install.hygiene import HygieneError, Limits, Tracker, check_member_name, is_vcs
 
 __all__ = ["RemoteError", "SyncReport", "store", "sync"]
 
@@ -277,6 +277,8 @@ def store(
             path = check_member_name(rel)
         except HygieneError as e:
             bad[skill] = f"{e} ({rel[:200]!r})"
+            continue
+        if any(is_vcs(p) for p in path.parts):  # as an install strips them: no live repository
             continue
         by_skill.setdefault(skill, {})[path] = data
     for skill, reason in bad.items():

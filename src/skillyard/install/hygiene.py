@@ -21,8 +21,14 @@ from skillyard.install.errors import HygieneError
 
 MB = 1024 * 1024
 _BLOCK = 512  #: a tar block
-#: Directories never copied into an installed skill.
+#: Version-control metadata, never copied into an installed skill whatever its type (case-folded):
+#: a `.git` file (`gitdir: meta`) or link naming a folder of the package would make the skill a live
+#: repository whose config runs commands (core.fsmonitor) when git is used in it.
 STRIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
+
+
+def is_vcs(name: str) -> bool:
+    return name.casefold() in STRIPPED_DIRS
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +45,7 @@ class Limits:
     #: a git repository is checked out whole before its skill is chosen and copied
     max_checkout_files: int = 20_000
     max_checkout_bytes: int = 200 * MB
+    max_checkout_depth: int = 128  #: folders; far below what removing the checkout can recurse into
 
 
 def check_member_name(name: str) -> PurePosixPath:
@@ -159,6 +166,12 @@ def extract_archive(archive: Path, dest: Path, limits: Limits | None = None) -> 
 
 def _extract_zip(archive: Path, dest: Path, tracker: Tracker) -> None:
     limits = tracker.limits
+    # ZipFile reads the whole central directory into objects first: 50 MB of tiny entries cost 0.5 GB
+    with open(archive, "rb") as fh:
+        end = zipfile._EndRecData(fh)  # type: ignore[attr-defined]
+    directory = end[zipfile._ECD_SIZE] if end else 0  # type: ignore[attr-defined]
+    if directory > limits.max_files * 2 * (64 + limits.max_path_len):
+        raise HygieneError(f"archive directory of {directory} bytes (too many entries)", archive.name)
     with zipfile.ZipFile(archive) as zf:
         infos = zf.infolist()
         if len(infos) > limits.max_files * 2:
@@ -268,7 +281,7 @@ def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:
         for entry in entries:
             rel = rel_dir / entry.name
             s = str(rel)
-            if entry.name in STRIPPED_DIRS and entry.is_dir(follow_symlinks=False):
+            if is_vcs(entry.name):
                 continue
             check_member_name(s)
             tracker.name(rel)

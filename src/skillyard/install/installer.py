@@ -38,6 +38,7 @@ from skillyard.install.sources import (
     fetch_archive,
     fetch_git,
     parse_source,
+    redact,
     resolve_hub,
     valid_name,
 )
@@ -111,6 +112,9 @@ def _parse(root: Path) -> tuple[Any, list[str]]:
 
 def _valid_skill(root: Path) -> Any:
     """The skill at `root`, parsed without errors; else InstallError "invalid skill" with the reasons."""
+    for n in SKILL_FILES:  # discovery reads a linked SKILL.md that skill_file() passes over for SKILL.toml
+        if os.path.islink(root / n):
+            raise InstallError("invalid skill", reason=f"{n} is a symbolic link; a skill file must be a file")
     skill, errors = _parse(root)
     if skill is None or errors:
         raise InstallError("invalid skill", reason="; ".join(errors) or "the skill file could not be parsed")
@@ -247,6 +251,8 @@ class Installer:
     def _staging(self) -> Path:
         base = self.root / STAGING_NAME
         base.mkdir(parents=True, exist_ok=True)
+        if base.is_symlink():  # its old entries are deleted: never those of the folder it names
+            raise OSError(f"{base} is a symbolic link; remove it")
         return Path(tempfile.mkdtemp(prefix=f"op-{os.getpid()}-", dir=base))
 
     def recover(self) -> list[str]:
@@ -274,7 +280,7 @@ class Installer:
             lf.save()
         staging = self.root / STAGING_NAME
         with contextlib.suppress(OSError):
-            for d in staging.iterdir():
+            for d in [] if staging.is_symlink() else staging.iterdir():
                 with contextlib.suppress(OSError):
                     if d != keep and _abandoned(d):
                         remove_tree(d)
@@ -313,14 +319,14 @@ class Installer:
             if isinstance(source, str) and "://" in source and not self.trust.url_trusted(source):
                 raise InstallError(
                     "untrusted source",
-                    source=source,
+                    source=redact(source),
                     hint="Add to trusted sources (skillyard trust add PATTERN) or install from the configured hub",
                 ) from None
             raise
         if not self.trust.is_trusted(spec):
             raise InstallError(
                 "untrusted source",
-                source=source,
+                source=redact(source),
                 hint=(
                     f"Add to trusted sources (skillyard trust add '{self.trust.suggest(spec)}') "
                     "or install from the configured hub (hub:<name>)"
@@ -534,7 +540,17 @@ class Installer:
         source = entry.source
         if entry.kind == "hub" and "@" in source:
             source = source.split("@", 1)[0]  # update means: latest version from the hub
-        result = self.install(source, name=selector, force=True)
+
+        def only_itself(final: str, report: ScanReport, digest: str) -> None:
+            if final != name and os.path.lexists(self.root / final):  # force replaces `name`, nothing else
+                raise InstallError(
+                    "skill exists",
+                    name=final,
+                    reason=f"the source of {name!r} now provides {final!r}; updating never replaces another skill",
+                    hint=f"Review it, then replace {final!r} with skillyard install SOURCE --force",
+                )
+
+        result = self.install(source, name=selector, force=True, vet=only_itself)
         if result.installed and result.name != name:
             result.warnings.append(f"the source now provides {result.name!r} instead of {name!r}")
         return result
@@ -567,20 +583,14 @@ def accept(
     report = scan_path(target, policy=policy or ScanPolicy(), name=name)
     if report.blocked and not allow_blocked:
         return {"accepted": False, "error": "dangerous pattern detected", **blocked_details(report)}
-    root.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(str(root / LOCK_FILE_NAME), timeout=lock_timeout):
-        lf = Lockfile.load(root)
-        th = tree_hash(target)
-        old = lf.get(name) or LockEntry(name, f"local:{target}", "local", None, "", 0, 0, now_iso())
-        lf.set(
-            replace(
-                old,
-                tree_hash=th.digest,
-                files=th.files,
-                bytes=th.bytes,
-                scan=report.summary(),
-                accepted_at=now_iso(),
-            )
-        )
-        lf.save()
+    try:
+        with filelock.FileLock(str(root / LOCK_FILE_NAME), timeout=lock_timeout):
+            lf = Lockfile.load(root)
+            th = tree_hash(target)
+            old = lf.get(name) or LockEntry(name, f"local:{target}", "local", None, "", 0, 0, now_iso())
+            accepted = dict(tree_hash=th.digest, files=th.files, bytes=th.bytes, accepted_at=now_iso())
+            lf.set(replace(old, scan=report.summary(), **accepted))
+            lf.save()
+    except (OSError, LockfileError, filelock.Timeout) as e:  # an unreadable skills.lock is not overwritten
+        return {"accepted": False, "error": "accept failed", "reason": str(e)}
     return {"accepted": True, "name": name, "tree_hash": th.digest, "scan": report.summary()}

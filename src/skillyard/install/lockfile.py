@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from skillyard.install.fsutil import atomic_write_json
-from skillyard.install.hygiene import STRIPPED_DIRS
+from skillyard.install.hygiene import is_vcs
+from skillyard.install.sources import valid_name
 
 LOCK_NAME = "skills.lock"
 STAGING_NAME = ".staging"
@@ -27,15 +28,16 @@ LOCK_VERSION = 1
 
 
 def _walk(root: Path) -> list[tuple[str, str]]:
-    """(NFC posix relative path, full path) of every non-directory entry, VCS dirs skipped, sorted."""
+    """(NFC posix relative path, full path) of every non-directory entry, VCS metadata skipped, sorted."""
     out: list[tuple[str, str]] = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel = os.path.relpath(dirpath, root)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         linked = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
-        dirnames[:] = [d for d in dirnames if d not in STRIPPED_DIRS and d not in linked]
+        dirnames[:] = [d for d in dirnames if not is_vcs(d) and d not in linked]
         for f in (*filenames, *linked):
-            out.append((unicodedata.normalize("NFC", prefix + f), os.path.join(dirpath, f)))
+            if not is_vcs(f):  # skipped like the copy skips them
+                out.append((unicodedata.normalize("NFC", prefix + f), os.path.join(dirpath, f)))
     out.sort()
     return out
 
@@ -179,7 +181,7 @@ class Lockfile:
         if raw:
             try:
                 data = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:  # `[[[...` nested deep
                 raise LockfileError(f"{lf.path}: not valid JSON: {e}") from None
             skills = data.get("skills") if isinstance(data, dict) else None
             if not isinstance(skills, dict):
@@ -210,7 +212,7 @@ class Lockfile:
     def reconcile(self, journal: dict[str, Any]) -> None:
         """Make the entry for a journal's skill agree with what is on disk after an interrupted commit."""
         name = journal.get("name")
-        if not isinstance(name, str):
+        if not isinstance(name, str) or not valid_name(name):  # a folder of the root, never a path
             return
         target = self.root / name
         new, old = journal.get("new"), journal.get("old")
@@ -230,14 +232,14 @@ def pending_journals(root: Path) -> list[dict[str, Any]]:
     out = []
     staging = Path(root) / STAGING_NAME
     try:
-        dirs = sorted(staging.iterdir())
+        dirs = [] if staging.is_symlink() else sorted(staging.iterdir())
     except OSError:
         return out
     for d in dirs:
         j = d / "journal.json"
         try:
             data = json.loads(j.read_text("utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         if isinstance(data, dict):
             data["_dir"] = str(d)

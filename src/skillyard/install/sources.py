@@ -14,6 +14,7 @@ import os
 import re
 import resource
 import subprocess
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -46,9 +47,15 @@ def is_loopback(host: str | None) -> bool:
         return False
 
 
+def redact(url: str) -> str:
+    """`url` without its user name and password: they are used to fetch, never recorded or shown."""
+    return re.sub(r"(?<=://)[^/?#]*@", "", url)
+
+
 def valid_name(name: str) -> bool:
-    """A skill name usable as one directory name: no separators, no dot-only names."""
-    return bool(_NAME_RE.fullmatch(name)) and name not in (".", "..")
+    """A skill name usable as one directory name: no separators, no dot-only names, and not the
+    install root's `skills.lock` (a first install of a skill so named took the lockfile's place)."""
+    return bool(_NAME_RE.fullmatch(name)) and name not in (".", "..") and name.casefold() != "skills.lock"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +76,9 @@ class SourceSpec:
         if self.kind == "hub":
             return f"hub:{self.location}" + (f"@{self.version}" if self.version else "")
         if self.kind == "git":
-            s = f"git+{self.location}" + (f"@{self.ref}" if self.ref else "")
+            s = f"git+{redact(self.location)}" + (f"@{self.ref}" if self.ref else "")
             return s + (f"#{self.subdir}" if self.subdir else "")
-        return self.location
+        return redact(self.location)
 
     def trust_candidates(self, hub_index: str | None = None) -> list[str]:
         """Strings a trust pattern may match (host/path and full URL forms)."""
@@ -142,6 +149,12 @@ def _check_url(url: str, schemes: tuple[str, ...]) -> urllib.parse.SplitResult:
         raise SourceError("invalid source", reason="invalid host")
     if any(c.isspace() for c in url):
         raise SourceError("invalid source", reason="whitespace in URL")
+    # trust patterns match the path as written, the server or git would resolve `team/../other`
+    path = urllib.parse.unquote(parts.path)
+    if {".", ".."} & set(path.split("/")) or "\\" in path or path.count("/") != parts.path.count("/"):
+        raise SourceError(
+            "invalid source", reason="'.' or '..' segment, backslash or encoded '/' in URL path"
+        )
     return parts
 
 
@@ -287,24 +300,45 @@ def _git(
     except subprocess.TimeoutExpired:
         raise SourceError("fetch failed", reason=f"git {args[0]} timed out after {timeout:g}s") from None
     if cp.returncode != 0:
-        msg = (cp.stderr or cp.stdout).strip().splitlines()
-        raise SourceError("fetch failed", reason=f"git {args[0]} failed: {msg[-1] if msg else cp.returncode}")
+        msg = (cp.stderr or cp.stdout).strip().splitlines() or [str(cp.returncode)]
+        # the line naming the problem, not the closing "and the repository exists."
+        why = next((m for m in msg if m.startswith(("fatal:", "error:"))), msg[-1])
+        raise SourceError("fetch failed", reason=f"git {args[0]} failed: {why}")
     return cp.stdout
 
 
-def _check_checkout(listing: str, limits: Limits) -> None:
+def _check_checkout(dest: Path, home: Path, limits: Limits) -> None:
     """Refuse a tree whose checkout would be too large, before git writes it.
 
-    A blob stored once can be named any number of times, so a small pack may check
-    out as gigabytes; `git ls-tree -r -l -z` tells the size of every file first.
+    A blob stored once can be named any number of times, so a small pack may check out as
+    gigabytes; `git ls-tree -r -l -z` tells the size of every file first. The listing is counted
+    as it arrives: a pack of 2 MB can name a million files, 69 MB of listing held whole.
     """
-    entries = [e for e in listing.split("\0") if e]
-    size = sum(int(f) for e in entries if (f := e.split("\t", 1)[0].split()[-1]).isdigit())
-    if len(entries) > limits.max_checkout_files or size > limits.max_checkout_bytes:
-        raise HygieneError(
-            f"repository has {len(entries)} files and {size} bytes, over the limits of "
-            f"{limits.max_checkout_files} files or {limits.max_checkout_bytes} bytes; refused before checkout"
-        )
+    cmd = ["git", *_GIT_SAFE, "ls-tree", "-r", "-l", "-z", "FETCH_HEAD"]
+    files = size = 0
+    pipe, null = subprocess.PIPE, subprocess.DEVNULL
+    with subprocess.Popen(
+        cmd, cwd=dest, env=_git_env(home, "file"), stdin=null, stdout=pipe, stderr=null
+    ) as proc:
+        rest = b""
+        while chunk := proc.stdout.read(1 << 16):  # type: ignore[union-attr]
+            *entries, rest = (rest + chunk).split(b"\0")
+            files += len(entries)
+            size += sum(int(f) for e in entries if (f := e.split(b"\t", 1)[0].split()[-1]).isdigit())
+            deep = max((e.count(b"/") + 1 for e in entries), default=0) > limits.max_checkout_depth
+            if files > limits.max_checkout_files or size > limits.max_checkout_bytes or deep:
+                proc.kill()  # nesting too: a tree 2,000 folders deep outgrew Python's recursion when removed
+                why = (
+                    f"a path over {limits.max_checkout_depth} folders deep"
+                    if deep
+                    else f"{files} files and {size} bytes"
+                )
+                raise HygieneError(
+                    f"repository has {why}, over the limits of {limits.max_checkout_files} files, "
+                    f"{limits.max_checkout_bytes} bytes or {limits.max_checkout_depth} folders; refused before checkout"
+                )
+    if proc.returncode:
+        raise SourceError("fetch failed", reason=f"git ls-tree failed with exit code {proc.returncode}")
 
 
 def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limits | None = None) -> str:
@@ -326,7 +360,7 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
                 "fetch failed", reason=f"the download passed the limit of {cap} bytes"
             ) from None
         raise
-    _check_checkout(_git(["ls-tree", "-r", "-l", "-z", "FETCH_HEAD"], dest, home, timeout), limits)
+    _check_checkout(dest, home, limits)
     _git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], dest, home, timeout)
     sha = _git(["rev-parse", "HEAD"], dest, home, timeout).strip()
     if not re.fullmatch(r"[0-9a-f]{40,64}", sha):
@@ -335,20 +369,30 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
 
 
 class _SafeRedirect(urllib.request.HTTPRedirectHandler):
-    """Follow redirects only to https (or loopback http), never downgrade to plain http elsewhere."""
+    """Follow redirects only to https (or loopback http), never downgrade to plain http elsewhere,
+    and to a loopback host only from one: a remote server may not send requests to local services."""
 
     def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
         parts = urllib.parse.urlsplit(newurl)
-        if parts.scheme != "https" and not (parts.scheme == "http" and is_loopback(parts.hostname)):
+        local = is_loopback(parts.hostname)
+        if (parts.scheme != "https" and not (parts.scheme == "http" and local)) or (
+            local and not is_loopback(urllib.parse.urlsplit(req.full_url).hostname)
+        ):
             raise SourceError(
                 "fetch failed", reason=f"refusing redirect to {parts.scheme}://{parts.hostname}"
             )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | None = None) -> bytes:
-    """GET with a byte cap, counted while streaming; returns the body (or writes it to `to_file`)."""
-    parts = _check_url(url, ("https", "http"))
+def http_get(url: str, max_bytes: int, timeout: float = 300.0, to_file: Path | None = None) -> bytes:
+    """GET with a byte cap, counted while streaming, and `timeout` seconds for the whole download
+    (a server sending a byte now and then would otherwise hold it forever); returns the body (or
+    writes it to `to_file`)."""
+    parts, shown = _check_url(url, ("https", "http")), redact(url)
+    if "@" in parts.netloc:  # urllib would take `user:password@host` for a host and port
+        raise SourceError(
+            "fetch failed", reason="a user name or password in an HTTP URL is not supported", url=shown
+        )
     handlers: list[Any] = [_SafeRedirect()]
     if is_loopback(parts.hostname):
         handlers.append(urllib.request.ProxyHandler({}))
@@ -357,31 +401,40 @@ def http_get(url: str, max_bytes: int, timeout: float = 60.0, to_file: Path | No
     chunks: list[bytes] = []
     total = 0
     try:
-        with opener.open(req, timeout=timeout) as resp:
+        end = time.monotonic() + timeout
+        with opener.open(req, timeout=min(timeout, 60.0)) as resp:
             length = resp.headers.get("Content-Length")
             if length and length.isdigit() and int(length) > max_bytes:
-                raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=url)
+                raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=shown)
             with open(to_file, "wb") if to_file else contextlib.nullcontext() as out:
-                while chunk := resp.read(256 * 1024):
+                while chunk := resp.read1(256 * 1024):  # one read, never waits to fill the buffer
                     total += len(chunk)
+                    if time.monotonic() > end:
+                        raise SourceError(
+                            "fetch failed", reason=f"download took over {timeout:g}s", url=shown
+                        )
                     if total > max_bytes:
                         raise SourceError(
-                            "fetch failed", reason=f"download larger than {max_bytes} bytes", url=url
+                            "fetch failed", reason=f"download larger than {max_bytes} bytes", url=shown
                         )
                     if out:
                         out.write(chunk)
                     else:
                         chunks.append(chunk)
+            if length and length.isdigit() and total < int(length):  # the connection dropped early
+                raise SourceError(
+                    "fetch failed", reason=f"download ended after {total} of {length} bytes", url=shown
+                )
     except urllib.error.HTTPError as e:
-        raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=url) from None
+        raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=shown) from None
     except urllib.error.URLError as e:
         raise SourceError(
-            "fetch failed", reason=f"cannot reach {parts.hostname}: {e.reason}", url=url
+            "fetch failed", reason=f"cannot reach {parts.hostname}: {e.reason}", url=shown
         ) from None
     except (TimeoutError, OSError) as e:
         if isinstance(e, SourceError):
             raise
-        raise SourceError("fetch failed", reason=f"download error: {e}", url=url) from None
+        raise SourceError("fetch failed", reason=f"download error: {e}", url=shown) from None
     return b"".join(chunks)
 
 
@@ -392,7 +445,7 @@ def fetch_archive(url: str, dest_file: Path, limits: Limits, sha256: str | None 
         digest = hashlib.file_digest(fh, "sha256").hexdigest()
     if sha256 is not None and digest != sha256.lower():
         raise SourceError(
-            "fetch failed", reason="sha256 mismatch", expected=sha256.lower(), actual=digest, url=url
+            "fetch failed", reason="sha256 mismatch", expected=sha256.lower(), actual=digest, url=redact(url)
         )
     return digest
 
@@ -412,7 +465,7 @@ def resolve_hub(index_url: str | None, name: str, version: str | None) -> HubRel
     raw = http_get(index_url, MAX_INDEX_BYTES)
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:  # `[[[...` nested deep
         raise SourceError("fetch failed", reason=f"hub index is not valid JSON: {e}") from None
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, dict):
@@ -438,10 +491,16 @@ def resolve_hub(index_url: str | None, name: str, version: str | None) -> HubRel
         raise SourceError(
             "fetch failed", reason=f"hub entry {name}@{version} needs 'url' and a 64-hex 'sha256'"
         )
-    url = urllib.parse.urljoin(index_url, url)
+    try:
+        url = urllib.parse.urljoin(index_url, url)
+    except ValueError as e:  # `http://[x/`: urljoin raises where urlsplit in _check_url would have
+        raise SourceError("fetch failed", reason=f"hub entry {name}@{version}: malformed url: {e}") from None
     _check_url(url, ("https", "http"))
     return HubRelease(name, version, url, digest.lower())
 
 
 def _version_key(v: str) -> tuple[Any, ...]:
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.+-]", v))
+    """`1.10` after `1.9`; `isdigit` took `²` for a number and int() refuses 4,300 digits: both raised."""
+    return tuple(
+        (0, int(p), "") if p.isdecimal() and len(p) < 100 else (1, 0, p) for p in re.split(r"[.+-]", v)
+    )

@@ -106,7 +106,8 @@ def _install(
     from skillyard.install import Installer, InstallError, TrustPolicy, parse_source
     from skillyard.install.installer import blocked_details
     from skillyard.install.lockfile import tree_hash
-    from skillyard.install.sources import valid_name
+    from skillyard.install.sources import redact, valid_name
+    from skillyard.install.trust import pattern_matches
 
     if not valid_name(name):
         raise _Refused({"error": "invalid name", "reason": "names are letters, digits, '.', '_', '-'"})
@@ -129,10 +130,12 @@ def _install(
     if local is not None:
         real = check_local_path(local, config.model_local_paths, protected)
         resolved = real
+        # a pattern matched only through a link (or a `git+file://` path) does not trust what it leads to
+        reals = [f"local:{real}"] + ([f"file://{real}"] if spec.kind == "git" else [])
+        if not any(pattern_matches(p, c) for p in trust.all_patterns() for c in reals):
+            raise untrusted(f"the real path {real} is not matched by [trust] sources")
         if spec.kind == "local":
             install_source = f"local:{real}"  # what was checked is what gets copied
-            if not trust.is_trusted(parse_source(install_source, name)):
-                raise untrusted(f"the real path {real} is not matched by [trust] sources")
     refuse_existing(registry, name, config.install_root)
     installer = Installer(config.install_root, trust)
     declared: str | None = None
@@ -151,7 +154,7 @@ def _install(
                 refuse_existing(registry, declared, config.install_root)
             if report.blocked:
                 raise _Refused({"error": "dangerous pattern detected", **blocked_details(report)})
-    request = InstallRequest(name, raw, spec.kind, resolved, declared, audit)
+    request = InstallRequest(name, redact(raw), spec.kind, resolved, declared, audit)
     if approve is not None:
         _ask(approve, request)
 
@@ -175,9 +178,11 @@ def _install(
 
 
 def _resolved(spec: SourceSpec, hub_index: str | None) -> str:
+    from skillyard.install.sources import redact
+
     if spec.kind == "hub":
         return f"{spec.canonical()} from {hub_index or 'no configured hub index'}"
-    return spec.location
+    return redact(spec.location)  # a person is shown the URL, never a password in it
 
 
 def _local_path(spec: SourceSpec) -> str | None:
