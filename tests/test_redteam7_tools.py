@@ -1,0 +1,55 @@
+"""A hostile model or skill author against the agent tools: each test failed before the fix it comes with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from skillyard import Registry, Session, Toolkit
+from skillyard.config import Config, ExecutionSettings
+
+
+def _kit(root: Path) -> Toolkit:
+    return Toolkit(Registry.from_roots([root], Config(execution=ExecutionSettings(executor="local"))))
+
+
+def test_a_user_only_skill_is_not_staged_into_a_run(tmp_path: Path, make_skill: Any) -> None:
+    """`read_skill`, `skill_load` and `skill_run` refuse a `disable-model-invocation` skill to the model,
+    yet a `skill://` input of a run of any other skill staged it: its instructions, docs and scripts were
+    the model's to read and run."""
+    root = tmp_path / "skills"
+    make_skill(root, "helper", body="Helper.\n")
+    make_skill(root, "other", body="Other instructions.\n")
+    make_skill(
+        root,
+        "user-only",
+        extra="disable-model-invocation: true",
+        body="Only a person starts this.\n",
+        files={"scripts/deploy.sh": "echo deployed\n"},
+    )
+    with _kit(root) as kit:
+        session = Session()
+        assert (
+            "can only be invoked by the user" in kit.call("read_skill", {"skill_name": "user-only"}).content
+        )
+        for source in ("skill://user-only/SKILL.md", "skill://user-only/scripts/deploy.sh"):
+            res = kit.call(
+                "skill_run",
+                {"skill": "helper", "command": "cat work/x", "inputs": [{"from": source, "to": "work/x"}]},
+                session=session,
+            )
+            assert res.is_error, res.content
+            assert "Only a person" not in res.content and "deployed" not in res.content
+            assert "not staged" in json.loads(res.content)["error"]
+        # a skill the model may load is still staged as before
+        res = kit.call(
+            "skill_run",
+            {
+                "skill": "helper",
+                "command": "cat work/x",
+                "inputs": [{"from": "skill://other/SKILL.md", "to": "work/x"}],
+            },
+            session=session,
+        )
+        assert not res.is_error and "Other instructions." in json.loads(res.content)["stdout"], res.content
