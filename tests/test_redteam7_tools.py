@@ -53,3 +53,25 @@ def test_a_user_only_skill_is_not_staged_into_a_run(tmp_path: Path, make_skill: 
             session=session,
         )
         assert not res.is_error and "Other instructions." in json.loads(res.content)["stdout"], res.content
+
+
+def test_placeholders_cannot_multiply_a_long_argument(tmp_path: Path, make_skill: Any) -> None:
+    """Every `$0` of a body took the whole first argument: 4 MiB of `$0` and 1,000 characters of
+    arguments made a 2 GB result (4 GB of memory, 22 s). The arguments may now make a body at most
+    MAX_GROWTH_CHARS longer; past that the call is an error, and ordinary use is unchanged."""
+    from skillyard.tools.arguments import MAX_GROWTH_CHARS, substitute_arguments
+
+    root = tmp_path / "skills"
+    make_skill(root, "many", body="$0 " * 2000 + "\n")
+    make_skill(root, "few", body="First $ARGUMENTS, then $0, then $ARGUMENTS[0].\n")
+    long_arg = "x" * 1000  # 2000 copies: 2 MB
+    with _kit(root) as kit:
+        res = kit.call("skill", {"skill": "many", "args": long_arg}, session=Session())
+        assert res.is_error and f"over {MAX_GROWTH_CHARS} characters longer" in res.content, res.content[:200]
+        assert len(res.content) < 1000
+        res = kit.call("skill", {"skill": "many", "args": "ok"}, session=Session())
+        assert not res.is_error and "ok ok ok" in res.content
+        widest = "y" * (64 * 1024)  # the longest `args` the schema takes, three times over
+        res = kit.call("skill", {"skill": "few", "args": widest}, session=Session())
+        assert not res.is_error and json.loads(res.content)[1]["text"].count(widest) == 3
+    assert substitute_arguments("$0" * 10 + "$ARGUMENTS", "abc") == "abc" * 11

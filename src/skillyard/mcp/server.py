@@ -579,7 +579,10 @@ class SkillyardServer(MCPServer):
             body = shown(load_body(skill))  # hidden characters spelled out, as in every other surface
         except Exception as e:
             raise MCPError(INTERNAL_ERROR, f"Cannot read skill {skill.name}: {type(e).__name__}") from None
-        text = substitute(body, args, names=skill.arguments, skill_dir=str(skill.root))
+        try:
+            text = substitute(body, args, names=skill.arguments, skill_dir=str(skill.root))
+        except ValueError as e:
+            raise MCPError(INVALID_PARAMS, f"Prompt argument 'arguments': {e}") from None
         return GetPromptResult(
             description=skill.description,
             messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))],
