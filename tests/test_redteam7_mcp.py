@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,8 @@ from mcp import Client, MCPError
 
 from skillyard.mcp import build_server
 from skillyard.registry import Registry
-from test_mcp_support import write_skill
+from skillyard.tools import Toolkit
+from test_mcp_support import read_dir, write_skill
 
 pytestmark = pytest.mark.anyio
 
@@ -35,3 +37,57 @@ async def test_a_prompt_cannot_multiply_a_long_argument(tmp_path: Path) -> None:
         assert f"over {MAX_GROWTH_CHARS} characters longer" in err.value.error.message
         text = (await c.get_prompt("many", {"arguments": "ok"})).messages[0].content.text
         assert text.count("ok ") == 2000  # and "ARGUMENTS: ok" after them
+
+
+#: Unicode tag characters (text a model reads and a person never sees) and a bidi override
+HIDDEN = "\U000e0049\U000e0047\U000e004e\U000e004f\U000e0052\U000e0045 \u202eevil"
+
+
+def _hidden(text: str) -> bool:
+    return any(0xE0000 <= ord(c) <= 0xE007F or c == "\u202e" for c in text)
+
+
+async def test_an_authors_hidden_characters_are_spelled_out_in_every_list(tmp_path: Path) -> None:
+    """Bodies, docs and the catalog spell out characters that hide or move text, yet a skill's
+    description reached hosts as written in prompts/list, prompts/get, resources/list and
+    resources/directory/read, its argument hint in prompts/list, and a SKILL.toml tool's description
+    and argument descriptions in tools/list and every provider export."""
+    root = tmp_path / "skills"
+    esc = HIDDEN.encode("unicode_escape").decode()  # YAML and TOML "\U000e0049" escapes
+    write_skill(root, "sly", extra=f'argument-hint: "[file] {esc}"\n', body="Body.\n")
+    text = (root / "sly" / "SKILL.md").read_text(encoding="utf-8")
+    (root / "sly" / "SKILL.md").write_text(
+        text.replace("description: Skill sly does a useful thing for tests.", f'description: "Tidy {esc}"'),
+        encoding="utf-8",
+    )
+    tools = root / "shell"
+    tools.mkdir()
+    (tools / "SKILL.toml").write_text(
+        f'[skill]\nname = "shell"\ndescription = "Shell tools"\n\n[[tools]]\nname = "say"\n'
+        f'description = "Say {esc}"\nkind = "shell"\ncommand = "echo {{msg}}"\n'
+        f'[tools.args]\nmsg = "What to say {esc}"\n',
+        encoding="utf-8",
+    )
+    registry = Registry.from_roots([root])
+    assert HIDDEN in registry.get("sly").description  # the author's text, as parsed
+    async with Client(build_server(registry)) as c:
+        prompt = next(p for p in (await c.list_prompts()).prompts if p.name == "sly")
+        resource = next(
+            r for r in (await c.list_resources()).resources if str(r.uri) == "skill://sly/SKILL.md"
+        )
+        got = await c.get_prompt("sly", {"arguments": ""})
+        listing = await read_dir(c, "skill://sly")
+        say = next(t for t in (await c.list_tools()).tools if t.name.startswith("say"))
+        seen = [
+            prompt.description,
+            prompt.arguments[0].description,
+            resource.description,
+            got.description,
+            next(i["description"] for i in listing.resources if i["uri"] == "skill://sly/SKILL.md"),
+            say.description,
+            say.input_schema["properties"]["msg"]["description"],
+        ]
+    for text in seen:
+        assert not _hidden(text) and "\\u202e" in text, text
+    exported = json.dumps(Toolkit(registry).export("openai"), ensure_ascii=False)
+    assert "Say " in exported and not _hidden(exported)

@@ -485,7 +485,7 @@ class SkillyardServer(MCPServer):
         return Resource(
             uri=skill_uri(skill.name, rel),
             name=skill.name if is_main else rel,
-            description=skill.description if is_main else None,
+            description=shown(skill.description) if is_main else None,
             mime_type=mime_type(rel),
             size=size,
         )
@@ -524,11 +524,13 @@ class SkillyardServer(MCPServer):
         prompts = [
             Prompt(
                 name=s.name,
-                description=s.description,
+                description=shown(s.description),
                 arguments=[
                     PromptArgument(
                         name="arguments",
-                        description=s.argument_hint or "Arguments for the skill, as typed after the command",
+                        description=shown(
+                            s.argument_hint or "Arguments for the skill, as typed after the command"
+                        ),
                         required=False,
                     )
                 ],
@@ -584,7 +586,7 @@ class SkillyardServer(MCPServer):
         except ValueError as e:
             raise MCPError(INVALID_PARAMS, f"Prompt argument 'arguments': {e}") from None
         return GetPromptResult(
-            description=skill.description,
+            description=shown(skill.description),
             messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))],
         )
 

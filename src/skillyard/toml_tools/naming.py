@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from skillyard._shown import shown
 from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Skill, ToolSpec
 from skillyard.toml_tools.invocation import tool_schema
 
@@ -110,6 +111,10 @@ def plan_tool_names(
 
 
 def tool_definition(name: str, skill: Skill, spec: ToolSpec) -> dict[str, Any]:
-    """Provider-neutral definition: name, description (naming the skill) and JSON schema."""
+    """Provider-neutral definition: name, description (naming the skill) and JSON schema; the author's
+    descriptions with hidden characters spelled out (`shown`), as in every other surface."""
     desc = spec.description.strip() or f"Run the '{spec.name}' command"
-    return {"name": name, "description": f"{desc} (skill: {skill.name})", "parameters": tool_schema(spec)}
+    params = tool_schema(spec)
+    for prop in params["properties"].values():
+        prop["description"] = shown(prop["description"])
+    return {"name": name, "description": shown(f"{desc} (skill: {skill.name})"), "parameters": params}
