@@ -91,3 +91,26 @@ async def test_an_authors_hidden_characters_are_spelled_out_in_every_list(tmp_pa
         assert not _hidden(text) and "\\u202e" in text, text
     exported = json.dumps(Toolkit(registry).export("openai"), ensure_ascii=False)
     assert "Say " in exported and not _hidden(exported)
+
+
+async def test_the_catalog_prompt_can_be_completed(tmp_path: Path) -> None:
+    """prompts/list offers `skills_catalog`, yet completion/complete on it answered -32602 "Unknown
+    prompt": a host completing every listed prompt's arguments got an error for this one."""
+    from mcp_types import PromptReference
+
+    root = tmp_path / "skills"
+    write_skill(root, "alpha", extra='argument-hint: "[file]"\n')
+    async with Client(build_server(Registry.from_roots([root]))) as c:
+        assert "skills_catalog" in [p.name for p in (await c.list_prompts()).prompts]
+        got = await c.complete(
+            PromptReference(type="ref/prompt", name="skills_catalog"), {"name": "query", "value": "pd"}
+        )
+        assert got.completion.values == [] and got.completion.total == 0
+        got = await c.complete(
+            PromptReference(type="ref/prompt", name="alpha"), {"name": "arguments", "value": ""}
+        )
+        assert got.completion.values == ["[file]"]
+        with pytest.raises(MCPError):
+            await c.complete(
+                PromptReference(type="ref/prompt", name="nope"), {"name": "arguments", "value": ""}
+            )

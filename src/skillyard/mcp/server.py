@@ -811,7 +811,9 @@ class SkillyardServer(MCPServer):
         name, value = params.argument.name, params.argument.value
         given = (params.context.arguments if params.context is not None else None) or {}
         candidates: list[str] = []
-        if ref.type == "ref/prompt":
+        if ref.type == "ref/prompt" and ref.name == CATALOG_PROMPT:
+            pass  # a listed prompt whose `query` has nothing to offer
+        elif ref.type == "ref/prompt":
             skill = self.catalog.served_skill(ref.name) if isinstance(ref.name, str) else None
             if skill is None or not self._prompt_skill(skill):
                 raise MCPError(INVALID_PARAMS, f"Unknown prompt: {str(ref.name)[:200]}")
