@@ -114,3 +114,28 @@ async def test_the_catalog_prompt_can_be_completed(tmp_path: Path) -> None:
             await c.complete(
                 PromptReference(type="ref/prompt", name="nope"), {"name": "arguments", "value": ""}
             )
+
+
+async def test_a_tool_output_nested_too_deeply_is_still_its_result(tmp_path: Path) -> None:
+    """A result whose text starts with `{` is parsed for `structuredContent`; a SKILL.toml tool
+    printing `{"a": [[[...` 20,000 deep made that parse raise RecursionError out of the call, and the
+    client got "maximum recursion depth exceeded" instead of the command's output."""
+    from skillyard.config import Config, ExecutionSettings
+
+    deep = '{"a": ' + "[" * 20_000 + "]" * 20_000 + "}"
+    d = tmp_path / "skills" / "deep"
+    d.mkdir(parents=True)
+    (d / "out.json").write_text(deep + "\n", encoding="utf-8")
+    (d / "SKILL.toml").write_text(
+        '[skill]\nname = "deep"\ndescription = "Prints a JSON file"\n\n'
+        '[[tools]]\nname = "emit"\ndescription = "Print it"\nkind = "shell"\ncommand = "cat out.json"\n',
+        encoding="utf-8",
+    )
+    registry = Registry.from_roots(
+        [tmp_path / "skills"], Config(execution=ExecutionSettings(executor="local"))
+    )
+    async with Client(build_server(registry)) as c:
+        (name,) = [t.name for t in (await c.list_tools()).tools if t.name.startswith("emit")]
+        res = await c.call_tool(name, {})
+    assert not res.is_error, res.content[0].text[:300]
+    assert res.content[0].text.startswith(deep) and res.structured_content is None

@@ -958,8 +958,8 @@ def _tool_result(res: Any, sid: str) -> CallToolResult:
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False)
     structured: dict[str, Any] | None = None
-    if text.lstrip().startswith("{"):  # an object, when it parses at all
-        with suppress(ValueError):
+    if text.lstrip().startswith("{"):  # an object, when it parses at all (a command's output may not)
+        with suppress(ValueError, RecursionError):
             structured = json.loads(text)
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
