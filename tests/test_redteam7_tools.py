@@ -75,3 +75,20 @@ def test_placeholders_cannot_multiply_a_long_argument(tmp_path: Path, make_skill
         res = kit.call("skill", {"skill": "few", "args": widest}, session=Session())
         assert not res.is_error and json.loads(res.content)[1]["text"].count(widest) == 3
     assert substitute_arguments("$0" * 10 + "$ARGUMENTS", "abc") == "abc" * 11
+
+
+def test_an_output_file_nested_too_deeply_still_gives_the_run_result(tmp_path: Path, make_skill: Any) -> None:
+    """Collected files are sniffed for JSON; a command that wrote `[[[...` 100,000 deep made the sniff
+    raise RecursionError, and the whole run (it had happened, side effects and all) came back as
+    "tool 'skill_run' failed" with its stdout and every other file lost."""
+    root = tmp_path / "skills"
+    make_skill(root, "helper")
+    write = "python3 -c \"print('[' * 100000 + ']' * 100000)\" > out/deep.json; echo ran"
+    with _kit(root) as kit:
+        for collect in ({"output_files": ["out/*"]}, {"outputs": {"globs": ["out/*"]}}):
+            res = kit.call("skill_run", {"skill": "helper", "command": write, **collect}, session=Session())
+            assert not res.is_error, res.content[:300]
+            data = json.loads(res.content)
+            assert data["stdout"] == "ran\n" and [f["name"] for f in data["output_files"]] == [
+                "out/deep.json"
+            ]
