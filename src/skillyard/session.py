@@ -138,17 +138,18 @@ class Session:
     def render_skill(self, skill: Skill) -> str:
         """Layers 2 and 3 for one skill: `[Loaded] <name>`, the body, then the selected docs."""
         docs = self.selected_docs(skill)
-        parts = [f"[Loaded] {skill.name}", "", self.body(skill).strip("\n"), ""]
-        parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
+        names = {d: shown(d, one_line=True) for d in docs}  # file names are the author's words too
+        parts = [f"[Loaded] {shown(skill.name, one_line=True)}", "", self.body(skill).strip("\n"), ""]
+        parts.append("Docs loaded: " + (", ".join(names.values()) if docs else "none"))
         listed = doc_ids(skill) if docs else {}
         for doc in docs:
             try:
                 content = cap_doc(*read_doc(skill, doc, listed))
             except KeyError:
-                content = f"(could not read {doc}: KeyError)"
+                content = f"(could not read {names[doc]}: KeyError)"
             except OSError as e:
-                content = f"(could not read {doc}: {e.strerror or type(e).__name__})"
-            parts += ["", f"[Doc] {doc}", "", content.strip("\n")]
+                content = f"(could not read {names[doc]}: {e.strerror or type(e).__name__})"
+            parts += ["", f"[Doc] {names[doc]}", "", content.strip("\n")]
         return "\n".join(parts)
 
     # ------------------------------------------------------------ rendering
