@@ -118,6 +118,8 @@ WATCH_DEBOUNCE_MS = 300
 SKILL_TEMPLATE = "skill://{skill}/{+path}"
 #: resources/subscribe entries one handshake-era connection may hold
 MAX_SUBSCRIPTIONS = 1024
+#: seconds a handshake-era connection may take to accept one notification before it is skipped
+NOTIFY_TIMEOUT_S = 2.0
 #: completion/complete answers at most this many values (the protocol's limit)
 MAX_COMPLETIONS = 100
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -667,18 +669,28 @@ class SkillyardServer(MCPServer):
         self, method: str, params: dict[str, Any] | None, uri: str | None = None, level: str | None = None
     ) -> None:
         """One notification to every initialized handshake-era connection; with `uri`, to its subscribers
-        only; with `level` (a log message), to those that asked for that level with logging/setLevel."""
-        for connection in list(self._legacy_connections):
-            if not getattr(connection, "initialized", None) or not connection.initialized.is_set():
-                continue
-            if uri is not None and uri not in connection.state.get("skillyard.subscriptions", ()):
-                continue
-            if level is not None and not _wants_level(connection, level):
-                continue
-            try:
-                await connection.outbound.notify(method, params)
-            except Exception:  # a closed connection must not stop the others
-                self._legacy_connections.discard(connection)
+        only; with `level` (a log message), to those that asked for that level with logging/setLevel.
+
+        All at once, each given NOTIFY_TIMEOUT_S: a client that stops reading its stream fills it, and
+        waiting on it held every other client's reload, enable, disable and install (and the watcher)."""
+
+        async def one(connection: Any) -> None:
+            with anyio.move_on_after(NOTIFY_TIMEOUT_S) as late:
+                try:
+                    await connection.outbound.notify(method, params)
+                except Exception:  # a closed connection must not stop the others
+                    self._legacy_connections.discard(connection)
+            if late.cancelled_caught:
+                self._legacy_connections.discard(connection)  # back with its next request
+
+        async with anyio.create_task_group() as tg:
+            for connection in list(self._legacy_connections):
+                if not getattr(connection, "initialized", None) or not connection.initialized.is_set():
+                    continue
+                if uri is not None and uri not in connection.state.get("skillyard.subscriptions", ()):
+                    continue
+                if level is None or _wants_level(connection, level):
+                    tg.start_soon(one, connection)
 
     async def reload(self, changed: list[str] | None = None) -> None:
         """Re-scan the registry off the event loop, then notify clients of what changed.
@@ -782,8 +794,8 @@ class SkillyardServer(MCPServer):
 
         from mcp.shared.exceptions import MCPDeprecationWarning
 
-        try:
-            with warnings.catch_warnings():
+        try:  # bounded as notifications are: a client not reading its stream must not hold its answer
+            with warnings.catch_warnings(), anyio.move_on_after(NOTIFY_TIMEOUT_S):
                 warnings.simplefilter("ignore", MCPDeprecationWarning)
                 await session.send_log_message(level=level, data=data, logger="skillyard")  # type: ignore[arg-type]
         except Exception:  # the log is a courtesy; the result still goes out
