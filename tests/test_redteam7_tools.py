@@ -115,3 +115,32 @@ def test_a_doc_file_name_cannot_forge_a_section_or_hide_text(tmp_path: Path, mak
         Registry.from_roots([root], Config(execution=ExecutionSettings(executor="local"))), load_mode="result"
     ).call("skill_load", {"skill": "notes", "include_all_docs": True})
     assert "\n[Loaded] admin" not in result.content and tag not in result.content
+
+
+def test_many_docs_cannot_swamp_the_context(tmp_path: Path, make_skill: Any) -> None:
+    """Each doc is cut at MAX_DOC_CHARS, but `include_all_docs` showed every one of them: a skill with
+    hundreds of large docs (1,000 files of 50 KB pass install hygiene) put all of them in one result or
+    system message. The docs of one skill now stop at MAX_DOCS_CHARS, a note standing for the rest."""
+    from skillyard.session import MAX_DOC_CHARS, MAX_DOCS_CHARS
+
+    root = tmp_path / "skills"
+    docs = {f"ref/{i:02}.md": f"doc {i}\n" + "x" * 200_000 for i in range(12)}
+    make_skill(root, "bulky", files=docs)
+    registry = Registry.from_roots([root], Config(execution=ExecutionSettings(executor="local")))
+    result_mode = Toolkit(registry, load_mode="result")
+    loaded = result_mode.call("skill_load", {"skill": "bulky", "include_all_docs": True}).content
+    selected = result_mode.call("skill_select_docs", {"skill": "bulky", "include_all_docs": True}).content
+    session = Session()
+    system_mode = Toolkit(registry)
+    assert not system_mode.call(
+        "skill_load", {"skill": "bulky", "include_all_docs": True}, session=session
+    ).is_error
+    system = system_mode.system_message(session)
+    for text in (loaded, selected, system):
+        assert len(text) < MAX_DOCS_CHARS + MAX_DOC_CHARS + 10_000, len(text)
+        assert "doc 0" in text and "doc 11" not in text and "not shown: the docs before it fill" in text
+    shown = json.loads(selected)["docs"]
+    assert len(shown) == 12 and shown[-1]["content"].startswith("(not shown")
+    # a doc asked for by name is still read whole (up to its own cap)
+    one = result_mode.call("skill_select_docs", {"skill": "bulky", "docs": ["ref/11.md"]}).content
+    assert json.loads(one)["docs"][0]["content"].startswith("doc 11")

@@ -38,6 +38,8 @@ ALL_DOCS = "*"
 SESSION_FORMAT = 1
 #: Per-doc cap when rendering, so one enormous doc cannot swamp the context.
 MAX_DOC_CHARS = 256 * 1024
+#: All the docs of one skill shown at once stop here: many docs must not swamp the context either.
+MAX_DOCS_CHARS = 4 * MAX_DOC_CHARS
 MAX_SESSION_BYTES = 8 * 1024 * 1024
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -75,9 +77,18 @@ def cap_doc(text: str, unread: int = 0) -> str:
 
 
 def read_docs(skill: Skill, docs: Sequence[str]) -> list[tuple[str, str]]:
-    """(doc, capped text) for each doc, against one listing; raises KeyError or OSError."""
-    listed = doc_ids(skill)
-    return [(doc, cap_doc(*read_doc(skill, doc, listed))) for doc in docs]
+    """(doc, capped text) for each doc, against one listing, until MAX_DOCS_CHARS are shown (a note
+    stands for each doc after that); raises KeyError or OSError."""
+    listed, out, total = doc_ids(skill), [], 0
+    for doc in docs:
+        text = cap_doc(*read_doc(skill, doc, listed)) if total < MAX_DOCS_CHARS else _not_shown(total)
+        total += len(text) if total < MAX_DOCS_CHARS else 0
+        out.append((doc, text))
+    return out
+
+
+def _not_shown(total: int) -> str:
+    return f"(not shown: the docs before it fill {total} characters; select fewer docs to read it)"
 
 
 @dataclass(slots=True)
@@ -141,10 +152,13 @@ class Session:
         names = {d: shown(d, one_line=True) for d in docs}  # file names are the author's words too
         parts = [f"[Loaded] {shown(skill.name, one_line=True)}", "", self.body(skill).strip("\n"), ""]
         parts.append("Docs loaded: " + (", ".join(names.values()) if docs else "none"))
-        listed = doc_ids(skill) if docs else {}
+        listed, total = doc_ids(skill) if docs else {}, 0
         for doc in docs:
             try:
-                content = cap_doc(*read_doc(skill, doc, listed))
+                content = (
+                    cap_doc(*read_doc(skill, doc, listed)) if total < MAX_DOCS_CHARS else _not_shown(total)
+                )
+                total += len(content) if total < MAX_DOCS_CHARS else 0
             except KeyError:
                 content = f"(could not read {names[doc]}: KeyError)"
             except OSError as e:
