@@ -144,3 +144,28 @@ def test_many_docs_cannot_swamp_the_context(tmp_path: Path, make_skill: Any) -> 
     # a doc asked for by name is still read whole (up to its own cap)
     one = result_mode.call("skill_select_docs", {"skill": "bulky", "docs": ["ref/11.md"]}).content
     assert json.loads(one)["docs"][0]["content"].startswith("doc 11")
+
+
+def test_sessions_that_load_one_skill_hold_its_body_once(tmp_path: Path, make_skill: Any) -> None:
+    """Each session kept its own copy of every body it read. An MCP server keeps a session per
+    2025-era connection (up to 10,000) and one per call of a 2026-era client that does not echo its
+    id (up to 4,096): 300 sessions reading a 4 MiB skill held 1.15 GB. Sessions now share the text."""
+    import gc
+    import tracemalloc
+
+    root = tmp_path / "skills"
+    make_skill(root, "big", body="word " * 400_000 + "\n")  # 2 MB
+    kit = Toolkit(Registry.from_roots([root]), load_mode="result")
+    sessions = [Session() for _ in range(40)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for session in sessions:
+            assert not kit.call("read_skill", {"skill_name": "big"}, session=session).is_error
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held < 10 * 2_000_000, f"{held / 2**20:.0f} MiB held by 40 sessions"
+    assert len(sessions) == 40  # alive until here

@@ -4,8 +4,9 @@ Progressive disclosure has three layers: the catalog (always), the bodies of
 loaded skills (`[Loaded] <name>`), and the docs selected for them
 (`[Doc] <path>`). A session records names and doc choices, and keeps each body it
 read for as long as the registry serves the same skill: a reload that picks up an
-edit gives a new skill, whose body is read again. Docs are read at every render.
-Sessions serialise to JSON (names and doc choices) so a CLI or a stateless host can
+edit gives a new skill, whose body is read again. Sessions share the text they read
+(the same string object): many sessions of one server cost one copy of a body. Docs
+are read at every render. Sessions serialise to JSON (names and doc choices) so a CLI or a stateless host can
 carry them between calls.
 """
 
@@ -16,8 +17,10 @@ import json
 import os
 import re
 import tempfile
+import threading
 import uuid
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +45,11 @@ MAX_DOC_CHARS = 256 * 1024
 MAX_DOCS_CHARS = 4 * MAX_DOC_CHARS
 MAX_SESSION_BYTES = 8 * 1024 * 1024
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+#: The bodies read lately, by skill object, shared by every session: an MCP server's thousands of
+#: sessions that loaded one skill hold its text once, not once each.
+SHARED_BODIES = 64
+_SHARED: OrderedDict[Skill, str] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
 
 
 class SessionError(ValueError):
@@ -142,7 +150,16 @@ class Session:
         kept = self._bodies.get(skill.name)
         if kept is not None and kept[0] is skill:
             return kept[1]
-        text = shown(load_body(skill))  # the author's words, hidden characters spelled out as in the catalog
+        with _SHARED_LOCK:
+            text = _SHARED.get(skill)
+        if text is None:
+            text = shown(
+                load_body(skill)
+            )  # the author's words, hidden characters spelled out as in the catalog
+            with _SHARED_LOCK:
+                text = _SHARED.setdefault(skill, text)
+                while len(_SHARED) > SHARED_BODIES:
+                    _SHARED.popitem(last=False)
         self._bodies[skill.name] = (skill, text)
         return text
 
