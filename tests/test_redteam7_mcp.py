@@ -64,8 +64,9 @@ async def test_an_authors_hidden_characters_are_spelled_out_in_every_list(tmp_pa
     tools.mkdir()
     (tools / "SKILL.toml").write_text(
         f'[skill]\nname = "shell"\ndescription = "Shell tools"\n\n[[tools]]\nname = "say"\n'
-        f'description = "Say {esc}"\nkind = "shell"\ncommand = "echo {{msg}}"\n'
-        f'[tools.args]\nmsg = "What to say {esc}"\n',
+        f'description = "Say {esc}"\nkind = "shell"\ncommand = "echo {{msg}} {{tone}}"\n'
+        f'[tools.args]\nmsg = "What to say {esc}"\n'
+        f'tone = {{ type = "string", enum = ["calm", "calm{esc}"], default = "calm{esc}" }}\n',
         encoding="utf-8",
     )
     registry = Registry.from_roots([root])
@@ -86,6 +87,8 @@ async def test_an_authors_hidden_characters_are_spelled_out_in_every_list(tmp_pa
             next(i["description"] for i in listing.resources if i["uri"] == "skill://sly/SKILL.md"),
             say.description,
             say.input_schema["properties"]["msg"]["description"],
+            *say.input_schema["properties"]["tone"]["enum"][1:],
+            say.input_schema["properties"]["tone"]["default"],
         ]
     for text in seen:
         assert not _hidden(text) and "\\u202e" in text, text
