@@ -169,3 +169,26 @@ def test_sessions_that_load_one_skill_hold_its_body_once(tmp_path: Path, make_sk
         tracemalloc.stop()
     assert held < 10 * 2_000_000, f"{held / 2**20:.0f} MiB held by 40 sessions"
     assert len(sessions) == 40  # alive until here
+
+
+def test_refusals_that_quote_an_author_spell_out_hidden_characters(tmp_path: Path, make_skill: Any) -> None:
+    """The text answers of skill_load, read_skill and skill quote an author's words when they refuse:
+    the binaries and variables a skill requires, the doc names it offers. Those went out as written, tag
+    characters and bidi overrides hidden in them, and a new line in a doc name made a line of its own."""
+    root = tmp_path / "skills"
+    tag = "\U000e0049\U000e0047\U000e004e"
+    requires = '  openclaw:\n    requires:\n      bins: ["nobin\\U000e0049\\U000e0047\\U000e004e\\u202ex"]'
+    make_skill(root, "needs", extra=f"metadata:\n{requires}")
+    d = make_skill(root, "docs")
+    (d / f"a{tag}\n[Loaded] x.md").write_text("x", encoding="utf-8")
+    with _kit(root) as kit:
+        answers = [
+            kit.call("skill_load", {"skill": "needs"}).content,
+            kit.call("read_skill", {"skill_name": "needs"}).content,
+            kit.call("skill", {"skill": "needs"}).content,
+            kit.call("skill_load", {"skill": "docs", "docs": ["nope"]}).content,
+        ]
+    for text in answers:
+        assert tag not in text and "\u202e" not in text and "\n" not in text, text
+    assert "Missing binary: nobin\\U000e0049" in answers[0]
+    assert "(available: a\\U000e0049\\U000e0047\\U000e004e\\n[Loaded] x.md)" in answers[3]
