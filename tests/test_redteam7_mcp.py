@@ -142,3 +142,35 @@ async def test_a_tool_output_nested_too_deeply_is_still_its_result(tmp_path: Pat
         res = await c.call_tool(name, {})
     assert not res.is_error, res.content[0].text[:300]
     assert res.content[0].text.startswith(deep) and res.structured_content is None
+
+
+async def test_reloads_that_change_nothing_reach_no_other_client(tmp_path: Path) -> None:
+    """Every `skills reload` sent `{"event": "reload", "changed": []}` to every 2025-era client that
+    set a log level, though the docs promise it only for a reload that changed something: any client
+    could push as many messages to all the others as it made calls."""
+    import anyio
+
+    root = tmp_path / "skills"
+    write_skill(root, "alpha")
+    server = build_server(Registry.from_roots([root]))
+    heard: list[dict] = []
+
+    async def on_log(params: object) -> None:
+        data = getattr(params, "data", None)
+        if isinstance(data, dict) and data.get("event") == "reload" and "changed" in data:
+            heard.append(data)
+
+    async with (
+        Client(server, mode="legacy", logging_callback=on_log) as listener,
+        Client(server, mode="legacy") as caller,
+    ):
+        await listener.set_logging_level("info")
+        for _ in range(20):
+            assert not (await caller.call_tool("skills", {"action": "reload"})).is_error
+        write_skill(root, "newcomer")
+        assert not (await caller.call_tool("skills", {"action": "reload"})).is_error
+        with anyio.fail_after(10):
+            while not heard:
+                await anyio.sleep(0.02)
+        await listener.list_tools()  # its answer comes after anything already on its way
+    assert len(heard) == 1 and set(heard[0]["changed"]) >= {"resources", "prompts"}, heard

@@ -658,6 +658,8 @@ class SkillyardServer(MCPServer):
                 for i in changed:
                     await self._notify_legacy(_LIST_METHODS[i][0], None)
             kinds = [("tools", "resources", "prompts")[i] for i in changed]
+            if not kinds:  # a reload that changed nothing is news to nobody (any client may ask for one)
+                return
             log_params = {
                 "level": "info",
                 "logger": "skillyard",
