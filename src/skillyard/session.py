@@ -4,8 +4,9 @@ Progressive disclosure has three layers: the catalog (always), the bodies of
 loaded skills (`[Loaded] <name>`), and the docs selected for them
 (`[Doc] <path>`). A session records names and doc choices, and keeps each body it
 read for as long as the registry serves the same skill: a reload that picks up an
-edit gives a new skill, whose body is read again. Docs are read at every render.
-Sessions serialise to JSON (names and doc choices) so a CLI or a stateless host can
+edit gives a new skill, whose body is read again. Sessions share the text they read
+(the same string object): many sessions of one server cost one copy of a body. Docs
+are read at every render. Sessions serialise to JSON (names and doc choices) so a CLI or a stateless host can
 carry them between calls.
 """
 
@@ -16,8 +17,10 @@ import json
 import os
 import re
 import tempfile
+import threading
 import uuid
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +41,15 @@ ALL_DOCS = "*"
 SESSION_FORMAT = 1
 #: Per-doc cap when rendering, so one enormous doc cannot swamp the context.
 MAX_DOC_CHARS = 256 * 1024
+#: All the docs of one skill shown at once stop here: many docs must not swamp the context either.
+MAX_DOCS_CHARS = 4 * MAX_DOC_CHARS
 MAX_SESSION_BYTES = 8 * 1024 * 1024
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+#: The bodies read lately, by skill object, shared by every session: an MCP server's thousands of
+#: sessions that loaded one skill hold its text once, not once each.
+SHARED_BODIES = 64
+_SHARED: OrderedDict[Skill, str] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
 
 
 class SessionError(ValueError):
@@ -75,9 +85,18 @@ def cap_doc(text: str, unread: int = 0) -> str:
 
 
 def read_docs(skill: Skill, docs: Sequence[str]) -> list[tuple[str, str]]:
-    """(doc, capped text) for each doc, against one listing; raises KeyError or OSError."""
-    listed = doc_ids(skill)
-    return [(doc, cap_doc(*read_doc(skill, doc, listed))) for doc in docs]
+    """(doc, capped text) for each doc, against one listing, until MAX_DOCS_CHARS are shown (a note
+    stands for each doc after that); raises KeyError or OSError."""
+    listed, out, total = doc_ids(skill), [], 0
+    for doc in docs:
+        text = cap_doc(*read_doc(skill, doc, listed)) if total < MAX_DOCS_CHARS else _not_shown(total)
+        total += len(text) if total < MAX_DOCS_CHARS else 0
+        out.append((doc, text))
+    return out
+
+
+def _not_shown(total: int) -> str:
+    return f"(not shown: the docs before it fill {total} characters; select fewer docs to read it)"
 
 
 @dataclass(slots=True)
@@ -131,24 +150,37 @@ class Session:
         kept = self._bodies.get(skill.name)
         if kept is not None and kept[0] is skill:
             return kept[1]
-        text = shown(load_body(skill))  # the author's words, hidden characters spelled out as in the catalog
+        with _SHARED_LOCK:
+            text = _SHARED.get(skill)
+        if text is None:
+            text = shown(
+                load_body(skill)
+            )  # the author's words, hidden characters spelled out as in the catalog
+            with _SHARED_LOCK:
+                text = _SHARED.setdefault(skill, text)
+                while len(_SHARED) > SHARED_BODIES:
+                    _SHARED.popitem(last=False)
         self._bodies[skill.name] = (skill, text)
         return text
 
     def render_skill(self, skill: Skill) -> str:
         """Layers 2 and 3 for one skill: `[Loaded] <name>`, the body, then the selected docs."""
         docs = self.selected_docs(skill)
-        parts = [f"[Loaded] {skill.name}", "", self.body(skill).strip("\n"), ""]
-        parts.append("Docs loaded: " + (", ".join(docs) if docs else "none"))
-        listed = doc_ids(skill) if docs else {}
+        names = {d: shown(d, one_line=True) for d in docs}  # file names are the author's words too
+        parts = [f"[Loaded] {shown(skill.name, one_line=True)}", "", self.body(skill).strip("\n"), ""]
+        parts.append("Docs loaded: " + (", ".join(names.values()) if docs else "none"))
+        listed, total = doc_ids(skill) if docs else {}, 0
         for doc in docs:
             try:
-                content = cap_doc(*read_doc(skill, doc, listed))
+                content = (
+                    cap_doc(*read_doc(skill, doc, listed)) if total < MAX_DOCS_CHARS else _not_shown(total)
+                )
+                total += len(content) if total < MAX_DOCS_CHARS else 0
             except KeyError:
-                content = f"(could not read {doc}: KeyError)"
+                content = f"(could not read {names[doc]}: KeyError)"
             except OSError as e:
-                content = f"(could not read {doc}: {e.strerror or type(e).__name__})"
-            parts += ["", f"[Doc] {doc}", "", content.strip("\n")]
+                content = f"(could not read {names[doc]}: {e.strerror or type(e).__name__})"
+            parts += ["", f"[Doc] {names[doc]}", "", content.strip("\n")]
         return "\n".join(parts)
 
     # ------------------------------------------------------------ rendering

@@ -28,20 +28,35 @@ def skill_toolset(
     """
     from pydantic_ai import Tool
     from pydantic_ai.toolsets import FunctionToolset
+    from pydantic_core import SchemaValidator, core_schema
 
     s = session if session is not None else toolkit.session
-    tools = [
-        Tool.from_schema(_caller(toolkit, d.name, s), d.name, d.description, d.parameters)
-        for d in toolkit.definitions()
-    ]
+    # pydantic-ai calls a schema tool with `**arguments` unchecked: arguments that are not a JSON
+    # object (`[]`, `"x"`, `null`) raised out of the whole run. They reach `toolkit.call` instead,
+    # which answers them like any other bad arguments.
+    wrap = SchemaValidator(core_schema.no_info_plain_validator_function(_as_mapping))
+    tools = []
+    for d in toolkit.definitions():
+        tool = Tool.from_schema(_caller(toolkit, d.name, s), d.name, d.description, d.parameters)
+        tool.function_schema.validator = wrap
+        tools.append(tool)
     if not instructions:
         return FunctionToolset(tools)
     return FunctionToolset(tools, instructions=lambda: toolkit.system_message(s))
 
 
+#: the one keyword under which arguments that are not an object travel to `_caller`
+_RAW = "\0arguments"
+
+
+def _as_mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {_RAW: value}
+
+
 def _caller(toolkit: Toolkit, name: str, session: Session) -> Any:
     def call(**arguments: Any) -> str:
-        return toolkit.call(name, arguments, session=session).content
+        raw = arguments[_RAW] if arguments.keys() == {_RAW} else arguments
+        return toolkit.call(name, raw, session=session).content
 
     call.__name__ = name
     return call

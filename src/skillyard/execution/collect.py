@@ -168,7 +168,7 @@ def detect_mime(data: bytes, name: str, *, complete: bool = True) -> tuple[str, 
     guessed, _ = mimetypes.guess_type(name)
     stripped = text.lstrip()
     if complete and stripped[:1] in ("{", "["):
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, RecursionError):  # a command's file may nest past the limit
             json.loads(text)
             return "application/json", True
     if guessed and (

@@ -118,6 +118,8 @@ WATCH_DEBOUNCE_MS = 300
 SKILL_TEMPLATE = "skill://{skill}/{+path}"
 #: resources/subscribe entries one handshake-era connection may hold
 MAX_SUBSCRIPTIONS = 1024
+#: seconds a handshake-era connection may take to accept one notification before it is skipped
+NOTIFY_TIMEOUT_S = 2.0
 #: completion/complete answers at most this many values (the protocol's limit)
 MAX_COMPLETIONS = 100
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -485,7 +487,7 @@ class SkillyardServer(MCPServer):
         return Resource(
             uri=skill_uri(skill.name, rel),
             name=skill.name if is_main else rel,
-            description=skill.description if is_main else None,
+            description=shown(skill.description) if is_main else None,
             mime_type=mime_type(rel),
             size=size,
         )
@@ -524,11 +526,13 @@ class SkillyardServer(MCPServer):
         prompts = [
             Prompt(
                 name=s.name,
-                description=s.description,
+                description=shown(s.description),
                 arguments=[
                     PromptArgument(
                         name="arguments",
-                        description=s.argument_hint or "Arguments for the skill, as typed after the command",
+                        description=shown(
+                            s.argument_hint or "Arguments for the skill, as typed after the command"
+                        ),
                         required=False,
                     )
                 ],
@@ -579,9 +583,12 @@ class SkillyardServer(MCPServer):
             body = shown(load_body(skill))  # hidden characters spelled out, as in every other surface
         except Exception as e:
             raise MCPError(INTERNAL_ERROR, f"Cannot read skill {skill.name}: {type(e).__name__}") from None
-        text = substitute(body, args, names=skill.arguments, skill_dir=str(skill.root))
+        try:
+            text = substitute(body, args, names=skill.arguments, skill_dir=str(skill.root))
+        except ValueError as e:
+            raise MCPError(INVALID_PARAMS, f"Prompt argument 'arguments': {e}") from None
         return GetPromptResult(
-            description=skill.description,
+            description=shown(skill.description),
             messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))],
         )
 
@@ -651,6 +658,8 @@ class SkillyardServer(MCPServer):
                 for i in changed:
                     await self._notify_legacy(_LIST_METHODS[i][0], None)
             kinds = [("tools", "resources", "prompts")[i] for i in changed]
+            if not kinds:  # a reload that changed nothing is news to nobody (any client may ask for one)
+                return
             log_params = {
                 "level": "info",
                 "logger": "skillyard",
@@ -662,18 +671,28 @@ class SkillyardServer(MCPServer):
         self, method: str, params: dict[str, Any] | None, uri: str | None = None, level: str | None = None
     ) -> None:
         """One notification to every initialized handshake-era connection; with `uri`, to its subscribers
-        only; with `level` (a log message), to those that asked for that level with logging/setLevel."""
-        for connection in list(self._legacy_connections):
-            if not getattr(connection, "initialized", None) or not connection.initialized.is_set():
-                continue
-            if uri is not None and uri not in connection.state.get("skillyard.subscriptions", ()):
-                continue
-            if level is not None and not _wants_level(connection, level):
-                continue
-            try:
-                await connection.outbound.notify(method, params)
-            except Exception:  # a closed connection must not stop the others
-                self._legacy_connections.discard(connection)
+        only; with `level` (a log message), to those that asked for that level with logging/setLevel.
+
+        All at once, each given NOTIFY_TIMEOUT_S: a client that stops reading its stream fills it, and
+        waiting on it held every other client's reload, enable, disable and install (and the watcher)."""
+
+        async def one(connection: Any) -> None:
+            with anyio.move_on_after(NOTIFY_TIMEOUT_S) as late:
+                try:
+                    await connection.outbound.notify(method, params)
+                except Exception:  # a closed connection must not stop the others
+                    self._legacy_connections.discard(connection)
+            if late.cancelled_caught:
+                self._legacy_connections.discard(connection)  # back with its next request
+
+        async with anyio.create_task_group() as tg:
+            for connection in list(self._legacy_connections):
+                if not getattr(connection, "initialized", None) or not connection.initialized.is_set():
+                    continue
+                if uri is not None and uri not in connection.state.get("skillyard.subscriptions", ()):
+                    continue
+                if level is None or _wants_level(connection, level):
+                    tg.start_soon(one, connection)
 
     async def reload(self, changed: list[str] | None = None) -> None:
         """Re-scan the registry off the event loop, then notify clients of what changed.
@@ -777,8 +796,8 @@ class SkillyardServer(MCPServer):
 
         from mcp.shared.exceptions import MCPDeprecationWarning
 
-        try:
-            with warnings.catch_warnings():
+        try:  # bounded as notifications are: a client not reading its stream must not hold its answer
+            with warnings.catch_warnings(), anyio.move_on_after(NOTIFY_TIMEOUT_S):
                 warnings.simplefilter("ignore", MCPDeprecationWarning)
                 await session.send_log_message(level=level, data=data, logger="skillyard")  # type: ignore[arg-type]
         except Exception:  # the log is a courtesy; the result still goes out
@@ -806,7 +825,9 @@ class SkillyardServer(MCPServer):
         name, value = params.argument.name, params.argument.value
         given = (params.context.arguments if params.context is not None else None) or {}
         candidates: list[str] = []
-        if ref.type == "ref/prompt":
+        if ref.type == "ref/prompt" and ref.name == CATALOG_PROMPT:
+            pass  # a listed prompt whose `query` has nothing to offer
+        elif ref.type == "ref/prompt":
             skill = self.catalog.served_skill(ref.name) if isinstance(ref.name, str) else None
             if skill is None or not self._prompt_skill(skill):
                 raise MCPError(INVALID_PARAMS, f"Unknown prompt: {str(ref.name)[:200]}")
@@ -951,8 +972,8 @@ def _tool_result(res: Any, sid: str) -> CallToolResult:
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False)
     structured: dict[str, Any] | None = None
-    if text.lstrip().startswith("{"):  # an object, when it parses at all
-        with suppress(ValueError):
+    if text.lstrip().startswith("{"):  # an object, when it parses at all (a command's output may not)
+        with suppress(ValueError, RecursionError):
             structured = json.loads(text)
     return CallToolResult(
         content=[TextContent(type="text", text=text)],

@@ -17,6 +17,7 @@ from mcp import MCPError
 from mcp.server.extension import Extension, MethodBinding
 from mcp_types import INVALID_PARAMS, PaginatedRequestParams, RequestParams
 
+from skillyard._shown import shown
 from skillyard.mcp.catalog import (
     DIRECTORY_MIME,
     SKILL_FILE,
@@ -133,7 +134,7 @@ class SkillsExtension(Extension):
             if size is not None:  # directories have none
                 item["size"] = size
             if rel == SKILL_FILE and not is_dir:
-                item["description"] = skill.description
+                item["description"] = shown(skill.description)
             resources.append(item)
         # 2026-era clients validate the SEP-2549 freshness hints on this result too
         result = self._result(resources=resources)

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from skillyard._shown import shown
 from skillyard.model import BUILTIN_TOOL_NAMES, Diagnostic, Skill, ToolSpec
 from skillyard.toml_tools.invocation import tool_schema
 
@@ -110,6 +111,17 @@ def plan_tool_names(
 
 
 def tool_definition(name: str, skill: Skill, spec: ToolSpec) -> dict[str, Any]:
-    """Provider-neutral definition: name, description (naming the skill) and JSON schema."""
+    """Provider-neutral definition: name, description (naming the skill) and JSON schema; the author's
+    words (descriptions, defaults, enum values) with hidden characters spelled out (`shown`), as in every
+    other surface: an enum value that hid some can then never be chosen."""
     desc = spec.description.strip() or f"Run the '{spec.name}' command"
-    return {"name": name, "description": f"{desc} (skill: {skill.name})", "parameters": tool_schema(spec)}
+    params = _shown_values(tool_schema(spec))
+    return {"name": name, "description": shown(f"{desc} (skill: {skill.name})"), "parameters": params}
+
+
+def _shown_values(value: Any) -> Any:
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, list):
+        return [_shown_values(v) for v in value]
+    return {k: _shown_values(v) for k, v in value.items()} if isinstance(value, dict) else value

@@ -19,6 +19,9 @@ _TOKEN = re.compile(
     r"|\$(?P<num>\d+)"
     r"|\$(?P<name>[A-Za-z_][A-Za-z0-9_-]*)"
 )
+#: How much longer than the body the arguments may make it: a body of many placeholders and a long
+#: argument would otherwise multiply (4 MiB of `$0` and 1,000 characters make 2 GB)
+MAX_GROWTH_CHARS = 1024 * 1024
 
 
 def split_arguments(raw: str) -> list[str]:
@@ -36,12 +39,22 @@ def substitute_arguments(
     names: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
 ) -> str:
-    """`body` with the arguments filled in; `ARGUMENTS: <raw>` appended when the body has no `$ARGUMENTS`."""
+    """`body` with the arguments filled in; `ARGUMENTS: <raw>` appended when the body has no `$ARGUMENTS`.
+    A ValueError when that would make the body more than MAX_GROWTH_CHARS longer."""
     positional = split_arguments(raw)
     named = {n: (positional[i] if i < len(positional) else "") for i, n in enumerate(names)}
     env = env or {}
+    grown = 0
 
     def repl(m: re.Match[str]) -> str:
+        nonlocal grown
+        out = value(m)
+        grown += len(out) - len(m.group(0))
+        if grown > MAX_GROWTH_CHARS:
+            raise ValueError(f"the arguments make the instructions over {MAX_GROWTH_CHARS} characters longer")
+        return out
+
+    def value(m: re.Match[str]) -> str:
         text = m.group(0)
         if text == "\\$":
             return "$"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
+from skillyard._shown import shown
+
 if TYPE_CHECKING:
     from skillyard.model import Skill
     from skillyard.registry import Registry
@@ -37,7 +39,9 @@ def usable_skill(registry: Registry, name: str) -> Skill:
         raise Unavailable("missing", f"unknown skill: {name}{tail}")
     elig = registry.eligibility(skill)
     if not elig.eligible:
-        reasons = "; ".join(elig.reasons) or "not eligible on this host"
+        reasons = (
+            shown("; ".join(elig.reasons), one_line=True) or "not eligible on this host"
+        )  # an author's names
         raise Unavailable("ineligible", f"skill '{name}' is not available: {reasons}")
     if skill.disable_model_invocation:
         raise Unavailable(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from skillyard._shown import shown
 from skillyard.session import ALL_DOCS, order_docs, read_docs
 from skillyard.skill_files import list_docs
 from skillyard.tools.base import ToolDef, ToolResult, json_error, json_text, object_schema, text_error
@@ -89,8 +90,12 @@ class DisclosureTools:
         unknown = [d for d in docs if d not in available]
         if unknown:
             listing = ", ".join(available) if available else "none"
-            raise Unavailable(
-                "doc", f"unknown doc for skill '{skill.name}': {unknown[0]} (available: {listing})"
+            raise Unavailable(  # file names are an author's words: one line, every character shown
+                "doc",
+                shown(
+                    f"unknown doc for skill '{skill.name}': {unknown[0]} (available: {listing})",
+                    one_line=True,
+                ),
             )
         return order_docs(available, docs)
 

@@ -98,7 +98,10 @@ class InvokeTools:
         raw = args.get("args")
         if raw is not None:
             env = {"CLAUDE_SKILL_DIR": base_dir, "CLAUDE_SESSION_ID": session.session_id}
-            body = substitute_arguments(body, raw, names=skill.arguments, env=env)
+            try:
+                body = substitute_arguments(body, raw, names=skill.arguments, env=env)
+            except ValueError as e:
+                return ToolResult(f'Skill "{name}": {e}', True, f"skill: {name} arguments too long")
         messages = [
             {
                 "type": "text",

@@ -75,9 +75,13 @@ class RunTool:
         return self._runner
 
     def _lookup(self, name: str) -> Any:
-        """skill:// inputs may only read eligible skills whose scripts may run (not a remote's)."""
-        skill = self.registry.get(name) if self.registry.is_eligible(name) else None
-        return skill if skill is not None and skill.runnable else None  # a remote's files stay out too
+        """skill:// inputs may only read skills the model may load (eligible, not user-only) whose
+        scripts may run (not a remote's)."""
+        try:
+            skill = usable_skill(self.registry, name)
+        except Unavailable:
+            return None
+        return skill if skill.runnable else None  # a remote's files stay out too
 
     def writable_roots(self) -> list[tuple[str, Path]]:
         """Where the model can put files through skill_run: never an install source for it.
