@@ -386,7 +386,6 @@ _ISSUERS = tuple(
     for store, hosts in (
         (r"gcloud", r"(?:oauth2|sts|iamcredentials)\.googleapis\.com|(?:accounts|oauth2)\.google\.com"),
         (r"\.azure\b", r"login\.microsoftonline\.com"),
-        (r"gh/hosts", r"api\.github\.com"),
     )
 )
 
@@ -395,6 +394,14 @@ def _issued_by(what: str, dest: str) -> bool:
     """Whether `dest` is a sign-in or token endpoint of the issuer of the store `what`."""
     host = host_of(dest)
     return any(store.search(what) and hosts.match(host) for store, hosts in _ISSUERS)
+
+
+def exchanged(src: Source, dest: str, line: int) -> Source | None:
+    """What a token endpoint answers for the store `src` sent to it: an access token for the same
+    account, weighed like `gcloud auth print-access-token` (its own service, else critical)."""
+    if not (src.strong and _issued_by(src.what, dest)):
+        return None
+    return Source(f"an access token exchanged for {src.what}", line, False, src.steps())
 
 
 def _service(what: str) -> re.Pattern[str] | None:
@@ -421,7 +428,11 @@ def own_service(what: str, dest: str) -> bool | None:
 
 
 def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
-    if kind == "secret-network" and src is not None and src.what.startswith("the output of `"):
+    if (
+        kind == "secret-network"
+        and src is not None
+        and src.what.startswith(("the output of `", "an access token"))
+    ):
         dest = text.rsplit(" to ", 1)[-1] if " to " in text else ""
         if own_service(src.what, dest) is False:
             sev = "critical"  # `gh auth token` sent to a host that is not GitHub's
