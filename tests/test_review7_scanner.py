@@ -176,3 +176,11 @@ def test_a_readme_block_shown_as_a_layout_still_passes(tmp_path: Path) -> None:
     ):
         files = {"setup/guide.md": _GUIDE.format(intro=intro)}
         assert "SY-DL-001" not in blocked(tmp_path / str(i), files, _READS), intro
+
+
+def test_miner_names_in_a_ci_matrix_block(tmp_path: Path) -> None:
+    workflow = (
+        "jobs:\n  b:\n    strategy:\n      matrix:\n        tool: [xmrig, cpuminer]\n    steps:\n"
+        "      - run: ./${{ matrix.tool }} -o 203.0.113.9:3333 -u W\n"
+    )
+    assert "SY-MIN-001" in blocked(tmp_path, {".github/workflows/b.yml": workflow})
