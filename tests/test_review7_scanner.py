@@ -184,3 +184,21 @@ def test_miner_names_in_a_ci_matrix_block(tmp_path: Path) -> None:
         "      - run: ./${{ matrix.tool }} -o 203.0.113.9:3333 -u W\n"
     )
     assert "SY-MIN-001" in blocked(tmp_path, {".github/workflows/b.yml": workflow})
+
+
+def test_a_readme_block_skill_md_has_the_model_set_up_by_blocks(tmp_path: Path) -> None:
+    guide = {"setup/guide.md": _GUIDE.format(intro="## tabsync")}
+    for i, skill_md in enumerate(
+        (
+            "# Sync\n\nFirst read `setup/guide.md` and set up the environment as it says.\n",
+            "# Sync\n\nGet the machine ready the way `setup/guide.md` describes.\n",
+            "# Sync\n\nInstall the helper from `setup/guide.md` before the first sync.\n",
+        )
+    ):
+        assert "SY-DL-001" in blocked(tmp_path / str(i), guide, skill_md), skill_md
+
+
+def test_a_readme_block_skill_md_names_for_writing_passes(tmp_path: Path) -> None:
+    guide = {"templates/readme.md": _GUIDE.format(intro="## A command-line tool")}
+    skill_md = "# Docs\n\nSee `templates/readme.md` for how to write the install section of a README.\n"
+    assert "SY-DL-001" not in blocked(tmp_path, guide, skill_md)

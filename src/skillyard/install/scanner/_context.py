@@ -460,7 +460,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
         reference,
         quoted=quoted,
         instructs=instructs,
-        followed=skill_md or named,
+        followed=skill_md or named or f"{_SETUP_MARK}{rel}" in referenced,
         own_name=own,
         own_author=author,
     )
@@ -627,6 +627,13 @@ _PATH_TOKEN = re.compile(r"(?<![\w/.-])((?:\./)?(?:[\w.-]+/)+[\w.-]+\.\w{1,5})\b
 _FOLLOW_MARK = "\x00follow:"
 #: ... and one on a line that tells it not to run anything from them.
 _QUOTE_MARK = "\x00quote:"
+#: ... and one on a line that has the model set something up by it ("set up as it says").
+_SETUP_MARK = "\x00setup:"
+_SETUP = re.compile(
+    r"\b(?:set(?:ting)?\s+(?:\w+\s+){0,2}?up|setup|prepare|configure|get\s+(?:\w+\s+){1,2}?ready"
+    r"|(?:as|the\s+way)\s+it\s+(?:says|describes|shows|explains)|according\s+to)\b",
+    re.I,
+)
 #: ... and the skill's own name, from its front matter.
 _NAME_MARK = "\x00name:"
 _FRONT_NAME = re.compile(r"\A---[^\n]*\n(?:[^\n]*\n)*?name:\s*[\"']?([\w.-]+)")
@@ -677,9 +684,13 @@ def referenced_paths(text: str) -> set[str]:
             hits = hits if all(hits) else []
         follow = not all(hits) if hits else False
         quote = any(hits) and not follow
+        words = _PATH_TOKEN.sub(" ", line)
+        setup = bool(_SETUP.search(words)) or bool(_INSTALL_FROM.search(words))
         for m in _PATH_TOKEN.finditer(line):
             path = m.group(1).removeprefix("./")
             out.add(path)
+            if setup:
+                out.add(f"{_SETUP_MARK}{path}")
             if follow:
                 out.add(f"{_FOLLOW_MARK}{path}")
             elif quote:
