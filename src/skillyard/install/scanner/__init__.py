@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import errno
 import fnmatch
 import hashlib
@@ -1602,14 +1603,8 @@ def _runs_a_member(
     bases = {n.rsplit("/", 1)[-1] for n in names}
     name = rf"(?<![\w.-])(?:{'|'.join(re.escape(b) for b in bases)})(?![\w-])"
     pat = re.compile(rf"{_RUNS_FILE}[^\n]{{0,120}}{name}", re.I)
-    named: re.Pattern[str] | None = None
-    if samples:
-        copied = rf"\b(?:cp|mv|copy\w*|move|rename)\b[^\n]{{0,120}}{name}[^\n]{{0,120}}\.(?:py|sh|bash|js|mjs|cjs|rb|pl|php|ps1)\b"
-        pat = re.compile(rf"{pat.pattern}|{name}[^\n]{{0,120}}{_RUNS_FILE}|{copied}", re.I)
-        folders = {n.rsplit("/", 1)[0] for n in names if "/" in n}
-        named = re.compile(
-            rf"(?<![\w.-])(?:{'|'.join(re.escape(x) for x in sorted(bases | folders))})(?![\w-])"
-        )
+    folders = {n.rsplit("/", 1)[0] for n in names if "/" in n}
+    named = re.compile(rf"(?<![\w.-])(?:{'|'.join(re.escape(x) for x in sorted(bases | folders))})(?![\w-])")
     for rel, full, st in entries[:MAX_PROJECT_FILES]:
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or rel in skip:
             continue
@@ -1618,9 +1613,46 @@ def _runs_a_member(
         except OSError:
             continue
         text = data.decode("utf-8", "replace")
-        if b"\x00" not in data[:8192] and (
-            pat.search(text) or (named is not None and _EVALS.search(text) and named.search(text))
-        ):
+        if b"\x00" in data[:8192]:
+            continue
+        if _runs_sample(text, re.compile(name.lower()), named) if samples else pat.search(text):
+            return True
+    return False
+
+
+_COPIES = re.compile(r"\b(?:cp|mv|copy\w*|move|rename)\b")
+_CODE_NAME = re.compile(r"[\w-]\.(?:py|sh|bash|js|mjs|cjs|rb|pl|php|ps1)\b")
+_RUNS_LOWER = re.compile(_RUNS_FILE.lower())
+
+
+def _runs_sample(text: str, name: re.Pattern[str], named: re.Pattern[str]) -> bool:
+    """A sample named after or before what runs it on its line (`sh x.txt`, `cat x.txt | sh`),
+    copied to a program (`cp x.txt x.py`), or named (or its folder) in a file that evaluates text
+    anywhere. Positions are found once (in lower case, without case-folding matches) and paired
+    by distance, so the cost stays linear on long lines."""
+    if _EVALS.search(text) and named.search(text):
+        return True
+    low = text.lower()
+    spots = [(m.start(), m.end()) for m in name.finditer(low)]
+    if not spots:
+        return False
+    hits = [m.span() for m in _RUNS_LOWER.finditer(low)]
+    runs, ran = [a for a, _ in hits], [b for _, b in hits]
+    copies = [m.end() for m in _COPIES.finditer(low)]
+    codes = [m.end() for m in _CODE_NAME.finditer(low)]
+
+    def near(a: int, b: int) -> bool:
+        return 0 <= b - a <= 120 and "\n" not in low[a:b]
+
+    for start, end in spots:
+        k = bisect.bisect_left(runs, end)
+        if k < len(runs) and near(end, runs[k]):
+            return True
+        k = bisect.bisect_right(ran, start) - 1
+        if k >= 0 and near(ran[k], start):
+            return True
+        i, j = bisect.bisect_right(copies, start) - 1, bisect.bisect_right(codes, end)
+        if i >= 0 and j < len(codes) and near(copies[i], start) and near(end, codes[j]):
             return True
     return False
 
