@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import errno
 import fnmatch
 import hashlib
@@ -1485,7 +1486,7 @@ def _scan_path(
     if (
         bidi is not None
         and ctx.samples
-        and _runs_a_member(root, entries, sorted(ctx.samples), set(ctx.samples))
+        and _runs_a_member(root, entries, sorted(ctx.samples), set(ctx.samples), samples=True)
     ):
         # a sample text some file of the skill runs is code: its bidi controls weigh in full
         sev = policy.severity_for(bidi.id, bidi.severity)
@@ -1540,6 +1541,11 @@ MAX_FIXTURE_BYTES = 64 * 1024
 #: General unpackers given a password on the same line: the "unpack with password X" lure.
 _UNPACKS = re.compile(r"\bunzip\b|\b7z[a-z]?\s+[xe]\b|\bbsdtar\b|\btar\s+-?\w*x", re.I)
 #: Words that run a file named next to them.
+#: Calls that run text as code (a sample read into a name and evaluated lines later).
+_EVALS = re.compile(
+    r"(?<![\w.])(?:exec|eval|compile|execfile)\s*\(|\b(?:run_path|runInThisContext|runInNewContext)\s*\("
+    r"|\bnew\s+Function\s*\("
+)
 _RUNS_FILE = (
     r"\b(?:sh|bash|zsh|source|python[\d.]*|node|perl|ruby|pwsh|powershell|exec|execfile|run_path|runpy"
     r"|subprocess|system|spawn|chmod|eval|import_module|Popen|check_call|check_output)\b"
@@ -1583,15 +1589,22 @@ def _protected_fixtures(root: Path, entries: list[tuple[str, Path, os.stat_resul
 
 
 def _runs_a_member(
-    root: Path, entries: list[tuple[str, Path, os.stat_result]], names: list[str], skip: set[str]
+    root: Path,
+    entries: list[tuple[str, Path, os.stat_result]],
+    names: list[str],
+    skip: set[str],
+    samples: bool = False,
 ) -> bool:
     """Whether any text file of the skill (its tests too) runs a file named like a fixture's
     member (`sh /tmp/x/notes.txt` after unpacking it): then the fixture is a payload, whatever
-    it is called."""
+    it is called. `samples`: test sample texts, also run when a line names one before what runs
+    it (`cat x.txt | sh`, copied to `x.py`), or when a file naming one or its folder (a glob)
+    evaluates text anywhere (`code = open(p).read()` … `exec(code)`)."""
     bases = {n.rsplit("/", 1)[-1] for n in names}
-    pat = re.compile(
-        rf"{_RUNS_FILE}[^\n]{{0,120}}(?<![\w.-])(?:{'|'.join(re.escape(b) for b in bases)})(?![\w-])", re.I
-    )
+    name = rf"(?<![\w.-])(?:{'|'.join(re.escape(b) for b in bases)})(?![\w-])"
+    pat = re.compile(rf"{_RUNS_FILE}[^\n]{{0,120}}{name}", re.I)
+    folders = {n.rsplit("/", 1)[0] for n in names if "/" in n}
+    named = re.compile(rf"(?<![\w.-])(?:{'|'.join(re.escape(x) for x in sorted(bases | folders))})(?![\w-])")
     for rel, full, st in entries[:MAX_PROJECT_FILES]:
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES or rel in skip:
             continue
@@ -1599,7 +1612,47 @@ def _runs_a_member(
             data = _read_for_scan(full, rel, root).data
         except OSError:
             continue
-        if b"\x00" not in data[:8192] and pat.search(data.decode("utf-8", "replace")):
+        text = data.decode("utf-8", "replace")
+        if b"\x00" in data[:8192]:
+            continue
+        if _runs_sample(text, re.compile(name.lower()), named) if samples else pat.search(text):
+            return True
+    return False
+
+
+_COPIES = re.compile(r"\b(?:cp|mv|copy\w*|move|rename)\b")
+_CODE_NAME = re.compile(r"[\w-]\.(?:py|sh|bash|js|mjs|cjs|rb|pl|php|ps1)\b")
+_RUNS_LOWER = re.compile(_RUNS_FILE.lower())
+
+
+def _runs_sample(text: str, name: re.Pattern[str], named: re.Pattern[str]) -> bool:
+    """A sample named after or before what runs it on its line (`sh x.txt`, `cat x.txt | sh`),
+    copied to a program (`cp x.txt x.py`), or named (or its folder) in a file that evaluates text
+    anywhere. Positions are found once (in lower case, without case-folding matches) and paired
+    by distance, so the cost stays linear on long lines."""
+    if _EVALS.search(text) and named.search(text):
+        return True
+    low = text.lower()
+    spots = [(m.start(), m.end()) for m in name.finditer(low)]
+    if not spots:
+        return False
+    hits = [m.span() for m in _RUNS_LOWER.finditer(low)]
+    runs, ran = [a for a, _ in hits], [b for _, b in hits]
+    copies = [m.end() for m in _COPIES.finditer(low)]
+    codes = [m.end() for m in _CODE_NAME.finditer(low)]
+
+    def near(a: int, b: int) -> bool:
+        return 0 <= b - a <= 120 and "\n" not in low[a:b]
+
+    for start, end in spots:
+        k = bisect.bisect_left(runs, end)
+        if k < len(runs) and near(end, runs[k]):
+            return True
+        k = bisect.bisect_right(ran, start) - 1
+        if k >= 0 and near(ran[k], start):
+            return True
+        i, j = bisect.bisect_right(copies, start) - 1, bisect.bisect_right(codes, end)
+        if i >= 0 and j < len(codes) and near(copies[i], start) and near(end, codes[j]):
             return True
     return False
 

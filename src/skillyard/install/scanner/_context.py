@@ -460,7 +460,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
         reference,
         quoted=quoted,
         instructs=instructs,
-        followed=skill_md or named,
+        followed=skill_md or named or f"{_SETUP_MARK}{rel}" in referenced,
         own_name=own,
         own_author=author,
     )
@@ -473,7 +473,9 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     if not md:
         return ctx
     lines = text.split("\n")
-    fence: tuple[str, str, int, bool] | None = None  # (marker, lang, first body line, example)
+    fence: tuple[str, str, int, bool, bool] | None = (
+        None  # (marker, lang, first body line, example, told to run)
+    )
     body: list[str] = []
     in_comment = False
     watching = False
@@ -546,7 +548,7 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
                 ctx.example_lines.add(i)
             if fence[1] in DATA_LANGS:
                 ctx.data_fence_lines.add(i)
-            if fence[1] in DOC_LANGS:
+            if fence[1] in DOC_LANGS and not (fence[4] and fence[1] not in DATA_LANGS):
                 ctx.doc_fence_lines.add(i)
             if fence[1] in SHELL_LANGS | PYTHON_LANGS | _HASH_LANGS:
                 if _CODE_COMMENT.match(line):
@@ -558,7 +560,9 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
         m = _FENCE.match(line)
         if m:
             intro = " ".join(lines[max(0, i - 4) : i - 1])
-            fence = (m.group(1), m.group(2).lower(), i + 1, bool(_EXAMPLE_MARK.search(intro)))
+            # a README the lines before tell the model to install from or run is no document shown
+            told = any(not n for n in _follow_hits(intro)) or bool(_INSTALL_FROM.search(intro))
+            fence = (m.group(1), m.group(2).lower(), i + 1, bool(_EXAMPLE_MARK.search(intro)), told)
             ctx.kinds[i] = "fence"
             continue
         bare = INLINE_CODE.sub("", line)
@@ -623,11 +627,19 @@ _PATH_TOKEN = re.compile(r"(?<![\w/.-])((?:\./)?(?:[\w.-]+/)+[\w.-]+\.\w{1,5})\b
 _FOLLOW_MARK = "\x00follow:"
 #: ... and one on a line that tells it not to run anything from them.
 _QUOTE_MARK = "\x00quote:"
+#: ... and one on a line that has the model set something up by it ("set up as it says").
+_SETUP_MARK = "\x00setup:"
+_SETUP = re.compile(
+    r"\b(?:set(?:ting)?\s+(?:\w+\s+){0,2}?up|setup|prepare|configure|get\s+(?:\w+\s+){1,2}?ready"
+    r"|(?:as|the\s+way)\s+it\s+(?:says|describes|shows|explains)|according\s+to)\b",
+    re.I,
+)
 #: ... and the skill's own name, from its front matter.
 _NAME_MARK = "\x00name:"
 _FRONT_NAME = re.compile(r"\A---[^\n]*\n(?:[^\n]*\n)*?name:\s*[\"']?([\w.-]+)")
 #: The skill's declared author (`metadata.author`), read inside the front matter only.
 _FRONT_AUTHOR = re.compile(r"\A---[^\n]*\n(?:(?!---)[^\n]*\n)*?[ \t]*author:[ \t]*[\"']?([\w.-]+)")
+_INSTALL_FROM = re.compile(r"\binstall\b(?![\w-]*\s+(?:section|step|instructions|guide|part)s?\b)", re.I)
 _FOLLOW = re.compile(
     r"\b(?:run|runs|execute|follow|apply|perform|carry\s+out|do\s+what|steps?\s+in|instructions?\s+in|as\s+described\s+in)\b",
     re.IGNORECASE,
@@ -672,9 +684,13 @@ def referenced_paths(text: str) -> set[str]:
             hits = hits if all(hits) else []
         follow = not all(hits) if hits else False
         quote = any(hits) and not follow
+        words = _PATH_TOKEN.sub(" ", line)
+        setup = bool(_SETUP.search(words)) or bool(_INSTALL_FROM.search(words))
         for m in _PATH_TOKEN.finditer(line):
             path = m.group(1).removeprefix("./")
             out.add(path)
+            if setup:
+                out.add(f"{_SETUP_MARK}{path}")
             if follow:
                 out.add(f"{_FOLLOW_MARK}{path}")
             elif quote:

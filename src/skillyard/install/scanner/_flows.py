@@ -378,23 +378,36 @@ _SERVICES = tuple(
 )
 
 
-#: The sign-in and token endpoints of a credential store's issuer: the store's content is sent
+#: The token endpoints of a credential store's issuer (host and path): the store's content is sent
 #: there by design (a refresh token exchanged for an access token), never to the service's other
-#: hosts, where anyone can own a bucket or a page.
+#: hosts, where anyone can own a bucket or a page, nor to its sign-in pages, whose `redirect_uri`
+#: carries what they are sent to a host of the sender's choosing.
 _ISSUERS = tuple(
-    (re.compile(store), re.compile(rf"^(?:{hosts})$"))
-    for store, hosts in (
-        (r"gcloud", r"(?:oauth2|sts|iamcredentials)\.googleapis\.com|(?:accounts|oauth2)\.google\.com"),
-        (r"\.azure\b", r"login\.microsoftonline\.com"),
-        (r"gh/hosts", r"api\.github\.com"),
+    (re.compile(store), re.compile(rf"^(?:https://)?(?:{paths})/?(?:[?#]|$)", re.I))
+    for store, paths in (
+        (
+            r"gcloud",
+            r"oauth2\.googleapis\.com/token|sts\.googleapis\.com/v1(?:beta)?/token"
+            r"|iamcredentials\.googleapis\.com/v1/projects/[^/?#\s]+/serviceAccounts/[^/?#\s]+"
+            r":generate(?:Access|Id)Token|accounts\.google\.com/o/oauth2/token",
+        ),
+        (r"\.azure\b", r"login\.microsoftonline\.com/[\w.-]+/oauth2/(?:v2\.0/)?token"),
     )
 )
 
 
 def _issued_by(what: str, dest: str) -> bool:
-    """Whether `dest` is a sign-in or token endpoint of the issuer of the store `what`."""
-    host = host_of(dest)
-    return any(store.search(what) and hosts.match(host) for store, hosts in _ISSUERS)
+    """Whether `dest` is a token endpoint of the issuer of the store `what`."""
+    url = dest.strip().strip("\"'")
+    return any(store.search(what) and paths.match(url) for store, paths in _ISSUERS)
+
+
+def exchanged(src: Source, dest: str, line: int) -> Source | None:
+    """What a token endpoint answers for the store `src` sent to it: an access token for the same
+    account, weighed like `gcloud auth print-access-token` (its own service, else critical)."""
+    if not (src.strong and _issued_by(src.what, dest)):
+        return None
+    return Source(f"an access token exchanged for {src.what}", line, False, src.steps())
 
 
 def _service(what: str) -> re.Pattern[str] | None:
@@ -421,7 +434,11 @@ def own_service(what: str, dest: str) -> bool | None:
 
 
 def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
-    if kind == "secret-network" and src is not None and src.what.startswith("the output of `"):
+    if (
+        kind == "secret-network"
+        and src is not None
+        and src.what.startswith(("the output of `", "an access token"))
+    ):
         dest = text.rsplit(" to ", 1)[-1] if " to " in text else ""
         if own_service(src.what, dest) is False:
             sev = "critical"  # `gh auth token` sent to a host that is not GitHub's

@@ -28,6 +28,7 @@ from skillyard.install.scanner._flows import (
     cli_source,
     combine,
     destroys,
+    exchanged,
     flow,
     popped,
     secret_path,
@@ -541,8 +542,16 @@ class _Reader:
                     if what := cli_secret(cmd.split()):
                         yield cli_source(what, x.start_point[0] + 1)
                 if q in _NET or q in _GET:
-                    # a request's answer is what the server sent back, not what went into the request
-                    # (a refresh token exchanged for an access token); the send itself is its own flow
+                    # a request's answer is what the server sent back, not what went into the request;
+                    # the send itself is its own flow. An issuer's token endpoint answers a fresh token.
+                    url = (
+                        self.fold(args.named_children[0])
+                        if args is not None and args.named_children
+                        else None
+                    )
+                    s = self.source(args) if url and args is not None else None
+                    if s is not None and (token := exchanged(s, url or "", x.start_point[0] + 1)) is not None:
+                        yield token
                     continue
             stack.extend(x.named_children)
 
