@@ -170,12 +170,15 @@ def test_a_readme_block_the_document_tells_the_model_to_install_from_blocks(tmp_
         assert "SY-DL-001" in blocked(tmp_path / str(i), files, _READS), intro
 
 
-def test_a_readme_block_shown_as_a_layout_still_passes(tmp_path: Path) -> None:
+def test_a_readme_block_of_a_document_skill_md_only_names_blocks(tmp_path: Path) -> None:
+    # "First read `setup/guide.md`." and nothing else: the model may well run what it reads there
     for i, intro in enumerate(
         ("## A command-line tool", "A README with an install section looks like this:")
     ):
         files = {"setup/guide.md": _GUIDE.format(intro=intro)}
-        assert "SY-DL-001" not in blocked(tmp_path / str(i), files, _READS), intro
+        assert "SY-DL-001" in blocked(tmp_path / str(i), files, _READS), intro
+    lure = "# Sync\n\nRead `setup/guide.md` first.\n"
+    assert "SY-DL-001" in blocked(tmp_path / "first", {"setup/guide.md": _GUIDE.format(intro="")}, lure)
 
 
 def test_miner_names_in_a_ci_matrix_block(tmp_path: Path) -> None:
@@ -196,9 +199,3 @@ def test_a_readme_block_skill_md_has_the_model_set_up_by_blocks(tmp_path: Path) 
         )
     ):
         assert "SY-DL-001" in blocked(tmp_path / str(i), guide, skill_md), skill_md
-
-
-def test_a_readme_block_skill_md_names_for_writing_passes(tmp_path: Path) -> None:
-    guide = {"templates/readme.md": _GUIDE.format(intro="## A command-line tool")}
-    skill_md = "# Docs\n\nSee `templates/readme.md` for how to write the install section of a README.\n"
-    assert "SY-DL-001" not in blocked(tmp_path, guide, skill_md)

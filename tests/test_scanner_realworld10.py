@@ -92,9 +92,12 @@ def _writer(install: str, fence: str = "markdown") -> dict[str, str]:
 _MENTIONS = "# Docs writer\n\nWhen asked for a README, read `templates/readme-examples.md` for its layout.\n"
 
 
-def test_an_installer_in_a_readme_shown_in_a_markdown_block_is_documentation(tmp_path: Path) -> None:
-    assert "SY-DL-001" not in blocked(tmp_path / "md", _writer(_HTTPS), _MENTIONS)
-    assert "SY-DL-001" not in blocked(tmp_path / "html", _writer(_HTTPS, "html"), _MENTIONS)
+def test_an_installer_in_a_readme_block_of_a_document_skill_md_names_stays_blocked(tmp_path: Path) -> None:
+    """A README shown in a markdown or html block of a document SKILL.md points the model to is
+    blocked like the installer itself: no wording of SKILL.md ("read it for its layout" against
+    "read it first") tells a layout shown apart from a set-up the model will carry out."""
+    assert "SY-DL-001" in blocked(tmp_path / "md", _writer(_HTTPS), _MENTIONS)
+    assert "SY-DL-001" in blocked(tmp_path / "html", _writer(_HTTPS, "html"), _MENTIONS)
 
 
 def test_the_same_block_where_the_model_follows_it_or_a_lure_still_blocks(tmp_path: Path) -> None:

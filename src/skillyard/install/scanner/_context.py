@@ -258,8 +258,6 @@ class FileContext:
     instructs: bool = True
     #: a Markdown file SKILL.md says not to run anything from (its code blocks are quoted too)
     quoted: bool = False
-    #: SKILL.md, or a file it tells the model to run or follow
-    followed: bool = True
     #: the skill's name (front matter), lower-case
     own_name: str = ""
     #: the skill's declared author (front matter), lower-case
@@ -323,9 +321,7 @@ class FileContext:
         kind = self.kinds.get(line, "prose")
         if category == "download-and-execute" and kind != "comment":
             names = web_installer(text[start:])
-            # a README or page shown in a markdown or html block of a document the model only reads
-            shown = line in self.doc_fence_lines and line not in self.data_fence_lines and not self.followed
-            if names is not None and (not self.instructs or line in self.for_user_lines or shown):
+            if names is not None and (not self.instructs or line in self.for_user_lines):
                 return 2, "an installer over https from a named host, documented for the person installing"
             # the declared author counts for a domain, not for an account on a code host anyone can
             # open; a link to the sources elsewhere on the line neither grants nor revokes it
@@ -460,7 +456,6 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
         reference,
         quoted=quoted,
         instructs=instructs,
-        followed=skill_md or named or f"{_SETUP_MARK}{rel}" in referenced,
         own_name=own,
         own_author=author,
     )
@@ -627,13 +622,6 @@ _PATH_TOKEN = re.compile(r"(?<![\w/.-])((?:\./)?(?:[\w.-]+/)+[\w.-]+\.\w{1,5})\b
 _FOLLOW_MARK = "\x00follow:"
 #: ... and one on a line that tells it not to run anything from them.
 _QUOTE_MARK = "\x00quote:"
-#: ... and one on a line that has the model set something up by it ("set up as it says").
-_SETUP_MARK = "\x00setup:"
-_SETUP = re.compile(
-    r"\b(?:set(?:ting)?\s+(?:\w+\s+){0,2}?up|setup|prepare|configure|get\s+(?:\w+\s+){1,2}?ready"
-    r"|(?:as|the\s+way)\s+it\s+(?:says|describes|shows|explains)|according\s+to)\b",
-    re.I,
-)
 #: ... and the skill's own name, from its front matter.
 _NAME_MARK = "\x00name:"
 _FRONT_NAME = re.compile(r"\A---[^\n]*\n(?:[^\n]*\n)*?name:\s*[\"']?([\w.-]+)")
@@ -684,13 +672,9 @@ def referenced_paths(text: str) -> set[str]:
             hits = hits if all(hits) else []
         follow = not all(hits) if hits else False
         quote = any(hits) and not follow
-        words = _PATH_TOKEN.sub(" ", line)
-        setup = bool(_SETUP.search(words)) or bool(_INSTALL_FROM.search(words))
         for m in _PATH_TOKEN.finditer(line):
             path = m.group(1).removeprefix("./")
             out.add(path)
-            if setup:
-                out.add(f"{_SETUP_MARK}{path}")
             if follow:
                 out.add(f"{_FOLLOW_MARK}{path}")
             elif quote:
