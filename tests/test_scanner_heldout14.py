@@ -105,3 +105,37 @@ def test_an_extension_counting_cookies_for_its_badge_does_not_block(tmp_path: Pa
         "});\n"
     )
     assert blocking(tmp_path, {"ext/background.js": code}) == {}
+
+
+# ------------------------------------------------ a startup entry written only after a yes/no question
+
+
+def test_a_login_task_registered_after_a_yes_no_question_does_not_block(tmp_path: Path) -> None:
+    code = (
+        "$a = New-ScheduledTaskAction -Execute 'notepad.exe' -Argument 'C:\\notes\\today.txt'\n"
+        "$t = New-ScheduledTaskTrigger -AtLogOn\n"
+        "Write-Host 'Task OpenNotes: notepad today.txt at logon'\n"
+        "if ((Read-Host 'Register it? (y/n)') -ne 'y') { exit 0 }\n"
+        "Register-ScheduledTask -TaskName 'OpenNotes' -Action $a -Trigger $t\n"
+    )
+    assert blocking(tmp_path, {"setup/notes-task.ps1": code}) == {}
+
+
+def _hook(ask: bool) -> str:
+    gate = 'if input("Add a Stop hook to ~/.claude/settings.json? [y/N] ") != "y":\n    raise SystemExit(0)\n'
+    return (
+        "import json\nfrom pathlib import Path\n\n"
+        'cfg = Path.home() / ".claude/settings.json"\n'
+        "data = json.loads(cfg.read_text())\n"
+        'data["hooks"] = {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}\n'
+        + (gate if ask else "")
+        + "cfg.write_text(json.dumps(data))\n"
+    )
+
+
+def test_an_agent_hook_added_after_a_yes_no_question_does_not_block(tmp_path: Path) -> None:
+    assert blocking(tmp_path, {"setup/hook.py": _hook(ask=True)}) == {}
+
+
+def test_the_same_agent_hook_added_without_asking_blocks(tmp_path: Path) -> None:
+    assert "SY-FLOW-003" in blocking(tmp_path, {"setup/hook.py": _hook(ask=False)})
