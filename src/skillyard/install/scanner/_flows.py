@@ -387,7 +387,13 @@ _ISSUERS = tuple(
         (r"gcloud", r"(?:oauth2|sts|iamcredentials)\.googleapis\.com|(?:accounts|oauth2)\.google\.com"),
         (r"\.azure\b", r"login\.microsoftonline\.com"),
         (r"gh/hosts", r"api\.github\.com"),
+        (r"metadata service", r"169\.254\.169\.254|metadata\.google\.internal|\[?fd00:ec2::254\]?"),
     )
+)
+#: The paths of a cloud instance's metadata service that hand out the instance's credentials (AWS
+#: IAM role, Google service account token, Azure managed identity token).
+INSTANCE_CREDENTIALS = re.compile(
+    r"iam/security-credentials|service-accounts/[^\s\"']*(?:token|identity)|identity/oauth2/token"
 )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from skillyard.install.scanner._flows import (
     ALT,
     CREDENTIAL_HELPER,
+    INSTANCE_CREDENTIALS,
     MAX_ALTS,
     OWN_FILE,
     PARAM,
@@ -642,6 +643,14 @@ class _Reader:
         if f.startswith("sys.stdin.read") and CREDENTIAL_HELPER.search(self.rel):
             # git and docker hand a credential helper the credentials on standard input
             return Source("the credentials git hands its credential helper on standard input", line, True)
+        if any(
+            isinstance(a, ast.Constant) and isinstance(a.value, str) and INSTANCE_CREDENTIALS.search(a.value)
+            for arg in call.args
+            if not (isinstance(arg, ast.Constant) and str(arg.value).endswith("/"))  # a listing of names
+            for a in ast.walk(arg)
+        ):
+            # what a request for the metadata service's credentials path answers
+            return Source("the instance's credentials from the metadata service", line, True)
         copies = f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile")
         if copies and call.args and (s := self._secret(call.args[0])):
             return Source(s, line, True)  # a browser's login or cookie database, opened or copied
