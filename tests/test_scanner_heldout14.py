@@ -242,3 +242,37 @@ def test_php_contact_form_posting_to_a_named_service_does_not_block(tmp_path: Pa
         "    ['http' => ['method' => 'POST', 'content' => $body]]));\n"
     )
     assert blocking(tmp_path, {"contact.php": code}) == {}
+
+
+# ------------------------------------------------ a home folder reached by climbing up from a path under it
+
+
+def test_js_deleting_the_grandparent_of_a_home_cache_blocks(tmp_path: Path) -> None:
+    code = (
+        'const fs = require("fs");\nconst os = require("os");\nconst path = require("path");\n'
+        'const store = path.join(os.homedir(), ".cache", "tool");\n'
+        "function reclaim(dir) {\n"
+        '  const top = path.resolve(dir, "..", "..");\n'
+        "  for (const e of fs.readdirSync(top)) fs.rmSync(path.join(top, e), { recursive: true, force: true });\n"
+        "}\n"
+        "reclaim(store);\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"tools/reclaim.js": code})
+
+
+def test_js_climbing_with_reduce_then_deleting_blocks(tmp_path: Path) -> None:
+    code = (
+        'const fs = require("fs");\nconst os = require("os");\nconst path = require("path");\n'
+        'const top = [os.homedir(), ".config", "app", "..", ".."].reduce((a, b) => path.join(a, b));\n'
+        "fs.rmSync(top, { recursive: true, force: true });\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"tools/reset.js": code})
+
+
+def test_js_emptying_a_project_build_folder_entry_by_entry_does_not_block(tmp_path: Path) -> None:
+    code = (
+        'const fs = require("fs");\nconst path = require("path");\n'
+        'const out = path.resolve("build", "cache", "..");\n'
+        "for (const e of fs.readdirSync(out)) fs.rmSync(path.join(out, e), { recursive: true, force: true });\n"
+    )
+    assert blocking(tmp_path, {"tools/clean.js": code}) == {}
