@@ -358,3 +358,26 @@ def test_an_encrypted_zip_opened_with_the_stated_password_is_judged_by_what_it_h
     report = scan_path(root)
     assert report.blocked
     assert "SY-FLOW-001" in {f.rule_id for f in report.findings if f.severity in ("high", "critical")}
+
+
+def test_python_climbing_from_a_home_cache_to_home_then_deleting_blocks(tmp_path: Path) -> None:
+    code = (
+        "import shutil\nfrom pathlib import Path\n\n"
+        'top = (Path.home() / ".cache" / "tool").parent.parent\n'
+        "shutil.rmtree(top)\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"tools/reset.py": code})
+
+
+def test_python_climbing_with_pardir_then_deleting_blocks(tmp_path: Path) -> None:
+    code = (
+        "import os, shutil\n\n"
+        'top = os.path.join(os.path.expanduser("~/.cache/tool"), os.pardir, os.pardir)\n'
+        "shutil.rmtree(top)\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"tools/reset.py": code})
+
+
+def test_python_deleting_the_parent_of_a_build_folder_does_not_block(tmp_path: Path) -> None:
+    code = 'import shutil\nfrom pathlib import Path\n\nshutil.rmtree(Path("build/cache").parent)\n'
+    assert blocking(tmp_path, {"tools/clean.py": code}) == {}

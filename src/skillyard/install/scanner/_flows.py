@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import posixpath
 import re
 import threading
 import time
@@ -267,6 +268,15 @@ def cli_source(what: str, line: int) -> Source:
 LOOPBACK = re.compile(
     r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])(?:[:/?]|$)", re.I
 )
+
+
+def climb(path: str) -> str:
+    """A folded path with its `..` steps taken (`~/.npm/_cache/../..` is `~`), when it stays
+    under the home folder or the root it starts from."""
+    if "/.." not in path or not path.startswith(("~", "/")):
+        return path
+    out = posixpath.normpath(path)
+    return out if out.startswith(("~", "/")) else path
 
 
 def exfil_shaped(dest: str) -> bool:

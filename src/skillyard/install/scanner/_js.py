@@ -9,7 +9,6 @@ modules are resolved. Like the Python reader it is flow-insensitive within a fil
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 import shlex
 from typing import Any
@@ -27,6 +26,7 @@ from skillyard.install.scanner._flows import (
     Source,
     cli_secret,
     cli_source,
+    climb,
     combine,
     destroys,
     flow,
@@ -114,15 +114,6 @@ MAX_PARAMS = 8
 MAX_SUMMARY_NODES = 200_000
 #: Where a value given to a parameter goes: kind, severity, line, text with PARAM for the value.
 Sink = tuple[str, str, int, str]
-
-
-def _up(path: str) -> str:
-    """A folded path with its `..` steps taken (`~/.npm/_cache/../..` is `~`), when it stays
-    under the home folder or the root it starts from."""
-    if "/.." not in path or not path.startswith(("~", "/")):
-        return path
-    out = posixpath.normpath(path)
-    return out if out.startswith(("~", "/")) else path
 
 
 class _Reader:
@@ -282,7 +273,7 @@ class _Reader:
                 return None
             return combine(
                 [str(v) for v in vals],
-                lambda vs: _up("/".join(v.strip("/") if i else v.rstrip("/") for i, v in enumerate(vs))),
+                lambda vs: climb("/".join(v.strip("/") if i else v.rstrip("/") for i, v in enumerate(vs))),
             )
         if (
             f.type == "member_expression"
@@ -295,7 +286,7 @@ class _Reader:
             and all((v := self.fold(x)) is not None and ALT not in v for x in obj.named_children)
         ):
             # [dir, "..", ".."].reduce((a, b) => path.resolve(a, b)): the parts joined as a path
-            return _up("/".join(str(self.fold(x)).strip("/") for x in obj.named_children))
+            return climb("/".join(str(self.fold(x)).strip("/") for x in obj.named_children))
         if q == "atob" and a:
             s = self.fold(a[0])
             return unbase64(s) if s is not None else None

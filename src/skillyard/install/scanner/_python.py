@@ -34,6 +34,7 @@ from skillyard.install.scanner._flows import (
     check_deadline,
     cli_secret,
     cli_source,
+    climb,
     combine,
     destroys,
     flow,
@@ -280,6 +281,11 @@ class _Reader:
             return ALT.join(dict.fromkeys(known)) if known else None
         if isinstance(node, ast.Attribute) and self.qual(node) == "sys.executable":
             return "python3"  # `[sys.executable, "-m", "pip", ...]` runs pip
+        if isinstance(node, ast.Attribute) and self.qual(node) in ("os.pardir", "os.path.pardir"):
+            return ".."
+        if isinstance(node, ast.Attribute) and node.attr == "parent" and (base := self.fold(node.value)):
+            # Path(...).parent of a folded path (`(home / ".cache" / "x").parent.parent` is `~`)
+            return climb(f"{base}/..") if base.startswith(("~", "/")) and ALT not in base else None
         if isinstance(node, ast.Attribute) and self.attrs:
             return self.attrs.get(self.qual(node) or "")
         if isinstance(node, ast.JoinedStr):
@@ -1794,7 +1800,7 @@ def _path_join(parts: list[str]) -> str:
     out = ""
     for v in parts:
         out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
-    return out
+    return climb(out)
 
 
 #: Calls that write or delete the file or folder they are given.
