@@ -610,6 +610,10 @@ class _Ctx:
     project: Project | None = None
     #: encrypted zips an archive skill keeps as small test fixtures -> their member names
     fixtures: dict[str, str] = field(default_factory=dict)
+    #: passwords SKILL.md gives (`password: x`, `unzip -P x`), tried on the skill's encrypted zips;
+    #: and the zips they open (every member then read and scanned) -> their member names
+    passwords: tuple[bytes, ...] = ()
+    opened: dict[str, str] = field(default_factory=dict)
     #: files the skill's code fills with a secret -> (the file that does it, the secret); and
     #: (file, line, path, destination) of files the code sends
     stashed: dict[str, tuple[str, Any]] = field(default_factory=dict)
@@ -745,6 +749,8 @@ def scan_text(
         nonlocal leads
         if rule.id == "SY-DL-007" and ctx.fixtures and _names_fixture(line_text, ctx.fixtures, rel):
             return 2, "the password of the skill's own small test fixture, not an instruction to unpack"
+        if rule.id == "SY-DL-007" and ctx.opened and _names_fixture(line_text, ctx.opened, rel):
+            return 2, "the password of the skill's own archive, which it opens: its members were scanned"
         if fctx is None:
             return 0, ""
         if fctx.markdown and rule.category in _context.SPEECH:
@@ -1250,8 +1256,18 @@ def _scan_file(full: Path, rel: str, ctx: _Ctx, root: Path | None = None) -> Non
 
 def _scan_archive(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
     """List an archive: encrypted is a finding by itself; members of a readable one are scanned."""
-    listing = _archive.inspect(data)
-    if listing.encrypted:
+    listing = _archive.inspect(data, passwords=ctx.passwords)
+    if listing.encrypted and listing.opened:
+        # the skill gives the password: nothing is hidden from the scan, every member is read below
+        ctx.flag(
+            "encrypted-archive",
+            rel,
+            None,
+            snippet(f"{listing.kind} archive with password-protected content ({len(data)} bytes)"),
+            " (opened with the password the skill gives; its members are scanned)",
+            severity="low",
+        )
+    elif listing.encrypted:
         fixture = ctx.fixtures.get(rel) if nesting == 0 else None
         ctx.flag(
             "encrypted-archive",
@@ -1463,6 +1479,7 @@ def _scan_path(
     entries.sort(key=lambda e: (e[0].lower() not in ("skill.md", "skill.toml"), e[0]))
     ctx.project = _project(root, entries)
     ctx.fixtures = _protected_fixtures(root, entries)
+    ctx.passwords, ctx.opened = _given_passwords(root, entries)
     for rel, full, st in entries[:MAX_SCAN_FILES]:
         if stat.S_ISLNK(st.st_mode):
             continue  # hygiene decides about links; their targets are scanned as the files they are
@@ -1655,6 +1672,44 @@ def _runs_sample(text: str, name: re.Pattern[str], named: re.Pattern[str]) -> bo
         if i >= 0 and j < len(codes) and near(copies[i], start) and near(end, codes[j]):
             return True
     return False
+
+
+#: A password SKILL.md gives: `password: x`, `(password `x`)`, `unzip -P x`, `7z x -px`.
+_GIVEN_PASSWORD = re.compile(
+    r"""\bpassword\b\s*(?:is\s*)?[:=]?\s*[`'"]([^\s`'"]{1,64})[`'"]|\bunzip\s+(?:-\S+\s+)*-P\s*([^\s`'"]{1,64})"""
+    r"""|\b7z[a-z]?\s+x\b[^\n`]*\s-p([^\s`'"]{1,64})""",
+    re.I,
+)
+
+
+def _given_passwords(
+    root: Path, entries: list[tuple[str, Path, os.stat_result]]
+) -> tuple[tuple[bytes, ...], dict[str, str]]:
+    """The passwords SKILL.md gives, and the skill's encrypted zips they open whole (-> their
+    member names). A password a skill prints next to its archive hides nothing from the scan."""
+    try:
+        text = _read_for_scan(root / "SKILL.md", "SKILL.md", root).data[:65536].decode("utf-8", "replace")
+    except OSError:
+        return (), {}
+    pwds = tuple(
+        dict.fromkeys(next(g for g in m.groups() if g).encode() for m in _GIVEN_PASSWORD.finditer(text))
+    )[:8]
+    if not pwds:
+        return (), {}
+    out: dict[str, str] = {}
+    for rel, full, st in entries:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FIXTURE_BYTES * 16 or len(out) >= 8:
+            continue
+        try:
+            data = _read_for_scan(full, rel, root).data
+        except OSError:
+            continue
+        if _archive.kind_of(data) != "zip":
+            continue
+        listing = _archive.inspect(data, passwords=pwds)
+        if listing.opened and not listing.unreadable:
+            out[rel] = ", ".join(n for n, _ in listing.members)
+    return pwds, out
 
 
 def _names_fixture(line: str, fixtures: dict[str, str], rel: str = "") -> bool:

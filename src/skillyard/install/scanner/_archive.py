@@ -12,6 +12,7 @@ import io
 import lzma
 import tarfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,8 @@ class Listing:
     members: list[tuple[str, bytes]] = field(default_factory=list)
     #: why the members could not all be read (None: every regular member is in `members`)
     unreadable: str | None = None
+    #: every encrypted member was read with one of the passwords given
+    opened: bool = False
 
 
 def kind_of(data: bytes) -> str | None:
@@ -53,13 +56,14 @@ def kind_of(data: bytes) -> str | None:
     return None
 
 
-def inspect(data: bytes, limits: Limits | None = None) -> Listing:
-    """List an archive held in memory; never raises on malformed input."""
+def inspect(data: bytes, limits: Limits | None = None, passwords: tuple[bytes, ...] = ()) -> Listing:
+    """List an archive held in memory; never raises on malformed input. `passwords`: those the
+    skill gives for its archives, tried on a zip's encrypted members (traditional zip encryption)."""
     limits = limits or Limits()
     kind = kind_of(data) or "unknown"
     try:
         if kind == "zip":
-            return _zip(data, limits)
+            return _zip(data, limits, passwords)
         if kind in ("gzip", "bzip2", "xz", "tar"):
             return _tar(data, kind, limits)
         if kind == "7z":
@@ -73,17 +77,22 @@ def inspect(data: bytes, limits: Limits | None = None) -> Listing:
     return Listing(kind, unreadable=f"{kind} data")
 
 
-def _zip(data: bytes, limits: Limits) -> Listing:
+def _zip(data: bytes, limits: Limits, passwords: tuple[bytes, ...] = ()) -> Listing:
     out = Listing("zip")
+    locked = 0
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         infos = zf.infolist()
         if len(infos) > limits.max_files:
             out.unreadable = f"{len(infos)} members (limit {limits.max_files})"
         total = 0
         for info in infos:
+            pwd = None
             if info.flag_bits & 0x1:
                 out.encrypted = True
-                continue
+                pwd = _password(zf, info, passwords) if not info.is_dir() else None
+                if pwd is None:
+                    locked += 1
+                    continue
             if info.is_dir() or out.unreadable:
                 continue
             if info.file_size > limits.max_file_bytes or (
@@ -95,13 +104,29 @@ def _zip(data: bytes, limits: Limits) -> Listing:
             if total > limits.max_total_bytes:
                 out.unreadable = f"over {limits.max_total_bytes} bytes uncompressed"
                 continue
-            with zf.open(info) as fh:
+            with zf.open(info, pwd=pwd) as fh:
                 body = fh.read(limits.max_file_bytes + 1)
             if len(body) > limits.max_file_bytes:
                 out.unreadable = f"member {info.filename} is over the size limit"
                 continue
             out.members.append((info.filename, body))
+    out.opened = out.encrypted and not locked
     return out
+
+
+def _password(zf: zipfile.ZipFile, info: zipfile.ZipInfo, passwords: tuple[bytes, ...]) -> bytes | None:
+    """The one of `passwords` that opens the encrypted member `info` (its check byte, then a
+    read of the member checked against its CRC), or None."""
+    if info.file_size > 1 << 20 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        return None
+    for pwd in passwords[:8]:
+        try:
+            with zf.open(info, pwd=pwd) as fh:
+                fh.read(1 << 20)
+            return pwd
+        except (RuntimeError, zipfile.BadZipFile, ValueError, OSError, EOFError, zlib.error):
+            continue
+    return None
 
 
 def _tar(data: bytes, kind: str, limits: Limits) -> Listing:

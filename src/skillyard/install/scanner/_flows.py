@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import posixpath
 import re
 import threading
 import time
@@ -269,6 +270,15 @@ LOOPBACK = re.compile(
 )
 
 
+def climb(path: str) -> str:
+    """A folded path with its `..` steps taken (`~/.npm/_cache/../..` is `~`), when it stays
+    under the home folder or the root it starts from."""
+    if "/.." not in path or not path.startswith(("~", "/")):
+        return path
+    out = posixpath.normpath(path)
+    return out if out.startswith(("~", "/")) else path
+
+
 def exfil_shaped(dest: str) -> bool:
     return any(EXFIL_HOST.search(d.strip()) and not LOOPBACK.match(d.strip()) for d in dest.split(ALT))
 
@@ -392,7 +402,17 @@ _ISSUERS = tuple(
             r":generate(?:Access|Id)Token|accounts\.google\.com/o/oauth2/token",
         ),
         (r"\.azure\b", r"login\.microsoftonline\.com/[\w.-]+/oauth2/(?:v2\.0/)?token"),
+        # the instance's own credentials used at the service that handed them out (plain http there)
+        (
+            r"metadata service",
+            r"(?:http://)?(?:169\.254\.169\.254|metadata\.google\.internal|\[fd00:ec2::254\])(?:/[^?#\s]*)?",
+        ),
     )
+)
+#: The paths of a cloud instance's metadata service that hand out the instance's credentials (AWS
+#: IAM role, Google service account token, Azure managed identity token).
+INSTANCE_CREDENTIALS = re.compile(
+    r"iam/security-credentials|service-accounts/[^\s\"']*(?:token|identity)|identity/oauth2/token"
 )
 
 

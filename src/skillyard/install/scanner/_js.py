@@ -26,6 +26,7 @@ from skillyard.install.scanner._flows import (
     Source,
     cli_secret,
     cli_source,
+    climb,
     combine,
     destroys,
     exchanged,
@@ -59,6 +60,8 @@ _LOCAL_STREAM = re.compile(r"ReadStream|stdin|stdout|stderr|readline|\bfs\b|watc
 _CONNECT = set(
     "http.request https.request net.connect net.createConnection tls.connect net.Socket WebSocket ws".split()
 )
+#: An extension's reads of the browser's cookie jar (`chrome.cookies.getAll`, `browser.cookies.get`).
+_COOKIE_JAR = re.compile(r"^(?:chrome|browser)\.cookies\.(?:get|getAll)$")
 #: Evaluate a string as JavaScript.
 _EVAL = set(
     "eval Function vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script "
@@ -271,8 +274,20 @@ class _Reader:
                 return None
             return combine(
                 [str(v) for v in vals],
-                lambda vs: "/".join(v.strip("/") if i else v.rstrip("/") for i, v in enumerate(vs)),
+                lambda vs: climb("/".join(v.strip("/") if i else v.rstrip("/") for i, v in enumerate(vs))),
             )
+        if (
+            f.type == "member_expression"
+            and self.text(f.child_by_field_name("property")) == "reduce"
+            and (obj := f.child_by_field_name("object")) is not None
+            and obj.type == "array"
+            and a
+            and a[0].type == "arrow_function"
+            and re.search(r"\bpath\.(?:resolve|join)\(", self.text(a[0]))
+            and all((v := self.fold(x)) is not None and ALT not in v for x in obj.named_children)
+        ):
+            # [dir, "..", ".."].reduce((a, b) => path.resolve(a, b)): the parts joined as a path
+            return climb("/".join(str(self.fold(x)).strip("/") for x in obj.named_children))
         if q == "atob" and a:
             s = self.fold(a[0])
             return unbase64(s) if s is not None else None
@@ -537,6 +552,9 @@ class _Reader:
                         yield Source(s, x.start_point[0] + 1, True)
                     elif (item := self.text(args.named_children[0])) in self.secret_items:
                         yield self.secret_items[item]
+                if _COOKIE_JAR.match(q):
+                    # the browser's cookie jar, every site's sessions (an extension's `cookies` API)
+                    yield Source("the browser's cookies", x.start_point[0] + 1, True)
                 if q.startswith("child_process.exec") and args is not None and args.named_children:
                     cmd = self.fold(args.named_children[0]) or ""
                     if what := cli_secret(cmd.split()):
@@ -607,6 +625,16 @@ class _Reader:
                     self.taint.setdefault(self.text(left), src)
             stack.extend(reversed(n.named_children))
 
+    def given(self, fn: Any, a: list[Any]) -> None:
+        """`compact(cache)` with `cache` a constant: the parameter holds it in the body (the reader is
+        flow-insensitive; a name given a constant elsewhere keeps that one)."""
+        ps = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
+        names = ps.named_children if ps is not None and ps.type == "formal_parameters" else [ps]
+        for p, x in zip(names[:MAX_PARAMS], a, strict=False):
+            ok = p is not None and p.type == "identifier" and self.text(p) not in self.env
+            if ok and (v := self.fold(x)) is not None:
+                self.env[self.text(p)] = v
+
     def loop(self, n: Any) -> None:
         """`for (const f of [".npmrc", ".netrc"])`: the name holds each constant in turn (folding
         combines the alternatives); over an array of credential paths, it holds a credential."""
@@ -627,6 +655,9 @@ class _Reader:
         )
         if items and len(items) <= MAX_ALTS:
             self.env[self.text(left)] = ALT.join(items)
+        elif f is not None and re.search(r"\breaddir(?:Sync)?$", self.qual(f)):
+            # for (const e of fs.readdirSync(dir)): each entry of the folder, `dir/*` joined
+            self.env.setdefault(self.text(left), "*")
         if self.text(right) in self.secret_arrays:
             self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
 
@@ -1014,6 +1045,8 @@ class _Reader:
         short = q.rsplit(".", 1)[-1]
         if self.sinks or (f.type == "identifier" and self.text(f) in self.defs):
             self.call_sinks(n, q, f, a, line)
+        if f.type == "identifier" and (fn := self.defs.get(self.text(f))) is not None:
+            self.given(fn, a)
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
         elif short == "on" and a and self.fold(a[0]) == "data" and not _LOCAL_STREAM.search(self.text(f)):

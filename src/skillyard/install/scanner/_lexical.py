@@ -54,6 +54,7 @@ _SINKS = (
             r"|RestClient|URI\.open|Invoke-RestMethod|Invoke-WebRequest|\b(?:irm|iwr)\b|WebClient|\.Upload\w+\("
             r"|HttpClient|HttpRequest|reqwest::|ureq::|HttpURLConnection|URLSession|curl_(?:exec|init)"
             r"|LWP::UserAgent|HTTP::Tiny|\bfetch\(|http\.request|Excon|Typhoeus|WWW::Mechanize|wp_remote_post"
+            r"|\b(?:file_get_contents|fopen|file)\(\s*[\"']https?://"
         ),
     ),
     (
@@ -113,6 +114,8 @@ _ALL_ENV = re.compile(
     r"|System\.getenv\(\)|env::vars\(\)|Environment\.GetEnvironmentVariables\(\)|%ENV\b|getenv\(\)",
     re.I,
 )
+#: A web page's submitted form fields (a login form's password among them): PHP's request arrays.
+_FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
 _SECRET_ENV_READ = re.compile(
     r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
     r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH)[A-Z0-9_]*)"
@@ -288,6 +291,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     homes: set[str] = set()
     targets: dict[str, str] = {}  # names bound to a persistence or kernel path
     dns: list[int] = []
+    hid: set[str] = set()  # names bound to a host the file hides
     built: set[str] = set()  # names bound to a value built at run time (`name := fmt.Sprintf(...)`)
     shells: list[int] = []
     streams: list[str] = []  # lines that hand a process's standard streams something
@@ -319,9 +323,12 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             source = Source("the whole environment", n, True)
         if weak is None and (m := _SECRET_ENV_READ.search(line)):
             weak = Source(f"${m.group(1)}", n, False)
-        if m := _BIND.match(line):
+        if weak is None and _FORM_READ.search(line):
+            weak = Source("the fields of the forms submitted to the site (passwords included)", n, False)
+        if (m := _BIND.match(line)) and not _REVERSED.search(line):
             binds[m.group(1)] = _translated(m.group(2), line[m.end() :])
         elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
+            hid.add(b.group(1))
             scheme = re.search(r"\b(?:https?|wss?|ftp)://", line)
             binds[b.group(1)] = f"{scheme.group(0)}{host}" if scheme and not _URL.match(host) else host
         if len(templates) < 8:
@@ -332,6 +339,12 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
                 if kind == "a socket" and (b := _NAME_BOUND.match(line)):
                     sockets[b.group(1)] = _local(line, binds)
                 break
+        if (m := _CODES.search(line)) and len(facts.assembled) < 8:
+            # text written as character codes (`string.char`, `pack("c*")`, `[char[]]`, `map chr`):
+            # read as what it spells, a command line or a URL the rules then see
+            codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
+            if all(31 < c < 127 for c in codes) and not _HOSTISH.match(said := "".join(map(chr, codes))):
+                facts.assembled.append((n, said))
         if (cmd := _run_command(line)) is not None:
             facts.shell.append((n, cmd))
             if cmd not in line:
@@ -392,7 +405,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     if templates:  # git is handed one of them
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks and src is not None:
-        _send(facts, strong, weak, sinks, binds)
+        _send(facts, strong, weak, sinks, binds, hid)
     return facts
 
 
@@ -435,11 +448,21 @@ def _send(
     weak: Source | None,
     sinks: list[tuple[int, str, str]],
     binds: dict[str, str],
+    hid: set[str],
 ) -> None:
     dests = [(n, kind, d) for n, kind, code in sinks if (d := _dest(code, binds))]
     if any(LOOPBACK.match(v) for v in binds.values()) and not dests:
         return  # talks to a local service only
-    hot = next(((n, k, d) for n, k, d in dests if exfil_shaped(d) or _WEBHOOK.search(d)), None)
+    # a destination the file hides (character codes, pieces, base64, reversed) is a drop
+    hidden = [
+        (n, kind, h)
+        for n, kind, code in sinks
+        if (h := _hidden_host(code))
+        or (h := next((binds[k] for k in hid if re.search(rf"(?<![\w$@.]){re.escape(k)}\b", code)), None))
+    ]
+    hot = next(((n, k, d) for n, k, d in dests if exfil_shaped(d) or _WEBHOOK.search(d)), None) or next(
+        iter(hidden), None
+    )
     src = strong or weak
     if src is None:
         return
@@ -522,6 +545,10 @@ _JOINED = re.compile(
 )
 #: A quoted literal that may encode text: base64 (standard or URL-safe) or hex.
 _ENCODED = re.compile(r"""["'`]([A-Za-z0-9+/_-]{16,}={0,2})["'`]""")
+#: A literal reversed by the code (PHP `strrev`, Perl `reverse`, Ruby and JS-like `.reverse`).
+_REVERSED = re.compile(
+    r"""\b(?:strrev|reverse)\s*\(?\s*["']([\w.:/-]{4,})["']|["']([\w.:/-]{4,})["']\.reverse\b"""
+)
 _HEX_LIT = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
 _WEB_URL = re.compile(r"^(?:https?|wss?)://", re.I)
 _HOSTISH = re.compile(r"^(?:[a-z]+://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/\S*)?$", re.I)
@@ -569,6 +596,11 @@ def _hidden_host(line: str, say: bool = False) -> str | None:
         pieces = re.findall(r"[\w-]+", next(g for g in m.groups() if g))
         if len(pieces) >= 3 and _HOSTISH.match(host := ".".join(pieces)):
             return f"{host} (written in pieces)" if say else host
+    for m in _REVERSED.finditer(line):
+        # `strrev('moc.elpmaxe')`, `"moc.elpmaxe".reverse`, `reverse("...")`
+        word = (m.group(1) or m.group(2))[::-1]
+        if _HOSTISH.match(word) and "." in word:
+            return f"{word} (written reversed)" if say else word
     for m in _ENCODED.finditer(line):
         # a URL written as base64 or hex (`Buffer.from("aHR0cHM6Ly9…", "base64")`, `"68747470…"`)
         lit = m.group(1)

@@ -19,6 +19,7 @@ from typing import Any
 from skillyard.install.scanner._flows import (
     ALT,
     CREDENTIAL_HELPER,
+    INSTANCE_CREDENTIALS,
     MAX_ALTS,
     OWN_FILE,
     PARAM,
@@ -33,6 +34,7 @@ from skillyard.install.scanner._flows import (
     check_deadline,
     cli_secret,
     cli_source,
+    climb,
     combine,
     destroys,
     flow,
@@ -279,6 +281,11 @@ class _Reader:
             return ALT.join(dict.fromkeys(known)) if known else None
         if isinstance(node, ast.Attribute) and self.qual(node) == "sys.executable":
             return "python3"  # `[sys.executable, "-m", "pip", ...]` runs pip
+        if isinstance(node, ast.Attribute) and self.qual(node) in ("os.pardir", "os.path.pardir"):
+            return ".."
+        if isinstance(node, ast.Attribute) and node.attr == "parent" and (base := self.fold(node.value)):
+            # Path(...).parent of a folded path (`(home / ".cache" / "x").parent.parent` is `~`)
+            return climb(f"{base}/..") if base.startswith(("~", "/")) and ALT not in base else None
         if isinstance(node, ast.Attribute) and self.attrs:
             return self.attrs.get(self.qual(node) or "")
         if isinstance(node, ast.JoinedStr):
@@ -642,6 +649,14 @@ class _Reader:
         if f.startswith("sys.stdin.read") and CREDENTIAL_HELPER.search(self.rel):
             # git and docker hand a credential helper the credentials on standard input
             return Source("the credentials git hands its credential helper on standard input", line, True)
+        if any(
+            isinstance(a, ast.Constant) and isinstance(a.value, str) and INSTANCE_CREDENTIALS.search(a.value)
+            for arg in call.args
+            if not (isinstance(arg, ast.Constant) and str(arg.value).endswith("/"))  # a listing of names
+            for a in ast.walk(arg)
+        ):
+            # what a request for the metadata service's credentials path answers
+            return Source("the instance's credentials from the metadata service", line, True)
         copies = f in ("sqlite3.connect", "shutil.copy", "shutil.copy2", "shutil.copyfile")
         if copies and call.args and (s := self._secret(call.args[0])):
             return Source(s, line, True)  # a browser's login or cookie database, opened or copied
@@ -984,6 +999,13 @@ class _Reader:
             for item in node.items:
                 if isinstance(item.optional_vars, ast.Name) and (src := self.source(item.context_expr)):
                     self.taint[item.optional_vars.id] = src
+                elif isinstance(item.optional_vars, ast.Name) and (
+                    dest := self._downloaded(item.context_expr)
+                ):
+                    # `with urlopen(u) as r`: whatever is read from `r` was downloaded
+                    self.taint[item.optional_vars.id] = Source(
+                        f"content downloaded from {dest}", node.lineno, True
+                    )
                 if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call):
                     self._opened(item.optional_vars.id, item.context_expr)
         elif isinstance(node, ast.For) and (root := self._home_tree(node.iter)):
@@ -1778,7 +1800,7 @@ def _path_join(parts: list[str]) -> str:
     out = ""
     for v in parts:
         out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
-    return out
+    return climb(out)
 
 
 #: Calls that write or delete the file or folder they are given.

@@ -995,7 +995,10 @@ class _Reader:
             # copied in, or written to a file of the working tree (`cat ~/.netrc > src/blob.txt`)
             kept = (s for p, s in self.staged_paths.items() if not outside_tree(p))
             src = self.staged or next(kept, None)
-        return src or next((t for n in nodes[1:] if (t := self.taint_of(n))), None)
+        # a folder a credential was copied into, handed over whole (`gh gist create "$d"/*`)
+        said = [w for n in nodes[1:] for w in (self.text(n), self.word(n)) if w]
+        held = (s for w in said for p, s in self.staged_paths.items() if _holds(w, p))
+        return src or next((t for n in nodes[1:] if (t := self.taint_of(n))), None) or next(held, None)
 
     def stage(self, name: str, words: list[str], line: int) -> None:
         """`cp ~/.aws/credentials notes/`, `zip -r /tmp/b.zip ~/.ssh`, `tar czf b.tgz ~/.ssh`: the
@@ -1506,6 +1509,13 @@ def _uploads(words: list[str]) -> tuple[list[str], str] | None:
     return None
 
 
+def _holds(arg: str, path: str) -> bool:
+    """Whether the argument `arg` names `path` or a folder (or a glob of one) that holds it."""
+    a = arg.replace('"', "").replace("'", "").rstrip("*").rstrip("/")
+    p = path.replace('"', "").replace("'", "")
+    return bool(a) and (p == a or p.startswith(a + "/"))
+
+
 def _publishes(words: list[str]) -> str | None:
     """Where a command carries what is put into it: a package registry (`npm publish`, `twine
     upload`), an issue or pull request (`gh issue create --body`, `gh api -f`, `glab mr create`), or
@@ -1514,7 +1524,7 @@ def _publishes(words: list[str]) -> str | None:
     if name in REGISTRIES and args[:1] in (["publish"], ["upload"], ["push"]):
         return REGISTRIES[name]
     if name in ("gh", "glab") and (
-        args[:1] == ["api"] or args[1:2] in (["create"], ["comment"], ["edit"], ["note"])
+        args[:1] == ["api"] or args[1:2] in (["create"], ["comment"], ["edit"], ["note"], ["upload"])
     ):
         return "the GitHub API" if name == "gh" else "the GitLab API"
     if name == "git" and args[:1] in (["push"], ["clone"], ["fetch"], ["pull"], ["ls-remote"]):
