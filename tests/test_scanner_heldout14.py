@@ -112,15 +112,20 @@ def test_an_extension_counting_cookies_for_its_badge_does_not_block(tmp_path: Pa
 # ------------------------------------------------ a startup entry written only after a yes/no question
 
 
-def test_a_login_task_registered_after_a_yes_no_question_does_not_block(tmp_path: Path) -> None:
+def test_a_login_task_registered_after_a_yes_no_question_still_blocks(tmp_path: Path) -> None:
+    """A question asked earlier in the file is no gate the scanner can trust: the write need not
+    depend on the answer, and a model running the script may answer it itself."""
     code = (
         "$a = New-ScheduledTaskAction -Execute 'notepad.exe' -Argument 'C:\\notes\\today.txt'\n"
         "$t = New-ScheduledTaskTrigger -AtLogOn\n"
-        "Write-Host 'Task OpenNotes: notepad today.txt at logon'\n"
         "if ((Read-Host 'Register it? (y/n)') -ne 'y') { exit 0 }\n"
         "Register-ScheduledTask -TaskName 'OpenNotes' -Action $a -Trigger $t\n"
     )
-    assert blocking(tmp_path, {"setup/notes-task.ps1": code}) == {}
+    assert blocking(tmp_path / "task", {"setup/notes-task.ps1": code})
+    ungated = (
+        'read -rp "Continue? [y/N] " a\n(crontab -l; echo "*/5 * * * * $HOME/.cache/s.sh") | crontab -\n'
+    )
+    assert blocking(tmp_path / "cron", {"setup/cron.sh": ungated})
 
 
 def _hook(ask: bool) -> str:
@@ -135,8 +140,8 @@ def _hook(ask: bool) -> str:
     )
 
 
-def test_an_agent_hook_added_after_a_yes_no_question_does_not_block(tmp_path: Path) -> None:
-    assert blocking(tmp_path, {"setup/hook.py": _hook(ask=True)}) == {}
+def test_an_agent_hook_added_after_a_yes_no_question_still_blocks(tmp_path: Path) -> None:
+    assert "SY-FLOW-003" in blocking(tmp_path, {"setup/hook.py": _hook(ask=True)})
 
 
 def test_the_same_agent_hook_added_without_asking_blocks(tmp_path: Path) -> None:

@@ -266,8 +266,6 @@ class FileContext:
     own_secrets: frozenset[str] = frozenset()
     #: a unit file is written or linked somewhere in this file
     unit_written: bool = False
-    #: the first line of a code file that asks the user a yes/no question (`input("... [y/N] ")`)
-    asked_at: int | None = None
     #: `#` comments of shell, Python, Perl and Ruby blocks (a commented-out command is not run):
     #: line -> the column the comment starts at
     code_comments: dict[int, int] = field(default_factory=dict)
@@ -313,8 +311,6 @@ class FileContext:
                 return 2, "an alternative in a pattern, not addressed to the model"
             if category in SPEECH and _TEST_FILE.search(self.rel):
                 return 1, "test input in a test file"
-            if category == "persistence" and self.asked_at is not None and line > self.asked_at:
-                return 1, "done after the user answers a yes/no question"
             if line in self.data_lines and category in COMMANDISH:
                 return 2, "a string in a data list, not a command"
             if self.reference and category in COMMANDISH:
@@ -342,8 +338,6 @@ class FileContext:
                 return (2 if quoted else 1), "shown as an example of an attack"
             if line in self.data_fence_lines:
                 return (2 if self.reference else 1), "in a data block, not a command"
-            if category == "persistence" and self.asked_at is not None and line > self.asked_at:
-                return 1, "done after the user answers a yes/no question"
             if line in self.data_lines and category in COMMANDISH:  # `DENY = ["rm -rf /", ...]`, as in code
                 return 2, "a string in a data list, not a command"
             if category in COMMANDISH and start >= self.code_comments.get(line, len(text)):
@@ -430,15 +424,6 @@ def _described(text: str, start: int) -> bool:
     return close != -1 and bool(_DESCRIBES.match(text[close + 1 :]))
 
 
-#: A program asking the user a yes/no question before it goes on: `input("Apply? [y/N] ")`,
-#: `Read-Host 'Register it? (y/n)'`, `read -rp "Install? [Y/n] "`, `rl.question("ok? [y/N]")`.
-_ASKS_YES = re.compile(
-    r"""(?:\binput|\bRead-Host|\bread\s+-\w*p|\.question|\bconfirm|\bask|\bprompt)\b\s*\(?\s*"""
-    r"""(?:-Prompt\s+)?["'][^"'\n]*[\[(]\s*y(?:es)?\s*/\s*no?\s*[\])]""",
-    re.I,
-)
-
-
 def _quoted(text: str, start: int) -> bool:
     before = text[:start]
     return (
@@ -480,8 +465,6 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     stored |= {w for w in re.split(r"[^a-z0-9]+", own.lower()) if len(w) >= 4}
     ctx.own_secrets = frozenset(n for n in stored if not _FOREIGN_ITEM.search(n))
     ctx.unit_written = bool(_UNIT_WRITTEN.search(text))
-    if not md and (m := _ASKS_YES.search(text)):
-        ctx.asked_at = text.count("\n", 0, m.start()) + 1
     if not md:
         return ctx
     lines = text.split("\n")
