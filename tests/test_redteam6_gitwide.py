@@ -4,32 +4,12 @@ not after it was read whole into memory (and split into a million strings)."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
+from install_support import git, install_measured, needs_git
 
-pytestmark = pytest.mark.skipif(
-    subprocess.run(["git", "--version"], capture_output=True).returncode != 0, reason="git"
-)
-
-ENV = {
-    "PATH": os.environ["PATH"],
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-}
-
-
-def git(repo: Path, *args: str, stdin: bytes | None = None) -> str:
-    cp = subprocess.run(["git", *args], cwd=repo, env=ENV, input=stdin, check=True, capture_output=True)
-    return cp.stdout.decode().strip()
+pytestmark = needs_git
 
 
 def test_a_tree_of_a_million_names_is_refused_while_it_is_listed(tmp_path: Path) -> None:
@@ -41,23 +21,7 @@ def test_a_tree_of_a_million_names_is_refused_while_it_is_listed(tmp_path: Path)
     listing = b"".join(b"100644 blob %s\t%07d\n" % (blob.encode(), i) for i in range(1_000_000))
     tree = git(repo, "mktree", stdin=listing + b"100644 blob " + blob.encode() + b"\tSKILL.md\n")
     git(repo, "update-ref", "refs/heads/main", git(repo, "commit-tree", tree, "-m", "wide"))
-    script = (
-        "import json, sys\n"
-        "from pathlib import Path\n"
-        "from skillyard.install import Installer\n"
-        "base = [int(x.split()[1]) for x in open('/proc/self/status') if x.startswith('VmRSS:')][0]\n"
-        "r = Installer(Path(sys.argv[2])).install(sys.argv[1]).to_dict()\n"
-        "hwm = [int(x.split()[1]) for x in open('/proc/self/status') if x.startswith('VmHWM:')][0]\n"
-        "print(json.dumps({'result': r, 'grew_mb': (hwm - base) // 1024}))\n"
-    )
-    cp = subprocess.run(
-        [sys.executable, "-c", script, f"git+file://{repo}", str(tmp_path / "skills")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert cp.returncode == 0, cp.stderr[-2000:]
-    out = json.loads(cp.stdout)
+    out = install_measured(f"git+file://{repo}", tmp_path / "skills", timeout=600)
     assert out["result"]["error"] == "package rejected", out
     assert "refused before checkout" in out["result"]["reason"], out
     assert out["grew_mb"] < 50, out

@@ -4,27 +4,13 @@ to the user's `deploy`)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
+from install_support import GIT_ENV, needs_git
 from skillyard.install import Installer, Lockfile, TrustPolicy
 
-pytestmark = pytest.mark.skipif(
-    subprocess.run(["git", "--version"], capture_output=True).returncode != 0, reason="git"
-)
-
-ENV = {
-    "PATH": os.environ["PATH"],
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-}
+pytestmark = needs_git
 
 
 def write(d: Path, name: str, body: str) -> Path:
@@ -35,14 +21,14 @@ def write(d: Path, name: str, body: str) -> Path:
 
 def commit(repo: Path) -> None:
     for args in (["add", "-A"], ["commit", "-q", "-m", "change"]):
-        subprocess.run(["git", *args], cwd=repo, env=ENV, check=True, capture_output=True)
+        subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
 
 
 def test_an_update_never_replaces_another_skill(tmp_path: Path) -> None:
     repo = tmp_path / "upstream"
     write(repo / "skills" / "formatter", "formatter", "Formats.")
     write(repo / "skills" / "other", "other", "Other.")
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, env=ENV, check=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, env=GIT_ENV, check=True)
     commit(repo)
     root = tmp_path / "root"
     inst = Installer(root, TrustPolicy())

@@ -19,21 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from install_support import GIT_ENV, needs_git
 from skillyard.install import Installer, TrustPolicy
 
-pytestmark = pytest.mark.skipif(
-    subprocess.run(["git", "--version"], capture_output=True).returncode != 0, reason="git"
-)
-
-GIT_ENV = {
-    "PATH": os.environ["PATH"],
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-}
+pytestmark = needs_git
 
 
 def skill_text(name: str) -> str:
