@@ -153,9 +153,8 @@ class Session:
         with _SHARED_LOCK:
             text = _SHARED.get(skill)
         if text is None:
-            text = shown(
-                load_body(skill)
-            )  # the author's words, hidden characters spelled out as in the catalog
+            # the author's words, hidden characters spelled out as in the catalog
+            text = shown(load_body(skill))
             with _SHARED_LOCK:
                 text = _SHARED.setdefault(skill, text)
                 while len(_SHARED) > SHARED_BODIES:
