@@ -13,6 +13,7 @@ import json
 import os
 import re
 import resource
+import socket
 import subprocess
 import time
 import urllib.error
@@ -37,14 +38,20 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def is_loopback(host: str | None) -> bool:
-    if not host:
-        return False
-    if host.lower() in LOOPBACK_HOSTS:
+    """A host that reaches this machine, in any spelling the resolver takes: `localhost.`, `0.0.0.0`,
+    `::`, `::ffff:127.0.0.1`, and `127.1`, `2130706433` or `0x7f000001` (inet_aton's forms)."""
+    host = (host or "").lower().rstrip(".")
+    if host in LOOPBACK_HOSTS:
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        ip: Any = ipaddress.ip_address(host)
     except ValueError:
-        return False
+        try:
+            ip = ipaddress.IPv4Address(socket.inet_aton(host))
+        except (OSError, ValueError):
+            return False
+    ip = getattr(ip, "ipv4_mapped", None) or ip
+    return bool(ip.is_loopback or ip.is_unspecified)
 
 
 def redact(url: str) -> str:
