@@ -580,13 +580,19 @@ def accept(
     target = root / name
     if not target.is_dir() or target.is_symlink():
         return {"accepted": False, "error": f"skill not found: {name}"}
+    th = tree_hash(target)  # hashed before and after the scan: what is recorded is what was scanned
     report = scan_path(target, policy=policy or ScanPolicy(), name=name)
     if report.blocked and not allow_blocked:
         return {"accepted": False, "error": "dangerous pattern detected", **blocked_details(report)}
     try:
         with filelock.FileLock(str(root / LOCK_FILE_NAME), timeout=lock_timeout):
             lf = Lockfile.load(root)
-            th = tree_hash(target)
+            if tree_hash(target) != th:
+                return {
+                    "accepted": False,
+                    "error": "accept failed",
+                    "reason": "the skill changed while it was scanned",
+                }
             old = lf.get(name) or LockEntry(name, f"local:{target}", "local", None, "", 0, 0, now_iso())
             accepted = dict(tree_hash=th.digest, files=th.files, bytes=th.bytes, accepted_at=now_iso())
             lf.set(replace(old, scan=report.summary(), **accepted))

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from skillyard.fsread import read_regular_file
 from skillyard.install.fsutil import atomic_write_json
 from skillyard.install.hygiene import is_vcs
 from skillyard.install.sources import valid_name
@@ -25,6 +26,7 @@ from skillyard.install.sources import valid_name
 LOCK_NAME = "skills.lock"
 STAGING_NAME = ".staging"
 LOCK_VERSION = 1
+MAX_LOCK_BYTES = 256 * 1024 * 1024
 
 
 def _walk(root: Path) -> list[tuple[str, str]]:
@@ -172,8 +174,8 @@ class Lockfile:
         """Read the lockfile (empty when absent); pending install journals are applied in memory."""
         root = Path(root)
         lf = cls(root)
-        try:
-            raw = lf.path.read_bytes()
+        try:  # a FIFO or device planted as skills.lock is refused, not waited on or read forever
+            raw = read_regular_file(lf.path, MAX_LOCK_BYTES)
         except FileNotFoundError:
             raw = b""
         except OSError as e:
