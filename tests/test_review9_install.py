@@ -3,13 +3,17 @@ scans it, and a FIFO planted as skills.lock."""
 
 from __future__ import annotations
 
+import base64
+import http.server
 import os
 import threading
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from install_support import needs_git
 from skillyard.install import Installer, TrustPolicy
 from skillyard.install import installer as installer_mod
 from skillyard.install.errors import SourceError
@@ -128,3 +132,64 @@ def test_a_fifo_skills_lock_is_a_clear_error_not_a_hang(tmp_path: Path) -> None:
     src = _local_skill(tmp_path, "notes")
     data = Installer(root, TrustPolicy((f"local:{tmp_path}/src/**",)), lock_timeout=5).install(f"local:{src}")
     assert not data.installed and "not a regular file" in str(data.to_dict()), data.to_dict()
+
+
+def _command_lines_holding(secret: bytes) -> list[str]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit() and d.name != str(os.getpid()):
+            try:
+                cmd = (d / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if secret in cmd:
+                out.append(cmd.replace(b"\0", b" ").decode(errors="replace"))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+@needs_git
+def test_git_credentials_reach_the_server_but_no_command_line(tmp_path: Path) -> None:
+    """Every local user can read a process's command line: git-remote-http held the password in
+    its own for the whole fetch. The server still receives it (Basic auth after a 401)."""
+    seen: list[str] = []
+    leaks: list[str] = []
+    secret = "pa ss:w/rd@x"
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            leaks.extend(_command_lines_holding(b"pa%20ss"))  # git is waiting for this answer
+            auth = self.headers.get("Authorization")
+            if auth:
+                seen.append(base64.b64decode(auth.split()[1]).decode())
+                self.send_response(404)
+            else:
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="skills"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *a: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        port = httpd.server_address[1]
+        quoted = urllib.parse.quote(secret, safe="")
+        inst = Installer(tmp_path / "root", TrustPolicy(("127.0.0.1:*/**",)))
+        data = inst.install(f"git+http://alice:{quoted}@127.0.0.1:{port}/team/repo.git").to_dict()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(10)
+    assert data["installed"] is False and quoted not in str(data), data
+    assert seen and set(seen) == {f"alice:{secret}"}, seen
+    assert leaks == [], leaks
+
+
+def test_control_characters_in_git_credentials_are_refused(tmp_path: Path) -> None:
+    inst = Installer(tmp_path / "root", TrustPolicy(("127.0.0.1:*/**",)))
+    data = inst.install("git+http://alice:pw%0Ahost%3Dother@127.0.0.1:9/team/repo.git").to_dict()
+    assert data["installed"] is False and "control character" in data["reason"], data

@@ -281,6 +281,7 @@ def _git(
     timeout: float,
     max_file: int | None = None,
     protocol: str = "file",
+    env: dict[str, str] | None = None,
 ) -> str:
     """Run git; with `max_file`, no file it writes may grow past that many bytes (RLIMIT_FSIZE).
 
@@ -295,7 +296,7 @@ def _git(
         cp = subprocess.run(
             ["git", *_GIT_SAFE, *args],
             cwd=cwd,
-            env=_git_env(home, protocol),
+            env={**_git_env(home, protocol), **(env or {})},
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -310,7 +311,7 @@ def _git(
         msg = (cp.stderr or cp.stdout).strip().splitlines() or [str(cp.returncode)]
         # the line naming the problem, not the closing "and the repository exists."
         why = next((m for m in msg if m.startswith(("fatal:", "error:"))), msg[-1])
-        raise SourceError("fetch failed", reason=f"git {args[0]} failed: {why}")
+        raise SourceError("fetch failed", reason=f"git {args[0]} failed: {redact(why)}")
     return cp.stdout
 
 
@@ -348,19 +349,40 @@ def _check_checkout(dest: Path, home: Path, limits: Limits) -> None:
         raise SourceError("fetch failed", reason=f"git ls-tree failed with exit code {proc.returncode}")
 
 
+def _git_auth(parts: urllib.parse.SplitResult) -> dict[str, str]:
+    """A user name and password of the URL, for git's environment: on its command line (that of
+    git-remote-https for the whole fetch) any local user could read them. A credential helper
+    scoped to the URL's own scheme, host and port hands them to git."""
+    if parts.username is None:
+        return {}
+    user, password = urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or "")
+    if any(ord(c) < 32 or c == "\x7f" for c in user + password):  # would forge credential-protocol lines
+        raise SourceError("invalid source", reason="a control character in the URL's user name or password")
+    say = '"username=$SKILLYARD_GIT_USER"' + (' "password=$SKILLYARD_GIT_PASSWORD"' if parts.password else "")
+    site = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+    return {
+        "SKILLYARD_GIT_USER": user,
+        "SKILLYARD_GIT_PASSWORD": password,
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": f"credential.{site}.helper",
+        "GIT_CONFIG_VALUE_0": f'!f() {{ test "$1" = get && printf "%s\\n" {say}; }}; f',
+    }
+
+
 def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limits | None = None) -> str:
     """Shallow-fetch `spec` into `dest` (a new directory); return the resolved commit sha."""
     dest.mkdir(parents=True)
     home = dest.parent / "git-home"
     home.mkdir(exist_ok=True)
     _git(["init", "-q", "--", str(dest)], dest.parent, home, timeout)
-    _git(["remote", "add", "origin", "--", spec.location], dest, home, timeout)
+    _git(["remote", "add", "origin", "--", redact(spec.location)], dest, home, timeout)
     ref = spec.ref or "HEAD"
+    parts = urllib.parse.urlsplit(spec.location)
     limits = limits or Limits()
     cap = limits.max_checkout_bytes
     try:  # one pack file (fetch.unpackLimit=1), so RLIMIT_FSIZE bounds the whole download as it arrives
         fetch = ["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref]
-        _git(fetch, dest, home, timeout, max_file=cap, protocol=urllib.parse.urlsplit(spec.location).scheme)
+        _git(fetch, dest, home, timeout, max_file=cap, protocol=parts.scheme, env=_git_auth(parts))
     except SourceError:
         if any(p.stat().st_size >= cap for p in (dest / ".git" / "objects" / "pack").iterdir()):
             raise SourceError(
