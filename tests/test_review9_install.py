@@ -4,11 +4,14 @@ scans it, and a FIFO planted as skills.lock."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.server
 import os
+import socket
 import threading
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,7 @@ from skillyard.install import Installer, TrustPolicy
 from skillyard.install import installer as installer_mod
 from skillyard.install.errors import SourceError
 from skillyard.install.lockfile import Lockfile, LockfileError
-from skillyard.install.sources import _SafeRedirect, is_loopback
+from skillyard.install.sources import _SafeRedirect, http_get, is_loopback
 
 SKILL = "---\nname: {name}\ndescription: The {name} skill formats notes.\n---\nFormat the notes.\n"
 
@@ -193,3 +196,76 @@ def test_control_characters_in_git_credentials_are_refused(tmp_path: Path) -> No
     inst = Installer(tmp_path / "root", TrustPolicy(("127.0.0.1:*/**",)))
     data = inst.install("git+http://alice:pw%0Ahost%3Dother@127.0.0.1:9/team/repo.git").to_dict()
     assert data["installed"] is False and "control character" in data["reason"], data
+
+
+class RawServer:
+    """Accepts connections on 127.0.0.1 and answers each with `answer(conn, stop)` (raw bytes)."""
+
+    def __init__(self, answer: Callable[[socket.socket, threading.Event], None]) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.stop = threading.Event()
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/skill.zip"
+
+        def run() -> None:
+            while not self.stop.is_set():
+                try:
+                    conn, _ = self.sock.accept()
+                except OSError:
+                    continue
+                with conn:
+                    conn.recv(65536)
+                    with contextlib.suppress(OSError):
+                        answer(conn, self.stop)
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(10)
+        self.sock.close()
+
+
+def _trickle_headers(conn: socket.socket, stop: threading.Event) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nX-Pad: ")
+    while not stop.wait(0.05):  # one header line a byte at a time, for as long as the client listens
+        conn.sendall(b"a")
+
+
+def test_the_download_deadline_covers_headers_sent_a_byte_at_a_time() -> None:
+    """Each read returned within the per-read timeout, so a server trickling its headers held the
+    install for as long as it liked: the deadline applied to the body only."""
+    server = RawServer(_trickle_headers)
+    result: list[object] = []
+
+    def get() -> None:
+        try:
+            http_get(server.url, 1000, timeout=1.0)
+        except SourceError as e:
+            result.append(e.details["reason"])
+
+    t = threading.Thread(target=get, daemon=True)
+    t.start()
+    t.join(30)
+    server.close()
+    t.join(10)
+    assert result == ["download took over 1s"], result
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 200 OK\r\n" + b"X-A: a\r\n" * 150 + b"Content-Length: 2\r\n\r\nok",  # over 100 headers
+        b"HTTP/1.1 200 OK\r\nX-A: " + b"a" * 70_000 + b"\r\n\r\n",  # a header line over 64 KB
+        b"SKILLS 200 OK\r\n\r\n",  # not an HTTP status line
+    ],
+)
+def test_a_malformed_http_answer_is_a_fetch_failure(tmp_path: Path, answer: bytes) -> None:
+    server = RawServer(lambda conn, stop: conn.sendall(answer))
+    try:
+        inst = Installer(tmp_path / "root", TrustPolicy(("127.0.0.1:*/**",)))
+        data = inst.install(server.url).to_dict()
+    finally:
+        server.close()
+    assert data["installed"] is False and data["error"] == "fetch failed", data

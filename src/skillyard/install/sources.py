@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import ipaddress
 import json
 import os
@@ -15,6 +16,7 @@ import re
 import resource
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -413,6 +415,38 @@ class _SafeRedirect(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
+def _shut(socks: list[socket.socket]) -> None:
+    for s in socks:
+        with contextlib.suppress(OSError):
+            s.shutdown(socket.SHUT_RDWR)
+
+
+class _Sockets:
+    """Opens connections as its base handler does, keeping each socket so a deadline can end a read."""
+
+    def __init__(self, socks: list[socket.socket]) -> None:
+        super().__init__()
+        self.socks = socks
+
+    def do_open(self, http_class: Any, req: Any, **kw: Any) -> Any:
+        socks = self.socks
+
+        class Conn(http_class):  # type: ignore[misc,valid-type]
+            def connect(self) -> None:
+                super().connect()
+                socks.append(self.sock)
+
+        return super().do_open(Conn, req, **kw)  # type: ignore[misc]
+
+
+class _HTTP(_Sockets, urllib.request.HTTPHandler):
+    pass
+
+
+class _HTTPS(_Sockets, urllib.request.HTTPSHandler):
+    pass
+
+
 def http_get(url: str, max_bytes: int, timeout: float = 300.0, to_file: Path | None = None) -> bytes:
     """GET with a byte cap, counted while streaming, and `timeout` seconds for the whole download
     (a server sending a byte now and then would otherwise hold it forever); returns the body (or
@@ -422,15 +456,19 @@ def http_get(url: str, max_bytes: int, timeout: float = 300.0, to_file: Path | N
         raise SourceError(
             "fetch failed", reason="a user name or password in an HTTP URL is not supported", url=shown
         )
-    handlers: list[Any] = [_SafeRedirect()]
+    socks: list[socket.socket] = []
+    handlers: list[Any] = [_SafeRedirect(), _HTTP(socks), _HTTPS(socks)]
     if is_loopback(parts.hostname):
         handlers.append(urllib.request.ProxyHandler({}))
     opener = urllib.request.build_opener(*handlers)
     req = urllib.request.Request(url, headers={"User-Agent": "skillyard-installer"})
     chunks: list[bytes] = []
     total = 0
+    end = time.monotonic() + timeout
+    timer = threading.Timer(timeout, _shut, (socks,))  # headers sent a byte at a time: reads end too
+    timer.daemon = True
+    timer.start()
     try:
-        end = time.monotonic() + timeout
         with opener.open(req, timeout=min(timeout, 60.0)) as resp:
             length = resp.headers.get("Content-Length")
             if length and length.isdigit() and int(length) > max_bytes:
@@ -438,10 +476,6 @@ def http_get(url: str, max_bytes: int, timeout: float = 300.0, to_file: Path | N
             with open(to_file, "wb") if to_file else contextlib.nullcontext() as out:
                 while chunk := resp.read1(256 * 1024):  # one read, never waits to fill the buffer
                     total += len(chunk)
-                    if time.monotonic() > end:
-                        raise SourceError(
-                            "fetch failed", reason=f"download took over {timeout:g}s", url=shown
-                        )
                     if total > max_bytes:
                         raise SourceError(
                             "fetch failed", reason=f"download larger than {max_bytes} bytes", url=shown
@@ -450,20 +484,31 @@ def http_get(url: str, max_bytes: int, timeout: float = 300.0, to_file: Path | N
                         out.write(chunk)
                     else:
                         chunks.append(chunk)
+            if time.monotonic() > end:
+                raise SourceError("fetch failed", reason=f"download took over {timeout:g}s", url=shown)
             if length and length.isdigit() and total < int(length):  # the connection dropped early
                 raise SourceError(
                     "fetch failed", reason=f"download ended after {total} of {length} bytes", url=shown
                 )
     except urllib.error.HTTPError as e:
         raise SourceError("fetch failed", reason=f"HTTP {e.code}", url=shown) from None
-    except urllib.error.URLError as e:
-        raise SourceError(
-            "fetch failed", reason=f"cannot reach {parts.hostname}: {e.reason}", url=shown
-        ) from None
-    except (TimeoutError, OSError) as e:
+    except (
+        OSError,
+        http.client.HTTPException,
+    ) as e:  # URLError is an OSError; a bad status line or 101 headers
         if isinstance(e, SourceError):
             raise
-        raise SourceError("fetch failed", reason=f"download error: {e}", url=shown) from None
+        why = (
+            f"cannot reach {parts.hostname}: {e.reason}"
+            if isinstance(e, urllib.error.URLError)
+            else f"download error: {e}"
+        )
+        late = time.monotonic() > end
+        raise SourceError(
+            "fetch failed", reason=f"download took over {timeout:g}s" if late else why, url=shown
+        ) from None
+    finally:
+        timer.cancel()
     return b"".join(chunks)
 
 
