@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from install_support import needs_git
-from skillyard.install import Installer, TrustPolicy
+from skillyard.install import Installer, TrustPolicy, parse_source
 from skillyard.install import installer as installer_mod
 from skillyard.install.errors import SourceError
 from skillyard.install.lockfile import Lockfile, LockfileError
@@ -269,3 +269,33 @@ def test_a_malformed_http_answer_is_a_fetch_failure(tmp_path: Path, answer: byte
     finally:
         server.close()
     assert data["installed"] is False and data["error"] == "fetch failed", data
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "https://skills.example/team/..;/other/x.zip",  # Tomcat and Jetty drop `;x`: team/../other
+        "https://skills.example/team/%2e%2e;x/other/x.zip",
+        "git+https://skills.example/team/..;/other/repo.git",
+        "https://skills.example/team/.;/x.zip",
+    ],
+)
+def test_dot_segments_with_parameters_are_refused(source: str) -> None:
+    assert TrustPolicy(("skills.example/team/**",)).is_trusted(
+        parse_source("https://skills.example/team/a;v=1/x.zip")
+    )
+    with pytest.raises(SourceError) as e:
+        parse_source(source)
+    assert "'.' or '..' segment" in e.value.details["reason"]
+
+
+def test_a_non_ascii_url_is_refused_not_raised(tmp_path: Path) -> None:
+    """http.client encodes the request line as ASCII: `é` in a path raised UnicodeEncodeError out of install."""
+    inst = Installer(tmp_path / "root", TrustPolicy(("127.0.0.1:*/**",)))
+    for url in ("http://127.0.0.1:9/t/\u00e9t\u00e9/x.zip", "http://127.0.0.1:9/x.zip?q=\u00e9"):
+        data = inst.install(url).to_dict()
+        assert data["installed"] is False and "non-ASCII" in data["reason"], data
+    with pytest.raises(SourceError):
+        parse_source("https://skills.example/team/\uff0e\uff0e/other/x.zip")  # fullwidth dots
+    local = tmp_path / "d\u00e9p\u00f4t"
+    assert parse_source(f"git+file://{local}").kind == "git"  # a local repository may have any name

@@ -156,11 +156,15 @@ def _check_url(url: str, schemes: tuple[str, ...]) -> urllib.parse.SplitResult:
         raise SourceError("invalid source", reason="plain http is only allowed for loopback hosts; use https")
     if parts.hostname and (parts.hostname.startswith("-") or not _HOST_RE.match(parts.hostname)):
         raise SourceError("invalid source", reason="invalid host")
-    if any(c.isspace() for c in url):
-        raise SourceError("invalid source", reason="whitespace in URL")
+    if any(c.isspace() for c in url) or (parts.scheme != "file" and not url.isascii()):  # http sends ASCII
+        raise SourceError(
+            "invalid source", reason="whitespace or a non-ASCII character in URL (percent-encode it)"
+        )
     # trust patterns match the path as written, the server or git would resolve `team/../other`
+    # (Tomcat and Jetty also `team/..;x/other`: they drop a segment's `;` parameters)
     path = urllib.parse.unquote(parts.path)
-    if {".", ".."} & set(path.split("/")) or "\\" in path or path.count("/") != parts.path.count("/"):
+    segments = {p.split(";")[0] for p in path.split("/")}
+    if {".", ".."} & segments or "\\" in path or path.count("/") != parts.path.count("/"):
         raise SourceError(
             "invalid source", reason="'.' or '..' segment, backslash or encoded '/' in URL path"
         )
