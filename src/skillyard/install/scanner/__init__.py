@@ -1704,8 +1704,8 @@ def _given_passwords(
             data = _read_for_scan(full, rel, root).data
         except OSError:
             continue
-        if _archive.kind_of(data) != "zip":
-            continue
+        if _archive.kind_of(data) != "zip" or re.search(rf"://\S*/{re.escape(Path(rel).name)}\b", text):
+            continue  # (one of that name downloaded is another archive, which the password opens)
         listing = _archive.inspect(data, passwords=pwds)
         if listing.opened and not listing.unreadable:
             out[rel] = ", ".join(n for n, _ in listing.members)

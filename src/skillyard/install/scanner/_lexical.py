@@ -325,7 +325,7 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             weak = Source(f"${m.group(1)}", n, False)
         if weak is None and _FORM_READ.search(line):
             weak = Source("the fields of the forms submitted to the site (passwords included)", n, False)
-        if (m := _BIND.match(line)) and not _REVERSED.search(line):
+        if (m := _BIND.match(line)) and not (_REVERSED.search(line) and _hidden_host(line)):
             binds[m.group(1)] = _translated(m.group(2), line[m.end() :])
         elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
             hid.add(b.group(1))

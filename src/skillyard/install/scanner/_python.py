@@ -13,7 +13,7 @@ import ast
 import codecs
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from skillyard.install.scanner._flows import (
@@ -650,10 +650,9 @@ class _Reader:
             # git and docker hand a credential helper the credentials on standard input
             return Source("the credentials git hands its credential helper on standard input", line, True)
         if any(
-            isinstance(a, ast.Constant) and isinstance(a.value, str) and INSTANCE_CREDENTIALS.search(a.value)
-            for arg in call.args
-            if not (isinstance(arg, ast.Constant) and str(arg.value).endswith("/"))  # a listing of names
-            for a in ast.walk(arg)
+            INSTANCE_CREDENTIALS.search(t) and not t.rstrip("'\"").endswith("/")  # not a listing of names
+            for arg in call.args[:2]
+            for t in _spellings(arg, self.fold(arg))
         ):
             # what a request for the metadata service's credentials path answers
             return Source("the instance's credentials from the metadata service", line, True)
@@ -1801,6 +1800,17 @@ def _path_join(parts: list[str]) -> str:
     for v in parts:
         out = v if v.startswith("/") or not out else out.rstrip("/") + "/" + v
     return climb(out)
+
+
+def _spellings(arg: ast.expr, folded: str | None) -> Iterator[str]:
+    """A request's address as folded, as written with its literal pieces joined (`b + "iam/" +
+    role`, `f"{base}iam/security-credentials/"`), and each literal in it."""
+    if folded:
+        yield folded
+    one_line = arg.end_lineno == arg.lineno and (arg.end_col_offset or 0) - arg.col_offset < 400
+    if isinstance(arg, ast.BinOp | ast.JoinedStr) and one_line:
+        yield re.sub(r"""['"]\s*\+\s*['"]""", "", ast.unparse(arg))
+    yield from (a.value for a in ast.walk(arg) if isinstance(a, ast.Constant) and isinstance(a.value, str))
 
 
 #: Calls that write or delete the file or folder they are given.
