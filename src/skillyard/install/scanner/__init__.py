@@ -742,6 +742,8 @@ def scan_text(
         facts = _read_code(rel, text, fctx, ctx.project)
         if facts is not None:
             fctx.data_lines = facts.data_lines
+            if facts.unread:
+                ctx.flag("oversized-file", rel, None, snippet(facts.unread))
 
     leads: dict[int, str] | None = None
 

@@ -642,6 +642,8 @@ class CodeFacts:
     stashed: dict[str, Source] = field(default_factory=dict)
     #: (line, path, destination): files whose content this code sends, not known here to be secret
     sent_files: list[tuple[int, str, str]] = field(default_factory=list)
+    #: why the reader stopped before the end of the code (a file padded past its limits), or ""
+    unread: str = ""
 
     def extend(self, other: CodeFacts | None, line_offset: int = 0) -> None:
         """Take in what another reading found (None: nothing it could parse), `line_offset` lines down."""
@@ -662,5 +664,6 @@ class CodeFacts:
         self.data_lines.update(n + line_offset for n in other.data_lines)
         self.stashed.update(other.stashed)
         self.sent_files.extend((n + line_offset, p, d) for n, p, d in other.sent_files)
+        self.unread = self.unread or other.unread
         for k, src in other.stand_ins.items():
             self.stand_ins[k] = src._replace(line=src.line + line_offset) if not src.via else src

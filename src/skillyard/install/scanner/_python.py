@@ -778,7 +778,8 @@ class _Reader:
                 nodes.append(fn)
             elif isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and len(self.defs) < MAX_FUNCTIONS:
                 self.defs.setdefault(fn.name, fn)
-        if len(nodes) > MAX_NODES:
+        cut = len(nodes)
+        if cut > MAX_NODES:
             del nodes[MAX_NODES:]
         self.exec_lines = [n.lineno for n in nodes if isinstance(n, ast.Call) and _may_run(n)]
         for i in range(3):
@@ -800,6 +801,12 @@ class _Reader:
                 if self.budget < 0:
                     break
                 self.visit(node)
+        if cut > MAX_NODES or self.budget < 0:
+            # padding past the reader's horizon hides whatever it did not reach: a finding, as an
+            # oversized file is, never a silent stop
+            self.facts.unread = (
+                f"Python code of {cut} syntax nodes, past what the reader follows ({MAX_NODES})"
+            )
         if self.dup_lines and self.shell_lines:
             self._flow(
                 "reverse-shell",
