@@ -111,6 +111,18 @@ def test_human_output(root: Path) -> None:
     assert "Missing binary: ffmpeg-not-here" in out and "apt install ffmpeg-not-here" in out
 
 
+def test_human_list_shows_one_line_per_skill(tmp_path: Path, make_skill) -> None:
+    # a description written as a YAML block keeps its line breaks; the table must not print them
+    make_skill(
+        tmp_path, "api", "|\n  Reference for the API.\n  TRIGGER when code imports it.\n  SKIP otherwise."
+    )
+    make_skill(tmp_path, "zeta", "Another skill.")
+    code, out = run("--root", str(tmp_path), "list")
+    lines = out.splitlines()
+    assert code == 0 and lines[1].split()[1] == "api" and lines[2].split()[1] == "zeta", out
+    assert "TRIGGER" in lines[1] or "…" in lines[1]
+
+
 def test_repeatable_root(tmp_path: Path, make_skill) -> None:
     make_skill(tmp_path / "a", "one")
     make_skill(tmp_path / "b", "two")

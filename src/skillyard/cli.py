@@ -260,7 +260,9 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
         # an author's words: shown as text (never rich markup), hidden characters spelled out
         name = Text(shown(f"{item['emoji']} {item['name']}".strip()))
-        row = [mark, name, Text(shown(item["description"])), s.source]
+        # one line per skill: a description written over several lines (a YAML block) is joined
+        one_line = " ".join(item["description"].split())
+        row = [mark, name, Text(shown(one_line)), s.source]
         if verbose:
             row.append("; ".join(reg.eligibility(s).reasons))
         table.add_row(*row)
