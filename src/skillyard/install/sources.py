@@ -425,17 +425,57 @@ def _shut(socks: list[socket.socket]) -> None:
             s.shutdown(socket.SHUT_RDWR)
 
 
-class _Sockets:
-    """Opens connections as its base handler does, keeping each socket so a deadline can end a read."""
+def _remote_connection(
+    address: tuple[str, int], timeout: float | None = None, source_address: Any = None
+) -> socket.socket:
+    """`socket.create_connection` that refuses a name resolving to this machine: a download from a
+    remote host (or a redirect to another name) must not reach local services through a DNS name
+    or an /etc/hosts alias. Connects to the very address it checked (no second lookup to rebind)."""
+    host, port = address
+    infos = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
+    for *_, sockaddr in infos:
+        if is_loopback(str(sockaddr[0])):
+            raise SourceError(
+                "fetch failed",
+                reason=f"{host} resolves to this machine ({sockaddr[0]}); name a local server as "
+                "localhost or 127.0.0.1",
+            )
+    error: OSError | None = None
+    for family, kind, proto, _, sockaddr in infos:
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(timeout)  # `http_get` always gives one
+            if source_address:
+                sock.bind(source_address)
+            sock.connect(sockaddr)
+            return sock
+        except OSError as e:
+            sock.close()
+            error = e
+    raise error or OSError(f"cannot resolve {host}")
 
-    def __init__(self, socks: list[socket.socket]) -> None:
+
+class _Sockets:
+    """Opens connections as its base handler does, keeping each socket so a deadline can end a read;
+    with `remote_only`, a direct connection to a name that resolves to this machine is refused (a
+    proxy, when one is set, resolves the name itself)."""
+
+    def __init__(self, socks: list[socket.socket], remote_only: bool) -> None:
         super().__init__()
         self.socks = socks
+        self.remote_only = remote_only
 
     def do_open(self, http_class: Any, req: Any, **kw: Any) -> Any:
         socks = self.socks
+        # `req.host` is where the connection goes: the URL's own host, or a proxy
+        checked = self.remote_only and req.host == urllib.parse.urlsplit(req.full_url).netloc
 
         class Conn(http_class):  # type: ignore[misc,valid-type]
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                if checked:
+                    self._create_connection = _remote_connection
+
             def connect(self) -> None:
                 super().connect()
                 socks.append(self.sock)
@@ -461,8 +501,9 @@ def http_get(url: str, max_bytes: int, timeout: float = 300.0, to_file: Path | N
             "fetch failed", reason="a user name or password in an HTTP URL is not supported", url=shown
         )
     socks: list[socket.socket] = []
-    handlers: list[Any] = [_SafeRedirect(), _HTTP(socks), _HTTPS(socks)]
-    if is_loopback(parts.hostname):
+    local = is_loopback(parts.hostname)
+    handlers: list[Any] = [_SafeRedirect(), _HTTP(socks, not local), _HTTPS(socks, not local)]
+    if local:
         handlers.append(urllib.request.ProxyHandler({}))
     opener = urllib.request.build_opener(*handlers)
     req = urllib.request.Request(url, headers={"User-Agent": "skillyard-installer"})
