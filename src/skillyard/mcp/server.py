@@ -91,13 +91,13 @@ from skillyard.mcp.prompts import (
     CATALOG_PROMPT_DESCRIPTION,
     MAX_ARGUMENTS_CHARS,
     catalog_text,
-    substitute,
 )
 from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
 from skillyard.model import BUILTIN_TOOL_NAMES, Skill
 from skillyard.parsing import load_body
 from skillyard.registry import Registry
 from skillyard.session import Session
+from skillyard.tools.arguments import substitute_arguments
 
 if TYPE_CHECKING:
     from skillyard.tools.install_gate import ApproveInstall
@@ -584,7 +584,9 @@ class SkillyardServer(MCPServer):
         except Exception as e:
             raise MCPError(INTERNAL_ERROR, f"Cannot read skill {skill.name}: {type(e).__name__}") from None
         try:
-            text = substitute(body, args, names=skill.arguments, skill_dir=str(skill.root))
+            text = substitute_arguments(
+                body, args, names=skill.arguments, env={"CLAUDE_SKILL_DIR": str(skill.root)}
+            )
         except ValueError as e:
             raise MCPError(INVALID_PARAMS, f"Prompt argument 'arguments': {e}") from None
         return GetPromptResult(
