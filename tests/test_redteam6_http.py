@@ -155,8 +155,12 @@ def test_a_malformed_hub_url_is_a_clear_error(tmp_path: Path, serve: list[Server
     assert data["error"] == "fetch failed" and "malformed url" in data["reason"], data
 
 
-def test_a_deeply_nested_hub_index_is_a_clear_error(tmp_path: Path, serve: list[Server]) -> None:
-    serve.append(s := Server(b"", routes={"/index.json": b"[" * 100_000}))
+@pytest.mark.parametrize("index", [b"[" * 100_000, b'{"skills": ' + b"1" * 5000 + b"}"])
+def test_a_deeply_nested_hub_index_is_a_clear_error(
+    tmp_path: Path, serve: list[Server], index: bytes
+) -> None:
+    """Nested past the decoder's depth, or an integer past int()'s digit limit: not valid JSON."""
+    serve.append(s := Server(b"", routes={"/index.json": index}))
     inst = Installer(tmp_path / "root", TrustPolicy(hub_index=s.url.replace("skill.tar", "index.json")))
     data = inst.install("hub:demo").to_dict()
     assert data["error"] == "fetch failed" and "not valid JSON" in data["reason"], data

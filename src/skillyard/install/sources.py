@@ -543,7 +543,7 @@ def resolve_hub(index_url: str | None, name: str, version: str | None) -> HubRel
     raw = http_get(index_url, MAX_INDEX_BYTES)
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:  # `[[[...` nested deep
+    except (ValueError, RecursionError) as e:  # `[[[...` nested deep, an integer past int()'s digit limit
         raise SourceError("fetch failed", reason=f"hub index is not valid JSON: {e}") from None
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, dict):
