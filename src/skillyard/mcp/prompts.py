@@ -28,7 +28,5 @@ def catalog_text(registry: Any, query: str | None) -> str:
 
     if query is not None and len(query) > MAX_QUERY_CHARS:
         raise ValueError(f"query exceeds {MAX_QUERY_CHARS} characters")
-    relevant = relevant_names(registry, query)
-    return render_catalog(
-        registry.eligible_skills(), "markdown", CATALOG_DEFAULT_BUDGET, relevant=relevant
-    ).text
+    skills, relevant = registry.eligible_skills(), relevant_names(registry, query)
+    return render_catalog(skills, "markdown", CATALOG_DEFAULT_BUDGET, relevant=relevant).text
