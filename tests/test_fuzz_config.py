@@ -46,6 +46,17 @@ def test_deeply_nested_config_on_the_cli_is_a_usage_error(tmp_path: Path, argv: 
     assert cfg.read_bytes() == before
 
 
+def test_an_integer_past_the_digit_limit_is_a_config_error(tmp_path: Path) -> None:
+    """tomllib hands a 5,000-digit integer to int(), whose ValueError is no TOMLDecodeError: it
+    reached the command line as a traceback."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f"[config]\nx = {'1' * 5000}\n")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_config(cfg)
+    res = CliRunner().invoke(cli, ["--root", str(tmp_path), "--config", str(cfg), "list", "--json"])
+    assert res.exit_code == 2 and "invalid TOML" in res.output, res.output[-500:]
+
+
 @HYPO
 @given(depth=st.integers(min_value=1, max_value=3000), kind=st.sampled_from(["array", "table"]))
 def test_any_nesting_depth_loads_or_is_a_config_error(tmp_path: Path, depth: int, kind: str) -> None:

@@ -139,10 +139,11 @@ def test_modification_detection_and_accept(tmp_path: Path) -> None:
 def test_corrupt_lockfile_fails_closed(tmp_path: Path) -> None:
     root = tmp_path / "root"
     Installer(root).install(str(make_skill(tmp_path / "src" / "demo")))
-    (root / "skills.lock").write_text("{not json")
-    assert is_modified(root, "demo", root / "demo") is True
-    with pytest.raises(LockfileError):
-        Lockfile.load(root)
+    for corrupt in ("{not json", '{"version": ' + "1" * 5000 + "}"):  # the second: past int()'s digit limit
+        (root / "skills.lock").write_text(corrupt)
+        assert is_modified(root, "demo", root / "demo") is True
+        with pytest.raises(LockfileError):
+            Lockfile.load(root)
     res = Installer(root).install(str(make_skill(tmp_path / "src" / "other", name="other")))
     assert res.to_dict()["error"] == "install failed"
 

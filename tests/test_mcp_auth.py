@@ -596,3 +596,29 @@ def test_metadata_never_names_a_host_the_server_refuses(oauth_url: str) -> None:
     port = oauth_url.rsplit(":", 1)[1].split("/")[0]
     ok = httpx2.get(prm, headers={"Host": f"localhost:{port}"}, timeout=30)
     assert ok.status_code == 200 and ok.json()["resource"] == f"http://localhost:{port}/mcp"
+
+
+def test_issuer_metadata_nested_past_the_decoder_is_no_jwks_uri() -> None:
+    """Metadata of `[` a hundred thousand deep made the JSON decoder raise RecursionError, which
+    no caller expected; it is metadata without a usable `jwks_uri`, like any other bad answer."""
+    from skillyard.mcp.auth import AuthSetupError, discover_jwks_uri
+
+    class Deep(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            body = b"[" * 100_000
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Deep)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(AuthSetupError, match="no usable jwks_uri"):
+            discover_jwks_uri(f"http://127.0.0.1:{httpd.server_address[1]}")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 from pathlib import Path
 
@@ -113,6 +114,10 @@ async def test_list_result_shape_and_pagination(tmp_path: Path, mode: str) -> No
         with pytest.raises(MCPError) as err:
             await list_skills(c, "not-a-cursor!!")
         assert err.value.error.code == -32602
+        deep = base64.urlsafe_b64encode(b"[" * 1500).decode()  # JSON nested past the decoder's depth
+        with pytest.raises(MCPError) as err:
+            await list_skills(c, deep)
+        assert (err.value.error.code, err.value.error.message) == (-32602, "Invalid cursor")
         with pytest.raises(MCPError) as err:
             await read_dir(c, "skill://skill-000", cursor="bogus")
         assert err.value.error.code == -32602

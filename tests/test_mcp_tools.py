@@ -6,6 +6,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,10 @@ from hypothesis import strategies as st
 from mcp import Client, MCPError
 
 from skillyard.mcp import build_server
-from skillyard.mcp.prompts import substitute
+from skillyard.mcp.prompts import MAX_ARGUMENTS_CHARS
 from skillyard.mcp.server import SESSION_META_KEY
 from skillyard.registry import Registry
+from skillyard.tools.arguments import substitute_arguments
 from test_mcp_support import make_tree, write_skill
 
 pytestmark = pytest.mark.anyio
@@ -271,6 +273,11 @@ async def test_prompts(registry: Registry, tree: Path, mode: str) -> None:
                 await c.get_prompt(bad)
 
 
+def substitute(body: str, arguments: str, *, names: Sequence[str] = (), skill_dir: str = "") -> str:
+    """What a skill prompt's text becomes: the `skill` tool's substitution, `${CLAUDE_SKILL_DIR}` included."""
+    return substitute_arguments(body, arguments, names=names, env={"CLAUDE_SKILL_DIR": skill_dir})
+
+
 def test_substitution_rules() -> None:
     assert substitute("a $ARGUMENTS b", "x y") == "a x y b"
     assert substitute("$ARGUMENTS[1] $ARGUMENTS.0 $1 $0", "one 'two three'") == "two three one two three one"
@@ -284,8 +291,20 @@ def test_substitution_rules() -> None:
     )
     assert substitute("!`rm -rf /` $ARGUMENTS", "x") == "!`rm -rf /` x"
     assert substitute("$ARGUMENTS", "unbalanced 'quote") == "unbalanced 'quote"
-    with pytest.raises(ValueError):
-        substitute("$ARGUMENTS", "x" * 70_000)
+
+
+async def test_a_prompt_refuses_arguments_past_the_cap(registry: Registry) -> None:
+    async with Client(build_server(registry)) as c:
+        with pytest.raises(MCPError) as err:
+            await c.get_prompt("alpha", {"arguments": "x" * (MAX_ARGUMENTS_CHARS + 1)})
+        assert err.value.error.code == -32602
+        assert (
+            err.value.error.message == f"Prompt argument 'arguments' exceeds {MAX_ARGUMENTS_CHARS} characters"
+        )
+        text = (
+            (await c.get_prompt("alpha", {"arguments": "x" * MAX_ARGUMENTS_CHARS})).messages[0].content.text
+        )
+        assert text.endswith("ARGUMENTS: " + "x" * MAX_ARGUMENTS_CHARS)
 
 
 @settings(max_examples=150, deadline=None)

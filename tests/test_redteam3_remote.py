@@ -152,3 +152,47 @@ def test_a_remotes_names_reach_the_terminal_spelled_out(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "\x1b" not in proc.stdout + proc.stderr
     assert "refused a\\x1b]52;c;" in proc.stdout and "refused ok:" in proc.stdout
+
+
+#: A real MCP server over stdio whose error message hides its text behind a right-to-left override.
+BIDI_ERROR_SERVER = """
+from mcp import MCPError
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resources.types import FunctionResource
+
+
+def refuse() -> str:
+    raise MCPError(-32603, "report.exe\\u202egnp.")
+
+
+server = MCPServer("bidi")
+server.add_resource(FunctionResource(uri="skill://ok/SKILL.md", name="x", fn=refuse))
+server.run("stdio")
+"""
+
+
+def test_sync_json_spells_out_what_a_remote_hides_in_its_words(tmp_path: Path) -> None:
+    """`remote sync --json` writes JSON as every other command does: a remote's error text cannot
+    carry a bidi override to the reader, and the decoded report is the server's exact words."""
+    import json
+    import os
+    import subprocess
+
+    script = tmp_path / "bidi.py"
+    script.write_text(BIDI_ERROR_SERVER, encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[[skills.remote]]\nname = "bidi"\ncommand = {json.dumps([sys.executable, str(script)])}\n'
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillyard", "--config", str(config), "remote", "sync", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "NO_COLOR": "1"},
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "\u202e" not in proc.stdout
+    (report,) = json.loads(proc.stdout)["remotes"]
+    assert report["remote"] == "bidi" and report["error"].endswith("report.exe\u202egnp.")

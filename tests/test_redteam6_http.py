@@ -155,8 +155,37 @@ def test_a_malformed_hub_url_is_a_clear_error(tmp_path: Path, serve: list[Server
     assert data["error"] == "fetch failed" and "malformed url" in data["reason"], data
 
 
-def test_a_deeply_nested_hub_index_is_a_clear_error(tmp_path: Path, serve: list[Server]) -> None:
-    serve.append(s := Server(b"", routes={"/index.json": b"[" * 100_000}))
+@pytest.mark.parametrize("index", [b"[" * 100_000, b'{"skills": ' + b"1" * 5000 + b"}"])
+def test_a_deeply_nested_hub_index_is_a_clear_error(
+    tmp_path: Path, serve: list[Server], index: bytes
+) -> None:
+    """Nested past the decoder's depth, or an integer past int()'s digit limit: not valid JSON."""
+    serve.append(s := Server(b"", routes={"/index.json": index}))
     inst = Installer(tmp_path / "root", TrustPolicy(hub_index=s.url.replace("skill.tar", "index.json")))
     data = inst.install("hub:demo").to_dict()
     assert data["error"] == "fetch failed" and "not valid JSON" in data["reason"], data
+
+
+@pytest.mark.parametrize("announced", [b"1\xb2", b"1" * 5000])
+def test_an_unreadable_content_length_is_no_length(announced: bytes) -> None:
+    """`1²` passes str.isdigit() and 5,000 digits pass int()'s check only past its digit limit:
+    both raised ValueError out of the download. A length that is not a number is no length."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def answer() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Length: " + announced + b"\r\nConnection: close\r\n\r\nbody"
+            )
+
+    t = threading.Thread(target=answer, daemon=True)
+    t.start()
+    try:
+        assert http_get(f"http://127.0.0.1:{listener.getsockname()[1]}/x", 1000) == b"body"
+    finally:
+        t.join(10)
+        listener.close()

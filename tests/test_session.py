@@ -56,6 +56,7 @@ def test_missing_or_empty_file_starts_fresh(tmp_path: Path) -> None:
         ('{"loaded": [{"skill": "a", "docs": "x"}]}', "loaded[0].docs"),
         ('{"extra": 1}', "unknown session key: extra"),
         ("[" * 100000, "not valid JSON"),
+        ('{"format": ' + "1" * 5000 + "}", "not valid JSON"),  # past int()'s digit limit
     ],
 )
 def test_hostile_session_text(text: str, needle: str) -> None:

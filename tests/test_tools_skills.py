@@ -227,6 +227,17 @@ def test_list_fragment_matches_json_dumps_for_any_text(
     assert not hidden and not any(0xE0000 <= ord(c) <= 0xE01EF for c in text), hidden
 
 
+def test_a_delete_character_in_ascii_text_is_an_escape(tmp_path: Path) -> None:
+    """DEL (U+007F) is ASCII, yet a control character JSON leaves raw: an all-ASCII result took the
+    fast path out of the spelling and carried it to the model unescaped."""
+    (tmp_path / "del").mkdir()
+    (tmp_path / "del" / "SKILL.md").write_text('---\nname: del\ndescription: "Rubs\x7fout."\n---\nbody\n')
+    reg = Registry.from_roots([tmp_path])  # no other skill: the whole result is ASCII
+    text = Toolkit(reg, tools=["skills"]).call("skills", {"action": "list"}).content
+    assert "\x7f" not in text and "Rubs\\u007fout." in text, text
+    assert json.loads(text)["skills"][0]["description"] == "Rubs\x7fout."
+
+
 def test_hidden_characters_reach_the_model_as_escapes_it_can_see(root: Path, make_skill: Any) -> None:
     """Unicode tag characters (invisible text a model still reads), a bidi override and a line
     separator in a description come back from the `skills` tool as JSON escapes, not raw: what a

@@ -16,6 +16,7 @@ import click
 
 from skillyard._cli_io import EXIT_FAIL, EXIT_OK, EXIT_USAGE, emit_json, err, say
 from skillyard.config import ConfigError
+from skillyard.fsread import is_within
 from skillyard.install.scanner import SEVERITIES, ScanPolicy, render_human, render_plain, scan_path, to_sarif
 
 if TYPE_CHECKING:  # the installer (network, locks) is imported by the commands that install
@@ -77,8 +78,6 @@ def _add_shadowing(data: dict[str, Any], reg: Any, install_root: Path) -> None:
     name = data.get("name")
     if not isinstance(name, str):
         return
-    from skillyard.install.fsutil import is_within
-
     mine = os.path.realpath(install_root / name)
     found = reg.copies(name, fold=True)  # discovery shadows a name that reads the same as a copy
     copies = [

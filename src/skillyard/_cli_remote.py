@@ -5,12 +5,11 @@ The command needs only `ctx.obj` to offer `.config` (the main group's CliContext
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
-from skillyard._cli_io import EXIT_FAIL, err, fail_usage, say
+from skillyard._cli_io import EXIT_FAIL, emit_json, err, fail_usage, say
 
 
 @click.group("remote")
@@ -42,7 +41,7 @@ def sync_cmd(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
             failed = True
             reports.append({"remote": r.name, "root": str(r.root), "error": str(e)})
     if as_json:
-        click.echo(json.dumps({"remotes": reports}, indent=2, ensure_ascii=False))
+        emit_json({"remotes": reports})
     else:
         for rep in reports:  # `say` shows a server's words as text, hidden characters spelled out
             if "error" in rep:

@@ -56,6 +56,7 @@ def shown_json(text: str) -> str:
     """JSON text (`json.dumps(..., ensure_ascii=False)`) with what `shown` spells out written as
     `\\u` escapes: tool results decode to the same data, and hidden text is visible to whoever
     reads the raw result, the model included."""
-    if text.isascii() or (text.isprintable() and not _HIDDEN_PRINTABLE.search(text)):
+    # JSON escapes every ASCII control character but DEL
+    if (text.isascii() and "\x7f" not in text) or (text.isprintable() and not _HIDDEN_PRINTABLE.search(text)):
         return text
     return text.translate(_SPELLED_JSON)

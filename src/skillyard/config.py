@@ -258,7 +258,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: config file is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as e:
+    except ValueError as e:  # a TOMLDecodeError, or an integer past int()'s digit limit
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
         raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None

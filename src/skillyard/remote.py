@@ -170,11 +170,7 @@ async def _fetch(remote: RemoteSkills, limits: Limits) -> _Fetched:
     return out
 
 
-class _ListSkillsParams(mcp_types.PaginatedRequestParams):
-    pass
-
-
-class _ListSkills(mcp_types.Request[_ListSkillsParams, Literal["skills/list"]]):
+class _ListSkills(mcp_types.Request[mcp_types.PaginatedRequestParams, Literal["skills/list"]]):
     """The Skills extension's `skills/list` (the SDK has no model for it)."""
 
     method: Literal["skills/list"] = "skills/list"
@@ -190,7 +186,7 @@ async def _skills_list(client: Any) -> dict[str, list[tuple[str, str, int]] | No
     cursor: str | None = None
     for _page in range(10_000):
         page = await client.session.send_request(
-            _ListSkills(params=_ListSkillsParams(cursor=cursor)), _ListSkillsResult
+            _ListSkills(params=mcp_types.PaginatedRequestParams(cursor=cursor)), _ListSkillsResult
         )
         for entry in page.skills:
             uri = entry.get("uri") if isinstance(entry, dict) else None

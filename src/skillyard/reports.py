@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from skillyard.eligibility import install_hints
+from skillyard.model import Skill
 from skillyard.registry import Registry
 from skillyard.skill_files import list_docs
 
@@ -107,17 +108,14 @@ def check_report(registry: Registry, name: str) -> dict[str, Any]:
     }
 
 
-def missing_compact(registry: Registry, name: str) -> dict[str, list[str]]:
-    """Seed install result's `missing`: only the non-empty requirement lists."""
-    s = registry.get(name)
-    if s is None:
-        return {}
-    return {k: v for k, v in registry.eligibility(s).missing.to_dict().items() if v}
-
-
-def install_hints_for(registry: Registry, name: str) -> list[dict[str, str]]:
-    s = registry.get(name)
-    return install_hints(s, registry.host.os_name) if s is not None else []
+def eligibility_fields(registry: Registry, skill: Skill | None) -> dict[str, Any]:
+    """An installed skill's `eligible`, `missing` (the non-empty requirement lists) and `install_hints`."""
+    if skill is None:
+        return {"eligible": False, "missing": {}, "install_hints": []}
+    elig = registry.eligibility(skill)
+    missing = {k: v for k, v in elig.missing.to_dict().items() if v}
+    hints = install_hints(skill, registry.host.os_name)
+    return {"eligible": elig.eligible, "missing": missing, "install_hints": hints}
 
 
 def search_report(registry: Registry, query: str, limit: int = 5) -> dict[str, Any]:
@@ -163,9 +161,7 @@ def add_eligibility(data: dict[str, Any], registry: Any) -> dict[str, Any]:
                 f"{name} is installed but not visible in the current skill roots"
             )
             return data
-        data["eligible"] = registry.eligibility(skill).eligible
-        data["missing"] = missing_compact(registry, name)
-        data["install_hints"] = install_hints_for(registry, name)
+        data.update(eligibility_fields(registry, skill))
     except Exception as e:  # eligibility is extra information; the install itself succeeded
         data.setdefault("warnings", []).append(f"could not reload the registry: {e}")
     return data

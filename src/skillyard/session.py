@@ -267,7 +267,7 @@ class Session:
             text = bytes(text).decode("utf-8", errors="replace")
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as e:
+        except (ValueError, RecursionError) as e:  # also an integer past int()'s digit limit
             raise SessionError(f"session is not valid JSON: {e}") from None
         return cls.from_dict(data)
 

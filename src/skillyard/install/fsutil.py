@@ -11,8 +11,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from skillyard.fsread import is_within as is_within  # re-exported: the install command checks with it
-
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 _libc: Any = None

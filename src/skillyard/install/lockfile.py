@@ -183,7 +183,7 @@ class Lockfile:
         if raw:
             try:
                 data = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:  # `[[[...` nested deep
+            except (ValueError, RecursionError) as e:  # `[[[...` nested deep, an integer past int()'s limit
                 raise LockfileError(f"{lf.path}: not valid JSON: {e}") from None
             skills = data.get("skills") if isinstance(data, dict) else None
             if not isinstance(skills, dict):

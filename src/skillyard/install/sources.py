@@ -515,8 +515,9 @@ def http_get(url: str, max_bytes: int, timeout: float = 300.0, to_file: Path | N
     timer.start()
     try:
         with opener.open(req, timeout=min(timeout, 60.0)) as resp:
-            length = resp.headers.get("Content-Length")
-            if length and length.isdigit() and int(length) > max_bytes:
+            raw = resp.headers.get("Content-Length", "")  # `1²` or 5,000 digits: no usable length
+            length = int(raw) if raw.isdecimal() and len(raw) < 20 else None
+            if length is not None and length > max_bytes:
                 raise SourceError("fetch failed", reason=f"download larger than {max_bytes} bytes", url=shown)
             with open(to_file, "wb") if to_file else contextlib.nullcontext() as out:
                 while chunk := resp.read1(256 * 1024):  # one read, never waits to fill the buffer
@@ -531,7 +532,7 @@ def http_get(url: str, max_bytes: int, timeout: float = 300.0, to_file: Path | N
                         chunks.append(chunk)
             if time.monotonic() > end:
                 raise SourceError("fetch failed", reason=f"download took over {timeout:g}s", url=shown)
-            if length and length.isdigit() and total < int(length):  # the connection dropped early
+            if length is not None and total < length:  # the connection dropped early
                 raise SourceError(
                     "fetch failed", reason=f"download ended after {total} of {length} bytes", url=shown
                 )
@@ -584,7 +585,7 @@ def resolve_hub(index_url: str | None, name: str, version: str | None) -> HubRel
     raw = http_get(index_url, MAX_INDEX_BYTES)
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:  # `[[[...` nested deep
+    except (ValueError, RecursionError) as e:  # `[[[...` nested deep, an integer past int()'s digit limit
         raise SourceError("fetch failed", reason=f"hub index is not valid JSON: {e}") from None
     skills = data.get("skills") if isinstance(data, dict) else None
     if not isinstance(skills, dict):

@@ -311,7 +311,7 @@ def discover_jwks_uri(issuer: str) -> str:
         try:
             with urllib.request.urlopen(url, timeout=JWKS_TIMEOUT_S) as resp:  # noqa: S310 - https or loopback only
                 meta = json.loads(resp.read(1024 * 1024))
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, RecursionError) as e:  # RecursionError: `[[[...` nested deep
             log.info("issuer metadata %s: %s", url, type(e).__name__)
             continue
         if not isinstance(meta, dict) or meta.get("issuer") != issuer:

@@ -21,7 +21,6 @@ Which skills are served (documented in docs/mcp.md):
 from __future__ import annotations
 
 import base64
-import binascii
 import bisect
 import errno
 import hashlib
@@ -132,7 +131,7 @@ def decode_cursor(kind: str, cursor: str | None) -> str | None:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         data = json.loads(raw)
-    except (binascii.Error, ValueError):
+    except (ValueError, RecursionError):  # binascii.Error is a ValueError
         raise CatalogError("Invalid cursor") from None
     if not isinstance(data, dict) or data.get("k") != kind or not isinstance(data.get("a"), str):
         raise CatalogError("Invalid cursor")

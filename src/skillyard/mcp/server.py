@@ -91,15 +91,16 @@ from skillyard.mcp.prompts import (
     CATALOG_PROMPT_DESCRIPTION,
     MAX_ARGUMENTS_CHARS,
     catalog_text,
-    substitute,
 )
 from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
 from skillyard.model import BUILTIN_TOOL_NAMES, Skill
 from skillyard.parsing import load_body
 from skillyard.registry import Registry
 from skillyard.session import Session
+from skillyard.tools.arguments import substitute_arguments
 
 if TYPE_CHECKING:
+    from skillyard.tools.base import ToolResult
     from skillyard.tools.install_gate import ApproveInstall
 
 log = logging.getLogger("skillyard.mcp")
@@ -584,7 +585,9 @@ class SkillyardServer(MCPServer):
         except Exception as e:
             raise MCPError(INTERNAL_ERROR, f"Cannot read skill {skill.name}: {type(e).__name__}") from None
         try:
-            text = substitute(body, args, names=skill.arguments, skill_dir=str(skill.root))
+            text = substitute_arguments(
+                body, args, names=skill.arguments, env={"CLAUDE_SKILL_DIR": str(skill.root)}
+            )
         except ValueError as e:
             raise MCPError(INVALID_PARAMS, f"Prompt argument 'arguments': {e}") from None
         return GetPromptResult(
@@ -772,10 +775,10 @@ class SkillyardServer(MCPServer):
             connection.state["skillyard.log_level"] = params.level
         return EmptyResult()
 
-    async def _log_call(self, rctx: Any, name: str, arguments: Any, res: Any) -> None:
+    async def _log_call(self, rctx: Any, name: str, arguments: Any, res: ToolResult) -> None:
         """A log message for runs and installs, to the client that asked for it (never to anyone else)."""
         action = arguments.get("action") if isinstance(arguments, dict) else None
-        is_error = bool(getattr(res, "is_error", False))
+        is_error = res.is_error
         if name == "skill_run" or name not in BUILTIN_TOOL_NAMES:
             data: dict[str, Any] = {"event": "run", "tool": name, "ok": not is_error}
         elif name == "skills" and action in ("install", "enable", "disable", "reload"):
@@ -966,11 +969,9 @@ def _error_result(text: str, sid: str = "") -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=meta)
 
 
-def _tool_result(res: Any, sid: str) -> CallToolResult:
+def _tool_result(res: ToolResult, sid: str) -> CallToolResult:
     """ToolResult -> CallToolResult: text content, `is_error`, and structured content for JSON objects."""
-    text = getattr(res, "content", res)
-    if not isinstance(text, str):
-        text = json.dumps(text, ensure_ascii=False)
+    text = res.content
     structured: dict[str, Any] | None = None
     if text.lstrip().startswith("{"):  # an object, when it parses at all (a command's output may not)
         with suppress(ValueError, RecursionError):
@@ -978,7 +979,7 @@ def _tool_result(res: Any, sid: str) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=structured,
-        is_error=bool(getattr(res, "is_error", False)),
+        is_error=res.is_error,
         _meta={SESSION_META_KEY: sid} if sid else None,
     )
 

@@ -212,9 +212,7 @@ class SkillsTool:
             "installed": True,
             "name": installed,
             "path": str(skill.path if skill is not None else path),
-            "eligible": reg.is_eligible(installed),
-            "missing": reports.missing_compact(reg, installed),
-            "install_hints": reports.install_hints_for(reg, installed),
+            **reports.eligibility_fields(reg, skill),
         }
         for key, value in outcome.items():
             data.setdefault(key, value)
