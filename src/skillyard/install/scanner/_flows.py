@@ -61,6 +61,8 @@ SECRET_PATH = re.compile(
     r"|PSReadLine/ConsoleHost_history\.txt"
     r"|Local Storage/leveldb"
     r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
+    # the token a Kubernetes pod is handed for the cluster's API (and the folder that holds it)
+    r"|run/secrets/kubernetes\.io/serviceaccount\b[^\s\"']*"
     r")",
     re.IGNORECASE,
 )
@@ -172,6 +174,7 @@ REGISTRIES = (
     dict.fromkeys(("npm", "pnpm", "yarn"), "the npm registry")
     | dict.fromkeys(("twine", "uv", "poetry", "flit"), "PyPI")
     | {"gem": "RubyGems", "cargo": "crates.io"}
+    | dict.fromkeys(("docker", "podman", "buildah", "nerdctl"), "a container registry")
 )
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
@@ -294,6 +297,8 @@ def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:
         )
     dest = dest or "the network"
     strong = src.strong and not named_for(src.what, dest) and not _issued_by(src.what, dest)
+    # a CI run's own token sent to a named host that is not the forge's
+    strong = strong or bool(_RUN_TOKEN.match(src.what)) and own_service(src.what, dest) is False
     return "critical" if strong or exfil_shaped(
         dest
     ) else "medium", f"reads {src.what} and sends it to {dest}"
@@ -366,6 +371,12 @@ class Flow:
 #: The services credentials are for: a store that holds one (matched in its path), the commands
 #: that print one (`gh auth token`), and the service's hosts. Sending a credential to its own
 #: service is what it is for (weighed as an API token); anywhere else is exfiltration.
+#: The tokens a CI run is lent for the forge's own API (`${{ github.token }}`, the runtime and OIDC
+#: request tokens): sent anywhere but the forge, they act as the repository.
+_RUN_TOKEN = re.compile(
+    r"^\$\{?(?:GITHUB_TOKEN|GH_TOKEN|ACTIONS_RUNTIME_TOKEN|ACTIONS_ID_TOKEN_REQUEST_TOKEN)\}?$"
+)
+
 _SERVICES = tuple(
     (re.compile(store), clis, re.compile(rf"(?:^|\.)(?:{hosts})$"))
     for store, clis, hosts in (
@@ -384,6 +395,8 @@ _SERVICES = tuple(
         (r"gh/hosts", ("gh ",), r"github\.com|githubusercontent\.com"),
         (r"git-credentials", ("git credential",), r"github\.com|gitlab\.com|bitbucket\.org"),
         (r"(?!)", ("heroku ",), r"heroku\.com"),
+        # the tokens a GitHub Actions run is lent (and the token gh reads)
+        (_RUN_TOKEN.pattern, (), r"github\.com|githubusercontent\.com|ghe\.com"),
     )
 )
 
@@ -406,6 +419,11 @@ _ISSUERS = tuple(
         (
             r"metadata service",
             r"(?:http://)?(?:169\.254\.169\.254|metadata\.google\.internal|\[fd00:ec2::254\])(?:/[^?#\s]*)?",
+        ),
+        # a pod's service-account token used at the cluster's own API server
+        (
+            r"kubernetes\.io/serviceaccount",
+            r"kubernetes\.default(?:\.svc(?:\.cluster\.local)?)?(?::443)?(?:/[^?#\s]*)?",
         ),
     )
 )
