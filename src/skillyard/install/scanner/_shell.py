@@ -233,6 +233,8 @@ class _Reader:
             return self._printed(node)
         if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-([^${}`]*)\}", self.text(node))):
             return self.env.get(m.group(1), m.group(2))  # ${TMPDIR:-/tmp}: the default when unset
+        if t == "expansion" and (m := _SLICE.fullmatch(self.text(node))):
+            return _sliced(self.env.get(m[1]), m[2], m[3])  # ${ABC:2:1}: a piece of a known value
         if t == "expansion" and (m := _TRIM.fullmatch(self.text(node))):
             return _trimmed(self.env.get(m[1]), m[2], m[3])  # ${URL#https:}: a known prefix cut off
         if t == "simple_expansion" or t == "expansion":
@@ -528,6 +530,19 @@ class _Reader:
                 c.type == "redirected_statement" and not any(x.type == "command" for x in c.named_children)
             ):
                 # `... | while read -r part; do nslookup "$part.zone"; done`
+                if i == 0 and (group := c if lead is None else lead).type in (
+                    "compound_statement",
+                    "subshell",
+                ):
+                    # `{ env; cat ~/.netrc; } | CMD`: the group's commands all print into the pipe
+                    src = next(
+                        (
+                            s
+                            for x in _commands(group)[:64]
+                            if (s := self.reads_secret(self.argv(x)[0], x.start_point[0] + 1))
+                        ),
+                        None,
+                    )
                 if src is not None:
                     for stmt in [c, *c.named_children]:
                         if stmt.type in ("while_statement", "until_statement"):
@@ -769,6 +784,8 @@ class _Reader:
                     f"serves {where} over HTTP to anyone who can reach this machine",
                     Source(where, line, True, how=f"serves {where}"),
                 )
+        if (built := _image_context(words)) is not None:
+            self.image_from(built, words, line)
         if name == "dd" or name.startswith(("mkfs", "mke2fs")) or name in _DISK_TOOLS:
             self.disk(name, words, nodes, line)
         if (fetch := _package_fetch(words)) is not None:
@@ -986,6 +1003,23 @@ class _Reader:
                 )
                 self.flow("destruction", "high", line, f"{how} the disk device {raw}", None)
                 return
+
+    def image_from(self, folder: str, words: list[str], line: int) -> None:
+        """`docker build -t IMG ~`: every file of the build context can be copied into the image
+        (`COPY . /x`), so a context that is the home folder or a credential folder puts the keys and
+        tokens there into what `docker push` (or `--push`) then publishes."""
+        f = folder.rstrip("/") or "/"
+        home = f in ("~", "$HOME", "${HOME}", "/root") or bool(re.fullmatch(r"/(?:home|Users)/[^/]+", f))
+        what = "~ (the home folder, its keys and tokens with it)" if home else secret_path(f)
+        if what is None and self.cwd_home and f in (".", "./"):
+            what = "~ (the home folder, its keys and tokens with it)"
+        if what is None:
+            return
+        src = Source(what, line, True, how=f"builds a container image from {folder}")
+        self.staged = self.staged or src
+        if "--push" in words or any(w.startswith("--output=type=registry") for w in words):
+            sev, text = sent(src, "a container registry")
+            self.flow("secret-network", sev, line, text, src)
 
     def carried(self, to: str, nodes: list[Any]) -> Source | None:
         """The secret a command carries to `to`: in its arguments, or (a package published) a
@@ -1283,6 +1317,20 @@ _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|
 _TRIM = re.compile(r"\$\{(\w+)(##?|%%?)([^${}`*?\[\]]*)\}")
 
 
+#: `${NAME:OFFSET}`, `${NAME:OFFSET:LENGTH}` with numbers (`${NAME: -2}` counts from the end).
+_SLICE = re.compile(r"\$\{(\w+):\s*\(?(-?\d{1,6})\)?(?::\s*\(?(-?\d{1,6})\)?)?\}")
+
+
+def _sliced(value: str | None, off: str, length: str | None) -> str | None:
+    if value is None:
+        return None
+    i = int(off) if int(off) >= 0 else max(0, len(value) + int(off))
+    if length is None:
+        return value[i:]
+    k = int(length)
+    return value[i : i + k] if k >= 0 else value[i : len(value) + k]
+
+
 def _trimmed(value: str | None, op: str, cut: str) -> str | None:
     if value is None:
         return None
@@ -1514,6 +1562,28 @@ def _holds(arg: str, path: str) -> bool:
     a = arg.replace('"', "").replace("'", "").rstrip("*").rstrip("/")
     p = path.replace('"', "").replace("'", "")
     return bool(a) and (p == a or p.startswith(a + "/"))
+
+
+#: Options of `docker build` (and its kin) that take a value: what follows them is not the context.
+_BUILD_VALUE = frozenset(
+    "-f --file -t --tag --build-arg --target --platform --secret --label --network --progress -o --output "
+    "--cache-from --cache-to --ssh --iidfile --add-host --build-context --shm-size -m --memory".split()
+)
+
+
+def _image_context(words: list[str]) -> str | None:
+    """The build context of `docker build`/`docker buildx build`/`podman build`/`buildah bud`."""
+    name, args = _base(words[0]), words[1:]
+    if name not in ("docker", "podman", "buildah", "nerdctl"):
+        return None
+    while args[:1] in (["buildx"], ["image"], ["builder"]):
+        args = args[1:]
+    if args[:1] not in (["build"], ["bud"]):
+        return None
+    given = [
+        w for i, w in enumerate(args[1:], 1) if not w.startswith("-") and args[i - 1] not in _BUILD_VALUE
+    ]
+    return given[-1] if given else None
 
 
 def _publishes(words: list[str]) -> str | None:
