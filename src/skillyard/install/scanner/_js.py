@@ -176,6 +176,8 @@ class _Reader:
             obj = n.child_by_field_name("object")
             prop = n.child_by_field_name("property")
             if obj is not None and prop is not None:
+                if self.text(prop) == "constructor" and self._a_function(obj):
+                    return "Function"
                 base = self.qual(obj)
                 # globalThis.fetch, window["eval"], g.Function with g = globalThis: the global itself
                 return self.text(prop) if base in _GLOBALS else f"{base}.{self.text(prop)}"
@@ -184,6 +186,8 @@ class _Reader:
             idx = n.child_by_field_name("index")
             key = self.fold(idx) if idx is not None else None
             if obj is not None and key:
+                if key == "constructor" and self._a_function(obj):
+                    return "Function"
                 base = self.qual(obj)
                 return key if base in _GLOBALS else f"{base}.{key}"
         if n.type == "call_expression":
@@ -194,6 +198,31 @@ class _Reader:
                 if mod:
                     return mod.removeprefix("node:")
         return self.text(n)[:200]
+
+    def _a_function(self, n: Any) -> bool:
+        """Whether `n` is a function value whose `constructor` is `Function`: a function or arrow
+        written there, a method read off a literal (`[]["filter"]`, `"".sub`), or an object's
+        constructor (`({}).constructor`, whatever the object)."""
+        while n.type == "parenthesized_expression" and n.named_children:
+            n = n.named_children[-1]
+        if n.type in ("function_expression", "function", "arrow_function", "generator_function"):
+            return True
+        if n.type not in ("member_expression", "subscript_expression"):
+            return False
+        obj = n.child_by_field_name("object")
+        key = n.child_by_field_name("property") or n.child_by_field_name("index")
+        name = self.text(key) if n.type == "member_expression" else self.fold(key)
+        while obj is not None and obj.type == "parenthesized_expression" and obj.named_children:
+            obj = obj.named_children[-1]
+        literal = obj is not None and obj.type in (
+            "array",
+            "string",
+            "template_string",
+            "object",
+            "number",
+            "regex",
+        )
+        return name == "constructor" or (literal and name is not None)
 
     def fold(self, n: Any) -> str | None:
         out = self._fold(n)
