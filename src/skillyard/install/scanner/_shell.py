@@ -165,6 +165,11 @@ class _Reader:
         self.printing: dict[str, Source | None] = {}
         #: loop variables walking everything a cloud account lists -> the listing command
         self.listed: dict[str, str] = {}
+        #: command-line tools that listed everything an account holds, by name -> the listing, and
+        #: the deletes run with their prompts off (name, line, command); commands code runs come in
+        #: any order
+        self.accounts: dict[str, str] = {}
+        self.deletes: list[tuple[str, int, str]] = []
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
         #: bare repositories the script created (`git init --bare DIR`): nothing in them yet
@@ -790,6 +795,13 @@ class _Reader:
             self.disk(name, words, nodes, line)
         if (fetch := _package_fetch(words)) is not None:
             self.package_names(words, nodes, line, fetch)
+        said = " ".join(words)
+        if (listing := _ACCOUNT_LIST.match(said)) and not _PICKS.search(said) and name not in self.accounts:
+            self.accounts[name] = " ".join(listing[0].split()[:4])
+            self.unasked_deletes(name)
+        elif _unasked_delete(words) and len(self.deletes) < 16:
+            self.deletes.append((name, line, " ".join(words[:3])))
+            self.unasked_deletes(name)
         if (
             name in _CLOUD_CLIS
             and "--dry-run" not in words
@@ -1020,6 +1032,16 @@ class _Reader:
         if "--push" in words or any(w.startswith("--output=type=registry") for w in words):
             sev, text = sent(src, "a container registry")
             self.flow("secret-network", sev, line, text, src)
+
+    def unasked_deletes(self, name: str) -> None:
+        """`gh repo list` … `gh repo delete "$r" --yes`; `terraform workspace list` … `terraform
+        apply -destroy -auto-approve`: a delete run on what the tool's listing found, every prompt off."""
+        if name not in self.accounts:
+            return
+        for _, line, cmd in [d for d in self.deletes if d[0] == name]:
+            said = f"deletes what `{self.accounts[name]}` lists, without asking ({cmd})"
+            self.flow("destruction", "high", line, said, None)
+        self.deletes = [d for d in self.deletes if d[0] != name]
 
     def carried(self, to: str, nodes: list[Any]) -> Source | None:
         """The secret a command carries to `to`: in its arguments, or (a package published) a
@@ -1299,6 +1321,27 @@ _CLOUD_LIST = re.compile(
     r"(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b[^)]*)"
 )
 _PICKS = re.compile(r"--(?:field-)?selector|\s-l\s|--filters?\b|--prefix|\?|\|")
+#: A listing of everything an account holds, by a tool that can also delete it.
+_ACCOUNT_LIST = re.compile(
+    r"(?:gh\s+(?:repo\s+list|search\s+repos|api\s+(?:user|(?:orgs|users)/\S+)/repos)"
+    r"|(?:terraform|tofu)\s+(?:-chdir=\S+\s+)?workspace\s+list|aws\s+[\w-]+\s+(?:list|describe)-[\w-]+|aws\s+s3\s+ls"
+    r"|gsutil\s+ls|(?:gcloud|az|doctl|oci)\s+(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b"
+)
+_NO_PROMPT = frozenset(
+    {"--yes", "-y", "--confirm", "-auto-approve", "--auto-approve", "--quiet", "-q", "--force"}
+)
+
+
+def _unasked_delete(words: list[str]) -> bool:
+    """A delete with its prompt turned off, run on a target only known at run time."""
+    args = words[1:]
+    if not (_NO_PROMPT & set(args)) or not any("$" in w for w in args):
+        return False
+    if _base(words[0]) in ("terraform", "tofu"):
+        return "destroy" in args or ("apply" in args and "-destroy" in args)
+    return any(_CLOUD_DELETE.fullmatch(w) for w in args[:4])
+
+
 _CLOUD_DELETE = re.compile(r"rb|rm|delete(?:-[\w-]+)?|terminate-[\w-]+|destroy|remove(?:-[\w-]+)?")
 _DEVICE_SOURCE = re.compile(
     r"\b(?:lsblk|blkid|findmnt|fdisk\s+-l|diskutil\s+list)\b|[\"'=]?/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk)"
