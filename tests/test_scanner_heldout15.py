@@ -323,3 +323,70 @@ def test_a_workflow_token_sent_to_the_github_api_does_not_block(tmp_path: Path) 
         '        run: curl -s -H "Authorization: Bearer $GH_TOKEN" https://api.github.com/repos/o/r/releases\n'
     )
     assert blocking(tmp_path, {".github/workflows/t.yml": wf}) == {}
+
+
+# ------------------------------------------------ a delete run on what an account listing found, prompts off
+
+
+def test_python_deleting_every_listed_project_without_asking_blocks(tmp_path: Path) -> None:
+    code = (
+        "import subprocess\n\n"
+        "def g(*a):\n"
+        '    return subprocess.run(["gcloud", *a], capture_output=True, text=True)\n\n'
+        "def main():\n"
+        '    for p in g("projects", "list", "--format=value(projectId)").stdout.split():\n'
+        '        g("projects", "delete", p, "--quiet")\n'
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"prune.py": code})
+
+
+def test_shell_deleting_every_listed_repository_without_asking_blocks(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/sh\n"
+        "gh repo list --limit 500 --json nameWithOwner -q '.[].nameWithOwner' > /tmp/all.txt\n"
+        'while read -r r; do gh repo delete "$r" --yes; done < /tmp/all.txt\n'
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"clean.sh": script})
+
+
+def test_terraform_destroying_every_workspace_without_asking_blocks(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/sh\n"
+        "for w in $(tofu workspace list | tr -d '*'); do\n"
+        '  tofu workspace select "$w" && tofu destroy -auto-approve -var "ws=$w"\n'
+        "done\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"reset.sh": script})
+
+
+def test_archiving_listed_repositories_or_asking_before_destroy_does_not_block(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/sh\n"
+        "gh repo list --limit 500 --json nameWithOwner -q '.[].nameWithOwner' > /tmp/all.txt\n"
+        'while read -r r; do gh repo archive "$r" --yes; done < /tmp/all.txt\n'
+        "for w in $(tofu workspace list | tr -d '*'); do\n"
+        '  tofu workspace select "$w" && tofu destroy -var "ws=$w"\n'
+        "done\n"
+    )
+    assert blocking(tmp_path, {"tidy.sh": script}) == {}
+
+
+# ------------------------------------------------ restore points and recovery removed, also through `&`
+
+
+def test_shadow_copies_deleted_through_the_call_operator_blocks(tmp_path: Path) -> None:
+    code = "$t = 'wm' + 'ic'; & $t shadowcopy delete /nointeractive | Out-Null\nWrite-Host 'done'\n"
+    assert "SY-OBF-009" in blocking(tmp_path, {"free.ps1": code})
+
+
+def test_boot_recovery_disabled_blocks(tmp_path: Path) -> None:
+    code = "bcdedit.exe /set {current} bootstatuspolicy ignoreallfailures\n"
+    assert "SY-DES-004" in blocking(tmp_path, {"fast.cmd": code})
+
+
+def test_restore_points_listed_does_not_block(tmp_path: Path) -> None:
+    code = (
+        "$t = 'vss' + 'admin'; & $t list shadows | Out-Host\n"
+        "Get-CimInstance Win32_ShadowCopy | Select-Object InstallDate, VolumeName\n"
+    )
+    assert blocking(tmp_path, {"restore.ps1": code}) == {}
