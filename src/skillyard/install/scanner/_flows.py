@@ -504,7 +504,11 @@ def written(path: str, line: int, content: str | None = None) -> Flow | None:
             sev = "critical" if _FETCHES.search(content) else sev
             if sev is not None:
                 return flow(
-                    "persistence", sev, line, f"writes {path} with a setting that runs a program", None
+                    "persistence",
+                    sev,
+                    line,
+                    f"writes {path} with a setting that decides what it runs or installs",
+                    None,
                 )
     return None
 
@@ -524,6 +528,22 @@ _HOOK_SETTINGS = (
         "high",
     ),
     (re.compile(r"\.ssh/config$"), re.compile(r"\b(?:ProxyCommand|LocalCommand)\b"), None),
+    # package managers' own settings pointed at another index: every later install of the user's
+    # resolves names there first (or also there), so whoever runs it chooses the code installed
+    (
+        re.compile(
+            r"(?:^|/)(?:pip\.conf|pip\.ini|\.pydistutils\.cfg|uv\.toml|\.npmrc|\.yarnrc(?:\.yml)?|\.gemrc"
+            r"|\.cargo/config(?:\.toml)?|\.condarc|\.?bunfig\.toml|\.m2/settings\.xml|NuGet\.Config)$",
+            re.I,
+        ),
+        re.compile(
+            r"(?:^|[\s\[{\"'])(?:extra-index-url|index-url|find-links|registry|npmRegistryServer|replace-with"
+            r"|:?sources|channels|<mirror>|<packageSources>)\s*[=:>]\s*[^\n]*(?:https?://(?!(?:pypi\.org|files\.pythonhosted\.org"
+            r"|registry\.npmjs\.org|registry\.yarnpkg\.com|rubygems\.org|index\.crates\.io|repo\.anaconda\.com"
+            r"|conda\.anaconda\.org|repo1?\.maven\.org|api\.nuget\.org)[/:\s\"']|[^\s\"']*(?:localhost|127\.0\.0\.1))|\[)"
+        ),
+        "high",
+    ),
 )
 
 

@@ -198,6 +198,8 @@ class _Reader:
         #: code handed to `exec` already read -> what it does; bytes of such code left to read
         self.run_read: dict[str, CodeFacts | None] = {}
         self.run_left = [MAX_RUN_BYTES]
+        #: name -> the string literals assigned to it, joined (see `_assign`)
+        self.pieces: dict[str, str] = {}
         #: names bound to a path only partly known that names a credential file (`*/logins.json`)
         self.loose_paths: dict[str, str] = {}
 
@@ -377,8 +379,18 @@ class _Reader:
             if base is not None and items is not None:
                 return base.join(items)
             return None
-        if f in ("os.path.expanduser", "expanduser", "os.path.expandvars", "os.path.abspath", "str", "Path"):
+        if f in (
+            "os.path.expanduser",
+            "expanduser",
+            "os.path.expandvars",
+            "os.path.abspath",
+            "str",
+            "Path",
+        ):
             return self.fold(args[0]) if len(args) == 1 else None
+        if f == "pathlib.Path" and len(args) == 1 and (p := self.fold(args[0])) and p.startswith("~"):
+            # `Path(os.environ.get("X") or Path.home() / ".config/x")`: a path in the user's home
+            return p
         if f.endswith(("Path.home", "os.path.expanduser")) or f in ("Path.home", "pathlib.Path.home"):
             return "~"
         if f in ("os.getenv", "os.environ.get", "environ.get", "getenv") and args:
@@ -1461,6 +1473,8 @@ class _Reader:
             if short != "open" and call.args:
                 body = self.fold(call.args[0])
                 body = body if body is not None else ast.unparse(call.args[0])
+                if isinstance(call.args[0], ast.Name) and call.args[0].id in self.pieces:
+                    body += self.pieces[call.args[0].id]  # what it may hold besides
                 self._stash(call.func.value, call.args[0])
             self._written(call.func.value, line, body)
             return
@@ -1860,6 +1874,25 @@ def _receiver(f: str) -> str | None:
     return f"a {f.split('.')[0]} connection" if "." in f else None
 
 
+def _pieces(tree: ast.AST) -> dict[str, str]:
+    """name -> the string literals assigned to it anywhere in the file, joined: the text put into a
+    value step by step (`t += "[global]\\n"`, `t = t.replace("[x]", "[x]\\nkey = v")`), which is what
+    a write of it may hold when it does not fold."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AugAssign) and len(out) < 256:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            lits = [
+                c.value
+                for c in ast.walk(node.value)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            ]
+            for t in targets:
+                if isinstance(t, ast.Name) and lits:
+                    out[t.id] = (out.get(t.id, "") + "\n" + "\n".join(lits))[-8192:]
+    return out
+
+
 def analyse(
     text: str, project: Project | None = None, rel: str = "", export: bool = False, depth: int = 0
 ) -> CodeFacts | None:
@@ -1874,6 +1907,7 @@ def analyse(
         return None
     reader = _Reader(project, rel)
     reader.depth = depth
+    reader.pieces = _pieces(tree)
     try:
         return reader.run(tree, eager=export)
     except RecursionError:

@@ -52,6 +52,9 @@ _INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
 _READERS = {"cat", "head", "tail", "base64", "xxd", "od", "tar", "zip", "gzip", "openssl", "strings", "less"}
 #: Tools whose `config set` settings name a registry and the login for it.
 _CONFIGS = {"npm", "pnpm", "yarn", "pip", "pip3", "uv", "poetry", "bun"}
+#: The user-level settings file each of them writes with `config set`.
+_CONFIG_FILE = {"npm": "~/.npmrc", "pnpm": "~/.npmrc", "yarn": "~/.yarnrc", "pip": "~/.config/pip/pip.conf"}
+_CONFIG_FILE["pip3"] = _CONFIG_FILE["pip"]
 _MAILERS = {"mail", "mailx", "mutt", "sendmail", "swaks", "msmtp", "s-nail"}
 _SENDERS = {
     "curl",
@@ -170,6 +173,9 @@ class _Reader:
         #: any order
         self.accounts: dict[str, str] = {}
         self.deletes: list[tuple[str, int, str]] = []
+        #: `for` loop variables -> the account listing they walk (None: something else, or a
+        #: listing filtered to some of it)
+        self.looped: dict[str, str | None] = {}
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
         #: bare repositories the script created (`git init --bare DIR`): nothing in them yet
@@ -452,6 +458,15 @@ class _Reader:
             self.listed[self.text(var)] = " ".join(m[1].split()[:3])
         else:
             self.listed.pop(self.text(var), None)
+        # the same for the tools `unasked_deletes` reads (a pipe that only reshapes the lines,
+        # `| tr -d '*'`, picks nothing out)
+        said = " ".join(self.text(c) for c in n.children_by_field_name("value"))
+        if len(self.looped) < 64:
+            m = _ACCOUNT_LIST.search(said)
+            kept = _RESHAPE.sub("", said)
+            self.looped[self.text(var)] = (
+                " ".join(m[0].split()[:4]) if m and not _PICKS.search(kept) else None
+            )
         pick = next((v for v in values if v and secret_path(v)), None) or next(
             (v for v in values if v and destroys(v)), None
         )
@@ -800,8 +815,13 @@ class _Reader:
             self.accounts[name] = " ".join(listing[0].split()[:4])
             self.unasked_deletes(name)
         elif _unasked_delete(words) and len(self.deletes) < 16:
-            self.deletes.append((name, line, " ".join(words[:3])))
-            self.unasked_deletes(name)
+            refs = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w) if v in self.looped]
+            if not refs:  # a target the tool's listing may have found anywhere in the script
+                self.deletes.append((name, line, " ".join(words[:3])))
+                self.unasked_deletes(name)
+            elif hit := next((self.looped[v] for v in refs if self.looped[v]), None):
+                said = f"deletes what `{hit}` lists, without asking ({' '.join(words[:3])})"
+                self.flow("destruction", "high", line, said, None)
         if (
             name in _CLOUD_CLIS
             and "--dry-run" not in words
@@ -888,6 +908,13 @@ class _Reader:
                 self.flow("secret-network", sev, line, text, src)
             else:
                 self.logins(self.text(cmd), line)
+            # `pip config set global.extra-index-url URL`, `npm config set registry URL`: every later
+            # install of the user's looks there, as a settings file written with it would say
+            setting = f"{words[-2].rsplit('.', 1)[-1]} = {words[-1]}"
+            if "--location=project" not in words and (
+                fl := written(_CONFIG_FILE.get(name, ""), line, setting)
+            ):
+                self.facts.flows.append(fl)
         elif name in _MAILERS:
             self.carries(words[1:], line, "mails", next((x for x in words[1:] if "@" in x), "a mail server"))
         elif name in _COPIERS:
@@ -1332,10 +1359,14 @@ _NO_PROMPT = frozenset(
 )
 
 
+#: Pipes that only reshape a listing's lines.
+_RESHAPE = re.compile(r"\|\s*(?:tr|cut|sed\s+(?:-e\s+)?'s|sort|uniq|xargs\s+-n\s*1)\b[^|)]*")
+
+
 def _unasked_delete(words: list[str]) -> bool:
     """A delete with its prompt turned off, run on a target only known at run time."""
     args = words[1:]
-    if not (_NO_PROMPT & set(args)) or not any("$" in w for w in args):
+    if not (_NO_PROMPT & set(args)) or not any("$" in w for w in args) or "--dry-run" in args:
         return False
     if _base(words[0]) in ("terraform", "tofu"):
         return "destroy" in args or ("apply" in args and "-destroy" in args)
