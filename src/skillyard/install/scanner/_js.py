@@ -120,6 +120,7 @@ Sink = tuple[str, str, int, str]
 class _Reader:
     def __init__(self, src: bytes, project: Project | None = None, rel: str = "") -> None:
         self.src = src
+        self._runs: bool | None = None  # whether the file runs or evaluates anything (`runs_anything`)
         #: secret-holding names -> their stand-in while a command is read for the secrets in it
         self.marking: dict[str, str] = {}
         #: nodes left for reading function bodies, shared by the readers of one file's functions
@@ -603,6 +604,7 @@ class _Reader:
             stack.extend(x.named_children)
 
     def run(self, root: Any, export: bool = False) -> CodeFacts:
+        self.root = root
         self.collect(root)
         for i in range(2):
             self.facts = CodeFacts()
@@ -623,6 +625,18 @@ class _Reader:
             )
         return self.facts
 
+    def runs_anything(self) -> bool:
+        if self._runs is None:
+            # in the code itself, not in what its strings and comments say
+            self._runs = any(
+                n.type in ("identifier", "property_identifier")
+                and self.text(n) in _RUNNERS
+                or n.type in ("call_expression", "new_expression")
+                and not _plain_call(n)
+                for n in _walk(self.root)
+            )
+        return self._runs
+
     def walk(self, root: Any) -> None:
         stack = [root]
         for n in popped(stack):
@@ -639,6 +653,10 @@ class _Reader:
                 self.call(n)
             elif n.type == "for_in_statement":
                 self.loop(n)
+            elif n.type == "array" and _data_array(n) and not self.runs_anything():
+                # `module.exports = ["eval(atob('…'))", …]` in a file that runs and evaluates
+                # nothing: strings kept as data, as in Python
+                self.facts.data_lines.update(range(n.start_point[0] + 1, n.end_point[0] + 2))
             elif n.type in ("assignment_expression", "augmented_assignment_expression"):
                 # b += readFileSync(p), ctx[f] = readFileSync(p), out.key = token: the name, or
                 # the object, holds what is put into it
@@ -1207,6 +1225,48 @@ _EACH = {"map", "forEach", "flatMap", "reduce", "filter", "some", "every"}
 def _fs(q: str) -> str:
     """A file-system call without its module (`fs.promises.rm`, `fse.remove`: `rm`, `remove`)."""
     return _FS_MODULE.sub("", q)
+
+
+#: Names that run a program or evaluate code.
+_RUNNERS = frozenset(
+    "eval Function child_process exec execSync execFile execFileSync spawn spawnSync fork vm "
+    "runInThisContext runInNewContext runInContext Script compileFunction constructor setTimeout "
+    "setInterval import".split()
+)
+
+
+def _plain_call(n: Any) -> bool:
+    """A call whose callee is a name or a chain of names (`f(x)`, `a.b.c(x)`), not a computed one
+    (`x[k](…)`, `f()(…)`), and not `require`/`import` of a computed module."""
+    f = n.child_by_field_name("function") or n.child_by_field_name("constructor")
+    while f is not None and f.type == "member_expression":
+        f = f.child_by_field_name("object")
+    if f is None or f.type not in ("identifier", "this"):
+        return False
+    args = n.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_children else None
+    return not (
+        f.type == "identifier" and f.text == b"require" and first is not None and first.type != "string"
+    )
+
+
+def _data_array(n: Any) -> bool:
+    """An array of two or more plain string literals (no substitutions) that is stored, not handed
+    to a call nor worked on by a method (`[...].join("")`, `.map(...)`): its strings are data."""
+    items = n.named_children
+    if len(items) < 2 or not all(x.type == "string" for x in items):
+        return False
+    parent = n.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    return parent is not None and parent.type in (
+        "assignment_expression",
+        "variable_declarator",
+        "pair",
+        "return_statement",
+        "export_statement",
+        "array",
+    )
 
 
 def _returned(fn: Any) -> list[Any]:
