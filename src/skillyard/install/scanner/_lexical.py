@@ -319,9 +319,11 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     templates: list[str] = []  # URL templates with a value put into their user part
     evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
     hidden: tuple[int, str] | None = None  # the first host the file hides, wherever it is used
+    tried = 0  # heredocs tried as uuencoded text
     for n, line in enumerate(lines, 1):
         if (
             (h := _HEREDOC.search(line))
+            and (tried := tried + 1) <= 16
             and len(facts.assembled) < 8
             and (body := _uudecoded(lines, n, h.group(2)))
         ):

@@ -104,8 +104,20 @@ def _balanced(s: str) -> bool:
 
 #: The call operator (`& $tool args`, `& ('a' + 'b') args`, `. $script`): the program it runs.
 _CALL = re.compile(r"^\s*[&.]\s*(\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_]\w*|'[^']*'|\"[^\"]*\")\s*(.*)$")
-#: `;` between statements, outside quotes.
-_STATEMENTS = re.compile(r";(?=(?:[^'\"]|'[^']*'|\"[^\"]*\")*$)")
+
+
+def _statements(line: str) -> list[str]:
+    """The statements of one line, split at `;` outside quotes (one pass)."""
+    out, start, quote = [], 0, ""
+    for i, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == ";" and len(out) < 64:
+            out.append(line[start:i])
+            start = i + 1
+    return [*out, line[start:]]
 
 
 def analyse(text: str) -> CodeFacts:
@@ -116,7 +128,7 @@ def analyse(text: str) -> CodeFacts:
     for n, line in enumerate(text.split("\n"), 1):
         if line.lstrip().startswith("#") or len(line) > 16384:
             continue
-        for stmt in _STATEMENTS.split(line) if ";" in line else (line,):
+        for stmt in _statements(line) if ";" in line else (line,):
             if m := _ASSIGN.match(stmt):
                 v = r.fold(m.group(2))
                 if v is not None:

@@ -176,6 +176,7 @@ class _Reader:
         #: `for` loop variables -> the account listing they walk (None: something else, or a
         #: listing filtered to some of it)
         self.looped: dict[str, str | None] = {}
+        self.wiped = 0  # such deletes reported
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
         #: bare repositories the script created (`git init --bare DIR`): nothing in them yet
@@ -814,7 +815,7 @@ class _Reader:
         if (listing := _ACCOUNT_LIST.match(said)) and not _PICKS.search(said) and name not in self.accounts:
             self.accounts[name] = " ".join(listing[0].split()[:4])
             self.unasked_deletes(name)
-        elif _unasked_delete(words) and len(self.deletes) < 16:
+        elif _unasked_delete(words) and len(self.deletes) < 16 and self.wiped < 8:
             refs = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w) if v in self.looped]
             if not refs:  # a target the tool's listing may have found anywhere in the script
                 self.deletes.append((name, line, " ".join(words[:3])))
@@ -822,6 +823,7 @@ class _Reader:
             elif hit := next((self.looped[v] for v in refs if self.looped[v]), None):
                 said = f"deletes what `{hit}` lists, without asking ({' '.join(words[:3])})"
                 self.flow("destruction", "high", line, said, None)
+                self.wiped += 1
         if (
             name in _CLOUD_CLIS
             and "--dry-run" not in words
@@ -1068,6 +1070,7 @@ class _Reader:
         for _, line, cmd in [d for d in self.deletes if d[0] == name]:
             said = f"deletes what `{self.accounts[name]}` lists, without asking ({cmd})"
             self.flow("destruction", "high", line, said, None)
+            self.wiped += 1
         self.deletes = [d for d in self.deletes if d[0] != name]
 
     def carried(self, to: str, nodes: list[Any]) -> Source | None:
