@@ -121,6 +121,7 @@ class _Reader:
     def __init__(self, src: bytes, project: Project | None = None, rel: str = "") -> None:
         self.src = src
         self._runs: bool | None = None  # whether the file runs or evaluates anything (`runs_anything`)
+        self.root: Any = None  # the file's syntax tree, once `run` reads it
         #: secret-holding names -> their stand-in while a command is read for the secrets in it
         self.marking: dict[str, str] = {}
         #: nodes left for reading function bodies, shared by the readers of one file's functions
@@ -626,6 +627,8 @@ class _Reader:
         return self.facts
 
     def runs_anything(self) -> bool:
+        if self.root is None:
+            return True  # nothing to tell by: its strings are not taken for data
         if self._runs is None:
             # in the code itself, not in what its strings and comments say
             self._runs = any(
@@ -745,6 +748,7 @@ class _Reader:
         )
         sub.shared = self.shared
         sub.budget = self.shared
+        sub.root, sub._runs = self.root, self._runs
         return sub
 
     def summary(self, name: str) -> None:
