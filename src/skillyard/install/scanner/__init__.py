@@ -742,6 +742,7 @@ def scan_text(
         facts = _read_code(rel, text, fctx, ctx.project)
         if facts is not None:
             fctx.data_lines = facts.data_lines
+            fctx.credential_use = facts.credential_use
             if facts.unread:
                 ctx.flag("oversized-file", rel, None, snippet(facts.unread))
 

@@ -395,6 +395,15 @@ _SERVICES = tuple(
         (r"gh/hosts", ("gh ",), r"github\.com|githubusercontent\.com"),
         (r"git-credentials", ("git credential",), r"github\.com|gitlab\.com|bitbucket\.org"),
         (r"(?!)", ("heroku ",), r"heroku\.com"),
+        # an instance's own credentials, at its cloud's APIs (not the hosts anyone can run code or a
+        # gateway under, `*.azurewebsites.net`, `execute-api.*.amazonaws.com`, which see the header)
+        (
+            r"metadata service",
+            (),
+            r"vault\.azure\.net|management\.azure\.com|graph\.microsoft\.com|(?:blob|queue|table|file)\.core\.windows\.net"
+            r"|(?:database|storage)\.azure\.com|[\w-]+\.googleapis\.com"
+            r"|(?:s3|sts|ec2|ssm|secretsmanager|kms|dynamodb|sqs|sns|logs|monitoring)(?:[.-][\w-]+)*\.amazonaws\.com",
+        ),
         # the tokens a GitHub Actions run is lent (and the token gh reads)
         (_RUN_TOKEN.pattern, (), r"github\.com|githubusercontent\.com|ghe\.com"),
     )
@@ -682,6 +691,9 @@ class CodeFacts:
     sent_files: list[tuple[int, str, str]] = field(default_factory=list)
     #: why the reader stopped before the end of the code (a file padded past its limits), or ""
     unread: str = ""
+    #: lines that ask a cloud instance's metadata service for its credentials, which the code then
+    #: uses only at that cloud's own APIs
+    credential_use: set[int] = field(default_factory=set)
 
     def extend(self, other: CodeFacts | None, line_offset: int = 0) -> None:
         """Take in what another reading found (None: nothing it could parse), `line_offset` lines down."""
@@ -700,6 +712,7 @@ class CodeFacts:
         self.assembled.extend((n + line_offset, s) for n, s in other.assembled)
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)
+        self.credential_use.update(n + line_offset for n in other.credential_use)
         self.stashed.update(other.stashed)
         self.sent_files.extend((n + line_offset, p, d) for n, p, d in other.sent_files)
         self.unread = self.unread or other.unread

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from skillyard.install.scanner._flows import (
+    INSTANCE_CREDENTIALS,
     KERNEL_PATH,
     LOOPBACK,
     OWN_FILE,
@@ -117,6 +118,12 @@ _ALL_ENV = re.compile(
     r"|System\.getenv\(\)|env::vars\(\)|Environment\.GetEnvironmentVariables\(\)|%ENV\b|getenv\(\)",
     re.I,
 )
+#: A cloud instance's metadata service.
+_METADATA = re.compile(
+    r"^(?:https?://)?(?:169\.254\.169\.254|metadata\.google\.internal|\[fd00:ec2::254\])(?=[/:]|$)", re.I
+)
+#: A value put into a URL's host at run time (`https://$Vault.vault.azure.net`): one label, unknown.
+_ANY_LABEL = re.compile(r"\$\{?\w+\}?|#\{[^}]*\}|%[sv]|\{\w*\}")
 #: What the user copied (passwords, seed phrases and keys pass through it).
 _CLIPBOARD = re.compile(
     r"\bhs\.pasteboard\b|\bpbpaste\b|Get-Clipboard|Clipboard\.(?:GetText|getContents|get_text)|\bxclip\b[^\n]*-o"
@@ -320,6 +327,7 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
     hidden: tuple[int, str] | None = None  # the first host the file hides, wherever it is used
     tried = 0  # heredocs tried as uuencoded text
+    imds: list[int] = []  # lines asking the metadata service for the instance's credentials
     for n, line in enumerate(lines, 1):
         if (
             (h := _HEREDOC.search(line))
@@ -352,6 +360,11 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
             weak = Source(f"${m.group(1)}", n, False)
         if weak is None and _FORM_READ.search(line):
             weak = Source("the fields of the forms submitted to the site (passwords included)", n, False)
+        if any(_METADATA.match(x) and INSTANCE_CREDENTIALS.search(x) for x in lits):
+            # what a request for the metadata service's credentials path answers
+            imds.append(n)
+            if source is None:
+                source = Source("the instance's credentials from the metadata service", n, True)
         if weak is None and _CLIPBOARD.search(line):
             weak = Source("what the user copies (passwords, keys and seed phrases pass through it)", n, False)
         if hidden is None and (host := _hidden_host(line)):
@@ -439,6 +452,11 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks:
         _send(facts, strong, weak, sinks, binds, hid, hidden)
+    if imds and source is not None and source.line in imds:
+        # used only at its own cloud's APIs (every other destination named, one of those)
+        sent = [d for _, _, c in sinks if (d := _dest(c, binds)) and not _issued_by(source.what, d)]
+        if sent and all(own_service(source.what, _ANY_LABEL.sub("x", d)) for d in sent):
+            facts.credential_use.update(imds)
     if evals and _depth < 2:
         # what the file assembles (character codes, a uuencoded heredoc) and evaluates is code of
         # the same language: read it as such, its flows reported where it was assembled
@@ -490,7 +508,7 @@ def _dests(code: str, binds: dict[str, str]) -> list[str]:
     found += [h for h in (_hidden_host(code),) if h]
     found += _byte_addresses(code)
     found += [
-        v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
+        v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w@]){re.escape(k)}\b", code)
     ]
     # a recipient, or a host handed over with its port (`SMTP.start(relay, 587)`), held by a name
     found += [
@@ -533,15 +551,21 @@ def _send(
         (n, kind, h)
         for n, kind, code in sinks
         if (h := _hidden_host(code))
-        or (h := next((binds[k] for k in hid if re.search(rf"(?<![\w$@.]){re.escape(k)}\b", code)), None))
+        or (h := next((binds[k] for k in hid if re.search(rf"(?<![\w@.]){re.escape(k)}\b", code)), None))
     ]
     if not hidden and not dests and hidden_anywhere is not None:
         # a send whose destination no line names, in a file that hides a host elsewhere (built by
         # a helper, `(concat "https://" (string-reverse "…"))`): that host is where it goes
         hidden = [(sinks[0][0], sinks[0][1], hidden_anywhere[1])]
-    hot = next(((n, k, d) for n, k, d in dests if exfil_shaped(d) or _WEBHOOK.search(d)), None) or next(
-        iter(hidden), None
-    )
+    # (a metadata service asked for the credentials it hands out is where they come from)
+    hot = next(
+        (
+            (n, k, d)
+            for n, k, d in dests
+            if (exfil_shaped(d) or _WEBHOOK.search(d)) and not (src is not None and _issued_by(src.what, d))
+        ),
+        None,
+    ) or next(iter(hidden), None)
     if src is None:
         if hidden:  # what goes to a host the file hides is not the user's to see
             n, kind, d = hidden[0]
@@ -558,12 +582,17 @@ def _send(
     # the cluster's API server for a pod's token, a metadata service for its own credentials: the
     # credential doing its job there, so the other destinations are the ones weighed
     foreign = [x for x in dests if not _issued_by(src.what, x[2])]
+    own = [x for x in foreign if own_service(src.what, _ANY_LABEL.sub("x", x[2]))]
     if hot is not None:
         n, kind, d = hot
         sev = "critical"
     elif dests:
-        n, kind, d = (foreign or dests)[0]
-        sev = "high" if strong is not None and foreign and not own_service(src.what, d) else "medium"
+        n, kind, d = next((x for x in foreign if x not in own), (foreign or dests)[0])
+        sev = (
+            "high"
+            if strong is not None and foreign and not own_service(src.what, _ANY_LABEL.sub("x", d))
+            else "medium"
+        )
     else:
         n, kind, _ = sinks[0]
         d = "a host chosen at run time"
