@@ -742,6 +742,7 @@ def scan_text(
         facts = _read_code(rel, text, fctx, ctx.project)
         if facts is not None:
             fctx.data_lines = facts.data_lines
+            fctx.credential_use = facts.credential_use
             if facts.unread:
                 ctx.flag("oversized-file", rel, None, snippet(facts.unread))
 
@@ -1018,7 +1019,7 @@ def _read_file(lang: str, text: str, project: Project | None, rel: str, export: 
 #: without such files never imports it).
 _OTHER_CODE = frozenset(
     "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy scala ex exs "
-    "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd".split()
+    "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd el".split()
 )
 #: Ruby files known by their name, which Ruby tools load and run (`rake`, `bundle`, `gem build`, `pod`).
 _RUBY_BY_NAME = re.compile(

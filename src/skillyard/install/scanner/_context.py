@@ -249,6 +249,8 @@ class FileContext:
     fences: list[Fence] = field(default_factory=list)
     bang: list[tuple[int, str]] = field(default_factory=list)
     data_lines: set[int] = field(default_factory=set)
+    #: lines fetching an instance's credentials that the code uses only at its cloud's APIs
+    credential_use: set[int] = field(default_factory=set)
     #: list items under a heading about what to recognise (a defence guide's checklist)
     watch_lines: set[int] = field(default_factory=set)
     #: lines of a paragraph or list item that hands a step to the user ("tell the user how to ...")
@@ -279,6 +281,8 @@ class FileContext:
         """(levels to lower, why) for a rule match at `line`."""
         if line is None:
             return 0, ""
+        if rule_id == "SY-DL-006" and line in self.credential_use:
+            return 2, "the instance's own credentials, which the code uses only at its cloud's APIs"
         if rule_id == "SY-CRED-007" and _TOKENS_SENT.match(text[start:]) and _CURRENCY.search(text):
             return 2, "tokens as a currency, not credentials"
         if category in SPEECH and _CHECKED_SAMPLE.search(text[:start]):

@@ -61,6 +61,8 @@ SECRET_PATH = re.compile(
     r"|PSReadLine/ConsoleHost_history\.txt"
     r"|Local Storage/leveldb"
     r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
+    # the token a Kubernetes pod is handed for the cluster's API (and the folder that holds it)
+    r"|run/secrets/kubernetes\.io/serviceaccount\b[^\s\"']*"
     r")",
     re.IGNORECASE,
 )
@@ -172,6 +174,7 @@ REGISTRIES = (
     dict.fromkeys(("npm", "pnpm", "yarn"), "the npm registry")
     | dict.fromkeys(("twine", "uv", "poetry", "flit"), "PyPI")
     | {"gem": "RubyGems", "cargo": "crates.io"}
+    | dict.fromkeys(("docker", "podman", "buildah", "nerdctl"), "a container registry")
 )
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
@@ -294,6 +297,8 @@ def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:
         )
     dest = dest or "the network"
     strong = src.strong and not named_for(src.what, dest) and not _issued_by(src.what, dest)
+    # a CI run's own token sent to a named host that is not the forge's
+    strong = strong or bool(_RUN_TOKEN.match(src.what)) and own_service(src.what, dest) is False
     return "critical" if strong or exfil_shaped(
         dest
     ) else "medium", f"reads {src.what} and sends it to {dest}"
@@ -366,6 +371,12 @@ class Flow:
 #: The services credentials are for: a store that holds one (matched in its path), the commands
 #: that print one (`gh auth token`), and the service's hosts. Sending a credential to its own
 #: service is what it is for (weighed as an API token); anywhere else is exfiltration.
+#: The tokens a CI run is lent for the forge's own API (`${{ github.token }}`, the runtime and OIDC
+#: request tokens): sent anywhere but the forge, they act as the repository.
+_RUN_TOKEN = re.compile(
+    r"^\$\{?(?:GITHUB_TOKEN|GH_TOKEN|ACTIONS_RUNTIME_TOKEN|ACTIONS_ID_TOKEN_REQUEST_TOKEN)\}?$"
+)
+
 _SERVICES = tuple(
     (re.compile(store), clis, re.compile(rf"(?:^|\.)(?:{hosts})$"))
     for store, clis, hosts in (
@@ -384,6 +395,17 @@ _SERVICES = tuple(
         (r"gh/hosts", ("gh ",), r"github\.com|githubusercontent\.com"),
         (r"git-credentials", ("git credential",), r"github\.com|gitlab\.com|bitbucket\.org"),
         (r"(?!)", ("heroku ",), r"heroku\.com"),
+        # an instance's own credentials, at its cloud's APIs (not the hosts anyone can run code or a
+        # gateway under, `*.azurewebsites.net`, `execute-api.*.amazonaws.com`, which see the header)
+        (
+            r"metadata service",
+            (),
+            r"vault\.azure\.net|management\.azure\.com|graph\.microsoft\.com|(?:blob|queue|table|file)\.core\.windows\.net"
+            r"|(?:database|storage)\.azure\.com|[\w-]+\.googleapis\.com"
+            r"|(?:s3|sts|ec2|ssm|secretsmanager|kms|dynamodb|sqs|sns|logs|monitoring)(?:[.-][\w-]+)*\.amazonaws\.com",
+        ),
+        # the tokens a GitHub Actions run is lent (and the token gh reads)
+        (_RUN_TOKEN.pattern, (), r"github\.com|githubusercontent\.com|ghe\.com"),
     )
 )
 
@@ -406,6 +428,11 @@ _ISSUERS = tuple(
         (
             r"metadata service",
             r"(?:http://)?(?:169\.254\.169\.254|metadata\.google\.internal|\[fd00:ec2::254\])(?:/[^?#\s]*)?",
+        ),
+        # a pod's service-account token used at the cluster's own API server
+        (
+            r"kubernetes\.io/serviceaccount",
+            r"kubernetes\.default(?:\.svc(?:\.cluster\.local)?)?(?::443)?(?:/[^?#\s]*)?",
         ),
     )
 )
@@ -486,7 +513,11 @@ def written(path: str, line: int, content: str | None = None) -> Flow | None:
             sev = "critical" if _FETCHES.search(content) else sev
             if sev is not None:
                 return flow(
-                    "persistence", sev, line, f"writes {path} with a setting that runs a program", None
+                    "persistence",
+                    sev,
+                    line,
+                    f"writes {path} with a setting that decides what it runs or installs",
+                    None,
                 )
     return None
 
@@ -506,6 +537,22 @@ _HOOK_SETTINGS = (
         "high",
     ),
     (re.compile(r"\.ssh/config$"), re.compile(r"\b(?:ProxyCommand|LocalCommand)\b"), None),
+    # package managers' own settings pointed at another index: every later install of the user's
+    # resolves names there first (or also there), so whoever runs it chooses the code installed
+    (
+        re.compile(
+            r"(?:^|/)(?:pip\.conf|pip\.ini|\.pydistutils\.cfg|uv\.toml|\.npmrc|\.yarnrc(?:\.yml)?|\.gemrc"
+            r"|\.cargo/config(?:\.toml)?|\.condarc|\.?bunfig\.toml|\.m2/settings\.xml|NuGet\.Config)$",
+            re.I,
+        ),
+        re.compile(
+            r"(?:^|[\s\[{\"'])(?:extra-index-url|index-url|find-links|registry|npmRegistryServer|replace-with"
+            r"|:?sources|channels|<mirror>|<packageSources>)\s*[=:>]\s*[^\n]*(?:https?://(?!(?:pypi\.org|files\.pythonhosted\.org"
+            r"|registry\.npmjs\.org|registry\.yarnpkg\.com|rubygems\.org|index\.crates\.io|repo\.anaconda\.com"
+            r"|conda\.anaconda\.org|repo1?\.maven\.org|api\.nuget\.org)[/:\s\"']|[^\s\"']*(?:localhost|127\.0\.0\.1))|\[)"
+        ),
+        "high",
+    ),
 )
 
 
@@ -644,6 +691,9 @@ class CodeFacts:
     sent_files: list[tuple[int, str, str]] = field(default_factory=list)
     #: why the reader stopped before the end of the code (a file padded past its limits), or ""
     unread: str = ""
+    #: lines that ask a cloud instance's metadata service for its credentials, which the code then
+    #: uses only at that cloud's own APIs
+    credential_use: set[int] = field(default_factory=set)
 
     def extend(self, other: CodeFacts | None, line_offset: int = 0) -> None:
         """Take in what another reading found (None: nothing it could parse), `line_offset` lines down."""
@@ -662,6 +712,7 @@ class CodeFacts:
         self.assembled.extend((n + line_offset, s) for n, s in other.assembled)
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)
+        self.credential_use.update(n + line_offset for n in other.credential_use)
         self.stashed.update(other.stashed)
         self.sent_files.extend((n + line_offset, p, d) for n, p, d in other.sent_files)
         self.unread = self.unread or other.unread

@@ -120,6 +120,8 @@ Sink = tuple[str, str, int, str]
 class _Reader:
     def __init__(self, src: bytes, project: Project | None = None, rel: str = "") -> None:
         self.src = src
+        self._runs: bool | None = None  # whether the file runs or evaluates anything (`runs_anything`)
+        self.root: Any = None  # the file's syntax tree, once `run` reads it
         #: secret-holding names -> their stand-in while a command is read for the secrets in it
         self.marking: dict[str, str] = {}
         #: nodes left for reading function bodies, shared by the readers of one file's functions
@@ -176,6 +178,8 @@ class _Reader:
             obj = n.child_by_field_name("object")
             prop = n.child_by_field_name("property")
             if obj is not None and prop is not None:
+                if self.text(prop) == "constructor" and self._a_function(obj):
+                    return "Function"
                 base = self.qual(obj)
                 # globalThis.fetch, window["eval"], g.Function with g = globalThis: the global itself
                 return self.text(prop) if base in _GLOBALS else f"{base}.{self.text(prop)}"
@@ -184,6 +188,8 @@ class _Reader:
             idx = n.child_by_field_name("index")
             key = self.fold(idx) if idx is not None else None
             if obj is not None and key:
+                if key == "constructor" and self._a_function(obj):
+                    return "Function"
                 base = self.qual(obj)
                 return key if base in _GLOBALS else f"{base}.{key}"
         if n.type == "call_expression":
@@ -194,6 +200,31 @@ class _Reader:
                 if mod:
                     return mod.removeprefix("node:")
         return self.text(n)[:200]
+
+    def _a_function(self, n: Any) -> bool:
+        """Whether `n` is a function value whose `constructor` is `Function`: a function or arrow
+        written there, a method read off a literal (`[]["filter"]`, `"".sub`), or an object's
+        constructor (`({}).constructor`, whatever the object)."""
+        while n.type == "parenthesized_expression" and n.named_children:
+            n = n.named_children[-1]
+        if n.type in ("function_expression", "function", "arrow_function", "generator_function"):
+            return True
+        if n.type not in ("member_expression", "subscript_expression"):
+            return False
+        obj = n.child_by_field_name("object")
+        key = n.child_by_field_name("property") or n.child_by_field_name("index")
+        name = self.text(key) if n.type == "member_expression" else self.fold(key)
+        while obj is not None and obj.type == "parenthesized_expression" and obj.named_children:
+            obj = obj.named_children[-1]
+        literal = obj is not None and obj.type in (
+            "array",
+            "string",
+            "template_string",
+            "object",
+            "number",
+            "regex",
+        )
+        return name == "constructor" or (literal and name is not None)
 
     def fold(self, n: Any) -> str | None:
         out = self._fold(n)
@@ -574,6 +605,7 @@ class _Reader:
             stack.extend(x.named_children)
 
     def run(self, root: Any, export: bool = False) -> CodeFacts:
+        self.root = root
         self.collect(root)
         for i in range(2):
             self.facts = CodeFacts()
@@ -594,6 +626,20 @@ class _Reader:
             )
         return self.facts
 
+    def runs_anything(self) -> bool:
+        if self.root is None:
+            return True  # nothing to tell by: its strings are not taken for data
+        if self._runs is None:
+            # in the code itself, not in what its strings and comments say
+            self._runs = any(
+                n.type in ("identifier", "property_identifier")
+                and self.text(n) in _RUNNERS
+                or n.type in ("call_expression", "new_expression")
+                and not _plain_call(n)
+                for n in _walk(self.root)
+            )
+        return self._runs
+
     def walk(self, root: Any) -> None:
         stack = [root]
         for n in popped(stack):
@@ -610,6 +656,10 @@ class _Reader:
                 self.call(n)
             elif n.type == "for_in_statement":
                 self.loop(n)
+            elif n.type == "array" and _data_array(n) and not self.runs_anything():
+                # `module.exports = ["eval(atob('…'))", …]` in a file that runs and evaluates
+                # nothing: strings kept as data, as in Python
+                self.facts.data_lines.update(range(n.start_point[0] + 1, n.end_point[0] + 2))
             elif n.type in ("assignment_expression", "augmented_assignment_expression"):
                 # b += readFileSync(p), ctx[f] = readFileSync(p), out.key = token: the name, or
                 # the object, holds what is put into it
@@ -698,6 +748,7 @@ class _Reader:
         )
         sub.shared = self.shared
         sub.budget = self.shared
+        sub.root, sub._runs = self.root, self._runs
         return sub
 
     def summary(self, name: str) -> None:
@@ -1178,6 +1229,48 @@ _EACH = {"map", "forEach", "flatMap", "reduce", "filter", "some", "every"}
 def _fs(q: str) -> str:
     """A file-system call without its module (`fs.promises.rm`, `fse.remove`: `rm`, `remove`)."""
     return _FS_MODULE.sub("", q)
+
+
+#: Names that run a program or evaluate code.
+_RUNNERS = frozenset(
+    "eval Function child_process exec execSync execFile execFileSync spawn spawnSync fork vm "
+    "runInThisContext runInNewContext runInContext Script compileFunction constructor setTimeout "
+    "setInterval import".split()
+)
+
+
+def _plain_call(n: Any) -> bool:
+    """A call whose callee is a name or a chain of names (`f(x)`, `a.b.c(x)`), not a computed one
+    (`x[k](…)`, `f()(…)`), and not `require`/`import` of a computed module."""
+    f = n.child_by_field_name("function") or n.child_by_field_name("constructor")
+    while f is not None and f.type == "member_expression":
+        f = f.child_by_field_name("object")
+    if f is None or f.type not in ("identifier", "this"):
+        return False
+    args = n.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_children else None
+    return not (
+        f.type == "identifier" and f.text == b"require" and first is not None and first.type != "string"
+    )
+
+
+def _data_array(n: Any) -> bool:
+    """An array of two or more plain string literals (no substitutions) that is stored, not handed
+    to a call nor worked on by a method (`[...].join("")`, `.map(...)`): its strings are data."""
+    items = n.named_children
+    if len(items) < 2 or not all(x.type == "string" for x in items):
+        return False
+    parent = n.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    return parent is not None and parent.type in (
+        "assignment_expression",
+        "variable_declarator",
+        "pair",
+        "return_statement",
+        "export_statement",
+        "array",
+    )
 
 
 def _returned(fn: Any) -> list[Any]:

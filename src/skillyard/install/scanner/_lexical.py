@@ -15,12 +15,14 @@ from __future__ import annotations
 import re
 
 from skillyard.install.scanner._flows import (
+    INSTANCE_CREDENTIALS,
     KERNEL_PATH,
     LOOPBACK,
     OWN_FILE,
     PERSIST_PATH,
     CodeFacts,
     Source,
+    _issued_by,
     cli_secret,
     exfil_shaped,
     flow,
@@ -31,7 +33,7 @@ from skillyard.install.scanner._flows import (
     written,
 )
 
-_COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#)", re.IGNORECASE)
+_COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#|;)", re.IGNORECASE)
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`\n]*)`')
 _WORDS = re.compile(r"%[wWiI][\[({<]([^\])}>]*)[\])}>]")
 _HOME_PREFIX = re.compile(
@@ -43,7 +45,8 @@ _READS = re.compile(
     r"\b(?:ReadFile|ReadAll|ReadDir|Open|os\.Open|ioutil\.ReadFile|File\.(?:read|open|binread|readlines"
     r"|ReadAllText|ReadAllBytes|ReadAllLines|OpenRead)|IO\.(?:read|binread|readlines)|Get-Content|gc|cat"
     r"|read_to_string|read_to_end|fs::read|readFileSync|readFile|file_get_contents|fopen|slurp|Files\.read\w*"
-    r"|open|read|read_bytes|read_text|io\.open|Pathname|Import-Clixml|copy\w*|copyFileSync|Copy-Item)\b",
+    r"|open|read|read_bytes|read_text|io\.open|Pathname|Import-Clixml|copy\w*|copyFileSync|Copy-Item"
+    r"|buffer-(?:string|substring(?:-no-properties)?)|insert-file-contents)\b",
 )
 #: Calls that send data over the network, by kind.
 _SINKS = (
@@ -54,7 +57,8 @@ _SINKS = (
             r"|RestClient|URI\.open|Invoke-RestMethod|Invoke-WebRequest|\b(?:irm|iwr)\b|WebClient|\.Upload\w+\("
             r"|HttpClient|HttpRequest|reqwest::|ureq::|HttpURLConnection|URLSession|curl_(?:exec|init)"
             r"|LWP::UserAgent|HTTP::Tiny|\bfetch\(|http\.request|Excon|Typhoeus|WWW::Mechanize|wp_remote_post"
-            r"|\b(?:file_get_contents|fopen|file)\(\s*[\"']https?://"
+            r"|\b(?:file_get_contents|fopen|file)\(\s*[\"']https?://|stream_context_create\(\s*(?:array\(|\[)\s*[\"']https?[\"']"
+            r"|\burl-retrieve\b|\bhs\.http\.\w+\(|\brequest-send\b"
         ),
     ),
     (
@@ -114,6 +118,26 @@ _ALL_ENV = re.compile(
     r"|System\.getenv\(\)|env::vars\(\)|Environment\.GetEnvironmentVariables\(\)|%ENV\b|getenv\(\)",
     re.I,
 )
+#: A cloud instance's metadata service.
+_METADATA = re.compile(
+    r"^(?:https?://)?(?:169\.254\.169\.254|metadata\.google\.internal|\[fd00:ec2::254\])(?=[/:]|$)", re.I
+)
+#: A value put into a URL's host at run time (`https://$Vault.vault.azure.net`): one label, unknown.
+_ANY_LABEL = re.compile(r"\$\{?\w+\}?|#\{[^}]*\}|%[sv]|\{\w*\}")
+#: What the user copied (passwords, seed phrases and keys pass through it).
+_CLIPBOARD = re.compile(
+    r"\bhs\.pasteboard\b|\bpbpaste\b|Get-Clipboard|Clipboard\.(?:GetText|getContents|get_text)|\bxclip\b[^\n]*-o"
+    r"|\bxsel\b|\bwl-paste\b|NSPasteboard|arboard::|clipboard\.read",
+    re.I,
+)
+#: An IPv4 address written as its four bytes (`([192, 0, 2, 1], 7878)`, `Ipv4Addr::new(192, 0, 2, 1)`,
+#: `net.IPv4(192, 0, 2, 1)`, `IPAddress.new([192, 0, 2, 1])`).
+_BYTE_ADDR = re.compile(
+    r"(?:SocketAddr\w*|Ipv4Addr|IPv4\w*|IPAddress|IpAddr\w*|inet_ntoa|InetAddress\w*|ip_address|IP)\b[^\n]{0,24}?"
+    r"[\[({]\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*[\])}](?:\s*,\s*(\d{2,5}))?"
+)
+#: A heredoc (`<<'END'` ... `END`, `<<~EOS`, `<<<'X'`): its body, which may be code in an encoding.
+_HEREDOC = re.compile(r"""<<<?[~-]?\s*(["']?)([A-Za-z_]\w*)\1""")
 #: A web page's submitted form fields (a login form's password among them): PHP's request arrays.
 _FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
 _SECRET_ENV_READ = re.compile(
@@ -185,6 +209,7 @@ _FETCH_CALL = re.compile(
 #: Evaluating a string as code, or handing a value that is not a literal to `sh -c`.
 _EVALUATES = re.compile(
     r"\beval\s*\(|\beval\s+[$@]?\w|\b(?:instance|class|module)_eval\b|\bcreate_function\b|\bloadstring\b"
+    r"|\b(?:send|public_send|__send__|method)\(\s*[:\"']eval\b"
     r"|(?<![.:\w])load\s*\(\s*(?![\"'\s)])"
     r"|\[scriptblock\]::Create|[\"'](?:-c|/c)[\"']\s*,\s*(?![\"'`\s])",
     re.I,
@@ -276,7 +301,7 @@ def _store(lits: list[str]) -> str | None:
     return next((s for s in stores if not OWN_FILE.search(s)), stores[0] if stores else None)
 
 
-def analyse(rel: str, text: str) -> CodeFacts | None:
+def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     """Flows in a file of a language without a parser (the caller picks those by extension)."""
     ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
     if len(text) > 512 * 1024:
@@ -300,7 +325,17 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
     received = ran = False  # reads from a connection; runs a command line built at run time
     templates: list[str] = []  # URL templates with a value put into their user part
     evals: list[int] = []  # lines that evaluate a string or hand a computed one to `sh -c`
+    hidden: tuple[int, str] | None = None  # the first host the file hides, wherever it is used
+    tried = 0  # heredocs tried as uuencoded text
+    imds: list[int] = []  # lines asking the metadata service for the instance's credentials
     for n, line in enumerate(lines, 1):
+        if (
+            (h := _HEREDOC.search(line))
+            and (tried := tried + 1) <= 16
+            and len(facts.assembled) < 8
+            and (body := _uudecoded(lines, n, h.group(2)))
+        ):
+            facts.assembled.append((n, body))  # a heredoc of uuencoded text (Perl's `unpack("u", …)`)
         if _COMMENT.match(line) or len(line) > 4096:
             continue
         if _SAY.match(line) and not _PIPED.search(line):
@@ -325,12 +360,23 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
             weak = Source(f"${m.group(1)}", n, False)
         if weak is None and _FORM_READ.search(line):
             weak = Source("the fields of the forms submitted to the site (passwords included)", n, False)
+        if any(_METADATA.match(x) and INSTANCE_CREDENTIALS.search(x) for x in lits):
+            # what a request for the metadata service's credentials path answers
+            imds.append(n)
+            if source is None:
+                source = Source("the instance's credentials from the metadata service", n, True)
+        if weak is None and _CLIPBOARD.search(line):
+            weak = Source("what the user copies (passwords, keys and seed phrases pass through it)", n, False)
+        if hidden is None and (host := _hidden_host(line)):
+            hidden = (n, host)
         if (m := _BIND.match(line)) and not (_REVERSED.search(line) and _hidden_host(line)):
             binds[m.group(1)] = _translated(m.group(2), line[m.end() :])
         elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
             hid.add(b.group(1))
             scheme = re.search(r"\b(?:https?|wss?|ftp)://", line)
             binds[b.group(1)] = f"{scheme.group(0)}{host}" if scheme and not _URL.match(host) else host
+        elif (b := _NAME_BOUND.match(line)) and (addr := _byte_addresses(line)):
+            binds[b.group(1)] = addr[0]
         if len(templates) < 8:
             templates += [lit for lit in lits if _USER_TEMPLATE.match(lit)]
         for kind, pat in _SINKS:
@@ -404,9 +450,53 @@ def analyse(rel: str, text: str) -> CodeFacts | None:
         facts.assembled.extend(_powershell.analyse(text).assembled)
     if templates:  # git is handed one of them
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
-    if sinks and src is not None:
-        _send(facts, strong, weak, sinks, binds, hid)
+    if sinks:
+        _send(facts, strong, weak, sinks, binds, hid, hidden)
+    if imds and source is not None and source.line in imds:
+        # used only at its own cloud's APIs (every other destination named, one of those)
+        sent = [d for _, _, c in sinks if (d := _dest(c, binds)) and not _issued_by(source.what, d)]
+        if sent and all(own_service(source.what, _ANY_LABEL.sub("x", d)) for d in sent):
+            facts.credential_use.update(imds)
+    if evals and _depth < 2:
+        # what the file assembles (character codes, a uuencoded heredoc) and evaluates is code of
+        # the same language: read it as such, its flows reported where it was assembled
+        for at, code in facts.assembled[:8]:
+            inner = analyse(rel, code, _depth + 1) if len(code) < 64 * 1024 else None
+            for fl in inner.flows if inner is not None else ():
+                steps = tuple((at, step, f) for _, step, f in fl.steps)
+                facts.flows.append(type(fl)(fl.kind, fl.severity, at, fl.text, steps))
     return facts
+
+
+def _uudecoded(lines: list[str], n: int, end: str) -> str | None:
+    """The text a heredoc opened on line `n` and closed by `end` holds when it is uuencoded."""
+    import binascii
+
+    body = []
+    for line in lines[n : n + 2000]:
+        if line.strip() == end:
+            break
+        body.append(line)
+    else:
+        return None
+    if not body or not all(ln and 32 <= ord(ln[0]) <= 96 for ln in body):
+        return None
+    try:
+        raw = b"".join(binascii.a2b_uu(ln) for ln in body if ln.strip() != "`")
+        text = raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return text if text.isprintable() or all(c.isprintable() or c in "\n\t" for c in text) else None
+
+
+def _byte_addresses(code: str) -> list[str]:
+    """IPv4 addresses the line writes as four bytes (with the port that follows them)."""
+    out = []
+    for m in _BYTE_ADDR.finditer(code):
+        parts = [int(x) for x in m.groups()[:4]]
+        if all(x < 256 for x in parts) and parts[0] > 0:
+            out.append(".".join(map(str, parts)) + (f":{m.group(5)}" if m.group(5) else ""))
+    return out
 
 
 def _dests(code: str, binds: dict[str, str]) -> list[str]:
@@ -416,8 +506,9 @@ def _dests(code: str, binds: dict[str, str]) -> list[str]:
     found += [f"{m.group(1)}:{m.group(2)}" for m in _HOST_PORT.finditer(code)]
     found += [lit for lit in _literals(code) if _ADDRESS.match(lit)]  # a mail recipient
     found += [h for h in (_hidden_host(code),) if h]
+    found += _byte_addresses(code)
     found += [
-        v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w$@]){re.escape(k)}\b", code)
+        v for k, v in binds.items() if _URL.match(v) and re.search(rf"(?<![\w@]){re.escape(k)}\b", code)
     ]
     # a recipient, or a host handed over with its port (`SMTP.start(relay, 587)`), held by a name
     found += [
@@ -449,7 +540,9 @@ def _send(
     sinks: list[tuple[int, str, str]],
     binds: dict[str, str],
     hid: set[str],
+    hidden_anywhere: tuple[int, str] | None = None,
 ) -> None:
+    src = strong or weak
     dests = [(n, kind, d) for n, kind, code in sinks if (d := _dest(code, binds))]
     if any(LOOPBACK.match(v) for v in binds.values()) and not dests:
         return  # talks to a local service only
@@ -458,20 +551,48 @@ def _send(
         (n, kind, h)
         for n, kind, code in sinks
         if (h := _hidden_host(code))
-        or (h := next((binds[k] for k in hid if re.search(rf"(?<![\w$@.]){re.escape(k)}\b", code)), None))
+        or (h := next((binds[k] for k in hid if re.search(rf"(?<![\w@.]){re.escape(k)}\b", code)), None))
     ]
-    hot = next(((n, k, d) for n, k, d in dests if exfil_shaped(d) or _WEBHOOK.search(d)), None) or next(
-        iter(hidden), None
-    )
-    src = strong or weak
+    if not hidden and not dests and hidden_anywhere is not None:
+        # a send whose destination no line names, in a file that hides a host elsewhere (built by
+        # a helper, `(concat "https://" (string-reverse "…"))`): that host is where it goes
+        hidden = [(sinks[0][0], sinks[0][1], hidden_anywhere[1])]
+    # (a metadata service asked for the credentials it hands out is where they come from)
+    hot = next(
+        (
+            (n, k, d)
+            for n, k, d in dests
+            if (exfil_shaped(d) or _WEBHOOK.search(d)) and not (src is not None and _issued_by(src.what, d))
+        ),
+        None,
+    ) or next(iter(hidden), None)
     if src is None:
+        if hidden:  # what goes to a host the file hides is not the user's to see
+            n, kind, d = hidden[0]
+            via = {
+                "HTTP": "over HTTP ",
+                "a socket": "over a socket ",
+                "mail": "by mail ",
+                "git": "with git ",
+            }[kind]
+            facts.flows.append(
+                flow("secret-network", "high", n, f"sends data {via}to a host it hides, {d}", None)
+            )
         return
+    # the cluster's API server for a pod's token, a metadata service for its own credentials: the
+    # credential doing its job there, so the other destinations are the ones weighed
+    foreign = [x for x in dests if not _issued_by(src.what, x[2])]
+    own = [x for x in foreign if own_service(src.what, _ANY_LABEL.sub("x", x[2]))]
     if hot is not None:
         n, kind, d = hot
         sev = "critical"
     elif dests:
-        n, kind, d = dests[0]
-        sev = "high" if strong is not None and not own_service(src.what, d) else "medium"
+        n, kind, d = next((x for x in foreign if x not in own), (foreign or dests)[0])
+        sev = (
+            "high"
+            if strong is not None and foreign and not own_service(src.what, _ANY_LABEL.sub("x", d))
+            else "medium"
+        )
     else:
         n, kind, _ = sinks[0]
         d = "a host chosen at run time"

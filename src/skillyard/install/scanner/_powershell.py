@@ -102,19 +102,42 @@ def _balanced(s: str) -> bool:
     return depth == 0
 
 
+#: The call operator (`& $tool args`, `& ('a' + 'b') args`, `. $script`): the program it runs.
+_CALL = re.compile(r"^\s*[&.]\s*(\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_]\w*|'[^']*'|\"[^\"]*\")\s*(.*)$")
+
+
+def _statements(line: str) -> list[str]:
+    """The statements of one line, split at `;` outside quotes (one pass)."""
+    out, start, quote = [], 0, ""
+    for i, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == ";" and len(out) < 64:
+            out.append(line[start:i])
+            start = i + 1
+    return [*out, line[start:]]
+
+
 def analyse(text: str) -> CodeFacts:
-    """Code this PowerShell script assembles and hands to an evaluator, for the rules to see."""
+    """Code this PowerShell script assembles and hands to an evaluator or runs with the call
+    operator, for the rules to see."""
     facts = CodeFacts()
     r = _Reader()
     for n, line in enumerate(text.split("\n"), 1):
         if line.lstrip().startswith("#") or len(line) > 16384:
             continue
-        if m := _ASSIGN.match(line):
-            v = r.fold(m.group(2))
-            if v is not None:
-                r.env[m.group(1)] = v
-            else:
-                r.env.pop(m.group(1), None)
+        for stmt in _statements(line) if ";" in line else (line,):
+            if m := _ASSIGN.match(stmt):
+                v = r.fold(m.group(2))
+                if v is not None:
+                    r.env[m.group(1)] = v
+                else:
+                    r.env.pop(m.group(1), None)
+            elif (m := _CALL.match(stmt)) and (tool := r.fold(m.group(1))) and tool not in stmt:
+                # `$v = 'vss' + 'admin'; & $v delete shadows`: the command line it runs
+                facts.assembled.append((n, f"{tool} {m.group(2)}".strip()))
         for m in _RUNS.finditer(line):
             rest = line[m.end() :].split("|", 1)[0].split(";", 1)[0].strip()
             while rest.startswith("(") and not _balanced(rest):

@@ -20,6 +20,7 @@ from skillyard.install.scanner._flows import (
     ALT,
     CREDENTIAL_HELPER,
     INSTANCE_CREDENTIALS,
+    LOOPBACK,
     MAX_ALTS,
     OWN_FILE,
     PARAM,
@@ -198,6 +199,13 @@ class _Reader:
         #: code handed to `exec` already read -> what it does; bytes of such code left to read
         self.run_read: dict[str, CodeFacts | None] = {}
         self.run_left = [MAX_RUN_BYTES]
+        #: name -> the string literals assigned to it, joined (see `_assign`)
+        self.pieces: dict[str, str] = {}
+        #: where a logging handler of this file ships records over the network (see `_log_shipping`),
+        #: and the secrets put on records or logged
+        self.log_dest: tuple[int, str] | None = None
+        self.logged: list[tuple[int, Source]] = []
+        self.records: frozenset[str] = frozenset()
         #: names bound to a path only partly known that names a credential file (`*/logins.json`)
         self.loose_paths: dict[str, str] = {}
 
@@ -377,8 +385,18 @@ class _Reader:
             if base is not None and items is not None:
                 return base.join(items)
             return None
-        if f in ("os.path.expanduser", "expanduser", "os.path.expandvars", "os.path.abspath", "str", "Path"):
+        if f in (
+            "os.path.expanduser",
+            "expanduser",
+            "os.path.expandvars",
+            "os.path.abspath",
+            "str",
+            "Path",
+        ):
             return self.fold(args[0]) if len(args) == 1 else None
+        if f == "pathlib.Path" and len(args) == 1 and (p := self.fold(args[0])) and p.startswith("~"):
+            # `Path(os.environ.get("X") or Path.home() / ".config/x")`: a path in the user's home
+            return p
         if f.endswith(("Path.home", "os.path.expanduser")) or f in ("Path.home", "pathlib.Path.home"):
             return "~"
         if f in ("os.getenv", "os.environ.get", "environ.get", "getenv") and args:
@@ -807,6 +825,11 @@ class _Reader:
             self.facts.unread = (
                 f"Python code of {cut} syntax nodes, past what the reader follows ({MAX_NODES})"
             )
+        if self.log_dest and self.logged:
+            line, src = self.logged[0]
+            sev, text = sent(src, self.log_dest[1])
+            text = f"{text} in the log records of line {line}, which this logging handler ships"
+            self._flow("secret-network", sev, self.log_dest[0], text, src)
         if self.dup_lines and self.shell_lines:
             self._flow(
                 "reverse-shell",
@@ -1137,6 +1160,18 @@ class _Reader:
         if value is None:
             return
         if (
+            self.ready
+            and self.log_dest
+            and len(self.logged) < 8
+            and any(
+                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in self.records
+                for t in targets
+            )
+            and (src := self.source(value)) is not None
+        ):
+            # a filter or formatter that puts a secret on the log record: the handler ships it
+            self.logged.append((node.lineno, src))
+        if (
             isinstance(node, ast.Assign)
             and len(targets) == 1
             and isinstance(targets[0], ast.Tuple)
@@ -1286,6 +1321,12 @@ class _Reader:
         line = call.lineno
         if self.sinks or self._local(f) is not None:
             self._call_sinks(call, f)
+        if self.ready and self.log_dest and short in _LOG_CALLS and "." in f and len(self.logged) < 8:
+            # `log.info("%s", secret)`, `extra={"k": secret}`: what is logged, the handler ships
+            given = [*call.args, *(k.value for k in call.keywords)]
+            given += [v for a in given if isinstance(a, ast.Dict) for v in a.values]
+            if src := next((s for a in given if (s := self.source(a)) is not None), None):
+                self.logged.append((line, src))
         if (
             self.ready
             and (fn := self.defs.get(f)) is not None
@@ -1461,6 +1502,8 @@ class _Reader:
             if short != "open" and call.args:
                 body = self.fold(call.args[0])
                 body = body if body is not None else ast.unparse(call.args[0])
+                if isinstance(call.args[0], ast.Name) and call.args[0].id in self.pieces:
+                    body += self.pieces[call.args[0].id]  # what it may hold besides
                 self._stash(call.func.value, call.args[0])
             self._written(call.func.value, line, body)
             return
@@ -1860,6 +1903,89 @@ def _receiver(f: str) -> str | None:
     return f"a {f.split('.')[0]} connection" if "." in f else None
 
 
+#: logging's handlers that send records over the network, and the argument or key naming the host.
+_NET_HANDLER = re.compile(r"(?:^|\.)(HTTPHandler|SocketHandler|DatagramHandler|SMTPHandler|SysLogHandler)$")
+_HANDLER_HOST = {"HTTPHandler": "host", "SocketHandler": "host", "DatagramHandler": "host"}
+_HANDLER_HOST |= {"SMTPHandler": "mailhost", "SysLogHandler": "address"}
+
+
+def _log_shipping(tree: ast.AST) -> tuple[int, str] | None:
+    """(line, host) of a logging handler that ships records over the network, built by a call
+    (`logging.handlers.HTTPHandler("logs.example", "/in")`) or configured by name in a
+    `dictConfig` (`{"class": "logging.handlers.HTTPHandler", "host": …}`); a host only known at
+    run time is "a host chosen at run time". A syslog handler to the local socket ships nothing."""
+
+    def host(node: ast.AST | None) -> str:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Constant):
+            return str(node.elts[0].value)
+        return "a host chosen at run time"
+
+    for node in ast.walk(tree):
+        kind = None
+        if isinstance(node, ast.Call) and (m := _NET_HANDLER.search(ast.unparse(node.func))):
+            kind = m[1]
+            key = _HANDLER_HOST[kind]
+            given = next(
+                (k.value for k in node.keywords if k.arg == key), node.args[0] if node.args else None
+            )
+        elif isinstance(node, ast.Dict):
+            pairs = {
+                k.value: v
+                for k, v in zip(node.keys, node.values, strict=False)
+                if isinstance(k, ast.Constant)
+            }
+            cls = pairs.get("class")
+            if (
+                isinstance(cls, ast.Constant)
+                and isinstance(cls.value, str)
+                and (m := _NET_HANDLER.search(cls.value))
+            ):
+                kind = m[1]
+                given = pairs.get(_HANDLER_HOST[kind])
+        if kind is None or (kind == "SysLogHandler" and given is None):
+            continue
+        where = host(given)
+        if not LOOPBACK.match(where) and not where.startswith("/"):
+            return node.lineno, where
+    return None
+
+
+_LOG_CALLS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
+
+
+def _record_names(tree: ast.AST) -> frozenset[str]:
+    """The names log records go by in this file: the parameter of every `filter`, `format`,
+    `emit` or `handle` method (`def filter(self, record)`), whatever it is called."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name in ("filter", "format", "emit", "handle"):
+            params = [a.arg for a in node.args.args]
+            if len(params) == 2 and params[0] == "self" and len(names) < 32:
+                names.add(params[1])
+    return frozenset(names)
+
+
+def _pieces(tree: ast.AST) -> dict[str, str]:
+    """name -> the string literals assigned to it anywhere in the file, joined: the text put into a
+    value step by step (`t += "[global]\\n"`, `t = t.replace("[x]", "[x]\\nkey = v")`), which is what
+    a write of it may hold when it does not fold."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AugAssign) and len(out) < 256:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            lits = [
+                c.value
+                for c in ast.walk(node.value)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            ]
+            for t in targets:
+                if isinstance(t, ast.Name) and lits:
+                    out[t.id] = (out.get(t.id, "") + "\n" + "\n".join(lits))[-8192:]
+    return out
+
+
 def analyse(
     text: str, project: Project | None = None, rel: str = "", export: bool = False, depth: int = 0
 ) -> CodeFacts | None:
@@ -1874,6 +2000,9 @@ def analyse(
         return None
     reader = _Reader(project, rel)
     reader.depth = depth
+    reader.pieces = _pieces(tree)
+    reader.log_dest = _log_shipping(tree)
+    reader.records = _record_names(tree) if reader.log_dest else frozenset()
     try:
         return reader.run(tree, eager=export)
     except RecursionError:

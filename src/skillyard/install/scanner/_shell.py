@@ -52,6 +52,9 @@ _INTERP = _SHELLS | {"python", "python3", "perl", "ruby", "node", "source", "."}
 _READERS = {"cat", "head", "tail", "base64", "xxd", "od", "tar", "zip", "gzip", "openssl", "strings", "less"}
 #: Tools whose `config set` settings name a registry and the login for it.
 _CONFIGS = {"npm", "pnpm", "yarn", "pip", "pip3", "uv", "poetry", "bun"}
+#: The user-level settings file each of them writes with `config set`.
+_CONFIG_FILE = {"npm": "~/.npmrc", "pnpm": "~/.npmrc", "yarn": "~/.yarnrc", "pip": "~/.config/pip/pip.conf"}
+_CONFIG_FILE["pip3"] = _CONFIG_FILE["pip"]
 _MAILERS = {"mail", "mailx", "mutt", "sendmail", "swaks", "msmtp", "s-nail"}
 _SENDERS = {
     "curl",
@@ -165,6 +168,15 @@ class _Reader:
         self.printing: dict[str, Source | None] = {}
         #: loop variables walking everything a cloud account lists -> the listing command
         self.listed: dict[str, str] = {}
+        #: command-line tools that listed everything an account holds, by name -> the listing, and
+        #: the deletes run with their prompts off (name, line, command); commands code runs come in
+        #: any order
+        self.accounts: dict[str, str] = {}
+        self.deletes: list[tuple[str, int, str]] = []
+        #: `for` loop variables -> the account listing they walk (None: something else, or a
+        #: listing filtered to some of it)
+        self.looped: dict[str, str | None] = {}
+        self.wiped = 0  # such deletes reported
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
         #: bare repositories the script created (`git init --bare DIR`): nothing in them yet
@@ -233,6 +245,8 @@ class _Reader:
             return self._printed(node)
         if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-([^${}`]*)\}", self.text(node))):
             return self.env.get(m.group(1), m.group(2))  # ${TMPDIR:-/tmp}: the default when unset
+        if t == "expansion" and (m := _SLICE.fullmatch(self.text(node))):
+            return _sliced(self.env.get(m[1]), m[2], m[3])  # ${ABC:2:1}: a piece of a known value
         if t == "expansion" and (m := _TRIM.fullmatch(self.text(node))):
             return _trimmed(self.env.get(m[1]), m[2], m[3])  # ${URL#https:}: a known prefix cut off
         if t == "simple_expansion" or t == "expansion":
@@ -445,6 +459,15 @@ class _Reader:
             self.listed[self.text(var)] = " ".join(m[1].split()[:3])
         else:
             self.listed.pop(self.text(var), None)
+        # the same for the tools `unasked_deletes` reads (a pipe that only reshapes the lines,
+        # `| tr -d '*'`, picks nothing out)
+        said = " ".join(self.text(c) for c in n.children_by_field_name("value"))
+        if len(self.looped) < 64:
+            m = _ACCOUNT_LIST.search(said)
+            kept = _RESHAPE.sub("", said)
+            self.looped[self.text(var)] = (
+                " ".join(m[0].split()[:4]) if m and not _PICKS.search(kept) else None
+            )
         pick = next((v for v in values if v and secret_path(v)), None) or next(
             (v for v in values if v and destroys(v)), None
         )
@@ -528,6 +551,19 @@ class _Reader:
                 c.type == "redirected_statement" and not any(x.type == "command" for x in c.named_children)
             ):
                 # `... | while read -r part; do nslookup "$part.zone"; done`
+                if i == 0 and (group := c if lead is None else lead).type in (
+                    "compound_statement",
+                    "subshell",
+                ):
+                    # `{ env; cat ~/.netrc; } | CMD`: the group's commands all print into the pipe
+                    src = next(
+                        (
+                            s
+                            for x in _commands(group)[:64]
+                            if (s := self.reads_secret(self.argv(x)[0], x.start_point[0] + 1))
+                        ),
+                        None,
+                    )
                 if src is not None:
                     for stmt in [c, *c.named_children]:
                         if stmt.type in ("while_statement", "until_statement"):
@@ -769,10 +805,25 @@ class _Reader:
                     f"serves {where} over HTTP to anyone who can reach this machine",
                     Source(where, line, True, how=f"serves {where}"),
                 )
+        if (built := _image_context(words)) is not None:
+            self.image_from(built, words, line)
         if name == "dd" or name.startswith(("mkfs", "mke2fs")) or name in _DISK_TOOLS:
             self.disk(name, words, nodes, line)
         if (fetch := _package_fetch(words)) is not None:
             self.package_names(words, nodes, line, fetch)
+        said = " ".join(words)
+        if (listing := _ACCOUNT_LIST.match(said)) and not _PICKS.search(said) and name not in self.accounts:
+            self.accounts[name] = " ".join(listing[0].split()[:4])
+            self.unasked_deletes(name)
+        elif _unasked_delete(words) and len(self.deletes) < 16 and self.wiped < 8:
+            refs = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w) if v in self.looped]
+            if not refs:  # a target the tool's listing may have found anywhere in the script
+                self.deletes.append((name, line, " ".join(words[:3])))
+                self.unasked_deletes(name)
+            elif hit := next((self.looped[v] for v in refs if self.looped[v]), None):
+                said = f"deletes what `{hit}` lists, without asking ({' '.join(words[:3])})"
+                self.flow("destruction", "high", line, said, None)
+                self.wiped += 1
         if (
             name in _CLOUD_CLIS
             and "--dry-run" not in words
@@ -859,6 +910,13 @@ class _Reader:
                 self.flow("secret-network", sev, line, text, src)
             else:
                 self.logins(self.text(cmd), line)
+            # `pip config set global.extra-index-url URL`, `npm config set registry URL`: every later
+            # install of the user's looks there, as a settings file written with it would say
+            setting = f"{words[-2].rsplit('.', 1)[-1]} = {words[-1]}"
+            if "--location=project" not in words and (
+                fl := written(_CONFIG_FILE.get(name, ""), line, setting)
+            ):
+                self.facts.flows.append(fl)
         elif name in _MAILERS:
             self.carries(words[1:], line, "mails", next((x for x in words[1:] if "@" in x), "a mail server"))
         elif name in _COPIERS:
@@ -986,6 +1044,34 @@ class _Reader:
                 )
                 self.flow("destruction", "high", line, f"{how} the disk device {raw}", None)
                 return
+
+    def image_from(self, folder: str, words: list[str], line: int) -> None:
+        """`docker build -t IMG ~`: every file of the build context can be copied into the image
+        (`COPY . /x`), so a context that is the home folder or a credential folder puts the keys and
+        tokens there into what `docker push` (or `--push`) then publishes."""
+        f = folder.rstrip("/") or "/"
+        home = f in ("~", "$HOME", "${HOME}", "/root") or bool(re.fullmatch(r"/(?:home|Users)/[^/]+", f))
+        what = "~ (the home folder, its keys and tokens with it)" if home else secret_path(f)
+        if what is None and self.cwd_home and f in (".", "./"):
+            what = "~ (the home folder, its keys and tokens with it)"
+        if what is None:
+            return
+        src = Source(what, line, True, how=f"builds a container image from {folder}")
+        self.staged = self.staged or src
+        if "--push" in words or any(w.startswith("--output=type=registry") for w in words):
+            sev, text = sent(src, "a container registry")
+            self.flow("secret-network", sev, line, text, src)
+
+    def unasked_deletes(self, name: str) -> None:
+        """`gh repo list` … `gh repo delete "$r" --yes`; `terraform workspace list` … `terraform
+        apply -destroy -auto-approve`: a delete run on what the tool's listing found, every prompt off."""
+        if name not in self.accounts:
+            return
+        for _, line, cmd in [d for d in self.deletes if d[0] == name]:
+            said = f"deletes what `{self.accounts[name]}` lists, without asking ({cmd})"
+            self.flow("destruction", "high", line, said, None)
+            self.wiped += 1
+        self.deletes = [d for d in self.deletes if d[0] != name]
 
     def carried(self, to: str, nodes: list[Any]) -> Source | None:
         """The secret a command carries to `to`: in its arguments, or (a package published) a
@@ -1265,6 +1351,31 @@ _CLOUD_LIST = re.compile(
     r"(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b[^)]*)"
 )
 _PICKS = re.compile(r"--(?:field-)?selector|\s-l\s|--filters?\b|--prefix|\?|\|")
+#: A listing of everything an account holds, by a tool that can also delete it.
+_ACCOUNT_LIST = re.compile(
+    r"(?:gh\s+(?:repo\s+list|search\s+repos|api\s+(?:user|(?:orgs|users)/\S+)/repos)"
+    r"|(?:terraform|tofu)\s+(?:-chdir=\S+\s+)?workspace\s+list|aws\s+[\w-]+\s+(?:list|describe)-[\w-]+|aws\s+s3\s+ls"
+    r"|gsutil\s+ls|(?:gcloud|az|doctl|oci)\s+(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b"
+)
+_NO_PROMPT = frozenset(
+    {"--yes", "-y", "--confirm", "-auto-approve", "--auto-approve", "--quiet", "-q", "--force"}
+)
+
+
+#: Pipes that only reshape a listing's lines.
+_RESHAPE = re.compile(r"\|\s*(?:tr|cut|sed\s+(?:-e\s+)?'s|sort|uniq|xargs\s+-n\s*1)\b[^|)]*")
+
+
+def _unasked_delete(words: list[str]) -> bool:
+    """A delete with its prompt turned off, run on a target only known at run time."""
+    args = words[1:]
+    if not (_NO_PROMPT & set(args)) or not any("$" in w for w in args) or "--dry-run" in args:
+        return False
+    if _base(words[0]) in ("terraform", "tofu"):
+        return "destroy" in args or ("apply" in args and "-destroy" in args)
+    return any(_CLOUD_DELETE.fullmatch(w) for w in args[:4])
+
+
 _CLOUD_DELETE = re.compile(r"rb|rm|delete(?:-[\w-]+)?|terminate-[\w-]+|destroy|remove(?:-[\w-]+)?")
 _DEVICE_SOURCE = re.compile(
     r"\b(?:lsblk|blkid|findmnt|fdisk\s+-l|diskutil\s+list)\b|[\"'=]?/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk)"
@@ -1281,6 +1392,20 @@ _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|
 
 #: `${NAME#text}`, `${NAME%text}` with a literal text (no pattern characters).
 _TRIM = re.compile(r"\$\{(\w+)(##?|%%?)([^${}`*?\[\]]*)\}")
+
+
+#: `${NAME:OFFSET}`, `${NAME:OFFSET:LENGTH}` with numbers (`${NAME: -2}` counts from the end).
+_SLICE = re.compile(r"\$\{(\w+):\s*\(?(-?\d{1,6})\)?(?::\s*\(?(-?\d{1,6})\)?)?\}")
+
+
+def _sliced(value: str | None, off: str, length: str | None) -> str | None:
+    if value is None:
+        return None
+    i = int(off) if int(off) >= 0 else max(0, len(value) + int(off))
+    if length is None:
+        return value[i:]
+    k = int(length)
+    return value[i : i + k] if k >= 0 else value[i : len(value) + k]
 
 
 def _trimmed(value: str | None, op: str, cut: str) -> str | None:
@@ -1514,6 +1639,28 @@ def _holds(arg: str, path: str) -> bool:
     a = arg.replace('"', "").replace("'", "").rstrip("*").rstrip("/")
     p = path.replace('"', "").replace("'", "")
     return bool(a) and (p == a or p.startswith(a + "/"))
+
+
+#: Options of `docker build` (and its kin) that take a value: what follows them is not the context.
+_BUILD_VALUE = frozenset(
+    "-f --file -t --tag --build-arg --target --platform --secret --label --network --progress -o --output "
+    "--cache-from --cache-to --ssh --iidfile --add-host --build-context --shm-size -m --memory".split()
+)
+
+
+def _image_context(words: list[str]) -> str | None:
+    """The build context of `docker build`/`docker buildx build`/`podman build`/`buildah bud`."""
+    name, args = _base(words[0]), words[1:]
+    if name not in ("docker", "podman", "buildah", "nerdctl"):
+        return None
+    while args[:1] in (["buildx"], ["image"], ["builder"]):
+        args = args[1:]
+    if args[:1] not in (["build"], ["bud"]):
+        return None
+    given = [
+        w for i, w in enumerate(args[1:], 1) if not w.startswith("-") and args[i - 1] not in _BUILD_VALUE
+    ]
+    return given[-1] if given else None
 
 
 def _publishes(words: list[str]) -> str | None:
