@@ -29,6 +29,8 @@ DEFAULT_MAX_TOTAL_BYTES = 64 * 1024 * 1024
 #: Bytes read past a limit so that scrubbing sees whole secrets before the text is cut.
 SCRUB_MARGIN = 16 * 1024
 _MAX_WALK = 50_000
+#: Directories deeper than this are not searched (the walk recurses; a command can nest thousands).
+_MAX_DEPTH = 128
 #: `$NAME/...` or `${NAME}/...` at the start of a pattern, a cwd or an input's `to`.
 VAR_PREFIX = re.compile(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)")
 _TEXT_APP = {f"application/{kind}" for kind in ("json", "xml", "javascript", "x-sh", "toml")}
@@ -100,7 +102,7 @@ def normalise_pattern(pattern: object, run_rel: str, skill_rel: str) -> str | No
 
 
 def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str], budget: list[int]) -> None:
-    if budget[0] <= 0 or not parts:
+    if budget[0] <= 0 or not parts or rel.count("/") >= _MAX_DEPTH:
         return
     head, rest = parts[0], parts[1:]
     if head == "**" and not rest:  # a trailing `**` means every file below

@@ -1,0 +1,132 @@
+"""What a sandboxed command leaves in its workspace, against the host code that touches it afterwards.
+
+The command can write anything under /workspace: metadata.json, the layout
+directories, trees of any depth. skillyard reads, repairs, collects from and
+removes that tree on the host, between runs and at the end of the session.
+Nothing the command leaves there may hang skillyard, crash a run, or keep the
+workspace from being removed. Each test runs the real SkillRunner with
+bubblewrap; the file runs as root and again as an unprivileged user
+(scripts/test_unprivileged.py), the sandbox's two paths.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillyard.execution import RunRequest, SandboxExecutor, SkillRunner
+from skillyard.model import Skill
+
+_REASON = SandboxExecutor().probe()
+pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"sandbox unavailable: {_REASON}")
+
+#: Generous for a run that takes well under a second; a hang never ends.
+_HANG = 60.0
+#: Deeper than Python's default recursion limit (1000).
+_DEEP = 1500
+MAKE_DEEP = f'python3 -c \'import os\nfor _ in range({_DEEP}): os.mkdir("d"); os.chdir("d")\nopen("f.txt", "w").write("deep")\''
+
+
+@pytest.fixture
+def base() -> Iterator[Path]:
+    # Not under pytest's 0700 tmp dir: the sandbox's unprivileged uid must be able to reach the workspace.
+    d = Path(tempfile.mkdtemp(prefix="skillyard-redteam8-"))
+    os.chmod(d, 0o711)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def skill(base: Path) -> Skill:
+    d = base / "skills" / "hostile"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: hostile\ndescription: hostile\n---\nbody\n", encoding="utf-8")
+    return Skill(name="hostile", description="hostile", path=d / "SKILL.md")
+
+
+def _bounded(call: Any) -> Any:
+    """`call()` in a daemon thread; fails the test if it has not returned after _HANG seconds."""
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = call()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            out["error"] = e
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(_HANG)
+    assert not t.is_alive(), "skillyard hung on what the command left in its workspace"
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+def _run(runner: SkillRunner, skill: Skill, command: str, **args: Any) -> dict[str, Any]:
+    req = RunRequest.from_arguments({"skill": skill.name, "command": command, **args})
+    return _bounded(lambda: runner.run(skill, req, session_id="s").to_dict())
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        "mkfifo /workspace/metadata.json",  # reading it would wait for a writer forever
+        "mkdir /workspace/metadata.json",  # replacing it would fail with EISDIR
+        "python3 -c 'print(\"[\" * 200000)' > /workspace/metadata.json",  # json nests past the limit
+    ],
+    ids=["fifo", "directory", "deep-json"],
+)
+def test_a_planted_metadata_file_neither_hangs_nor_breaks_the_session(
+    base: Path, skill: Skill, plant: str
+) -> None:
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=30) as runner:
+        first = _run(runner, skill, f"rm -f /workspace/metadata.json; {plant}; echo made > out/a.txt")
+        assert first["exit_code"] == 0, first
+        # The next runs read and write metadata.json: staging, and recording the collected outputs.
+        for _ in range(2):
+            res = _run(runner, skill, "echo again", output_files=["out/a.txt"])
+            assert res["exit_code"] == 0 and res["stdout"] == "again\n", res
+            assert [f["content"] for f in res["output_files"]] == ["made\n"], res
+
+
+@pytest.mark.parametrize("layout_dir", ["runs", "out", "work", "work/inputs"])
+def test_a_fifo_in_place_of_a_layout_directory_is_repaired(base: Path, skill: Skill, layout_dir: str) -> None:
+    """Repair removes what replaced a directory of the layout; removing a FIFO must not open it."""
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=30) as runner:
+        first = _run(runner, skill, f"cd /workspace && rm -rf {layout_dir} && mkfifo {layout_dir}")
+        assert first["exit_code"] == 0, first
+        res = _run(runner, skill, "echo fine > out/b.txt; echo again", output_files=["out/b.txt"])
+        assert res["exit_code"] == 0 and res["stdout"] == "again\n", res
+        assert [f["content"] for f in res["output_files"]] == ["fine\n"], res
+
+
+def test_a_deep_tree_is_not_a_crash_when_outputs_are_collected(base: Path, skill: Skill) -> None:
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=60) as runner:
+        res = _run(
+            runner,
+            skill,
+            f"cd out && {MAKE_DEEP} && echo shallow > top.txt",
+            outputs={"globs": ["out/**"], "inline": True},
+        )
+        assert res["exit_code"] == 0, res
+        assert [(f["name"], f["content"]) for f in res["output_files"]] == [("out/top.txt", "shallow\n")]
+
+
+def test_a_deep_tree_is_removed_with_its_session(base: Path, skill: Skill) -> None:
+    """A tree nested past Python's recursion limit must not survive the session (nor crash its close)."""
+    runner = SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=60)
+    try:
+        res = _run(runner, skill, f"cd /workspace/work && {MAKE_DEEP} && chmod 500 . .. && echo ok")
+        assert res["stdout"] == "ok\n", res
+        assert _bounded(lambda: runner.close_session("s")) is True
+        assert list((base / "ws").iterdir()) == []
+    finally:
+        runner.close()
