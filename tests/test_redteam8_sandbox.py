@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -95,3 +96,30 @@ def test_posix_shared_memory_works(base: Path, skill: Skill) -> None:
         "b = s.SharedMemory(create=True, size=4096); b.buf[0] = 7; print(b.buf[0]); b.close(); b.unlink()'",
     )
     assert res["exit_code"] == 0 and res["stdout"] == "7\n", res
+
+
+#: AF_VSOCK, through libc and as a raw syscall whose family has bits set above the int the kernel reads.
+VSOCK = r"""
+import ctypes, errno, socket
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+out = []
+try:
+    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM).close()
+    out.append("created")
+except OSError as e:
+    out.append(errno.errorcode.get(e.errno, str(e.errno)))
+for family in (40, 40 | 1 << 32):
+    ctypes.set_errno(0)
+    fd = libc.syscall(41, ctypes.c_long(family), ctypes.c_long(1), ctypes.c_long(0))  # socket(2)
+    out.append("created" if fd >= 0 else errno.errorcode.get(ctypes.get_errno(), "?"))
+print(" ".join(out))
+"""
+
+
+def test_vsock_is_not_a_way_around_the_network_namespace(base: Path, skill: Skill) -> None:
+    """vsock is not network-namespaced: from a virtual machine it reaches the hypervisor with the
+    network off. Sockets of that family are refused, however the call spells the family."""
+    res = go(base, skill, f"python3 -c {shlex.quote(VSOCK)}")
+    assert res["exit_code"] == 0, res
+    assert res["stdout"].split() == ["EPERM", "EPERM", "EPERM"], res
