@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from skillyard.execution import RunRequest, SandboxExecutor, SkillRunner
+from skillyard.execution import RunError, RunRequest, SandboxExecutor, SkillRunner
 from skillyard.model import Skill
 
 _REASON = SandboxExecutor().probe()
@@ -130,3 +130,21 @@ def test_a_deep_tree_is_removed_with_its_session(base: Path, skill: Skill) -> No
         assert list((base / "ws").iterdir()) == []
     finally:
         runner.close()
+
+
+def test_a_deep_tree_as_an_input_is_a_clear_refusal(base: Path, skill: Skill) -> None:
+    """Copying a workspace:// tree the command nested past the recursion limit refuses the run
+    with a message; it does not crash it."""
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=60) as runner:
+        res = _run(runner, skill, f"mkdir -p /workspace/work/t && cd /workspace/work/t && {MAKE_DEEP}")
+        assert res["exit_code"] == 0, res
+        req = RunRequest.from_arguments(
+            {
+                "skill": skill.name,
+                "command": "true",
+                "inputs": [{"from": "workspace://work/t", "to": "work/c"}],
+            }
+        )
+        with pytest.raises(RunError, match="nested too deeply"):
+            _bounded(lambda: runner.run(skill, req, session_id="s"))
+        assert _run(runner, skill, "echo still")["stdout"] == "still\n"

@@ -431,6 +431,8 @@ class SkillRunner:
                     self._stage_input(ws, skill, spec, ex, warnings)
         except (WorkspaceError, ArtifactError, OSError) as e:
             raise RunError(str(e)) from None
+        except RecursionError:  # a tree a command nested past what Python's walk recurses
+            raise RunError("cannot stage: a directory tree is nested too deeply") from None
         view = SANDBOX_WORKSPACE if ex.isolated else str(ws.root)
         run_rel = run_dir.relative_to(ws.root).as_posix()
         skill_rel = staged.relative_to(ws.root).as_posix()
