@@ -148,3 +148,23 @@ def test_a_deep_tree_as_an_input_is_a_clear_refusal(base: Path, skill: Skill) ->
         with pytest.raises(RunError, match="nested too deeply"):
             _bounded(lambda: runner.run(skill, req, session_id="s"))
         assert _run(runner, skill, "echo still")["stdout"] == "still\n"
+
+
+def test_using_up_the_workspace_inodes_is_stopped(base: Path, skill: Skill) -> None:
+    """Empty files cost no bytes, so the byte reserve never sees them; an inode reserve does.
+
+    The reserve is set to all but 5,000 of the inodes free now; the command makes up to 60,000 files.
+    """
+    from skillyard.execution import Limits
+
+    st = os.statvfs(base)
+    if not st.f_files:
+        pytest.skip("this file system does not count inodes")
+    limits = Limits(min_free_inodes=max(st.f_favail - 5_000, 1))
+    make = "python3 -c 'import os\nfor i in range(60000): os.close(os.open(f\"e{i}\", os.O_CREAT | os.O_WRONLY))'"
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=60, limits=limits) as runner:
+        res = _run(runner, skill, f"cd $WORK_DIR && {make} && echo DONE")
+        made = sum(1 for _ in next((base / "ws").glob("*/work")).iterdir())
+    assert "DONE" not in res["stdout"] and res["exit_code"] == -1, res
+    assert any("inodes free" in w for w in res["warnings"]), res["warnings"]
+    assert made < 60_000
