@@ -168,3 +168,29 @@ def test_using_up_the_workspace_inodes_is_stopped(base: Path, skill: Skill) -> N
     assert "DONE" not in res["stdout"] and res["exit_code"] == -1, res
     assert any("inodes free" in w for w in res["warnings"]), res["warnings"]
     assert made < 60_000
+
+
+def test_a_huge_directory_is_not_held_in_memory_to_collect_from_it(base: Path, skill: Skill) -> None:
+    """Collection reads at most its walk budget of a directory: a command's 400,000 empty files (or
+    40 million) must not become a host-side list of them all for `out/*` or `out/**`."""
+    import tracemalloc
+
+    make = "python3 -c 'import os\nfor i in range(400000): os.close(os.open(f\"f{i}\", os.O_CREAT | os.O_WRONLY))'"
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=120) as runner:
+        assert _run(runner, skill, f"cd $OUTPUT_DIR && {make} && echo made")["stdout"] == "made\n"
+        req = RunRequest.from_arguments(
+            {
+                "skill": skill.name,
+                "command": "true",
+                "output_files": ["out/*"],
+                "outputs": {"globs": ["out/**"]},
+            }
+        )
+        tracemalloc.start()
+        try:
+            res = runner.run(skill, req, session_id="s").to_dict()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert len(res["output_files"]) == 200 and res["limits_hit"], res["warnings"]
+    assert peak < 20 * 1024 * 1024, f"collecting held {peak} bytes"

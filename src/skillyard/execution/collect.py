@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import itertools
 import json
 import mimetypes
 import os
@@ -112,7 +113,7 @@ def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str],
     if head == "**":
         _walk(root, rest, rel, out, seen, budget)  # zero directories
         try:
-            entries = sorted(os.scandir(base), key=lambda e: e.name)
+            entries = sorted(_listing(base, budget), key=lambda e: e.name)
         except OSError:
             return
         for e in entries:
@@ -126,7 +127,7 @@ def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str],
         names = [head]
     else:
         try:
-            names = sorted(n for n in os.listdir(base) if fnmatch.fnmatchcase(n, head))
+            names = sorted(e.name for e in _listing(base, budget) if fnmatch.fnmatchcase(e.name, head))
         except OSError:
             return
         if not head.startswith("."):
@@ -143,6 +144,13 @@ def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str],
         elif (os.path.isfile(full) or os.path.islink(full)) and r not in seen:
             seen.add(r)
             out.append(r)
+
+
+def _listing(base: str, budget: list[int]) -> list[os.DirEntry[str]]:
+    """At most the walk's remaining budget of `base`'s entries: a directory of millions is never
+    held in memory whole (which of them is up to the file system's order)."""
+    with os.scandir(base) as it:
+        return list(itertools.islice(it, max(budget[0], 0)))
 
 
 def match(root: Path, pattern: str) -> list[str]:
