@@ -194,3 +194,24 @@ def test_a_huge_directory_is_not_held_in_memory_to_collect_from_it(base: Path, s
             tracemalloc.stop()
     assert len(res["output_files"]) == 200 and res["limits_hit"], res["warnings"]
     assert peak < 20 * 1024 * 1024, f"collecting held {peak} bytes"
+
+
+def test_an_input_cannot_be_written_into_a_staged_skill_through_a_planted_link(
+    base: Path, skill: Skill
+) -> None:
+    """`to` must land under work/, out/ or runs/; a link the command left in work/ must not lead it
+    into skills/, the read-only copy later runs execute (root ignores its read-only modes)."""
+    staged_md = "---\nname: hostile\ndescription: hostile\n---\nbody\n"
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=30) as runner:
+        first = _run(runner, skill, "cd /workspace/work && ln -s ../skills/hostile x && echo evil > payload")
+        assert first["exit_code"] == 0, first
+        req = RunRequest.from_arguments(
+            {
+                "skill": skill.name,
+                "command": "cat SKILL.md",
+                "inputs": [{"from": "workspace://work/payload", "to": "work/x/SKILL.md"}],
+            }
+        )
+        with pytest.raises(RunError, match="must be under work/, out/ or runs/"):
+            _bounded(lambda: runner.run(skill, req, session_id="s"))
+        assert _run(runner, skill, "cat SKILL.md")["stdout"] == staged_md

@@ -601,6 +601,8 @@ class SkillRunner:
         parent_real = os.path.realpath(dest.parent)
         if not is_within(parent_real, os.path.realpath(ws.root)):
             raise RunError(f"inputs: 'to' escapes the workspace: {to}")
+        if not is_within(parent_real, os.path.realpath(ws.root / top)):  # a link a command planted
+            raise RunError(f"inputs: 'to' must be under work/, out/ or runs/ (it leads elsewhere): {to}")
         return dest
 
     def _stage_input(
