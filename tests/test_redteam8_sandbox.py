@@ -123,3 +123,18 @@ def test_vsock_is_not_a_way_around_the_network_namespace(base: Path, skill: Skil
     res = go(base, skill, f"python3 -c {shlex.quote(VSOCK)}")
     assert res["exit_code"] == 0, res
     assert res["stdout"].split() == ["EPERM", "EPERM", "EPERM"], res
+
+
+def test_the_command_cannot_learn_its_session_id(base: Path, skill: Skill) -> None:
+    """Where the server has no authentication, a session id is what lets a client use a session (its
+    workspace): the host path of the workspace, which the command sees in its mount table, must not
+    carry it."""
+    session = "s3cr3t-session-0123456789abcdef"
+    with SkillRunner(executor="sandbox", workspace_root=base / "ws", timeout=30) as runner:
+        req = RunRequest.from_arguments(
+            {"skill": skill.name, "command": "cat /proc/self/mountinfo; printenv; ls -R /workspace"}
+        )
+        res = runner.run(skill, req, session_id=session).to_dict()
+    assert res["exit_code"] == 0 and "/workspace" in res["stdout"], res
+    for part in (session, "s3cr3t", "0123456789abcdef"):
+        assert part not in res["stdout"] + res["stderr"], res["stdout"]

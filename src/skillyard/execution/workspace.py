@@ -2,7 +2,7 @@
 
 Layout (host side; isolated executors see it at `/workspace`)::
 
-    ws_<session>_<hash>/
+    ws_<digest of the session id>/
       skills/<name>/        read-only copy of the skill, with links out -> ../../out,
                             work -> ../../work, inputs -> ../../work/inputs
       work/  work/inputs/   scratch space and staged inputs
@@ -61,8 +61,10 @@ def validate_skill_name(name: object) -> str:
 
 
 def _sanitise(session_id: str) -> str:
-    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)[:40]
-    return f"ws_{cleaned}_{_tag(session_id)}"
+    """The workspace's directory name: a digest, never the id, which the command could read (its bind
+    shows in /proc/self/mountinfo) and, where the server has no authentication, use."""
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"ws_{digest[12:32]}_{digest[:12]}"  # ends with its `_tag`
 
 
 def _tag(session_id: str) -> str:
