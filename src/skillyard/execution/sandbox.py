@@ -2,7 +2,7 @@
 
 Recipe (docs/execution.md has the reasoning and the threat model): `/usr` and a
 few `/etc` files read-only, merged-usr symlinks, fresh `/proc` with `/proc/sys`
-read-only, minimal `/dev`, a size-capped tmpfs `/tmp`, the spec's binds
+read-only, minimal read-only `/dev`, size-capped tmpfs at `/tmp` and `/dev/shm`, the spec's binds
 (workspace read-write, skills read-only), pid/ipc/uts/cgroup namespaces (and
 the network one unless the call allows network), `--clearenv` plus the spec's
 environment, and a seccomp filter (`skillyard.execution.seccomp`). Arguments
