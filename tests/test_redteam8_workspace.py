@@ -81,8 +81,10 @@ def _run(runner: SkillRunner, skill: Skill, command: str, **args: Any) -> dict[s
         "mkfifo /workspace/metadata.json",  # reading it would wait for a writer forever
         "mkdir /workspace/metadata.json",  # replacing it would fail with EISDIR
         "python3 -c 'print(\"[\" * 200000)' > /workspace/metadata.json",  # json nests past the limit
+        """echo '{"skills": {"hostile": "x"}, "outputs": {}}' > /workspace/metadata.json""",  # other shapes
+        """echo '{"skills": [], "inputs": 5}' > /workspace/metadata.json""",
     ],
-    ids=["fifo", "directory", "deep-json"],
+    ids=["fifo", "directory", "deep-json", "skill-not-an-object", "skills-not-an-object"],
 )
 def test_a_planted_metadata_file_neither_hangs_nor_breaks_the_session(
     base: Path, skill: Skill, plant: str

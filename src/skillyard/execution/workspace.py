@@ -106,7 +106,7 @@ class Workspace:
             if self.metadata_path.is_symlink():
                 raise OSError("metadata.json is a symlink")
             data = json.loads(read_regular_file(self.metadata_path, _MAX_METADATA_BYTES))
-            if isinstance(data, dict):
+            if _well_formed(data):
                 return data
         now = time.time()
         return {"version": 1, "created_at": now, "updated_at": now, "skills": {}, "inputs": [], "outputs": []}
@@ -212,6 +212,18 @@ class Workspace:
             }
             self.write_metadata(meta)
             return dest
+
+
+def _well_formed(meta: object) -> bool:
+    """metadata.json in the shape skillyard writes (the command may have written any other)."""
+    if not isinstance(meta, dict):
+        return False
+    skills = meta.get("skills", {})
+    return (
+        isinstance(skills, dict)
+        and all(isinstance(v, dict) for v in skills.values())
+        and all(isinstance(meta.get(k, []), list) for k in ("inputs", "outputs"))
+    )
 
 
 def _tree_signature(root: Path) -> str:
