@@ -217,3 +217,20 @@ def test_an_input_cannot_be_written_into_a_staged_skill_through_a_planted_link(
         with pytest.raises(RunError, match="must be under work/, out/ or runs/"):
             _bounded(lambda: runner.run(skill, req, session_id="s"))
         assert _run(runner, skill, "cat SKILL.md")["stdout"] == staged_md
+
+
+@pytest.mark.parametrize("source", ["artifact://data.txt", "workspace://work/data.txt"])
+def test_an_input_replaces_a_fifo_planted_where_it_goes(base: Path, skill: Skill, source: str) -> None:
+    """work/inputs/<name> is where an input lands by default; a FIFO the command left there must be
+    replaced, not written to (which waits for a reader that never comes)."""
+    from skillyard.execution import FilesystemArtifactStore
+
+    store = FilesystemArtifactStore(base / "artifacts")
+    store.save("data.txt", b"payload\n")
+    with SkillRunner(
+        executor="sandbox", workspace_root=base / "ws", timeout=30, artifact_store=store
+    ) as runner:
+        first = _run(runner, skill, "echo payload > work/data.txt && mkfifo work/inputs/data.txt")
+        assert first["exit_code"] == 0, first
+        res = _run(runner, skill, "cat inputs/data.txt", inputs=[{"from": source}])
+        assert res["stdout"] == "payload\n", res

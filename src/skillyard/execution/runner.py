@@ -741,10 +741,7 @@ class SkillRunner:
 
 def _prepare_dest(dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
-    if dest.is_symlink() or dest.is_file():
-        dest.unlink()
-    elif dest.is_dir():
-        remove_tree(dest)
+    remove_tree(dest)  # whatever is there, a FIFO included (writing to one would wait for a reader)
 
 
 def _copy_limited(src: Path, dest: Path, max_bytes: int = _MAX_INPUT_BYTES, max_files: int = 10_000) -> None:
