@@ -69,13 +69,15 @@ class Limits:
     #: A run is killed when the file system of its workspace has less free (0: never): the workspace
     #: is a host directory, and without a quota a command could fill the host's disk file by file.
     min_free_disk_bytes: int = 1 * GiB
+    #: The same for inodes: empty files cost no bytes, and a file system out of inodes is as full.
+    min_free_inodes: int = 10_000
 
     def __post_init__(self) -> None:
         for name in ("max_processes", "max_memory_bytes", "max_file_size_bytes", "max_open_files"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
                 raise ValueError(f"limits.{name} must be a positive integer (got {v!r})")
-        for name in ("stdout_bytes", "stderr_bytes", "min_free_disk_bytes"):
+        for name in ("stdout_bytes", "stderr_bytes", "min_free_disk_bytes", "min_free_inodes"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"limits.{name} must be a non-negative integer (got {v!r})")
@@ -317,7 +319,7 @@ def supervise(
     """Spawn, capture with caps, enforce the timeout, kill stragglers, and report real timings.
 
     With `workspace`, the run is killed once its file system has less than
-    `limits.min_free_disk_bytes` free (checked at every wake-up, at least four times a second).
+    `limits.min_free_disk_bytes` or `limits.min_free_inodes` free (checked at every wake-up, at least four times a second).
 
     With `nproc_base` the command starts under the rlimits of `limits` (through prlimit, else a
     preexec function); RLIMIT_NPROC counts every process of the user, so it is `nproc_base` more.
@@ -375,10 +377,8 @@ def supervise(
             if exited_at is None and proc.poll() is not None:
                 exited_at = now
                 kill_tree(proc, descendants=False)  # stragglers holding the pipes (`cmd &`)
-            if exited_at is None and workspace is not None and _disk_low(workspace, limits):
-                warnings.append(
-                    f"stopped: the workspace's file system had less than {limits.min_free_disk_bytes} bytes free"
-                )
+            if exited_at is None and workspace is not None and (low := _disk_low(workspace, limits)):
+                warnings.append(f"stopped: the workspace's file system had less than {low} free")
                 kill_tree(proc)
                 exited_at = now
             if now >= deadline and exited_at is None:
@@ -452,11 +452,13 @@ def supervise(
     )
 
 
-def _disk_low(path: str | os.PathLike[str], limits: Limits) -> bool:
-    if not limits.min_free_disk_bytes:
-        return False
+def _disk_low(path: str | os.PathLike[str], limits: Limits) -> str:
+    """What the workspace's file system has less of than the reserve ("" when neither)."""
     try:
         st = os.statvfs(path)
     except OSError:
-        return False
-    return st.f_bavail * st.f_frsize < limits.min_free_disk_bytes
+        return ""
+    if st.f_bavail * st.f_frsize < limits.min_free_disk_bytes:
+        return f"{limits.min_free_disk_bytes} bytes"
+    # f_files is 0 where inodes are not counted (btrfs)
+    return f"{limits.min_free_inodes} inodes" if st.f_files and st.f_favail < limits.min_free_inodes else ""

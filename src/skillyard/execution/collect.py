@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import itertools
 import json
 import mimetypes
 import os
@@ -29,6 +30,8 @@ DEFAULT_MAX_TOTAL_BYTES = 64 * 1024 * 1024
 #: Bytes read past a limit so that scrubbing sees whole secrets before the text is cut.
 SCRUB_MARGIN = 16 * 1024
 _MAX_WALK = 50_000
+#: Directories deeper than this are not searched (the walk recurses; a command can nest thousands).
+_MAX_DEPTH = 128
 #: `$NAME/...` or `${NAME}/...` at the start of a pattern, a cwd or an input's `to`.
 VAR_PREFIX = re.compile(r"^\$(?:\{(\w+)\}|(\w+))(?=/|$)")
 _TEXT_APP = {f"application/{kind}" for kind in ("json", "xml", "javascript", "x-sh", "toml")}
@@ -100,7 +103,7 @@ def normalise_pattern(pattern: object, run_rel: str, skill_rel: str) -> str | No
 
 
 def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str], budget: list[int]) -> None:
-    if budget[0] <= 0 or not parts:
+    if budget[0] <= 0 or not parts or rel.count("/") >= _MAX_DEPTH:
         return
     head, rest = parts[0], parts[1:]
     if head == "**" and not rest:  # a trailing `**` means every file below
@@ -110,7 +113,7 @@ def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str],
     if head == "**":
         _walk(root, rest, rel, out, seen, budget)  # zero directories
         try:
-            entries = sorted(os.scandir(base), key=lambda e: e.name)
+            entries = sorted(_listing(base, budget), key=lambda e: e.name)
         except OSError:
             return
         for e in entries:
@@ -124,7 +127,7 @@ def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str],
         names = [head]
     else:
         try:
-            names = sorted(n for n in os.listdir(base) if fnmatch.fnmatchcase(n, head))
+            names = sorted(e.name for e in _listing(base, budget) if fnmatch.fnmatchcase(e.name, head))
         except OSError:
             return
         if not head.startswith("."):
@@ -141,6 +144,13 @@ def _walk(root: str, parts: list[str], rel: str, out: list[str], seen: set[str],
         elif (os.path.isfile(full) or os.path.islink(full)) and r not in seen:
             seen.add(r)
             out.append(r)
+
+
+def _listing(base: str, budget: list[int]) -> list[os.DirEntry[str]]:
+    """At most the walk's remaining budget of `base`'s entries: a directory of millions is never
+    held in memory whole (which of them is up to the file system's order)."""
+    with os.scandir(base) as it:
+        return list(itertools.islice(it, max(budget[0], 0)))
 
 
 def match(root: Path, pattern: str) -> list[str]:

@@ -431,6 +431,8 @@ class SkillRunner:
                     self._stage_input(ws, skill, spec, ex, warnings)
         except (WorkspaceError, ArtifactError, OSError) as e:
             raise RunError(str(e)) from None
+        except RecursionError:  # a tree a command nested past what Python's walk recurses
+            raise RunError("cannot stage: a directory tree is nested too deeply") from None
         view = SANDBOX_WORKSPACE if ex.isolated else str(ws.root)
         run_rel = run_dir.relative_to(ws.root).as_posix()
         skill_rel = staged.relative_to(ws.root).as_posix()
@@ -599,6 +601,8 @@ class SkillRunner:
         parent_real = os.path.realpath(dest.parent)
         if not is_within(parent_real, os.path.realpath(ws.root)):
             raise RunError(f"inputs: 'to' escapes the workspace: {to}")
+        if not is_within(parent_real, os.path.realpath(ws.root / top)):  # a link a command planted
+            raise RunError(f"inputs: 'to' must be under work/, out/ or runs/ (it leads elsewhere): {to}")
         return dest
 
     def _stage_input(
@@ -737,10 +741,7 @@ class SkillRunner:
 
 def _prepare_dest(dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
-    if dest.is_symlink() or dest.is_file():
-        dest.unlink()
-    elif dest.is_dir():
-        remove_tree(dest)
+    remove_tree(dest)  # whatever is there, a FIFO included (writing to one would wait for a reader)
 
 
 def _copy_limited(src: Path, dest: Path, max_bytes: int = _MAX_INPUT_BYTES, max_files: int = 10_000) -> None:

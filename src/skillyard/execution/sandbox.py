@@ -2,7 +2,7 @@
 
 Recipe (docs/execution.md has the reasoning and the threat model): `/usr` and a
 few `/etc` files read-only, merged-usr symlinks, fresh `/proc` with `/proc/sys`
-read-only, minimal `/dev`, a size-capped tmpfs `/tmp`, the spec's binds
+read-only, minimal read-only `/dev`, size-capped tmpfs at `/tmp` and `/dev/shm`, the spec's binds
 (workspace read-write, skills read-only), pid/ipc/uts/cgroup namespaces (and
 the network one unless the call allows network), `--clearenv` plus the spec's
 environment, and a seccomp filter (`skillyard.execution.seccomp`). Arguments
@@ -247,11 +247,16 @@ class SandboxExecutor(Executor):
         args += ["--die-with-parent", "--new-session", *self._identity_args()]
         # /proc/sys and /sys: read-only or absent, whatever bwrap decides for its own /proc covers.
         args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
-        if "--size" in self.features:
-            args += ["--size", str(self.tmp_size_bytes)]
-        if "--perms" in self.features:  # else root-owned 0755, which a command started as root cannot write
-            args += ["--perms", "01777"]
-        args += ["--tmpfs", "/tmp"]
+        for tmp in ("/tmp", "/dev/shm"):
+            if "--size" in self.features:
+                args += ["--size", str(self.tmp_size_bytes)]
+            if (
+                "--perms" in self.features
+            ):  # else root-owned 0755, which a command started as root cannot write
+                args += ["--perms", "01777"]
+            args += ["--tmpfs", tmp]
+        # /dev is a tmpfs without a size limit, and the command's own in a user namespace: read-only.
+        args += ["--remount-ro", "/dev"]
         if bind_fds:
             for b, fd in zip(spec.binds, bind_fds, strict=True):
                 args += ["--bind-fd" if b.writable else "--ro-bind-fd", str(fd), b.target]

@@ -45,6 +45,10 @@ CLONE_NAMESPACE_FLAGS: tuple[int, ...] = (
     0x00000080,  # CLONE_NEWTIME
 )
 
+#: socket() families no network namespace covers, so "no network" would not stop them: AF_VSOCK
+#: reaches the hypervisor and its services from inside a virtual machine.
+DENIED_SOCKET_FAMILIES: tuple[int, ...] = (40,)  # AF_VSOCK
+
 #: personality() values above this carry flags such as ADDR_NO_RANDOMIZE or READ_IMPLIES_EXEC;
 #: 0 (PER_LINUX), 8 (PER_LINUX32), 0x20000 (UNAME26) and their combination stay allowed.
 PERSONALITY_MAX = 0x20008
@@ -85,6 +89,8 @@ def _build() -> bytes:
     _resolve(sc, "clone3")
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     f.add_rule(eperm, "personality", sc.Arg(0, sc.GT, PERSONALITY_MAX))
+    for family in DENIED_SOCKET_FAMILIES:  # the kernel reads an int: bits above 32 must not dodge the rule
+        f.add_rule(eperm, "socket", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, family))
     fd = os.memfd_create("skillyard-seccomp", os.MFD_CLOEXEC)
     try:
         with open(fd, "wb", closefd=False) as out:

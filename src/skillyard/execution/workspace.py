@@ -2,7 +2,7 @@
 
 Layout (host side; isolated executors see it at `/workspace`)::
 
-    ws_<session>_<hash>/
+    ws_<digest of the session id>/
       skills/<name>/        read-only copy of the skill, with links out -> ../../out,
                             work -> ../../work, inputs -> ../../work/inputs
       work/  work/inputs/   scratch space and staged inputs
@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 import tempfile
 import threading
 import time
@@ -35,11 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from skillyard.execution.tracing import span
-from skillyard.fsread import is_within
+from skillyard.fsread import is_within, read_regular_file
 
 #: The path the workspace has inside isolated executors.
 SANDBOX_WORKSPACE = "/workspace"
 RETENTIONS = ("session", "keep", "run")
+#: A larger metadata.json (the command can write it) is not read: the workspace starts afresh.
+_MAX_METADATA_BYTES = 16 * 1024 * 1024
 _SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _STAGE_SKIP = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache"})
 _LINKS = {"out": "../../out", "work": "../../work", "inputs": "../../work/inputs"}
@@ -58,8 +61,10 @@ def validate_skill_name(name: object) -> str:
 
 
 def _sanitise(session_id: str) -> str:
-    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)[:40]
-    return f"ws_{cleaned}_{_tag(session_id)}"
+    """The workspace's directory name: a digest, never the id, which the command could read (its bind
+    shows in /proc/self/mountinfo) and, where the server has no authentication, use."""
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"ws_{digest[12:32]}_{digest[:12]}"  # ends with its `_tag`
 
 
 def _tag(session_id: str) -> str:
@@ -96,11 +101,12 @@ class Workspace:
         return self.root / "metadata.json"
 
     def read_metadata(self) -> dict[str, Any]:
-        with contextlib.suppress(OSError, ValueError):  # unreadable or not ours: start afresh
+        # unreadable, not ours, not a regular file (a FIFO would block), too large or too deep: start afresh
+        with contextlib.suppress(OSError, ValueError, RecursionError):
             if self.metadata_path.is_symlink():
                 raise OSError("metadata.json is a symlink")
-            data = json.loads(self.metadata_path.read_text(encoding="utf-8"))
-            if isinstance(data, dict):
+            data = json.loads(read_regular_file(self.metadata_path, _MAX_METADATA_BYTES))
+            if _well_formed(data):
                 return data
         now = time.time()
         return {"version": 1, "created_at": now, "updated_at": now, "skills": {}, "inputs": [], "outputs": []}
@@ -111,7 +117,9 @@ class Workspace:
             if isinstance(data.get(key), list):
                 data[key] = data[key][-200:]
         tmp = self.root / ".metadata.tmp"
-        tmp.unlink(missing_ok=True)
+        remove_tree(tmp)
+        if self.metadata_path.is_dir() and not self.metadata_path.is_symlink():  # a command made it one
+            remove_tree(self.metadata_path)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=1, sort_keys=True)
@@ -204,6 +212,18 @@ class Workspace:
             }
             self.write_metadata(meta)
             return dest
+
+
+def _well_formed(meta: object) -> bool:
+    """metadata.json in the shape skillyard writes (the command may have written any other)."""
+    if not isinstance(meta, dict):
+        return False
+    skills = meta.get("skills", {})
+    return (
+        isinstance(skills, dict)
+        and all(isinstance(v, dict) for v in skills.values())
+        and all(isinstance(meta.get(k, []), list) for k in ("inputs", "outputs"))
+    )
 
 
 def _tree_signature(root: Path) -> str:
@@ -327,20 +347,23 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
 def remove_tree(path: Path) -> None:
     """Delete a tree even where staging made it read-only; never follows symlinks."""
     p = Path(path)
-    if p.is_symlink() or p.is_file():
+    if p.is_symlink() or not p.is_dir():  # files, links, FIFOs (which rmtree would open and block on)
         p.unlink(missing_ok=True)
         return
-    if not p.exists():
-        return
-    for dirpath, dirnames, _ in os.walk(p):
-        for d in dirnames:
-            full = os.path.join(dirpath, d)
-            if not os.path.islink(full):
-                with contextlib.suppress(OSError):
-                    os.chmod(full, 0o700)
-    with contextlib.suppress(OSError):
-        os.chmod(p, 0o700)
-    shutil.rmtree(p, ignore_errors=True)
+    try:
+        for dirpath, dirnames, _ in os.walk(p):
+            for d in dirnames:
+                full = os.path.join(dirpath, d)
+                if not os.path.islink(full):
+                    with contextlib.suppress(OSError):
+                        os.chmod(full, 0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(p, 0o700)
+        shutil.rmtree(p, ignore_errors=True)
+    except RecursionError:  # nested deeper than Python recurses (a command's mkdir loop); coreutils is not
+        for argv in (["chmod", "-R", "u+rwx", "--", str(p)], ["rm", "-rf", "--", str(p)]):
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=600, check=False)
 
 
 def _check_private_dir(path: Path) -> None:
