@@ -815,9 +815,14 @@ class _Reader:
         if (listing := _ACCOUNT_LIST.match(said)) and not _PICKS.search(said) and name not in self.accounts:
             self.accounts[name] = " ".join(listing[0].split()[:4])
             self.unasked_deletes(name)
-        elif _unasked_delete(words) and len(self.deletes) < 16 and self.wiped < 8:
-            refs = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w) if v in self.looped]
-            if not refs:  # a target the tool's listing may have found anywhere in the script
+        elif (
+            _unasked_delete(words, _listing_loop(cmd, self.looped))
+            and len(self.deletes) < 16
+            and self.wiped < 8
+        ):
+            named = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w)]
+            refs = [v for v in named if v in self.looped and _in_loop_of(cmd, v)]
+            if not refs or len(refs) < len(named):  # a target the tool's listing may have found anywhere
                 self.deletes.append((name, line, " ".join(words[:3])))
                 self.unasked_deletes(name)
             elif hit := next((self.looped[v] for v in refs if self.looped[v]), None):
@@ -912,8 +917,10 @@ class _Reader:
                 self.logins(self.text(cmd), line)
             # `pip config set global.extra-index-url URL`, `npm config set registry URL`: every later
             # install of the user's looks there, as a settings file written with it would say
-            setting = f"{words[-2].rsplit('.', 1)[-1]} = {words[-1]}"
-            if "--location=project" not in words and (
+            kv = [w for w in words if not w.startswith("-")][-2:]
+            setting = f"{kv[0].rsplit('.', 1)[-1]} = {kv[-1]}"
+            where = [w for w in words if w.startswith("--location=") or w in ("-g", "--global")]
+            if where[-1:] != ["--location=project"] and (
                 fl := written(_CONFIG_FILE.get(name, ""), line, setting)
             ):
                 self.facts.flows.append(fl)
@@ -1363,17 +1370,42 @@ _NO_PROMPT = frozenset(
 
 
 #: Pipes that only reshape a listing's lines.
-_RESHAPE = re.compile(r"\|\s*(?:tr|cut|sed\s+(?:-e\s+)?'s|sort|uniq|xargs\s+-n\s*1)\b[^|)]*")
+_RESHAPE = re.compile(
+    r"\|\s*(?:(?:tr|cut|sed\s+(?:-e\s+)?'s|sort|uniq|xargs\s+-n\s*1)\b[^|)]*"
+    r"|awk\s+(?:'\{\s*print\s+\$\d+\s*\}'|\"\{\s*print\s+\\?\$\d+\s*\}\"))"
+)
 
 
-def _unasked_delete(words: list[str]) -> bool:
-    """A delete with its prompt turned off, run on a target only known at run time."""
+def _in_loop_of(node: Any, var: str) -> bool:
+    """Whether `node` runs inside a `for` loop over the variable `var`."""
+    while (node := node.parent) is not None:
+        v = node.child_by_field_name("variable") if node.type == "for_statement" else None
+        if v is not None and v.text.decode("utf-8", "replace") == var:
+            return True
+    return False
+
+
+def _listing_loop(node: Any, looped: dict[str, str | None]) -> bool:
+    """Whether `node` runs inside a `for` loop over everything an account lists."""
+    while (node := node.parent) is not None:
+        v = node.child_by_field_name("variable") if node.type == "for_statement" else None
+        if v is not None and looped.get(v.text.decode("utf-8", "replace")):
+            return True
+    return False
+
+
+def _unasked_delete(words: list[str], in_listing: bool = False) -> bool:
+    """A delete with its prompt turned off (the AWS CLI asks nothing: a recursive one in a loop over
+    an account listing), run on a target only known at run time (or, for terraform, in a loop over
+    the workspaces it lists)."""
     args = words[1:]
-    if not (_NO_PROMPT & set(args)) or not any("$" in w for w in args) or "--dry-run" in args:
+    aws = _base(words[0]) == "aws" and "--recursive" in args and in_listing
+    if not (aws or _NO_PROMPT & set(args)) or {"--dry-run", "--dryrun"} & set(args):
         return False
     if _base(words[0]) in ("terraform", "tofu"):
-        return "destroy" in args or ("apply" in args and "-destroy" in args)
-    return any(_CLOUD_DELETE.fullmatch(w) for w in args[:4])
+        destroys = "destroy" in args or ("apply" in args and "-destroy" in args)
+        return destroys and (in_listing or any("$" in w for w in args))
+    return any("$" in w for w in args) and any(_CLOUD_DELETE.fullmatch(w) for w in args[:4])
 
 
 _CLOUD_DELETE = re.compile(r"rb|rm|delete(?:-[\w-]+)?|terminate-[\w-]+|destroy|remove(?:-[\w-]+)?")
