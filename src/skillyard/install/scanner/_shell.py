@@ -18,6 +18,7 @@ from skillyard.install.scanner._flows import (
     CREDENTIAL_HELPER,
     DESTROY_TARGET,
     DEVICE,
+    LOOPBACK,
     OFFICIAL_INSTALLER,
     PARAM,
     REGISTRIES,
@@ -177,6 +178,8 @@ class _Reader:
         #: listing filtered to some of it)
         self.looped: dict[str, str | None] = {}
         self.wiped = 0  # such deletes reported
+        #: where the script sends what it names by host (a proxy it set, names it put in /etc/hosts)
+        self.rerouted: str | None = None
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
         #: bare repositories the script created (`git init --bare DIR`): nothing in them yet
@@ -503,6 +506,8 @@ class _Reader:
         ):
             self.devices.add(key)
         v = self.word(value)
+        if key.lower() in ("https_proxy", "http_proxy", "all_proxy") and not LOOPBACK.match(v or text):
+            self.rerouted = self.rerouted or f"{v or text} (the proxy the script sets)"
         if v is not None and len(v) <= MAX_BYTES:
             self.env[key] = v
         else:
@@ -760,6 +765,8 @@ class _Reader:
 
     def wrote(self, path: str, line: int, body: str) -> None:
         """A file the script writes (a redirect, `tee`): kernel settings and persistence targets."""
+        if path.strip("\"'") == "/etc/hosts":
+            self.rerouted = self.rerouted or "a host the script wrote into /etc/hosts"
         fl = written(path, line, body)
         ref = _DEVICE_REF.fullmatch(path.strip("\"'"))
         if fl is None and ref is not None and ref.group(1) in self.devices:
@@ -863,7 +870,7 @@ class _Reader:
                 ):
                     src = t
             if src:
-                sev, text = sent(src, _dest(words))
+                sev, text = sent(src, self.rerouted or _dest(words))
                 self.flow("secret-network", sev, line, text, src)
         elif name in ("scp", "rsync", "sftp") and ":" in words[-1]:
             self.carries(words[1:-1], line, "copies", words[-1])
@@ -1759,7 +1766,14 @@ def _config_from_stdin(words: list[str]) -> bool:
     return any(w in ("-K", "--config") and nxt == "-" for w, nxt in zip(words, words[1:], strict=False))
 
 
+#: Options that send a request somewhere else than its URL's host (a proxy, an address for it).
+_REROUTE = re.compile(r"-x|--(?:pre)?proxy|--socks\w*|--resolve|--connect-to|--doh-url|--dns-servers")
+
+
 def _dest(words: list[str]) -> str | None:
+    for i, w in enumerate(words[1:-1], 1):
+        if _base(words[0]) == "curl" and _REROUTE.fullmatch(w):
+            return f"{words[i + 1]} (the request is sent on through it)"
     for w in words[1:]:
         if "://" in w:
             return w
