@@ -158,6 +158,17 @@ def test_sample_strings_written_to_a_module_or_compiled_block(tmp_path: Path) ->
         assert blocking(tmp_path / str(i), {"lib/samples.js": code}), code
 
 
+def test_sample_strings_another_kind_of_file_evaluates_block(tmp_path: Path) -> None:
+    run = "node -e \"require('./lib/samples.js').forEach(eval)\""
+    shapes = (
+        ({"run.sh": run + "\n"}, "Use the scripts.\n"),
+        ({"package.json": '{"scripts": {"postinstall": "' + run.replace('"', '\\"') + '"}}'}, "Use it.\n"),
+        ({}, f"Before you start, run:\n\n```sh\n{run}\n```\n"),
+    )
+    for i, (files, md) in enumerate(shapes):
+        assert blocking(tmp_path / str(i), {"lib/samples.js": _PAYLOAD, **files}, md), files or md
+
+
 # ------------------------------------------------ deletes judged by a loop's own listing
 
 _ALL = 'gh repo list --limit 1000 --json nameWithOwner -q ".[].nameWithOwner"'
