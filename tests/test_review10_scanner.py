@@ -192,6 +192,14 @@ def test_a_narrow_loop_around_a_delete_of_the_whole_listing_blocks(tmp_path: Pat
         assert "SY-FLOW-004" in blocking(tmp_path / str(i), {"clean.sh": script}), script
 
 
+def test_a_delete_after_many_deletes_of_another_tool_still_counts(tmp_path: Path) -> None:
+    decoys = "".join(f'gcloud compute instances delete "$i{k}" --quiet\n' for k in range(16))
+    script = (
+        decoys + f"{_ALL} > /tmp/all\n" + 'while read -r r; do gh repo delete "$r" --yes; done < /tmp/all\n'
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"clean.sh": script})
+
+
 # ------------------------------------------------ a line that starts with `;` is code outside Lisp
 
 

@@ -822,15 +822,12 @@ class _Reader:
         if (listing := _ACCOUNT_LIST.match(said)) and not _PICKS.search(said) and name not in self.accounts:
             self.accounts[name] = " ".join(listing[0].split()[:4])
             self.unasked_deletes(name)
-        elif (
-            _unasked_delete(words, _listing_loop(cmd, self.looped))
-            and len(self.deletes) < 16
-            and self.wiped < 8
-        ):
+        elif name in _LISTERS and _unasked_delete(words, _listing_loop(cmd, self.looped)) and self.wiped < 8:
             named = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w)]
             refs = [v for v in named if v in self.looped and _in_loop_of(cmd, v)]
             if not refs or len(refs) < len(named):  # a target the tool's listing may have found anywhere
-                self.deletes.append((name, line, " ".join(words[:3])))
+                if sum(d[0] == name for d in self.deletes) < 4:  # (a few of each tool: no decoys fill it)
+                    self.deletes.append((name, line, " ".join(words[:3])))
                 self.unasked_deletes(name)
             elif hit := next((self.looped[v] for v in refs if self.looped[v]), None):
                 said = f"deletes what `{hit}` lists, without asking ({' '.join(words[:3])})"
@@ -1371,6 +1368,8 @@ _ACCOUNT_LIST = re.compile(
     r"|(?:terraform|tofu)\s+(?:-chdir=\S+\s+)?workspace\s+list|aws\s+[\w-]+\s+(?:list|describe)-[\w-]+|aws\s+s3\s+ls"
     r"|gsutil\s+ls|(?:gcloud|az|doctl|oci)\s+(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b"
 )
+#: The tools whose listings `_ACCOUNT_LIST` knows.
+_LISTERS = frozenset("gh terraform tofu aws gsutil gcloud az doctl oci kubectl".split())
 _NO_PROMPT = frozenset(
     {"--yes", "-y", "--confirm", "-auto-approve", "--auto-approve", "--quiet", "-q", "--force"}
 )
