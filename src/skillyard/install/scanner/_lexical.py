@@ -331,13 +331,12 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     tried = 0  # heredocs tried as uuencoded text
     imds: list[int] = []  # lines asking the metadata service for the instance's credentials
     for n, line in enumerate(lines, 1):
-        if (
-            (h := _HEREDOC.search(line))
-            and (tried := tried + 1) <= 16
-            and len(facts.assembled) < 8
-            and (body := _uudecoded(lines, n, h.group(2)))
-        ):
-            facts.assembled.append((n, body))  # a heredoc of uuencoded text (Perl's `unpack("u", …)`)
+        if (h := _HEREDOC.search(line)) and n < len(lines) and _uu_line(lines[n]):
+            if (tried := tried + 1) > 16 or len(facts.assembled) >= 8:
+                # more encoded text than the reader decodes: what it did not read is not passed
+                facts.unread = facts.unread or "more uuencoded heredocs than the reader decodes (16)"
+            elif body := _uudecoded(lines, n, h.group(2)):
+                facts.assembled.append((n, body))  # uuencoded text (Perl's `unpack("u", …)`)
         if _COMMENT.match(line) or len(line) > 4096 or ext in _SEMI_COMMENT and line.lstrip()[:1] == ";":
             continue
         if _SAY.match(line) and not _PIPED.search(line):
@@ -508,6 +507,13 @@ def _own_use(source: Source, sinks: list[tuple[int, str, str]], binds: dict[str,
             if not own_service(source.what, _ANY_LABEL.sub("x", d)):
                 return False
     return True
+
+
+def _uu_line(line: str) -> bool:
+    """A line of uuencoded text: its length character, then 4 characters for every 3 bytes."""
+    line = line.rstrip("\r")
+    size = (ord(line[0]) - 32) & 63 if line else 0
+    return size > 0 and len(line) == 1 + (size + 2) // 3 * 4 and all(" " <= c <= "`" for c in line)
 
 
 def _uudecoded(lines: list[str], n: int, end: str) -> str | None:
