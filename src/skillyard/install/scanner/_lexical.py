@@ -478,6 +478,10 @@ _CARRIES = re.compile(
 )
 
 
+#: A URL literal a value is joined onto (`"https://b.s3.amazonaws.com/x?c=" + token`).
+_URL_JOINED = re.compile(r"""["'`]https?://[^"'`\s]*["'`]\s*(?:\+|\.|<<|&)\s*[$@\w(]""")
+
+
 def _own_use(source: Source, sinks: list[tuple[int, str, str]], binds: dict[str, str], text: str) -> bool:
     """Whether the instance's credentials `source` reads are only used at its own cloud's APIs: every
     request of the file names its hosts, each one of that cloud's APIs (a name put into the host is
@@ -487,6 +491,7 @@ def _own_use(source: Source, sinks: list[tuple[int, str, str]], binds: dict[str,
         not sinks
         or any(_CARRIES.search(c) for _, _, c in sinks)
         or any(_CARRIES.search(x) for x in text.split("\n") if not _COMMENT.match(x))
+        or _URL_JOINED.search(text)
     ):
         return False
     for _, _, code in sinks:
