@@ -25,7 +25,7 @@ import time
 import unicodedata
 import urllib.parse
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -624,6 +624,8 @@ class _Ctx:
     loose_sinks: list[tuple[str, int, str]] = field(default_factory=list)
     #: test sample texts whose bidi controls were reported lower (checked for a file running them)
     samples: set[str] = field(default_factory=set)
+    #: whether another file of the skill names the one given (set by `scan_path`)
+    named_elsewhere: Callable[[str], bool] | None = None
     #: builtin check -> the rule that reports it (a custom rule set may leave some out)
     builtins: dict[str | None, Rule] = field(init=False)
 
@@ -742,6 +744,13 @@ def scan_text(
         facts = _read_code(rel, text, fctx, ctx.project)
         if facts is not None:
             fctx.data_lines = facts.data_lines
+            if (
+                facts.data_lines
+                and _ext(rel) in _JS_DATA
+                and ctx.named_elsewhere
+                and ctx.named_elsewhere(rel)
+            ):
+                fctx.data_lines = set()  # strings another file (or SKILL.md) may load and evaluate
             fctx.credential_use = facts.credential_use
             if facts.unread:
                 ctx.flag("oversized-file", rel, None, snippet(facts.unread))
@@ -1482,6 +1491,7 @@ def _scan_path(
     entries.sort(key=lambda e: (e[0].lower() not in ("skill.md", "skill.toml"), e[0]))
     ctx.project = _project(root, entries)
     ctx.fixtures = _protected_fixtures(root, entries)
+    ctx.named_elsewhere = lambda rel: _named_by_another(root, entries, rel)
     ctx.passwords, ctx.opened = _given_passwords(root, entries)
     for rel, full, st in entries[:MAX_SCAN_FILES]:
         if stat.S_ISLNK(st.st_mode):
@@ -1636,6 +1646,27 @@ def _runs_a_member(
         if b"\x00" in data[:8192]:
             continue
         if _runs_sample(text, re.compile(name.lower()), named) if samples else pat.search(text):
+            return True
+    return False
+
+
+#: JavaScript files, whose arrays of strings are data only while no other file names them.
+_JS_DATA = frozenset({"js", "mjs", "cjs", "ts", "mts", "cts"})
+
+
+def _named_by_another(root: Path, entries: list[tuple[str, Path, os.stat_result]], rel: str) -> bool:
+    """Whether a text file of the skill other than `rel` names it (`samples.js`, `./lib/samples`)."""
+    base = rel.rsplit("/", 1)[-1]
+    stem = base.rsplit(".", 1)[0]
+    pat = re.compile(rf"(?<![\w.-]){re.escape(base)}(?![\w-])|/{re.escape(stem)}[\"'`)]")
+    for other, full, st in entries[:MAX_PROJECT_FILES]:
+        if other == rel or not stat.S_ISREG(st.st_mode) or st.st_size > MAX_PROJECT_BYTES:
+            continue
+        try:
+            data = _read_for_scan(full, other, root).data
+        except OSError:
+            continue
+        if b"\x00" not in data[:8192] and pat.search(data.decode("utf-8", "replace")):
             return True
     return False
 

@@ -73,7 +73,9 @@ CREDENTIAL_HELPER = re.compile(r"(?:^|/)(?:git|docker)-credential-[^/]+$")
 
 #: Credential files that are often an application's own (a project's `.env`, its token cache):
 #: weighed like an API token, not like a store in the home directory.
-OWN_FILE = re.compile(r"(?:^|/)\.env\b|tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I)
+OWN_FILE = re.compile(
+    r"(?:^|/)\.env\b|(?<!serviceaccount/)tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I
+)
 
 #: Environment variable names that hold credentials.
 SECRET_ENV = re.compile(
@@ -549,7 +551,7 @@ _HOOK_SETTINGS = (
             r"(?:^|[\s\[{\"'])(?:extra-index-url|index-url|find-links|registry|npmRegistryServer|replace-with"
             r"|:?sources|channels|<mirror>|<packageSources>)\s*[=:>]\s*[^\n]*(?:https?://(?!(?:pypi\.org|files\.pythonhosted\.org"
             r"|registry\.npmjs\.org|registry\.yarnpkg\.com|rubygems\.org|index\.crates\.io|repo\.anaconda\.com"
-            r"|conda\.anaconda\.org|repo1?\.maven\.org|api\.nuget\.org)[/:\s\"']|[^\s\"']*(?:localhost|127\.0\.0\.1))|\[)"
+            r"|conda\.anaconda\.org|repo1?\.maven\.org|api\.nuget\.org|localhost|127\.0\.0\.1)(?::\d+)?(?:[/\s\"']|$))|\[)"
         ),
         "high",
     ),

@@ -627,8 +627,10 @@ class _Reader:
         return self.facts
 
     def runs_anything(self) -> bool:
-        if self.root is None:
-            return True  # nothing to tell by: its strings are not taken for data
+        if self.root is None or (self.project is not None and self.rel in self.project.exports):
+            # nothing to tell by, or a file another file of the skill loads (and may evaluate what
+            # it holds): its strings are not taken for data
+            return True
         if self._runs is None:
             # in the code itself, not in what its strings and comments say
             self._runs = any(
@@ -1235,7 +1237,8 @@ def _fs(q: str) -> str:
 _RUNNERS = frozenset(
     "eval Function child_process exec execSync execFile execFileSync spawn spawnSync fork vm "
     "runInThisContext runInNewContext runInContext Script compileFunction constructor setTimeout "
-    "setInterval import".split()
+    "setInterval import _compile Worker writeFile writeFileSync appendFile appendFileSync "
+    "createWriteStream".split()
 )
 
 

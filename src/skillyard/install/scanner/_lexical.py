@@ -33,7 +33,9 @@ from skillyard.install.scanner._flows import (
     written,
 )
 
-_COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#|;)", re.IGNORECASE)
+_COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#)", re.IGNORECASE)
+#: Languages whose comments start with `;` (elsewhere a line may start a statement with it).
+_SEMI_COMMENT = frozenset({"el", "clj", "cljs", "lisp", "scm"})
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`\n]*)`')
 _WORDS = re.compile(r"%[wWiI][\[({<]([^\])}>]*)[\])}>]")
 _HOME_PREFIX = re.compile(
@@ -329,14 +331,13 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     tried = 0  # heredocs tried as uuencoded text
     imds: list[int] = []  # lines asking the metadata service for the instance's credentials
     for n, line in enumerate(lines, 1):
-        if (
-            (h := _HEREDOC.search(line))
-            and (tried := tried + 1) <= 16
-            and len(facts.assembled) < 8
-            and (body := _uudecoded(lines, n, h.group(2)))
-        ):
-            facts.assembled.append((n, body))  # a heredoc of uuencoded text (Perl's `unpack("u", …)`)
-        if _COMMENT.match(line) or len(line) > 4096:
+        if (h := _HEREDOC.search(line)) and n < len(lines) and _uu_line(lines[n]):
+            if (tried := tried + 1) > 16 or len(facts.assembled) >= 8:
+                # more encoded text than the reader decodes: what it did not read is not passed
+                facts.unread = facts.unread or "more uuencoded heredocs than the reader decodes (16)"
+            elif body := _uudecoded(lines, n, h.group(2)):
+                facts.assembled.append((n, body))  # uuencoded text (Perl's `unpack("u", …)`)
+        if _COMMENT.match(line) or len(line) > 4096 or ext in _SEMI_COMMENT and line.lstrip()[:1] == ";":
             continue
         if _SAY.match(line) and not _PIPED.search(line):
             facts.data_lines.add(n)
@@ -452,11 +453,8 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks:
         _send(facts, strong, weak, sinks, binds, hid, hidden)
-    if imds and source is not None and source.line in imds:
-        # used only at its own cloud's APIs (every other destination named, one of those)
-        sent = [d for _, _, c in sinks if (d := _dest(c, binds)) and not _issued_by(source.what, d)]
-        if sent and all(own_service(source.what, _ANY_LABEL.sub("x", d)) for d in sent):
-            facts.credential_use.update(imds)
+    if imds and source is not None and source.line in imds and _own_use(source, sinks, binds, text):
+        facts.credential_use.update(imds)
     if evals and _depth < 2:
         # what the file assembles (character codes, a uuencoded heredoc) and evaluates is code of
         # the same language: read it as such, its flows reported where it was assembled
@@ -466,6 +464,61 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
                 steps = tuple((at, step, f) for _, step, f in fl.steps)
                 facts.flows.append(type(fl)(fl.kind, fl.severity, at, fl.text, steps))
     return facts
+
+
+#: A request that carries a body, or a file or variable that keeps a value for later (another file
+#: or process may send it on).
+_CARRIES = re.compile(
+    r"-(?:Body|InFile|Form)\b|-Method\s+[\"']?(?:Post|Put|Patch)\b|--(?:data|upload-file|form|json)\b|\s-[dFT]\s"
+    r"|\b(?:Post|Put|Patch)\w*\(|\.(?:post|put|patch)\(|method\s*[:=]>?\s*[\"'](?:POST|PUT|PATCH)"
+    r"|\b(?:Set|Add|Out)-(?:Content|File)\b|\bExport-\w+|\bTee-Object\b|\$env:\w+\s*=|(?<![-=])>>?\s*[^\s=&>]"
+    r"|\bWrite\w*\(|\bwrite\w*\(|\bfile_put_contents\b|\bfwrite\b|\bos\.(?:Create|Setenv)\b|\bSetEnvironmentVariable\b"
+    r"|\bsetenv\b|\bENV\[",
+    re.I,
+)
+
+
+#: A URL literal a value is joined onto (`"https://b.s3.amazonaws.com/x?c=" + token`).
+_URL_JOINED = re.compile(r"""["'`]https?://[^"'`\s]*["'`]\s*(?:\+|\.|<<|&)\s*[$@\w(]""")
+
+
+def _own_use(source: Source, sinks: list[tuple[int, str, str]], binds: dict[str, str], text: str) -> bool:
+    """Whether the instance's credentials `source` reads are only used at its own cloud's APIs: every
+    request of the file names its hosts, each one of that cloud's APIs (a name put into the host is
+    one label of it, given from outside, not a value the file sets), none carries a body, and the
+    file keeps nothing in a file or the environment for later."""
+    if (
+        not sinks
+        or any(_CARRIES.search(c) for _, _, c in sinks)
+        or any(_CARRIES.search(x) for x in text.split("\n") if not _COMMENT.match(x))
+        or _URL_JOINED.search(text)
+    ):
+        return False
+    for _, _, code in sinks:
+        sent = [d for d in _dests(code, binds) if not LOOPBACK.match(d)]
+        if not sent:
+            return False
+        for d in sent:
+            if _issued_by(source.what, d):
+                continue
+            host, _, rest = re.sub(r"^[a-z]+://", "", d, flags=re.I).partition("/")
+            given = re.findall(r"\$\{?(\w+)\}?", d)
+            if _ANY_LABEL.sub("", rest) != re.sub(r"\$\{?\w+\}?", "", rest) or not re.fullmatch(
+                r"(?:\$\{?\w+\}?\.)?[\w.-]+(?::\d+)?", host
+            ):
+                return False
+            if any(re.search(rf"(?m)^\s*\$?{re.escape(g)}\s*:?=", text) for g in given):
+                return False
+            if not own_service(source.what, _ANY_LABEL.sub("x", d)):
+                return False
+    return True
+
+
+def _uu_line(line: str) -> bool:
+    """A line of uuencoded text: its length character, then 4 characters for every 3 bytes."""
+    line = line.rstrip("\r")
+    size = (ord(line[0]) - 32) & 63 if line else 0
+    return size > 0 and len(line) == 1 + (size + 2) // 3 * 4 and all(" " <= c <= "`" for c in line)
 
 
 def _uudecoded(lines: list[str], n: int, end: str) -> str | None:
@@ -582,17 +635,16 @@ def _send(
     # the cluster's API server for a pod's token, a metadata service for its own credentials: the
     # credential doing its job there, so the other destinations are the ones weighed
     foreign = [x for x in dests if not _issued_by(src.what, x[2])]
-    own = [x for x in foreign if own_service(src.what, _ANY_LABEL.sub("x", x[2]))]
+    # (an instance's credentials in a request body reach whoever owns the bucket, queue or function
+    # it is sent to, even at the cloud's own hosts)
+    body = {n for n, _, c in sinks if _CARRIES.search(c)} if src.what.startswith("the instance's") else set()
+    own = [x for x in foreign if own_service(src.what, _ANY_LABEL.sub("x", x[2])) and x[0] not in body]
     if hot is not None:
         n, kind, d = hot
         sev = "critical"
     elif dests:
         n, kind, d = next((x for x in foreign if x not in own), (foreign or dests)[0])
-        sev = (
-            "high"
-            if strong is not None and foreign and not own_service(src.what, _ANY_LABEL.sub("x", d))
-            else "medium"
-        )
+        sev = "high" if strong is not None and foreign and (n, kind, d) not in own else "medium"
     else:
         n, kind, _ = sinks[0]
         d = "a host chosen at run time"

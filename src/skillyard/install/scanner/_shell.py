@@ -18,6 +18,7 @@ from skillyard.install.scanner._flows import (
     CREDENTIAL_HELPER,
     DESTROY_TARGET,
     DEVICE,
+    LOOPBACK,
     OFFICIAL_INSTALLER,
     PARAM,
     REGISTRIES,
@@ -177,6 +178,8 @@ class _Reader:
         #: listing filtered to some of it)
         self.looped: dict[str, str | None] = {}
         self.wiped = 0  # such deletes reported
+        #: where the script sends what it names by host (a proxy it set, names it put in /etc/hosts)
+        self.rerouted: str | None = None
         #: the line where the script emptied the repository's history (an orphan branch, `git rm -r .`)
         self.emptied: int | None = None
         #: bare repositories the script created (`git init --bare DIR`): nothing in them yet
@@ -503,6 +506,8 @@ class _Reader:
         ):
             self.devices.add(key)
         v = self.word(value)
+        if key.lower() in ("https_proxy", "http_proxy", "all_proxy") and not LOOPBACK.match(v or text):
+            self.rerouted = self.rerouted or f"{v or text} (the proxy the script sets)"
         if v is not None and len(v) <= MAX_BYTES:
             self.env[key] = v
         else:
@@ -760,6 +765,8 @@ class _Reader:
 
     def wrote(self, path: str, line: int, body: str) -> None:
         """A file the script writes (a redirect, `tee`): kernel settings and persistence targets."""
+        if path.strip("\"'") == "/etc/hosts":
+            self.rerouted = self.rerouted or "a host the script wrote into /etc/hosts"
         fl = written(path, line, body)
         ref = _DEVICE_REF.fullmatch(path.strip("\"'"))
         if fl is None and ref is not None and ref.group(1) in self.devices:
@@ -815,10 +822,12 @@ class _Reader:
         if (listing := _ACCOUNT_LIST.match(said)) and not _PICKS.search(said) and name not in self.accounts:
             self.accounts[name] = " ".join(listing[0].split()[:4])
             self.unasked_deletes(name)
-        elif _unasked_delete(words) and len(self.deletes) < 16 and self.wiped < 8:
-            refs = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w) if v in self.looped]
-            if not refs:  # a target the tool's listing may have found anywhere in the script
-                self.deletes.append((name, line, " ".join(words[:3])))
+        elif name in _LISTERS and _unasked_delete(words, _listing_loop(cmd, self.looped)) and self.wiped < 8:
+            named = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w)]
+            refs = [v for v in named if v in self.looped and _in_loop_of(cmd, v)]
+            if not refs or len(refs) < len(named):  # a target the tool's listing may have found anywhere
+                if sum(d[0] == name for d in self.deletes) < 4:  # (a few of each tool: no decoys fill it)
+                    self.deletes.append((name, line, " ".join(words[:3])))
                 self.unasked_deletes(name)
             elif hit := next((self.looped[v] for v in refs if self.looped[v]), None):
                 said = f"deletes what `{hit}` lists, without asking ({' '.join(words[:3])})"
@@ -831,6 +840,14 @@ class _Reader:
         ):
             self.cloud_delete(words, nodes, line)
         # downloads to a file, then running that file
+        if name in ("kubectl", "oc") and (server := _option(words, "--server", "-s")):
+            # `kubectl --server URL --token "$(cat …/serviceaccount/token)"`: the token goes to that server
+            at = next(
+                (i + ("=" not in w) for i, w in enumerate(words) if w.split("=", 1)[0] == "--token"), None
+            )
+            if at is not None and at < len(nodes) and (src := self.taint_of(nodes[at])):
+                sev, text = sent(src, server)
+                self.flow("secret-network", sev, line, text, src)
         if name in ("curl", "wget"):
             out = _output_file(words)
             if out:
@@ -858,7 +875,7 @@ class _Reader:
                 ):
                     src = t
             if src:
-                sev, text = sent(src, _dest(words))
+                sev, text = sent(src, self.rerouted or _dest(words))
                 self.flow("secret-network", sev, line, text, src)
         elif name in ("scp", "rsync", "sftp") and ":" in words[-1]:
             self.carries(words[1:-1], line, "copies", words[-1])
@@ -912,8 +929,10 @@ class _Reader:
                 self.logins(self.text(cmd), line)
             # `pip config set global.extra-index-url URL`, `npm config set registry URL`: every later
             # install of the user's looks there, as a settings file written with it would say
-            setting = f"{words[-2].rsplit('.', 1)[-1]} = {words[-1]}"
-            if "--location=project" not in words and (
+            kv = [w for w in words if not w.startswith("-")][-2:]
+            setting = f"{kv[0].rsplit('.', 1)[-1]} = {kv[-1]}"
+            where = [w for w in words if w.startswith("--location=") or w in ("-g", "--global")]
+            if where[-1:] != ["--location=project"] and (
                 fl := written(_CONFIG_FILE.get(name, ""), line, setting)
             ):
                 self.facts.flows.append(fl)
@@ -1357,23 +1376,50 @@ _ACCOUNT_LIST = re.compile(
     r"|(?:terraform|tofu)\s+(?:-chdir=\S+\s+)?workspace\s+list|aws\s+[\w-]+\s+(?:list|describe)-[\w-]+|aws\s+s3\s+ls"
     r"|gsutil\s+ls|(?:gcloud|az|doctl|oci)\s+(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b"
 )
+#: The tools whose listings `_ACCOUNT_LIST` knows.
+_LISTERS = frozenset("gh terraform tofu aws gsutil gcloud az doctl oci kubectl".split())
 _NO_PROMPT = frozenset(
     {"--yes", "-y", "--confirm", "-auto-approve", "--auto-approve", "--quiet", "-q", "--force"}
 )
 
 
 #: Pipes that only reshape a listing's lines.
-_RESHAPE = re.compile(r"\|\s*(?:tr|cut|sed\s+(?:-e\s+)?'s|sort|uniq|xargs\s+-n\s*1)\b[^|)]*")
+_RESHAPE = re.compile(
+    r"\|\s*(?:(?:tr|cut|sed\s+(?:-e\s+)?'s|sort|uniq|xargs\s+-n\s*1)\b[^|)]*"
+    r"|awk\s+(?:'\{\s*print\s+\$\d+\s*\}'|\"\{\s*print\s+\\?\$\d+\s*\}\"))"
+)
 
 
-def _unasked_delete(words: list[str]) -> bool:
-    """A delete with its prompt turned off, run on a target only known at run time."""
+def _in_loop_of(node: Any, var: str) -> bool:
+    """Whether `node` runs inside a `for` loop over the variable `var`."""
+    while (node := node.parent) is not None:
+        v = node.child_by_field_name("variable") if node.type == "for_statement" else None
+        if v is not None and v.text.decode("utf-8", "replace") == var:
+            return True
+    return False
+
+
+def _listing_loop(node: Any, looped: dict[str, str | None]) -> bool:
+    """Whether `node` runs inside a `for` loop over everything an account lists."""
+    while (node := node.parent) is not None:
+        v = node.child_by_field_name("variable") if node.type == "for_statement" else None
+        if v is not None and looped.get(v.text.decode("utf-8", "replace")):
+            return True
+    return False
+
+
+def _unasked_delete(words: list[str], in_listing: bool = False) -> bool:
+    """A delete with its prompt turned off (the AWS CLI asks nothing: a recursive one in a loop over
+    an account listing), run on a target only known at run time (or, for terraform, in a loop over
+    the workspaces it lists)."""
     args = words[1:]
-    if not (_NO_PROMPT & set(args)) or not any("$" in w for w in args) or "--dry-run" in args:
+    aws = _base(words[0]) == "aws" and "--recursive" in args and in_listing
+    if not (aws or _NO_PROMPT & set(args)) or {"--dry-run", "--dryrun"} & set(args):
         return False
     if _base(words[0]) in ("terraform", "tofu"):
-        return "destroy" in args or ("apply" in args and "-destroy" in args)
-    return any(_CLOUD_DELETE.fullmatch(w) for w in args[:4])
+        destroys = "destroy" in args or ("apply" in args and "-destroy" in args)
+        return destroys and (in_listing or any("$" in w for w in args))
+    return any("$" in w for w in args) and any(_CLOUD_DELETE.fullmatch(w) for w in args[:4])
 
 
 _CLOUD_DELETE = re.compile(r"rb|rm|delete(?:-[\w-]+)?|terminate-[\w-]+|destroy|remove(?:-[\w-]+)?")
@@ -1727,7 +1773,23 @@ def _config_from_stdin(words: list[str]) -> bool:
     return any(w in ("-K", "--config") and nxt == "-" for w, nxt in zip(words, words[1:], strict=False))
 
 
+#: Options that send a request somewhere else than its URL's host (a proxy, an address for it).
+_REROUTE = re.compile(r"-x|--(?:pre)?proxy|--socks\w*|--resolve|--connect-to|--doh-url|--dns-servers")
+
+
+def _option(words: list[str], *names: str) -> str | None:
+    """The value of the first of `names` given (`--server URL`, `--server=URL`)."""
+    for i, w in enumerate(words[1:], 1):
+        key, eq, value = w.partition("=")
+        if key in names:
+            return value if eq else (words[i + 1] if i + 1 < len(words) else None)
+    return None
+
+
 def _dest(words: list[str]) -> str | None:
+    for i, w in enumerate(words[1:-1], 1):
+        if _base(words[0]) == "curl" and _REROUTE.fullmatch(w):
+            return f"{words[i + 1]} (the request is sent on through it)"
     for w in words[1:]:
         if "://" in w:
             return w
