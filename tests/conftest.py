@@ -91,3 +91,17 @@ def outside_tmp() -> Iterator[Path]:
         yield d
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def reachable_tmp() -> Iterator[Path]:
+    """A fresh directory outside pytest's 0700 tree, traversable by others: the sandbox's
+    unprivileged uid must be able to reach a workspace made under it."""
+    import os
+    import shutil
+    import tempfile
+
+    d = Path(tempfile.mkdtemp(prefix="skillyard-reachable-"))
+    os.chmod(d, 0o711)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)

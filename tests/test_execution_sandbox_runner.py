@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,11 +17,8 @@ pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"sandbox unavailabl
 
 
 @pytest.fixture
-def ws_root() -> Iterator[Path]:
-    d = Path(tempfile.mkdtemp(prefix="skillyard-sbx-"))
-    os.chmod(d, 0o711)
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
+def ws_root(reachable_tmp: Path) -> Path:
+    return reachable_tmp
 
 
 @pytest.fixture

@@ -10,11 +10,7 @@ again as an unprivileged user (scripts/test_unprivileged.py).
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +38,8 @@ print(json.dumps(out))
 
 
 @pytest.fixture
-def base() -> Iterator[Path]:
-    # Not under pytest's 0700 tmp dir: the sandbox's unprivileged uid must be able to reach the workspace.
-    d = Path(tempfile.mkdtemp(prefix="skillyard-redteam8-"))
-    os.chmod(d, 0o711)
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
+def base(reachable_tmp: Path) -> Path:
+    return reachable_tmp
 
 
 @pytest.fixture

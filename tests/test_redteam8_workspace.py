@@ -12,10 +12,7 @@ bubblewrap; the file runs as root and again as an unprivileged user
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +32,8 @@ MAKE_DEEP = f'python3 -c \'import os\nfor _ in range({_DEEP}): os.mkdir("d"); os
 
 
 @pytest.fixture
-def base() -> Iterator[Path]:
-    # Not under pytest's 0700 tmp dir: the sandbox's unprivileged uid must be able to reach the workspace.
-    d = Path(tempfile.mkdtemp(prefix="skillyard-redteam8-"))
-    os.chmod(d, 0o711)
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
+def base(reachable_tmp: Path) -> Path:
+    return reachable_tmp
 
 
 @pytest.fixture

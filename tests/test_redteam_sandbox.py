@@ -8,9 +8,6 @@ paths to an unprivileged command.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +21,8 @@ pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"sandbox unavailabl
 
 
 @pytest.fixture
-def base() -> Iterator[Path]:
-    # Not under pytest's 0700 tmp dir: the sandbox's unprivileged uid must be able to reach the workspace.
-    d = Path(tempfile.mkdtemp(prefix="skillyard-redteam-"))
-    os.chmod(d, 0o711)
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
+def base(reachable_tmp: Path) -> Path:
+    return reachable_tmp
 
 
 @pytest.fixture

@@ -10,11 +10,8 @@ from __future__ import annotations
 import json
 import os
 import resource
-import shutil
 import socket
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +51,8 @@ def skill(tmp_path: Path) -> Skill:
 
 
 @pytest.fixture
-def ws_root() -> Iterator[Path]:
-    # Not under pytest's 0700 tmp dir: the sandbox's unprivileged uid must be able to reach the workspace.
-    d = Path(tempfile.mkdtemp(prefix="skillyard-escape-"))
-    os.chmod(d, 0o711)
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
+def ws_root(reachable_tmp: Path) -> Path:
+    return reachable_tmp
 
 
 def _runner(kind: str, ws_root: Path, **kw: Any) -> SkillRunner:
