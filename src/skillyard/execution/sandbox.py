@@ -250,9 +250,8 @@ class SandboxExecutor(Executor):
         for tmp in ("/tmp", "/dev/shm"):
             if "--size" in self.features:
                 args += ["--size", str(self.tmp_size_bytes)]
-            if (
-                "--perms" in self.features
-            ):  # else root-owned 0755, which a command started as root cannot write
+            # without --perms: root-owned 0755, which a command started as root cannot write
+            if "--perms" in self.features:
                 args += ["--perms", "01777"]
             args += ["--tmpfs", tmp]
         # /dev is a tmpfs without a size limit, and the command's own in a user namespace: read-only.
