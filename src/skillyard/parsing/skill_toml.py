@@ -19,6 +19,7 @@ import re
 import stat
 from typing import Any
 
+from skillyard.fsread import read_fd_bounded
 from skillyard.model import Diagnostic, Skill, ToolArg, ToolSpec
 from skillyard.parsing.frontmatter import to_jsonable
 
@@ -75,12 +76,12 @@ def read_toml_file(
             if ino is not None and st.st_ino != ino:
                 why = "skill not loaded: file was replaced while it was being read (reload to read it again)"
                 return None, [Diagnostic("error", "changed", why, path)], 0, 0
-            raw = _read_upto(fd, MAX_TOML_BYTES + 1)
+            raw, too_large = read_fd_bounded(fd, MAX_TOML_BYTES)
         finally:
             os.close(fd)
     except OSError as e:
         return None, [Diagnostic("error", "unreadable", f"cannot read file: {e.strerror or e}", path)], 0, 0
-    if len(raw) > MAX_TOML_BYTES:
+    if too_large:
         diags.append(
             Diagnostic("error", "file-too-large", f"SKILL.toml exceeds {MAX_TOML_BYTES // 1024} KiB", path)
         )
@@ -110,18 +111,6 @@ def read_toml_file(
         diags.append(Diagnostic("error", "toml-invalid", f"invalid TOML: {e}", path, _toml_line(e)))
         return None, diags, st.st_mtime_ns, st.st_size
     return data, diags, st.st_mtime_ns, st.st_size
-
-
-def _read_upto(fd: int, limit: int) -> bytes:
-    parts: list[bytes] = []
-    got = 0
-    while got < limit:
-        chunk = os.read(fd, min(65536, limit - got))
-        if not chunk:
-            break
-        parts.append(chunk)
-        got += len(chunk)
-    return b"".join(parts)
 
 
 def _toml_line(e: BaseException) -> int | None:
