@@ -37,6 +37,7 @@ from typing import Any, Literal
 import mcp_types
 
 from skillyard.config import RemoteSkills
+from skillyard.install.fsutil import exchange
 from skillyard.install.hygiene import HygieneError, Limits, Tracker, check_member_name, is_vcs
 
 __all__ = ["RemoteError", "SyncReport", "store", "sync"]
@@ -351,7 +352,11 @@ def _write(dest: Path, files: Mapping[PurePosixPath, bytes]) -> None:
 
 
 def _replace(staging: Path, root: Path) -> None:
-    """Swap the new copy in with renames, so readers see the old copy or the new one, never a mix."""
+    """Swap the new copy in, so readers see the old copy or the new one, never a mix: in one atomic
+    exchange where the file system has it (the root is never missing), else with two renames."""
+    if root.exists() and exchange(staging, root):
+        shutil.rmtree(staging, ignore_errors=True)  # the old copy, now under the staging name
+        return
     old = root.parent / f".{root.name}.old-{os.getpid()}"
     shutil.rmtree(old, ignore_errors=True)
     if root.exists():
