@@ -818,21 +818,7 @@ class _Reader:
             self.disk(name, words, nodes, line)
         if (fetch := _package_fetch(words)) is not None:
             self.package_names(words, nodes, line, fetch)
-        said = " ".join(words)
-        if (listing := _ACCOUNT_LIST.match(said)) and not _PICKS.search(said) and name not in self.accounts:
-            self.accounts[name] = " ".join(listing[0].split()[:4])
-            self.unasked_deletes(name)
-        elif name in _LISTERS and _unasked_delete(words, _listing_loop(cmd, self.looped)) and self.wiped < 8:
-            named = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w)]
-            refs = [v for v in named if v in self.looped and _in_loop_of(cmd, v)]
-            if not refs or len(refs) < len(named):  # a target the tool's listing may have found anywhere
-                if sum(d[0] == name for d in self.deletes) < 4:  # (a few of each tool: no decoys fill it)
-                    self.deletes.append((name, line, " ".join(words[:3])))
-                self.unasked_deletes(name)
-            elif hit := next((self.looped[v] for v in refs if self.looped[v]), None):
-                said = f"deletes what `{hit}` lists, without asking ({' '.join(words[:3])})"
-                self.flow("destruction", "high", line, said, None)
-                self.wiped += 1
+        self.account_deletes(cmd, name, words, line)
         if (
             name in _CLOUD_CLIS
             and "--dry-run" not in words
@@ -876,6 +862,7 @@ class _Reader:
                     src = t
             if src:
                 sev, text = sent(src, self.rerouted or _dest(words))
+                src, sev, text = self.in_body(words, nodes, self.rerouted or _dest(words), src, sev, text)
                 self.flow("secret-network", sev, line, text, src)
         elif name in ("scp", "rsync", "sftp") and ":" in words[-1]:
             self.carries(words[1:-1], line, "copies", words[-1])
@@ -894,6 +881,9 @@ class _Reader:
             # a package published, an issue or pull request filed, a git URL: each carries to a
             # service what is put into it
             sev, text = sent(src, to)
+            src, sev, text = self.in_body(
+                words, nodes, "api.github.com" if name == "gh" else to, src, sev, text
+            )
             self.flow("secret-network", sev, line, text, src)
         elif to in REGISTRIES.values() and len(self.facts.sent_files) < 32:
             # what another file of the skill wrote into the package goes with it, to the registry
@@ -1081,6 +1071,51 @@ class _Reader:
             sev, text = sent(src, "a container registry")
             self.flow("secret-network", sev, line, text, src)
 
+    def account_deletes(self, cmd: Any, name: str, words: list[str], line: int) -> None:
+        """Listings of everything an account holds and the deletes run on them without asking (read
+        by `unasked_deletes`); GitHub's API called directly counts as `gh`."""
+        shown = " ".join(words[:3])
+        said = " ".join(words)
+        if name in ("curl", "wget") and (api := _GH_API.search(said)):  # GitHub's API called directly
+            method = ["-X", "DELETE"] if _HTTP_DELETE.search(said) else []
+            name, said, words = "gh", f"gh api {_PAGES.sub('', api[1])}", ["gh", "api", *method, api[1]]
+        if (
+            name == "gh"
+            and words[1:2] == ["api"]
+            and _HTTP_DELETE.search(" ".join(words))
+            and any(_GH_REPO.fullmatch(w.strip("\"'")) for w in words)
+        ):
+            words = ["gh", "delete", *words[2:], "--yes"]  # an API delete asks nothing
+        elif name in _LISTERS and self.prompts_off(cmd):
+            words = [*words, "--yes"]
+        if (listing := _ACCOUNT_LIST.match(said)) and not _PICKS.search(said) and name not in self.accounts:
+            self.accounts[name] = " ".join(listing[0].split()[:4])
+            self.unasked_deletes(name)
+        elif name in _LISTERS and _unasked_delete(words, _listing_loop(cmd, self.looped)) and self.wiped < 8:
+            named = [v for w in words[1:] for v in re.findall(r"\$\{?(\w+)", w)]
+            refs = [v for v in named if v in self.looped and _in_loop_of(cmd, v)]
+            if not refs or len(refs) < len(named):  # a target the tool's listing may have found anywhere
+                if sum(d[0] == name for d in self.deletes) < 4:  # (a few of each tool: no decoys fill it)
+                    self.deletes.append((name, line, shown))
+                self.unasked_deletes(name)
+            elif hit := next((self.looped[v] for v in refs if self.looped[v]), None):
+                said = f"deletes what `{hit}` lists, without asking ({shown})"
+                self.flow("destruction", "high", line, said, None)
+                self.wiped += 1
+
+    def prompts_off(self, cmd: Any) -> bool:
+        """The prompts answered by a pipe (`yes | gh repo delete "$r"`, `echo y | …`) or switched off
+        by the environment (`CLOUDSDK_CORE_DISABLE_PROMPTS=1 gcloud …`, before or exported)."""
+        before = cmd.prev_named_sibling if cmd.parent is not None and cmd.parent.type == "pipeline" else None
+        if before is not None and before.type == "command" and _SAYS_YES.fullmatch(self.text(before)):
+            return True
+        said = [self.text(c) for c in cmd.named_children if c.type == "variable_assignment"]
+        said += [f"{k}={v}" for k, v in self.env.items() if k in _NO_PROMPT_ENV]
+        said += [w for w in self.argv(cmd)[0] if "=" in w]  # `env CLOUDSDK_CORE_DISABLE_PROMPTS=1 gcloud`
+        return any(
+            _NO_PROMPT_ENV.get(w.split("=")[0]) == w.split("=", 1)[1].strip("\"'").lower() for w in said
+        )
+
     def unasked_deletes(self, name: str) -> None:
         """`gh repo list` … `gh repo delete "$r" --yes`; `terraform workspace list` … `terraform
         apply -destroy -auto-approve`: a delete run on what the tool's listing found, every prompt off."""
@@ -1091,6 +1126,27 @@ class _Reader:
             self.flow("destruction", "high", line, said, None)
             self.wiped += 1
         self.deletes = [d for d in self.deletes if d[0] != name]
+
+    def in_body(
+        self, words: list[str], nodes: list[Any], dest: str | None, src: Source, sev: str, text: str
+    ) -> tuple[Source, str, str]:
+        """A GitHub token put into what a request to GitHub carries (JSON data, a form field, an
+        issue's body) rather than its Authorization header: whoever reads what the request creates
+        (a public gist, an issue on their repository) reads the token. Else (src, sev, text)."""
+        opts = _GH_BODY if _base(words[0]) == "gh" else _CURL_BODY
+        for i, n in enumerate(nodes[1:], 1):
+            if words[i - 1] not in opts and words[i].split("=", 1)[0] not in opts - {"-f", "-F", "-b"}:
+                continue
+            t = self.taint_of(n)
+            if (
+                sev == "medium"
+                and t
+                and dest
+                and own_service(t.what, dest)
+                and own_service(t.what, "api.github.com")
+            ):
+                return t, "high", f"reads {t.what} and puts it into the body of a request to {dest}"
+        return src, sev, text
 
     def carried(self, to: str, nodes: list[Any]) -> Source | None:
         """The secret a command carries to `to`: in its arguments, or (a package published) a
@@ -1372,7 +1428,8 @@ _CLOUD_LIST = re.compile(
 _PICKS = re.compile(r"--(?:field-)?selector|\s-l\s|--filters?\b|--prefix|\?|\|")
 #: A listing of everything an account holds, by a tool that can also delete it.
 _ACCOUNT_LIST = re.compile(
-    r"(?:gh\s+(?:repo\s+list|search\s+repos|api\s+(?:user|(?:orgs|users)/\S+)/repos)"
+    r"(?:(?:gh\s+api\s+(?:--?[\w-]+\s+)*/?|api\.github\.com/)(?:user|(?:orgs|users)/[^/\s]+)/repos"
+    r"|gh\s+(?:repo\s+list|search\s+repos)"
     r"|(?:terraform|tofu)\s+(?:-chdir=\S+\s+)?workspace\s+list|aws\s+[\w-]+\s+(?:list|describe)-[\w-]+|aws\s+s3\s+ls"
     r"|gsutil\s+ls|(?:gcloud|az|doctl|oci)\s+(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b"
 )
@@ -1382,11 +1439,31 @@ _NO_PROMPT = frozenset(
     {"--yes", "-y", "--confirm", "-auto-approve", "--auto-approve", "--quiet", "-q", "--force"}
 )
 
+#: Environment settings that turn a tool's prompts off, -> the value that does.
+_NO_PROMPT_ENV = {"CLOUDSDK_CORE_DISABLE_PROMPTS": "1"}
+#: A command that answers a prompt with yes: `yes`, `echo y`, `printf 'y\n'`.
+_SAYS_YES = re.compile(
+    r"yes(?:\s+['\"]?y(?:es)?['\"]?)?|(?:echo|printf)\s+(?:-e\s+)?['\"]?y(?:es)?(?:\\n)*['\"]?", re.I
+)
+#: GitHub's REST API named in a command line, -> the path after the host; its page options.
+_GH_API = re.compile(r"https?://api\.github\.com/([^\s\"']+)")
+_GH_REPO = re.compile(r"/?repos/[^/\s]+(?:/[^/\s]+)?/?")  # a repository itself, nothing in it
+_PAGES = re.compile(r"[?&](?:per_page|page)=\d+")
+_HTTP_DELETE = re.compile(r"(?:-X\s*|--request[=\s]|--method[=\s])['\"]?DELETE\b", re.I)
+
+#: The options whose value is a request's body (data, a form field, an issue's text), by curl or
+#: wget and by gh.
+_CURL_BODY = frozenset(
+    "-d --data --data-raw --data-binary --data-ascii --data-urlencode --json -F --form --form-string"
+    " --post-data --body-data".split()
+)
+_GH_BODY = frozenset("-f --raw-field -F --field -b --body --title -t".split())
 
 #: Pipes that only reshape a listing's lines.
 _RESHAPE = re.compile(
     r"\|\s*(?:(?:tr|cut|sed\s+(?:-e\s+)?'s|sort|uniq|xargs\s+-n\s*1)\b[^|)]*"
-    r"|awk\s+(?:'\{\s*print\s+\$\d+\s*\}'|\"\{\s*print\s+\\?\$\d+\s*\}\"))"
+    r"|awk\s+(?:'\{\s*print\s+\$\d+\s*\}'|\"\{\s*print\s+\\?\$\d+\s*\}\")"
+    r"|jq\s+(?:-r\s+)?(?:'\.\[\](?:\s*\|\s*)?\.\w+'|\"\.\[\](?:\s*\|\s*)?\.\w+\"))|[?&](?:per_page|page)=\d+"
 )
 
 
