@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,14 @@ def reachable_tmp() -> Iterator[Path]:
     os.chmod(d, 0o711)
     yield d
     shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def hostile_skill(reachable_tmp: Path) -> Any:
+    """A minimal skill named `hostile` under `reachable_tmp/skills`, for the sandbox's attack tests."""
+    from skillyard.model import Skill
+
+    d = reachable_tmp / "skills" / "hostile"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: hostile\ndescription: hostile\n---\nbody\n", encoding="utf-8")
+    return Skill(name="hostile", description="hostile", path=d / "SKILL.md")

@@ -43,12 +43,9 @@ def base(reachable_tmp: Path) -> Path:
 
 
 @pytest.fixture
-def skill(base: Path) -> Skill:
-    d = base / "skills" / "hostile"
-    d.mkdir(parents=True)
-    (d / "SKILL.md").write_text("---\nname: hostile\ndescription: hostile\n---\nbody\n", encoding="utf-8")
-    (d / "mounts.py").write_text(MOUNTS, encoding="utf-8")
-    return Skill(name="hostile", description="hostile", path=d / "SKILL.md")
+def skill(hostile_skill: Skill) -> Skill:
+    (hostile_skill.path.parent / "mounts.py").write_text(MOUNTS, encoding="utf-8")
+    return hostile_skill
 
 
 def go(base: Path, skill: Skill, command: str, **args: Any) -> dict[str, Any]:

@@ -37,11 +37,8 @@ def base(reachable_tmp: Path) -> Path:
 
 
 @pytest.fixture
-def skill(base: Path) -> Skill:
-    d = base / "skills" / "hostile"
-    d.mkdir(parents=True)
-    (d / "SKILL.md").write_text("---\nname: hostile\ndescription: hostile\n---\nbody\n", encoding="utf-8")
-    return Skill(name="hostile", description="hostile", path=d / "SKILL.md")
+def skill(hostile_skill: Skill) -> Skill:
+    return hostile_skill
 
 
 def _bounded(call: Any) -> Any:
