@@ -375,6 +375,41 @@ def _git_auth(parts: urllib.parse.SplitResult) -> dict[str, str]:
     }
 
 
+def _remote_git_options(parts: urllib.parse.SplitResult) -> list[str]:
+    """Git options for an http(s) source on a remote host, which must not lead git to this machine's
+    services (as `_remote_connection` keeps downloads off them): the name is resolved here and
+    refused when it resolves to this machine, that answer is pinned for git (`http.curloptResolve`,
+    so no second lookup can rebind it), and redirects are not followed (one could name a local
+    service). A literal loopback source (`https://127.0.0.1:8443/...`) is the user's own choice."""
+    host = parts.hostname
+    if parts.scheme not in ("http", "https") or not host or is_loopback(host):
+        return []
+    options = ["-c", "http.followRedirects=false"]
+    if _is_ip_literal(host):
+        return options
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        infos = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
+    except OSError:
+        return options  # git reports the failed lookup (or a proxy resolves the name)
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+    if local := next((a for a in addresses if is_loopback(a)), None):
+        raise SourceError(
+            "fetch failed",
+            reason=f"{host} resolves to this machine ({local}); name a local server as localhost or 127.0.0.1",
+        )
+    pinned = ",".join(f"[{a}]" if ":" in a else a for a in addresses)
+    return [*options, "-c", f"http.curloptResolve={host}:{port}:{pinned}"]
+
+
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
 def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limits | None = None) -> str:
     """Shallow-fetch `spec` into `dest` (a new directory); return the resolved commit sha."""
     dest.mkdir(parents=True)
@@ -386,10 +421,17 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
     parts = urllib.parse.urlsplit(spec.location)
     limits = limits or Limits()
     cap = limits.max_checkout_bytes
+    remote_options = _remote_git_options(parts)
     try:  # one pack file (fetch.unpackLimit=1), so RLIMIT_FSIZE bounds the whole download as it arrives
-        fetch = ["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref]
+        fetch = [*remote_options, "fetch", "-q", "--depth", "1", "--no-tags", "origin", ref]
         _git(fetch, dest, home, timeout, max_file=cap, protocol=parts.scheme, env=_git_auth(parts))
-    except SourceError:
+    except SourceError as e:
+        if remote_options and re.search(r"returned error: 30[12378]\b", str(e.details.get("reason", ""))):
+            raise SourceError(
+                "fetch failed",
+                reason="the server redirects this repository elsewhere (moved or renamed?); git sources "
+                "on remote hosts are fetched without following redirects: install from its current address",
+            ) from None
         if any(p.stat().st_size >= cap for p in (dest / ".git" / "objects" / "pack").iterdir()):
             raise SourceError(
                 "fetch failed", reason=f"the download passed the limit of {cap} bytes"
