@@ -641,8 +641,25 @@ def test_argument_hint_as_string_and_arguments_as_list(tmp_path: Path) -> None:
 
 
 def test_bad_string_field_warns(tmp_path: Path) -> None:
-    s, diags = load(tmp_path, "---\ndescription: d\nlicense: {a: 1}\n---\n")
+    s, diags = load(tmp_path, "---\ndescription: d\nlicense: {a: {b: 1}}\n---\n")
     assert s is not None and s.license is None and "bad-field" in codes(diags)
+
+
+def test_a_map_of_flags_reads_as_the_text_it_means(tmp_path: Path) -> None:
+    # seen in hundreds of public skills: which agents a skill works with, as a map of booleans
+    text = (
+        "---\nname: s\ndescription: d\ncompatibility:\n  claude-code: true\n  cursor: true\n"
+        "  windsurf: false\n  python: '>=3.10'\nauthor: {name: Ana, email: null}\n---\n"
+    )
+    s, diags = load(tmp_path, text, "s")
+    assert s is not None and not diags, diags
+    assert s.compatibility == "claude-code, cursor, python: >=3.10"
+    assert s.author == "name: Ana"
+
+
+def test_a_name_given_as_a_map_is_still_not_a_name(tmp_path: Path) -> None:
+    s, diags = load(tmp_path, "---\nname: {a: b}\ndescription: d\n---\n", "s")
+    assert s is not None and s.name == "s" and "bad-field" in codes(diags)
 
 
 # ------------------------------------------------------------ skill files

@@ -155,6 +155,17 @@ def _str_field(fm: dict[str, Any], key: str, path: str, diags: list[Diagnostic])
         return str(v)
     if isinstance(v, list) and all(isinstance(x, str | int | float) for x in v):
         return " ".join(str(x) for x in v).strip() or None  # e.g. argument-hint given as a sequence
+    if (
+        key in _STR_ATTR
+        and isinstance(v, dict)
+        and all(isinstance(x, str | int | float | None) for x in v.values())
+    ):
+        # a map of plain values, e.g. `compatibility: {claude-code: true, cursor: true}`: the keys set
+        # to true, `key: value` for the rest, false and empty left out
+        parts = [
+            str(k) if x is True else f"{k}: {x}" for k, x in v.items() if x is not False and x is not None
+        ]
+        return ", ".join(parts).strip() or None
     diags.append(Diagnostic("warning", "bad-field", f"`{key}` must be a string; ignored", path))
     return None
 
