@@ -126,7 +126,7 @@ pytestmark = [
 ]
 
 
-def _run(mode: str, resolves_to: str, tmp_path: Path) -> dict:
+def _run(mode: str, resolves_to: str | None, tmp_path: Path) -> dict:
     import json
 
     repo = tmp_path / "repos" / "team" / "repo"
@@ -145,7 +145,8 @@ def _run(mode: str, resolves_to: str, tmp_path: Path) -> dict:
         capture_output=True,
     )
     hosts = tmp_path / "hosts"
-    hosts.write_text(f"127.0.0.1 localhost\n{resolves_to} {NAME}\n", encoding="utf-8")
+    alias = f"{resolves_to} {NAME}\n" if resolves_to else ""
+    hosts.write_text(f"127.0.0.1 localhost\n{alias}", encoding="utf-8")
     script = tmp_path / "child.py"
     script.write_text(CHILD, encoding="utf-8")
     out = tmp_path / "out"
@@ -181,4 +182,10 @@ def test_a_name_resolving_to_this_machine_is_never_fetched_from(tmp_path: Path) 
 def test_a_redirect_to_a_local_service_is_not_followed(tmp_path: Path) -> None:
     res = _run("redirect", REMOTE, tmp_path)
     assert "redirects this repository elsewhere" in (res.get("refused") or ""), res
+    assert res["local_hits"] == 0
+
+
+def test_a_name_that_does_not_resolve_is_reported_by_git(tmp_path: Path) -> None:
+    res = _run("serve", None, tmp_path)
+    assert (res.get("refused") or "").startswith("git fetch failed:"), res
     assert res["local_hits"] == 0

@@ -21,6 +21,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -288,6 +289,7 @@ def _git(
     max_file: int | None = None,
     protocol: str = "file",
     env: dict[str, str] | None = None,
+    config: Sequence[str] = (),
 ) -> str:
     """Run git; with `max_file`, no file it writes may grow past that many bytes (RLIMIT_FSIZE).
 
@@ -300,7 +302,7 @@ def _git(
 
     try:
         cp = subprocess.run(
-            ["git", *_GIT_SAFE, *args],
+            ["git", *_GIT_SAFE, *config, *args],
             cwd=cwd,
             env={**_git_env(home, protocol), **(env or {})},
             capture_output=True,
@@ -423,8 +425,9 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
     cap = limits.max_checkout_bytes
     remote_options = _remote_git_options(parts)
     try:  # one pack file (fetch.unpackLimit=1), so RLIMIT_FSIZE bounds the whole download as it arrives
-        fetch = [*remote_options, "fetch", "-q", "--depth", "1", "--no-tags", "origin", ref]
-        _git(fetch, dest, home, timeout, max_file=cap, protocol=parts.scheme, env=_git_auth(parts))
+        fetch = ["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref]
+        auth = _git_auth(parts)
+        _git(fetch, dest, home, timeout, max_file=cap, protocol=parts.scheme, env=auth, config=remote_options)
     except SourceError as e:
         if remote_options and re.search(r"returned error: 30[12378]\b", str(e.details.get("reason", ""))):
             raise SourceError(
