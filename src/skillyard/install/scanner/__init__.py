@@ -803,34 +803,18 @@ def scan_text(
 
     regex_rules = [r for r in rules if r.match_src and r.applies_to(rel)]
     single = [r for r in regex_rules if not r.then_src]
-    paired = [r for r in regex_rules if r.then_src]
-    all_keys = {k for r in regex_rules if r.keywords for k in r.keywords}
-    if len(lines) > 8:
-        # a keyword no line holds is not looked for line by line (keywords never span lines)
-        whole = _fold("\n".join(ln.text for ln in lines))
-        all_keys = {k for k in all_keys if k in whole}
-    present: list[set[str] | None] = []
-    for n, ln in enumerate(lines):
-        if n % 256 == 0:
-            check_deadline()
-        if not ln.text.strip():
-            present.append(None)
+    on_lines = _keyword_lines(lines)
+    for r in single:
+        for n, i in enumerate(on_lines(r)):
+            if n % 256 == 0:
+                check_deadline()
+            if (m := _search(r.match, r, lines[i].text)) is not None:
+                hit(r, lines[i], m)
+    for r in regex_rules:
+        if not r.then_src:
             continue
-        low = _fold(ln.text)
-        present.append(keys := {k for k in all_keys if k in low})
-        for r in single:
-            if r.keywords is not None and r.keywords.isdisjoint(keys):
-                continue
-            if (m := _search(r.match, r, ln.text)) is not None:
-                hit(r, ln, m)
-    for r in paired:
-        starts = [
-            i
-            for i, keys in enumerate(present)
-            if keys is not None
-            and (r.keywords is None or not r.keywords.isdisjoint(keys))
-            and _search(r.match, r, lines[i].text)
-        ]
+        check_deadline()
+        starts = [i for i in on_lines(r) if _search(r.match, r, lines[i].text)]
         for i in starts:
             for j in range(i, min(len(lines), i + r.within + 1)):
                 if (m := _search(r.then, r, lines[j].text)) is not None:
@@ -886,6 +870,43 @@ def scan_text(
 
 #: At most this much of a paragraph before a line is read for what introduces a phrase on it.
 MAX_LEAD = 400
+
+
+def _keyword_lines(lines: list[Line]) -> Callable[[Rule], list[int]]:
+    """The indices of the lines a rule can match: the non-blank lines holding one of its keywords
+    (keywords never span lines), every non-blank line for a rule without keywords. Each keyword is
+    looked for once in the whole folded text, not once in every line."""
+    folded = [_fold(ln.text) for ln in lines]
+    whole = "\n".join(folded)
+    starts = [0]
+    for f in folded:
+        starts.append(starts[-1] + len(f) + 1)
+    found: dict[str, list[int]] = {}
+
+    def holding(key: str) -> list[int]:
+        if (got := found.get(key)) is None:
+            got = found[key] = []
+            pos = -1 if "\n" in key else whole.find(key)
+            while pos != -1:
+                i = bisect.bisect_right(starts, pos) - 1
+                if folded[i].strip():
+                    got.append(i)
+                pos = whole.find(key, starts[i + 1])
+        return got
+
+    nonblank: list[int] | None = None
+
+    def on_lines(rule: Rule) -> list[int]:
+        nonlocal nonblank
+        if rule.keywords is None:
+            if nonblank is None:
+                nonblank = [i for i, ln in enumerate(lines) if ln.text.strip()]
+            return nonblank
+        if len(rule.keywords) == 1:
+            return holding(next(iter(rule.keywords)))
+        return sorted(set().union(*map(holding, rule.keywords)))
+
+    return on_lines
 
 
 def _paragraph_leads(lines: list[Line], fctx: _context.FileContext) -> dict[int, str]:
