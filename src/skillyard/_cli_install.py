@@ -116,7 +116,10 @@ def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, ver
             scan = data.get("scan") or {}
             say(f"  scan: {scan.get('verdict', '?')} (max severity {scan.get('max_severity', '?')})")
             if data.get("eligible") is False:
-                say(("  not eligible yet", "yellow"), f": missing {data.get('missing')}")
+                missing = "; ".join(
+                    f"{k}: {', '.join(map(str, v))}" for k, v in (data.get("missing") or {}).items()
+                )
+                say(("  not eligible yet", "yellow"), f": missing {missing}")
                 for h in data.get("install_hints") or []:
                     say(f"    {h.get('command')}")
             for w in data.get("warnings") or []:
@@ -124,10 +127,16 @@ def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, ver
         else:
             err(f"error: {data.get('error')}")
             for key in ("reason", "source", "name", "pattern", "file", "line", "hint", "available"):
-                if data.get(key) is not None:
-                    say(f"  {key}: {data[key]}", err=True)
-            if data.get("findings") and result.scan is not None:
-                render_human(result.scan, _console(stderr=True))
+                if (value := data.get(key)) is not None:
+                    say(
+                        f"  {key}: {', '.join(map(str, value)) if isinstance(value, list) else value}",
+                        err=True,
+                    )
+            if data.get("findings") and result.scan is not None:  # as `audit`: a table only on a terminal
+                if sys.stderr.isatty():
+                    render_human(result.scan, _console(stderr=True))
+                else:
+                    click.echo(render_plain(result.scan), err=True)
     ctx.exit(EXIT_OK if data.get("installed") else EXIT_FAIL)
 
 
