@@ -60,3 +60,13 @@ def test_a_blocked_install_on_a_pipe_prints_plain_lines_as_audit_does(tmp_path: 
     assert code == 1 and "dangerous pattern detected" in err
     assert "SY-DL-001" in err
     assert not any(c in err for c in "┏│└"), err  # no table drawn into a pipe or a log file
+
+
+def test_every_command_list_in_help_shows_whole_words_not_a_cut_abbreviation() -> None:
+    for group in ((), ("trust",), ("remote",)):
+        code, out, _ = run(*group, "--help")
+        assert code == 0
+        listing = out.split("Commands:", 1)[1]
+        assert "(e.g." not in listing and "(i.e." not in listing, listing
+    _, out, _ = run("trust", "--help")
+    assert "Trust sources matching PATTERN, such as" in out

@@ -295,7 +295,7 @@ def _policy(ctx: click.Context, *, write: bool = False) -> TrustPolicy:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
-    """Trust sources matching PATTERN (e.g. 'github.com/anthropics/*')."""
+    """Trust sources matching PATTERN, such as 'github.com/anthropics/*'."""
     pol = _policy(ctx, write=True)
     added = _change_trust(ctx, pol, pol.add, pattern, as_json)
     if added is None:
