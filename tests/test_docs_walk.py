@@ -70,3 +70,22 @@ def test_every_command_list_in_help_shows_whole_words_not_a_cut_abbreviation() -
         assert "(e.g." not in listing and "(i.e." not in listing, listing
     _, out, _ = run("trust", "--help")
     assert "Trust sources matching PATTERN, such as" in out
+
+
+def test_validate_names_an_unused_toml_argument_once(tmp_path: Path) -> None:
+    from skillyard.validate import validate_skill_dir
+
+    d = tmp_path / "lister"
+    d.mkdir()
+    (d / "SKILL.toml").write_text(
+        '[skill]\nname = "lister"\ndescription = "List things"\n\n'
+        '[[tools]]\nname = "ls_things"\ndescription = "List"\ncommand = "ls {dir}"\n'
+        '[tools.args]\ndir = "Directory"\nmode = { type = "string", required = false }\n',
+        encoding="utf-8",
+    )
+    r = validate_skill_dir(d)
+    assert r.valid
+    about_mode = [w for w in r.warnings if "'mode'" in w]
+    assert about_mode == ["SKILL.toml: tool 'ls_things': argument 'mode' is not used in the command"], (
+        r.warnings
+    )
