@@ -89,3 +89,16 @@ def test_validate_names_an_unused_toml_argument_once(tmp_path: Path) -> None:
     assert about_mode == ["SKILL.toml: tool 'ls_things': argument 'mode' is not used in the command"], (
         r.warnings
     )
+
+
+def test_run_says_which_exit_code_failed_it(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path / "skills", "greet")
+    code, out, err = run(
+        "--root", str(tmp_path / "skills"), "run", "greet", "--executor", "local", "--", "exit 3"
+    )
+    assert code == 1 and out == ""
+    assert "exit code 3" in err
+    code, _, err = run(
+        "--root", str(tmp_path / "skills"), "run", "greet", "--executor", "local", "--", "true"
+    )
+    assert code == 0 and "exit code" not in err

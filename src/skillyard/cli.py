@@ -512,6 +512,8 @@ def run_cmd(
             warn(f"warning: {w}")
         if data.get("timed_out"):
             err("timed out")
+        elif data.get("exit_code") != 0:
+            err(f"exit code {data.get('exit_code')}")
     if data.get("exit_code") != 0 or data.get("timed_out"):
         raise SystemExit(EXIT_FAIL)
 
