@@ -102,3 +102,13 @@ def test_run_says_which_exit_code_failed_it(tmp_path: Path, make_skill) -> None:
         "--root", str(tmp_path / "skills"), "run", "greet", "--executor", "local", "--", "true"
     )
     assert code == 0 and "exit code" not in err
+
+
+def test_search_says_when_the_configured_embedder_cannot_work(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path / "skills", "pdf-reader", "Read and extract text from PDF files")
+    root = str(tmp_path / "skills")
+    code, out, err = run("--root", root, "search", "pdf", "--json", env={"SKILLYARD_EMBEDDER": "nonsense"})
+    assert code == 0 and '"pdf-reader"' in out
+    assert "semantic search is off" in err and "nonsense" in err
+    code, out, err = run("--root", root, "search", "pdf", env={"SKILLYARD_EMBEDDER": "none"})
+    assert code == 0 and "pdf-reader" in out and "semantic" not in err
