@@ -112,3 +112,33 @@ def test_search_says_when_the_configured_embedder_cannot_work(tmp_path: Path, ma
     assert "semantic search is off" in err and "nonsense" in err
     code, out, err = run("--root", root, "search", "pdf", env={"SKILLYARD_EMBEDDER": "none"})
     assert code == 0 and "pdf-reader" in out and "semantic" not in err
+
+
+def _compiled_skill(root: Path, make_skill) -> Path:
+    import py_compile
+
+    d = make_skill(root, "counter", files={"scripts/count.py": "import sys\nprint(len(sys.argv))\n"})
+    py_compile.compile(str(d / "scripts" / "count.py"), doraise=True)  # what running it locally leaves behind
+    assert list((d / "scripts" / "__pycache__").glob("*.pyc"))
+    return d
+
+
+def test_a_skill_whose_scripts_ran_locally_installs_without_its_bytecode_cache(
+    tmp_path: Path, make_skill
+) -> None:
+    d = _compiled_skill(tmp_path / "src", make_skill)
+    code, out, err = run("install", str(d), "--json")
+    assert code == 0, err
+    import json
+
+    installed = Path(json.loads(out)["path"]).parent
+    assert (installed / "scripts" / "count.py").is_file()
+    assert not (installed / "scripts" / "__pycache__").exists()
+
+
+def test_bytecode_outside_a_bytecode_cache_still_blocks_an_install(tmp_path: Path, make_skill) -> None:
+    d = _compiled_skill(tmp_path / "src", make_skill)
+    pyc = next((d / "scripts" / "__pycache__").glob("*.pyc"))
+    pyc.rename(d / "scripts" / "helper.pyc")
+    code, _, err = run("install", str(d))
+    assert code == 1 and "SY-BIN-001" in err
