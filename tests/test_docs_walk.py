@@ -142,3 +142,19 @@ def test_bytecode_outside_a_bytecode_cache_still_blocks_an_install(tmp_path: Pat
     pyc.rename(d / "scripts" / "helper.pyc")
     code, _, err = run("install", str(d))
     assert code == 1 and "SY-BIN-001" in err
+
+
+BENCHMARKS = sorted((Path(__file__).parent.parent / "benchmarks").glob("bench_*.py"))
+
+
+@pytest.mark.parametrize("script", BENCHMARKS, ids=[p.name for p in BENCHMARKS])
+def test_every_benchmark_the_docs_name_starts(script: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    src = str(Path(__file__).parent.parent / "src")
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    res = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "usage:" in res.stdout
