@@ -158,3 +158,17 @@ def test_every_benchmark_the_docs_name_starts(script: Path) -> None:
     res = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, env=env)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "usage:" in res.stdout
+
+
+def test_info_shows_each_install_option_as_its_command(tmp_path: Path, make_skill) -> None:
+    meta = (
+        'metadata: {"openclaw": {"requires": {"bins": ["frames-bin-not-here"]}, "install": ['
+        '{"kind": "apt", "package": "frames-pkg", "label": "Install frames (apt)"},'
+        '{"kind": "brew", "formula": "frames-formula", "label": "Install frames (Homebrew)", "os": ["darwin"]}]}}'
+    )
+    make_skill(tmp_path / "skills", "frames", extra=meta)
+    code, out, _ = run("--root", str(tmp_path / "skills"), "info", "frames")
+    assert code == 0
+    assert "install: apt install frames-pkg\n" in out
+    assert "install: brew install frames-formula  (on darwin)" in out
+    assert "(apt) (apt)" not in out

@@ -352,8 +352,10 @@ def info_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
         say(_line("requires: " + ", ".join(f"{k}={' '.join(v)}" for k, v in req.items())))
     for r in data["reasons"]:
         say((f"  ✗ {_line(r)}", "yellow"))
-    for opt in data["install"]:
-        say((_line(f"  install: {opt.get('label', '')} ({opt['kind']})"), "cyan"))
+    skill = reg.get(name)
+    for opt in skill.install if skill is not None else ():  # the command, not the author's label for it
+        where = f"  (on {', '.join(opt.os)})" if opt.os else ""
+        say((_line(f"  install: {opt.command() or opt.kind}{where}"), "cyan"))
     if data["docs"]:
         say(_line("docs: " + ", ".join(data["docs"])))
     if data.get("tools"):
