@@ -172,3 +172,22 @@ def test_info_shows_each_install_option_as_its_command(tmp_path: Path, make_skil
     assert "install: apt install frames-pkg\n" in out
     assert "install: brew install frames-formula  (on darwin)" in out
     assert "(apt) (apt)" not in out
+
+
+@pytest.mark.parametrize("how", ["SKILLYARD_PATH", "config"])
+def test_a_named_skill_root_that_is_not_there_is_a_warning_not_just_zero_skills(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    typo = tmp_path / "skils"
+    if how == "SKILLYARD_PATH":
+        monkeypatch.setenv("SKILLYARD_PATH", str(typo))
+    else:
+        (tmp_path / "skillyard.toml").write_text('[skills]\nroots = ["./skils"]\n', encoding="utf-8")
+    code, out, err = run("list")
+    assert code == 0 and "0 skills" in out
+    assert f"{typo}: no such directory" in err
+    assert ("SKILLYARD_PATH" if how == "SKILLYARD_PATH" else "[skills] roots") in err
+    typo.mkdir()
+    code, _, err = run("list")
+    assert code == 0 and "no such directory" not in err

@@ -82,12 +82,21 @@ class CliContext:
             from skillyard.registry import Registry
 
             config = self.config
-            for r in self.roots:
-                # discovery treats a missing root as normal (most default roots do not exist), but a root
-                # typed on the command line that is not there is almost always a typo: say so on stderr
-                if not os.path.exists(r):
-                    warn(f"warning: --root {r}: no such directory")
-            self._registry = Registry(resolve_roots(list(self.roots) or None, config), config, cache=True)
+            roots = resolve_roots(list(self.roots) or None, config)
+            # discovery treats a missing root as normal (most default roots do not exist), but a root
+            # someone named (--root, SKILLYARD_PATH, [skills] roots) that is not there is almost always a
+            # typo, and "0 skills" alone does not say why: say so on stderr
+            origin = (
+                "--root"
+                if self.roots
+                else "SKILLYARD_PATH"
+                if os.environ.get("SKILLYARD_PATH")
+                else f"[skills] roots of {config.path}"
+            )
+            for r in roots:
+                if r.source == "custom" and not os.path.exists(r.path):
+                    warn(f"warning: {origin} {r.path}: no such directory")
+            self._registry = Registry(roots, config, cache=True)
         return self._registry
 
 
