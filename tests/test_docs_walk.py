@@ -191,3 +191,50 @@ def test_a_named_skill_root_that_is_not_there_is_a_warning_not_just_zero_skills(
     typo.mkdir()
     code, _, err = run("list")
     assert code == 0 and "no such directory" not in err
+
+
+def test_two_runs_at_once_do_not_share_or_remove_each_others_workspace(tmp_path: Path, make_skill) -> None:
+    import os
+    import subprocess
+    import sys
+
+    make_skill(tmp_path / "skills", "greet")
+    started, go = tmp_path / "started", tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "src")}
+    base = [
+        sys.executable,
+        "-m",
+        "skillyard",
+        "--root",
+        str(tmp_path / "skills"),
+        "run",
+        "greet",
+        "--executor",
+        "local",
+    ]
+    slow_cmd = (
+        f"echo mine > out/slow.txt; touch {started}; "
+        f"for i in $(seq 600); do [ -e {go} ] && break; sleep 0.05; done; cat out/slow.txt"
+    )
+    slow = subprocess.Popen(
+        [*base, "--output", "out/*", "--", slow_cmd], env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        for _ in range(1200):  # until the slow run is inside its command (bounded: no hang if it failed)
+            if started.exists() or slow.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.05"])
+        assert started.exists()
+        fast = subprocess.run(
+            [*base, "--output", "out/*", "--json", "--", "echo other > out/fast.txt"],
+            env=env,
+            capture_output=True,
+        )
+        assert fast.returncode == 0
+        import json
+
+        assert [f["name"] for f in json.loads(fast.stdout)["output_files"]] == ["out/fast.txt"]
+    finally:
+        go.touch()
+    out, _ = slow.communicate(timeout=120)
+    assert slow.returncode == 0 and out.startswith("mine")

@@ -496,7 +496,9 @@ def run_cmd(
         network=settings.network,
         host_roots=settings.host_roots,
     )
-    session = "cli"
+    session = (
+        f"cli-{os.urandom(8).hex()}"  # its own workspace: another `run` at the same time removes its own
+    )
     try:
         result = runner.run(
             s, req, session_id=session, extra_env=dict(override.env), network=override.network
