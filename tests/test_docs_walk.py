@@ -238,3 +238,14 @@ def test_two_runs_at_once_do_not_share_or_remove_each_others_workspace(tmp_path:
         go.touch()
     out, _ = slow.communicate(timeout=120)
     assert slow.returncode == 0 and out.startswith("mine")
+
+
+def test_validate_of_a_folder_of_skills_says_how_to_validate_them(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path / "skills", "alpha")
+    code, out, _ = run("validate", str(tmp_path / "skills"))
+    assert code == 1 and "Missing required file: SKILL.md" in out
+    assert f"skillyard validate {tmp_path / 'skills'}/*/" in out
+    code, out, _ = run("validate", str(tmp_path / "skills" / "alpha"))
+    assert code == 0 and "hint" not in out
+    code, out, _ = run("validate", str(tmp_path))  # no skill folder directly inside: no hint
+    assert code == 1 and "hint" not in out

@@ -425,8 +425,33 @@ def validate_cmd(paths: Sequence[str], strict: bool, as_json: bool) -> None:
                 say((f"  - {_line(e)}", "red"))
             for w in r.warnings:
                 say((f"  ! {_line(w)}", "yellow"))
+            if not r.valid and _holds_skills(r.path):  # `validate skills` meant as `validate skills/*/`
+                say(
+                    (
+                        _line(
+                            f"  hint: it holds skill folders; validate them: skillyard validate {r.path}/*/"
+                        ),
+                        "cyan",
+                    )
+                )
     if any(not r.valid for r in results):
         raise SystemExit(EXIT_FAIL)
+
+
+def _holds_skills(path: str) -> bool:
+    """Whether one of the first 200 entries of a folder that is not a skill is a skill folder."""
+    from itertools import islice
+    from pathlib import Path
+
+    from skillyard.parsing import find_skill_file
+
+    if not os.path.isdir(path) or find_skill_file(Path(path)) is not None:
+        return False
+    try:
+        with os.scandir(path) as entries:
+            return any(e.is_dir() and find_skill_file(Path(e.path)) for e in islice(entries, 200))
+    except OSError:
+        return False
 
 
 # ---------------------------------------------------------------- run
