@@ -249,3 +249,12 @@ def test_validate_of_a_folder_of_skills_says_how_to_validate_them(tmp_path: Path
     assert code == 0 and "hint" not in out
     code, out, _ = run("validate", str(tmp_path))  # no skill folder directly inside: no hint
     assert code == 1 and "hint" not in out
+
+
+def test_uninstall_of_a_skill_skillyard_did_not_install_says_where_it_is(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path / "skills", "local-one")
+    code, _, err = run("--root", str(tmp_path / "skills"), "uninstall", "local-one")
+    assert code == 1 and "skill not found: local-one" in err
+    assert f"custom skill at {tmp_path / 'skills' / 'local-one'}" in err and "skillyard install" in err
+    code, _, err = run("--root", str(tmp_path / "skills"), "uninstall", "no-such-one")
+    assert code == 1 and "hint" not in err

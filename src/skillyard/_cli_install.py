@@ -182,12 +182,22 @@ def update(ctx: click.Context, name: str, allow: tuple[str, ...], as_json: bool)
 def uninstall(ctx: click.Context, name: str, as_json: bool) -> None:
     """Remove a skill installed by skillyard."""
     data = _installer(ctx).uninstall(name)
+    skill = (
+        None if data.get("uninstalled") or not hasattr(ctx.obj, "registry") else ctx.obj.registry().get(name)
+    )
+    if skill is not None:  # the name is a skill, just not one skillyard installed: say where it is
+        data["hint"] = (
+            f"'{name}' is the {skill.source} skill at {skill.path}; uninstall removes only skills that"
+            " skillyard install put in the install root"
+        )
     if as_json:
         emit_json(data)
     elif data.get("uninstalled"):
         say(("uninstalled", "green"), f" {name}")
     else:
         err(f"error: {data.get('error')}")
+        if data.get("hint"):
+            say(f"  hint: {data['hint']}", err=True)
     ctx.exit(EXIT_OK if data.get("uninstalled") else EXIT_FAIL)
 
 
