@@ -258,3 +258,24 @@ def test_uninstall_of_a_skill_skillyard_did_not_install_says_where_it_is(tmp_pat
     assert f"custom skill at {tmp_path / 'skills' / 'local-one'}" in err and "skillyard install" in err
     code, _, err = run("--root", str(tmp_path / "skills"), "uninstall", "no-such-one")
     assert code == 1 and "hint" not in err
+
+
+def test_serve_on_a_port_in_use_fails_with_a_sentence_and_exit_code_1(tmp_path: Path, make_skill) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    make_skill(tmp_path / "skills", "greet")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "src")}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = ["--root", str(tmp_path / "skills"), "serve", "--transport", "http", "--port", str(port)]
+        res = subprocess.run(
+            [sys.executable, "-m", "skillyard", *argv], env=env, capture_output=True, text=True, timeout=120
+        )
+    assert res.returncode == 1, res.stderr
+    assert f"error: the HTTP server could not start on 127.0.0.1:{port}" in res.stderr
+    assert "Traceback" not in res.stderr
