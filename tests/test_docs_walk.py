@@ -279,3 +279,23 @@ def test_serve_on_a_port_in_use_fails_with_a_sentence_and_exit_code_1(tmp_path: 
     assert res.returncode == 1, res.stderr
     assert f"error: the HTTP server could not start on 127.0.0.1:{port}" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_skill_run_tells_the_model_which_host_folders_it_may_read(tmp_path: Path, make_skill) -> None:
+    from skillyard.config import parse_config
+    from skillyard.registry import Registry
+    from skillyard.tools import Toolkit
+
+    make_skill(tmp_path / "skills", "greet")
+    shared = tmp_path / "project"
+    shared.mkdir()
+
+    def description(toolkit: Toolkit) -> str:
+        return next(d.description for d in toolkit.definitions() if d.name == "skill_run")
+
+    plain = Registry.from_roots([tmp_path / "skills"])
+    assert "host://" not in description(Toolkit(plain))
+    config = parse_config({"execution": {"host_roots": [str(shared)]}})
+    with_roots = Registry.from_roots([tmp_path / "skills"], config=config)
+    text = description(Toolkit(with_roots))
+    assert f"Files under {shared} can be staged as inputs" in text and "host:///" in text
