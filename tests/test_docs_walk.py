@@ -299,3 +299,9 @@ def test_skill_run_tells_the_model_which_host_folders_it_may_read(tmp_path: Path
     with_roots = Registry.from_roots([tmp_path / "skills"], config=config)
     text = description(Toolkit(with_roots))
     assert f"Files under {shared} can be staged as inputs" in text and "host:///" in text
+
+
+def test_serve_help_shows_the_log_level_default_as_one_of_its_choices() -> None:
+    code, out, _ = run("serve", "--help")
+    assert code == 0
+    assert "[debug|info|warning|error]" in out and "[default: warning]" in out

@@ -105,8 +105,8 @@ def _setup_logging(level: str) -> None:
 )
 @click.option(
     "--log-level",
-    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
-    default="WARNING",
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    default="warning",
     show_default=True,
 )
 @click.option(
