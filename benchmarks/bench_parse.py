@@ -15,7 +15,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from skillyard.discovery import path_of
 from skillyard.parsing import parse_skill
 
 #: Install targets drawn from a pool, as in real collections where many skills need the same tools.
@@ -71,7 +70,7 @@ def parse_all(paths: list[str], toml_sibling: bool | None = None) -> tuple[float
     """(wall, cpu) seconds for parse_skill over every file, as discovery calls it (a Path per file)."""
     t, c = time.perf_counter(), time.process_time()
     for p in paths:
-        skill, _ = parse_skill(path_of(p), source="bench", toml_sibling=toml_sibling)
+        skill, _ = parse_skill(Path(p), source="bench", toml_sibling=toml_sibling)
         if skill is None:
             raise SystemExit(f"failed to parse {p}")
     return time.perf_counter() - t, time.process_time() - c

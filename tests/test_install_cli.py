@@ -73,7 +73,7 @@ def test_install_json_adds_eligibility(tmp_path: Path, obj: FakeObj) -> None:
         "installed": False,
         "error": "skill exists",
         "name": "demo",
-        "hint": "Use force=true to overwrite",
+        "hint": "Use --force (force=True from Python) to replace it",
     }
     assert run(install, [str(src), "--force", "--json"], obj).exit_code == 0
 

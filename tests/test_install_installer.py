@@ -56,7 +56,7 @@ def test_skill_exists_then_force(tmp_path: Path) -> None:
         "installed": False,
         "error": "skill exists",
         "name": "demo",
-        "hint": "Use force=true to overwrite",
+        "hint": "Use --force (force=True from Python) to replace it",
     }
     (src / "SKILL.md").write_text("---\nname: demo\ndescription: v2\n---\nTwo.\n")
     forced = inst.install(str(src), force=True).to_dict()

@@ -116,7 +116,10 @@ def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, ver
             scan = data.get("scan") or {}
             say(f"  scan: {scan.get('verdict', '?')} (max severity {scan.get('max_severity', '?')})")
             if data.get("eligible") is False:
-                say(("  not eligible yet", "yellow"), f": missing {data.get('missing')}")
+                missing = "; ".join(
+                    f"{k}: {', '.join(map(str, v))}" for k, v in (data.get("missing") or {}).items()
+                )
+                say(("  not eligible yet", "yellow"), f": missing {missing}")
                 for h in data.get("install_hints") or []:
                     say(f"    {h.get('command')}")
             for w in data.get("warnings") or []:
@@ -124,10 +127,16 @@ def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, ver
         else:
             err(f"error: {data.get('error')}")
             for key in ("reason", "source", "name", "pattern", "file", "line", "hint", "available"):
-                if data.get(key) is not None:
-                    say(f"  {key}: {data[key]}", err=True)
-            if data.get("findings") and result.scan is not None:
-                render_human(result.scan, _console(stderr=True))
+                if (value := data.get(key)) is not None:
+                    say(
+                        f"  {key}: {', '.join(map(str, value)) if isinstance(value, list) else value}",
+                        err=True,
+                    )
+            if data.get("findings") and result.scan is not None:  # as `audit`: a table only on a terminal
+                if sys.stderr.isatty():
+                    render_human(result.scan, _console(stderr=True))
+                else:
+                    click.echo(render_plain(result.scan), err=True)
     ctx.exit(EXIT_OK if data.get("installed") else EXIT_FAIL)
 
 
@@ -173,12 +182,22 @@ def update(ctx: click.Context, name: str, allow: tuple[str, ...], as_json: bool)
 def uninstall(ctx: click.Context, name: str, as_json: bool) -> None:
     """Remove a skill installed by skillyard."""
     data = _installer(ctx).uninstall(name)
+    skill = (
+        None if data.get("uninstalled") or not hasattr(ctx.obj, "registry") else ctx.obj.registry().get(name)
+    )
+    if skill is not None:  # the name is a skill, just not one skillyard installed: say where it is
+        data["hint"] = (
+            f"'{name}' is the {skill.source} skill at {skill.path}; uninstall removes only skills that"
+            " skillyard install put in the install root"
+        )
     if as_json:
         emit_json(data)
     elif data.get("uninstalled"):
         say(("uninstalled", "green"), f" {name}")
     else:
         err(f"error: {data.get('error')}")
+        if data.get("hint"):
+            say(f"  hint: {data['hint']}", err=True)
     ctx.exit(EXIT_OK if data.get("uninstalled") else EXIT_FAIL)
 
 
@@ -286,7 +305,7 @@ def _policy(ctx: click.Context, *, write: bool = False) -> TrustPolicy:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
-    """Trust sources matching PATTERN (e.g. 'github.com/anthropics/*')."""
+    """Trust sources matching PATTERN, such as 'github.com/anthropics/*'."""
     pol = _policy(ctx, write=True)
     added = _change_trust(ctx, pol, pol.add, pattern, as_json)
     if added is None:

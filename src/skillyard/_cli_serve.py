@@ -105,8 +105,8 @@ def _setup_logging(level: str) -> None:
 )
 @click.option(
     "--log-level",
-    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
-    default="WARNING",
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    default="warning",
     show_default=True,
 )
 @click.option(
@@ -189,7 +189,15 @@ def serve(
             if verifier is not None:
                 log.info("HTTP requests need a bearer token (%s)", type(verifier).__name__)
             _freeze_start_up_objects()
-            uvicorn.Server(uvicorn_config(app, host.strip("[]"), port, level.lower())).run()
+            try:
+                uvicorn.Server(uvicorn_config(app, host.strip("[]"), port, level.lower())).run()
+            except SystemExit as e:  # uvicorn's own start-up failure (3): exit codes here are 0, 1, 2
+                if e.code in (0, None):
+                    raise
+                click.echo(
+                    f"error: the HTTP server could not start on {host}:{port} (the reason is above)", err=True
+                )
+                raise SystemExit(1) from None
     except KeyboardInterrupt:
         pass
     finally:

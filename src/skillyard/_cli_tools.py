@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from skillyard import reports
-from skillyard._cli_io import EXIT_FAIL, SafePath, emit_json, fail_usage
+from skillyard._cli_io import EXIT_FAIL, SafePath, emit_json, fail_usage, warn
 from skillyard._shown import shown
 from skillyard.prompt import FORMATS, relevant_names, render_catalog
 from skillyard.session import Session, SessionError
@@ -155,6 +155,10 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     """Find skills by keyword."""
     reg = ctx.obj.registry()
     data = reports.search_report(reg, query, limit)
+    from skillyard.search import semantic_problem
+
+    if problem := semantic_problem(reg):  # a configured embedder that cannot work must not fail in silence
+        warn(f"warning: semantic search is off, results are lexical only: {problem}")
     if as_json:
         emit_json(data)
         return

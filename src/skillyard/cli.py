@@ -82,12 +82,21 @@ class CliContext:
             from skillyard.registry import Registry
 
             config = self.config
-            for r in self.roots:
-                # discovery treats a missing root as normal (most default roots do not exist), but a root
-                # typed on the command line that is not there is almost always a typo: say so on stderr
-                if not os.path.exists(r):
-                    warn(f"warning: --root {r}: no such directory")
-            self._registry = Registry(resolve_roots(list(self.roots) or None, config), config, cache=True)
+            roots = resolve_roots(list(self.roots) or None, config)
+            # discovery treats a missing root as normal (most default roots do not exist), but a root
+            # someone named (--root, SKILLYARD_PATH, [skills] roots) that is not there is almost always a
+            # typo, and "0 skills" alone does not say why: say so on stderr
+            origin = (
+                "--root"
+                if self.roots
+                else "SKILLYARD_PATH"
+                if os.environ.get("SKILLYARD_PATH")
+                else f"[skills] roots of {config.path}"
+            )
+            for r in roots:
+                if r.source == "custom" and not os.path.exists(r.path):
+                    warn(f"warning: {origin} {r.path}: no such directory")
+            self._registry = Registry(roots, config, cache=True)
         return self._registry
 
 
@@ -352,8 +361,10 @@ def info_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
         say(_line("requires: " + ", ".join(f"{k}={' '.join(v)}" for k, v in req.items())))
     for r in data["reasons"]:
         say((f"  ✗ {_line(r)}", "yellow"))
-    for opt in data["install"]:
-        say((_line(f"  install: {opt.get('label', '')} ({opt['kind']})"), "cyan"))
+    skill = reg.get(name)
+    for opt in skill.install if skill is not None else ():  # the command, not the author's label for it
+        where = f"  (on {', '.join(opt.os)})" if opt.os else ""
+        say((_line(f"  install: {opt.command() or opt.kind}{where}"), "cyan"))
     if data["docs"]:
         say(_line("docs: " + ", ".join(data["docs"])))
     if data.get("tools"):
@@ -414,8 +425,33 @@ def validate_cmd(paths: Sequence[str], strict: bool, as_json: bool) -> None:
                 say((f"  - {_line(e)}", "red"))
             for w in r.warnings:
                 say((f"  ! {_line(w)}", "yellow"))
+            if not r.valid and _holds_skills(r.path):  # `validate skills` meant as `validate skills/*/`
+                say(
+                    (
+                        _line(
+                            f"  hint: it holds skill folders; validate them: skillyard validate {r.path}/*/"
+                        ),
+                        "cyan",
+                    )
+                )
     if any(not r.valid for r in results):
         raise SystemExit(EXIT_FAIL)
+
+
+def _holds_skills(path: str) -> bool:
+    """Whether one of the first 200 entries of a folder that is not a skill is a skill folder."""
+    from itertools import islice
+    from pathlib import Path
+
+    from skillyard.parsing import find_skill_file
+
+    if not os.path.isdir(path) or find_skill_file(Path(path)) is not None:
+        return False
+    try:
+        with os.scandir(path) as entries:
+            return any(e.is_dir() and find_skill_file(Path(e.path)) for e in islice(entries, 200))
+    except OSError:
+        return False
 
 
 # ---------------------------------------------------------------- run
@@ -485,7 +521,9 @@ def run_cmd(
         network=settings.network,
         host_roots=settings.host_roots,
     )
-    session = "cli"
+    session = (
+        f"cli-{os.urandom(8).hex()}"  # its own workspace: another `run` at the same time removes its own
+    )
     try:
         result = runner.run(
             s, req, session_id=session, extra_env=dict(override.env), network=override.network
@@ -512,6 +550,8 @@ def run_cmd(
             warn(f"warning: {w}")
         if data.get("timed_out"):
             err("timed out")
+        elif data.get("exit_code") != 0:
+            err(f"exit code {data.get('exit_code')}")
     if data.get("exit_code") != 0 or data.get("timed_out"):
         raise SystemExit(EXIT_FAIL)
 

@@ -207,7 +207,8 @@ def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> 
     try:
         config = parse_config(_read_toml(path), path)
     except FileNotFoundError:
-        if explicit is not None:
+        named = explicit is not None or os.environ.get("SKILLYARD_CONFIG")
+        if named:  # a file the person named (--config or SKILLYARD_CONFIG) that is not there is a typo
             raise ConfigError(f"{path}: config file not found") from None
         return Config()
     chosen = explicit is not None or os.environ.get("SKILLYARD_CONFIG") or path == user_config_path()

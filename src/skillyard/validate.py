@@ -50,7 +50,7 @@ _COVERED_CODES = frozenset(
     no-frontmatter frontmatter-empty frontmatter-not-mapping frontmatter-unclosed frontmatter-too-large
     yaml-repaired yaml-invalid yaml-unsafe-tag yaml-too-complex
     binary-file invalid-utf8 empty-file unreadable file-too-large
-    toml-invalid toml-missing-skill toml-bad-tool
+    toml-invalid toml-missing-skill toml-bad-tool tool-unused-arg
     """.split()
 )
 

@@ -257,7 +257,8 @@ def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:
     """Copy a skill directory into `dest` (which must not exist), checking every entry.
 
     Symlinks are kept only when they are relative and resolve inside the skill; anything
-    else that is not a regular file or directory is refused. VCS directories are stripped.
+    else that is not a regular file or directory is refused. VCS directories are stripped, and so are
+    `__pycache__` folders (no staged run sees them either; a `.pyc` anywhere else is the scanner's).
     """
     limits = limits or Limits()
     tracker = Tracker(limits)
@@ -281,7 +282,7 @@ def copy_tree(src_root: Path, dest: Path, limits: Limits | None = None) -> None:
         for entry in entries:
             rel = rel_dir / entry.name
             s = str(rel)
-            if is_vcs(entry.name):
+            if is_vcs(entry.name) or entry.name == "__pycache__":  # bytecode Python left after a local run
                 continue
             check_member_name(s)
             tracker.name(rel)

@@ -475,7 +475,9 @@ class Installer:
             lf = Lockfile.load(self.root, apply_journals=False)
             exists = os.path.lexists(target)
             if exists and not force:
-                raise InstallError("skill exists", name=name, hint="Use force=true to overwrite")
+                raise InstallError(
+                    "skill exists", name=name, hint="Use --force (force=True from Python) to replace it"
+                )
             old = lf.get(name)
             journal = {"name": name, "new": entry.to_dict(), "old": old.to_dict() if old else None}
             if exists and not os.path.isdir(target):

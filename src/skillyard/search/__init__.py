@@ -467,6 +467,12 @@ _KEPT: weakref.WeakKeyDictionary[Registry, _Kept] = weakref.WeakKeyDictionary()
 _KEPT_LOCK = threading.Lock()
 
 
+def semantic_problem(registry: Registry) -> str | None:
+    """Why the registry's search is lexical only although an embedder is configured (None: it is not)."""
+    kept = _KEPT.get(registry)
+    return kept.index.semantic_error if kept is not None else None
+
+
 def search_registry(registry: Registry, query: str, limit: int = 5) -> list[SearchHit]:
     """Ranked skills of a registry for a free-text query, each with its confidence ([] only when
     nothing matches). The index is built on the first search (`index_from_settings`); after a

@@ -57,7 +57,15 @@ class RunTool:
         self._runner = runner
 
     def definition(self) -> ToolDef:
-        return ToolDef("skill_run", DESCRIPTION, run_schema(self.registry), self.run, ("skill",), json_error)
+        ex = self.registry.config.execution
+        roots = ex.host_roots if self._runner is None else getattr(self._runner, "host_roots", ())
+        text = (
+            DESCRIPTION  # the user's files the model may read: without the folders it could only guess paths
+        )
+        if roots:
+            where = ", ".join(str(r) for r in roots)
+            text += f' Files under {where} can be staged as inputs: {{"from": "host:///abs/path/file"}}.'
+        return ToolDef("skill_run", text, run_schema(self.registry), self.run, ("skill",), json_error)
 
     def runner(self) -> Any:
         """The configured runner: `[execution]` executor, timeout, network and host roots."""
