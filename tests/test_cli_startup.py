@@ -8,6 +8,7 @@ rich or an HTTP client. Checked with `python -X importtime` in a fresh process.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -201,3 +202,17 @@ def test_audit_to_a_pipe_is_plain_text_without_rich(tmp_path) -> None:
     finding = next(ln for ln in lines if "scripts/sync.sh:2" in ln)
     assert finding.split()[0] == "critical" and finding.split()[1].startswith("SY-")
     assert any(ln.strip().startswith("→ ") for ln in lines)  # the remediation
+
+
+@pytest.mark.parametrize("columns", ["40", "80", "120"])
+def test_help_uses_no_deprecated_click_api(columns: str) -> None:
+    """`--help` lists the lazy commands without click helpers that are going away (click 9)."""
+    cp = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-m", "skillyard", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": columns},
+    )
+    assert cp.returncode == 0, cp.stderr
+    listed = cp.stdout.split("Commands:", 1)[1].split()
+    assert set(LAZY_COMMANDS) <= set(listed)

@@ -173,8 +173,6 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the help lines above, so `--help` imports no command module."""
-        from click.utils import make_default_short_help
-
         names = self.list_commands(ctx)
         if not names:
             return
@@ -187,9 +185,25 @@ class LazyGroup(click.Group):
                     continue
                 rows.append((name, loaded.get_short_help_str(limit)))
             else:
-                rows.append((name, make_default_short_help(LAZY_COMMANDS[name][2], limit)))
+                rows.append((name, _short_help(LAZY_COMMANDS[name][2], limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+def _short_help(text: str, limit: int) -> str:
+    """A help line's first sentence, or as many of its words as fit `limit` with "..." (what click
+    shows for a loaded command)."""
+    first = text.split(". ", 1)[0]
+    first += "" if first.endswith(".") else "."
+    if len(first) <= limit:
+        return first
+    kept = ""
+    for word in first.split():
+        longer = f"{kept} {word}" if kept else word
+        if len(longer) + 3 > limit:
+            break
+        kept = longer
+    return kept + "..."
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
