@@ -34,7 +34,7 @@ from typing import Any
 import yaml
 
 from skillyard.fsread import Bounded, open_under, read_fd_bounded
-from skillyard.install.scanner import _archive, _context, _flows
+from skillyard.install.scanner import _archive, _bytecode, _context, _flows
 from skillyard.install.scanner._flows import (
     JS_EXTS,
     CodeFacts,
@@ -1283,6 +1283,15 @@ def _scan_file(full: Path, rel: str, ctx: _Ctx, root: Path | None = None) -> Non
     got = _read_for_scan(full, rel, root)
     if got.truncated:
         ctx.flag("oversized-file", rel, None, snippet(f"{got.size} bytes (scan limit {MAX_SCAN_BYTES})"))
+    elif rel.endswith(".pyc") and (source := _bytecode.cache_of_source(root, rel, full, got.data)):
+        ctx.flag(
+            "binary-executable",
+            rel,
+            None,
+            snippet(f"compiled bytecode ({len(got.data)} bytes)"),
+            f" (Python's cache of {source}: the same bytes as compiling it, which is scanned)",
+            severity="low",
+        )
     else:
         _scan_bytes(got.data, rel, ctx, 0)
 
