@@ -1,4 +1,5 @@
-"""Shell commands embedded in other files: Makefile recipes, CI workflow `run:` steps, Dockerfile `RUN`.
+"""Shell commands embedded in other files: Makefile recipes, CI workflow `run:` steps, Dockerfile `RUN`
+(and `CMD`, `ENTRYPOINT`, `HEALTHCHECK CMD`).
 
 Each is turned into a shell script with the same line numbers as the file it came from (lines
 that hold no command are left blank), so the shell reader's flows point at the right line.
@@ -19,6 +20,8 @@ _MAKE_AUTO = re.compile(r"\$[@<^?*|+]|\$\((?:[@<^*?][DF]?)\)")
 #: `$(shell CMD)` runs CMD when make reads the line: the shell's `$(CMD)`.
 _MAKE_SHELL = re.compile(r"\$\(shell\s+")
 #: Make names that hold the shell environment's value when the Makefile does not set them.
+#: `include FILE`, `-include FILE`, `sinclude FILE`.
+_MAKE_INCLUDE = re.compile(r"^\s*(?:-|s)?include\s+(.+)$")
 _FROM_ENV = ("HOME", "USER", "PWD", "PATH", "TMPDIR", "SHELL")
 
 
@@ -113,23 +116,39 @@ def _make(lines: list[str]) -> list[str]:
         s = _MAKE_REF.sub(one, s)
         return _MAKE_SHELL.sub("$(", s).replace("$$", "$")
 
+    # make remakes a makefile it includes when a rule has it as its target, then reads it: what that
+    # rule's recipe writes runs as make (its `$(shell ...)`, its recipes) on every `make`.
+    included = {w for ln in lines if (m := _MAKE_INCLUDE.match(ln)) for w in expand(m.group(1)).split()}
     out: list[str] = []
     in_recipe = False
     continued = False
+    target = ""
+    last = -1
     for ln in lines:
         if ln.startswith("\t") or (continued and in_recipe):
             body = ln[1:] if ln.startswith("\t") else ln
             if not continued:
                 body = body.lstrip().lstrip("@-+").lstrip()
+            if target:
+                body = re.sub(r"\$@|\$\(@\)", target, body)
             out.append(expand(body))
+            last = len(out) - 1
             in_recipe = True
             continued = ln.rstrip().endswith("\\")
             continue
         continued = False
         stripped = ln.strip()
         if stripped and not stripped.startswith("#"):
+            if target in included and last >= 0:
+                out[last] += f"; . {target}"
             in_recipe = ":" in stripped and not _MAKE_VAR.match(stripped)
+            head = stripped.split(":", 1)[0].split() if in_recipe else []
+            target = head[0] if len(head) == 1 and "%" not in head[0] else ""
+            target = expand(target) if "$" in target else target
+            last = -1
         out.append("")
+    if target in included and last >= 0:
+        out[last] += f"; . {target}"
     return out
 
 
@@ -145,7 +164,10 @@ def _docker(lines: list[str]) -> list[str]:
             out.append(ln)
             continued = s.endswith("\\")
             continue
-        m = re.match(r"(?i)^\s*RUN\s+(?:--\S+\s+)*(.*)$", ln)
+        # `RUN` at build time; `CMD`, `ENTRYPOINT` and `HEALTHCHECK ... CMD` in every container run
+        m = re.match(
+            r"(?i)^\s*(?:RUN|CMD|ENTRYPOINT|HEALTHCHECK(?:\s+--\S+)*\s+CMD)\s+(?:--\S+\s+)*(.*)$", ln
+        )
         if m and not m.group(1).startswith("["):
             out.append(m.group(1))
             continued = s.endswith("\\")

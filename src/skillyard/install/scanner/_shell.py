@@ -358,7 +358,8 @@ class _Reader:
         if not words:
             return None
         name = _base(words[0])
-        if name in ("env", "printenv") and len(words) == 1:
+        if _WHOLE_ENV.get(name) is not None and all(re.fullmatch(_WHOLE_ENV[name], w) for w in words[1:]):
+            # `env`, `printenv -0`, `set`: every variable and its value
             return Source("the whole environment", line, True)
         if self.stdin_secret and name in ("cat", "head") and all(w in ("-", "/dev/stdin") for w in words[1:]):
             return Source("the credentials git hands its credential helper on standard input", line, True)
@@ -1878,9 +1879,21 @@ def _dest(words: list[str]) -> str | None:
     return None
 
 
+#: Commands that print every variable of the environment, with the options that keep them doing so.
+_WHOLE_ENV = {
+    "env": r"-0|--null",
+    "printenv": r"-0|--null",
+    "set": r"^$",
+}
+
+
 def _output_file(words: list[str]) -> str | None:
+    # `-o FILE` and short options bundled before it (`curl -fsSLo FILE`, `wget -qO FILE`)
+    short = "O" if _base(words[0]) == "wget" else "o"
     for i, w in enumerate(words[:-1]):
         if w in ("-o", "--output", "-O", "--output-document") and not (w == "-O" and words[0] == "curl"):
+            return words[i + 1]
+        if re.fullmatch(r"-[a-zA-Z]+", w) and w.endswith(short) and _base(words[0]) in ("curl", "wget"):
             return words[i + 1]
     if words[0].endswith("curl") and ("-O" in words or "--remote-name" in words):
         url = _dest(words)
