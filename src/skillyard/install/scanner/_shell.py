@@ -252,6 +252,11 @@ class _Reader:
             return _sliced(self.env.get(m[1]), m[2], m[3])  # ${ABC:2:1}: a piece of a known value
         if t == "expansion" and (m := _TRIM.fullmatch(self.text(node))):
             return _trimmed(self.env.get(m[1]), m[2], m[3])  # ${URL#https:}: a known prefix cut off
+        if t == "expansion" and (m := _SUBST.fullmatch(self.text(node))):
+            return _substituted(self.env.get(m[1]), m[2], m[3], m[4])  # ${V//_/}: noise taken out
+        if t == "expansion" and (m := _CASE.fullmatch(self.text(node))):
+            v = self.env.get(m[1])  # ${V,,} / ${V^^}: a known value in lower / upper case
+            return None if v is None else (v.lower() if m[2][0] == "," else v.upper())
         if t == "simple_expansion" or t == "expansion":
             name = next((c for c in node.named_children if c.type == "variable_name"), None)
             if name is None or (t == "expansion" and len(node.named_children) != 1):
@@ -659,6 +664,11 @@ class _Reader:
         if body is None or not words or self.depth >= MAX_DEPTH:
             return
         name, code, got = _base(words[0]), self.text(body), None
+        helper = name in ("cat", "tee") and self.helper_written(n, words)
+        if name in ("cat", "tee") and not helper and (bang := _SHEBANG.match(code.lstrip())):
+            # `cat > ~/.local/bin/x <<'EOF'` of a script with its `#!` line: the program it writes,
+            # run later by whatever starts it (a start-up file, a timer, a hook)
+            name = _base(bang.group(1))
         if name.startswith("python"):
             from skillyard.install.scanner import _python
 
@@ -669,7 +679,7 @@ class _Reader:
             got = _js.analyse(code)
         elif name in _SHELLS:
             got = analyse(code, self.depth + 1)
-        elif name in ("cat", "tee") and self.helper_written(n, words):
+        elif helper:
             # `cat > ~/.local/bin/git-credential-x <<'EOF'`: the script git will run as a helper
             got = analyse(code, self.depth + 1, helper=True)
         if got is not None:
@@ -1514,6 +1524,10 @@ _AUDIT_LOG = re.compile(r"/var/log/(?:wtmp|btmp|lastlog|faillog|auth\.log|secure
 _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
 
 
+#: A script's `#!` line: the interpreter it names (`#!/usr/bin/env -S python3 -u` is python3).
+_SHEBANG = re.compile(r"#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-\S+\s+)*)?([\w.-]+)")
+
+
 #: `${NAME#text}`, `${NAME%text}` with a literal text (no pattern characters).
 _TRIM = re.compile(r"\$\{(\w+)(##?|%%?)([^${}`*?\[\]]*)\}")
 
@@ -1530,6 +1544,23 @@ def _sliced(value: str | None, off: str, length: str | None) -> str | None:
         return value[i:]
     k = int(length)
     return value[i : i + k] if k >= 0 else value[i : len(value) + k]
+
+
+#: `${NAME/text/with}`, `${NAME//text/with}` (also anchored, `/#`, `/%`) with literal texts.
+_SUBST = re.compile(r"\$\{(\w+)(//?|/#|/%)([^${}`*?\[\]/]+)(?:/([^${}`*?\[\]]*))?\}")
+#: `${NAME,,}`, `${NAME^^}` (and the one-letter forms): case changed.
+_CASE = re.compile(r"\$\{(\w+)(,,?|\^\^?)\}")
+
+
+def _substituted(value: str | None, op: str, old: str, new: str | None) -> str | None:
+    if value is None:
+        return None
+    new = new or ""
+    if op == "/#":
+        return new + value[len(old) :] if value.startswith(old) else value
+    if op == "/%":
+        return value[: -len(old)] + new if value.endswith(old) else value
+    return value.replace(old, new) if op == "//" else value.replace(old, new, 1)
 
 
 def _trimmed(value: str | None, op: str, cut: str) -> str | None:
