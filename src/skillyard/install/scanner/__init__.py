@@ -1321,7 +1321,13 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         if ext in _MEDIA_EXT or ext in _TEXTISH_EXT:
             ctx.flag("misleading-file-type", rel, None, snippet(f".{ext} file is actually an executable"))
         return
-    if mime in _ARCHIVE_MIME or _archive.kind_of(head) in ("zip", "7z", "rar", "tar"):
+    if (
+        mime in _ARCHIVE_MIME
+        or _archive.kind_of(head) in ("zip", "7z", "rar", "tar")
+        or _archive.zip_after(data)
+    ):
+        # a zip behind a prefix is a zip too: Python runs a zipapp (`#!` line, then the zip), shells
+        # unpack self-extracting scripts, and a picture with a zip appended opens in any unzip tool
         _scan_archive(data, rel, ctx, nesting)
         own = mimetypes.guess_type(rel)[0]  # an office document or a Java archive is a zip by design
         if mime == "application/zip" and ext in _ZIP_PACKAGES:
