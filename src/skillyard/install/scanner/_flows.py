@@ -59,7 +59,10 @@ SECRET_PATH = re.compile(
     # command and REPL histories (what was typed, passwords included); notebook servers' tokens
     r"|\.[\w-]+_history\b|\.local/share/fish/fish_history|\.ipython/[^\s\"']*history\.sqlite|jupyter/runtime\b"
     r"|PSReadLine/ConsoleHost_history\.txt"
-    r"|Local Storage/leveldb"
+    r"|Local Storage/leveldb|\.yarnrc(?:\.yml)?\b|\.config/hub\b|\.config/glab-cli\b"
+    # chat and mail desktop apps' profile folders: their signed-in sessions' tokens and cookies
+    r"|(?:\.config|Application Support|AppData[/\\]Roaming|\$APPDATA|%APPDATA%)[/\\](?:Slack|discord\w*|Signal|Element"
+    r"|Microsoft[/\\]Teams|WhatsApp|Thunderbird)(?:[/\\]|$)"
     r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
     # the token a Kubernetes pod is handed for the cluster's API (and the folder that holds it)
     r"|run/secrets/kubernetes\.io/serviceaccount\b[^\s\"']*"

@@ -1154,8 +1154,8 @@ class _Reader:
             where = self.dest(n) or ""
             if not _LOCAL.match(where):
                 self.sockets.append((line, where))
-        if short in ("push", "unshift") and f.type == "member_expression" and a:
-            # out.push(fs.readFileSync(f)): the array holds what is pushed
+        if short in ("push", "unshift", "add", "set") and f.type == "member_expression" and a:
+            # out.push(fs.readFileSync(f)), seen.add(…), byName.set(k, …): the container holds it
             obj = f.child_by_field_name("object")
             if obj is not None and obj.type == "identifier" and (src := self.source(args)):
                 self.taint.setdefault(self.text(obj), src)
@@ -1241,8 +1241,19 @@ class _Reader:
                         return
                 self.sends_files(a, line, conn)
         dns = q in _DNS
-        if dns or q in _NET or (short in ("post", "put") and q.split(".")[0] in ("axios", "got", "needle")):
+        # a GET sends its URL and headers too (`https.get({host, headers: {"User-Agent": tok}})`)
+        gets = q in ("http.get", "https.get") or (
+            short == "get" and q.split(".")[0] in ("axios", "got", "needle")
+        )
+        if (
+            dns
+            or gets
+            or q in _NET
+            or (short in ("post", "put") and q.split(".")[0] in ("axios", "got", "needle"))
+        ):
             for x in a:
+                if x.type in ("arrow_function", "function_expression", "function"):
+                    continue  # the response's handler, not what is sent
                 src = self.source(x)
                 if not src:
                     continue
