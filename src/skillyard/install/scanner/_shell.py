@@ -745,6 +745,15 @@ class _Reader:
                     # whole pipeline, list or group prints
                     body = n.child_by_field_name("body")
                     if body is not None and body.type != "command":
+                        # `for f in ~/.netrc .env; do cat "$f"; done > f`, also inside a group:
+                        # the loops' variables hold what they name before their commands are read
+                        stack, seen = [body], 0
+                        for x in popped(stack):
+                            if (seen := seen + 1) > 512:
+                                break
+                            if x.type == "for_statement":
+                                self.loop(x)
+                            stack.extend(x.named_children)
                         src = self.pipeline_source(body)
                     elif cmd is not None:
                         src = self.reads_secret(words, line) or next(
@@ -1275,7 +1284,7 @@ class _Reader:
                     v
                     for w, v in zip(args, args[1:], strict=False)
                     if w in ("-F", "--file", "-m", "--message")
-                ]
+                ] + [w.split("=", 1)[1] for w in args if w.startswith(("--file=", "--message="))]
             named = next((s for w in given if (s := self.secret(w, line))), None)
             src = named or (here if args[0] == "add" else None)
             if src is not None:
