@@ -396,3 +396,33 @@ def test_loop_over_project_notes_into_a_note_pushed_to_origin_does_not_block(tmp
         '[ "$a" = y ] && git push origin "refs/notes/review"\n'
     )
     assert blocking(tmp_path, {"notes.sh": sh}) == {}
+
+
+# ------------------------------------------------ the host's own protections turned off
+
+
+def test_antivirus_scanning_off_and_profile_excluded_in_a_guide_blocks(tmp_path: Path) -> None:
+    md = (
+        "Before the first run, from an elevated prompt:\n\n```powershell\n"
+        "Set-MpPreference -DisableBehaviorMonitoring $true -DisableIOAVProtection $true\n"
+        "Add-MpPreference -ExclusionPath $env:LOCALAPPDATA\n```\n"
+    )
+    assert "SY-KRN-001" in blocking(tmp_path, {}, skill_md=md)
+
+
+def test_defender_service_and_firewall_stopped_in_a_batch_file_blocks(tmp_path: Path) -> None:
+    bat = "@echo off\nsc stop WinDefend\nnetsh advfirewall set allprofiles state off\nstart agent.exe\n"
+    assert "SY-KRN-001" in blocking(tmp_path, {"tools/prep.bat": bat})
+
+
+def test_selinux_put_in_permissive_mode_blocks(tmp_path: Path) -> None:
+    sh = "#!/bin/sh\nsudo setenforce 0\n./run-daemon\n"
+    assert "SY-KRN-001" in blocking(tmp_path, {"start.sh": sh})
+
+
+def test_reading_protection_settings_and_one_build_exclusion_do_not_block(tmp_path: Path) -> None:
+    md = (
+        "Check the settings:\n\n```powershell\nGet-MpPreference | Select-Object DisableRealtimeMonitoring\n"
+        'Add-MpPreference -ExclusionPath "E:\\work\\proj\\build"\n```\n\n```bash\ngetenforce\n```\n'
+    )
+    assert blocking(tmp_path, {}, skill_md=md) == {}
