@@ -55,6 +55,9 @@ SECRET_PATH = re.compile(
     r"|Local State|Web Data|\.pgpass|\.my\.cnf|\.cargo/credentials|\.gem/credentials|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg|\.config/rclone/rclone\.conf|\.(?:config/)?composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh(?:/hosts\.yml|/?$)|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
+    # coding assistants' settings: MCP servers' keys in their environments, the assistant's own token
+    r"|\.claude\.json$|\.cursor/mcp\.json|claude_desktop_config\.json|\.config/github-copilot/(?:hosts|apps)\.json"
+    r"|\.gemini/oauth_creds\.json|\.codeium/"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
     # command and REPL histories (what was typed, passwords included); notebook servers' tokens
     r"|\.[\w-]+_history\b|\.local/share/fish/fish_history|\.ipython/[^\s\"']*history\.sqlite|jupyter/runtime\b"
