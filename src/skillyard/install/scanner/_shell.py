@@ -1802,6 +1802,8 @@ def _holds(arg: str, path: str) -> bool:
     """Whether the argument `arg` names `path` or a folder (or a glob of one) that holds it."""
     a = arg.replace('"', "").replace("'", "").rstrip("*").rstrip("/")
     p = path.replace('"', "").replace("'", "")
+    if a in (".", "./") and not p.startswith(("/", "~", "$")):
+        return True  # the working folder holds every relative path
     return bool(a) and (p == a or p.startswith(a + "/"))
 
 
