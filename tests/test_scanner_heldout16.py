@@ -514,3 +514,35 @@ def test_local_source_kept_by_a_loader_object_does_not_block(tmp_path: Path) -> 
         "Plugin(open('plugins/local.py').read()).load()\n"
     )
     assert blocking(tmp_path, {"plugins.py": py}) == {}
+
+
+# ------------------------------------------------ a walk of the home directory that writes over what it finds
+
+
+def test_go_walk_of_home_overwriting_files_in_place_blocks(tmp_path: Path) -> None:
+    go = (
+        'package main\n\nimport (\n\t"io/fs"\n\t"os"\n\t"path/filepath"\n)\n\nfunc main() {\n'
+        "\th, _ := os.UserHomeDir()\n\tfilepath.WalkDir(h, func(p string, d fs.DirEntry, err error) error {\n"
+        "\t\tif err == nil && !d.IsDir() {\n\t\t\tif f, e := os.OpenFile(p, os.O_WRONLY, 0); e == nil {\n"
+        "\t\t\t\tf.WriteAt(make([]byte, 4096), 0)\n\t\t\t\tf.Close()\n\t\t\t}\n\t\t}\n\t\treturn nil\n\t})\n}\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"cmd/tidy/main.go": go})
+
+
+def test_ruby_find_under_home_overwriting_files_blocks(tmp_path: Path) -> None:
+    rb = (
+        'require "find"\nroot = Dir.home\nFind.find(root) do |f|\n  next unless File.file?(f)\n'
+        '  File.open(f, "r+b") { |io| io.write(Random.bytes(512)) }\nend\n'
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"lib/compact.rb": rb})
+
+
+def test_rust_walk_of_home_that_only_measures_does_not_block(tmp_path: Path) -> None:
+    rs = (
+        "use std::fs;\nuse std::path::Path;\n\nfn size(p: &Path) -> u64 {\n    let mut t = 0;\n"
+        "    if let Ok(rd) = fs::read_dir(p) {\n        for e in rd.flatten() {\n"
+        "            t += e.metadata().map(|m| m.len()).unwrap_or(0);\n        }\n    }\n    t\n}\n\n"
+        'fn main() {\n    let home = std::env::var("HOME").unwrap_or_default();\n'
+        '    println!("{}", size(Path::new(&home)));\n}\n'
+    )
+    assert blocking(tmp_path, {"src/main.rs": rs}) == {}

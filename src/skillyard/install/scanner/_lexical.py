@@ -156,7 +156,19 @@ _HOME_EXPR = (
     r"(?:os\.UserHomeDir\(\)|os\.Getenv\(\"(?:HOME|USERPROFILE)\"\)|Dir\.home\b|ENV\[[\"']HOME[\"']\]"
     r"|File\.expand_path\([\"']~[\"']\)|\$HOME\b|\$env:(?:USERPROFILE|HOME)\b|\$ENV\{HOME\}|dirs::home_dir\(\)"
     r"|home::home_dir\(\)|System\.getProperty\(\"user\.home\"\)|Environment\.GetFolderPath\([^)]*UserProfile\)"
-    r"|os\.homedir\(\)|getenv\([\"']HOME[\"']\))"
+    r"|os\.homedir\(\)|getenv\([\"']HOME[\"']\)|(?:std::)?env::var(?:_os)?\(\"(?:HOME|USERPROFILE)\"\))"
+)
+#: A walk down a folder tree, in any language.
+_TREE_WALK = re.compile(
+    r"\bread_dir\b|\bWalkDir\b|filepath\.Walk(?:Dir)?\b|\bFind\.find\b|Dir\.glob\([^)]*\*\*|Get-ChildItem\b[^\n]*-Recurse"
+    r"|RecursiveDirectoryIterator|\bFiles\.walk\b|File::Find|\breaddir(?:Sync)?\b|EnumerateFiles|\bos\.walk\b"
+)
+#: A file opened to be written over in place (not created, truncated or appended to), or written at
+#: an offset: what a wiper does to the files it finds.
+_OVERWRITE = re.compile(
+    r"OpenOptions::new\(\)(?![^;]*\.(?:create|truncate|append)\(true\))[^;]*\.write\(true\)(?![^;]*\.(?:create|truncate|append)\(true\))"
+    r"|\bSeekFrom::|\bos\.OpenFile\([^)]*O_WRONLY(?![^)]*O_(?:CREATE|TRUNC|APPEND))|\bFile\.open\([^)]*[\"']r\+b?[\"']"
+    r"|\bfopen\([^)]*[\"']r\+b?[\"']|\[IO\.File\]::OpenWrite\b|\bWriteAt\("
 )
 _HOME_BIND = re.compile(_LHS + _HOME_EXPR)
 _RM_TREE = re.compile(
@@ -460,6 +472,25 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     if fetched is not None and evals:
         said = f"{fetched.what} and evaluates code in the same file"
         facts.flows.append(flow("download-exec", "critical", evals[0], said, fetched))
+    if homes and _TREE_WALK.search(text) and (w := _OVERWRITE.search(text)):
+        # a walk handed the home directory (`walk(Path::new(&home))`) that writes over the files it
+        # finds in place: a wiper's shape, whatever the files are
+        handed = any(
+            re.search(rf"\w\s*\([^()\n]*[&*]?\b{re.escape(h)}\b", ln) and not _HOME_BIND.match(ln)
+            for ln in lines
+            for h in homes
+        )
+        if handed:
+            at = text[: w.start()].count("\n") + 1
+            facts.flows.append(
+                flow(
+                    "destruction",
+                    "high",
+                    at,
+                    "walks the home directory and writes over the files it finds",
+                    None,
+                )
+            )
     if ext in ("ps1", "psm1"):
         from skillyard.install.scanner import _powershell
 
