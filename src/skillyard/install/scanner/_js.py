@@ -79,6 +79,12 @@ _MODULE_CDN = re.compile(
 )
 
 
+def _lists_folder(r: Any, node: Any) -> bool:
+    """Whether `node` is a call that lists a folder (`fs.readdirSync(dir)`)."""
+    f = node.child_by_field_name("function") if node is not None and node.type == "call_expression" else None
+    return f is not None and bool(re.search(r"\breaddir(?:Sync)?$", r.qual(f)))
+
+
 def _data_url(url: str) -> str | None:
     """The script a `data:` URL of JavaScript holds (base64 or percent-encoded), else None."""
     m = re.match(
@@ -151,6 +157,12 @@ class _Reader:
         #: this file's functions by name (declarations, `const f = () => ...`, `exports.f = ...`)
         self.defs: dict[str, Any] = {}
         self.done: set[str] = set()
+        #: names bound to a folder's listing (`names = fs.readdirSync(dir)`): a loop's entry is `dir/*`
+        self.listings: set[str] = set()
+        #: arrays with some items known at run time only: the known ones (`roots.forEach(scan)`)
+        self.partial: dict[str, list[str]] = {}
+        #: function -> {parameter position: the secret its body puts into that container}
+        self.fills: dict[str, dict[int, Source]] = {}
         self.ready = False
         #: callee (as `qual` spells it) -> (secret it returns, file it is defined in or None)
         self.returns: dict[str, tuple[Source, str | None]] = {}
@@ -700,6 +712,8 @@ class _Reader:
                     and (src := self.source(right))
                 ):
                     self.taint.setdefault(self.text(left), src)
+                if left is not None and left.type == "identifier" and _lists_folder(self, right):
+                    self.listings.add(self.text(left))
             stack.extend(reversed(n.named_children))
 
     def given(self, fn: Any, a: list[Any]) -> None:
@@ -732,11 +746,16 @@ class _Reader:
         )
         if items and len(items) <= MAX_ALTS:
             self.env[self.text(left)] = ALT.join(items)
-        elif f is not None and re.search(r"\breaddir(?:Sync)?$", self.qual(f)):
-            # for (const e of fs.readdirSync(dir)): each entry of the folder, `dir/*` joined
+        elif (f is not None and re.search(r"\breaddir(?:Sync)?$", self.qual(f))) or self.text(
+            right
+        ) in self.listings:
+            # for (const e of fs.readdirSync(dir)), also of a name bound to it: each entry, `dir/*` joined
             self.env.setdefault(self.text(left), "*")
         if self.text(right) in self.secret_arrays:
             self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
+        if self.taint and (src := self.source(right)) is not None:
+            # for (const m of text.matchAll(re)): each piece of a secret is secret
+            self.taint.setdefault(self.text(left), src)
 
     def collect(self, root: Any) -> None:
         """This file's named functions: declarations, functions bound to names, `exports.f = ...`."""
@@ -797,8 +816,12 @@ class _Reader:
                 continue
             p = p.child_by_field_name("left") or p if p.type == "assignment_pattern" else p
             names.append(self.text(p) if p.type == "identifier" else "")
-        sub = self._sub(dict(self.taint))
+        # (the parameters are the function's own names: a global of the same name does not fill them)
+        sub = self._sub({k: v for k, v in self.taint.items() if k not in names})
         sub.walk(body)
+        filled = {i: sub.taint[p] for i, p in enumerate(names[:MAX_PARAMS]) if p and p in sub.taint}
+        if filled:
+            self.fills[name] = filled
         for r in _returned(fn):
             if (src := sub.source(r)) is not None and not src.what.startswith(PARAM):
                 self.returns[name] = (src, None)
@@ -993,6 +1016,8 @@ class _Reader:
             items = [self.fold(x) for x in value.named_children]
             if items and all(i is not None for i in items):
                 self.arrays[key] = [str(i) for i in items]
+            elif known := [str(i) for i in items if i and ALT not in i]:
+                self.partial[key] = known[:MAX_ALTS]
             hit = next((s for i in items if i and (s := secret_path(i))), None)
             if hit is not None:
                 self.secret_arrays[key] = Source(hit, n.start_point[0] + 1, True)
@@ -1125,6 +1150,28 @@ class _Reader:
             self.call_sinks(n, q, f, a, line)
         if f.type == "identifier" and (fn := self.defs.get(self.text(f))) is not None:
             self.given(fn, a)
+            if self.ready and any(x.type == "identifier" for x in a):
+                # `scan(dir, found)` whose body puts a secret into `found`: the caller's container holds it
+                self.summary(self.text(f))
+                for i, src in self.fills.get(self.text(f), {}).items():
+                    if i < len(a) and a[i].type == "identifier":
+                        self.taint.setdefault(self.text(a[i]), src)
+        if short in _EACH and f.type == "member_expression" and a and a[0].type in _FUNCS:
+            # `roots.forEach((r) => …)`: the parameter holds each item known before the loop runs
+            obj = f.child_by_field_name("object")
+            items = (
+                self.arrays.get(self.text(obj)) or self.partial.get(self.text(obj))
+                if obj is not None
+                else None
+            )
+            ps = a[0].child_by_field_name("parameter") or a[0].child_by_field_name("parameters")
+            first = (
+                ps.named_children[0]
+                if ps is not None and ps.type == "formal_parameters" and ps.named_children
+                else ps
+            )
+            if items and first is not None and first.type == "identifier" and len(items) <= MAX_ALTS:
+                self.env.setdefault(self.text(first), ALT.join(items))
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
         elif short == "on" and a and self.fold(a[0]) == "data" and not _LOCAL_STREAM.search(self.text(f)):
