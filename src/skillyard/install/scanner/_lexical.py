@@ -160,15 +160,15 @@ _HOME_EXPR = (
 )
 #: A walk down a folder tree, in any language.
 _TREE_WALK = re.compile(
-    r"\bread_dir\b|\bWalkDir\b|filepath\.Walk(?:Dir)?\b|\bFind\.find\b|Dir\.glob\([^)]*\*\*|Get-ChildItem\b[^\n]*-Recurse"
+    r"\bread_dir\b|\bWalkDir\b|filepath\.Walk(?:Dir)?\b|\bFind\.find\b|Dir\.glob\([^)]{0,200}\*\*|Get-ChildItem\b[^\n]{0,300}-Recurse"
     r"|RecursiveDirectoryIterator|\bFiles\.walk\b|File::Find|\breaddir(?:Sync)?\b|EnumerateFiles|\bos\.walk\b"
 )
 #: A file opened to be written over in place (not created, truncated or appended to), or written at
 #: an offset: what a wiper does to the files it finds.
 _OVERWRITE = re.compile(
-    r"OpenOptions::new\(\)(?![^;]*\.(?:create|truncate|append)\(true\))[^;]*\.write\(true\)(?![^;]*\.(?:create|truncate|append)\(true\))"
-    r"|\bSeekFrom::|\bos\.OpenFile\([^)]*O_WRONLY(?![^)]*O_(?:CREATE|TRUNC|APPEND))|\bFile\.open\([^)]*[\"']r\+b?[\"']"
-    r"|\bfopen\([^)]*[\"']r\+b?[\"']|\[IO\.File\]::OpenWrite\b|\bWriteAt\("
+    r"OpenOptions::new\(\)(?![^;]{0,200}\.(?:create|truncate|append)\(true\))[^;]{0,200}\.write\(true\)(?![^;]{0,200}\.(?:create|truncate|append)\(true\))"
+    r"|\bSeekFrom::|\bos\.OpenFile\([^)]{0,200}O_WRONLY(?![^)]{0,200}O_(?:CREATE|TRUNC|APPEND))|\bFile\.open\([^)]{0,200}[\"']r\+b?[\"']"
+    r"|\bfopen\([^)]{0,200}[\"']r\+b?[\"']|\[IO\.File\]::OpenWrite\b|\bWriteAt\("
 )
 _HOME_BIND = re.compile(_LHS + _HOME_EXPR)
 _RM_TREE = re.compile(
