@@ -1094,8 +1094,14 @@ def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
     return fl
 
 
-#: npm runs these scripts by itself on `npm install` / `npm ci`, without the user naming them.
-_NPM_LIFECYCLE = ("preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare")
+#: npm runs these scripts by itself on `npm install` / `npm ci`, `npm version`, `npm publish`,
+#: `npm pack` and `npm uninstall`, without the user naming them; and `preX`/`postX` around any X run.
+_NPM_LIFECYCLE = (
+    "preinstall install postinstall prepare preprepare postprepare preversion version postversion "
+    "prepublishOnly prepublish publish postpublish prepack postpack preuninstall uninstall postuninstall "
+    "dependencies"
+).split()
+_NPM_COMMANDS = frozenset("test start stop restart".split())
 
 
 def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: str) -> None:
@@ -1108,7 +1114,12 @@ def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: 
     if not isinstance(scripts, dict):
         return
     lines = text.split("\n")
-    for key in _NPM_LIFECYCLE:
+    around = [
+        k
+        for k in scripts
+        if (m := re.match(r"(?:pre|post)(.+)$", k)) and (m.group(1) in scripts or m.group(1) in _NPM_COMMANDS)
+    ]
+    for key in dict.fromkeys([*_NPM_LIFECYCLE, *around]):
         cmd = scripts.get(key)
         if not isinstance(cmd, str) or not cmd.strip():
             continue
@@ -1351,7 +1362,13 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         if ext in _MEDIA_EXT or ext in _TEXTISH_EXT:
             ctx.flag("misleading-file-type", rel, None, snippet(f".{ext} file is actually an executable"))
         return
-    if mime in _ARCHIVE_MIME or _archive.kind_of(head) in ("zip", "7z", "rar", "tar"):
+    if (
+        mime in _ARCHIVE_MIME
+        or _archive.kind_of(head) in ("zip", "7z", "rar", "tar")
+        or _archive.zip_after(data)
+    ):
+        # a zip behind a prefix is a zip too: Python runs a zipapp (`#!` line, then the zip), shells
+        # unpack self-extracting scripts, and a picture with a zip appended opens in any unzip tool
         _scan_archive(data, rel, ctx, nesting)
         own = mimetypes.guess_type(rel)[0]  # an office document or a Java archive is a zip by design
         if mime == "application/zip" and ext in _ZIP_PACKAGES:

@@ -56,11 +56,24 @@ def kind_of(data: bytes) -> str | None:
     return None
 
 
+def zip_after(data: bytes) -> bool:
+    """Whether `data` is a zip with something put before it (a `#!` line, a script, a picture):
+    zip readers find the archive from its end, so what comes first does not hide it."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 65557))
+    if end <= 0 or data.startswith(b"PK"):
+        return False
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            return bool(zf.infolist())
+    except Exception:  # hostile input: not a zip zipfile can open
+        return False
+
+
 def inspect(data: bytes, limits: Limits | None = None, passwords: tuple[bytes, ...] = ()) -> Listing:
     """List an archive held in memory; never raises on malformed input. `passwords`: those the
     skill gives for its archives, tried on a zip's encrypted members (traditional zip encryption)."""
     limits = limits or Limits()
-    kind = kind_of(data) or "unknown"
+    kind = kind_of(data) or ("zip" if zip_after(data) else "unknown")
     try:
         if kind == "zip":
             return _zip(data, limits, passwords)

@@ -55,11 +55,17 @@ SECRET_PATH = re.compile(
     r"|Local State|Web Data|\.pgpass|\.my\.cnf|\.cargo/credentials|\.gem/credentials|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg|\.config/rclone/rclone\.conf|\.(?:config/)?composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh(?:/hosts\.yml|/?$)|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
+    # coding assistants' settings: MCP servers' keys in their environments, the assistant's own token
+    r"|\.claude\.json$|\.cursor/mcp\.json|claude_desktop_config\.json|\.config/github-copilot/(?:hosts|apps)\.json"
+    r"|\.gemini/oauth_creds\.json|\.codeium/"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
     # command and REPL histories (what was typed, passwords included); notebook servers' tokens
     r"|\.[\w-]+_history\b|\.local/share/fish/fish_history|\.ipython/[^\s\"']*history\.sqlite|jupyter/runtime\b"
     r"|PSReadLine/ConsoleHost_history\.txt"
-    r"|Local Storage/leveldb"
+    r"|Local Storage/leveldb|\.yarnrc(?:\.yml)?\b|\.config/hub\b|\.config/glab-cli\b"
+    # chat and mail desktop apps' profile folders: their signed-in sessions' tokens and cookies
+    r"|(?:\.config|Application Support|AppData[/\\]Roaming|\$APPDATA|%APPDATA%)[/\\](?:Slack|discord\w*|Signal|Element"
+    r"|Microsoft[/\\]Teams|WhatsApp|Thunderbird)(?:[/\\]|$)"
     r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
     # the token a Kubernetes pod is handed for the cluster's API (and the folder that holds it)
     r"|run/secrets/kubernetes\.io/serviceaccount\b[^\s\"']*"
@@ -92,13 +98,26 @@ EXFIL_HOST = re.compile(
     re.IGNORECASE,
 )
 
+#: Start-up and exit files: of login and interactive shells (bash, zsh, csh, ksh, on logout too), and
+#: of the interpreters, REPLs, editors and tools that run the code they hold each time they start
+#: (`.irbrc`, `.Rprofile`, Julia's `startup.jl`, `.pythonrc`, `.psqlrc`, `.gdbinit`, PowerShell
+#: profiles, `.vimrc`/`init.lua`, Emacs' `init.el`, `.tmux.conf`).
+_RC = (
+    r"(?:^|[/\\])\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login|bash_logout|zlogin|zlogout|login"
+    r"|logout|cshrc|tcshrc|kshrc|mkshrc|irbrc|pryrc|Rprofile|pythonrc(?:\.py)?|psqlrc|gdbinit|sqliterc|tmux\.conf"
+    r"|vimrc|exrc|emacs|ghci|perldlrc)$|\.julia/config/startup\.jl$|(?:^|[/\\])(?:Microsoft\.\w+_)?profile\.ps1$"
+    r"|(?:nvim|\.vim)/init\.(?:vim|lua)$|\.emacs\.d/(?:early-)?init\.el$|\.config/tmux/tmux\.conf$"
+)
+
 #: Persistence targets: writing here makes code run later, outside the skill's run (not the
 #: settings of systemd's own daemons, `/etc/systemd/resolved.conf`: they name no program to start).
 PERSIST_PATH = re.compile(
     r"(?:/etc/cron|/var/spool/cron|/etc/systemd/(?!(?:resolved|journald|timesyncd|logind|networkd|coredump|oomd)\.conf(?:\.d/[\w.-]+\.conf)?$)|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
     r"|/etc/rc\.local|\.config/autostart/|/etc/profile\.d/|/etc/(?:environment|bash\.bashrc|zsh/)|\.ssh/rc$"
-    r"|(?:site|dist)-packages/[^/]*\.pth$|(?:site|user)customize\.py$|\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|\.config/fish/config\.fish"
-    r"|(?:^|/)authorized_keys\b|\.git/hooks/|(?<![\w.-])(?:CLAUDE|AGENTS|MEMORY|SOUL|GEMINI)\.md$|\.mcp\.json$"
+    r"|(?:site|dist)-packages/[^/]*\.pth$|(?:site|user)customize\.py$|\.config/fish/config\.fish"
+    r"|"
+    + _RC
+    + r"|(?:^|/)authorized_keys\b|\.git/hooks/|(?<![\w.-])(?:CLAUDE|AGENTS|MEMORY|SOUL|GEMINI)\.md$|\.mcp\.json$"
     r"|\.claude/settings(?:\.local)?\.json|/etc/sudoers|/etc/ld\.so\.preload)",
 )
 
@@ -118,7 +137,7 @@ KERNEL_PATH = re.compile(r"^/proc/sys/")
 #: Block devices that hold a disk (not /dev/null, /dev/zero or a loop device over an image file).
 DEVICE = re.compile(r"^/dev/(?![a-z]*[A-Z])(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
 #: Shell start-up files: users are told to append PATH lines to them, so a write alone is medium.
-RC_FILE = re.compile(r"\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login)$|config\.fish$")
+RC_FILE = re.compile(_RC + r"|config\.fish$")
 
 
 #: What, written into a start-up file, makes it fetch, unpack or start hidden code each session

@@ -8,9 +8,11 @@ modules are resolved. Like the Python reader it is flow-insensitive within a fil
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shlex
+import urllib.parse
 from typing import Any
 
 from skillyard.install.scanner._flows import (
@@ -75,6 +77,28 @@ _FS_MODULE = re.compile(r"^(?:fs[./]promises|fs|fs-extra|fse)\.")
 _MODULE_CDN = re.compile(
     r"(?i)https://(?:deno\.land|jsr\.io|esm\.sh|esm\.run|cdn\.jsdelivr\.net|unpkg\.com|cdn\.skypack\.dev|ga\.jspm\.io)/"
 )
+
+
+def _lists_folder(r: Any, node: Any) -> bool:
+    """Whether `node` is a call that lists a folder (`fs.readdirSync(dir)`)."""
+    f = node.child_by_field_name("function") if node is not None and node.type == "call_expression" else None
+    return f is not None and bool(re.search(r"\breaddir(?:Sync)?$", r.qual(f)))
+
+
+def _data_url(url: str) -> str | None:
+    """The script a `data:` URL of JavaScript holds (base64 or percent-encoded), else None."""
+    m = re.match(
+        r"(?is)data:(?:text|application)/(?:x-)?(?:java|ecma)script(?:;[^,;]*)*?(;base64)?,(.*)$", url
+    )
+    if not m:
+        return None
+    try:
+        raw = base64.b64decode(m.group(2) + "=" * (-len(m.group(2)) % 4)) if m.group(1) else None
+    except ValueError:
+        return None
+    return raw.decode("utf-8", "replace") if raw is not None else urllib.parse.unquote(m.group(2))
+
+
 #: Names of the global object: a call through them is a call of the global function.
 _GLOBALS = frozenset({"globalThis", "window", "global", "self"})
 #: Expressions that stand for the one inside them (TypeScript's `x as T`, `x!`, `x satisfies T`).
@@ -133,6 +157,12 @@ class _Reader:
         #: this file's functions by name (declarations, `const f = () => ...`, `exports.f = ...`)
         self.defs: dict[str, Any] = {}
         self.done: set[str] = set()
+        #: names bound to a folder's listing (`names = fs.readdirSync(dir)`): a loop's entry is `dir/*`
+        self.listings: set[str] = set()
+        #: arrays with some items known at run time only: the known ones (`roots.forEach(scan)`)
+        self.partial: dict[str, list[str]] = {}
+        #: function -> {parameter position: the secret its body puts into that container}
+        self.fills: dict[str, dict[int, Source]] = {}
         self.ready = False
         #: callee (as `qual` spells it) -> (secret it returns, file it is defined in or None)
         self.returns: dict[str, tuple[Source, str | None]] = {}
@@ -654,6 +684,13 @@ class _Reader:
                 self.declare(n)
             elif n.type == "import_statement":
                 self.imports(n)
+                source = n.child_by_field_name("source")
+                if source is not None and (code := _data_url(self.fold(source) or "")):
+                    # `import "data:text/javascript;base64,…"`: the module it names is that code
+                    self.facts.assembled.append((n.start_point[0] + 1, code))
+                    if (sub := analyse(code)) is not None:
+                        sub.assembled.clear()
+                        self.facts.extend(sub, n.start_point[0])
             elif n.type in ("call_expression", "new_expression"):
                 self.call(n)
             elif n.type == "for_in_statement":
@@ -675,6 +712,8 @@ class _Reader:
                     and (src := self.source(right))
                 ):
                     self.taint.setdefault(self.text(left), src)
+                if left is not None and left.type == "identifier" and _lists_folder(self, right):
+                    self.listings.add(self.text(left))
             stack.extend(reversed(n.named_children))
 
     def given(self, fn: Any, a: list[Any]) -> None:
@@ -707,11 +746,16 @@ class _Reader:
         )
         if items and len(items) <= MAX_ALTS:
             self.env[self.text(left)] = ALT.join(items)
-        elif f is not None and re.search(r"\breaddir(?:Sync)?$", self.qual(f)):
-            # for (const e of fs.readdirSync(dir)): each entry of the folder, `dir/*` joined
+        elif (f is not None and re.search(r"\breaddir(?:Sync)?$", self.qual(f))) or self.text(
+            right
+        ) in self.listings:
+            # for (const e of fs.readdirSync(dir)), also of a name bound to it: each entry, `dir/*` joined
             self.env.setdefault(self.text(left), "*")
         if self.text(right) in self.secret_arrays:
             self.secret_items[self.text(left)] = self.secret_arrays[self.text(right)]
+        if self.taint and (src := self.source(right)) is not None:
+            # for (const m of text.matchAll(re)): each piece of a secret is secret
+            self.taint.setdefault(self.text(left), src)
 
     def collect(self, root: Any) -> None:
         """This file's named functions: declarations, functions bound to names, `exports.f = ...`."""
@@ -772,8 +816,12 @@ class _Reader:
                 continue
             p = p.child_by_field_name("left") or p if p.type == "assignment_pattern" else p
             names.append(self.text(p) if p.type == "identifier" else "")
-        sub = self._sub(dict(self.taint))
+        # (the parameters are the function's own names: a global of the same name does not fill them)
+        sub = self._sub({k: v for k, v in self.taint.items() if k not in names})
         sub.walk(body)
+        filled = {i: sub.taint[p] for i, p in enumerate(names[:MAX_PARAMS]) if p and p in sub.taint}
+        if filled:
+            self.fills[name] = filled
         for r in _returned(fn):
             if (src := sub.source(r)) is not None and not src.what.startswith(PARAM):
                 self.returns[name] = (src, None)
@@ -968,6 +1016,8 @@ class _Reader:
             items = [self.fold(x) for x in value.named_children]
             if items and all(i is not None for i in items):
                 self.arrays[key] = [str(i) for i in items]
+            elif known := [str(i) for i in items if i and ALT not in i]:
+                self.partial[key] = known[:MAX_ALTS]
             hit = next((s for i in items if i and (s := secret_path(i))), None)
             if hit is not None:
                 self.secret_arrays[key] = Source(hit, n.start_point[0] + 1, True)
@@ -1100,11 +1150,43 @@ class _Reader:
             self.call_sinks(n, q, f, a, line)
         if f.type == "identifier" and (fn := self.defs.get(self.text(f))) is not None:
             self.given(fn, a)
+            if self.ready and any(x.type == "identifier" for x in a):
+                # `scan(dir, found)` whose body puts a secret into `found`: the caller's container holds it
+                self.summary(self.text(f))
+                for i, src in self.fills.get(self.text(f), {}).items():
+                    if i < len(a) and a[i].type == "identifier":
+                        self.taint.setdefault(self.text(a[i]), src)
+        if short in _EACH and f.type == "member_expression" and a and a[0].type in _FUNCS:
+            # `roots.forEach((r) => …)`: the parameter holds each item known before the loop runs
+            obj = f.child_by_field_name("object")
+            items = (
+                self.arrays.get(self.text(obj)) or self.partial.get(self.text(obj))
+                if obj is not None
+                else None
+            )
+            ps = a[0].child_by_field_name("parameter") or a[0].child_by_field_name("parameters")
+            first = (
+                ps.named_children[0]
+                if ps is not None and ps.type == "formal_parameters" and ps.named_children
+                else ps
+            )
+            if items and first is not None and first.type == "identifier" and len(items) <= MAX_ALTS:
+                self.env.setdefault(self.text(first), ALT.join(items))
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
         elif short == "on" and a and self.fold(a[0]) == "data" and not _LOCAL_STREAM.search(self.text(f)):
             # `x.on("data", ...)`: what a response or socket receives, however `x` was reached
             self.gets.append((line, "data the program receives"))
+        if (
+            (f.type == "import" or (q in ("Worker", "SharedWorker") and n.type == "new_expression"))
+            and a
+            and (code := _data_url(self.fold(a[0]) or ""))
+        ):
+            # import("data:text/javascript;base64,…"), new Worker("data:…"): the URL is the code run
+            self.facts.assembled.append((line, code))
+            if (sub := analyse(code)) is not None:
+                sub.assembled.clear()
+                self.facts.extend(sub, line - 1)
         if f.type == "import" and a and (url := self.fold(a[0])) and re.match(r"(?i)https?://", url):
             # import("https://…"): a module fetched from the network and run
             text = f"imports {url} from the network and runs it as a module"
@@ -1119,8 +1201,8 @@ class _Reader:
             where = self.dest(n) or ""
             if not _LOCAL.match(where):
                 self.sockets.append((line, where))
-        if short in ("push", "unshift") and f.type == "member_expression" and a:
-            # out.push(fs.readFileSync(f)): the array holds what is pushed
+        if short in ("push", "unshift", "add", "set") and f.type == "member_expression" and a:
+            # out.push(fs.readFileSync(f)), seen.add(…), byName.set(k, …): the container holds it
             obj = f.child_by_field_name("object")
             if obj is not None and obj.type == "identifier" and (src := self.source(args)):
                 self.taint.setdefault(self.text(obj), src)
@@ -1206,8 +1288,19 @@ class _Reader:
                         return
                 self.sends_files(a, line, conn)
         dns = q in _DNS
-        if dns or q in _NET or (short in ("post", "put") and q.split(".")[0] in ("axios", "got", "needle")):
+        # a GET sends its URL and headers too (`https.get({host, headers: {"User-Agent": tok}})`)
+        gets = q in ("http.get", "https.get") or (
+            short == "get" and q.split(".")[0] in ("axios", "got", "needle")
+        )
+        if (
+            dns
+            or gets
+            or q in _NET
+            or (short in ("post", "put") and q.split(".")[0] in ("axios", "got", "needle"))
+        ):
             for x in a:
+                if x.type in ("arrow_function", "function_expression", "function"):
+                    continue  # the response's handler, not what is sent
                 src = self.source(x)
                 if not src:
                     continue

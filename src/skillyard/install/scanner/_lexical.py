@@ -61,6 +61,10 @@ _SINKS = (
             r"|LWP::UserAgent|HTTP::Tiny|\bfetch\(|http\.request|Excon|Typhoeus|WWW::Mechanize|wp_remote_post"
             r"|\b(?:file_get_contents|fopen|file)\(\s*[\"']https?://|stream_context_create\(\s*(?:array\(|\[)\s*[\"']https?[\"']"
             r"|\burl-retrieve\b|\bhs\.http\.\w+\(|\brequest-send\b"
+            # a URL held by a name, opened with a stream context; the URL curl is set to
+            r"|\b(?:file_get_contents|fopen|file)\(\s*\$\w+\s*,[^,()]*,\s*\$\w+|CURLOPT_URL\s*,"
+            # a package pushed to a registry: what the package holds goes with it
+            r"|\b(?:gem|npm|yarn|pnpm|cargo|twine|poetry|dotnet\W+nuget)[\"',\s]+(?:push|publish|upload)\b"
         ),
     ),
     (
@@ -152,7 +156,19 @@ _HOME_EXPR = (
     r"(?:os\.UserHomeDir\(\)|os\.Getenv\(\"(?:HOME|USERPROFILE)\"\)|Dir\.home\b|ENV\[[\"']HOME[\"']\]"
     r"|File\.expand_path\([\"']~[\"']\)|\$HOME\b|\$env:(?:USERPROFILE|HOME)\b|\$ENV\{HOME\}|dirs::home_dir\(\)"
     r"|home::home_dir\(\)|System\.getProperty\(\"user\.home\"\)|Environment\.GetFolderPath\([^)]*UserProfile\)"
-    r"|os\.homedir\(\)|getenv\([\"']HOME[\"']\))"
+    r"|os\.homedir\(\)|getenv\([\"']HOME[\"']\)|(?:std::)?env::var(?:_os)?\(\"(?:HOME|USERPROFILE)\"\))"
+)
+#: A walk down a folder tree, in any language.
+_TREE_WALK = re.compile(
+    r"\bread_dir\b|\bWalkDir\b|filepath\.Walk(?:Dir)?\b|\bFind\.find\b|Dir\.glob\([^)]{0,200}\*\*|Get-ChildItem\b[^\n]{0,300}-Recurse"
+    r"|RecursiveDirectoryIterator|\bFiles\.walk\b|File::Find|\breaddir(?:Sync)?\b|EnumerateFiles|\bos\.walk\b"
+)
+#: A file opened to be written over in place (not created, truncated or appended to), or written at
+#: an offset: what a wiper does to the files it finds.
+_OVERWRITE = re.compile(
+    r"OpenOptions::new\(\)(?![^;]{0,200}\.(?:create|truncate|append)\(true\))[^;]{0,200}\.write\(true\)(?![^;]{0,200}\.(?:create|truncate|append)\(true\))"
+    r"|\bSeekFrom::|\bos\.OpenFile\([^)]{0,200}O_WRONLY(?![^)]{0,200}O_(?:CREATE|TRUNC|APPEND))|\bFile\.open\([^)]{0,200}[\"']r\+b?[\"']"
+    r"|\bfopen\([^)]{0,200}[\"']r\+b?[\"']|\[IO\.File\]::OpenWrite\b|\bWriteAt\("
 )
 _HOME_BIND = re.compile(_LHS + _HOME_EXPR)
 _RM_TREE = re.compile(
@@ -310,6 +326,11 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
         return None
     facts = CodeFacts()
     lines = text.split("\n")
+    shifts = list(
+        dict.fromkeys(
+            (m.group(1) or m.group(3), int(m.group(2) or m.group(4))) for m in _CHAR_SHIFT.finditer(text)
+        )
+    )
     source: Source | None = None
     weak: Source | None = None
     reads = False
@@ -392,6 +413,12 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
             codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
             if all(31 < c < 127 for c in codes) and not _HOSTISH.match(said := "".join(map(chr, codes))):
                 facts.assembled.append((n, said))
+            # codes turned into characters after a constant shift or mask the file applies
+            # (`string.char(v - 7)`, `chr(c ^ 23)`, `(char)(b + 3)`): read through each of them
+            for op, k in shifts[:4]:
+                moved = [_shift(c, op, k) for c in codes]
+                if all(31 < c < 127 or c in (9, 10) for c in moved) and len(facts.assembled) < 8:
+                    facts.assembled.append((n, "".join(map(chr, moved))))
         if (cmd := _run_command(line)) is not None:
             facts.shell.append((n, cmd))
             if cmd not in line:
@@ -445,6 +472,25 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     if fetched is not None and evals:
         said = f"{fetched.what} and evaluates code in the same file"
         facts.flows.append(flow("download-exec", "critical", evals[0], said, fetched))
+    if homes and _TREE_WALK.search(text) and (w := _OVERWRITE.search(text)):
+        # a walk handed the home directory (`walk(Path::new(&home))`) that writes over the files it
+        # finds in place: a wiper's shape, whatever the files are
+        handed = any(
+            re.search(rf"\w\s*\([^()\n]*[&*]?\b{re.escape(h)}\b", ln) and not _HOME_BIND.match(ln)
+            for ln in lines
+            for h in homes
+        )
+        if handed:
+            at = text[: w.start()].count("\n") + 1
+            facts.flows.append(
+                flow(
+                    "destruction",
+                    "high",
+                    at,
+                    "walks the home directory and writes over the files it finds",
+                    None,
+                )
+            )
     if ext in ("ps1", "psm1"):
         from skillyard.install.scanner import _powershell
 
@@ -709,6 +755,19 @@ _NET_CALL = re.compile(
 _PRIVATE = re.compile(r"^(?:[a-z]+://)?(?:10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)", re.I)
 #: Character codes written out as a list (`[112, 97, ...]`, `{104, 116, ...}`).
 _CODES = re.compile(r"(?:(?<![\w.])\d{2,3}\s*,\s*){5,}\d{2,3}\b")
+#: A character made from a code with a constant shift or mask: `string.char(v - 7)`, `chr($c ^ 23)`,
+#: `(char)(b + 3)`, `[char]($_ - 1)`, `c.chr` after `(c - 7)`, `String.fromCharCode(x ^ 5)`.
+_CHAR_SHIFT = re.compile(
+    r"(?:\bchar|\bchr|fromCharCode|\(char\)|\[char\]|\bchar::from)\s*\(?\s*\(?\s*[$@]?\w+\s*\)?\s*([-+^])\s*(\d{1,3})\b"
+    r"|\(\s*[$@]?\w+\s*([-+^])\s*(\d{1,3})\s*\)\s*\.chr\b"
+)
+
+
+def _shift(c: int, op: str, k: int) -> int:
+    """What `chr(c OP k)` is given: `-`/`+` move the code, `^` masks it."""
+    return c - k if op == "-" else c + k if op == "+" else c ^ k
+
+
 #: A host written as literal pieces joined with dots: `["c", "example", "net"].join(".")`,
 #: `".".join(("c", "example"))`, `strings.Join([]string{"c", "example"}, ".")`.
 _PIECES = r"""((?:["'][\w-]+["']\s*,\s*)+["'][\w-]+["'])"""

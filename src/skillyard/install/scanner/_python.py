@@ -131,6 +131,43 @@ _RUNTIME = "$ARG"
 _MAX_ARGV = 256
 
 
+def _kept_arguments(tree: ast.AST) -> dict[str, dict[int | str, str]]:
+    """Classes of the file whose `__init__` keeps a parameter on the object (`self.source = source`):
+    class name -> {argument position, and parameter name: attribute}."""
+    out: dict[str, dict[int | str, str]] = {}
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        init = next((b for b in cls.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+        if init is None or len(out) >= 64:
+            continue
+        params = [a.arg for a in init.args.args[1:]]
+        for st in ast.walk(init):
+            if (
+                isinstance(st, ast.Assign)
+                and isinstance(st.value, ast.Name)
+                and st.value.id in params
+                and any(
+                    isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                    for t in st.targets
+                )
+            ):
+                attr = next(t.attr for t in st.targets if isinstance(t, ast.Attribute))
+                out.setdefault(cls.name, {})[params.index(st.value.id)] = attr
+                out[cls.name][st.value.id] = attr  # given by keyword
+    return out
+
+
+def _int(node: ast.AST | None) -> int | None | bool:
+    """A slice bound: None when absent, its value when a constant integer, else False."""
+    if node is None:
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _int(node.operand)
+        return -v if isinstance(v, int) and not isinstance(v, bool) else False
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return False
+
+
 class _Reader:
     def __init__(self, project: Project | None = None, rel: str = "") -> None:
         self.env: dict[str, Any] = {}  # name -> folded str | ("mod", dotted)
@@ -161,8 +198,12 @@ class _Reader:
         #: helpers being folded (a helper that calls itself is not folded), lambdas bound to names
         self.folding: set[str] = set()
         self.lambdas: dict[str, ast.Lambda] = {}
+        #: `back = str.maketrans(A, B)`: the name holds that table
+        self.tables: dict[str, list[str]] = {}
         self.done: set[str] = set()
         self.ready = False
+        #: class -> {argument position: the attribute its `__init__` keeps it in}
+        self.kept: dict[str, dict[int | str, str]] = {}
         #: loop names bound to files found under the home directory -> that directory
         self.home_walk: dict[str, str] = {}
         #: secret-holding names -> their stand-in while a command is read for the secrets in it
@@ -346,6 +387,9 @@ class _Reader:
                 step = self.fold(sl.step) if sl.step is not None else None
                 if step == "-1":
                     return s[::-1]
+            bounds = [_int(b) for b in (sl.lower, sl.upper)]
+            if s is not None and sl.step is None and all(b is not False for b in bounds):
+                return s[bounds[0] : bounds[1]]  # ALPHABET[23:] + ALPHABET[:23]: a rotated alphabet
             return None
         if isinstance(node, ast.Subscript):
             q = self.qual(node.value)
@@ -364,6 +408,15 @@ class _Reader:
         if isinstance(node, ast.Call):
             return self._fold_call(node)
         return None
+
+    def _table(self, node: ast.AST) -> list[str] | None:
+        """The constant arguments of a `str.maketrans(FROM, TO[, DELETE])` call, else None."""
+        if not isinstance(node, ast.Call) or self.qual(node.func) not in ("str.maketrans", "maketrans"):
+            return None
+        parts = [self.fold(x) for x in node.args]
+        if len(parts) not in (2, 3) or None in parts or len(parts[0] or "") != len(parts[1] or ""):
+            return None
+        return [p for p in parts if p is not None]
 
     def _fold_call(self, node: ast.Call) -> str | None:
         f = self.qual(node.func) or ""
@@ -431,17 +484,12 @@ class _Reader:
             return out if len(out) <= MAX_FOLD else None
         if short == "translate" and isinstance(node.func, ast.Attribute) and len(args) == 1:
             # "qhc2".translate(str.maketrans("qhc", "dup")) is "dup2"
+            # (also through a name bound to the table: `back = str.maketrans(B, A)`, `s.translate(back)`)
             table = args[0]
-            if isinstance(table, ast.Call) and self.qual(table.func) in ("str.maketrans", "maketrans"):
-                parts = [self.fold(x) for x in table.args]
-                base = self.fold(node.func.value)
-                if (
-                    base is not None
-                    and len(parts) in (2, 3)
-                    and None not in parts
-                    and len(parts[0]) == len(parts[1])
-                ):
-                    return base.translate(str.maketrans(*parts))
+            parts = self.tables.get(table.id) if isinstance(table, ast.Name) else self._table(table)
+            base = self.fold(node.func.value)
+            if base is not None and parts is not None:
+                return base.translate(str.maketrans(*parts))
             return None
         if short == "joinpath" and isinstance(node.func, ast.Attribute):
             parts = [self.fold(node.func.value)] + [self.fold(a) for a in args]
@@ -800,6 +848,7 @@ class _Reader:
         if cut > MAX_NODES:
             del nodes[MAX_NODES:]
         self.exec_lines = [n.lineno for n in nodes if isinstance(n, ast.Call) and _may_run(n)]
+        self.kept = _kept_arguments(tree)
         for i in range(3):
             if i == 2 and not self.late:
                 break
@@ -1205,6 +1254,9 @@ class _Reader:
         if isinstance(value, ast.Lambda) and len(self.lambdas) < MAX_FUNCTIONS:
             for n in names:
                 self.lambdas[n] = value
+        if (table := self._table(value)) is not None and len(self.tables) < MAX_FUNCTIONS:
+            for n in names:
+                self.tables[n] = table
         if (
             isinstance(value, ast.List | ast.Tuple | ast.ListComp)
             and (items := self._fold_items(value)) is not None
@@ -1317,6 +1369,15 @@ class _Reader:
 
     def _call(self, call: ast.Call) -> None:
         f = self.qual(call.func) or ""
+        for i, attr in self.kept.get(f, {}).items():
+            # `_Loader(src)` whose `__init__` keeps it as `self.source`: its methods read that value
+            given = (
+                call.args[i]
+                if isinstance(i, int) and i < len(call.args)
+                else next((k.value for k in call.keywords if k.arg == i), None)
+            )
+            if given is not None and (src := self.source(given)) is not None:
+                self.taint.setdefault(f"self.{attr}", src)
         short = f.rsplit(".", 1)[-1]
         line = call.lineno
         if self.sinks or self._local(f) is not None:

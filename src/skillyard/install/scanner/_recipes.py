@@ -1,4 +1,5 @@
-"""Shell commands embedded in other files: Makefile recipes, CI workflow `run:` steps, Dockerfile `RUN`.
+"""Shell commands embedded in other files: Makefile recipes, CI workflow `run:` steps, Dockerfile `RUN`
+(and `CMD`, `ENTRYPOINT`, `HEALTHCHECK CMD`).
 
 Each is turned into a shell script with the same line numbers as the file it came from (lines
 that hold no command are left blank), so the shell reader's flows point at the right line.
@@ -19,6 +20,8 @@ _MAKE_AUTO = re.compile(r"\$[@<^?*|+]|\$\((?:[@<^*?][DF]?)\)")
 #: `$(shell CMD)` runs CMD when make reads the line: the shell's `$(CMD)`.
 _MAKE_SHELL = re.compile(r"\$\(shell\s+")
 #: Make names that hold the shell environment's value when the Makefile does not set them.
+#: `include FILE`, `-include FILE`, `sinclude FILE`.
+_MAKE_INCLUDE = re.compile(r"^\s*(?:-|s)?include\s+(.+)$")
 _FROM_ENV = ("HOME", "USER", "PWD", "PATH", "TMPDIR", "SHELL")
 
 
@@ -113,23 +116,39 @@ def _make(lines: list[str]) -> list[str]:
         s = _MAKE_REF.sub(one, s)
         return _MAKE_SHELL.sub("$(", s).replace("$$", "$")
 
+    # make remakes a makefile it includes when a rule has it as its target, then reads it: what that
+    # rule's recipe writes runs as make (its `$(shell ...)`, its recipes) on every `make`.
+    included = {w for ln in lines if (m := _MAKE_INCLUDE.match(ln)) for w in expand(m.group(1)).split()}
     out: list[str] = []
     in_recipe = False
     continued = False
+    target = ""
+    last = -1
     for ln in lines:
         if ln.startswith("\t") or (continued and in_recipe):
             body = ln[1:] if ln.startswith("\t") else ln
             if not continued:
                 body = body.lstrip().lstrip("@-+").lstrip()
+            if target:
+                body = re.sub(r"\$@|\$\(@\)", target, body)
             out.append(expand(body))
+            last = len(out) - 1
             in_recipe = True
             continued = ln.rstrip().endswith("\\")
             continue
         continued = False
         stripped = ln.strip()
         if stripped and not stripped.startswith("#"):
+            if target in included and last >= 0:
+                out[last] += f"; . {target}"
             in_recipe = ":" in stripped and not _MAKE_VAR.match(stripped)
+            head = stripped.split(":", 1)[0].split() if in_recipe else []
+            target = head[0] if len(head) == 1 and "%" not in head[0] else ""
+            target = expand(target) if "$" in target else target
+            last = -1
         out.append("")
+    if target in included and last >= 0:
+        out[last] += f"; . {target}"
     return out
 
 
@@ -145,7 +164,10 @@ def _docker(lines: list[str]) -> list[str]:
             out.append(ln)
             continued = s.endswith("\\")
             continue
-        m = re.match(r"(?i)^\s*RUN\s+(?:--\S+\s+)*(.*)$", ln)
+        # `RUN` at build time; `CMD`, `ENTRYPOINT` and `HEALTHCHECK ... CMD` in every container run
+        m = re.match(
+            r"(?i)^\s*(?:RUN|CMD|ENTRYPOINT|HEALTHCHECK(?:\s+--\S+)*\s+CMD)\s+(?:--\S+\s+)*(.*)$", ln
+        )
         if m and not m.group(1).startswith("["):
             out.append(m.group(1))
             continued = s.endswith("\\")
@@ -173,8 +195,21 @@ def _exec_form(s: str) -> str:
 _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
-def _expr(m: re.Match[str]) -> str:
-    return _value(m.group(1))
+def _exprs(s: str) -> str:
+    """`s` with its `${{ ... }}` expressions put in as their run-time values. The runner puts them in
+    before the shell reads the line, so one inside single quotes (`echo '${{ toJSON(secrets) }}'`) is
+    still its value: the quotes are closed around it."""
+    out: list[str] = []
+    quote = ""
+    i = 0
+    for m in _EXPR.finditer(s):
+        for ch in s[i : m.start()]:
+            if ch in "'\"" and (not quote or quote == ch):
+                quote = "" if quote else ch
+        v = _value(m.group(1))
+        out.append(s[i : m.start()] + (f"'\"{v}\"'" if quote == "'" else v))
+        i = m.end()
+    return "".join(out) + s[i:]
 
 
 def _value(e: str) -> str:
@@ -217,23 +252,48 @@ def _workflow(lines: list[str]) -> list[str]:
         if key == "env":
             for n, b in block:
                 if e := re.match(r"^\s*([A-Za-z_]\w*):\s*(.*)$", b):
-                    value = _EXPR.sub(_expr, e.group(2).strip().strip("'\""))
+                    value = _exprs(e.group(2).strip().strip("'\""))
                     out[n] = f'{e.group(1)}="{value}"'
         elif rest and not rest.startswith(("|", ">")):
-            out[i] = _EXPR.sub(_expr, _scalar(rest))
+            out[i] = _exprs(_scalar(rest))
         elif block and all(not b.strip() or b.lstrip().startswith("- ") for _, b in block):
             for n, b in block:  # a list of commands (`script:`, `cmds:`)
                 item = b.lstrip()[2:].strip()
                 if c := re.match(r"^cmd:\s*(.+)$", item):
-                    out[n] = _EXPR.sub(_expr, _scalar(c.group(1)))
+                    out[n] = _exprs(_scalar(c.group(1)))
                 elif item and not re.match(r"^[\w-]+:(?:\s|$)", item):
-                    out[n] = _EXPR.sub(_expr, _scalar(item))
+                    out[n] = _exprs(_scalar(item))
         else:
             body = [b for _, b in block if b.strip()]
             cut = min((len(b) - len(b.lstrip()) for b in body), default=0)
             for n, b in block:
-                out[n] = _EXPR.sub(_expr, b[cut:])
+                out[n] = _exprs(b[cut:])
         i = max(j, i + 1) if key == "env" or not block else j
+    for n, ln in enumerate(lines):
+        # `uses: actions/upload-artifact` with `path:`: what the paths hold is uploaded to GitHub,
+        # where whoever can read the run downloads it (anyone, on a public repository)
+        if re.match(r"^\s*(?:-\s+)?uses:\s*[\"']?actions/upload-(?:pages-)?artifact@", ln) and not out[n]:
+            indent = len(ln) - len(ln.lstrip(" -"))
+            paths: list[str] = []
+            k = n + 1
+            while k < len(lines) and (
+                not lines[k].strip() or len(lines[k]) - len(lines[k].lstrip()) >= indent
+            ):
+                if (m := re.match(r"^\s*path:\s*(.*)$", lines[k])) is not None:
+                    first = m.group(1).strip()
+                    if first and first[0] not in "|>":
+                        paths.append(_scalar(first))
+                    else:
+                        depth = len(lines[k]) - len(lines[k].lstrip())
+                        k += 1
+                        while k < len(lines) and len(lines[k]) - len(lines[k].lstrip()) > depth:
+                            paths.append(lines[k].strip())
+                            k += 1
+                        continue
+                k += 1
+            paths = [x for x in paths if x and not x.startswith(("!", "#"))]
+            if paths:
+                out[n] = "gh release upload artifact " + " ".join(shlex.quote(_exprs(x)) for x in paths)
     return out
 
 

@@ -252,6 +252,11 @@ class _Reader:
             return _sliced(self.env.get(m[1]), m[2], m[3])  # ${ABC:2:1}: a piece of a known value
         if t == "expansion" and (m := _TRIM.fullmatch(self.text(node))):
             return _trimmed(self.env.get(m[1]), m[2], m[3])  # ${URL#https:}: a known prefix cut off
+        if t == "expansion" and (m := _SUBST.fullmatch(self.text(node))):
+            return _substituted(self.env.get(m[1]), m[2], m[3], m[4])  # ${V//_/}: noise taken out
+        if t == "expansion" and (m := _CASE.fullmatch(self.text(node))):
+            v = self.env.get(m[1])  # ${V,,} / ${V^^}: a known value in lower / upper case
+            return None if v is None else (v.lower() if m[2][0] == "," else v.upper())
         if t == "simple_expansion" or t == "expansion":
             name = next((c for c in node.named_children if c.type == "variable_name"), None)
             if name is None or (t == "expansion" and len(node.named_children) != 1):
@@ -358,7 +363,8 @@ class _Reader:
         if not words:
             return None
         name = _base(words[0])
-        if name in ("env", "printenv") and len(words) == 1:
+        if _WHOLE_ENV.get(name) is not None and all(re.fullmatch(_WHOLE_ENV[name], w) for w in words[1:]):
+            # `env`, `printenv -0`, `set`: every variable and its value
             return Source("the whole environment", line, True)
         if self.stdin_secret and name in ("cat", "head") and all(w in ("-", "/dev/stdin") for w in words[1:]):
             return Source("the credentials git hands its credential helper on standard input", line, True)
@@ -658,6 +664,11 @@ class _Reader:
         if body is None or not words or self.depth >= MAX_DEPTH:
             return
         name, code, got = _base(words[0]), self.text(body), None
+        helper = name in ("cat", "tee") and self.helper_written(n, words)
+        if name in ("cat", "tee") and not helper and (bang := _SHEBANG.match(code.lstrip())):
+            # `cat > ~/.local/bin/x <<'EOF'` of a script with its `#!` line: the program it writes,
+            # run later by whatever starts it (a start-up file, a timer, a hook)
+            name = _base(bang.group(1))
         if name.startswith("python"):
             from skillyard.install.scanner import _python
 
@@ -668,7 +679,7 @@ class _Reader:
             got = _js.analyse(code)
         elif name in _SHELLS:
             got = analyse(code, self.depth + 1)
-        elif name in ("cat", "tee") and self.helper_written(n, words):
+        elif helper:
             # `cat > ~/.local/bin/git-credential-x <<'EOF'`: the script git will run as a helper
             got = analyse(code, self.depth + 1, helper=True)
         if got is not None:
@@ -734,6 +745,15 @@ class _Reader:
                     # whole pipeline, list or group prints
                     body = n.child_by_field_name("body")
                     if body is not None and body.type != "command":
+                        # `for f in ~/.netrc .env; do cat "$f"; done > f`, also inside a group:
+                        # the loops' variables hold what they name before their commands are read
+                        stack, seen = [body], 0
+                        for x in popped(stack):
+                            if (seen := seen + 1) > 512:
+                                break
+                            if x.type == "for_statement":
+                                self.loop(x)
+                            stack.extend(x.named_children)
                         src = self.pipeline_source(body)
                     elif cmd is not None:
                         src = self.reads_secret(words, line) or next(
@@ -1264,7 +1284,7 @@ class _Reader:
                     v
                     for w, v in zip(args, args[1:], strict=False)
                     if w in ("-F", "--file", "-m", "--message")
-                ]
+                ] + [w.split("=", 1)[1] for w in args if w.startswith(("--file=", "--message="))]
             named = next((s for w in given if (s := self.secret(w, line))), None)
             src = named or (here if args[0] == "add" else None)
             if src is not None:
@@ -1513,6 +1533,10 @@ _AUDIT_LOG = re.compile(r"/var/log/(?:wtmp|btmp|lastlog|faillog|auth\.log|secure
 _ERASE_WORD = re.compile(r"(?:^|[\s;&|(])(?:/bin/|/usr/bin/)?(?:rm|shred|unlink|srm|wipe)\s")
 
 
+#: A script's `#!` line: the interpreter it names (`#!/usr/bin/env -S python3 -u` is python3).
+_SHEBANG = re.compile(r"#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-\S+\s+)*)?([\w.-]+)")
+
+
 #: `${NAME#text}`, `${NAME%text}` with a literal text (no pattern characters).
 _TRIM = re.compile(r"\$\{(\w+)(##?|%%?)([^${}`*?\[\]]*)\}")
 
@@ -1529,6 +1553,23 @@ def _sliced(value: str | None, off: str, length: str | None) -> str | None:
         return value[i:]
     k = int(length)
     return value[i : i + k] if k >= 0 else value[i : len(value) + k]
+
+
+#: `${NAME/text/with}`, `${NAME//text/with}` (also anchored, `/#`, `/%`) with literal texts.
+_SUBST = re.compile(r"\$\{(\w+)(//?|/#|/%)([^${}`*?\[\]/]+)(?:/([^${}`*?\[\]]*))?\}")
+#: `${NAME,,}`, `${NAME^^}` (and the one-letter forms): case changed.
+_CASE = re.compile(r"\$\{(\w+)(,,?|\^\^?)\}")
+
+
+def _substituted(value: str | None, op: str, old: str, new: str | None) -> str | None:
+    if value is None:
+        return None
+    new = new or ""
+    if op == "/#":
+        return new + value[len(old) :] if value.startswith(old) else value
+    if op == "/%":
+        return value[: -len(old)] + new if value.endswith(old) else value
+    return value.replace(old, new) if op == "//" else value.replace(old, new, 1)
 
 
 def _trimmed(value: str | None, op: str, cut: str) -> str | None:
@@ -1761,6 +1802,8 @@ def _holds(arg: str, path: str) -> bool:
     """Whether the argument `arg` names `path` or a folder (or a glob of one) that holds it."""
     a = arg.replace('"', "").replace("'", "").rstrip("*").rstrip("/")
     p = path.replace('"', "").replace("'", "")
+    if a in (".", "./") and not p.startswith(("/", "~", "$")):
+        return True  # the working folder holds every relative path
     return bool(a) and (p == a or p.startswith(a + "/"))
 
 
@@ -1878,9 +1921,21 @@ def _dest(words: list[str]) -> str | None:
     return None
 
 
+#: Commands that print every variable of the environment, with the options that keep them doing so.
+_WHOLE_ENV = {
+    "env": r"-0|--null",
+    "printenv": r"-0|--null",
+    "set": r"^$",
+}
+
+
 def _output_file(words: list[str]) -> str | None:
+    # `-o FILE` and short options bundled before it (`curl -fsSLo FILE`, `wget -qO FILE`)
+    short = "O" if _base(words[0]) == "wget" else "o"
     for i, w in enumerate(words[:-1]):
         if w in ("-o", "--output", "-O", "--output-document") and not (w == "-O" and words[0] == "curl"):
+            return words[i + 1]
+        if re.fullmatch(r"-[a-zA-Z]+", w) and w.endswith(short) and _base(words[0]) in ("curl", "wget"):
             return words[i + 1]
     if words[0].endswith("curl") and ("-O" in words or "--remote-name" in words):
         url = _dest(words)
