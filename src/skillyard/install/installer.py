@@ -21,7 +21,7 @@ import filelock
 from skillyard.execution.workspace import remove_tree
 from skillyard.fsread import is_within
 from skillyard.install.errors import HygieneError, InstallError, SourceError
-from skillyard.install.fsutil import atomic_write_json, exchange, fsync_dir
+from skillyard.install.fsutil import atomic_write_json, exchange, fsync_dir, json_bytes, write_temp
 from skillyard.install.hygiene import Limits, copy_tree, extract_archive
 from skillyard.install.lockfile import (
     STAGING_NAME,
@@ -336,7 +336,10 @@ class Installer:
         try:
             return self._install_staged(spec, staging, name=name, force=force, vet=vet)
         finally:
-            remove_tree(staging)
+            if not (
+                staging / "journal.json"
+            ).exists():  # an interrupted commit: the next operation repairs it
+                remove_tree(staging)
 
     def _fetch(self, spec: SourceSpec, staging: Path) -> tuple[Path, str | None]:
         """Materialise the source under staging/raw; returns (tree root, resolved revision)."""
@@ -482,16 +485,23 @@ class Installer:
                 raise InstallError("install failed", reason=f"{target} exists and is not a directory")
             os.chmod(pkg, 0o755)
             fsync_dir(pkg)
-            atomic_write_json(staging / "journal.json", journal)
-            if exists:
-                if not exchange(pkg, target):
-                    os.rename(target, staging / "old")
-                    os.rename(pkg, target)
-            else:
-                os.rename(pkg, target)
-            fsync_dir(self.root)
             lf.set(entry)
-            lf.save()
+            # every byte is written before the swap: a full disk stops the commit with nothing changed,
+            # and after the swap only renames remain
+            lock_tmp = write_temp(lf.path, json_bytes(lf.to_dict()))
+            try:
+                atomic_write_json(staging / "journal.json", journal)
+                if exists:
+                    if not exchange(pkg, target):
+                        os.rename(target, staging / "old")
+                        os.rename(pkg, target)
+                else:
+                    os.rename(pkg, target)
+                os.replace(lock_tmp, lf.path)
+            finally:
+                with contextlib.suppress(OSError):
+                    lock_tmp.unlink()
+            fsync_dir(self.root)
             with contextlib.suppress(OSError):
                 (staging / "journal.json").unlink()
             return exists
@@ -509,11 +519,19 @@ class Installer:
                 lf = Lockfile.load(self.root, apply_journals=False)
                 if not os.path.lexists(target) and lf.get(name) is None:
                     return {"uninstalled": False, "error": f"skill not found: {name}"}
-                staging = self._staging()
-                if os.path.lexists(target):
-                    os.rename(target, staging / "old")
                 lf.remove(name)
-                lf.save()
+                lock_tmp = write_temp(
+                    lf.path, json_bytes(lf.to_dict())
+                )  # a full disk fails here, before any change
+                try:
+                    staging = self._staging()
+                    if os.path.lexists(target):
+                        os.rename(target, staging / "old")
+                    os.replace(lock_tmp, lf.path)
+                finally:
+                    with contextlib.suppress(OSError):
+                        lock_tmp.unlink()
+                fsync_dir(self.root)
                 remove_tree(staging)
         except (OSError, LockfileError, filelock.Timeout) as e:
             return {"uninstalled": False, "error": "uninstall failed", "reason": str(e)}
