@@ -448,6 +448,7 @@ def run_cmd(
 ) -> None:
     """Run a command in a skill's workspace: skillyard run SKILL -- COMMAND..."""
     import shlex
+    import uuid
     from dataclasses import replace
 
     from skillyard._shown import shown
@@ -485,7 +486,7 @@ def run_cmd(
         network=settings.network,
         host_roots=settings.host_roots,
     )
-    session = "cli"
+    session = f"cli-{uuid.uuid4().hex}"  # its own workspace: runs at once never share one
     try:
         result = runner.run(
             s, req, session_id=session, extra_env=dict(override.env), network=override.network
