@@ -6,6 +6,7 @@ then checks that its skill copy and its output are still where it left them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -71,3 +72,62 @@ def test_a_second_run_neither_removes_nor_collects_the_first_runs_files(
     first_result = json.loads(out)
     assert first_result["stdout"].strip() == "intact", first_result
     assert [o["name"] for o in first_result["output_files"]] == ["out/a.txt"]
+
+
+# `skillyard call ... --session FILE`, held right before it writes the session back.
+PAUSED_CALL = r"""
+import sys
+from skillyard.cli import main
+from skillyard.session import Session
+real = Session.save
+def paused(self, path):
+    print("saving", flush=True)
+    sys.stdin.readline()
+    real(self, path)
+Session.save = paused
+sys.argv = ["skillyard", *sys.argv[1:]]
+main()
+"""
+
+
+def test_two_calls_on_one_session_file_both_land(tmp_path: Path, make_skill: Any) -> None:
+    skills = tmp_path / "skills"
+    make_skill(skills, "alpha")
+    make_skill(skills, "beta")
+    session = tmp_path / "s.json"
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+
+    def argv(name: str) -> list[str]:
+        return [
+            "--root",
+            str(skills),
+            "call",
+            "skill_load",
+            json.dumps({"skill": name}),
+            "--session",
+            str(session),
+        ]
+
+    a = subprocess.Popen(
+        [sys.executable, "-c", PAUSED_CALL, *argv("alpha")],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert a.stdin is not None and a.stdout is not None
+    assert a.stdout.readline().strip() == "saving"
+    b = subprocess.Popen(
+        [sys.executable, "-m", "skillyard", *argv("beta")], env=env, stdout=subprocess.PIPE, text=True
+    )
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        b.wait(timeout=5)  # done, or waiting its turn
+    a.stdin.write("go\n")
+    a.stdin.close()
+    assert a.wait(timeout=120) == 0
+    assert b.wait(timeout=120) == 0
+    assert b.stdout is not None and a.stdout is not None
+    b.stdout.close()
+    a.stdout.close()
+    loaded = [item["skill"] for item in json.loads(session.read_text())["loaded"]]
+    assert sorted(loaded) == ["alpha", "beta"]
