@@ -131,3 +131,35 @@ def test_two_calls_on_one_session_file_both_land(tmp_path: Path, make_skill: Any
     a.stdout.close()
     loaded = [item["skill"] for item in json.loads(session.read_text())["loaded"]]
     assert sorted(loaded) == ["alpha", "beta"]
+
+
+def test_closing_a_session_during_its_run_lets_the_run_finish_first(tmp_path: Path, make_skill: Any) -> None:
+    import threading
+
+    from skillyard.execution import RunRequest, SkillRunner, get_executor
+    from skillyard.parsing import parse_skill
+
+    skill, _ = parse_skill(make_skill(tmp_path / "skills", "demo") / "SKILL.md", source="user")
+    assert skill is not None
+    up, go = tmp_path / "up", tmp_path / "go"
+    os.mkfifo(up)
+    os.mkfifo(go)
+    runner = SkillRunner(executor=get_executor("local"), workspace_root=tmp_path / "ws")
+    command = f'echo A > "$OUTPUT_DIR/a.txt"; echo up > {up}; read x < {go}; echo done'
+    req = RunRequest.from_arguments({"skill": "demo", "command": command, "output_files": ["out/*.txt"]})
+    results: dict[str, Any] = {}
+    run = threading.Thread(target=lambda: results.update(run=runner.run(skill, req, session_id="s1")))
+    run.start()
+    with open(up) as f:
+        assert f.read().strip() == "up"
+    close = threading.Thread(target=lambda: results.update(closed=runner.close_session("s1")))
+    close.start()
+    close.join(timeout=5)  # done, or waiting for the run
+    with open(go, "w") as f:
+        f.write("go\n")
+    run.join(timeout=120)
+    close.join(timeout=120)
+    assert results["run"].stdout == "done\n"
+    assert [o["name"] for o in results["run"].output_files] == ["out/a.txt"]
+    assert results["closed"] is True
+    assert list((tmp_path / "ws").iterdir()) == []  # and then the workspace went

@@ -430,7 +430,8 @@ class WorkspaceManager:
             ws = Workspace(session_id, root)
         if self.retention == "keep" and not force:
             return False
-        with span("workspace.cleanup", session=_tag(session_id)):
+        # a run of this session still going keeps its workspace until it has collected its outputs
+        with ws.lock, span("workspace.cleanup", session=_tag(session_id)):
             remove_tree(ws.root)
         return True
 
