@@ -258,3 +258,14 @@ def test_a_full_disk_during_update_or_uninstall_changes_nothing_or_completes(
             assert s["tree"] is None and s["lock"] is None, where
         assert s["staging"] == [] and s["strays"] == [], where
     assert failures, "the disk was never full enough to stop a commit"
+
+
+def test_staging_folders_named_after_no_possible_process_neither_crash_nor_stay(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    a = make_version(tmp_path / "a" / "demo", "A")
+    past_any_pid = root / ".staging" / f"op-{'9' * 30}-x"
+    past_any_pid.mkdir(parents=True)
+    (root / ".staging" / "op-\u00b2-x").mkdir()  # a digit to str.isdigit, not to int()
+    res = Installer(root).install(str(a))
+    assert res.installed, res.to_dict()
+    assert not past_any_pid.exists()

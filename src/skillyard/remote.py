@@ -37,6 +37,7 @@ from typing import Any, Literal
 import mcp_types
 
 from skillyard.config import RemoteSkills
+from skillyard.fsread import pid_gone
 from skillyard.install.fsutil import exchange
 from skillyard.install.hygiene import HygieneError, Limits, Tracker, check_member_name, is_vcs
 
@@ -318,14 +319,8 @@ def store(
 def _clear_leftovers(root: Path) -> None:
     """Remove the copies syncs of `root` that were killed left beside it (named after their dead pid)."""
     for p in root.parent.iterdir():
-        head, _, pid = p.name.rpartition("-")
-        if head in (f".{root.name}.sync", f".{root.name}.old") and pid.isdigit() and int(pid) != os.getpid():
-            try:
-                os.kill(int(pid), 0)
-            except ProcessLookupError:
-                shutil.rmtree(p, ignore_errors=True)
-            except OSError:
-                pass  # alive, another user's
+        if p.name.rpartition("-")[0] in (f".{root.name}.sync", f".{root.name}.old") and pid_gone(p.name):
+            shutil.rmtree(p, ignore_errors=True)
 
 
 def _check_skill(files: Mapping[PurePosixPath, bytes], limits: Limits) -> str | None:

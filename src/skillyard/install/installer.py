@@ -19,7 +19,7 @@ from typing import Any
 import filelock
 
 from skillyard.execution.workspace import remove_tree
-from skillyard.fsread import is_within
+from skillyard.fsread import is_within, pid_gone
 from skillyard.install.errors import HygieneError, InstallError, SourceError
 from skillyard.install.fsutil import atomic_write_json, exchange, fsync_dir, json_bytes, write_temp
 from skillyard.install.hygiene import Limits, copy_tree, extract_archive
@@ -150,23 +150,12 @@ def _local_source(spec: SourceSpec) -> Path:
     return src
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        pass
-    return True
-
-
 def _abandoned(d: Path) -> bool:
     """A staging dir (named op-<pid>-...) whose owner process is gone, or an old unnamed one."""
     parts = d.name.split("-")
     if len(parts) < 3 or parts[0] != "op" or not parts[1].isdigit():
         return time.time() - d.stat().st_mtime > STALE_STAGING_SECONDS
-    pid = int(parts[1])
-    return pid != os.getpid() and not _pid_alive(pid)
+    return pid_gone(f"{parts[0]}-{parts[1]}")
 
 
 def _distance(a: str, b: str, cap: int = 3) -> int:
