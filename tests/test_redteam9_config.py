@@ -125,3 +125,27 @@ def test_a_full_disk_refuses_the_write_and_leaves_the_config_whole(tmp_path: Pat
     )
     assert cp.returncode == 0, cp.stderr[-3000:]
     assert cp.stdout.splitlines() == ["refused True", "sources github.com/acme/*", "strays "]
+
+
+HANG_GUARD = r"""
+import sys
+from pathlib import Path
+from skillyard.config import persist_disabled
+try:
+    persist_disabled(Path(sys.argv[1]), "demo", True)
+except OSError as e:
+    print("refused", e.strerror)
+else:
+    print("written")
+"""
+
+
+def test_a_fifo_in_place_of_the_lock_file_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[skills]\ndisabled = ["other"]\n')
+    os.mkfifo(tmp_path / ".config.toml.lock")
+    cp = subprocess.run(
+        [sys.executable, "-c", HANG_GUARD, str(cfg)], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert cp.stdout.startswith("refused"), cp.stdout + cp.stderr
+    assert load_config(cfg).disabled == frozenset({"other"})

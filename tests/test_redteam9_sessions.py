@@ -163,3 +163,26 @@ def test_closing_a_session_during_its_run_lets_the_run_finish_first(tmp_path: Pa
     assert [o["name"] for o in results["run"].output_files] == ["out/a.txt"]
     assert results["closed"] is True
     assert list((tmp_path / "ws").iterdir()) == []  # and then the workspace went
+
+
+def test_a_fifo_in_place_of_the_session_lock_is_an_error_not_a_hang(tmp_path: Path, make_skill: Any) -> None:
+    skills = tmp_path / "skills"
+    make_skill(skills, "alpha")
+    os.mkfifo(tmp_path / ".s.json.lock")
+    argv = [
+        "--root",
+        str(skills),
+        "call",
+        "skill_load",
+        '{"skill": "alpha"}',
+        "--session",
+        str(tmp_path / "s.json"),
+    ]
+    cp = subprocess.run(
+        [sys.executable, "-m", "skillyard", *argv],
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert cp.returncode == 2 and "cannot write session file" in cp.stderr, cp.stderr

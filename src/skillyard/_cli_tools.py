@@ -47,7 +47,9 @@ def _session_turn(path: str | None) -> Iterator[None]:
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(
-            p.with_name(f".{p.name}.lock"), os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+            p.with_name(f".{p.name}.lock"),
+            os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+            0o600,
         )
     except OSError as e:
         fail_usage(f"cannot write session file {path}: {e.strerror or e}")

@@ -567,7 +567,9 @@ def update_config_file(path: Path, mutate: Any) -> None:
     import tomli_w
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(f".{path.name}.lock"), "a") as lock:
+    # never through a link, nor waiting on a FIFO put in its place
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    with open(os.open(path.with_name(f".{path.name}.lock"), flags, 0o600), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             data = _read_toml(path)
