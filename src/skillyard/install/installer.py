@@ -325,9 +325,8 @@ class Installer:
         try:
             return self._install_staged(spec, staging, name=name, force=force, vet=vet)
         finally:
-            if not (
-                staging / "journal.json"
-            ).exists():  # an interrupted commit: the next operation repairs it
+            # a journal left means a commit was interrupted (Ctrl-C): the next operation repairs it
+            if not (staging / "journal.json").exists():
                 remove_tree(staging)
 
     def _fetch(self, spec: SourceSpec, staging: Path) -> tuple[Path, str | None]:
@@ -509,9 +508,8 @@ class Installer:
                 if not os.path.lexists(target) and lf.get(name) is None:
                     return {"uninstalled": False, "error": f"skill not found: {name}"}
                 lf.remove(name)
-                lock_tmp = write_temp(
-                    lf.path, json_bytes(lf.to_dict())
-                )  # a full disk fails here, before any change
+                # written before anything moves: a full disk fails here, with nothing changed
+                lock_tmp = write_temp(lf.path, json_bytes(lf.to_dict()))
                 try:
                     staging = self._staging()
                     if os.path.lexists(target):
