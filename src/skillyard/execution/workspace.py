@@ -419,8 +419,9 @@ class WorkspaceManager:
                 self._open[session_id] = ws
             return ws
 
-    def close_session(self, session_id: str, *, force: bool = False) -> bool:
-        """Remove the session's workspace unless retention is `keep` (or `force`); True when removed."""
+    def close_session(self, session_id: str, *, force: bool = False, wait: bool = True) -> bool:
+        """Remove the session's workspace unless retention is `keep` (or `force`); True when removed.
+        A run of the session in progress finishes first, unless not `wait` (`close_all`: all go now)."""
         with self._lock:
             ws = self._open.pop(session_id, None)
         if ws is None:
@@ -430,14 +431,16 @@ class WorkspaceManager:
             ws = Workspace(session_id, root)
         if self.retention == "keep" and not force:
             return False
-        # a run of this session still going keeps its workspace until it has collected its outputs
-        with ws.lock, span("workspace.cleanup", session=_tag(session_id)):
+        with (
+            ws.lock if wait else contextlib.nullcontext(),
+            span("workspace.cleanup", session=_tag(session_id)),
+        ):
             remove_tree(ws.root)
         return True
 
     def close_all(self) -> None:
         for sid in list(self._open):
-            self.close_session(sid)
+            self.close_session(sid, wait=False)
 
     def prune(self, older_than: float) -> list[Path]:
         """Remove workspaces under the root not used for `older_than` seconds (left by crashed processes)."""
