@@ -191,6 +191,8 @@ class Workspace:
             tmp = Path(tempfile.mkdtemp(dir=self.skills_dir, prefix=f".stage-{name}-"))
             try:
                 _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
+                if _tree_signature(source) != digest:  # replaced while copied (an update): never run a mix
+                    raise WorkspaceError(f"skill {name} changed while it was staged; run it again")
                 for link, target in _LINKS.items():
                     p = tmp / link
                     if p.exists() or p.is_symlink():
@@ -336,6 +338,8 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
         tmp = Path(tempfile.mkdtemp(dir=_copies_dir, prefix=".stage-"))
         try:
             _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
+            if _tree_signature(source) != digest:  # replaced while copied: never keep a mix
+                raise WorkspaceError(f"skill {source.name} changed while it was copied; run it again")
             make_read_only(tmp, for_all=True)
             os.rename(tmp, dest)
         except BaseException:
