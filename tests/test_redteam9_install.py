@@ -269,3 +269,49 @@ def test_staging_folders_named_after_no_possible_process_neither_crash_nor_stay(
     res = Installer(root).install(str(a))
     assert res.installed, res.to_dict()
     assert not past_any_pid.exists()
+
+
+# Dies right before the n-th filesystem step of an uninstall (temp files, journal, renames).
+UNINSTALL_STEP = r"""
+import os, signal, sys
+import skillyard.install.installer as ins
+root, target_step = sys.argv[1], int(sys.argv[2])
+count = [0]
+def step(fn):
+    def wrapper(*a, **k):
+        if count[0] == target_step:
+            os.kill(os.getpid(), signal.SIGKILL)
+        count[0] += 1
+        return fn(*a, **k)
+    return wrapper
+for name in ("write_temp", "atomic_write_json"):
+    if hasattr(ins, name):
+        setattr(ins, name, step(getattr(ins, name)))
+os.rename = step(os.rename)
+os.replace = step(os.replace)
+print(ins.Installer(root).uninstall("demo"))
+"""
+
+
+def test_an_uninstall_killed_at_any_step_never_leaves_an_entry_without_its_skill(tmp_path: Path) -> None:
+    a = make_version(tmp_path / "a" / "demo", "A")
+    outcomes = set()
+    for step in range(6):
+        root = tmp_path / f"root{step}"
+        assert Installer(root).install(str(a)).installed
+        cp = subprocess.run(
+            [sys.executable, "-c", UNINSTALL_STEP, str(root), str(step)],
+            env=ENV,
+            capture_output=True,
+            timeout=120,
+        )
+        outcomes.add(cp.returncode)
+        for _ in range(2):  # as readers see it, then after the next operation's repair
+            entry = Lockfile.load(root).get("demo")
+            present = (root / "demo").exists()
+            assert present == (entry is not None), f"step {step}: folder {present}, entry {entry}"
+            if present:
+                assert entry is not None and entry.tree_hash == tree_hash(root / "demo").digest
+            Installer(root).recover()
+        assert list((root / ".staging").iterdir()) == []
+    assert -signal.SIGKILL in outcomes and 0 in outcomes, outcomes

@@ -507,19 +507,27 @@ class Installer:
                 lf = Lockfile.load(self.root, apply_journals=False)
                 if not os.path.lexists(target) and lf.get(name) is None:
                     return {"uninstalled": False, "error": f"skill not found: {name}"}
+                old = lf.get(name)
                 lf.remove(name)
-                # written before anything moves: a full disk fails here, with nothing changed
-                lock_tmp = write_temp(lf.path, json_bytes(lf.to_dict()))
+                # a process killed after the move: readers and the next operation drop the entry
+                journal = {"name": name, "new": None, "old": old.to_dict() if old else None}
+                staging, done = self._staging(), False
                 try:
-                    staging = self._staging()
-                    if os.path.lexists(target):
-                        os.rename(target, staging / "old")
-                    os.replace(lock_tmp, lf.path)
+                    # every byte is written before anything moves: a full disk fails here, with nothing changed
+                    lock_tmp = write_temp(lf.path, json_bytes(lf.to_dict()))
+                    try:
+                        atomic_write_json(staging / "journal.json", journal)
+                        if os.path.lexists(target):
+                            os.rename(target, staging / "removed")
+                        os.replace(lock_tmp, lf.path)
+                        done = True
+                    finally:
+                        with contextlib.suppress(OSError):
+                            lock_tmp.unlink()
                 finally:
-                    with contextlib.suppress(OSError):
-                        lock_tmp.unlink()
+                    if done or not (staging / "journal.json").exists():
+                        remove_tree(staging)
                 fsync_dir(self.root)
-                remove_tree(staging)
         except (OSError, LockfileError, filelock.Timeout) as e:
             return {"uninstalled": False, "error": "uninstall failed", "reason": str(e)}
         return {"uninstalled": True, "name": name}
