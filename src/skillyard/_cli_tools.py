@@ -7,7 +7,11 @@ shell. The commands only need `ctx.obj` to offer `.registry()` and `.config`
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import click
@@ -28,6 +32,32 @@ def _load_session(path: str | None) -> Session:
         return Session.load(path)
     except SessionError as e:
         fail_usage(str(e))
+
+
+@contextlib.contextmanager
+def _session_turn(path: str | None) -> Iterator[None]:
+    """Calls on one session file take turns, as runs in one session do: each reads the session
+    the previous one wrote, and none writes over another's change."""
+    if path is None:
+        yield
+        return
+    import fcntl
+
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(
+            p.with_name(f".{p.name}.lock"),
+            os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+            0o600,
+        )
+    except OSError as e:
+        fail_usage(f"cannot write session file {path}: {e.strerror or e}")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _read_stdin() -> str:
@@ -128,16 +158,17 @@ def call(
     reg = ctx.obj.registry()
     if arguments == "-":
         arguments = _read_stdin()
-    session = _load_session(session_path)
-    toolkit = Toolkit(reg, load_mode=load_mode)
-    result = toolkit.call(tool, arguments, session=session)
-    if session_path is None:
-        toolkit.close()  # a one-off session: nothing can reuse its skill_run workspace
-    else:
-        try:
-            session.save(session_path)
-        except OSError as e:
-            fail_usage(f"cannot write session file {session_path}: {e.strerror or e}")
+    with _session_turn(session_path):
+        session = _load_session(session_path)
+        toolkit = Toolkit(reg, load_mode=load_mode)
+        result = toolkit.call(tool, arguments, session=session)
+        if session_path is None:
+            toolkit.close()  # a one-off session: nothing can reuse its skill_run workspace
+        else:
+            try:
+                session.save(session_path)
+            except OSError as e:
+                fail_usage(f"cannot write session file {session_path}: {e.strerror or e}")
     if as_json:
         emit_json(result.to_dict())
     else:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 
 from skillyard import model
+from skillyard.fsread import pid_gone
 from skillyard.model import (
     ROW_INSTALL,
     ROW_REQUIRES,
@@ -372,6 +373,9 @@ def save(path: Path, cached: Cached) -> None:
             f.write(header)
             f.writelines(cached._parts)
         os.replace(tmp, path)
+        for left in path.parent.iterdir():  # what starts killed while writing this cache left
+            if left.name.startswith(f".{path.name}.") and left.name.endswith(".tmp") and pid_gone(left.name):
+                left.unlink()
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
             tmp.unlink()

@@ -6,6 +6,7 @@ security setting such as `network` must never be silently ignored.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -567,7 +568,9 @@ def update_config_file(path: Path, mutate: Any) -> None:
     import tomli_w
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(f".{path.name}.lock"), "a") as lock:
+    # never through a link, nor waiting on a FIFO put in its place
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    with open(os.open(path.with_name(f".{path.name}.lock"), flags, 0o600), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             data = _read_toml(path)
@@ -575,9 +578,27 @@ def update_config_file(path: Path, mutate: Any) -> None:
             data = {}
         mutate(data)
         parse_config(data, path)  # refuse to write something we could not read back
-        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-        tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-        os.replace(tmp, path)
+        # one name for every writer (they take turns), so what a killed one left is replaced here
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            mode = os.stat(path).st_mode & 0o777  # a private file (it may hold tokens) stays private
+        except FileNotFoundError:
+            mode = None
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode or 0o666)
+            with open(fd, "wb") as f:
+                if mode is not None:
+                    os.fchmod(fd, mode)
+                f.write(tomli_w.dumps(data).encode())
+                f.flush()
+                os.fsync(fd)
+            os.replace(tmp, path)
+        except BaseException:  # a full disk: the config stays as it was, and nothing is left beside it
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
 
 
 def persist_disabled(path: Path, name: str, disabled: bool) -> None:

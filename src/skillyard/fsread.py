@@ -23,6 +23,20 @@ def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def pid_gone(name: str) -> bool:
+    """Whether `name` (a temp file or folder named `...-PID` or `....PID.tmp`) was left by a process that is gone."""
+    pid = name.removesuffix(".tmp").replace("-", ".").rpartition(".")[2]
+    if not (pid.isascii() and pid.isdigit()) or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except (ProcessLookupError, OverflowError):  # gone, or past any pid there can be
+        return True
+    except OSError:  # alive, another user's
+        pass
+    return False
+
+
 def is_utf8_name(name: str) -> bool:
     """False for a file name that is not UTF-8 (Python holds its bytes as lone surrogates): it cannot
     be written as JSON text, so a listing or result naming it could not be sent at all."""

@@ -37,6 +37,7 @@ from typing import Any, Literal
 import mcp_types
 
 from skillyard.config import RemoteSkills
+from skillyard.fsread import pid_gone
 from skillyard.install.fsutil import exchange
 from skillyard.install.hygiene import HygieneError, Limits, Tracker, check_member_name, is_vcs
 
@@ -284,11 +285,12 @@ def store(
     if len(by_skill) > MAX_SKILLS:
         raise RemoteError(f"remote '{name}' offers {len(by_skill)} skills (at most {MAX_SKILLS})")
 
-    root.parent.mkdir(parents=True, exist_ok=True)
     staging = root.parent / f".{root.name}.sync-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
     try:
+        root.parent.mkdir(parents=True, exist_ok=True)
+        _clear_leftovers(root)
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
         for skill in sorted(by_skill):
             problem = _check_skill(by_skill[skill], limits)
             if problem is None:
@@ -305,9 +307,20 @@ def store(
             report.skills.append(skill)
             report.files += len(by_skill[skill])
         _replace(staging, root)
+    except OSError as e:  # a full disk: the previous copy stays as it was
+        raise RemoteError(
+            f"cannot write the skills of remote '{name}' to {root}: {e.strerror or e}"
+        ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return report
+
+
+def _clear_leftovers(root: Path) -> None:
+    """Remove the copies syncs of `root` that were killed left beside it (named after their dead pid)."""
+    for p in root.parent.iterdir():
+        if p.name.rpartition("-")[0] in (f".{root.name}.sync", f".{root.name}.old") and pid_gone(p.name):
+            shutil.rmtree(p, ignore_errors=True)
 
 
 def _check_skill(files: Mapping[PurePosixPath, bytes], limits: Limits) -> str | None:

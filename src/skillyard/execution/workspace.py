@@ -191,6 +191,8 @@ class Workspace:
             tmp = Path(tempfile.mkdtemp(dir=self.skills_dir, prefix=f".stage-{name}-"))
             try:
                 _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
+                if _tree_signature(source) != digest:  # replaced while copied (an update): never run a mix
+                    raise WorkspaceError(f"skill {name} changed while it was staged; run it again")
                 for link, target in _LINKS.items():
                     p = tmp / link
                     if p.exists() or p.is_symlink():
@@ -336,6 +338,8 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
         tmp = Path(tempfile.mkdtemp(dir=_copies_dir, prefix=".stage-"))
         try:
             _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
+            if _tree_signature(source) != digest:  # replaced while copied: never keep a mix
+                raise WorkspaceError(f"skill {source.name} changed while it was copied; run it again")
             make_read_only(tmp, for_all=True)
             os.rename(tmp, dest)
         except BaseException:
@@ -419,8 +423,9 @@ class WorkspaceManager:
                 self._open[session_id] = ws
             return ws
 
-    def close_session(self, session_id: str, *, force: bool = False) -> bool:
-        """Remove the session's workspace unless retention is `keep` (or `force`); True when removed."""
+    def close_session(self, session_id: str, *, force: bool = False, wait: bool = True) -> bool:
+        """Remove the session's workspace unless retention is `keep` (or `force`); True when removed.
+        A run of the session in progress finishes first, unless not `wait` (`close_all`: all go now)."""
         with self._lock:
             ws = self._open.pop(session_id, None)
         if ws is None:
@@ -430,13 +435,16 @@ class WorkspaceManager:
             ws = Workspace(session_id, root)
         if self.retention == "keep" and not force:
             return False
-        with span("workspace.cleanup", session=_tag(session_id)):
+        with (
+            ws.lock if wait else contextlib.nullcontext(),
+            span("workspace.cleanup", session=_tag(session_id)),
+        ):
             remove_tree(ws.root)
         return True
 
     def close_all(self) -> None:
         for sid in list(self._open):
-            self.close_session(sid)
+            self.close_session(sid, wait=False)
 
     def prune(self, older_than: float) -> list[Path]:
         """Remove workspaces under the root not used for `older_than` seconds (left by crashed processes)."""

@@ -19,9 +19,9 @@ from typing import Any
 import filelock
 
 from skillyard.execution.workspace import remove_tree
-from skillyard.fsread import is_within
+from skillyard.fsread import is_within, pid_gone
 from skillyard.install.errors import HygieneError, InstallError, SourceError
-from skillyard.install.fsutil import atomic_write_json, exchange, fsync_dir
+from skillyard.install.fsutil import atomic_write_json, exchange, fsync_dir, json_bytes, write_temp
 from skillyard.install.hygiene import Limits, copy_tree, extract_archive
 from skillyard.install.lockfile import (
     STAGING_NAME,
@@ -150,23 +150,12 @@ def _local_source(spec: SourceSpec) -> Path:
     return src
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        pass
-    return True
-
-
 def _abandoned(d: Path) -> bool:
     """A staging dir (named op-<pid>-...) whose owner process is gone, or an old unnamed one."""
     parts = d.name.split("-")
     if len(parts) < 3 or parts[0] != "op" or not parts[1].isdigit():
         return time.time() - d.stat().st_mtime > STALE_STAGING_SECONDS
-    pid = int(parts[1])
-    return pid != os.getpid() and not _pid_alive(pid)
+    return pid_gone(f"{parts[0]}-{parts[1]}")
 
 
 def _distance(a: str, b: str, cap: int = 3) -> int:
@@ -336,7 +325,9 @@ class Installer:
         try:
             return self._install_staged(spec, staging, name=name, force=force, vet=vet)
         finally:
-            remove_tree(staging)
+            # a journal left means a commit was interrupted (Ctrl-C): the next operation repairs it
+            if not (staging / "journal.json").exists():
+                remove_tree(staging)
 
     def _fetch(self, spec: SourceSpec, staging: Path) -> tuple[Path, str | None]:
         """Materialise the source under staging/raw; returns (tree root, resolved revision)."""
@@ -484,16 +475,23 @@ class Installer:
                 raise InstallError("install failed", reason=f"{target} exists and is not a directory")
             os.chmod(pkg, 0o755)
             fsync_dir(pkg)
-            atomic_write_json(staging / "journal.json", journal)
-            if exists:
-                if not exchange(pkg, target):
-                    os.rename(target, staging / "old")
-                    os.rename(pkg, target)
-            else:
-                os.rename(pkg, target)
-            fsync_dir(self.root)
             lf.set(entry)
-            lf.save()
+            # every byte is written before the swap: a full disk stops the commit with nothing changed,
+            # and after the swap only renames remain
+            lock_tmp = write_temp(lf.path, json_bytes(lf.to_dict()))
+            try:
+                atomic_write_json(staging / "journal.json", journal)
+                if exists:
+                    if not exchange(pkg, target):
+                        os.rename(target, staging / "old")
+                        os.rename(pkg, target)
+                else:
+                    os.rename(pkg, target)
+                os.replace(lock_tmp, lf.path)
+            finally:
+                with contextlib.suppress(OSError):
+                    lock_tmp.unlink()
+            fsync_dir(self.root)
             with contextlib.suppress(OSError):
                 (staging / "journal.json").unlink()
             return exists
@@ -511,12 +509,27 @@ class Installer:
                 lf = Lockfile.load(self.root, apply_journals=False)
                 if not os.path.lexists(target) and lf.get(name) is None:
                     return {"uninstalled": False, "error": f"skill not found: {name}"}
-                staging = self._staging()
-                if os.path.lexists(target):
-                    os.rename(target, staging / "old")
+                old = lf.get(name)
                 lf.remove(name)
-                lf.save()
-                remove_tree(staging)
+                # a process killed after the move: readers and the next operation drop the entry
+                journal = {"name": name, "new": None, "old": old.to_dict() if old else None}
+                staging, done = self._staging(), False
+                try:
+                    # every byte is written before anything moves: a full disk fails here, with nothing changed
+                    lock_tmp = write_temp(lf.path, json_bytes(lf.to_dict()))
+                    try:
+                        atomic_write_json(staging / "journal.json", journal)
+                        if os.path.lexists(target):
+                            os.rename(target, staging / "removed")
+                        os.replace(lock_tmp, lf.path)
+                        done = True
+                    finally:
+                        with contextlib.suppress(OSError):
+                            lock_tmp.unlink()
+                finally:
+                    if done or not (staging / "journal.json").exists():
+                        remove_tree(staging)
+                fsync_dir(self.root)
         except (OSError, LockfileError, filelock.Timeout) as e:
             return {"uninstalled": False, "error": "uninstall failed", "reason": str(e)}
         return {"uninstalled": True, "name": name}

@@ -218,9 +218,8 @@ class Lockfile:
             return
         target = self.root / name
         new, old = journal.get("new"), journal.get("old")
-        if not target.exists():
-            if old is None:
-                self.entries.pop(name, None)
+        if not target.exists():  # an install that did not happen, or an uninstall that did
+            self.entries.pop(name, None)
             return
         digest = tree_hash(target).digest
         if isinstance(new, dict) and digest == new.get("tree_hash"):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillyard.fsread import pid_gone
 from skillyard.model import Skill
 from skillyard.search import _spelling
 from skillyard.search._embed import (
@@ -369,14 +370,22 @@ class SearchIndex:
             if not _our_place(path.parent):
                 return
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            for left in path.parent.iterdir():  # what starts killed while writing a snapshot left
+                if left.name.startswith("index-") and left.name.endswith(".tmp") and pid_gone(left.name):
+                    left.unlink()
             for suffix, data in zip((".meta", ".body"), parts, strict=True):
                 tmp = path.with_suffix(f"{suffix}.{os.getpid()}.tmp")
                 tmp.unlink(missing_ok=True)  # left by a crashed start with this pid, or planted
-                # a new private file, never through a link: the name is predictable (as in skillyard.cache)
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-                with open(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, path.with_suffix(suffix))
+                try:  # a new private file, never through a link: the name is predictable (as in skillyard.cache)
+                    fd = os.open(
+                        tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+                    )
+                    with open(fd, "wb") as f:
+                        f.write(data)
+                    os.replace(tmp, path.with_suffix(suffix))
+                except BaseException:  # a full disk: no partial file stays
+                    tmp.unlink(missing_ok=True)
+                    raise
             _prune(path.parent)
         except OSError:
             pass  # an unwritable cache only costs the next start a rebuild
