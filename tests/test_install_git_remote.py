@@ -21,6 +21,8 @@ from install_support import GIT_ENV, needs_git
 SRC = Path(__file__).resolve().parents[1] / "src"
 REMOTE = "192.0.2.10"
 NAME = "git.remote.example"
+#: the second remote host a redirect may lead to
+REMOTE2, NAME2 = "192.0.2.11", "git2.remote.example"
 
 CHILD = r"""
 import http.server, json, os, socket, ssl, subprocess, sys, threading
@@ -45,15 +47,26 @@ def count():
 
 threading.Thread(target=count, daemon=True).start()
 
+def redirect(handler, to):
+    handler.send_response(301)
+    handler.send_header("Location", to)
+    handler.send_header("Content-Length", "0")
+    handler.end_headers()
+
 class Git(http.server.BaseHTTPRequestHandler):
     def handle_any(self):
         path, _, query = self.path.partition("?")
-        if mode == "redirect":
-            self.send_response(301)
-            self.send_header("Location", f"https://127.0.0.1:{local.getsockname()[1]}{self.path}")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
+        host = self.server.server_address[0]
+        if mode == "redirect-local":
+            return redirect(self, f"https://127.0.0.1:{local.getsockname()[1]}{self.path}")
+        if mode == "redirect-remote" and host == "192.0.2.10":  # the repository lives on the other host
+            return redirect(self, f"https://git2.remote.example:{servers[1].server_port}{self.path}")
+        if mode == "suffix" and path.startswith("/team/repo/"):  # as GitLab: to the `.git` name
+            return redirect(self, f"/team/repo.git/{path[len('/team/repo/'):]}?{query}")
+        if mode == "late-redirect" and self.command == "POST":
+            return redirect(self, f"https://127.0.0.1:{local.getsockname()[1]}{self.path}")
+        if path.startswith("/team/repo.git/"):
+            path = "/team/repo/" + path[len("/team/repo.git/"):]
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         env = {"PATH": os.environ["PATH"], "GIT_PROJECT_ROOT": repos, "GIT_HTTP_EXPORT_ALL": "1",
                "REQUEST_METHOD": self.command, "PATH_INFO": path, "QUERY_STRING": query,
@@ -83,12 +96,15 @@ result = {}
 if mode == "loopback":
     port = local.getsockname()[1]
 else:
-    srv = http.server.ThreadingHTTPServer(("192.0.2.10", 0), Git)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert, key)
-    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    port = srv.server_port
+    servers = []
+    for address in ("192.0.2.10", "192.0.2.11"):
+        srv = http.server.ThreadingHTTPServer((address, 0), Git)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        servers.append(srv)
+    port = servers[0].server_port
 os.environ["GIT_SSL_CAINFO"] = cert
 url = f"https://git.remote.example:{port}/team/repo"
 dest = Path(out) / "checkout"
@@ -140,18 +156,21 @@ def _run(mode: str, resolves_to: str | None, tmp_path: Path) -> dict:
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
         + ["-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", f"/CN={NAME}"]
-        + ["-addext", f"subjectAltName=DNS:{NAME},IP:127.0.0.1"],
+        + ["-addext", f"subjectAltName=DNS:{NAME},DNS:{NAME2},IP:127.0.0.1"],
         check=True,
         capture_output=True,
     )
     hosts = tmp_path / "hosts"
-    alias = f"{resolves_to} {NAME}\n" if resolves_to else ""
+    alias = f"{resolves_to} {NAME}\n{REMOTE2} {NAME2}\n" if resolves_to else ""
     hosts.write_text(f"127.0.0.1 localhost\n{alias}", encoding="utf-8")
     script = tmp_path / "child.py"
     script.write_text(CHILD, encoding="utf-8")
     out = tmp_path / "out"
     out.mkdir()
-    shell = f'ip link set lo up && ip addr add {REMOTE}/32 dev lo && mount --bind "$1" /etc/hosts && shift && exec "$@"'
+    shell = (
+        f"ip link set lo up && ip addr add {REMOTE}/32 dev lo && ip addr add {REMOTE2}/32 dev lo && "
+        'mount --bind "$1" /etc/hosts && shift && exec "$@"'
+    )
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env["PYTHONPATH"] = str(SRC)
     assert PREFIX is not None
@@ -180,9 +199,25 @@ def test_a_name_resolving_to_this_machine_is_never_fetched_from(tmp_path: Path) 
 
 
 def test_a_redirect_to_a_local_service_is_not_followed(tmp_path: Path) -> None:
-    res = _run("redirect", REMOTE, tmp_path)
-    assert "redirects this repository elsewhere" in (res.get("refused") or ""), res
+    res = _run("redirect-local", REMOTE, tmp_path)
+    assert "refusing redirect to https://127.0.0.1" in (res.get("refused") or ""), res
     assert res["local_hits"] == 0
+
+
+def test_a_redirect_after_the_first_answer_is_not_followed(tmp_path: Path) -> None:
+    res = _run("late-redirect", REMOTE, tmp_path)
+    assert "redirected git elsewhere after its first answer" in (res.get("refused") or ""), res
+    assert res["local_hits"] == 0
+
+
+@pytest.mark.parametrize("mode", ["suffix", "redirect-remote"])
+def test_a_forge_that_redirects_to_where_the_repository_lives_still_installs(
+    tmp_path: Path, mode: str
+) -> None:
+    # GitLab answers `/org/repo` with a redirect to `/org/repo.git`; other forges send git to another host
+    res = _run(mode, REMOTE, tmp_path)
+    assert "sha" in res, res
+    assert "SKILL.md" in res["files"]
 
 
 def test_a_name_that_does_not_resolve_is_reported_by_git(tmp_path: Path) -> None:

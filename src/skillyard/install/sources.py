@@ -15,6 +15,7 @@ import os
 import re
 import resource
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -377,12 +378,46 @@ def _git_auth(parts: urllib.parse.SplitResult) -> dict[str, str]:
     }
 
 
+def _git_endpoint(url: str, timeout: float) -> str:
+    """Where a remote smart-HTTP server sends git for `url`: its discovery request made here, with
+    the checks of every download (redirects only to https, never to this machine, by name or by
+    address), and no credentials. Forges redirect on purpose (GitLab to the `.git` name, others to
+    the host that serves the repository); git then fetches from the end of that chain directly."""
+    probe = redact(url).rstrip("/") + "/info/refs?service=git-upload-pack"
+    socks: list[socket.socket] = []
+    tls = ssl.create_default_context(cafile=os.environ.get("GIT_SSL_CAINFO") or None)  # as git would verify
+    opener = urllib.request.build_opener(
+        _SafeRedirect(), _HTTP(socks, True), _HTTPS(socks, True, context=tls)
+    )
+    req = urllib.request.Request(probe, headers={"User-Agent": "git/2 (skillyard-installer)"})
+    timer = threading.Timer(min(timeout, 60.0), _shut, (socks,))  # answers sent a byte at a time end too
+    timer.daemon = True
+    timer.start()
+    try:
+        with opener.open(req, timeout=min(timeout, 60.0)) as resp:
+            final = resp.geturl()
+    except urllib.error.HTTPError as e:  # a private repository answers 401 where it lives
+        final = e.geturl()
+        e.close()
+    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError):
+        return url  # unreachable: git says why
+    finally:
+        timer.cancel()
+        _shut(socks)
+    base, found, _ = final.partition("/info/refs")
+    if not found or base == redact(url).rstrip("/"):
+        return url
+    if urllib.parse.urlsplit(base).scheme != "https":
+        raise SourceError("fetch failed", reason="the repository redirects to plain http")
+    return base
+
+
 def _remote_git_options(parts: urllib.parse.SplitResult) -> list[str]:
     """Git options for an http(s) source on a remote host, which must not lead git to this machine's
     services (as `_remote_connection` keeps downloads off them): the name is resolved here and
     refused when it resolves to this machine, that answer is pinned for git (`http.curloptResolve`,
-    so no second lookup can rebind it), and redirects are not followed (one could name a local
-    service). A literal loopback source (`https://127.0.0.1:8443/...`) is the user's own choice."""
+    so no second lookup can rebind it), and git follows no redirect (`_git_endpoint` has followed
+    them, checked). A literal loopback source (`https://127.0.0.1:8443/...`) is the user's own choice."""
     host = parts.hostname
     if parts.scheme not in ("http", "https") or not host or is_loopback(host):
         return []
@@ -418,12 +453,15 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
     home = dest.parent / "git-home"
     home.mkdir(exist_ok=True)
     _git(["init", "-q", "--", str(dest)], dest.parent, home, timeout)
-    _git(["remote", "add", "origin", "--", redact(spec.location)], dest, home, timeout)
-    ref = spec.ref or "HEAD"
     parts = urllib.parse.urlsplit(spec.location)
+    location = spec.location
+    if parts.scheme in ("http", "https") and not is_loopback(parts.hostname):
+        location = _git_endpoint(location, timeout)
+    _git(["remote", "add", "origin", "--", redact(location)], dest, home, timeout)
+    ref = spec.ref or "HEAD"
     limits = limits or Limits()
     cap = limits.max_checkout_bytes
-    remote_options = _remote_git_options(parts)
+    remote_options = _remote_git_options(urllib.parse.urlsplit(location))
     try:  # one pack file (fetch.unpackLimit=1), so RLIMIT_FSIZE bounds the whole download as it arrives
         fetch = ["fetch", "-q", "--depth", "1", "--no-tags", "origin", ref]
         auth = _git_auth(parts)
@@ -432,8 +470,8 @@ def fetch_git(spec: SourceSpec, dest: Path, timeout: float = 300.0, limits: Limi
         if remote_options and re.search(r"returned error: 30[12378]\b", str(e.details.get("reason", ""))):
             raise SourceError(
                 "fetch failed",
-                reason="the server redirects this repository elsewhere (moved or renamed?); git sources "
-                "on remote hosts are fetched without following redirects: install from its current address",
+                reason="the server redirected git elsewhere after its first answer; git sources on remote "
+                "hosts are fetched without following redirects: install from the repository's current address",
             ) from None
         if any(p.stat().st_size >= cap for p in (dest / ".git" / "objects" / "pack").iterdir()):
             raise SourceError(
@@ -505,8 +543,8 @@ class _Sockets:
     with `remote_only`, a direct connection to a name that resolves to this machine is refused (a
     proxy, when one is set, resolves the name itself)."""
 
-    def __init__(self, socks: list[socket.socket], remote_only: bool) -> None:
-        super().__init__()
+    def __init__(self, socks: list[socket.socket], remote_only: bool, **kw: Any) -> None:
+        super().__init__(**kw)
         self.socks = socks
         self.remote_only = remote_only
 
