@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from skillyard.cache import Cached, Entry, diag_from_row, parse_entry, walk_key
 from skillyard.config import Config
+from skillyard.fsread import ours
 from skillyard.model import Diagnostic, fold_name
 
 #: Names that make a directory a skill, in order of preference.
@@ -203,6 +204,7 @@ class Walker:
         max_depth: int = MAX_DEPTH,
     ) -> None:
         self.top = str(root.path)
+        self.source = root.source
         self.allowed_real = allowed_real
         self.max_depth = max_depth
         self.result = WalkResult()
@@ -217,7 +219,7 @@ class Walker:
         unreadable or itself a skill (then the result already holds everything)."""
         result, top = self.result, self.top
         try:
-            st = os.stat(top)
+            st, link = os.stat(top), os.lstat(top)
         except OSError:
             result.replayable = False
             return None  # a missing root is normal (most default roots do not exist)
@@ -225,6 +227,16 @@ class Walker:
             result.replayable = False
             result.diagnostics.append(
                 Diagnostic("warning", "root-not-directory", "search root is not a directory", top)
+            )
+            return None
+        if self.source == "project" and not (ours(st) and ours(link)):
+            # found by its place under the working directory (/tmp, a shared folder): another user's
+            # skills there would shadow this user's own of the same name, and receive their settings
+            result.replayable = False
+            result.diagnostics.append(
+                Diagnostic(
+                    "warning", "foreign-root", "another user owns or can write this folder; skipped", top
+                )
             )
             return None
         own, linked = _skill_file(top)
