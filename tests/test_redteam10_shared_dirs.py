@@ -86,7 +86,7 @@ def test_a_link_another_user_planted_as_the_project_folder_is_not_followed(
     assert "My own notes skill." in r.stdout and "Another folder of mine." not in r.stdout
 
 
-@pytest.mark.parametrize("mode", [0o777, 0o775, 0o1777])
+@pytest.mark.parametrize("mode", [0o777, 0o1777, 0o757])
 def test_a_project_skill_folder_others_can_write_is_skipped(
     shared: Path, own_notes: Path, make_skill: Any, mode: int
 ) -> None:
@@ -97,8 +97,26 @@ def test_a_project_skill_folder_others_can_write_is_skipped(
     assert "anyone could" not in r.stdout and "My own notes skill." in r.stdout
 
 
-def test_ones_own_project_skills_still_come_first(shared: Path, own_notes: Path, make_skill: Any) -> None:
+@root_only
+def test_a_project_skill_folder_another_group_can_write_is_skipped(
+    shared: Path, own_notes: Path, make_skill: Any
+) -> None:
+    make_skill(shared / "skills", "notes", "Notes the whole group could have put here.")
+    os.chown(shared / "skills", 0, OTHER)
+    (shared / "skills").chmod(0o775)
+    r = skillyard(shared, "list")
+    assert r.returncode == 0, r.stderr
+    assert "whole group" not in r.stdout and "My own notes skill." in r.stdout
+
+
+@pytest.mark.parametrize("mode", [0o755, 0o775])
+def test_ones_own_project_skills_still_come_first(
+    shared: Path, own_notes: Path, make_skill: Any, mode: int
+) -> None:
+    """Group write for the user's own group is theirs alone (user private groups, umask 002)."""
     make_skill(shared / "skills", "notes", "The project's notes skill.")
+    os.chown(shared / "skills", os.geteuid(), os.getegid())
+    (shared / "skills").chmod(mode)
     r = skillyard(shared, "list")
     assert r.returncode == 0, r.stderr
     assert "The project's notes skill." in r.stdout and "My own notes skill." not in r.stdout
@@ -133,3 +151,17 @@ def test_a_user_config_others_can_write_is_refused(shared: Path, own_notes: Path
     cfg.chmod(0o644)
     r = skillyard(shared, "list")
     assert r.returncode == 0, r.stderr
+
+
+@root_only
+def test_an_install_root_another_user_made_first_in_a_shared_data_home_is_skipped(
+    shared: Path, own_notes: Path, make_skill: Any
+) -> None:
+    """XDG_DATA_HOME on a shared disk: the other user made `skillyard/skills` before the person did."""
+    data = Path(os.environ["XDG_DATA_HOME"])
+    make_skill(data / "skillyard" / "skills", "notes", "Installed by someone else.")
+    give(data / "skillyard", OTHER)
+    r = skillyard(shared, "list", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "Installed by someone else." not in r.stdout and "My own notes skill." in r.stdout
+    assert "foreign-root" in r.stdout

@@ -71,6 +71,11 @@ VENDOR_USER_DIRS = (
 )
 
 
+#: Roots found by their place rather than named (`--root`, `SKILLYARD_PATH`, `[skills] roots`): skipped
+#: when another user owns them or can write them.
+_BY_PLACE = frozenset({"project", "user", "install", "remote"})
+
+
 def default_roots(config: Config, cwd: Path | None = None, home: Path | None = None) -> list[Root]:
     """Project roots, then user roots, then the install root, then skills fetched from remotes, then bundled.
 
@@ -229,9 +234,10 @@ class Walker:
                 Diagnostic("warning", "root-not-directory", "search root is not a directory", top)
             )
             return None
-        if self.source == "project" and not (ours(st) and ours(link)):
-            # found by its place under the working directory (/tmp, a shared folder): another user's
-            # skills there would shadow this user's own of the same name, and receive their settings
+        if self.source in _BY_PLACE and not (ours(st) and ours(link)):
+            # found by its place (the working directory may be /tmp, XDG_DATA_HOME a shared disk):
+            # another user's skills there would shadow this user's own of the same name, and receive
+            # what is configured for that name
             result.replayable = False
             result.diagnostics.append(
                 Diagnostic(

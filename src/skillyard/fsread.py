@@ -48,9 +48,16 @@ def is_utf8_name(name: str) -> bool:
 
 
 def ours(st: os.stat_result) -> bool:
-    """Owned by this user or root, and writable by no one else (a link's own mode means nothing): what
-    may tell skillyard what to trust."""
-    return st.st_uid in (0, os.geteuid()) and (stat.S_ISLNK(st.st_mode) or not st.st_mode & 0o022)
+    """Owned by this user or root, writable by no other user: what may tell skillyard what to trust.
+    Group write counts only for another group (a user's private group, umask 002, is theirs alone);
+    a link's own mode means nothing."""
+    if st.st_uid not in (0, os.geteuid()):
+        return False
+    return (
+        stat.S_ISLNK(st.st_mode)
+        or not st.st_mode & 0o002
+        and not (st.st_mode & 0o020 and st.st_gid != os.getegid())
+    )
 
 
 def read_regular_file(path: str | os.PathLike[str], max_bytes: int, *, owned: bool = False) -> bytes:
