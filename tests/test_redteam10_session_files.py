@@ -1,8 +1,9 @@
-"""A session file (`skillyard call --session FILE`) in a folder other users can write, like /tmp.
+"""A session file (`skillyard call --session FILE`), or a config file, in a folder other users can
+write, like /tmp.
 
 Another user can create the file's lock before the person does and hold it (every call would
 wait for ever), or create the session file itself with a session id of their choosing (which
-names the person's workspace). Both are refused with a clear error. The other user is uid 47212;
+names the person's workspace); a config's lock likewise. All are refused with a clear error. The other user is uid 47212;
 only root can give it files, so those cases skip otherwise.
 """
 
@@ -77,3 +78,26 @@ def test_ones_own_session_file_in_the_shared_folder_works(shared: Path) -> None:
     assert r.returncode == 0, r.stderr
     r = call(shared / "s.json")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_config_lock_another_user_made_first_and_holds_is_an_error_not_a_hang(shared: Path) -> None:
+    """`trust add` rewrites the config under `.config.toml.lock`: a config kept in a shared folder."""
+    cfg = shared / "config.toml"
+    cfg.write_text('[skills]\ndisabled = ["other"]\n')
+    fd = os.open(shared / ".config.toml.lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        os.fchown(fd, OTHER, OTHER)
+        os.fchmod(fd, 0o666)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        r = subprocess.run(
+            [sys.executable, "-m", "skillyard", "--config", str(cfg), "trust", "add", "github.com/acme/*"],
+            env={**os.environ, "PYTHONPATH": str(SRC)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(fd)
+    assert r.returncode != 0
+    assert "another user owns or can write its lock file" in r.stderr
+    assert "acme" not in cfg.read_text()

@@ -16,7 +16,7 @@ from typing import Any
 
 import platformdirs
 
-from skillyard.fsread import read_regular_file
+from skillyard.fsread import ours, read_regular_file
 
 __all__ = [
     "Config",
@@ -574,6 +574,8 @@ def update_config_file(path: Path, mutate: Any) -> None:
     # never through a link, nor waiting on a FIFO put in its place
     flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     with open(os.open(path.with_name(f".{path.name}.lock"), flags, 0o600), "a") as lock:
+        if not ours(os.fstat(lock.fileno())):  # another user's lock, made first, could hold us for ever
+            raise ConfigError(f"{path}: another user owns or can write its lock file .{path.name}.lock")
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             data = _read_toml(path)
