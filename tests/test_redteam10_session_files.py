@@ -3,8 +3,8 @@ write, like /tmp.
 
 Another user can create the file's lock before the person does and hold it (every call would
 wait for ever), or create the session file itself with a session id of their choosing (which
-names the person's workspace); a config's lock likewise. All are refused with a clear error. The other user is uid 47212;
-only root can give it files, so those cases skip otherwise.
+names the person's workspace); a config's lock likewise. All are refused with a clear error.
+The other user is uid 47212; only root can give it files, so those cases skip otherwise.
 """
 
 from __future__ import annotations
