@@ -131,3 +131,22 @@ def test_another_local_user_is_refused_before_any_request_is_read(server: str) -
     # root, as every account's owner, still is
     r = subprocess.run([curl, *args], capture_output=True, text=True, timeout=60)
     assert r.stdout.endswith("\n200") and "serverInfo" in r.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can make files owned by another user")
+def test_a_token_file_another_user_owns_is_refused(tmp_path: Path) -> None:
+    """Private to its owner is not private to the server's user: the owner knows and can change the tokens."""
+    tokens = tmp_path / "tokens"
+    tokens.write_text("k" * 40 + "\n")
+    tokens.chmod(0o600)
+    os.chown(tokens, OTHER, OTHER)
+    r = subprocess.run(
+        [sys.executable, "-m", "skillyard", "serve", "--transport", "http", "--auth-token-file", str(tokens)],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2
+    assert f"token file {tokens} belongs to another user (uid {OTHER})" in r.stderr
