@@ -73,3 +73,37 @@ def test_a_synced_remote_copy_is_not_readable_by_other_users(
             timeout=30,
         )
         assert r.returncode != 0 and "Permission denied" in r.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the copies exist for root's sandbox only")
+def test_the_copy_a_root_sandbox_reads_a_skill_toml_tool_from_is_roots_alone(tmp_path: Path) -> None:
+    """Its path shows in the running tool's /proc/PID/mountinfo, which every user can read; the copy
+    is world-readable (the sandboxed uid reads it), so only its folder can keep other users out."""
+    from skillyard.execution.sandbox import SandboxExecutor
+    from skillyard.execution.workspace import readable_copy
+    from skillyard.model import ToolSpec
+    from skillyard.parsing import parse_skill
+    from skillyard.toml_tools import run_tool
+
+    if (reason := SandboxExecutor().probe()) is not None:
+        pytest.skip(f"bubblewrap cannot run here: {reason}")
+    d = tmp_path / "private-tool"  # under pytest's 0700 folder, as root's own skills are
+    d.mkdir()
+    (d / "SKILL.toml").write_text('[skill]\nname = "private-tool"\ndescription = "Reads its own notes."\n')
+    (d / "notes.txt").write_text("root's own notes\n")
+    (d / "notes.txt").chmod(0o600)
+    skill, diags = parse_skill(str(d / "SKILL.toml"))
+    assert skill is not None, diags
+    text, err = run_tool(skill, ToolSpec("show", "show", "cat notes.txt"), {}, executor="sandbox")
+    assert not err and "root's own notes" in text, text
+    copy = readable_copy(d)  # the copy that run used
+    assert (copy / "notes.txt").read_text() == "root's own notes\n"
+    setpriv = shutil.which("setpriv")
+    assert setpriv is not None
+    r = subprocess.run(
+        [setpriv, f"--reuid={OTHER}", f"--regid={OTHER}", "--clear-groups", "cat", str(copy / "notes.txt")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert r.returncode != 0 and "Permission denied" in r.stderr
