@@ -190,7 +190,10 @@ def serve(
                 log.info("HTTP requests need a bearer token (%s)", type(verifier).__name__)
             _freeze_start_up_objects()
             try:
-                uvicorn.Server(uvicorn_config(app, host.strip("[]"), port, level.lower())).run()
+                config = uvicorn_config(
+                    app, host.strip("[]"), port, level.lower(), same_user=verifier is None
+                )
+                uvicorn.Server(config).run()
             except SystemExit as e:  # uvicorn's own start-up failure (3): exit codes here are 0, 1, 2
                 if e.code in (0, None):
                     raise

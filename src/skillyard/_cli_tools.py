@@ -19,6 +19,7 @@ import click
 from skillyard import reports
 from skillyard._cli_io import EXIT_FAIL, SafePath, emit_json, fail_usage, warn
 from skillyard._shown import shown
+from skillyard.fsread import ours
 from skillyard.prompt import FORMATS, relevant_names, render_catalog
 from skillyard.session import Session, SessionError
 from skillyard.tools import LOAD_MODES, PROVIDERS, Toolkit
@@ -53,6 +54,9 @@ def _session_turn(path: str | None) -> Iterator[None]:
         )
     except OSError as e:
         fail_usage(f"cannot write session file {path}: {e.strerror or e}")
+    if not ours(os.fstat(fd)):  # another user's lock (made first in a shared folder) could hold us for ever
+        os.close(fd)
+        fail_usage(f"cannot use session file {path}: another user owns or can write {p.name}'s lock file")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -7,6 +7,7 @@ security setting such as `network` must never be silently ignored.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -15,7 +16,7 @@ from typing import Any
 
 import platformdirs
 
-from skillyard.fsread import read_regular_file
+from skillyard.fsread import ours, read_regular_file
 
 __all__ = [
     "Config",
@@ -205,14 +206,14 @@ def load_config(explicit: Path | str | None = None, cwd: Path | None = None) -> 
     path = find_config_path(explicit, cwd)
     if path is None:
         return Config()
-    try:
-        config = parse_config(_read_toml(path), path)
+    named = explicit is not None or bool(os.environ.get("SKILLYARD_CONFIG"))
+    try:  # one found by its place (./skillyard.toml, the user config) must not be another user's
+        config = parse_config(_read_toml(path, owned=not named), path)
     except FileNotFoundError:
-        named = explicit is not None or os.environ.get("SKILLYARD_CONFIG")
         if named:  # a file the person named (--config or SKILLYARD_CONFIG) that is not there is a typo
             raise ConfigError(f"{path}: config file not found") from None
         return Config()
-    chosen = explicit is not None or os.environ.get("SKILLYARD_CONFIG") or path == user_config_path()
+    chosen = named or path == user_config_path()
     if not chosen and (keys := _widening(config)):
         raise ConfigError(
             f"{path}: {', '.join(keys)}: a project's skillyard.toml, read because it is in the current"
@@ -246,14 +247,16 @@ def _widening(c: Config) -> list[str]:
     return [key for key, on in found.items() if on]
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    """The table in the config file at `path`; FileNotFoundError when missing, ConfigError when unusable."""
+def _read_toml(path: Path, *, owned: bool = False) -> dict[str, Any]:
+    """The table in the config file at `path`; FileNotFoundError when missing, ConfigError when unusable
+    (with `owned`, also when another user owns it or can write to it: it would choose what runs)."""
     try:
-        raw = read_regular_file(path, MAX_CONFIG_BYTES)
+        raw = read_regular_file(path, MAX_CONFIG_BYTES, owned=owned)
     except FileNotFoundError:
         raise
     except OSError as e:
-        raise ConfigError(f"{path}: cannot read config file: {e.strerror or e}") from None
+        fix = f"; to use it anyway, pass --config {path}" if e.errno == errno.EPERM else ""
+        raise ConfigError(f"{path}: cannot read config file: {e.strerror or e}{fix}") from None
     import tomllib  # only when there is a config file to read
 
     try:
@@ -571,6 +574,8 @@ def update_config_file(path: Path, mutate: Any) -> None:
     # never through a link, nor waiting on a FIFO put in its place
     flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     with open(os.open(path.with_name(f".{path.name}.lock"), flags, 0o600), "a") as lock:
+        if not ours(os.fstat(lock.fileno())):  # another user's lock, made first, could hold us for ever
+            raise ConfigError(f"{path}: another user owns or can write its lock file .{path.name}.lock")
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             data = _read_toml(path)

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from skillyard.cache import Cached, Entry, diag_from_row, parse_entry, walk_key
 from skillyard.config import Config
+from skillyard.fsread import ours
 from skillyard.model import Diagnostic, fold_name
 
 #: Names that make a directory a skill, in order of preference.
@@ -68,6 +69,11 @@ VENDOR_USER_DIRS = (
     (".config", "goose", "skills"),  # Goose
     (".config", "agents", "skills"),  # Goose's agent-neutral folder
 )
+
+
+#: Roots found by their place rather than named (`--root`, `SKILLYARD_PATH`, `[skills] roots`): skipped
+#: when another user owns them or can write them.
+_BY_PLACE = frozenset({"project", "user", "install", "remote"})
 
 
 def default_roots(config: Config, cwd: Path | None = None, home: Path | None = None) -> list[Root]:
@@ -203,6 +209,7 @@ class Walker:
         max_depth: int = MAX_DEPTH,
     ) -> None:
         self.top = str(root.path)
+        self.source = root.source
         self.allowed_real = allowed_real
         self.max_depth = max_depth
         self.result = WalkResult()
@@ -217,7 +224,7 @@ class Walker:
         unreadable or itself a skill (then the result already holds everything)."""
         result, top = self.result, self.top
         try:
-            st = os.stat(top)
+            st, link = os.stat(top), os.lstat(top)
         except OSError:
             result.replayable = False
             return None  # a missing root is normal (most default roots do not exist)
@@ -225,6 +232,17 @@ class Walker:
             result.replayable = False
             result.diagnostics.append(
                 Diagnostic("warning", "root-not-directory", "search root is not a directory", top)
+            )
+            return None
+        if self.source in _BY_PLACE and not (ours(st) and ours(link)):
+            # found by its place (the working directory may be /tmp, XDG_DATA_HOME a shared disk):
+            # another user's skills there would shadow this user's own of the same name, and receive
+            # what is configured for that name
+            result.replayable = False
+            result.diagnostics.append(
+                Diagnostic(
+                    "warning", "foreign-root", "another user owns or can write this folder; skipped", top
+                )
             )
             return None
         own, linked = _skill_file(top)

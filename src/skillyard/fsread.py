@@ -47,11 +47,25 @@ def is_utf8_name(name: str) -> bool:
     return True
 
 
-def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+def ours(st: os.stat_result) -> bool:
+    """Owned by this user or root, writable by no other user: what may tell skillyard what to trust.
+    Group write counts only for another group (a user's private group, umask 002, is theirs alone);
+    a link's own mode means nothing."""
+    if st.st_uid not in (0, os.geteuid()):
+        return False
+    return (
+        stat.S_ISLNK(st.st_mode)
+        or not st.st_mode & 0o002
+        and not (st.st_mode & 0o020 and st.st_gid != os.getegid())
+    )
+
+
+def read_regular_file(path: str | os.PathLike[str], max_bytes: int, *, owned: bool = False) -> bytes:
     """The bytes of the regular file at `path` (symlinks followed), at most `max_bytes` of them.
 
     Raises FileNotFoundError when missing, IsADirectoryError for a directory, and OSError
-    for anything else that is not a regular file or is larger than `max_bytes`.
+    for anything else that is not a regular file or is larger than `max_bytes`, or, with
+    `owned`, that another user owns or can write (see `ours`).
     """
     fd = os.open(path, os.O_RDONLY | _NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
@@ -60,6 +74,8 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
             raise IsADirectoryError(errno.EISDIR, "is a directory", os.fspath(path))
         if not stat.S_ISREG(st.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        if owned and not ours(st):
+            raise OSError(errno.EPERM, "another user owns it or can write to it", os.fspath(path))
         if st.st_size > max_bytes:
             raise OSError(errno.EFBIG, f"file is too large (over {max_bytes} bytes)", os.fspath(path))
         data, grew = read_fd_bounded(fd, max_bytes)

@@ -290,7 +290,7 @@ def store(
         root.parent.mkdir(parents=True, exist_ok=True)
         _clear_leftovers(root)
         shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir()
+        staging.mkdir(mode=0o700)  # fetched with the person's credentials: theirs alone to read
         for skill in sorted(by_skill):
             problem = _check_skill(by_skill[skill], limits)
             if problem is None:

@@ -276,7 +276,7 @@ class Session:
         """Read a session file; a missing or empty file starts a new session."""
         p = Path(path)
         try:
-            raw = read_regular_file(p, MAX_SESSION_BYTES)
+            raw = read_regular_file(p, MAX_SESSION_BYTES, owned=True)  # its id names the workspace
         except FileNotFoundError:
             return cls()
         except IsADirectoryError:

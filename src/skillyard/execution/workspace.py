@@ -318,7 +318,8 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
 
     For commands that see a skill without a workspace (SKILL.toml tools) when the
     sandboxed uid is not the skill's owner: the original (perhaps under a 0700
-    home) is never mounted, and the copy is root-owned, world-readable, unwritable.
+    home) is never mounted, and the copy is root-owned, world-readable, unwritable, in a folder only
+    root can enter.
     """
     global _copies_dir
     source = Path(source)
@@ -328,7 +329,7 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
     with _copies_lock:
         if _copies_dir is None or not _copies_dir.is_dir():
             _copies_dir = Path(tempfile.mkdtemp(prefix="skillyard-skill-copies-"))
-            os.chmod(_copies_dir, 0o711)
+            os.chmod(_copies_dir, 0o700)  # bound as root: the command never walks through it
             atexit.register(remove_tree, _copies_dir)
         seed = f"{source.resolve()}\0{digest}".encode("utf-8", "surrogatepass")
         key = hashlib.sha256(seed).hexdigest()[:24]

@@ -22,6 +22,9 @@ that closes a connection with no request in flight for a whole
 
 from __future__ import annotations
 
+import os
+import socket
+import struct
 from collections import deque
 from typing import Any, Final
 
@@ -43,8 +46,41 @@ HEAD_TIMEOUT_S: Final = 10.0
 BODY_TIMEOUT_S: Final = 30.0
 
 
-def uvicorn_config(app: ASGIApp, host: str, port: int, log_level: str) -> Any:
-    """The uvicorn settings `skillyard serve` runs with: its HTTP protocol, with a deadline per request head."""
+def peer_uid(sock: Any) -> int | None:
+    """The uid owning the other end of a TCP connection from this host (Linux's /proc/net/tcp and tcp6
+    list every socket of this network namespace with its owner); -1 when it is not there, None when
+    this system cannot tell."""
+
+    def key(addr: tuple[Any, ...]) -> str:  # an address as those files print it: host-order words, hex
+        ip, port = addr[0], addr[1]
+        packed = socket.inet_pton(socket.AF_INET6 if ":" in ip else socket.AF_INET, ip)
+        words = struct.unpack(f"={len(packed) // 4}I", packed)
+        return "".join(f"{w:08X}" for w in words) + f":{port:04X}"
+
+    try:
+        theirs, ours = key(sock.getpeername()), key(sock.getsockname())
+    except (OSError, ValueError, IndexError):
+        return -1
+    found = False
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(name, encoding="ascii", errors="replace") as f:
+                found = True
+                for line in f:
+                    fields = line.split()
+                    if len(fields) > 7 and fields[1] == theirs and fields[2] == ours:
+                        return int(fields[7])
+        except OSError:
+            continue
+    return -1 if found else None
+
+
+_OTHER_USER = b"another user's skillyard server: only the user who started it (or root) may connect\n"
+
+
+def uvicorn_config(app: ASGIApp, host: str, port: int, log_level: str, *, same_user: bool = False) -> Any:
+    """The uvicorn settings `skillyard serve` runs with: its HTTP protocol, with a deadline per request head;
+    with `same_user` (loopback without authentication), a connection from another local user is refused."""
     import uvicorn
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
@@ -54,6 +90,11 @@ def uvicorn_config(app: ASGIApp, host: str, port: int, log_level: str) -> Any:
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            if same_user and peer_uid(transport.get_extra_info("socket")) not in (None, 0, os.geteuid()):
+                head = f"HTTP/1.1 403 Forbidden\r\ncontent-length: {len(_OTHER_USER)}\r\nconnection: close\r\n\r\n"
+                transport.write(head.encode() + _OTHER_USER)
+                transport.close()
+                return
             self.loop.call_later(HEAD_TIMEOUT_S, self._look, None)
 
         def _look(self, last: object) -> None:

@@ -124,6 +124,10 @@ def load_token_file(path: str | os.PathLike[str]) -> StaticTokenVerifier:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise AuthSetupError(f"token file {p} is not a regular file")
+        if st.st_uid not in (0, os.geteuid()):  # whoever owns it knows, and can change, the tokens
+            raise AuthSetupError(
+                f"token file {p} belongs to another user (uid {st.st_uid}); it must be yours"
+            )
         if st.st_mode & 0o077:
             raise AuthSetupError(
                 f"token file {p} is accessible to group or others (mode {stat.S_IMODE(st.st_mode):04o}); "
