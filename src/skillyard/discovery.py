@@ -241,7 +241,10 @@ class Walker:
             result.replayable = False
             result.diagnostics.append(
                 Diagnostic(
-                    "warning", "foreign-root", "another user owns or can write this folder; skipped", top
+                    "warning",
+                    "foreign-root",
+                    "another user owns or can write this folder; skipped (name it with --root to use it)",
+                    top,
                 )
             )
             return None
