@@ -136,8 +136,12 @@ OFFICIAL_INSTALLER = re.compile(
 KERNEL_PATH = re.compile(r"^/proc/sys/")
 #: Block devices that hold a disk (not /dev/null, /dev/zero or a loop device over an image file).
 DEVICE = re.compile(r"^/dev/(?![a-z]*[A-Z])(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
-#: Shell start-up files: users are told to append PATH lines to them, so a write alone is medium.
-RC_FILE = re.compile(_RC + r"|config\.fish$")
+#: Shell start-up files: users are told to append PATH lines to them, so a write alone is medium. An
+#: interpreter's, REPL's or editor's start-up file holds code that tool runs: a write there is high.
+RC_FILE = re.compile(
+    r"(?:^|[/\\])\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login|zlogin|cshrc|tcshrc|kshrc|mkshrc)$"
+    r"|config\.fish$|(?:^|[/\\])(?:Microsoft\.\w+_)?profile\.ps1$"
+)
 
 
 #: What, written into a start-up file, makes it fetch, unpack or start hidden code each session
@@ -146,8 +150,8 @@ _FETCHES = re.compile(
     r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|nohup)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
     r"|\beval\b(?!\s+[\"']?\$\([\w-]+\s+(?:generate-shell-completion|(?:shell-)?completions?|init|hook|shellenv)"
     r"(?:\s+-?[\w-]+)?\s*\)[\"']?\s*[\"']?\s*(?:$|[;&|#>]))"
-    # or starts a program kept in a temporary folder
-    r"|(?:^|[\s;&|'\"])/(?:tmp|var/tmp|dev/shm)/"
+    # or starts a program kept in a temporary folder, or one left running in the background
+    r"|(?:^|[\s;&|'\"])/(?:tmp|var/tmp|dev/shm)/|(?<![&|>])&(?![&>])\s*(?:$|[;)\"'])|\b(?:setsid|disown|Start-Process)\b"
 )
 
 
