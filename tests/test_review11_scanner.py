@@ -131,3 +131,48 @@ def test_path_and_tool_set_up_lines_in_a_shell_start_up_file_still_pass(tmp_path
     ):
         script = f"#!/bin/sh\necho '{line}' >> ~/.bashrc\n"
         assert blocking(tmp_path / str(i), {"scripts/setup.sh": script}) == {}, line
+
+
+# ------------------------------------------------ the host's antivirus and firewall, spelled otherwise
+
+
+def test_defender_turned_off_in_other_spellings_blocks(tmp_path: Path) -> None:
+    for i, line in enumerate(
+        (
+            "Set-MpPreference -DisableRealtimeMonitoring:$true",
+            "Set-MpPreference -drtm 1",
+            "Set-MpPreference -DisableRealtime ([bool]1)",
+            "Add-MpPreference -ExclusionPath C:\\Users",
+            "Add-MpPreference -ExclusionPath 'C:\\*'",
+            "Add-MpPreference -ExclusionProcess powershell.exe",
+            "Add-MpPreference -Exclusion ([Environment]::GetFolderPath('UserProfile'))",
+            'reg add "HKLM\\SOFTWARE\\Policies\\Microsoft\\Windows Defender" /v DisableAntiSpyware /d 1 /f',
+            "Set-NetFirewallProfile -All -Enabled:$false",
+        )
+    ):
+        assert "SY-KRN-001" in blocking(tmp_path / str(i), {"setup.ps1": line + "\n"}), line
+
+
+def test_a_linux_firewall_or_selinux_turned_off_blocks(tmp_path: Path) -> None:
+    for i, line in enumerate(
+        (
+            "sudo ufw disable",
+            "sudo systemctl disable --now firewalld",
+            "sed -i 's/^SELINUX=.*/SELINUX=disabled/' /etc/selinux/config",
+        )
+    ):
+        assert "SY-KRN-001" in blocking(tmp_path / str(i), {"setup.sh": line + "\n"}), line
+
+
+def test_reading_defender_settings_or_excluding_one_build_folder_still_passes(tmp_path: Path) -> None:
+    for i, line in enumerate(
+        (
+            "Get-MpPreference | Select-Object DisableRealtimeMonitoring, ExclusionPath",
+            'Add-MpPreference -ExclusionPath "D:\\src\\app\\target"',
+            "Add-MpPreference -ExclusionPath D:\\build\\out",
+            "Set-MpPreference -DisableRealtimeMonitoring $false",
+            "sudo ufw enable",
+            "sudo systemctl restart nginx",
+        )
+    ):
+        assert blocking(tmp_path / str(i), {"setup.ps1": line + "\n"}) == {}, line
