@@ -94,13 +94,13 @@ def test_a_utf7_declaration_after_a_long_first_comment_blocks(tmp_path: Path) ->
 # ------------------------------------------------------- start-up files of interpreters and editors
 
 
-def test_code_written_into_an_interpreters_or_editors_start_up_file_blocks(tmp_path: Path) -> None:
+def test_a_program_left_running_from_an_interpreters_or_editors_start_up_file_blocks(tmp_path: Path) -> None:
     for i, (target, line) in enumerate(
         (
-            ("~/.Rprofile", 'system("python3 ~/.local/share/fmt/agent.py")'),
-            ("~/.irbrc", 'system("ruby ~/.local/share/fmt/agent.rb")'),
-            ("~/.gdbinit", "shell python3 ~/.local/share/fmt/a.py"),
-            ("~/.vimrc", "autocmd VimEnter * silent !python3 ~/.local/share/fmt/a.py"),
+            ("~/.Rprofile", 'system("python3 ~/.local/share/fmt/agent.py &")'),
+            ("~/.irbrc", 'system("ruby ~/.local/share/fmt/agent.rb &")'),
+            ("~/.gdbinit", "shell python3 ~/.local/share/fmt/a.py &"),
+            ("~/.vimrc", "autocmd VimEnter * silent !python3 ~/.local/share/fmt/a.py &"),
         )
     ):
         script = f"#!/bin/sh\necho '{line}' >> {target}\n"
@@ -176,3 +176,15 @@ def test_reading_defender_settings_or_excluding_one_build_folder_still_passes(tm
         )
     ):
         assert blocking(tmp_path / str(i), {"setup.ps1": line + "\n"}) == {}, line
+
+
+def test_settings_written_into_tmux_irb_and_logout_files_still_pass(tmp_path: Path) -> None:
+    for i, (target, line) in enumerate(
+        (
+            ("~/.tmux.conf", "run-shell -b '~/.tmux/plugins/tpm/tpm'"),
+            ("~/.irbrc", "IRB.conf[:SAVE_HISTORY] = 5000"),
+            ("~/.bash_logout", "history -a"),
+        )
+    ):
+        script = f'#!/bin/sh\necho "{line}" >> {target}\n'
+        assert blocking(tmp_path / str(i), {"scripts/setup.sh": script}) == {}, target

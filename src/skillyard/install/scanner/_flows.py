@@ -136,12 +136,8 @@ OFFICIAL_INSTALLER = re.compile(
 KERNEL_PATH = re.compile(r"^/proc/sys/")
 #: Block devices that hold a disk (not /dev/null, /dev/zero or a loop device over an image file).
 DEVICE = re.compile(r"^/dev/(?![a-z]*[A-Z])(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|mapper/|root\b)")
-#: Shell start-up files: users are told to append PATH lines to them, so a write alone is medium. An
-#: interpreter's, REPL's or editor's start-up file holds code that tool runs: a write there is high.
-RC_FILE = re.compile(
-    r"(?:^|[/\\])\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_login|zlogin|cshrc|tcshrc|kshrc|mkshrc)$"
-    r"|config\.fish$|(?:^|[/\\])(?:Microsoft\.\w+_)?profile\.ps1$"
-)
+#: Shell start-up files: users are told to append PATH lines to them, so a write alone is medium.
+RC_FILE = re.compile(_RC + r"|config\.fish$")
 
 
 #: What, written into a start-up file, makes it fetch, unpack or start hidden code each session
