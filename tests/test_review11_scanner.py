@@ -222,3 +222,13 @@ def test_a_command_in_character_codes_beside_another_list_on_its_line_blocks(tmp
 
 def test_many_lists_of_harmless_character_codes_still_pass(tmp_path: Path) -> None:
     assert blocking(tmp_path, {"scripts/run.lua": _lua(40, "print('report ready')", 7)}) == {}
+
+
+def test_defender_settings_with_an_en_or_em_dash_block(tmp_path: Path) -> None:
+    for i, line in enumerate(
+        (
+            "Set-MpPreference \u2013DisableRealtimeMonitoring $true",
+            "Add-MpPreference \u2014ExclusionPath C:\\Users",
+        )
+    ):
+        assert "SY-KRN-001" in blocking(tmp_path / str(i), {"setup.ps1": line + "\n"}), line
