@@ -232,3 +232,10 @@ def test_defender_settings_with_an_en_or_em_dash_block(tmp_path: Path) -> None:
         )
     ):
         assert "SY-KRN-001" in blocking(tmp_path / str(i), {"setup.ps1": line + "\n"}), line
+
+
+def test_a_declaration_after_a_line_of_code_is_not_how_python_reads_the_file(tmp_path: Path) -> None:
+    # Python reads this one as UTF-8: the payload is plain text the rules see
+    source = b"import os\n# coding: utf-7\nos.system(" + PAYLOAD.encode() + b")  # +AGE-\n"
+    got = _blocking(_skill(tmp_path, source))
+    assert "SY-DL-001" in got and "SY-BIN-004" not in got

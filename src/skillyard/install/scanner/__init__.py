@@ -1430,6 +1430,8 @@ def _declared_source(data: bytes) -> str | None:
                 return None if codecs.lookup(m[1].decode()).name == "utf-8" else data.decode(m[1].decode())
             except Exception:  # an unknown or non-text codec, bytes it cannot decode: Python refuses it too
                 return None
+        if line.strip(b" \t\f\xef\xbb\xbf")[:1] not in (b"", b"#"):
+            return None  # a second line's declaration counts only after a comment or a blank line
     return None
 
 
