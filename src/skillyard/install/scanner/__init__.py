@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import codecs
 import errno
 import fnmatch
 import hashlib
@@ -591,8 +592,9 @@ def _search(rule_pats: tuple[re.Pattern[str], ...], rule: Rule, text: str) -> tu
 
 
 def _fold(text: str) -> str:
-    """Lower-case for keyword tests; dotless i folds to i as it does under re.IGNORECASE."""
-    return text.lower().replace("\u0131", "i")
+    """Lower-case for keyword tests; dotted capital and dotless i fold to i as under re.IGNORECASE
+    (`"\u0130".lower()` is an i followed by a combining dot, which no keyword holds)."""
+    return text.lower().replace("i\u0307", "i").replace("\u0131", "i")
 
 
 @dataclass(slots=True)
@@ -1405,7 +1407,32 @@ def _scan_decoded(data: bytes, rel: str, ctx: _Ctx) -> None:
         line = data[: e.start].count(b"\n") + 1
         ctx.flag("invalid-utf8", rel, line, snippet(f"invalid UTF-8 at byte {e.start}"))
         text = data.decode("utf-8", errors="replace")
+    declared = _declared_source(data)
+    if declared is not None and _NON_ASCII.sub("", declared) != _NON_ASCII.sub("", text):
+        # Python reads the file in the encoding its first lines name (`# coding: utf-7`): other code
+        ctx.flag(
+            "invalid-utf8", rel, 1, snippet("a declared source encoding reads other code than the bytes show")
+        )
+        text = declared
     scan_text(text, rel, rules=ctx.rules, _ctx=ctx)
+
+
+#: PEP 263: the encoding a comment on a source file's first or second line declares.
+_CODING = re.compile(rb"^[ \t\f]*#[^\r\n]*?coding[:=][ \t]*([-\w.]+)")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _declared_source(data: bytes) -> str | None:
+    """The text Python reads from `data` in the encoding it declares, None without one (or UTF-8)."""
+    for line in re.split(rb"\r\n?|\n", data, maxsplit=2)[:2]:
+        if m := _CODING.match(line):
+            try:
+                return None if codecs.lookup(m[1].decode()).name == "utf-8" else data.decode(m[1].decode())
+            except Exception:  # an unknown or non-text codec, bytes it cannot decode: Python refuses it too
+                return None
+        if line.strip(b" \t\f\xef\xbb\xbf")[:1] not in (b"", b"#"):
+            return None  # a second line's declaration counts only after a comment or a blank line
+    return None
 
 
 def _iter_files(root: Path) -> Iterator[tuple[str, Path, os.stat_result]]:

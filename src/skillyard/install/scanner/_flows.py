@@ -146,8 +146,8 @@ _FETCHES = re.compile(
     r"\b(?:curl|wget|nc|ncat|socat|base64\s+(?:-d|--decode)|nohup)\b|/dev/tcp/|\bI(?:EX|nvoke-Expression)\b"
     r"|\beval\b(?!\s+[\"']?\$\([\w-]+\s+(?:generate-shell-completion|(?:shell-)?completions?|init|hook|shellenv)"
     r"(?:\s+-?[\w-]+)?\s*\)[\"']?\s*[\"']?\s*(?:$|[;&|#>]))"
-    # or starts a program kept in a temporary folder
-    r"|(?:^|[\s;&|'\"])/(?:tmp|var/tmp|dev/shm)/"
+    # or starts a program kept in a temporary folder, or one left running in the background
+    r"|(?:^|[\s;&|'\"])/(?:tmp|var/tmp|dev/shm)/|(?<![&|>])&(?![&>])\s*(?:$|[;)\"'])|\b(?:setsid|disown|Start-Process)\b"
 )
 
 

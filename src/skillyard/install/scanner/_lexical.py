@@ -351,6 +351,7 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     hidden: tuple[int, str] | None = None  # the first host the file hides, wherever it is used
     tried = 0  # heredocs tried as uuencoded text
     imds: list[int] = []  # lines asking the metadata service for the instance's credentials
+    spelled: list[tuple[int, str]] = []  # (line, text) written as character codes
     for n, line in enumerate(lines, 1):
         if (h := _HEREDOC.search(line)) and n < len(lines) and _uu_line(lines[n]):
             if (tried := tried + 1) > 16 or len(facts.assembled) >= 8:
@@ -407,18 +408,18 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
                 if kind == "a socket" and (b := _NAME_BOUND.match(line)):
                     sockets[b.group(1)] = _local(line, binds)
                 break
-        if (m := _CODES.search(line)) and len(facts.assembled) < 8:
+        for m in _CODES.finditer(line):
             # text written as character codes (`string.char`, `pack("c*")`, `[char[]]`, `map chr`):
             # read as what it spells, a command line or a URL the rules then see
             codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
             if all(31 < c < 127 for c in codes) and not _HOSTISH.match(said := "".join(map(chr, codes))):
-                facts.assembled.append((n, said))
+                spelled.append((n, said))
             # codes turned into characters after a constant shift or mask the file applies
             # (`string.char(v - 7)`, `chr(c ^ 23)`, `(char)(b + 3)`): read through each of them
             for op, k in shifts[:4]:
                 moved = [_shift(c, op, k) for c in codes]
-                if all(31 < c < 127 or c in (9, 10) for c in moved) and len(facts.assembled) < 8:
-                    facts.assembled.append((n, "".join(map(chr, moved))))
+                if all(31 < c < 127 or c in (9, 10) for c in moved):
+                    spelled.append((n, "".join(map(chr, moved))))
         if (cmd := _run_command(line)) is not None:
             facts.shell.append((n, cmd))
             if cmd not in line:
@@ -469,6 +470,21 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     elif received and ran and (at := [n for n, k, c in sinks if k == "a socket" and not _local(c, binds)]):
         said = "connects a socket and runs the command lines it receives on it (a remote shell)"
         facts.flows.append(flow("reverse-shell", "critical", at[0], said, None))
+    # the first few one by one, then every other one read together: lists put first hide nothing
+    room = max(0, 8 - len(facts.assembled))
+    facts.assembled.extend(spelled[:room])
+    chunks: list[tuple[int, list[str]]] = []
+    size = 0
+    for n, said in spelled[room:]:
+        if not chunks or size + len(said) > 60_000:
+            if len(chunks) == 4:
+                facts.unread = facts.unread or "more text written as character codes than the reader decodes"
+                break
+            chunks.append((n, []))
+            size = 0
+        chunks[-1][1].append(said)
+        size += len(said) + 1
+    facts.assembled.extend((n, "\n".join(part)) for n, part in chunks)
     if fetched is not None and evals:
         said = f"{fetched.what} and evaluates code in the same file"
         facts.flows.append(flow("download-exec", "critical", evals[0], said, fetched))
