@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from install_support import GIT_ENV, needs_git
+from namespaces import unshare_prefix
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 REMOTE = "192.0.2.10"
@@ -119,20 +120,7 @@ print(json.dumps(result))
 """
 
 
-def _namespace_prefix() -> list[str] | None:
-    """The `unshare` prefix giving a child its own network and mount namespaces, or None."""
-    if not (shutil.which("unshare") and shutil.which("ip")):
-        return None
-    for prefix in (["unshare", "-mn"], ["unshare", "-rmn"]):
-        try:
-            if subprocess.run([*prefix, "true"], capture_output=True, timeout=10).returncode == 0:
-                return prefix
-        except (OSError, subprocess.SubprocessError):
-            continue
-    return None
-
-
-PREFIX = _namespace_prefix()
+PREFIX = unshare_prefix("mn") if shutil.which("ip") else None
 pytestmark = [
     needs_git,
     pytest.mark.skipif(

@@ -8,7 +8,6 @@ Nothing leaves loopback; the listening socket counts the connections it was offe
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -16,6 +15,8 @@ import threading
 from pathlib import Path
 
 import pytest
+
+from namespaces import unshare_prefix
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -32,20 +33,7 @@ else:
 """
 
 
-def _unshare_mount() -> list[str] | None:
-    """The `unshare` prefix that gives a child its own mount namespace here, or None."""
-    if not shutil.which("unshare"):
-        return None
-    for prefix in (["unshare", "-m"], ["unshare", "-rm"]):
-        try:
-            if subprocess.run([*prefix, "true"], capture_output=True, timeout=10).returncode == 0:
-                return prefix
-        except (OSError, subprocess.SubprocessError):
-            continue
-    return None
-
-
-PREFIX = _unshare_mount()
+PREFIX = unshare_prefix("m")
 pytestmark = pytest.mark.skipif(PREFIX is None, reason="needs `unshare -m` (a private mount namespace)")
 
 

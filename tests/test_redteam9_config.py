@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from namespaces import MOUNT_TMPFS, unshare_prefix
 from skillyard.config import load_config, persist_disabled
 from skillyard.install import TrustPolicy
 
@@ -68,22 +68,7 @@ def test_a_writer_killed_mid_write_leaves_nothing_the_next_write_does_not_clear(
     assert strays(tmp_path) == []
 
 
-def _tmpfs_prefix() -> list[str] | None:
-    if not shutil.which("unshare"):
-        return None
-    for prefix in (["unshare", "-m"], ["unshare", "-rm"]):
-        try:
-            cp = subprocess.run(
-                [*prefix, "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"], capture_output=True, timeout=10
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if cp.returncode == 0:
-            return prefix
-    return None
-
-
-PREFIX = _tmpfs_prefix()
+PREFIX = unshare_prefix("m", MOUNT_TMPFS)
 
 FULL_DISK = r"""
 import errno, os, sys

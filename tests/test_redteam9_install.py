@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from namespaces import MOUNT_TMPFS, unshare_prefix
 from skillyard.install import Installer, Lockfile, is_modified, tree_hash
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -91,23 +91,7 @@ def test_ctrl_c_right_after_the_swap_keeps_skill_and_lockfile_in_step(tmp_path: 
     assert assert_consistent(root, hashes) == tree_hash(b).digest
 
 
-def _tmpfs_prefix() -> list[str] | None:
-    """An `unshare` prefix under which this user may mount a tmpfs, or None."""
-    if not shutil.which("unshare"):
-        return None
-    for prefix in (["unshare", "-m"], ["unshare", "-rm"]):
-        try:
-            cp = subprocess.run(
-                [*prefix, "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"], capture_output=True, timeout=10
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if cp.returncode == 0:
-            return prefix
-    return None
-
-
-PREFIX = _tmpfs_prefix()
+PREFIX = unshare_prefix("m", MOUNT_TMPFS)
 needs_tmpfs = pytest.mark.skipif(
     PREFIX is None,
     reason="needs a private mount namespace where a tmpfs may be mounted (root, or user namespaces)",

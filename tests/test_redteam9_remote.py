@@ -3,32 +3,18 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from namespaces import MOUNT_TMPFS, unshare_prefix
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
-def _tmpfs_prefix() -> list[str] | None:
-    if not shutil.which("unshare"):
-        return None
-    for prefix in (["unshare", "-m"], ["unshare", "-rm"]):
-        try:
-            cp = subprocess.run(
-                [*prefix, "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"], capture_output=True, timeout=10
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if cp.returncode == 0:
-            return prefix
-    return None
-
-
-PREFIX = _tmpfs_prefix()
+PREFIX = unshare_prefix("m", MOUNT_TMPFS)
 
 CHILD = r"""
 import sys

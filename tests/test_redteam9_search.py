@@ -4,12 +4,13 @@ when the process writing it is killed: nothing partial is left behind, and the n
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from namespaces import MOUNT_TMPFS, unshare_prefix
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -48,22 +49,7 @@ def _skills(root: Path) -> Path:
     return root
 
 
-def _tmpfs_prefix() -> list[str] | None:
-    if not shutil.which("unshare"):
-        return None
-    for prefix in (["unshare", "-m"], ["unshare", "-rm"]):
-        try:
-            cp = subprocess.run(
-                [*prefix, "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"], capture_output=True, timeout=10
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if cp.returncode == 0:
-            return prefix
-    return None
-
-
-PREFIX = _tmpfs_prefix()
+PREFIX = unshare_prefix("m", MOUNT_TMPFS)
 ENV = {**os.environ, "PYTHONPATH": str(SRC)}
 
 
