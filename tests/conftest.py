@@ -117,3 +117,12 @@ def hostile_skill(reachable_tmp: Path) -> Any:
     d.mkdir(parents=True)
     (d / "SKILL.md").write_text("---\nname: hostile\ndescription: hostile\n---\nbody\n", encoding="utf-8")
     return Skill(name="hostile", description="hostile", path=d / "SKILL.md")
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> Path:
+    """A folder like /tmp: everyone may create entries, the sticky bit keeps them apart."""
+    d = tmp_path / "shared"
+    d.mkdir()
+    d.chmod(0o1777)
+    return d

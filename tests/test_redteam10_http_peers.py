@@ -22,21 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from test_mcp_support import INIT as RAW_INIT
+from test_mcp_support import POST_HEADERS
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 OTHER = 47212
-INIT = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-)
-HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+INIT = json.dumps(RAW_INIT)
+HEADERS = POST_HEADERS
 
 
 def free_port(family: socket.AddressFamily, host: str) -> int:

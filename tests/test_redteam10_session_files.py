@@ -41,14 +41,6 @@ def call(session: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def shared(tmp_path: Path) -> Path:
-    d = tmp_path / "shared"
-    d.mkdir()
-    d.chmod(0o1777)
-    return d
-
-
 def test_a_lock_another_user_made_first_and_holds_is_an_error_not_a_hang(shared: Path) -> None:
     lock = shared / ".s.json.lock"
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)

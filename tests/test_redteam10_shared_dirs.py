@@ -42,15 +42,6 @@ def give(path: Path, uid: int) -> None:
 
 
 @pytest.fixture
-def shared(tmp_path: Path) -> Path:
-    """A folder like /tmp: everyone may create entries, the sticky bit keeps them apart."""
-    d = tmp_path / "shared"
-    d.mkdir()
-    d.chmod(0o1777)
-    return d
-
-
-@pytest.fixture
 def own_notes(make_skill: Any) -> Path:
     """The person's own `notes` skill, in their user root."""
     return make_skill(Path(os.environ["HOME"]) / ".agents" / "skills", "notes", "My own notes skill.")
