@@ -8,6 +8,7 @@ and stops it; this file checks what it reports.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -174,3 +175,23 @@ def test_address_checks_are_bounded() -> None:
     with pytest.raises(ExecutorUnavailable, match="127.0.0.1:9"):
         _check_reachable("127.0.0.1:9", 2)
     _check_reachable("auto", 2)  # nothing to dial: Ray finds a local cluster itself
+
+
+def test_the_tree_cache_is_entered_by_its_owner_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trees are world-readable for the sandboxed uid and their paths show in any run's
+    /proc/PID/mountinfo: another local user must not reach them through the cache folder."""
+    pytest.importorskip("ray")
+    from skillyard.execution import ray_executor
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    tree = tmp_path / "skill"
+    tree.mkdir()
+    (tree / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\nprivate\n")
+    data = ray_executor._pack(tree)
+    digest = hashlib.sha256(data).hexdigest()
+    root = tmp_path / f"skillyard-ray-trees-{os.geteuid()}"
+    root.mkdir(mode=0o711)  # as earlier versions made it
+    root.chmod(0o711)
+    got = ray_executor._cached_tree(digest, data)
+    assert (got / "SKILL.md").read_text().endswith("private\n")
+    assert root.stat().st_mode & 0o777 == 0o700

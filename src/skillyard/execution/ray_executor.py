@@ -235,10 +235,14 @@ def _cached_tree(digest: str, ref: Any) -> Path:
 
     root = Path(tempfile.gettempdir()) / f"skillyard-ray-trees-{os.geteuid()}"
     with _cache_lock:
-        root.mkdir(mode=0o711, exist_ok=True)
+        root.mkdir(mode=0o700, exist_ok=True)
         st = os.lstat(root)
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
             raise ExecutorUnavailable(f"refusing the tree cache {root}: not a private directory of ours")
+        if st.st_mode & 0o077:
+            # the trees are world-readable for the sandboxed uid, and any user reads their paths in a
+            # run's /proc/PID/mountinfo: only the owner enters the folder (binds never walk through it)
+            os.chmod(root, 0o700)
         dest = root / digest
         if dest.is_dir():
             return dest
