@@ -51,14 +51,15 @@ def peer_uid(sock: Any) -> int | None:
     list every socket of this network namespace with its owner); -1 when it is not there, None when
     this system cannot tell."""
 
-    def key(addr: tuple[Any, ...]) -> str:  # an address as those files print it: host-order words, hex
+    def key(addr: tuple[Any, ...], v4: bool = False) -> str:  # as those files print it: host-order words, hex
         ip, port = addr[0], addr[1]
+        ip = ip.removeprefix("::ffff:") if v4 and "." in ip else ip  # an IPv4 client of a dual-stack socket
         packed = socket.inet_pton(socket.AF_INET6 if ":" in ip else socket.AF_INET, ip)
         words = struct.unpack(f"={len(packed) // 4}I", packed)
         return "".join(f"{w:08X}" for w in words) + f":{port:04X}"
 
     try:
-        theirs, ours = key(sock.getpeername()), key(sock.getsockname())
+        pairs = {(key(sock.getpeername(), v4), key(sock.getsockname(), v4)) for v4 in (False, True)}
     except (OSError, ValueError, IndexError):
         return -1
     found = False
@@ -68,8 +69,8 @@ def peer_uid(sock: Any) -> int | None:
                 found = True
                 for line in f:
                     fields = line.split()
-                    if len(fields) > 7 and fields[1] == theirs and fields[2] == ours:
-                        return int(fields[7])
+                    if len(fields) > 9 and (fields[1], fields[2]) in pairs:  # closed: uid 0, inode 0
+                        return int(fields[7]) if fields[9] != "0" else -1
         except OSError:
             continue
     return -1 if found else None
