@@ -76,6 +76,19 @@ VENDOR_USER_DIRS = (
 _BY_PLACE = frozenset({"project", "user", "install", "remote"})
 
 
+def _held(top: str) -> bool:
+    """No other user can rename a folder on the way to `top` (and put another in its place after it
+    was checked): each is ours, or a sticky folder of root's or ours (/tmp), where others move only their own."""
+    for d in {*Path(top).parents, *Path(os.path.realpath(top)).parents}:
+        try:
+            st = os.lstat(d)
+        except OSError:
+            return False
+        if not ours(st) and not (st.st_mode & stat.S_ISVTX and st.st_uid in (0, os.geteuid())):
+            return False
+    return True
+
+
 def default_roots(config: Config, cwd: Path | None = None, home: Path | None = None) -> list[Root]:
     """Project roots, then user roots, then the install root, then skills fetched from remotes, then bundled.
 
@@ -234,7 +247,7 @@ class Walker:
                 Diagnostic("warning", "root-not-directory", "search root is not a directory", top)
             )
             return None
-        if self.source in _BY_PLACE and not (ours(st) and ours(link)):
+        if self.source in _BY_PLACE and not (ours(st) and ours(link) and _held(top)):
             # found by its place (the working directory may be /tmp, XDG_DATA_HOME a shared disk):
             # another user's skills there would shadow this user's own of the same name, and receive
             # what is configured for that name
