@@ -256,7 +256,8 @@ class Walker:
                 Diagnostic(
                     "warning",
                     "foreign-root",
-                    "another user owns or can write this folder; skipped (name it with --root to use it)",
+                    "another user owns or can write this folder (or move one above it); skipped"
+                    " (name it with --root to use it)",
                     top,
                 )
             )
