@@ -499,6 +499,8 @@ class _SafeRedirect(urllib.request.HTTPRedirectHandler):
             raise SourceError(
                 "fetch failed", reason=f"refusing redirect to {parts.scheme}://{parts.hostname}"
             )
+        if fp is not None:  # its body is never read (urllib would read all of it, however large, into memory)
+            fp.close()
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
