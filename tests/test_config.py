@@ -150,3 +150,20 @@ def test_model_install_keys_wrong_types(tmp_path: Path, text: str, key: str) -> 
     with pytest.raises(ConfigError) as e:
         load_config(f)
     assert str(f) in str(e.value) and key in str(e.value)
+
+
+def test_a_linked_config_is_rewritten_where_it_lives(tmp_path: Path) -> None:
+    """Dotfiles managers link the config from their repository: a saved change lands in that file
+    and the link stays a link."""
+    from skillyard.config import persist_disabled
+
+    real = tmp_path / "dotfiles" / "skillyard.toml"
+    real.parent.mkdir()
+    real.write_text('[trust]\nsources = ["github.com/acme/*"]\n', encoding="utf-8")
+    link = tmp_path / "config" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    persist_disabled(link, "demo", True)
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    data = real.read_text(encoding="utf-8")
+    assert "demo" in data and "github.com/acme/*" in data

@@ -570,6 +570,8 @@ def update_config_file(path: Path, mutate: Any) -> None:
 
     import tomli_w
 
+    if path.is_symlink():  # a dotfiles setup links the config from elsewhere: the file it names is rewritten
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     # never through a link, nor waiting on a FIFO put in its place
     flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
