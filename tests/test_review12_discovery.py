@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
-OTHER = 47212
-
-
-def skillyard(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    return subprocess.run(
-        [sys.executable, "-m", "skillyard", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+from test_redteam10_shared_dirs import OTHER, skillyard
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can make a folder owned by another user")
