@@ -187,6 +187,39 @@ def test_a_listing_run_through_the_group_does_not_end_a_later_main(tmp_path, mon
     assert exit_info.value.code in (0, None) and ended == []
 
 
+def test_a_command_runs_with_a_larger_young_generation_and_main_restores_the_callers(
+    tmp_path, monkeypatch
+) -> None:
+    """The command owns its process, so it sizes the collector's young generation for a registry
+    built once (docs/performance.md); a program that calls `main` gets its own settings back, and
+    the collector stays on."""
+    import gc
+
+    import skillyard.cli as cli_mod
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A skill.\n---\nbody\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    seen: list[tuple[int, int, int]] = []
+    real_registry = cli_mod.CliContext.registry
+
+    def registry(self):  # noqa: ANN001, ANN202
+        seen.append(gc.get_threshold())
+        return real_registry(self)
+
+    monkeypatch.setattr(cli_mod.CliContext, "registry", registry)
+    before = gc.get_threshold()
+    gc.set_threshold(123, 4, 5)
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            cli_mod.main(["--root", str(tmp_path), "info", "a", "--json"])
+        assert exit_info.value.code in (0, None)
+        assert seen == [(cli_mod._YOUNG_GENERATION, 4, 5)]
+        assert gc.get_threshold() == (123, 4, 5) and gc.isenabled()
+    finally:
+        gc.set_threshold(*before)
+
+
 def test_audit_to_a_pipe_is_plain_text_without_rich(tmp_path) -> None:
     """`skillyard audit` on a pipe prints every finding as plain lines (easy to grep) and never loads rich."""
     skill = tmp_path / "a"

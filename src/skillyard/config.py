@@ -46,7 +46,7 @@ def user_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("skillyard"))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SkillOverride:
     """`[skill.<name>]`: per-skill switches."""
 
@@ -55,7 +55,7 @@ class SkillOverride:
     env: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RaySettings:
     """`[execution.ray]`: where runs go with `executor = "ray"` and how workers run them."""
 
@@ -71,7 +71,7 @@ class RaySettings:
         return self.address or os.environ.get("RAY_ADDRESS") or "auto"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RemoteSkills:
     """`[[skills.remote]]`: an MCP server whose `skill://` resources `skillyard remote sync` fetches."""
 
@@ -87,7 +87,7 @@ class RemoteSkills:
         return user_data_dir() / "remote" / self.name
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ExecutionSettings:
     executor: str = "sandbox"
     timeout: float = 60.0
@@ -98,7 +98,7 @@ class ExecutionSettings:
     ray: RaySettings = field(default_factory=RaySettings)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SearchSettings:
     """`[search]`: the embedder for hybrid search (docs/search.md); "none" keeps search lexical."""
 
@@ -112,7 +112,7 @@ class SearchSettings:
 _EMBEDDER_KINDS = ("fastembed", "openai", "sentence-transformers")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ServeAuthSettings:
     """`[serve.auth]`: OAuth 2.1 resource-server settings for `skillyard serve --transport http`."""
 
@@ -129,7 +129,7 @@ class ServeAuthSettings:
         return self.issuer is not None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ServeSettings:
     """`[serve]`: what the HTTP transport accepts beyond loopback."""
 
@@ -138,7 +138,7 @@ class ServeSettings:
     auth: ServeAuthSettings = field(default_factory=ServeAuthSettings)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Config:
     """The effective configuration (defaults when no file exists)."""
 

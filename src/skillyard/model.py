@@ -142,7 +142,12 @@ class InstallOption:
         """
         t = self.target
         pattern = _TARGET_PATTERNS.get(self.kind)
-        if not t or pattern is None or not pattern.fullmatch(t) or (".." in t and self.kind != "download"):
+        if (
+            not t
+            or pattern is None
+            or not re.fullmatch(pattern, t)
+            or (".." in t and self.kind != "download")
+        ):
             return None
         t = shlex.quote(t)
         return {
@@ -171,17 +176,15 @@ class InstallOption:
 
 
 #: What a plausible target looks like per install kind (OpenClaw's rules, tightened; no whitespace or
-#: shell syntax anywhere, no leading dash).
+#: shell syntax anywhere, no leading dash). Compiled by `re` when first used, not at every start.
 _TARGET_PATTERNS = {
-    "brew": re.compile(r"[A-Za-z0-9][A-Za-z0-9@+._/-]{0,127}"),
-    "apt": re.compile(r"[a-z0-9][a-z0-9+.-]{0,127}"),
-    "cargo": re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"),
-    "uv": re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-\[\]=<>!~+,]{0,199}"),
-    "node": re.compile(
-        r"(@[a-z0-9~][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]{0,213}(@[A-Za-z0-9.^~<>=*+-]{1,64})?"
-    ),
-    "go": re.compile(r"[A-Za-z0-9][A-Za-z0-9._~+/-]{0,199}(@[A-Za-z0-9._+-]{1,64})?"),
-    "download": re.compile(r"https?://[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]{1,2000}"),
+    "brew": r"[A-Za-z0-9][A-Za-z0-9@+._/-]{0,127}",
+    "apt": r"[a-z0-9][a-z0-9+.-]{0,127}",
+    "cargo": r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}",
+    "uv": r"[A-Za-z0-9][A-Za-z0-9._\-\[\]=<>!~+,]{0,199}",
+    "node": r"(@[a-z0-9~][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]{0,213}(@[A-Za-z0-9.^~<>=*+-]{1,64})?",
+    "go": r"[A-Za-z0-9][A-Za-z0-9._~+/-]{0,199}(@[A-Za-z0-9._+-]{1,64})?",
+    "download": r"https?://[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]{1,2000}",
 }
 
 
