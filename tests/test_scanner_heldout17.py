@@ -161,3 +161,62 @@ def test_public_key_and_local_vault_do_not_block(tmp_path: Path) -> None:
         "print(json.load(urllib.request.urlopen(req)))\n"
     )
     assert blocking(tmp_path, {"register.php": php, "scripts/health.py": py}) == {}
+
+
+# ------------------------------------------------ backups and snapshots of other systems removed
+
+
+def test_every_snapshot_listed_and_destroyed_blocks(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/sh\nfree_space() {\n"
+        "  zfs list -H -o name -t snapshot | xargs -n1 zfs destroy\n"
+        "  restic -r /srv/repo forget --keep-daily 0 --prune\n"
+        "  snapper list --columns number | tail -n +3 | xargs -r snapper delete\n}\nfree_space\n"
+    )
+    assert "SY-DES-004" in blocking(tmp_path, {"scripts/free.sh": sh})
+
+
+def test_time_machine_backups_deleted_in_a_loop_blocks(tmp_path: Path) -> None:
+    sh = '#!/bin/bash\nfor b in $(tmutil listbackups); do tmutil delete "$b"; done\n'
+    assert "SY-DES-004" in blocking(tmp_path, {"cleanup.sh": sh})
+
+
+def test_backup_retention_and_one_snapshot_do_not_block(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/sh\nrestic forget --keep-last 10 --keep-daily 7 --prune\n"
+        "zfs destroy tank/home@before-upgrade\ntmutil thinlocalsnapshots / 20000000000 4\n"
+        "find . -name '*.tmp' | xargs rm -f\n"
+    )
+    assert blocking(tmp_path, {"scripts/rotate.sh": sh}) == {}
+
+
+# ------------------------------------------------ a compiled program erasing the disks it lists
+
+
+def test_go_program_formatting_every_block_device_blocks(tmp_path: Path) -> None:
+    go = (
+        'package main\n\nimport (\n\t"fmt"\n\t"os"\n\t"os/exec"\n)\n\n'
+        'func main() {\n\tents, _ := os.ReadDir("/sys/block")\n\tfor _, e := range ents {\n'
+        '\t\tdev := fmt.Sprintf("/dev/%s", e.Name())\n'
+        '\t\t_ = exec.Command("blkdiscard", "-f", dev).Run()\n\t}\n}\n'
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"main.go": go})
+
+
+def test_rust_program_zapping_partition_tables_blocks(tmp_path: Path) -> None:
+    rs = (
+        "use std::process::Command;\nfn main() {\n"
+        '    for n in ["sda", "nvme0n1"] {\n        let d = format!("/dev/{}", n);\n'
+        '        let _ = Command::new("sgdisk").args(["--zap-all", &d]).status();\n    }\n}\n'
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"src/main.rs": rs})
+
+
+def test_program_reading_disk_health_does_not_block(tmp_path: Path) -> None:
+    rs = (
+        "use std::process::Command;\nfn main() {\n"
+        '    let d = format!("/dev/{}", "nvme0n1");\n'
+        '    let _ = Command::new("smartctl").args(["-a", &d]).status();\n'
+        '    let _ = Command::new("wipefs").args(["--no-act", &d]).status();\n}\n'
+    )
+    assert blocking(tmp_path, {"src/main.rs": rs}) == {}
