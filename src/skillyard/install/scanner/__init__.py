@@ -681,6 +681,8 @@ class _Ctx:
 
 _B64_RE = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
 _HEX_ESC_RE = re.compile(r"(?:\\x[0-9a-fA-F]{2}){12,}")
+_CHAR_CODES = re.compile(r"(?<![\w.])(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*,\s*){11,}\d{2,3}(?![\w.])")
+_HEX_INT = re.compile(r"(?<![\w.])0[xX]((?:[0-9a-fA-F]){16,})(?![\w.])")
 _HEX_RE = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){24,}(?![0-9a-fA-F])")
 
 
@@ -705,6 +707,16 @@ def _decoded_candidates(text: str) -> Iterator[str]:
             raw = bytes.fromhex(m.group(0))
         except ValueError:
             continue
+        if s := _printable(raw):
+            yield s
+    for m in _CHAR_CODES.finditer(text):
+        # text spelled as decimal character codes (`split("99,117,…")` printed with `%c`)
+        codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
+        if all(31 < c < 127 or c in (9, 10) for c in codes):
+            yield "".join(map(chr, codes))
+    for m in _HEX_INT.finditer(text):
+        # text held as one big number (`0x6375726c…` turned back with `to_bytes`)
+        raw = bytes.fromhex(m.group(1) if len(m.group(1)) % 2 == 0 else "0" + m.group(1))
         if s := _printable(raw):
             yield s
 

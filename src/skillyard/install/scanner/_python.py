@@ -318,8 +318,12 @@ class _Reader:
                 return node.value
             if isinstance(node.value, bytes):
                 return node.value.decode("latin-1")
-            if isinstance(node.value, int) and not isinstance(node.value, bool):
-                return str(node.value)
+            if (
+                isinstance(node.value, int)
+                and not isinstance(node.value, bool)
+                and node.value.bit_length() < 8192
+            ):
+                return str(node.value)  # (a longer number is more than Python turns into digits)
             return None
         if isinstance(node, ast.Name):
             v = self.env.get(node.id)
@@ -396,6 +400,10 @@ class _Reader:
             q = self.qual(node.value)
             if q in ("os.environ", "environ") and self.fold(node.slice) == "HOME":
                 return "~"
+            i = _int(node.slice)
+            if isinstance(node.value, ast.Name) and node.value.id in self.lists and type(i) is int:
+                items = self.lists[node.value.id]  # `PARTS[2]` of a list of constants
+                return items[i] if -len(items) <= i < len(items) else None
             return None
         if isinstance(node, ast.List | ast.Tuple):
             vals: list[str | None] = []
@@ -508,6 +516,17 @@ class _Reader:
         if args and (f in ("bytes.fromhex", "binascii.unhexlify", "unhexlify") or short == "fromhex"):
             s = self.fold(args[0])
             return unhex(s) if s is not None else None
+        if short == "to_bytes" and isinstance(node.func, ast.Attribute):
+            # `n.to_bytes(len, "big")`: text held as one number turned back into its bytes
+            num = self.fold(node.func.value)
+            order = [
+                self.fold(x) for x in [*args[1:2], *(k.value for k in node.keywords if k.arg == "byteorder")]
+            ]
+            if num is None or not num.isdigit() or len(num) > 4000:
+                return None
+            n = int(num)
+            raw = n.to_bytes(max(1, (n.bit_length() + 7) // 8), "little" if "little" in order else "big")
+            return raw.decode("latin-1")
         if f in ("codecs.decode", "codecs.encode") and len(args) >= 2:
             s, enc = self.fold(args[0]), self.fold(args[1])
             if s is not None and enc and enc.replace("_", "").lower() == "rot13":
