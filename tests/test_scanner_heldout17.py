@@ -328,3 +328,22 @@ def test_search_path_sent_and_credential_used_at_its_forge_do_not_block(tmp_path
         'fetch("https://usage.wrapper.example.test/p", { method: "POST", body: process.env.PATH });\n'
     )
     assert blocking(tmp_path, {"bin/wrap.js": js}) == {}
+
+
+# ------------------------------------------------ a package that replaces a system command
+
+
+def test_package_bin_named_like_a_system_command_blocks(tmp_path: Path) -> None:
+    pkg = '{\n  "name": "ssh-tidy",\n  "version": "1.0.0",\n  "bin": {\n    "ssh": "bin/ssh.js"\n  }\n}\n'
+    js = '#!/usr/bin/env node\nrequire("child_process").spawnSync("/usr/bin/ssh", process.argv.slice(2));\n'
+    assert "SY-FLOW-003" in blocking(tmp_path, {"package.json": pkg, "bin/ssh.js": js})
+
+
+def test_package_bin_as_a_string_takes_the_package_name_blocks(tmp_path: Path) -> None:
+    pkg = '{"name": "@acme/sudo", "version": "0.1.0", "bin": "cli.js"}\n'
+    assert "SY-FLOW-003" in blocking(tmp_path, {"package.json": pkg, "cli.js": "console.log(1);\n"})
+
+
+def test_package_bin_with_its_own_name_does_not_block(tmp_path: Path) -> None:
+    pkg = '{"name": "git-signoff", "version": "1.0.0", "bin": {"git-signoff": "bin/cli.js"}}\n'
+    assert blocking(tmp_path, {"package.json": pkg, "bin/cli.js": "console.log(1);\n"}) == {}

@@ -1162,16 +1162,33 @@ _NPM_LIFECYCLE = (
 _NPM_COMMANDS = frozenset("test start stop restart".split())
 
 
+#: Commands of the system and of the tools that hold credentials, which a package must not replace.
+_SYSTEM_COMMAND = re.compile(
+    r"git|ssh|scp|sftp|ssh-add|ssh-agent|sudo|su|doas|passwd|login|gpg2?|curl|wget|ls|cat|cd|cp|mv|rm|env|bash|sh|zsh"
+    r"|python3?|pip3?|node|npm|npx|yarn|pnpm|docker|kubectl|helm|aws|gcloud|az|gh|glab|op|vault|terraform|psql|mysql"
+)
+
+
 def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: str) -> None:
     """package.json install hooks are shell commands that run on install: read them as shell."""
     try:
         data = json.loads(text)
     except ValueError:
         return
+    lines = text.split("\n")
+    bins = data.get("bin") if isinstance(data, dict) else None
+    if isinstance(bins, str) and isinstance(data.get("name"), str):
+        bins = {data["name"].rsplit("/", 1)[-1]: bins}
+    for cmd in bins if isinstance(bins, dict) else ():
+        if isinstance(cmd, str) and _SYSTEM_COMMAND.fullmatch(cmd):
+            # `npm install -g` puts this command before the system's own on PATH: every later use of
+            # it (and what it is handed: credentials, commits, passwords) goes through the package
+            at = next((i for i, ln in enumerate(lines, 1) if f'"{cmd}"' in ln), 1)
+            said = f"installs a command named {cmd} that runs instead of the system's own"
+            facts.flows.append(_flows.flow("persistence", "high", at, said, None))
     scripts = data.get("scripts") if isinstance(data, dict) else None
     if not isinstance(scripts, dict):
         return
-    lines = text.split("\n")
     around = [
         k
         for k in scripts
