@@ -414,3 +414,8 @@ def test_nft_ruleset_flushed_blocks(tmp_path: Path) -> None:
 def test_one_chain_flushed_does_not_block(tmp_path: Path) -> None:
     sh = "#!/bin/sh\niptables -F DEVAPP\niptables -t nat -F\nnft list ruleset\n"
     assert blocking(tmp_path, {"net.sh": sh}) == {}
+
+
+def test_home_deleted_through_a_short_powershell_alias_blocks(tmp_path: Path) -> None:
+    ps = "ri -Path $HOME -Recurse -Force\ndel -Path ~ -Recurse\n"
+    assert "SY-DES-001" in blocking(tmp_path, {"clean.ps1": ps})
