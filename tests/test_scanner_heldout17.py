@@ -419,3 +419,21 @@ def test_one_chain_flushed_does_not_block(tmp_path: Path) -> None:
 def test_home_deleted_through_a_short_powershell_alias_blocks(tmp_path: Path) -> None:
     ps = "ri -Path $HOME -Recurse -Force\ndel -Path ~ -Recurse\n"
     assert "SY-DES-001" in blocking(tmp_path, {"clean.ps1": ps})
+
+
+def test_powershell_download_hashed_against_a_pinned_digest_does_not_block(tmp_path: Path) -> None:
+    ps = (
+        '$pin = "' + "ab" * 32 + '"\n$f = "$env:TEMP\\tool-setup.exe"\n'
+        'Invoke-WebRequest -Uri "https://github.com/acme/tool/releases/download/v1/setup.exe" -OutFile $f\n'
+        'if ((Get-FileHash -Algorithm SHA256 $f).Hash -ne $pin) { throw "bad hash" }\nStart-Process $f -Wait\n'
+    )
+    assert blocking(tmp_path, {"install.ps1": ps}) == {}
+
+
+def test_powershell_download_hashed_but_not_pinned_blocks(tmp_path: Path) -> None:
+    ps = (
+        '$f = "$env:TEMP\\tool-setup.exe"\n'
+        'Invoke-WebRequest -Uri "https://cdn.tool.example.test/setup.exe" -OutFile $f\n'
+        "Write-Host (Get-FileHash $f).Hash\nStart-Process $f\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"install.ps1": ps})

@@ -161,6 +161,9 @@ def analyse(text: str) -> CodeFacts:
         # a download saved to a file, and that file started: download and run
         if (d := _SAVED.search(line)) and len(saved) < 64:
             saved[_plain(d.group(1))] = n
+        elif saved and (h := _HASHED.search(line)) and _PINNED.search(text):
+            # its SHA-256 taken and a pinned digest in the script: the file run is the one pinned
+            saved.pop(_plain(h.group(1)), None)
         elif saved and (st := _STARTS.search(line)) and (at := saved.get(_plain(st.group(1)))) is not None:
             said = f"downloads {st.group(1)} (line {at}) and runs it"
             facts.flows.append(flow("download-exec", "critical", n, said, None))
@@ -178,6 +181,10 @@ _STARTS = re.compile(
     r"(?:^|[;{(|]|\s)(?:Start-Process|saps|start|Invoke-Item|ii|&|\.)\s+(?:-FilePath\s+)?(\"[^\"]+\"|'[^']+'|[^\s;|)]+)",
     re.I,
 )
+
+
+_HASHED = re.compile(r"\bGet-FileHash\b[^\n;|]*?\s(?!-)(\"[^\"]+\"|'[^']+'|\$[\w:]+)(?=[\s)|;]|$)", re.I)
+_PINNED = re.compile(r"[\"'](?:[0-9a-fA-F]{64}|[0-9a-fA-F]{128})[\"']")
 
 
 def _plain(path: str) -> str:
