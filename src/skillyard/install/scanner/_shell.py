@@ -397,7 +397,11 @@ class _Reader:
         stack = [node]
         for n in popped(stack):
             # `declare -p`, `export -p`, `typeset -x` alone: every variable and its value
-            if n.type == "declaration_command" and _PRINTS_ALL.fullmatch(self.text(n)):
+            if (
+                n.type == "declaration_command"
+                and n.end_byte - n.start_byte < 80
+                and _PRINTS_ALL.fullmatch(self.text(n))
+            ):
                 return Source("the whole environment", n.start_point[0] + 1, True)
             stack.extend(c for c in n.children if c.type != "command")
         for cmd in _commands(node):
@@ -1950,7 +1954,7 @@ def _dest(words: list[str]) -> str | None:
 
 
 #: Commands that print every variable of the environment, with the options that keep them doing so.
-_PRINTS_ALL = re.compile(r"(?:export|declare|typeset|readonly)(?:\s+-[a-zA-Z]*[px][a-zA-Z]*)+\s*")
+_PRINTS_ALL = re.compile(r"(?:export|declare|typeset|readonly)(?:\s+-(?=[a-zA-Z]*[px])[a-zA-Z]+)+\s*")
 _WHOLE_ENV = {
     "env": r"-0|--null",
     "printenv": r"-0|--null",
