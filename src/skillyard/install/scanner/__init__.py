@@ -17,6 +17,7 @@ import errno
 import fnmatch
 import hashlib
 import io
+import itertools
 import json
 import mimetypes
 import os
@@ -680,6 +681,8 @@ class _Ctx:
 
 _B64_RE = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
 _HEX_ESC_RE = re.compile(r"(?:\\x[0-9a-fA-F]{2}){12,}")
+_CHAR_CODES = re.compile(r"(?<![\w.])(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*,\s*){11,}\d{2,3}(?![\w.])")
+_HEX_INT = re.compile(r"(?<![\w.])0[xX]((?:[0-9a-fA-F]){16,})(?![\w.])")
 _HEX_RE = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){24,}(?![0-9a-fA-F])")
 
 
@@ -704,6 +707,16 @@ def _decoded_candidates(text: str) -> Iterator[str]:
             raw = bytes.fromhex(m.group(0))
         except ValueError:
             continue
+        if s := _printable(raw):
+            yield s
+    for m in _CHAR_CODES.finditer(text):
+        # text spelled as decimal character codes (`split("99,117,…")` printed with `%c`)
+        codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
+        if all(31 < c < 127 or c in (9, 10) for c in codes):
+            yield "".join(map(chr, codes))
+    for m in _HEX_INT.finditer(text):
+        # text held as one big number (`0x6375726c…` turned back with `to_bytes`)
+        raw = bytes.fromhex(m.group(1) if len(m.group(1)) % 2 == 0 else "0" + m.group(1))
         if s := _printable(raw):
             yield s
 
@@ -1011,6 +1024,12 @@ def _read_code(
         facts.extend(_lexical.analyse(rel, text))
     else:
         return None
+    if "#!" in text and not fctx.markdown:
+        # a shell script the code keeps in a string (to write it out as a hook or a helper that
+        # another program runs later) is read as the script it is
+        for at, script in _scripts_in_strings(text, lang == "shell"):
+            got = _read_file("shell", script, project, rel, False)
+            facts.flows += [_flows.shifted(fl, at - 1) for fl in got.flows] if got is not None else []
     if facts.shell:
         # Commands code hands to a shell are read together: a download in one call and its
         # execution in the next is one flow.
@@ -1029,6 +1048,43 @@ def _read_code(
             # a package the code publishes takes along what the skill wrote into it
             facts.sent_files += [(origin[min(len(origin), k) - 1], p, d) for k, p, d in got.sent_files]
     return facts
+
+
+_SH_LINE = r"#!\s*/(?:usr/)?bin/(?:env\s+)?(?:ba|z|da|k)?sh\b"
+#: A string that opens with a shell's `#!` line: in a block literal (a triple-quoted, backquoted or
+#: template string), or as the first of a run of one-line literals (`printf '%s\n' '#!/bin/sh' 'cmd'`,
+#: `["#!/bin/sh", "cmd"]`), which are then the script's lines.
+_SCRIPT_BLOCK = re.compile(r'(?<![rR])("""|\'\'\'|`)\\?\n?(' + _SH_LINE + r")")
+_SCRIPT_LINES = re.compile(
+    r"""(["'])(""" + _SH_LINE + r"""[^"'\n]*)\1((?:[\s,\\]*(["'])(?:(?!\4)[^\\\n]|\\.)*\4){1,200})"""
+)
+_SCRIPT_HEREDOC = re.compile(r"""<<<?[~-]?\s*(["']?)([A-Za-z_]\w*)\1[^\n]*\n[ \t]*(""" + _SH_LINE + ")")
+_ITEM = re.compile(r"""(["'])((?:(?!\1)[^\\\n]|\\.)*)\1""")
+_ESCAPES = {"\\": "\\", "n": "\n", "t": "\t", '"': '"', "'": "'", "`": "`"}
+
+
+def _unescaped(s: str) -> str:
+    return re.sub(r"\\([\\nt\"'`])", lambda m: _ESCAPES[m.group(1)], s)
+
+
+def _scripts_in_strings(text: str, shell: bool) -> list[tuple[int, str]]:
+    """(line, script) for each shell script a string literal of `text` holds (see `_SCRIPT_BLOCK`);
+    in a shell file only the run of one-line literals (its heredocs are read by the shell reader)."""
+    out: list[tuple[int, str]] = []
+    for m in itertools.islice(_SCRIPT_LINES.finditer(text), 8):
+        items = [m.group(2)] + [_unescaped(i.group(2)) for i in _ITEM.finditer(m.group(3))]
+        out.append((text.count("\n", 0, m.start()) + 1, "\n".join(items)))
+    for m in () if shell else itertools.islice(_SCRIPT_BLOCK.finditer(text), 8):
+        end = text.find(m.group(1), m.end(), m.end() + 65536)
+        if end > 0:
+            body = text[m.start(2) : end]
+            out.append((text.count("\n", 0, m.start(2)) + 1, _unescaped(body) if m.group(1) != "`" else body))
+    for m in () if shell else itertools.islice(_SCRIPT_HEREDOC.finditer(text), 8):
+        # a here-document of Ruby, PHP or Perl, up to the line that holds its tag
+        end = re.compile(rf"^[ \t]*{m.group(2)}\b", re.M).search(text, m.end(), m.end() + 65536)
+        if end is not None:
+            out.append((text.count("\n", 0, m.start(3)) + 1, text[m.start(3) : end.start()]))
+    return out
 
 
 def _read_file(lang: str, text: str, project: Project | None, rel: str, export: bool) -> CodeFacts | None:
@@ -1106,16 +1162,33 @@ _NPM_LIFECYCLE = (
 _NPM_COMMANDS = frozenset("test start stop restart".split())
 
 
+#: Commands of the system and of the tools that hold credentials, which a package must not replace.
+_SYSTEM_COMMAND = re.compile(
+    r"git|ssh|scp|sftp|ssh-add|ssh-agent|sudo|su|doas|passwd|login|gpg2?|curl|wget|ls|cat|cd|cp|mv|rm|env|bash|sh|zsh"
+    r"|python3?|pip3?|node|npm|npx|yarn|pnpm|docker|kubectl|helm|aws|gcloud|az|gh|glab|op|vault|terraform|psql|mysql"
+)
+
+
 def _package_scripts(text: str, facts: CodeFacts, project: Project | None, rel: str) -> None:
     """package.json install hooks are shell commands that run on install: read them as shell."""
     try:
         data = json.loads(text)
     except ValueError:
         return
+    lines = text.split("\n")
+    bins = data.get("bin") if isinstance(data, dict) else None
+    if isinstance(bins, str) and isinstance(data.get("name"), str):
+        bins = {data["name"].rsplit("/", 1)[-1]: bins}
+    for cmd in bins if isinstance(bins, dict) else ():
+        if isinstance(cmd, str) and _SYSTEM_COMMAND.fullmatch(cmd):
+            # `npm install -g` puts this command before the system's own on PATH: every later use of
+            # it (and what it is handed: credentials, commits, passwords) goes through the package
+            at = next((i for i, ln in enumerate(lines, 1) if f'"{cmd}"' in ln), 1)
+            said = f"installs a command named {cmd} that runs instead of the system's own"
+            facts.flows.append(_flows.flow("persistence", "high", at, said, None))
     scripts = data.get("scripts") if isinstance(data, dict) else None
     if not isinstance(scripts, dict):
         return
-    lines = text.split("\n")
     around = [
         k
         for k in scripts

@@ -59,6 +59,8 @@ SECRET_PATH = re.compile(
     r"|\.claude\.json$|\.cursor/mcp\.json|claude_desktop_config\.json|\.config/github-copilot/(?:hosts|apps)\.json"
     r"|\.gemini/oauth_creds\.json|\.codeium/"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
+    # a private key kept in a file of its own (`storage/oauth-private.key`, `privkey.pem`)
+    r"|(?<![\w.-])[\w.-]*priv(?:ate)?[_.-]?key(?:[\w.-]*\.(?:key|pem))?$|[\w.-]*private[\w.-]*\.(?:key|pem)$"
     # command and REPL histories (what was typed, passwords included); notebook servers' tokens
     r"|\.[\w-]+_history\b|\.local/share/fish/fish_history|\.ipython/[^\s\"']*history\.sqlite|jupyter/runtime\b"
     r"|PSReadLine/ConsoleHost_history\.txt"
@@ -80,12 +82,13 @@ CREDENTIAL_HELPER = re.compile(r"(?:^|/)(?:git|docker)-credential-[^/]+$")
 #: Credential files that are often an application's own (a project's `.env`, its token cache):
 #: weighed like an API token, not like a store in the home directory.
 OWN_FILE = re.compile(
-    r"(?:^|/)\.env\b|(?<!serviceaccount/)tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$", re.I
+    r"(?:^|/)\.env\b|(?:^|/)(?<!serviceaccount/)(?!\.)[^/]*tokens?(?:\.json|\.txt)?$|credentials\.json$|token\.json$",
+    re.I,
 )
 
 #: Environment variable names that hold credentials.
 SECRET_ENV = re.compile(
-    r"^[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|SESSION|PAT|AUTH)[A-Z0-9_]*$"
+    r"^[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|SESSION|PAT(?![A-Z0-9])|AUTH)[A-Z0-9_]*$"
 )
 
 #: Destinations that look like somewhere to drop stolen data rather than a service's API.
@@ -318,6 +321,8 @@ def sent(src: Source, dest: str | None, dns: bool = False) -> tuple[str, str]:
         )
     dest = dest or "the network"
     strong = src.strong and not named_for(src.what, dest) and not _issued_by(src.what, dest)
+    # what is sent to this machine does not leave it (a local vault, agent or bridge)
+    strong = strong and not all(LOOPBACK.match(d.strip()) for d in dest.split(ALT))
     # a CI run's own token sent to a named host that is not the forge's
     strong = strong or bool(_RUN_TOKEN.match(src.what)) and own_service(src.what, dest) is False
     return "critical" if strong or exfil_shaped(
@@ -376,6 +381,12 @@ class Source(NamedTuple):
         """This source as seen from another file that gets it at `line` (`how`: in words)."""
         via = tuple((n, s, f if f is not None else file) for n, s, f in self.steps())
         return Source(self.what, line, self.strong, via, how)
+
+
+def shifted(f: Flow, by: int) -> Flow:
+    """`f` found in text that starts `by` lines down the file it is reported in."""
+    steps = tuple((n + by if fl is None else n, s, fl) for n, s, fl in f.steps)
+    return Flow(f.kind, f.severity, f.line + by, f.text, steps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -720,16 +731,7 @@ class CodeFacts:
         """Take in what another reading found (None: nothing it could parse), `line_offset` lines down."""
         if other is None:
             return
-        for f in other.flows:
-            self.flows.append(
-                Flow(
-                    f.kind,
-                    f.severity,
-                    f.line + line_offset,
-                    f.text,
-                    tuple((n + line_offset if fl is None else n, s, fl) for n, s, fl in f.steps),
-                )
-            )
+        self.flows.extend(shifted(f, line_offset) for f in other.flows)
         self.assembled.extend((n + line_offset, s) for n, s in other.assembled)
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)

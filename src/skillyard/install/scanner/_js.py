@@ -201,6 +201,8 @@ class _Reader:
         return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
 
     def qual(self, n: Any) -> str:
+        while n.type in ("parenthesized_expression", "sequence_expression") and n.named_children:
+            n = n.named_children[-1]  # `(0, eval)`, `(fn.constructor)`
         if n.type == "identifier":
             name = self.text(n)
             return self.mods.get(name, name)
@@ -239,6 +241,14 @@ class _Reader:
             n = n.named_children[-1]
         if n.type in ("function_expression", "function", "arrow_function", "generator_function"):
             return True
+        if n.type == "call_expression" and (a := n.child_by_field_name("arguments")) is not None:
+            # `Object.getPrototypeOf(async function () {})`: a function's prototype, whose
+            # `constructor` is `AsyncFunction` (or `Function`, `GeneratorFunction`)
+            f = n.child_by_field_name("function")
+            proto = f is not None and self.qual(f) in ("Object.getPrototypeOf", "Reflect.getPrototypeOf")
+            return proto and bool(a.named_children) and self._a_function(a.named_children[0])
+        if n.type == "member_expression" and self.text(n.child_by_field_name("property")) == "__proto__":
+            return self._a_function(n.child_by_field_name("object"))
         if n.type not in ("member_expression", "subscript_expression"):
             return False
         obj = n.child_by_field_name("object")
@@ -616,8 +626,17 @@ class _Reader:
                 if _COOKIE_JAR.match(q):
                     # the browser's cookie jar, every site's sessions (an extension's `cookies` API)
                     yield Source("the browser's cookies", x.start_point[0] + 1, True)
-                if q.startswith("child_process.exec") and args is not None and args.named_children:
-                    cmd = self.fold(args.named_children[0]) or ""
+                if (
+                    q.startswith(("child_process.exec", "child_process.spawn"))
+                    and args is not None
+                    and args.named_children
+                ):
+                    # `execFileSync(git, ["credential", "fill"])`: a program held in a name is read as
+                    # that name, its argument list after it
+                    a0, *rest = args.named_children
+                    cmd = self.fold(a0) or (self.text(a0) if a0.type == "identifier" else "")
+                    if rest and rest[0].type == "array":
+                        cmd = " ".join([cmd, *(self.fold(v) or "?" for v in rest[0].named_children)])
                     if what := cli_secret(cmd.split()):
                         yield cli_source(what, x.start_point[0] + 1)
                 if q in _NET or q in _GET:
@@ -1010,6 +1029,8 @@ class _Reader:
                 self.mods[key] = got
         if value.type == "identifier" and self.qual(value) in _GLOBALS:
             self.mods[key] = "globalThis"  # const g = globalThis: g.fetch is fetch
+        elif self.qual(value) in ("Function", "eval"):
+            self.mods[key] = self.qual(value)  # `const AF = (async () => {}).constructor`: AF builds code
         if value.type == "call_expression" and (words := self.strings_mapped(value)) is not None:
             self.arrays[key] = words
         if value.type == "array":

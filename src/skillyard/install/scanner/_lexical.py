@@ -245,6 +245,13 @@ _RUNS = re.compile(
     r"|Runtime\.getRuntime\(\)\.exec\(|ProcessBuilder\(|Command::new\(|Start-Process\b|shell_exec\(|passthru\("
     r"|proc_open\(|os\.execute\(|io\.popen\(|Process\.Start\("
 )
+#: A block device's path built from a name (`"/dev/{}"`, `"/dev/" + n`, `"/dev/%s"`, `"/dev/#{d}"`).
+_BUILT_DEVICE = re.compile(r"""["'`]/dev/(?:\{[\w:]*\}|%[sv]|#\{|\$\{?\w|["'`]\s*(?:\+|\.|<<|\.\.))""")
+#: Programs that erase or format the device they are given (not `wipefs` listing, `sgdisk -p`).
+_DISK_TOOL = re.compile(
+    r"^(?:\S*/)?(?:wipefs\b.*\s(?:-\w*a|--all|-o|--offset)\b|blkdiscard\b|shred\b|mkfs(?:\.\w+)?\b|mke2fs\b"
+    r"|sgdisk\b.*\s(?:-\w*[Zzo]|--zap|--clear))"
+)
 _SHELLS = re.compile(r"^(?:.*/)?(?:ba|z|da|k)?sh$|^(?:cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)$", re.I)
 
 
@@ -507,10 +514,19 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
                     None,
                 )
             )
+    if _BUILT_DEVICE.search(text) and (
+        erase := next(((n, c) for n, c in facts.shell if _DISK_TOOL.match(c)), None)
+    ):
+        # a device path built at run time (`format!("/dev/{}", name)` over `/sys/block`) and a
+        # program that erases or formats a device run from the same file
+        said = f"runs `{erase[1][:60]}` on disk devices it names at run time"
+        facts.flows.append(flow("destruction", "high", erase[0], said, None))
     if ext in ("ps1", "psm1"):
         from skillyard.install.scanner import _powershell
 
-        facts.assembled.extend(_powershell.analyse(text).assembled)
+        ps = _powershell.analyse(text)
+        facts.assembled.extend(ps.assembled)
+        facts.flows.extend(ps.flows)
     if templates:  # git is handed one of them
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks:

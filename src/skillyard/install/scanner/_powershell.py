@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from skillyard.install.scanner._flows import CodeFacts, unbase64
+from skillyard.install.scanner._flows import CodeFacts, flow, unbase64
 
 MAX_FOLD = 64 * 1024
 _ASSIGN = re.compile(r"^\s*\$(?:script:|global:)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$")
@@ -125,6 +125,7 @@ def analyse(text: str) -> CodeFacts:
     operator, for the rules to see."""
     facts = CodeFacts()
     r = _Reader()
+    saved: dict[str, int] = {}  # files downloads were saved to -> line
     for n, line in enumerate(text.split("\n"), 1):
         if line.lstrip().startswith("#") or len(line) > 16384:
             continue
@@ -157,4 +158,34 @@ def analyse(text: str) -> CodeFacts:
             code = r.fold(pm.group(1))
             if code and code not in line:
                 facts.assembled.append((n, code))
+        # a download saved to a file, and that file started: download and run
+        if (d := _SAVED.search(line)) and len(saved) < 64:
+            saved[_plain(d.group(1))] = n
+        elif saved and (h := _HASHED.search(line)) and _PINNED.search(text):
+            # its SHA-256 taken and a pinned digest in the script: the file run is the one pinned
+            saved.pop(_plain(h.group(1)), None)
+        elif saved and (st := _STARTS.search(line)) and (at := saved.get(_plain(st.group(1)))) is not None:
+            said = f"downloads {st.group(1)} (line {at}) and runs it"
+            facts.flows.append(flow("download-exec", "critical", n, said, None))
     return facts
+
+
+#: `Invoke-WebRequest … -OutFile PATH` (and its aliases, `Start-BitsTransfer -Destination`)
+_SAVED = re.compile(
+    r"\b(?:Invoke-WebRequest|iwr|Invoke-RestMethod|irm|wget|curl|Start-BitsTransfer)\b[^\n;|]*?"
+    r"\s-(?:OutFile|o|Destination)\s+(\"[^\"]+\"|'[^']+'|[^\s;|]+)",
+    re.I,
+)
+#: a file started: `Start-Process PATH`, `& PATH`, `. PATH`, `Invoke-Item PATH`
+_STARTS = re.compile(
+    r"(?:^|[;{(|]|\s)(?:Start-Process|saps|start|Invoke-Item|ii|&|\.)\s+(?:-FilePath\s+)?(\"[^\"]+\"|'[^']+'|[^\s;|)]+)",
+    re.I,
+)
+
+
+_HASHED = re.compile(r"\bGet-FileHash\b[^\n;|]*?\s(?!-)(\"[^\"]+\"|'[^']+'|\$[\w:]+)(?=[\s)|;]|$)", re.I)
+_PINNED = re.compile(r"[\"'](?:[0-9a-fA-F]{64}|[0-9a-fA-F]{128})[\"']")
+
+
+def _plain(path: str) -> str:
+    return path.strip("\"'").replace("/", "\\").lower()

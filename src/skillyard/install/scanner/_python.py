@@ -174,6 +174,7 @@ class _Reader:
         self.lists: dict[str, list[str]] = {}  # name -> constant list it was given
         #: name -> a command's argument list with run-time items (`["git", "-C", str(repo)]`)
         self.argvs: dict[str, list[str]] = {}
+        self.requests: dict[str, str] = {}  # names bound to a request object -> where it goes
         self.taint: dict[str, Source] = {}  # name -> the secret it holds
         #: id of an assignment -> the one variable of a `.env` line it takes (see `_narrow`)
         self.narrowed: dict[int, Source] = {}
@@ -317,8 +318,12 @@ class _Reader:
                 return node.value
             if isinstance(node.value, bytes):
                 return node.value.decode("latin-1")
-            if isinstance(node.value, int) and not isinstance(node.value, bool):
-                return str(node.value)
+            if (
+                isinstance(node.value, int)
+                and not isinstance(node.value, bool)
+                and node.value.bit_length() < 8192
+            ):
+                return str(node.value)  # (a longer number is more than Python turns into digits)
             return None
         if isinstance(node, ast.Name):
             v = self.env.get(node.id)
@@ -395,6 +400,10 @@ class _Reader:
             q = self.qual(node.value)
             if q in ("os.environ", "environ") and self.fold(node.slice) == "HOME":
                 return "~"
+            i = _int(node.slice)
+            if isinstance(node.value, ast.Name) and node.value.id in self.lists and type(i) is int:
+                items = self.lists[node.value.id]  # `PARTS[2]` of a list of constants
+                return items[i] if -len(items) <= i < len(items) else None
             return None
         if isinstance(node, ast.List | ast.Tuple):
             vals: list[str | None] = []
@@ -507,6 +516,17 @@ class _Reader:
         if args and (f in ("bytes.fromhex", "binascii.unhexlify", "unhexlify") or short == "fromhex"):
             s = self.fold(args[0])
             return unhex(s) if s is not None else None
+        if short == "to_bytes" and isinstance(node.func, ast.Attribute):
+            # `n.to_bytes(len, "big")`: text held as one number turned back into its bytes
+            num = self.fold(node.func.value)
+            order = [
+                self.fold(x) for x in [*args[1:2], *(k.value for k in node.keywords if k.arg == "byteorder")]
+            ]
+            if num is None or not num.isdigit() or len(num) > 4000:
+                return None
+            n = int(num)
+            raw = n.to_bytes(max(1, (n.bit_length() + 7) // 8), "little" if "little" in order else "big")
+            return raw.decode("latin-1")
         if f in ("codecs.decode", "codecs.encode") and len(args) >= 2:
             s, enc = self.fold(args[0]), self.fold(args[1])
             if s is not None and enc and enc.replace("_", "").lower() == "rot13":
@@ -678,26 +698,31 @@ class _Reader:
     # ------------------------------------------------------------ secrets
 
     def source(self, node: ast.AST) -> Source | None:
-        """(what, line, strong) if `node` evaluates to secret material; strong = a credential store."""
+        """(what, line, strong) if `node` evaluates to secret material; strong = a credential store.
+        Of the sources a value combines (`os.environ.get("T") or Path(".vault-token").read_text()`),
+        a credential store is the one it carries."""
+        weak: Source | None = None
         for sub in ast.walk(node):
             self.budget -= 1
             if self.budget < 0:
                 return None
+            got = None
             if isinstance(sub, ast.Name) and sub.id in self.taint:
-                return self.taint[sub.id]
-            if isinstance(sub, ast.Attribute) and self.taint and (q := self.qual(sub)) in self.taint:
-                return self.taint[q]
-            if isinstance(sub, ast.Call):
+                got = self.taint[sub.id]
+            elif isinstance(sub, ast.Attribute) and self.taint and (q := self.qual(sub)) in self.taint:
+                got = self.taint[q]
+            elif isinstance(sub, ast.Call):
                 got = self._source_call(sub)
-                if got:
-                    return got
-            if isinstance(sub, ast.Subscript):
+            elif isinstance(sub, ast.Subscript):
                 q = self.qual(sub.value)
                 if q in ("os.environ", "environ"):
                     name = self.fold(sub.slice)
                     if name and SECRET_ENV.match(name):
-                        return Source(f"${name}", sub.lineno, False)
-        return None
+                        got = Source(f"${name}", sub.lineno, False)
+            if got is not None and got.strong:
+                return got
+            weak = weak or got
+        return weak
 
     def _source_call(self, call: ast.Call) -> Source | None:
         f = self.qual(call.func) or ""
@@ -1282,6 +1307,9 @@ class _Reader:
         if isinstance(value, ast.Call):
             for n in names:
                 self._opened(n, value)
+            # `req = Request(url, ...)`: `urlopen(req)` goes where `url` is
+            if (self.qual(value.func) or "").endswith("Request") and (to := self._dest(value)):
+                self.requests.update(dict.fromkeys(names, to))
         if self.sockets and any(
             isinstance(c, ast.Call)
             and isinstance(c.func, ast.Attribute)
@@ -1358,7 +1386,13 @@ class _Reader:
 
     def _dest(self, call: ast.Call) -> str | None:
         for a in [*call.args, *(k.value for k in call.keywords if k.arg in ("url", "host", "address"))]:
+            if isinstance(a, ast.Name) and a.id in self.requests:
+                return self.requests[a.id]
             s = self.fold(a)
+            head = a
+            while s is None and isinstance(head, ast.BinOp) and isinstance(head.op, ast.Add):
+                head = head.left  # `base + "/v1/" + key`: the host is in what the address starts with
+                s = self.fold(head)
             if s and ("://" in s or "." in s):
                 return s
             if isinstance(a, ast.Tuple) and a.elts:

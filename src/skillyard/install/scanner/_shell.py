@@ -9,6 +9,7 @@ use so a skill without shell code pays nothing for it.
 from __future__ import annotations
 
 import codecs
+import json
 import re
 import shlex
 from collections.abc import Callable
@@ -393,6 +394,16 @@ class _Reader:
 
     @_once_per_node
     def pipeline_source(self, node: Any) -> Source | None:
+        stack = [node]
+        for n in popped(stack):
+            # `declare -p`, `export -p`, `typeset -x` alone: every variable and its value
+            if (
+                n.type == "declaration_command"
+                and n.end_byte - n.start_byte < 80
+                and _PRINTS_ALL.fullmatch(self.text(n))
+            ):
+                return Source("the whole environment", n.start_point[0] + 1, True)
+            stack.extend(c for c in n.children if c.type != "command")
         for cmd in _commands(node):
             words, nodes = self.argv(cmd)
             if src := self.reads_secret(words, cmd.start_point[0] + 1) or self.fed_from(cmd):
@@ -820,7 +831,7 @@ class _Reader:
             if sub is not None:
                 sub.assembled.clear()
                 self.facts.extend(sub, line - 1)
-        self.inline_code(name, words, line)
+        self.inline_code(name, words, nodes, line)
         self.runs_fetched(name, words, nodes, line)
         if (served := _serves(words)) is not None:
             where = served or ("~" if self.cwd_home else self.cwd.what if self.cwd else None)
@@ -1325,22 +1336,43 @@ class _Reader:
                 self.flow("destruction", "high", line, f"deletes every matching file under {r}", None)
                 return
 
-    def inline_code(self, name: str, words: list[str], line: int) -> None:
-        """`node -e CODE` / `python -c CODE`: the program on the command line is read as code."""
+    def inline_code(self, name: str, words: list[str], nodes: list[Any], line: int) -> None:
+        """`node -e CODE` / `python -c CODE`: the program on the command line is read as code, with
+        the words after it as its arguments (`process.argv[1]`, `sys.argv[1]`): a literal is
+        that text, a word holding a secret is that secret."""
         if self.depth >= MAX_DEPTH or len(words) < 3:
             return
-        got = None
-        if name in ("node", "nodejs", "bun", "deno") and words[1] in _JS_EVAL:
+        js = name in ("node", "nodejs", "bun", "deno") and words[1] in _JS_EVAL
+        if not js and not (name.startswith("python") and words[1] == "-c"):
+            return
+        given: dict[str, Source] = {}
+
+        def arg(m: re.Match[str]) -> str:
+            k = 2 + int(m.group(1))
+            if k < 3 or k >= min(len(words), len(nodes)):
+                return m.group(0)
+            if (src := self.taint_of(nodes[k])) is not None and len(given) < 8:
+                var = f"SY_SECRET_{len(given)}"
+                given[var] = src
+                return f"process.env.{var}" if js else f"__import__('os').environ[{var!r}]"
+            return json.dumps(words[k]) if "$" not in self.text(nodes[k]) else m.group(0)
+
+        code = re.sub(r"process\.argv\[(\d{1,2})\]" if js else r"\bsys\.argv\[(\d{1,2})\]", arg, words[2])
+        if js:
             from skillyard.install.scanner import _js
 
-            got = _js.analyse(words[2])
-        elif name.startswith("python") and words[1] == "-c":
+            got = _js.analyse(code)
+        else:
             from skillyard.install.scanner import _python
 
-            got = _python.analyse(words[2])
+            got = _python.analyse(code)
         if got is not None:
             got.assembled.clear()
             got.shell.clear()
+            if given:
+                from skillyard.install.scanner import _with_stand_ins
+
+                got.flows = [_with_stand_ins(fl, given) for fl in got.flows]
             self.facts.extend(got, line - 1)
 
     def runs_fetched(self, name: str, words: list[str], nodes: list[Any], line: int) -> None:
@@ -1922,6 +1954,7 @@ def _dest(words: list[str]) -> str | None:
 
 
 #: Commands that print every variable of the environment, with the options that keep them doing so.
+_PRINTS_ALL = re.compile(r"(?:export|declare|typeset|readonly)(?:\s+-(?=[a-zA-Z]*[px])[a-zA-Z]+)+\s*")
 _WHOLE_ENV = {
     "env": r"-0|--null",
     "printenv": r"-0|--null",
