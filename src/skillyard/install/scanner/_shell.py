@@ -515,7 +515,8 @@ class _Reader:
         key = self.text(name)
         text = self.text(value)
         # DEV=$(lsblk ...), and DEV=$(pick_device) with a function of the script that lists disks
-        called = (self.funcs.get(w) for w in re.findall(r"[\w.-]+", text) if "$(" in text or "`" in text)
+        substitutes = "$(" in text or "`" in text  # once: per word it made a long array quadratic
+        called = (self.funcs.get(w) for w in re.findall(r"[\w.-]+", text) if substitutes)
         if _DEVICE_SOURCE.search(text) or any(
             f is not None
             and _DEVICE_SOURCE.search(f[0][f[1].start_byte : f[1].end_byte].decode("utf-8", "replace"))
