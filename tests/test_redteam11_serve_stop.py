@@ -1,0 +1,98 @@
+"""`skillyard serve` (stdio) stopped the way MCP hosts stop it: SIGTERM.
+
+An IDE restarts its MCP servers many times a day; each stop is a SIGTERM (after closing stdin, or
+straight away). The server died of the signal without running its clean-up, so the `skill_run`
+workspace of every client session stayed in the temporary directory, one more per restart. It now
+removes them, then dies of the signal as before, with or without a run in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from test_mcp_support import make_tree, subprocess_env
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "ide", "version": "1"},
+    },
+}
+
+
+def _workspaces(tmp: Path) -> list[Path]:
+    root = tmp / f"skillyard-workspaces-{os.getuid()}"
+    return [p for p in root.iterdir() if p.name.startswith("ws_")] if root.exists() else []
+
+
+@pytest.mark.parametrize("in_flight", [False, True])
+def test_sigterm_removes_the_session_workspaces(tmp_path: Path, in_flight: bool) -> None:
+    root = make_tree(tmp_path / "skills")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**subprocess_env(tmp_path / "home"), "TMPDIR": str(temp)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillyard", "--root", str(root), "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write((json.dumps(message) + "\n").encode())
+        proc.stdin.flush()
+
+    try:
+        send(INIT)
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        # the first run finishes; with in_flight a second one is still running
+        run = {"skill": "pdf-tools", "command": "true"}
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "skill_run", "arguments": run},
+            }
+        )
+        reply = json.loads(proc.stdout.readline())
+        assert reply["id"] == 2 and not reply["result"]["isError"], reply
+        assert len(_workspaces(temp)) == 1
+        if in_flight:
+            held = {"skill": "pdf-tools", "command": "mkdir -p out && touch out/started && sleep 30"}
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "skill_run", "arguments": held},
+                }
+            )
+            ws = _workspaces(temp)[0]
+            while not list(ws.rglob("started")):
+                assert proc.poll() is None
+                time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == -signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert _workspaces(temp) == []
