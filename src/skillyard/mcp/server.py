@@ -111,6 +111,8 @@ RESOURCE_PAGE_SIZE = 500
 PROMPT_PAGE_SIZE = 200
 #: sessions kept for clients that echo their id on the stateless wire
 MAX_ECHO_SESSIONS = 4096
+#: of those, sessions whose id has not come back yet (most clients never echo it; each may hold a workspace)
+MAX_UNECHOED_SESSIONS = 256
 #: worker threads for calls that run commands: their own, so long runs never hold the threads reads need
 MAX_CONCURRENT_RUNS = 40
 #: debounce for --watch, in milliseconds
@@ -157,6 +159,7 @@ class _SessionStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_id: OrderedDict[tuple[str | None, str], tuple[Session, anyio.Lock]] = OrderedDict()
+        self._unechoed: OrderedDict[tuple[str | None, str], None] = OrderedDict()
         self._by_pipe: weakref.WeakKeyDictionary[Any, tuple[str, Session, anyio.Lock]] = (
             weakref.WeakKeyDictionary()
         )
@@ -166,12 +169,16 @@ class _SessionStore:
         #: run inside any allocation, so it takes no lock; `take_evicted` moves them over)
         self._ended: deque[tuple[str | None, str]] = deque()
 
-    def _new(self, owner: str | None) -> tuple[str, Session, anyio.Lock]:
+    def _new(self, owner: str | None, unechoed: bool = False) -> tuple[str, Session, anyio.Lock]:
         session = Session()
         held = (session.session_id, session, anyio.Lock())
         self._by_id[owner, held[0]] = held[1:]
-        while len(self._by_id) > MAX_ECHO_SESSIONS:
-            self.evicted.append(self._by_id.popitem(last=False)[1])
+        if unechoed:
+            self._unechoed[owner, held[0]] = None
+        while len(self._by_id) > MAX_ECHO_SESSIONS or len(self._unechoed) > MAX_UNECHOED_SESSIONS:
+            key = next(iter(self._unechoed if len(self._unechoed) > MAX_UNECHOED_SESSIONS else self._by_id))
+            self._unechoed.pop(key, None)
+            self.evicted.append(self._by_id.pop(key))
         return held
 
     def take_evicted(self) -> list[tuple[Session, anyio.Lock]]:
@@ -191,6 +198,7 @@ class _SessionStore:
         with self._lock:
             if isinstance(echoed, str) and (owner, echoed) in self._by_id:
                 self._by_id.move_to_end((owner, echoed))
+                self._unechoed.pop((owner, echoed), None)
                 return (echoed, *self._by_id[owner, echoed])
             connection = _connection(ctx)
             if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -205,7 +213,7 @@ class _SessionStore:
                 if pipe not in self._by_pipe:
                     self._by_pipe[pipe] = self._new(owner)
                 return self._by_pipe[pipe]
-            return self._new(owner)
+            return self._new(owner, unechoed=True)
 
 
 class SkillyardServer(MCPServer):
