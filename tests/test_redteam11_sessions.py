@@ -25,7 +25,7 @@ from skillyard.mcp import server as server_module
 from skillyard.mcp.server import SESSION_META_KEY
 from skillyard.registry import Registry
 from skillyard.session import Session
-from test_mcp_support import make_tree, write_skill
+from test_mcp_support import make_tree, serving, write_skill
 
 pytestmark = pytest.mark.anyio
 
@@ -87,3 +87,26 @@ async def test_runs_of_unechoed_sessions_keep_few_workspaces(
                 assert len([p for p in ws_root.iterdir() if p.name.startswith("ws_")]) <= 3
     finally:
         server.close()
+
+
+async def test_closed_http_connections_release_their_workspaces(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2025-era clients over streamable HTTP that run a command and close: nothing of theirs stays.
+
+    The release waited for the garbage collector to reach each closed connection, which in a
+    serving process could be never: every client's workspace stayed in the temporary directory."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    ws_root = temp / f"skillyard-workspaces-{os.getuid()}"
+    with serving(tmp_path / "skills", tmp_path) as url:
+        for _ in range(6):
+            async with Client(url, mode="legacy") as c:
+                res = await c.call_tool("skill_run", {"skill": "pdf-tools", "command": "true"})
+                assert not res.is_error, _text(res)
+            # this client's call released the workspaces of those that closed before it
+            assert len([p for p in ws_root.iterdir() if p.name.startswith("ws_")]) == 1
+        async with Client(url, mode="legacy") as c:
+            await c.call_tool("skills", {"action": "list"})  # the call that releases what has closed
+            assert [p for p in ws_root.iterdir() if p.name.startswith("ws_")] == []

@@ -165,8 +165,8 @@ class _SessionStore:
         )
         #: sessions pushed out by newer ones, whose skill_run workspaces are still to be released
         self.evicted: list[tuple[Session, anyio.Lock]] = []
-        #: keys of sessions whose 2025-era connection has gone (appended by a finalizer, which may
-        #: run inside any allocation, so it takes no lock; `take_evicted` moves them over)
+        #: keys of sessions whose 2025-era connection has closed (appended without the lock, which
+        #: the request being served may hold; `take_evicted` moves them over)
         self._ended: deque[tuple[str | None, str]] = deque()
 
     def _new(self, owner: str | None, unechoed: bool = False) -> tuple[str, Session, anyio.Lock]:
@@ -204,9 +204,10 @@ class _SessionStore:
             if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
                 if "skillyard.session" not in connection.state:
                     held = connection.state["skillyard.session"] = self._new(owner)
-                    # the connection is the session: once the SDK lets it go (closed, or idle past its
-                    # timeout) nobody comes back to it, and its workspace goes with the next call
-                    weakref.finalize(connection, self._ended.append, (owner, held[0]))
+                    # the connection is the session: once the SDK closes it (the client did, or it was
+                    # idle past its timeout) nobody comes back to it, and its workspace goes with the
+                    # next call; not left to the collector, which may reach a long-lived connection late
+                    connection.exit_stack.callback(self._ended.append, (owner, held[0]))
                 return connection.state["skillyard.session"]
             pipe = getattr(connection, "outbound", None) if connection is not None else None
             if pipe is not None and getattr(connection, "has_standalone_channel", False):
