@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import threading
 import weakref
 from collections import OrderedDict, deque
@@ -871,18 +872,37 @@ class SkillyardServer(MCPServer):
             tg.start_soon(self._watch_config, stop)
 
     async def _watch_roots(self, stop: anyio.Event) -> None:
+        """Watch the skill roots. A root created, removed or replaced while serving (a checkout, a deploy
+        that swaps the folder, a re-pointed link) is noticed within a second and, after a full reload,
+        watched as it now is: a watcher stays on the folder it started on, even once that is gone."""
         import watchfiles
 
-        paths = [str(r.path) for r in self.registry.roots if Path(r.path).is_dir()]
-        if not paths:
-            log.warning("--watch: none of the skill roots exists; nothing to watch")
-            return
-        log.info("watching %s", ", ".join(paths))
-        async for changes in watchfiles.awatch(*paths, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=stop):
-            try:
-                await self.reload([path for _change, path in changes])
-            except Exception:
-                log.exception("reload after a file change failed")
+        roots = [str(r.path) for r in self.registry.roots]
+        idents = [_identity(p) for p in roots]
+        while not stop.is_set():
+            paths = [p for p, ident in zip(roots, idents, strict=True) if ident is not None]
+            log.info("watching %s", ", ".join(paths) or "nothing yet: none of the skill roots exists")
+            moved = anyio.Event()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_follow_roots, roots, idents, stop, moved)
+                if not paths:
+                    await moved.wait()
+                else:
+                    async for changes in watchfiles.awatch(
+                        *paths, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=moved
+                    ):
+                        if any(path in paths for _change, path in changes):
+                            moved.set()  # a root itself went (its inode may come back at once, reused)
+                        try:
+                            await self.reload([path for _change, path in changes])
+                        except Exception:
+                            log.exception("reload after a file change failed")
+            idents = [_identity(p) for p in roots]
+            if not stop.is_set():
+                try:
+                    await self.reload()
+                except Exception:
+                    log.exception("reload after a skill root changed failed")
 
     def _config_file(self) -> Path:
         """Where a persisted enable/disable is written (`Registry.set_enabled`): the config file in use,
@@ -957,6 +977,26 @@ class SkillyardServer(MCPServer):
                     tg.cancel_scope.cancel()
         finally:
             self._watchers -= 1
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the directory at `path` (links followed), None when there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+async def _follow_roots(
+    roots: list[str], idents: list[tuple[int, int] | None], stop: anyio.Event, moved: anyio.Event
+) -> None:
+    """Set `moved` once serving stops or a root is no longer the directory it was (checked each second);
+    ends when the watcher set it first."""
+    while not stop.is_set() and not moved.is_set() and [_identity(p) for p in roots] == idents:
+        with anyio.move_on_after(1):
+            await stop.wait()
+    moved.set()
 
 
 @asynccontextmanager
