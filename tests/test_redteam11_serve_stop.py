@@ -96,3 +96,33 @@ def test_sigterm_removes_the_session_workspaces(tmp_path: Path, in_flight: bool)
             proc.kill()
             proc.wait()
     assert _workspaces(temp) == []
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_serving_keeps_the_processes_collector_thresholds(tmp_path: Path, transport: str) -> None:
+    """Every command sizes the young generation for the registry it builds once (200,000 objects);
+    a server that then serves for weeks went on with it, so each closed connection's cycles piled up
+    (RSS +21 MB over 500 connections, still growing) until one long collection walked them all.
+    What the serving loop starts with is the process's own thresholds again."""
+    root = make_tree(tmp_path / "skills")
+    probe = (
+        "import gc, sys\n"
+        "import uvicorn\n"
+        "from skillyard.mcp.server import SkillyardServer\n"
+        "def serving(*args, **kwargs):\n"
+        "    print('serving with', gc.get_threshold(), flush=True)\n"
+        "SkillyardServer.run = serving\n"
+        "uvicorn.Server.run = serving\n"
+        "from skillyard.cli import main\n"
+        "gc.set_threshold(900, 11, 12)\n"
+        f"main(['--root', {str(root)!r}, 'serve', '--transport', {transport!r}, '--port', '0'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=subprocess_env(tmp_path / "home"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "serving with (900, 11, 12)" in out.stdout, out.stdout + out.stderr

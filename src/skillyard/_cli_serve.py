@@ -234,5 +234,10 @@ def _freeze_start_up_objects() -> None:
     """
     import gc
 
+    from skillyard.cli import THRESHOLDS
+
     gc.collect()
     gc.freeze()
+    # what serving allocates dies young, closed connections' cycles too: a command's large young
+    # generation (cli.main) let them pile up for tens of MB and then walked them all in one stall
+    gc.set_threshold(*THRESHOLDS)
