@@ -126,3 +126,48 @@ def test_serving_keeps_the_processes_collector_thresholds(tmp_path: Path, transp
         timeout=120,
     )
     assert "serving with (900, 11, 12)" in out.stdout, out.stdout + out.stderr
+
+
+def test_sigterm_to_an_http_server_removes_the_session_workspaces(tmp_path: Path) -> None:
+    """uvicorn stops on SIGTERM by raising the signal again once the app has shut down, so the
+    command's own clean-up never ran and every stop left the clients' workspaces behind."""
+    import anyio
+    from mcp import Client
+
+    from test_mcp_support import free_port, serve_cmd
+
+    root = make_tree(tmp_path / "skills")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    port = free_port()
+    proc = subprocess.Popen(
+        serve_cmd(root, "--port", str(port)),
+        env={**subprocess_env(tmp_path / "home"), "TMPDIR": str(temp)},
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    async def run_once() -> None:
+        with anyio.fail_after(60):
+            while True:  # until it listens
+                try:
+                    await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                    break
+                except OSError:
+                    await anyio.sleep(0.1)
+        async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as c:
+            res = await c.call_tool("skill_run", {"skill": "pdf-tools", "command": "true"})
+            assert not res.is_error
+            assert len(_workspaces(temp)) == 1
+            proc.send_signal(signal.SIGTERM)  # while this client is still connected
+            await anyio.to_thread.run_sync(proc.wait, 30)
+
+    try:
+        anyio.run(run_once)
+        assert proc.returncode is not None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert _workspaces(temp) == []

@@ -341,6 +341,9 @@ class SkillyardServer(MCPServer):
             security=security,
             handshake_json=handshake_json or json_response,
             modern_json=json_response,
+            # uvicorn stops on SIGTERM by raising it again once the app has shut down: the command's
+            # own clean-up never runs, so the workspaces of every client session go here
+            on_shutdown=self.close,
             **manager_options,
         )
         app.add_middleware(
