@@ -595,6 +595,8 @@ class SkillyardServer(MCPServer):
             )
         try:
             body = shown(load_body(skill))  # hidden characters spelled out, as in every other surface
+        except (FileNotFoundError, NotADirectoryError):  # removed since the last reload, as resources say
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name} (its skill is gone)") from None
         except Exception as e:
             raise MCPError(INTERNAL_ERROR, f"Cannot read skill {skill.name}: {type(e).__name__}") from None
         try:
