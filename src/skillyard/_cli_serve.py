@@ -170,6 +170,7 @@ def serve(
             log.info("not served via the Skills extension: %s (%s)", skill.name, reason)
     try:
         if transport == "stdio":
+            _stop_on_sigterm(server)
             _freeze_start_up_objects()
             server.run("stdio")
         else:
@@ -207,6 +208,21 @@ def serve(
         server.close()  # workspaces of every client session go now, not whenever the process is collected
 
 
+def _stop_on_sigterm(server: Any) -> None:
+    """Hosts stop a stdio server with SIGTERM: remove its clients' workspaces, then die of the signal.
+
+    Unwinding instead would wait for the stdin read and any run still in its worker thread."""
+    import os
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        server.close()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def _freeze_start_up_objects() -> None:
     """Keep the collector's full passes off what start-up built.
 
@@ -218,5 +234,10 @@ def _freeze_start_up_objects() -> None:
     """
     import gc
 
+    from skillyard.cli import THRESHOLDS
+
     gc.collect()
     gc.freeze()
+    # what serving allocates dies young, closed connections' cycles too: a command's large young
+    # generation (cli.main) let them pile up for tens of MB and then walked them all in one stall
+    gc.set_threshold(*THRESHOLDS)

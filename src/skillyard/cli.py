@@ -594,11 +594,14 @@ def _exit_finished() -> None:
 #: again while they are made: about a tenth of `list --json` over 10,000 skills (docs/performance.md,
 #: "Command-line start-up"). The command owns its process; cycles are still collected.
 _YOUNG_GENERATION = 200_000
+#: the collector's thresholds before `main` set them: `serve`, which keeps serving, goes back to them
+THRESHOLDS = gc.get_threshold()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    global THRESHOLDS
     _FINISHED.clear()  # only this run's command decides (it may have been set through `cli` directly)
-    thresholds = gc.get_threshold()
+    thresholds = THRESHOLDS = gc.get_threshold()
     gc.set_threshold(_YOUNG_GENERATION, *thresholds[1:])
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="skillyard", standalone_mode=True)

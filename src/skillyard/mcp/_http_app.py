@@ -20,7 +20,7 @@ do send request-scoped messages to those clients.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -63,9 +63,11 @@ def era_app(
     security: TransportSecuritySettings | None = None,
     handshake_json: bool = True,
     modern_json: bool = False,
+    on_shutdown: Callable[[], None] | None = None,
     **manager_options: Any,
 ) -> tuple[Starlette, StreamableHTTPSessionManager]:
-    """The Starlette app for the low-level `server`, and the handshake-era manager (sessions live there)."""
+    """The Starlette app for the low-level `server`, and the handshake-era manager (sessions live there);
+    `on_shutdown` runs when the app's lifespan ends, however the ASGI server was stopped."""
 
     def manager(json_response: bool) -> StreamableHTTPSessionManager:
         return StreamableHTTPSessionManager(
@@ -80,8 +82,12 @@ def era_app(
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        async with handshake.run(), modern.run():
-            yield
+        try:
+            async with handshake.run(), modern.run():
+                yield
+        finally:
+            if on_shutdown is not None:
+                on_shutdown()
 
     app = Starlette(routes=[Route(path, endpoint=EraRouter(handshake, modern))], lifespan=lifespan)
     return app, handshake

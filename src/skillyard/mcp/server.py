@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import threading
 import weakref
 from collections import OrderedDict, deque
@@ -111,6 +112,8 @@ RESOURCE_PAGE_SIZE = 500
 PROMPT_PAGE_SIZE = 200
 #: sessions kept for clients that echo their id on the stateless wire
 MAX_ECHO_SESSIONS = 4096
+#: of those, sessions whose id has not come back yet (most clients never echo it; each may hold a workspace)
+MAX_UNECHOED_SESSIONS = 256
 #: worker threads for calls that run commands: their own, so long runs never hold the threads reads need
 MAX_CONCURRENT_RUNS = 40
 #: debounce for --watch, in milliseconds
@@ -157,21 +160,26 @@ class _SessionStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_id: OrderedDict[tuple[str | None, str], tuple[Session, anyio.Lock]] = OrderedDict()
+        self._unechoed: OrderedDict[tuple[str | None, str], None] = OrderedDict()
         self._by_pipe: weakref.WeakKeyDictionary[Any, tuple[str, Session, anyio.Lock]] = (
             weakref.WeakKeyDictionary()
         )
         #: sessions pushed out by newer ones, whose skill_run workspaces are still to be released
         self.evicted: list[tuple[Session, anyio.Lock]] = []
-        #: keys of sessions whose 2025-era connection has gone (appended by a finalizer, which may
-        #: run inside any allocation, so it takes no lock; `take_evicted` moves them over)
+        #: keys of sessions whose 2025-era connection has closed (appended without the lock, which
+        #: the request being served may hold; `take_evicted` moves them over)
         self._ended: deque[tuple[str | None, str]] = deque()
 
-    def _new(self, owner: str | None) -> tuple[str, Session, anyio.Lock]:
+    def _new(self, owner: str | None, unechoed: bool = False) -> tuple[str, Session, anyio.Lock]:
         session = Session()
         held = (session.session_id, session, anyio.Lock())
         self._by_id[owner, held[0]] = held[1:]
-        while len(self._by_id) > MAX_ECHO_SESSIONS:
-            self.evicted.append(self._by_id.popitem(last=False)[1])
+        if unechoed:
+            self._unechoed[owner, held[0]] = None
+        while len(self._by_id) > MAX_ECHO_SESSIONS or len(self._unechoed) > MAX_UNECHOED_SESSIONS:
+            key = next(iter(self._unechoed if len(self._unechoed) > MAX_UNECHOED_SESSIONS else self._by_id))
+            self._unechoed.pop(key, None)
+            self.evicted.append(self._by_id.pop(key))
         return held
 
     def take_evicted(self) -> list[tuple[Session, anyio.Lock]]:
@@ -191,21 +199,23 @@ class _SessionStore:
         with self._lock:
             if isinstance(echoed, str) and (owner, echoed) in self._by_id:
                 self._by_id.move_to_end((owner, echoed))
+                self._unechoed.pop((owner, echoed), None)
                 return (echoed, *self._by_id[owner, echoed])
             connection = _connection(ctx)
             if connection is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
                 if "skillyard.session" not in connection.state:
                     held = connection.state["skillyard.session"] = self._new(owner)
-                    # the connection is the session: once the SDK lets it go (closed, or idle past its
-                    # timeout) nobody comes back to it, and its workspace goes with the next call
-                    weakref.finalize(connection, self._ended.append, (owner, held[0]))
+                    # the connection is the session: once the SDK closes it (the client did, or it was
+                    # idle past its timeout) nobody comes back to it, and its workspace goes with the
+                    # next call; not left to the collector, which may reach a long-lived connection late
+                    connection.exit_stack.callback(self._ended.append, (owner, held[0]))
                 return connection.state["skillyard.session"]
             pipe = getattr(connection, "outbound", None) if connection is not None else None
             if pipe is not None and getattr(connection, "has_standalone_channel", False):
                 if pipe not in self._by_pipe:
                     self._by_pipe[pipe] = self._new(owner)
                 return self._by_pipe[pipe]
-            return self._new(owner)
+            return self._new(owner, unechoed=True)
 
 
 class SkillyardServer(MCPServer):
@@ -331,6 +341,9 @@ class SkillyardServer(MCPServer):
             security=security,
             handshake_json=handshake_json or json_response,
             modern_json=json_response,
+            # uvicorn stops on SIGTERM by raising it again once the app has shut down: the command's
+            # own clean-up never runs, so the workspaces of every client session go here
+            on_shutdown=self.close,
             **manager_options,
         )
         app.add_middleware(
@@ -582,6 +595,8 @@ class SkillyardServer(MCPServer):
             )
         try:
             body = shown(load_body(skill))  # hidden characters spelled out, as in every other surface
+        except (FileNotFoundError, NotADirectoryError):  # removed since the last reload, as resources say
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name} (its skill is gone)") from None
         except Exception as e:
             raise MCPError(INTERNAL_ERROR, f"Cannot read skill {skill.name}: {type(e).__name__}") from None
         try:
@@ -862,18 +877,37 @@ class SkillyardServer(MCPServer):
             tg.start_soon(self._watch_config, stop)
 
     async def _watch_roots(self, stop: anyio.Event) -> None:
+        """Watch the skill roots. A root created, removed or replaced while serving (a checkout, a deploy
+        that swaps the folder, a re-pointed link) is noticed within a second and, after a full reload,
+        watched as it now is: a watcher stays on the folder it started on, even once that is gone."""
         import watchfiles
 
-        paths = [str(r.path) for r in self.registry.roots if Path(r.path).is_dir()]
-        if not paths:
-            log.warning("--watch: none of the skill roots exists; nothing to watch")
-            return
-        log.info("watching %s", ", ".join(paths))
-        async for changes in watchfiles.awatch(*paths, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=stop):
-            try:
-                await self.reload([path for _change, path in changes])
-            except Exception:
-                log.exception("reload after a file change failed")
+        roots = [str(r.path) for r in self.registry.roots]
+        idents = [_identity(p) for p in roots]
+        while not stop.is_set():
+            paths = [p for p, ident in zip(roots, idents, strict=True) if ident is not None]
+            log.info("watching %s", ", ".join(paths) or "nothing yet: none of the skill roots exists")
+            moved = anyio.Event()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_follow_roots, roots, idents, stop, moved)
+                if not paths:
+                    await moved.wait()
+                else:
+                    async for changes in watchfiles.awatch(
+                        *paths, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=moved
+                    ):
+                        if any(path in paths for _change, path in changes):
+                            moved.set()  # a root itself went (its inode may come back at once, reused)
+                        try:
+                            await self.reload([path for _change, path in changes])
+                        except Exception:
+                            log.exception("reload after a file change failed")
+            idents = [_identity(p) for p in roots]
+            if not stop.is_set():
+                try:
+                    await self.reload()
+                except Exception:
+                    log.exception("reload after a skill root changed failed")
 
     def _config_file(self) -> Path:
         """Where a persisted enable/disable is written (`Registry.set_enabled`): the config file in use,
@@ -948,6 +982,26 @@ class SkillyardServer(MCPServer):
                     tg.cancel_scope.cancel()
         finally:
             self._watchers -= 1
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the directory at `path` (links followed), None when there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+async def _follow_roots(
+    roots: list[str], idents: list[tuple[int, int] | None], stop: anyio.Event, moved: anyio.Event
+) -> None:
+    """Set `moved` once serving stops or a root is no longer the directory it was (checked each second);
+    ends when the watcher set it first."""
+    while not stop.is_set() and not moved.is_set() and [_identity(p) for p in roots] == idents:
+        with anyio.move_on_after(1):
+            await stop.wait()
+    moved.set()
 
 
 @asynccontextmanager
