@@ -101,3 +101,24 @@ def test_a_reader_stops_at_the_scan_budget_and_the_skill_is_blocked(
     assert time.monotonic() - started < 20
     timed_out = [f for f in report.findings if "time limit" in (f.snippet or "")]
     assert timed_out and timed_out[0].file == name and report.blocked
+
+
+def test_a_long_array_assignment_is_searched_once_not_per_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # whether an assignment runs a command was asked again for every word of its value: an array of
+    # 100,000 character codes searched its own 400 KB text 100,000 times (25 s to audit)
+    from skillyard.install.scanner import _shell
+
+    searches = [0]
+
+    class Counted(str):
+        def __contains__(self, part: object) -> bool:
+            searches[0] += 1
+            return super().__contains__(part)  # type: ignore[operator]
+
+    real = _shell._Reader.text
+    monkeypatch.setattr(_shell._Reader, "text", lambda self, node: Counted(real(self, node)))
+    words = " ".join(str(32 + i % 90) for i in range(2000))
+    scan_path(_skill(tmp_path, "codes.sh", f"x=({words})\necho done\n"))
+    assert 0 < searches[0] < 100
