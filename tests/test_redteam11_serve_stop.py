@@ -18,18 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from test_mcp_support import make_tree, subprocess_env
-
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "ide", "version": "1"},
-    },
-}
+from test_mcp_support import INIT, make_tree, subprocess_env
 
 
 def _workspaces(tmp: Path) -> list[Path]:
