@@ -160,3 +160,43 @@ def test_sigterm_to_an_http_server_removes_the_session_workspaces(tmp_path: Path
             proc.kill()
             proc.wait()
     assert _workspaces(temp) == []
+
+
+def test_ctrl_c_ends_a_stdio_server_whose_stdin_stays_open(tmp_path: Path) -> None:
+    """A person trying `skillyard serve` in a terminal presses Ctrl-C: the server ended only when
+    stdin closed (a second Ctrl-C exited with a traceback). It removes its workspaces and ends."""
+    root = make_tree(tmp_path / "skills")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**subprocess_env(tmp_path / "home"), "TMPDIR": str(temp)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillyard", "--root", str(root), "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's shell starts it
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write((json.dumps(INIT) + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        call = {"name": "skill_run", "arguments": {"skill": "pdf-tools", "command": "true"}}
+        for message in (
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+        ):
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 2
+        assert len(_workspaces(temp)) == 1
+        proc.send_signal(signal.SIGINT)  # stdin stays open
+        assert proc.wait(timeout=30) == -signal.SIGINT
+        assert b"Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert _workspaces(temp) == []

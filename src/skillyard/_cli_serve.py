@@ -170,7 +170,7 @@ def serve(
             log.info("not served via the Skills extension: %s (%s)", skill.name, reason)
     try:
         if transport == "stdio":
-            _stop_on_sigterm(server)
+            _stop_on_signals(server)
             _freeze_start_up_objects()
             server.run("stdio")
         else:
@@ -208,10 +208,13 @@ def serve(
         server.close()  # workspaces of every client session go now, not whenever the process is collected
 
 
-def _stop_on_sigterm(server: Any) -> None:
-    """Hosts stop a stdio server with SIGTERM: remove its clients' workspaces, then die of the signal.
+def _stop_on_signals(server: Any) -> None:
+    """Hosts stop a stdio server with SIGTERM, a person in a terminal with Ctrl-C: remove the clients'
+    workspaces, then die of the signal.
 
-    Unwinding instead would wait for the stdin read and any run still in its worker thread."""
+    Unwinding instead would wait for the stdin read and any run still in its worker thread (Ctrl-C
+    did nothing while stdin stayed open; a second one exited with a traceback). A SIGINT the
+    process was started ignoring (a background job) stays ignored."""
     import os
     import signal
 
@@ -221,6 +224,8 @@ def _stop_on_sigterm(server: Any) -> None:
         os.kill(os.getpid(), signum)
 
     signal.signal(signal.SIGTERM, stop)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, stop)
 
 
 def _freeze_start_up_objects() -> None:
