@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner_support import skill_dir
+from scanner_support import blocking, skill_dir
 from skillyard.install.scanner import scan_path
 
 READ = "import pathlib, sys, requests\nk = pathlib.Path('~/.aws/credentials').expanduser().read_text()\n"
@@ -67,3 +67,39 @@ def test_a_store_sent_to_a_service_on_this_machine_stays_medium(tmp_path: Path) 
     assert _flow_severity(tmp_path / "sh", {"scripts/s.sh": SH_READ + "http://127.0.0.1:9000/x\n"}) == {
         "medium"
     }
+
+
+# ------------------------------------------- a PowerShell download "checked" against a pinned digest
+
+PIN = "ab" * 32
+PS_GET = '$f = "$env:TEMP\\tool-setup.exe"\nInvoke-WebRequest -Uri "https://cdn.tool.example.test/setup.exe" -OutFile $f\n'
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        # the hash taken and shown, never compared; a pinned digest elsewhere in the script
+        f'$pin = "{PIN}"\n' + PS_GET + "$h = (Get-FileHash -Algorithm SHA256 $f).Hash\nWrite-Host $h\n",
+        # the digest only in a comment
+        f"# sha256 '{PIN}'\n" + PS_GET + "Get-FileHash $f\n",
+        # compared, and a mismatch only reported
+        f'$pin = "{PIN}"\n' + PS_GET + 'if ((Get-FileHash $f).Hash -ne $pin) { Write-Host "changed" }\n',
+        # compared with something else than the pinned digest
+        f'$pin = "{PIN}"\n' + PS_GET + "$h = (Get-FileHash $f).Hash\nif ($h -ne $env:SUM) { throw 'bad' }\n",
+    ],
+)
+def test_a_powershell_download_run_without_its_pin_checked_blocks(tmp_path: Path, check: str) -> None:
+    assert "SY-FLOW-002" in blocking(tmp_path, {"install.ps1": check + "Start-Process $f -Wait\n"})
+
+
+def test_a_powershell_download_checked_against_its_pin_does_not_block(tmp_path: Path) -> None:
+    for i, check in enumerate(
+        (
+            f'$expected = "{PIN}"\n'
+            + PS_GET
+            + "$actual = (Get-FileHash -Algorithm SHA256 $f).Hash\n"
+            + 'if ($actual -ne $expected) { Remove-Item $f; throw "checksum mismatch: $actual" }\n',
+            PS_GET + f"if ((Get-FileHash -Algorithm SHA256 $f).Hash -ne '{PIN}') {{ exit 1 }}\n",
+        )
+    ):
+        assert blocking(tmp_path / str(i), {"install.ps1": check + "Start-Process $f -Wait\n"}) == {}, check
