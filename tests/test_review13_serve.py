@@ -1,0 +1,47 @@
+"""`skillyard serve` (stdio) stopped with SIGTERM: a second SIGTERM that arrives while the first one
+removes the workspaces must stop the process, not hang it on a lock the interrupted clean-up holds."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+SCRIPT = textwrap.dedent(
+    """
+    import os, signal, sys, threading
+    from skillyard._cli_serve import _stop_on_sigterm
+
+    class Server:
+        # a clean-up that takes a lock of its own (as the workspace manager does) and is
+        # interrupted, while holding it, by the host's second SIGTERM
+        lock = threading.Lock()
+
+        def close(self):
+            with self.lock:
+                signal.raise_signal(signal.SIGTERM)
+                sys.stdout.write("closed\\n")
+                sys.stdout.flush()
+
+    _stop_on_sigterm(Server())
+    signal.raise_signal(signal.SIGTERM)
+    sys.stdout.write("survived\\n")
+    """
+)
+
+
+def test_a_second_sigterm_during_the_clean_up_stops_the_server(tmp_path: Path) -> None:
+    script = tmp_path / "stop.py"
+    script.write_text(SCRIPT)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env={"PYTHONPATH": src})
+    try:
+        out, _ = proc.communicate(timeout=60)  # a hang guard, not a measurement
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("the server hung on its second SIGTERM") from None
+    assert proc.returncode == -signal.SIGTERM
+    assert b"survived" not in out
