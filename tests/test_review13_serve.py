@@ -45,3 +45,18 @@ def test_a_second_sigterm_during_the_clean_up_stops_the_server(tmp_path: Path) -
         raise AssertionError("the server hung on its second SIGTERM") from None
     assert proc.returncode == -signal.SIGTERM
     assert b"survived" not in out
+
+
+def test_a_flood_of_fresh_sessions_does_not_push_out_another_clients() -> None:
+    """Sessions whose id has not come back yet are capped per client: one client's flood of calls
+    that never echo their id evicts its own, not the session another client is about to come back to
+    (and the workspace its first run left)."""
+    from skillyard.mcp.server import MAX_UNECHOED_SESSIONS, _SessionStore
+
+    store = _SessionStore()
+    alice = store._new("alice", unechoed=True)[0]
+    flood = [store._new("mallory", unechoed=True)[0] for _ in range(MAX_UNECHOED_SESSIONS + 50)]
+    assert ("alice", alice) in store._by_id
+    gone = {s.session_id for s, _lock in store.take_evicted()}
+    assert gone == set(flood[:50])  # the flooder's own oldest
+    assert alice not in gone
