@@ -60,3 +60,17 @@ def test_a_flood_of_fresh_sessions_does_not_push_out_another_clients() -> None:
     gone = {s.session_id for s, _lock in store.take_evicted()}
     assert gone == set(flood[:50])  # the flooder's own oldest
     assert alice not in gone
+
+
+def test_a_root_re_pointed_at_the_file_system_root_is_not_watched(tmp_path: Path) -> None:
+    """--watch follows a root replaced while serving; a root swapped for a link to `/` must not have the
+    watcher put on every file of the machine (it counts as no folder, like a root that went away)."""
+    from skillyard.mcp.server import _identity
+
+    root = tmp_path / "skills"
+    root.mkdir()
+    assert _identity(str(root)) is not None
+    root.rmdir()
+    root.symlink_to("/")
+    assert _identity(str(root)) is None
+    assert _identity("/") is None

@@ -990,12 +990,14 @@ class SkillyardServer(MCPServer):
 
 
 def _identity(path: str) -> tuple[int, int] | None:
-    """(device, inode) of the directory at `path` (links followed), None when there is none."""
+    """(device, inode) of the directory at `path` (links followed), None when there is none or it is
+    the file system's root (a root re-pointed at `/` would have every file of the machine watched)."""
     try:
         st = os.stat(path)
+        top = os.stat(os.sep)
     except (OSError, ValueError):
         return None
-    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) and not os.path.samestat(st, top) else None
 
 
 async def _follow_roots(
