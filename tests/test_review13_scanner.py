@@ -103,3 +103,16 @@ def test_a_powershell_download_checked_against_its_pin_does_not_block(tmp_path: 
         )
     ):
         assert blocking(tmp_path / str(i), {"install.ps1": check + "Start-Process $f -Wait\n"}) == {}, check
+
+
+# ------------------------------------------------- the packet filter emptied, spelled another way
+
+
+def test_the_packet_filter_emptied_with_a_wait_option_or_by_chain_blocks(tmp_path: Path) -> None:
+    for i, sh in enumerate(("sudo iptables -w -F\n", "iptables -F INPUT; iptables -P INPUT ACCEPT\n")):
+        assert "SY-KRN-001" in blocking(tmp_path / str(i), {"net.sh": "#!/bin/sh\n" + sh}), sh
+
+
+def test_an_applications_own_chain_or_the_nat_table_flushed_still_passes(tmp_path: Path) -> None:
+    sh = "#!/bin/sh\niptables -t nat -F DOCKER\niptables -F MYAPP-CHAIN\nip6tables -w -F MYAPP\n"
+    assert blocking(tmp_path, {"net.sh": sh}) == {}
