@@ -140,3 +140,18 @@ def test_a_hook_in_a_raw_string_or_with_another_shell_line_is_read(tmp_path: Pat
 def test_a_harmless_hook_in_a_raw_string_still_passes(tmp_path: Path) -> None:
     py = "import pathlib\nH = r'''#!/bin/sh\nexec npm test -- \\\\d+\n'''\npathlib.Path('.git/hooks/pre-push').write_text(H)\n"
     assert blocking(tmp_path, {"scripts/s.py": py}) == {}
+
+
+def test_the_pinned_digest_check_reads_the_script_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each look for the comparison reads the whole script: a script of many hashes that never compare
+    must not have it read once per hash (counted in calls, not time)."""
+    from skillyard.install.scanner import _powershell
+
+    calls = []
+    real = _powershell._compared
+    monkeypatch.setattr(_powershell, "_compared", lambda text, line: calls.append(1) or real(text, line))
+    facts = _powershell.analyse(PS_GET + "Get-FileHash $f\n" * 5000 + "Start-Process $f\n")
+    assert any(f.kind == "download-exec" for f in facts.flows)
+    assert len(calls) <= 16
