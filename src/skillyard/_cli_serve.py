@@ -219,9 +219,13 @@ def _stop_on_signals(server: Any) -> None:
     import signal
 
     def stop(signum: int, frame: Any) -> None:
-        server.close()
+        # a second SIGTERM while this one cleans up kills at once: run again inside `close`, the
+        # handler would wait for a lock the interrupted `close` holds, for ever
         signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        try:
+            server.close()
+        finally:
+            os.kill(os.getpid(), signum)
 
     signal.signal(signal.SIGTERM, stop)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:

@@ -112,7 +112,8 @@ RESOURCE_PAGE_SIZE = 500
 PROMPT_PAGE_SIZE = 200
 #: sessions kept for clients that echo their id on the stateless wire
 MAX_ECHO_SESSIONS = 4096
-#: of those, sessions whose id has not come back yet (most clients never echo it; each may hold a workspace)
+#: of those, one client's sessions whose id has not come back yet (most clients never echo it; each may hold a
+#: workspace)
 MAX_UNECHOED_SESSIONS = 256
 #: worker threads for calls that run commands: their own, so long runs never hold the threads reads need
 MAX_CONCURRENT_RUNS = 40
@@ -176,8 +177,12 @@ class _SessionStore:
         self._by_id[owner, held[0]] = held[1:]
         if unechoed:
             self._unechoed[owner, held[0]] = None
-        while len(self._by_id) > MAX_ECHO_SESSIONS or len(self._unechoed) > MAX_UNECHOED_SESSIONS:
-            key = next(iter(self._unechoed if len(self._unechoed) > MAX_UNECHOED_SESSIONS else self._by_id))
+            # each client's own oldest goes: another's fresh session is not pushed out by a flood
+            mine = [k for k in self._unechoed if k[0] == owner]
+        else:
+            mine = []
+        while len(self._by_id) > MAX_ECHO_SESSIONS or len(mine) > MAX_UNECHOED_SESSIONS:
+            key = mine.pop(0) if len(mine) > MAX_UNECHOED_SESSIONS else next(iter(self._by_id))
             self._unechoed.pop(key, None)
             self.evicted.append(self._by_id.pop(key))
         return held
@@ -985,12 +990,14 @@ class SkillyardServer(MCPServer):
 
 
 def _identity(path: str) -> tuple[int, int] | None:
-    """(device, inode) of the directory at `path` (links followed), None when there is none."""
+    """(device, inode) of the directory at `path` (links followed), None when there is none or it is
+    the file system's root (a root re-pointed at `/` would have every file of the machine watched)."""
     try:
         st = os.stat(path)
+        top = os.stat(os.sep)
     except (OSError, ValueError):
         return None
-    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) and not os.path.samestat(st, top) else None
 
 
 async def _follow_roots(

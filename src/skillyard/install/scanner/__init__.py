@@ -1050,11 +1050,11 @@ def _read_code(
     return facts
 
 
-_SH_LINE = r"#!\s*/(?:usr/)?bin/(?:env\s+)?(?:ba|z|da|k)?sh\b"
+_SH_LINE = r"#!\s*/(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?:ba|z|da|k)?sh\b"
 #: A string that opens with a shell's `#!` line: in a block literal (a triple-quoted, backquoted or
 #: template string), or as the first of a run of one-line literals (`printf '%s\n' '#!/bin/sh' 'cmd'`,
 #: `["#!/bin/sh", "cmd"]`), which are then the script's lines.
-_SCRIPT_BLOCK = re.compile(r'(?<![rR])("""|\'\'\'|`)\\?\n?(' + _SH_LINE + r")")
+_SCRIPT_BLOCK = re.compile(r'("""|\'\'\'|`)\\?\n?(' + _SH_LINE + r")")
 _SCRIPT_LINES = re.compile(
     r"""(["'])(""" + _SH_LINE + r"""[^"'\n]*)\1((?:[\s,\\]*(["'])(?:(?!\4)[^\\\n]|\\.)*\4){1,200})"""
 )
@@ -1078,7 +1078,8 @@ def _scripts_in_strings(text: str, shell: bool) -> list[tuple[int, str]]:
         end = text.find(m.group(1), m.end(), m.end() + 65536)
         if end > 0:
             body = text[m.start(2) : end]
-            out.append((text.count("\n", 0, m.start(2)) + 1, _unescaped(body) if m.group(1) != "`" else body))
+            raw = m.group(1) == "`" or "r" in text[max(0, m.start() - 2) : m.start()].lower()  # r"""…"""
+            out.append((text.count("\n", 0, m.start(2)) + 1, body if raw else _unescaped(body)))
     for m in () if shell else itertools.islice(_SCRIPT_HEREDOC.finditer(text), 8):
         # a here-document of Ruby, PHP or Perl, up to the line that holds its tag
         end = re.compile(rf"^[ \t]*{m.group(2)}\b", re.M).search(text, m.end(), m.end() + 65536)

@@ -291,9 +291,12 @@ def cli_source(what: str, line: int) -> Source:
     return Source(what, line, _service(what) is None)
 
 
-#: This machine: what is sent there does not leave it (a local bridge, a dev server).
+#: This machine: what is sent there does not leave it (a local bridge, a dev server). The whole
+#: address, up to a port and a path: not `localhost:1@host`, a relay handed another address, a proxy.
 LOOPBACK = re.compile(
-    r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])(?:[:/?]|$)", re.I
+    r"^(?:[a-z]+://)?(?:[^/@\s]*@)?(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])(?::\d{0,5})?"
+    r"(?:[/?#](?![^\s]*(?:://|%3a%2f%2f))\S*)?$",
+    re.I,
 )
 
 

@@ -126,6 +126,7 @@ def analyse(text: str) -> CodeFacts:
     facts = CodeFacts()
     r = _Reader()
     saved: dict[str, int] = {}  # files downloads were saved to -> line
+    checks = 0  # hashes looked for a comparison (each reads the whole script)
     for n, line in enumerate(text.split("\n"), 1):
         if line.lstrip().startswith("#") or len(line) > 16384:
             continue
@@ -161,8 +162,9 @@ def analyse(text: str) -> CodeFacts:
         # a download saved to a file, and that file started: download and run
         if (d := _SAVED.search(line)) and len(saved) < 64:
             saved[_plain(d.group(1))] = n
-        elif saved and (h := _HASHED.search(line)) and _PINNED.search(text):
-            # its SHA-256 taken and a pinned digest in the script: the file run is the one pinned
+        elif saved and (h := _HASHED.search(line)) and (checks := checks + 1) <= 16 and _compared(text, line):
+            # its SHA-256 taken and checked against a digest pinned in the script: the file run is
+            # the one pinned
             saved.pop(_plain(h.group(1)), None)
         elif saved and (st := _STARTS.search(line)) and (at := saved.get(_plain(st.group(1)))) is not None:
             said = f"downloads {st.group(1)} (line {at}) and runs it"
@@ -184,7 +186,27 @@ _STARTS = re.compile(
 
 
 _HASHED = re.compile(r"\bGet-FileHash\b[^\n;|]*?\s(?!-)(\"[^\"]+\"|'[^']+'|\$[\w:]+)(?=[\s)|;]|$)", re.I)
-_PINNED = re.compile(r"[\"'](?:[0-9a-fA-F]{64}|[0-9a-fA-F]{128})[\"']")
+_PINNED = r"[\"'](?:[0-9a-fA-F]{64}|[0-9a-fA-F]{128})[\"']"
+
+
+def _compared(text: str, line: str) -> bool:
+    """Whether the hash `line` takes (or the variable it keeps it in) is compared with a pinned digest
+    (a literal, or a variable given one) where a mismatch stops the script (`-ne` with `throw`, `exit`,
+    `return`; or `-eq`)."""
+    pins = [_PINNED, *(rf"\${re.escape(v)}\b" for v in re.findall(rf"(?m)^\s*\$(\w+)\s*=\s*{_PINNED}", text))]
+    pin = "(?:" + "|".join(pins) + ")"
+    kept = re.match(r"\s*\$(\w+)\s*=", line)
+    uses = [
+        line,
+        *(ln for ln in text.split("\n") if kept and re.search(rf"\${kept.group(1)}\b", ln) and ln != line),
+    ]
+    cmp = rf"(?i){pin}[\s)]*-[ci]?(?:ne|eq)\b|-[ci]?(?:ne|eq)\s+[(]?{pin}"
+    return any(
+        not ln.lstrip().startswith("#")
+        and re.search(cmp, ln)
+        and (re.search(r"(?i)-[ci]?eq\b|\b(?:throw|exit|return)\b", ln) is not None)
+        for ln in uses
+    )
 
 
 def _plain(path: str) -> str:

@@ -1273,6 +1273,10 @@ class _Reader:
                     self.taint[key] = src
                     if src.what.startswith("*"):
                         self.loose.append((key, value))
+        for t in targets:  # a request object re-pointed (`req.full_url = ...`) or rebound
+            while isinstance(t, ast.Attribute | ast.Subscript):
+                t = t.value
+            self.requests.pop(t.id if isinstance(t, ast.Name) else "", None)
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         if not names:
             return
@@ -1391,8 +1395,9 @@ class _Reader:
             s = self.fold(a)
             head = a
             while s is None and isinstance(head, ast.BinOp) and isinstance(head.op, ast.Add):
-                head = head.left  # `base + "/v1/" + key`: the host is in what the address starts with
-                s = self.fold(head)
+                head = head.left  # `base + "/v1/" + key`: the host is in what the address starts with,
+                s = self.fold(head)  # once it ends there (not `"http://127.0.0.1" + rest`)
+                s = s if s is None or re.match(r"[\w+.-]+://[^/?#]*[/?#]", s) else None
             if s and ("://" in s or "." in s):
                 return s
             if isinstance(a, ast.Tuple) and a.elts:
