@@ -12,7 +12,7 @@ from pathlib import Path
 SCRIPT = textwrap.dedent(
     """
     import os, signal, sys, threading
-    from skillyard._cli_serve import _stop_on_sigterm
+    from skillyard._cli_serve import _stop_on_signals
 
     class Server:
         # a clean-up that takes a lock of its own (as the workspace manager does) and is
@@ -25,7 +25,7 @@ SCRIPT = textwrap.dedent(
                 sys.stdout.write("closed\\n")
                 sys.stdout.flush()
 
-    _stop_on_sigterm(Server())
+    _stop_on_signals(Server())
     signal.raise_signal(signal.SIGTERM)
     sys.stdout.write("survived\\n")
     """

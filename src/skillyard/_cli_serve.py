@@ -219,7 +219,7 @@ def _stop_on_signals(server: Any) -> None:
     import signal
 
     def stop(signum: int, frame: Any) -> None:
-        # a second SIGTERM while this one cleans up kills at once: run again inside `close`, the
+        # the same signal again while this one cleans up kills at once: run again inside `close`, the
         # handler would wait for a lock the interrupted `close` holds, for ever
         signal.signal(signum, signal.SIG_DFL)
         try:
