@@ -27,7 +27,11 @@ def _workspaces(tmp: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize("in_flight", [False, True])
-def test_sigterm_removes_the_session_workspaces(tmp_path: Path, in_flight: bool) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_removes_the_session_workspaces(tmp_path: Path, in_flight: bool, signum: int) -> None:
+    """SIGTERM is how hosts stop a stdio server, Ctrl-C how a person in a terminal does (it did nothing
+    while stdin stayed open; a second one exited with a traceback): the workspaces go, then the process
+    dies of the signal."""
     root = make_tree(tmp_path / "skills")
     temp = tmp_path / "tmp"
     temp.mkdir()
@@ -36,11 +40,12 @@ def test_sigterm_removes_the_session_workspaces(tmp_path: Path, in_flight: bool)
         [sys.executable, "-m", "skillyard", "--root", str(root), "serve"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         env=env,
         cwd=tmp_path,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's shell starts it
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
 
     def send(message: dict[str, object]) -> None:
         assert proc.stdin is not None
@@ -78,8 +83,9 @@ def test_sigterm_removes_the_session_workspaces(tmp_path: Path, in_flight: bool)
             while not list(ws.rglob("started")):
                 assert proc.poll() is None
                 time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == -signal.SIGTERM
+        proc.send_signal(signum)  # stdin stays open
+        assert proc.wait(timeout=30) == -signum
+        assert b"Traceback" not in proc.stderr.read()
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -155,46 +161,6 @@ def test_sigterm_to_an_http_server_removes_the_session_workspaces(tmp_path: Path
     try:
         anyio.run(run_once)
         assert proc.returncode is not None
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert _workspaces(temp) == []
-
-
-def test_ctrl_c_ends_a_stdio_server_whose_stdin_stays_open(tmp_path: Path) -> None:
-    """A person trying `skillyard serve` in a terminal presses Ctrl-C: the server ended only when
-    stdin closed (a second Ctrl-C exited with a traceback). It removes its workspaces and ends."""
-    root = make_tree(tmp_path / "skills")
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    env = {**subprocess_env(tmp_path / "home"), "TMPDIR": str(temp)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "skillyard", "--root", str(root), "serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=tmp_path,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's shell starts it
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    try:
-        proc.stdin.write((json.dumps(INIT) + "\n").encode())
-        proc.stdin.flush()
-        assert json.loads(proc.stdout.readline())["id"] == 1
-        call = {"name": "skill_run", "arguments": {"skill": "pdf-tools", "command": "true"}}
-        for message in (
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
-        ):
-            proc.stdin.write((json.dumps(message) + "\n").encode())
-        proc.stdin.flush()
-        assert json.loads(proc.stdout.readline())["id"] == 2
-        assert len(_workspaces(temp)) == 1
-        proc.send_signal(signal.SIGINT)  # stdin stays open
-        assert proc.wait(timeout=30) == -signal.SIGINT
-        assert b"Traceback" not in proc.stderr.read()
     finally:
         if proc.poll() is None:
             proc.kill()
