@@ -31,6 +31,7 @@ FILES = (
     "test_discovery_swap.py",
     "test_execution_sandbox_runner.py",
     "test_execution_rlimits.py",
+    "test_run_cancel.py",
 )
 
 

@@ -31,6 +31,7 @@ from skillyard.execution import (
     RunRequest,
     SkillRunner,
 )
+from skillyard.execution.base import run_cancellable
 from skillyard.execution.ray_executor import RayExecutor
 from skillyard.model import Requirements, Skill, ToolSpec
 from skillyard.toml_tools import run_tool
@@ -145,6 +146,15 @@ def main() -> None:
         report["timeout_seconds"] = time.monotonic() - t
         time.sleep(1)
         report["sleep_left"] = (
+            subprocess.run(["pgrep", "-f", f"sleep {nap}"], capture_output=True).returncode == 0
+        )
+        # A caller that gives up (run_cancellable's event set) ends the task and its sandbox.
+        nap = f"31.{secrets.randbelow(10**6):06d}"
+        stop = threading.Event()
+        threading.Timer(3, stop.set).start()
+        report["cancelled"] = run_cancellable(stop, run, runner, hello, command=f"sleep {nap}", timeout=50)
+        time.sleep(1)
+        report["cancelled_sleep_left"] = (
             subprocess.run(["pgrep", "-f", f"sleep {nap}"], capture_output=True).returncode == 0
         )
         # Eligibility where the run happens.

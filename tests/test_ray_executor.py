@@ -96,6 +96,13 @@ def test_timeout_kills_the_remote_tree(report: dict[str, Any]) -> None:
     assert not report["sleep_left"]
 
 
+def test_a_cancelled_call_ends_the_remote_tree(report: dict[str, Any]) -> None:
+    c = report["cancelled"]
+    assert c["exit_code"] == -1 and not c["timed_out"], c
+    assert any("cancelled" in w for w in c["warnings"]), c
+    assert not report["cancelled_sleep_left"]
+
+
 def test_missing_binary_is_reported_from_the_node(report: dict[str, Any]) -> None:
     m = report["missing_on_node"]
     assert m["exit_code"] == 127 and "should-not-run" not in m["stdout"]

@@ -11,7 +11,6 @@ on a call to a tool it does not have unless the run is configured with
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,8 @@ if TYPE_CHECKING:
 def function_tools(
     toolkit: Toolkit, session: Session | None = None, *, strict: bool = True
 ) -> list[FunctionTool]:
-    """One FunctionTool per toolkit tool. Calls run in a worker thread (skill_run blocks while it runs)."""
+    """One FunctionTool per toolkit tool. Calls run in a worker thread (skill_run blocks while it runs);
+    a cancelled agent run stops a skill_run in flight."""
     from agents import FunctionTool
 
     s = session if session is not None else toolkit.session
@@ -51,7 +51,6 @@ def skill_instructions(toolkit: Toolkit, session: Session | None = None) -> Call
 
 def _invoker(toolkit: Toolkit, name: str, session: Session) -> Any:
     async def invoke(_context: Any, arguments: str) -> str:
-        result = await asyncio.to_thread(toolkit.call, name, arguments, session)
-        return result.content
+        return (await toolkit.acall(name, arguments, session)).content  # cancelling stops a run in flight
 
     return invoke

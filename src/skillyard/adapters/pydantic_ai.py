@@ -54,9 +54,9 @@ def _as_mapping(value: Any) -> dict[str, Any]:
 
 
 def _caller(toolkit: Toolkit, name: str, session: Session) -> Any:
-    def call(**arguments: Any) -> str:
+    async def call(**arguments: Any) -> str:  # async: a cancelled agent run stops a skill_run in flight
         raw = arguments[_RAW] if arguments.keys() == {_RAW} else arguments
-        return toolkit.call(name, raw, session=session).content
+        return (await toolkit.acall(name, raw, session)).content
 
     call.__name__ = name
     return call

@@ -10,7 +10,15 @@ from skillyard.execution.artifacts import (
     FilesystemArtifactStore,
     parse_artifact_ref,
 )
-from skillyard.execution.base import Bind, ExecResult, ExecSpec, Executor, ExecutorUnavailable, Limits
+from skillyard.execution.base import (
+    Bind,
+    ExecResult,
+    ExecSpec,
+    Executor,
+    ExecutorUnavailable,
+    Limits,
+    run_cancellable,
+)
 from skillyard.execution.container import ContainerExecutor
 from skillyard.execution.executors import DEFAULT_EXECUTOR, EXECUTOR_NAMES, configured_executor, get_executor
 from skillyard.execution.local import LocalExecutor
@@ -54,5 +62,6 @@ __all__ = [
     "configured_executor",
     "get_executor",
     "parse_artifact_ref",
+    "run_cancellable",
     "scrub",
 ]

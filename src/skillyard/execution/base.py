@@ -23,8 +23,12 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -41,10 +45,34 @@ def max_timeout_for(timeout: float) -> float:
     return max(600.0, 10 * timeout)
 
 
+CANCELLED = "stopped: the caller cancelled the run; its process tree was killed"
 #: Seconds to keep draining pipes after the main process exited (stragglers are killed first).
 _DRAIN_GRACE = 2.0
 _READ_CHUNK = 64 * KiB
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+#: The stop event of the call running in this context (see `run_cancellable`).
+_STOP: ContextVar[threading.Event | None] = ContextVar("skillyard_stop", default=None)
+
+
+def run_cancellable(stop: threading.Event, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)`, during which setting `stop` (from any thread) kills the process tree of
+    every run it makes at that run's next wake-up (a quarter of a second at most).
+
+    For hosts that give up on a call (an MCP client's `notifications/cancelled`, an agent's task
+    cancelled): without it the script went on until its own timeout, working on the user's files after
+    they had stopped it, and holding its session and a run slot."""
+    token = _STOP.set(stop)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _STOP.reset(token)
+
+
+def current_stop() -> threading.Event | None:
+    """The stop event `run_cancellable` set for this call, for executors that wait in their own way."""
+    return _STOP.get()
 
 
 class ExecutorUnavailable(RuntimeError):
@@ -371,6 +399,7 @@ def supervise(
     timed_out = False
     warnings: list[str] = []
     exited_at: float | None = None
+    stop = current_stop()
     try:
         while sel.get_map():
             now = time.monotonic()
@@ -379,6 +408,12 @@ def supervise(
                 kill_tree(proc, descendants=False)  # stragglers holding the pipes (`cmd &`)
             if exited_at is None and workspace is not None and (low := _disk_low(workspace, limits)):
                 warnings.append(f"stopped: the workspace's file system had less than {low} free")
+                kill_tree(proc)
+                exited_at = now
+            if exited_at is None and stop is not None and stop.is_set():
+                warnings.append(CANCELLED)
+                if on_timeout is not None:
+                    on_timeout(proc)
                 kill_tree(proc)
                 exited_at = now
             if now >= deadline and exited_at is None:
@@ -407,12 +442,19 @@ def supervise(
                     buf += data[:room]
                 if len(data) > max(room, 0):
                     over[fd] = True
-        # Pipes are closed; the process may still run with its output closed, so it keeps its deadline.
-        if proc.poll() is None and not timed_out:
+        # Pipes are closed; the process may still run with its output closed, so it keeps its deadline
+        # (and listens for a stop, a quarter of a second at a time).
+        while proc.poll() is None and not timed_out and CANCELLED not in warnings:
+            left = max(0.0, deadline - time.monotonic())
             try:
-                _wait_exit(proc, max(0.0, deadline - time.monotonic()))
+                _wait_exit(proc, left if stop is None else min(left, 0.25))
             except subprocess.TimeoutExpired:
-                timed_out = True
+                if stop is not None and stop.is_set():
+                    warnings.append(CANCELLED)
+                elif time.monotonic() >= deadline:
+                    timed_out = True
+                else:
+                    continue
                 if on_timeout is not None:
                     on_timeout(proc)
                 kill_tree(proc)

@@ -32,13 +32,23 @@ import stat
 import tarfile
 import tempfile
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from skillyard.config import RaySettings
-from skillyard.execution.base import Bind, ExecResult, ExecSpec, Executor, ExecutorUnavailable, Limits
+from skillyard.execution.base import (
+    CANCELLED,
+    Bind,
+    ExecResult,
+    ExecSpec,
+    Executor,
+    ExecutorUnavailable,
+    Limits,
+    current_stop,
+)
 from skillyard.execution.workspace import (
     _tree_signature,
     chown_tree,
@@ -134,8 +144,16 @@ class RayExecutor(Executor):
             "gid": self.sandbox_gid,
         }
         ref = self._task.options(**options).remote(payload)
+        start = time.monotonic()
+        deadline = start + float(spec.timeout) + _GRACE
+        stop = current_stop()
         try:
-            out = ray.get(ref, timeout=float(spec.timeout) + _GRACE)
+            while stop is not None and not ray.wait([ref], timeout=0.25)[0] and time.monotonic() < deadline:
+                if stop.is_set():  # the caller gave up: the task goes, and the sandbox with its worker
+                    ray.cancel(ref, force=True)
+                    took = int((time.monotonic() - start) * 1000)
+                    return ExecResult(b"", b"", -1, False, took, executor=self.name, warnings=[CANCELLED])
+            out = ray.get(ref, timeout=max(0.0, deadline - time.monotonic()))
         except BaseException as e:
             ray.cancel(ref, force=True)
             if isinstance(e, ray.exceptions.GetTimeoutError):

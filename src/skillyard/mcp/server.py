@@ -26,7 +26,6 @@ import weakref
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
-from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -429,8 +428,8 @@ class SkillyardServer(MCPServer):
             limiter = self._run_limiter
         async with lock:
             try:
-                call = partial(kit.call, name, arguments, session=session)
-                res = await anyio.to_thread.run_sync(call, limiter=limiter)
+                # a client's notifications/cancelled cancels this handler: acall stops a run in flight
+                res = await kit.acall(name, arguments, session, limiter=limiter)
             # the Toolkit promises results, never exceptions; keep that promise here too
             except Exception as e:
                 log.exception("tool %r raised", name)

@@ -11,7 +11,9 @@ Definitions (and their enums of skill names) are rebuilt whenever
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from skillyard import telemetry
@@ -152,6 +154,41 @@ class Toolkit:
             return ToolResult(f"Error: tool '{tool.name}' failed: {type(e).__name__}: {e}", True, display)
         _record_usage(tool.name, args, result)  # SKILL.toml tools (raw arguments) record nothing
         return result
+
+    async def acall(
+        self, name: str, arguments: Any = None, session: Session | None = None, *, limiter: Any = None
+    ) -> ToolResult:
+        """`call` from async code, in a worker thread so the event loop keeps running.
+
+        Cancelling the awaiting task stops the call: a `skill_run` in flight has its process tree killed
+        (not left running until its timeout), and the cancellation goes on once the call has returned,
+        so the session is never used by two calls at once. `limiter`: an anyio CapacityLimiter for the
+        worker threads (the MCP server bounds concurrent runs with one)."""
+        import anyio
+        import anyio.to_thread
+
+        from skillyard.execution.base import run_cancellable
+
+        stop = threading.Event()
+        finished = anyio.Event()
+        results: list[ToolResult] = []
+
+        async def work() -> None:
+            with anyio.CancelScope(shield=True):  # the call ends its own way, stopped if asked to
+                try:
+                    call = partial(run_cancellable, stop, self.call, name, arguments, session)
+                    results.append(await anyio.to_thread.run_sync(call, limiter=limiter))
+                finally:
+                    finished.set()
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(work)
+            try:
+                await finished.wait()
+            except anyio.get_cancelled_exc_class():
+                stop.set()
+                raise
+        return results[0]
 
     # ------------------------------------------------------------ lifecycle
 
