@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from skillyard.config import Config
 from skillyard.execution.base import Limits, run_cancellable, supervise
@@ -184,8 +185,13 @@ def test_a_cancelled_task_stops_its_run_and_the_session_goes_on(tmp_path: Path, 
         assert "again" in anyio.run(scenario)
 
 
-def test_the_official_client_giving_up_over_http_stops_the_run(tmp_path: Path) -> None:
-    """Over HTTP the SDK's client cancels by closing the request's POST (the 2026-07-28 wire)."""
+@pytest.mark.parametrize("stateless", [False, True])
+def test_the_official_client_giving_up_over_http_stops_the_run(
+    tmp_path: Path, monkeypatch: Any, stateless: bool
+) -> None:
+    """Over HTTP the SDK's client cancels by closing the request's POST (the 2026-07-28 wire, where a
+    client that does not echo its session id gets a session per call): the run stops; with
+    `--stateless` its workspace goes with the call, as a finished call's does."""
     from mcp import Client
 
     from test_mcp_support import serving
@@ -216,5 +222,12 @@ def test_the_official_client_giving_up_over_http_stops_the_run(tmp_path: Path) -
             reply = await client.call_tool("skill_run", {"skill": "pdf-tools", "command": "echo after"})
             return json.dumps(reply.model_dump(mode="json"))
 
-    with serving(root, tmp_path, "--transport", "http") as url:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # the server's; its workspaces are counted there
+    flags = ["--stateless"] if stateless else []
+    with serving(root, tmp_path, "--transport", "http", *flags) as url:
         assert "after" in anyio.run(scenario, url)
+        workspaces = temp / f"skillyard-workspaces-{os.getuid()}"
+        kept = [p.name for p in workspaces.iterdir() if p.name.startswith("ws_")]
+        assert len(kept) == (0 if stateless else 2), kept  # without --stateless: one per session

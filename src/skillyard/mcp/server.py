@@ -436,7 +436,8 @@ class SkillyardServer(MCPServer):
                 return _error_result(f"Error: {type(e).__name__}: {e}", sid)
             finally:
                 if not sid:  # nobody can come back to this session: its skill_run workspace goes now
-                    await anyio.to_thread.run_sync(kit.close_session, session)
+                    with anyio.CancelScope(shield=True):  # a cancelled call's too
+                        await anyio.to_thread.run_sync(kit.close_session, session)
         # sessions pushed out of the store release their workspaces (a client that never echoes its id
         # gets a new session per call)
         for old, old_lock in self._sessions.take_evicted():

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from skillyard import telemetry
@@ -173,10 +172,14 @@ class Toolkit:
         finished = anyio.Event()
         results: list[ToolResult] = []
 
+        def call() -> ToolResult:
+            if stop.is_set():  # cancelled while it waited for a worker thread: nothing starts
+                return ToolResult("Error: the call was cancelled before it started", True, "cancelled")
+            return run_cancellable(stop, self.call, name, arguments, session)
+
         async def work() -> None:
             with anyio.CancelScope(shield=True):  # the call ends its own way, stopped if asked to
                 try:
-                    call = partial(run_cancellable, stop, self.call, name, arguments, session)
                     results.append(await anyio.to_thread.run_sync(call, limiter=limiter))
                 finally:
                     finished.set()
