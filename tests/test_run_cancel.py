@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 import pytest
 
-from skillyard.config import Config
+from skillyard.config import Config, ExecutionSettings
 from skillyard.execution.base import Limits, run_cancellable, supervise
 from skillyard.registry import Registry
 from skillyard.session import Session
@@ -231,3 +231,36 @@ def test_the_official_client_giving_up_over_http_stops_the_run(
         workspaces = temp / f"skillyard-workspaces-{os.getuid()}"
         kept = [p.name for p in workspaces.iterdir() if p.name.startswith("ws_")]
         assert len(kept) == (0 if stateless else 2), kept  # without --stateless: one per session
+
+
+def test_a_call_cancelled_while_it_waits_for_a_run_slot_runs_nothing(tmp_path: Path, make_skill: Any) -> None:
+    make_skill(tmp_path / "skills", "toucher", "Touches", body="Touch.\n")
+    mark = tmp_path / "ran"
+    local = Config(execution=ExecutionSettings(executor="local"))  # a run that may write where we look
+    with Toolkit(Registry.from_roots([tmp_path / "skills"], local)) as kit:
+
+        async def scenario() -> None:
+            slots = anyio.CapacityLimiter(1)
+            async with anyio.create_task_group() as tasks:
+                released: list[bool] = []
+
+                async def busy() -> None:  # every run slot taken for a second
+                    async with slots:
+                        await anyio.sleep(1)
+                    released.append(True)
+
+                tasks.start_soon(busy)
+                await anyio.sleep(0.1)
+                with anyio.move_on_after(0.5) as waited:
+                    await kit.acall(
+                        "skill_run",
+                        {"skill": "toucher", "command": f"touch {mark}"},
+                        Session(),
+                        limiter=slots,
+                    )
+                assert waited.cancelled_caught
+                assert not released, "the cancelled call waited for a run slot before giving up"
+            await anyio.sleep(0.5)  # the slot is free: a call that still went on would run now
+
+        anyio.run(scenario)
+    assert not mark.exists()

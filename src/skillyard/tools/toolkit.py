@@ -10,6 +10,7 @@ Definitions (and their enums of skill names) are rebuilt whenever
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Iterable
@@ -161,8 +162,9 @@ class Toolkit:
 
         Cancelling the awaiting task stops the call: a `skill_run` in flight has its process tree killed
         (not left running until its timeout), and the cancellation goes on once the call has returned,
-        so the session is never used by two calls at once. `limiter`: an anyio CapacityLimiter for the
-        worker threads (the MCP server bounds concurrent runs with one)."""
+        so the session is never used by two calls at once. `limiter`: an anyio CapacityLimiter whose
+        token the call holds while it runs (the MCP server bounds concurrent runs with one); a call
+        cancelled while it waits for a token never starts."""
         import anyio
         import anyio.to_thread
 
@@ -173,18 +175,21 @@ class Toolkit:
         results: list[ToolResult] = []
 
         def call() -> ToolResult:
-            if stop.is_set():  # cancelled while it waited for a worker thread: nothing starts
+            if stop.is_set():  # cancelled on its way to the worker thread: nothing starts
                 return ToolResult("Error: the call was cancelled before it started", True, "cancelled")
             return run_cancellable(stop, self.call, name, arguments, session)
 
         async def work() -> None:
             with anyio.CancelScope(shield=True):  # the call ends its own way, stopped if asked to
                 try:
-                    results.append(await anyio.to_thread.run_sync(call, limiter=limiter))
+                    # with `limiter`, the token held is the bound, not one of the shared pool's
+                    own = anyio.CapacityLimiter(1) if limiter is not None else None
+                    results.append(await anyio.to_thread.run_sync(call, limiter=own))
                 finally:
                     finished.set()
 
-        async with anyio.create_task_group() as tasks:
+        slot = limiter if limiter is not None else contextlib.nullcontext()
+        async with slot, anyio.create_task_group() as tasks:
             tasks.start_soon(work)
             try:
                 await finished.wait()
