@@ -45,6 +45,7 @@ def max_timeout_for(timeout: float) -> float:
     return max(600.0, 10 * timeout)
 
 
+#: The warning of a run whose caller gave up (see `run_cancellable`).
 CANCELLED = "stopped: the caller cancelled the run; its process tree was killed"
 #: Seconds to keep draining pipes after the main process exited (stragglers are killed first).
 _DRAIN_GRACE = 2.0
