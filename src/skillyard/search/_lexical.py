@@ -79,6 +79,12 @@ STRONG_COVERAGE = 0.5
 UNKNOWN_WEIGHT = 0.4
 #: A word matched only in the body explains this much of itself (body text mentions many things).
 BODY_ONLY_WEIGHT = 0.5
+#: A word said in a longer field explains less of itself, in proportion: in a field of more than this many
+#: words (a thousand tags or headings say every word, and none of them), the body's lead included...
+SAID_META = 64
+#: ... and in a body of more than this many (bodies are longer: 1,000 words is about the 90th percentile of
+#: the public collections'). A word is explained by its best field: in a body of a usual length, half.
+SAID_BODY = 1000
 #: A synonym or a correction explains this much of the word it stands for.
 VARIANT_COVERAGE = 0.8
 #: Characters of body text indexed per skill.
@@ -396,8 +402,9 @@ class LexicalIndex:
         self._pending_body: set[int] = set()
         self._body_thread: threading.Thread | None = None
         self._norms: dict[str, list[float]] = {}
+        self._shares: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
-        self._scores: dict[str, tuple[dict[int, float], frozenset[int]]] = {}
+        self._scores: dict[str, tuple[dict[int, float], dict[int, float]]] = {}
         self._spelling_generation = _spelling.generation()
         for s in skills:
             self._add(s)
@@ -525,6 +532,7 @@ class LexicalIndex:
 
     def _invalidate(self) -> None:
         self._norms = {}
+        self._shares = {}
         self._words = {}
         self._scores = {}
 
@@ -688,6 +696,15 @@ class LexicalIndex:
             norm = self._norms[f] = [w / (1.0 - b + b * ln / avg) for ln in self._lens[f]]
         return norm
 
+    def _field_share(self, f: str) -> list[float]:
+        """Per document of field `f`: the share of a word it explains by saying it in that field."""
+        share = self._shares.get(f)
+        if share is None:
+            most = BODY_ONLY_WEIGHT if f in _PROSE_FIELDS else 1.0
+            said = SAID_BODY if f == "body" else SAID_META
+            share = self._shares[f] = [most * min(1.0, said / max(ln, 1)) for ln in self._lens[f]]
+        return share
+
     def _idf(self, term: str) -> float:
         n = len(self._by_name)
         df = self._df.get(term, 0)
@@ -697,28 +714,30 @@ class LexicalIndex:
         """The IDF of a query term; two query words run together weigh what the two words weigh."""
         return sum(map(self._idf, term.split("+"))) if "+" in term else self._idf(term)
 
-    def _term_scores(self, term: str) -> tuple[dict[int, float], frozenset[int]]:
-        """Saturated BM25F score per document, and the documents matching outside the body; kept until the
-        index changes, as a word's root or synonym is often another query word, or a part of one."""
+    def _term_scores(self, term: str) -> tuple[dict[int, float], dict[int, float]]:
+        """Saturated BM25F score per document, and the share of the word each document explains (its best
+        field's: `_field_share`); kept until the index changes, as a word's root or synonym is often another
+        query word, or a part of one."""
         cached = self._scores.get(term)
         if cached is not None:
             return cached
         acc: dict[int, float] = {}
-        strong: set[int] = set()
+        shares: dict[int, float] = {}
         for f in _FIELD_NAMES:
             p = self._postings[f].get(term)
             if not p:
                 continue
             nf = self._field_norm(f)
-            get = acc.get
+            sf = self._field_share(f)
+            get, got = acc.get, shares.get
             for doc, tf in p.items():
                 acc[doc] = get(doc, 0.0) + tf * nf[doc]
-            if f not in _PROSE_FIELDS:
-                strong.update(p)
+                if sf[doc] > got(doc, 0.0):
+                    shares[doc] = sf[doc]
         scale = self._idf(term) * (K1 + 1.0)
         if len(self._scores) >= MAX_CACHED_TERMS:
             self._scores = {}
-        found = self._scores[term] = ({d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong))
+        found = self._scores[term] = ({d: scale * x / (K1 + x) for d, x in acc.items()}, shares)
         return found
 
     def _in_metadata(self, term: str) -> bool:
@@ -830,7 +849,7 @@ class LexicalIndex:
         if parts:  # ("bookshelf" is not about every skill that says "book")
             together = set(self._term_scores(parts[0])[0]).intersection(self._term_scores(parts[1])[0])
         for v, w in known.items():
-            per_doc, strong = self._term_scores(v)
+            per_doc, shares = self._term_scores(v)
             if v in parts:
                 per_doc = {d: sc for d, sc in per_doc.items() if d in together}
             cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
@@ -842,8 +861,7 @@ class LexicalIndex:
             best = _keep_max(
                 best, per_doc if factor == 1.0 else {d: sc * factor for d, sc in per_doc.items()}
             )
-            covers = dict.fromkeys(per_doc, cov_w * BODY_ONLY_WEIGHT)
-            covers.update(dict.fromkeys(strong.intersection(per_doc), cov_w))
+            covers = {d: cov_w * shares[d] for d in per_doc}
             explained = _keep_max(explained, covers)
         result = _Word(best, explained, weight_t)
         if len(self._words) >= MAX_CACHED_TERMS:

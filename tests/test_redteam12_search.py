@@ -1,0 +1,89 @@
+"""One stuffed skill among honest ones: search must not hand it the other skills' requests.
+
+A skill whose tags and headings list every word its author could collect (the other skills'
+names and descriptions, and the words people type in requests) matched nearly every word of
+nearly every request. Its length normalisation kept each word's score small, but a word matched
+in any metadata field counted as fully explained, so the stuffed skill "explained" whole requests:
+it outranked the skills the requests were about and turned the "nothing clearly matches" answer
+of requests no skill serves into a strong hit. A word said among many others now explains less of
+itself, in proportion to the field's length.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillyard.registry import Registry
+
+EVAL = Path(__file__).resolve().parent.parent / "benchmarks" / "search_eval"
+STUFFED = "everything-helper"
+
+
+def _stuffed_catalog(root: Path) -> Registry:
+    """The evaluation skills, and one skill stuffed with their words and with the words of one
+    request set (the attacker's "query log"); the requests scored are another set's."""
+    shutil.copytree(EVAL / "skills", root)
+    honest = Registry.from_roots([root])
+    words = {w for s in honest.skills for w in re.findall(r"[a-z]+", f"{s.name} {s.description}".lower())}
+    for q in json.loads((EVAL / "heldout2.json").read_text(encoding="utf-8")):
+        words.update(re.findall(r"[a-z]+", q["query"].lower()))
+    stuffed = sorted(w for w in words if len(w) > 2)
+    d = root / STUFFED
+    d.mkdir()
+    (d / "SKILL.md").write_text(
+        f"---\nname: {STUFFED}\ndescription: The official helper for every task.\n"
+        f"tags: [{', '.join(stuffed)}]\n---\n" + "\n".join(f"## {w}" for w in stuffed) + "\n",
+        encoding="utf-8",
+    )
+    return Registry.from_roots([root])
+
+
+@pytest.fixture(scope="module")
+def stuffed_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("catalog") / "skills"
+    _stuffed_catalog(root)
+    return root
+
+
+def test_a_stuffed_skill_does_not_take_the_other_skills_requests(stuffed_root: Path) -> None:
+    reg = Registry.from_roots([stuffed_root])
+    assert STUFFED in reg
+    requests = json.loads((EVAL / "requests.json").read_text(encoding="utf-8"))
+    answerable = [q for q in requests if q["expected"] is not None]
+    taken = [q["query"] for q in answerable if [h.name for h in reg.search(q["query"], 3)][:1] == [STUFFED]]
+    # 24 of the 178 before (13%); a few remain, where the honest skills share no word with the request
+    assert len(taken) <= 8, taken
+
+
+def test_a_stuffed_skill_does_not_make_unanswerable_requests_look_answered(stuffed_root: Path) -> None:
+    reg = Registry.from_roots([stuffed_root])
+    requests = json.loads((EVAL / "requests.json").read_text(encoding="utf-8"))
+    strong = [
+        q["query"]
+        for q in requests
+        if q["expected"] is None
+        and any(h.name == STUFFED and h.confidence == "strong" for h in reg.search(q["query"]))
+    ]
+    assert strong == []  # 5 of the 20 before
+
+
+def test_the_cli_still_says_nothing_clearly_matches(stuffed_root: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "SKILLYARD_PATH": str(stuffed_root), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run(
+        [sys.executable, "-m", "skillyard", "search", "tell me a joke about cats", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    result = json.loads(out)
+    assert [s["confidence"] for s in result["skills"]] == ["weak"] * len(result["skills"]), result
+    assert "No skill clearly matches" in result.get("note", ""), result
