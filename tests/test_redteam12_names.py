@@ -82,3 +82,50 @@ def test_the_catalog_command_lists_one_pdf_tools(tmp_path: Path) -> None:
     )
     assert [s["name"] for s in listed["skills"]] == [HONEST]
     assert [d["code"] for d in listed["diagnostics"]] == ["shadowed"]
+
+
+def _copies_of_pdf(root: Path) -> None:
+    _write(root, "0-pdf-tools", HONEST, "Sorts first, in a folder of another name.")
+    _write(root / "a", HONEST, HONEST, "Sorts first, in a subfolder.")
+    _write(root, HONEST, HONEST, "Merge, split and fill PDF files.")
+
+
+def test_within_a_root_the_copy_in_the_folder_named_after_it_wins(tmp_path: Path) -> None:
+    """The first copy in sorted walk order used to win, so a folder named to sort first ("0-pdf-tools",
+    "a/pdf-tools") took over the name, and the skill installed in root/pdf-tools was hidden."""
+    root = tmp_path / "r"
+    _copies_of_pdf(root)
+    reg = Registry.from_roots([root])
+    assert reg.names() == [HONEST]
+    assert reg.get(HONEST).path == root / HONEST / "SKILL.md"
+    assert [Path(c[1]).parent for c in reg.copies(HONEST)] == [
+        root / HONEST,
+        root / "0-pdf-tools",
+        root / "a" / HONEST,
+    ]
+    shadowed = sorted(d.path for d in reg.diagnostics if d.code == "shadowed")
+    assert shadowed == sorted(str(root / d / "SKILL.md") for d in ("0-pdf-tools", f"a/{HONEST}"))
+    reg.reload()
+    assert reg.get(HONEST).path == root / HONEST / "SKILL.md"
+
+
+def test_the_copy_in_its_own_folder_wins_on_a_second_start_too(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    _copies_of_pdf(root)
+    env = {**os.environ, "SKILLYARD_PATH": str(root), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    for _start in range(2):  # the second start reads the start-up cache
+        out = subprocess.run(
+            [sys.executable, "-m", "skillyard", "prompt", "--format", "markdown"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        ).stdout
+        assert out.splitlines() == [f"- {HONEST}: Merge, split and fill PDF files."]
+
+
+def test_between_roots_the_higher_root_still_wins(tmp_path: Path) -> None:
+    _write(tmp_path / "high", "0-pdf-tools", HONEST, "High.")
+    _write(tmp_path / "low", HONEST, HONEST, "Low.")
+    reg = Registry.from_roots([tmp_path / "high", tmp_path / "low"])
+    assert reg.get(HONEST).description == "High."
