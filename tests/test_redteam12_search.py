@@ -6,7 +6,8 @@ nearly every request. Its length normalisation kept each word's score small, but
 in any metadata field counted as fully explained, so the stuffed skill "explained" whole requests:
 it outranked the skills the requests were about and turned the "nothing clearly matches" answer
 of requests no skill serves into a strong hit. A word said among many others now explains less of
-itself, in proportion to the field's length.
+itself, in proportion to the field's length. A skill listing misspellings of other skills' words
+is the same attack through the spelling corrector.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from skillyard.registry import Registry
+from skillyard.search import _spelling
 
 EVAL = Path(__file__).resolve().parent.parent / "benchmarks" / "search_eval"
 STUFFED = "everything-helper"
@@ -48,6 +51,7 @@ def _stuffed_catalog(root: Path) -> Registry:
 
 @pytest.fixture(scope="module")
 def stuffed_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    _spelling.load(wait=True)  # when installed; searches never wait for it
     root = tmp_path_factory.mktemp("catalog") / "skills"
     _stuffed_catalog(root)
     return root
@@ -87,3 +91,48 @@ def test_the_cli_still_says_nothing_clearly_matches(stuffed_root: Path, tmp_path
     result = json.loads(out)
     assert [s["confidence"] for s in result["skills"]] == ["weak"] * len(result["skills"]), result
     assert "No skill clearly matches" in result.get("note", ""), result
+
+
+#: Misspellings of the evaluation skills' words, as people type them in requests.json
+TYPOS = "custmer exeption grpah invocie pasword screnshot spredsheet transcibe wether"
+
+
+@pytest.fixture(params=["word list", "no word list"])
+def word_list(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Corrections with the English word list loaded, and without it (a search starts loading it in the
+    background, so a test that did neither would depend on when it finishes)."""
+    _spelling.load(wait=True)
+    _spelling.set_enabled(request.param == "word list")
+    try:
+        yield
+    finally:
+        _spelling.set_enabled(True)
+
+
+@pytest.mark.usefixtures("word_list")
+def test_a_skill_listing_typos_does_not_take_the_requests_that_make_them(tmp_path: Path) -> None:
+    """A query word a skill uses was never read as a typo, so one skill whose body listed the common
+    misspellings of other skills' words stopped them being read as meant and took those requests
+    (6 of these 9 requests lost their first place, 4 to it). One skill's word is still
+    read as a possible typo; that skill keeps its exact match."""
+    root = tmp_path / "skills"
+    shutil.copytree(EVAL / "skills", root)
+    requests = json.loads((EVAL / "requests.json").read_text(encoding="utf-8"))
+    typed = [q for q in requests if q["expected"] and set(q["query"].split()) & set(TYPOS.split())]
+    assert len(typed) == len(TYPOS.split())
+    honest = Registry.from_roots([root])
+    first = {q["query"]: [h.name for h in honest.search(q["query"], 3)][:1] for q in typed}
+    assert sum(first[q["query"]] == [q["expected"]] for q in typed) >= 7
+    d = root / "typo-helper"
+    d.mkdir()
+    (d / "SKILL.md").write_text(
+        f"---\nname: typo-helper\ndescription: Helps.\n---\n{TYPOS}\n", encoding="utf-8"
+    )
+    reg = Registry.from_roots([root])
+    after = {q["query"]: [h.name for h in reg.search(q["query"], 3)][:1] for q in typed}
+    lost = [q["query"] for q in typed if first[q["query"]] == [q["expected"]] != after[q["query"]]]
+    assert lost == []  # 6 before
+    # a request whose skill was not first anyway may still go to the exact match
+    assert sum(a == ["typo-helper"] for a in after.values()) <= 1  # 4 before
+    # its own words still find it first
+    assert reg.search("invocie pasword wether", 1)[0].name == "typo-helper"

@@ -796,7 +796,7 @@ class LexicalIndex:
         variants: list[tuple[str, float]] = [(term, 1.0)]
         variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
         variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
-        if self.knows(term):
+        if self.settled(term):
             return variants, []
         fixes = self.spelling(term)
         for c in fixes:
@@ -811,12 +811,18 @@ class LexicalIndex:
         use ("umbrela" -> umbrella). An unknown word's relatives do not rule out a typo; a vague word ("tell")
         and, with the English word list loaded, an English word the skills happen not to use ("launch",
         "worry") are never read as another word."""
-        if self.knows(term) or is_vague(term) or _spelling.stem_is_word(term):
+        if self.settled(term) or is_vague(term) or _spelling.stem_is_word(term):
             return []
         found = self.corrections(term)
         # only the most frequent English reading the skills use
         english = next((fixed for w in _spelling.corrections(term) if self.knows(fixed := stem(w))), None)
         return found + [english] if english and english not in found else found
+
+    def settled(self, term: str) -> bool:
+        """Whether `term` is a word in its own right rather than a possible typo: a synonym group or two
+        skills use it (one skill's text may be a typo of its own, or list the typos of other skills'
+        words so that they are no longer read as those words)."""
+        return self._df.get(term, 0) >= MIN_BODY_CORRECTION_DF or term in SYNONYMS
 
     def knows(self, term: str) -> bool:
         """Whether any skill or synonym group uses index term `term`."""
@@ -896,7 +902,7 @@ class LexicalIndex:
         gen = _spelling.generation()
         if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read the
             with self._lock:  # words it can correct (a word the skills use is never corrected); in place,
-                for t in [t for t in self._words if not self.knows(t)]:  # as `_warm` may be filling it
+                for t in [t for t in self._words if not self.settled(t)]:  # as `_warm` may be filling it
                     del self._words[t]
                 self._spelling_generation = gen
         terms = self.query_terms(query)
