@@ -136,3 +136,23 @@ def test_a_skill_listing_typos_does_not_take_the_requests_that_make_them(tmp_pat
     assert sum(a == ["typo-helper"] for a in after.values()) <= 1  # 4 before
     # its own words still find it first
     assert reg.search("invocie pasword wether", 1)[0].name == "typo-helper"
+
+
+@pytest.mark.anyio
+async def test_through_mcp_the_stuffed_skill_is_weak_and_not_pinned(stuffed_root: Path) -> None:
+    """The `skills` tool's search and the query-aware catalog prompt (official SDK client, in memory):
+    the stuffed skill was a strong hit for a joke and was pinned second, with its whole description, in
+    the catalog for a request about resizing photos."""
+    from mcp import Client
+
+    from skillyard.mcp import build_server
+
+    async with Client(build_server(Registry.from_roots([stuffed_root]))) as c:
+        found = await c.call_tool("skills", {"action": "search", "query": "tell me a joke about cats"})
+        result = json.loads(found.content[0].text)
+        assert {s["confidence"] for s in result["skills"]} == {"weak"} and "note" in result, result
+        prompt = await c.get_prompt("skills_catalog", {"query": "shrink these holiday pics for the website"})
+    lines = prompt.messages[0].content.text.splitlines()
+    assert lines[0].startswith("- image-resizer:")
+    pinned = lines[: lines.index(next(x for x in lines if x.startswith("- ab-test-analyzer")))]
+    assert not any(STUFFED in x for x in pinned), pinned
