@@ -820,9 +820,11 @@ class LexicalIndex:
 
     def settled(self, term: str) -> bool:
         """Whether `term` is a word in its own right rather than a possible typo: a synonym group or two
-        skills use it (one skill's text may be a typo of its own, or list the typos of other skills'
-        words so that they are no longer read as those words)."""
-        return self._df.get(term, 0) >= MIN_BODY_CORRECTION_DF or term in SYNONYMS
+        skills use it, or one does and there is no English word list to tell an English word from a typo.
+        With the list, one skill's word may be a typo: a skill listing the typos of other skills' words
+        ("custmer", "invoce") would otherwise stop them being read as those words and take the requests."""
+        df = self._df.get(term, 0)
+        return df >= MIN_BODY_CORRECTION_DF or term in SYNONYMS or (df == 1 and not _spelling.available())
 
     def knows(self, term: str) -> bool:
         """Whether any skill or synonym group uses index term `term`."""
@@ -901,8 +903,8 @@ class LexicalIndex:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
         gen = _spelling.generation()
         if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read the
-            with self._lock:  # words it can correct (a word the skills use is never corrected); in place,
-                for t in [t for t in self._words if not self.settled(t)]:  # as `_warm` may be filling it
+            with self._lock:  # words it can correct (not a word two skills use); in place, as `_warm` may
+                for t in [t for t in self._words if self._df.get(t, 0) < MIN_BODY_CORRECTION_DF]:  # fill it
                     del self._words[t]
                 self._spelling_generation = gen
         terms = self.query_terms(query)
