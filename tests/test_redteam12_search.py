@@ -145,3 +145,38 @@ async def test_through_mcp_the_stuffed_skill_is_weak_and_not_pinned(stuffed_root
     assert lines[0].startswith("- image-resizer:")
     pinned = lines[: lines.index(next(x for x in lines if x.startswith("- ab-test-analyzer")))]
     assert not any(STUFFED in x for x in pinned), pinned
+
+
+def test_a_stuffed_skill_does_not_make_the_right_skills_look_weak(tmp_path: Path) -> None:
+    """A word no skill uses counts 0.4 of its weight in a request's mass (names, places, dates); a
+    skill listing every word of a query log made those words known at their full, rare weight, so
+    the right skill explained less of the request and its strong hits turned weak (6 of the 93 in
+    requests.json, with the words of the seven other tuning sets). A word only said among many
+    others now weighs what an unknown word does."""
+    _spelling.load(wait=True)  # when installed; searches never wait for it
+    root = tmp_path / "skills"
+    shutil.copytree(EVAL / "skills", root)
+    honest = Registry.from_roots([root])
+    requests = [q for q in json.loads((EVAL / "requests.json").read_text(encoding="utf-8")) if q["expected"]]
+
+    def confidence(reg: Registry) -> dict[str, str | None]:
+        return {
+            q["query"]: {h.name: h.confidence for h in reg.search(q["query"])}.get(q["expected"])
+            for q in requests
+        }
+
+    before = confidence(honest)
+    words: set[str] = set()
+    for n in range(2, 9):
+        for q in json.loads((EVAL / f"heldout{n}.json").read_text(encoding="utf-8")):
+            words.update(w for w in re.findall(r"[a-z]+", q["query"].lower()) if len(w) > 2)
+    d = root / STUFFED
+    d.mkdir()
+    (d / "SKILL.md").write_text(
+        f"---\nname: {STUFFED}\ndescription: Helps.\ntags: [{', '.join(sorted(words))}]\n---\nbody\n",
+        encoding="utf-8",
+    )
+    after = confidence(Registry.from_roots([root]))
+    weakened = [k for k, v in before.items() if v == "strong" and after[k] != "strong"]
+    assert sum(v == "strong" for v in before.values()) > 80
+    assert len(weakened) <= 3, weakened  # 6 before

@@ -845,6 +845,11 @@ class LexicalIndex:
         own = self._query_idf(term) if term in self._df or "+" in term else None
         if own is not None:
             weight_t = own
+            if "+" not in term:
+                # a word no skill says but among many others (a stuffed field) weighs about what a word no
+                # skill uses does: one skill listing every word must not make every request look unexplained
+                said = max(self._term_scores(term)[1].values(), default=1.0)
+                weight_t *= min(1.0, max(UNKNOWN_WEIGHT, said / BODY_ONLY_WEIGHT))
         elif known:  # a misspelt or paraphrased word weighs what its stand-ins weigh
             weight_t = max(map(self._idf, known))
         else:
