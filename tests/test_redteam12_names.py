@@ -103,8 +103,12 @@ def test_within_a_root_the_copy_in_the_folder_named_after_it_wins(tmp_path: Path
         root / "0-pdf-tools",
         root / "a" / HONEST,
     ]
-    shadowed = sorted(d.path for d in reg.diagnostics if d.code == "shadowed")
-    assert shadowed == sorted(str(root / d / "SKILL.md") for d in ("0-pdf-tools", f"a/{HONEST}"))
+    shadowed = [d for d in reg.diagnostics if d.code == "shadowed"]
+    assert sorted(d.path for d in shadowed) == sorted(
+        str(root / d / "SKILL.md") for d in ("0-pdf-tools", f"a/{HONEST}")
+    )
+    # each names the copy that won, not one that was itself shadowed later
+    assert all(f"shadowed by {root / HONEST / 'SKILL.md'} " in d.message for d in shadowed), shadowed
     reg.reload()
     assert reg.get(HONEST).path == root / HONEST / "SKILL.md"
 

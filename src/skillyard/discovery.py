@@ -44,6 +44,16 @@ def _claim(entry: Entry) -> tuple[bool, int]:
     return (fold_name(os.path.basename(folder)) != fold_name(entry.name or ""), folder.count(os.sep))
 
 
+def _shadowed(entry: Entry, winner: Entry) -> Diagnostic:
+    alike = "" if winner.name == entry.name else f" (its name '{winner.name}' reads the same)"
+    return Diagnostic(
+        "warning",
+        "shadowed",
+        f"skill '{entry.name}' is shadowed by {winner.path} ({winner.source}){alike}",
+        entry.path,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Root:
     """One directory on the search path; `source` labels where it came from."""
@@ -639,6 +649,7 @@ class Scan:
         # of the catalog, so the later one is shadowed as an exact copy would be
         by_folded: dict[str, Entry] = {}
         won_in: dict[str, int] = {}  #: folded name -> index of the root its skill is from
+        losers: dict[str, list[tuple[int, Entry]]] = {}  #: folded name -> (diagnostic index, shadowed entry)
         order: list[Entry] = []
         diags: list[Diagnostic] = []
         walks: dict[int, WalkResult] = {}
@@ -684,18 +695,12 @@ class Scan:
                     order[order.index(winner)] = entry
                     del by_name[winner.name]
                     by_name[name] = by_folded[folded] = entry
+                    for j, loser in losers.get(folded, ()):
+                        diags[j] = _shadowed(loser, entry)
                     entry, winner = winner, entry
-                    name = entry.name
                 if winner is not None:
-                    alike = "" if winner.name == name else f" (its name '{winner.name}' reads the same)"
-                    diags.append(
-                        Diagnostic(
-                            "warning",
-                            "shadowed",
-                            f"skill '{name}' is shadowed by {winner.path} ({winner.source}){alike}",
-                            entry.path,
-                        )
-                    )
+                    losers.setdefault(folded, []).append((len(diags), entry))
+                    diags.append(_shadowed(entry, winner))
                     continue
                 by_name[name] = by_folded[folded] = entry
                 won_in[folded] = i
