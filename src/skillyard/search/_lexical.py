@@ -820,11 +820,12 @@ class LexicalIndex:
 
     def settled(self, term: str) -> bool:
         """Whether `term` is a word in its own right rather than a possible typo: a synonym group or two
-        skills use it, or one does and there is no English word list to tell an English word from a typo.
-        With the list, one skill's word may be a typo: a skill listing the typos of other skills' words
-        ("custmer", "invoce") would otherwise stop them being read as those words and take the requests."""
+        skills use it, or one does and the English word list, which tells an English word from a typo, is
+        not loaded (this does not load it). With the list, one skill's word may be a typo: a skill listing
+        the typos of other skills' words ("custmer", "invoce") would otherwise stop them being read as
+        those words and take the requests."""
         df = self._df.get(term, 0)
-        return df >= MIN_BODY_CORRECTION_DF or term in SYNONYMS or (df == 1 and not _spelling.available())
+        return df >= MIN_BODY_CORRECTION_DF or term in SYNONYMS or (df == 1 and _spelling.generation() != 2)
 
     def knows(self, term: str) -> bool:
         """Whether any skill or synonym group uses index term `term`."""
