@@ -37,6 +37,23 @@ MAX_DIRS_PER_ROOT = 200_000
 RACY_NS = 2_000_000_000
 
 
+def _claim(entry: Entry) -> tuple[bool, int]:
+    """How a skill file ranks among copies of one name in one root (lower wins): in a folder named
+    after the skill first, then the shallowest."""
+    folder = os.path.dirname(entry.path)
+    return (fold_name(os.path.basename(folder)) != fold_name(entry.name or ""), folder.count(os.sep))
+
+
+def _shadowed(entry: Entry, winner: Entry) -> Diagnostic:
+    alike = "" if winner.name == entry.name else f" (its name '{winner.name}' reads the same)"
+    return Diagnostic(
+        "warning",
+        "shadowed",
+        f"skill '{entry.name}' is shadowed by {winner.path} ({winner.source}){alike}",
+        entry.path,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Root:
     """One directory on the search path; `source` labels where it came from."""
@@ -631,6 +648,8 @@ class Scan:
         # names equal but for case or Unicode form ("pdf", "PDF", "ｐｄｆ") are one name to a reader
         # of the catalog, so the later one is shadowed as an exact copy would be
         by_folded: dict[str, Entry] = {}
+        won_in: dict[str, int] = {}  #: folded name -> index of the root its skill is from
+        losers: dict[str, list[tuple[int, Entry]]] = {}  #: folded name -> (diagnostic index, shadowed entry)
         order: list[Entry] = []
         diags: list[Diagnostic] = []
         walks: dict[int, WalkResult] = {}
@@ -670,18 +689,21 @@ class Scan:
                     continue
                 folded = name if name.isascii() and name.islower() else fold_name(name)
                 winner = by_folded.get(folded)
+                if winner is not None and won_in[folded] == i and _claim(entry) < _claim(winner):
+                    # within one root, the copy in the folder named after it wins over one that a folder
+                    # sorting first ("0-pdf", "a/pdf") would otherwise let take the name
+                    order[order.index(winner)] = entry
+                    del by_name[winner.name]
+                    by_name[name] = by_folded[folded] = entry
+                    for j, loser in losers.get(folded, ()):
+                        diags[j] = _shadowed(loser, entry)
+                    entry, winner = winner, entry
                 if winner is not None:
-                    alike = "" if winner.name == name else f" (its name '{winner.name}' reads the same)"
-                    diags.append(
-                        Diagnostic(
-                            "warning",
-                            "shadowed",
-                            f"skill '{name}' is shadowed by {winner.path} ({winner.source}){alike}",
-                            entry.path,
-                        )
-                    )
+                    losers.setdefault(folded, []).append((len(diags), entry))
+                    diags.append(_shadowed(entry, winner))
                     continue
                 by_name[name] = by_folded[folded] = entry
+                won_in[folded] = i
                 order.append(entry)
         self.walks = walks
         self.racy.intersection_update(files)

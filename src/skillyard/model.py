@@ -203,9 +203,17 @@ def _default_label(kind: str) -> str:
 ArgType = Literal["string", "integer", "number", "boolean", "array"]
 
 
+#: Letters of other scripts drawn like a Latin letter (after casefolding): "pdf-tооls" with Cyrillic "о" is
+#: "pdf-tools" to anyone reading a catalog.
+_LOOKALIKES = str.maketrans(
+    "аеорсухѕіјһԁԛԝӏɡıοανικρυχϳϲօսհ",
+    "aeopcyxsijhdqwlgioavikpuxjcouh",
+)
+
+
 def fold_name(name: str) -> str:
-    """A skill name as lookalike checks compare it: "Ｐｄｆ" and "pdf" are one name."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    """A skill name as lookalike checks compare it: "Ｐｄｆ", "pdf" and "рdf" (a Cyrillic "р") are one name."""
+    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
 
 
 @dataclass(frozen=True, slots=True)

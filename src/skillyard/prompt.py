@@ -368,7 +368,7 @@ def relevant_names(registry: Any, query: str | None, limit: int = RELEVANT_SKILL
 SEARCH_ROUTE = 'find the others with the skills tool: {"action": "search", "query": "<what the user wants>"}'
 
 
-def _order_rest(rest: list[Skill], offset: int) -> list[Skill]:
+def _order_rest(rest: list[Any], offset: int) -> list[Any]:
     """Rotate the skills a catalog may drop so that a different window is shown per `offset`."""
     if not rest or not offset:
         return rest
@@ -392,10 +392,10 @@ def render_catalog(
     `relevant` names the skills most relevant to the user's request, best first:
     they come first with full descriptions. When the budget cannot hold every
     skill, the others are degraded in this order: every description shortened to
-    a common cap (not below MIN_DESCRIPTION_CHARS), then descriptions dropped from the
-    end (names only), then names dropped; dropped names start at `offset` in the
-    priority order (pass e.g. a session number so that no skill stays hidden in
-    every session). The last line then says how many skills are shown and how to
+    a common cap (not below MIN_DESCRIPTION_CHARS), then descriptions dropped (names
+    only), then names dropped; the skills that keep their descriptions, and then their
+    names, start at `offset` in the priority order (pass e.g. a session number so that
+    no skill stays hidden in every session). The last line then says how many skills are shown and how to
     search for the rest.
     """
     if not isinstance(fmt, str) or fmt not in _FORMATS:
@@ -494,18 +494,19 @@ def render_catalog(
                 caps[e] = cap if len(e.src) > cap else None
             chosen += rest
         elif names_fit and sum(bare(e) for e in rest) <= room:
-            # Every name fits: descriptions at the floor for the first skills, names only after them.
+            # Every name fits: descriptions at the floor for a window of skills starting at `offset`, as
+            # dropped names do (folders named to sort first must not keep theirs in every session), names
+            # only for the others.
             names_total = sum(bare(e) for e in rest)
             used = 0
-            k = 0
-            for e in rest:
+            for e in _order_rest(rest, offset):
                 extra = e.fixed + 1 + _desc_len(e, low) - bare(e)
                 if names_total + used + extra > room:
                     break
                 used += extra
-                k += 1
-            for i, e in enumerate(rest):
-                caps[e] = (low if len(e.src) > low else None) if i < k else -1
+                caps[e] = low if len(e.src) > low else None
+            for e in rest:
+                caps.setdefault(e, -1)
             chosen += rest
         else:
             used = 0

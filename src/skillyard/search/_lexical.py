@@ -79,6 +79,12 @@ STRONG_COVERAGE = 0.5
 UNKNOWN_WEIGHT = 0.4
 #: A word matched only in the body explains this much of itself (body text mentions many things).
 BODY_ONLY_WEIGHT = 0.5
+#: A word said in a longer field explains less of itself, in proportion: in a field of more than this many
+#: words (a thousand tags or headings say every word, and none of them), the body's lead included...
+SAID_META = 64
+#: ... and in a body of more than this many (bodies are longer: 1,000 words is about the 90th percentile of
+#: the public collections'). A word is explained by its best field: in a body of a usual length, half.
+SAID_BODY = 1000
 #: A synonym or a correction explains this much of the word it stands for.
 VARIANT_COVERAGE = 0.8
 #: Characters of body text indexed per skill.
@@ -396,8 +402,9 @@ class LexicalIndex:
         self._pending_body: set[int] = set()
         self._body_thread: threading.Thread | None = None
         self._norms: dict[str, list[float]] = {}
+        self._shares: dict[str, list[float]] = {}
         self._words: dict[str, _Word] = {}
-        self._scores: dict[str, tuple[dict[int, float], frozenset[int]]] = {}
+        self._scores: dict[str, tuple[dict[int, float], dict[int, float]]] = {}
         self._spelling_generation = _spelling.generation()
         for s in skills:
             self._add(s)
@@ -525,6 +532,7 @@ class LexicalIndex:
 
     def _invalidate(self) -> None:
         self._norms = {}
+        self._shares = {}
         self._words = {}
         self._scores = {}
 
@@ -688,6 +696,15 @@ class LexicalIndex:
             norm = self._norms[f] = [w / (1.0 - b + b * ln / avg) for ln in self._lens[f]]
         return norm
 
+    def _field_share(self, f: str) -> list[float]:
+        """Per document of field `f`: the share of a word it explains by saying it in that field."""
+        share = self._shares.get(f)
+        if share is None:
+            most = BODY_ONLY_WEIGHT if f in _PROSE_FIELDS else 1.0
+            said = SAID_BODY if f == "body" else SAID_META
+            share = self._shares[f] = [most * min(1.0, said / max(ln, 1)) for ln in self._lens[f]]
+        return share
+
     def _idf(self, term: str) -> float:
         n = len(self._by_name)
         df = self._df.get(term, 0)
@@ -697,28 +714,30 @@ class LexicalIndex:
         """The IDF of a query term; two query words run together weigh what the two words weigh."""
         return sum(map(self._idf, term.split("+"))) if "+" in term else self._idf(term)
 
-    def _term_scores(self, term: str) -> tuple[dict[int, float], frozenset[int]]:
-        """Saturated BM25F score per document, and the documents matching outside the body; kept until the
-        index changes, as a word's root or synonym is often another query word, or a part of one."""
+    def _term_scores(self, term: str) -> tuple[dict[int, float], dict[int, float]]:
+        """Saturated BM25F score per document, and the share of the word each document explains (its best
+        field's: `_field_share`); kept until the index changes, as a word's root or synonym is often another
+        query word, or a part of one."""
         cached = self._scores.get(term)
         if cached is not None:
             return cached
         acc: dict[int, float] = {}
-        strong: set[int] = set()
+        shares: dict[int, float] = {}
         for f in _FIELD_NAMES:
             p = self._postings[f].get(term)
             if not p:
                 continue
             nf = self._field_norm(f)
-            get = acc.get
+            sf = self._field_share(f)
+            get, got = acc.get, shares.get
             for doc, tf in p.items():
                 acc[doc] = get(doc, 0.0) + tf * nf[doc]
-            if f not in _PROSE_FIELDS:
-                strong.update(p)
+                if sf[doc] > got(doc, 0.0):
+                    shares[doc] = sf[doc]
         scale = self._idf(term) * (K1 + 1.0)
         if len(self._scores) >= MAX_CACHED_TERMS:
             self._scores = {}
-        found = self._scores[term] = ({d: scale * x / (K1 + x) for d, x in acc.items()}, frozenset(strong))
+        found = self._scores[term] = ({d: scale * x / (K1 + x) for d, x in acc.items()}, shares)
         return found
 
     def _in_metadata(self, term: str) -> bool:
@@ -777,7 +796,7 @@ class LexicalIndex:
         variants: list[tuple[str, float]] = [(term, 1.0)]
         variants.extend((v, ROOT_WEIGHT) for v in self.relatives(term))
         variants.extend((v, SYNONYM_WEIGHT) for v in sorted(SYNONYMS.get(term, ())))
-        if self.knows(term):
+        if self.settled(term):
             return variants, []
         fixes = self.spelling(term)
         for c in fixes:
@@ -792,12 +811,21 @@ class LexicalIndex:
         use ("umbrela" -> umbrella). An unknown word's relatives do not rule out a typo; a vague word ("tell")
         and, with the English word list loaded, an English word the skills happen not to use ("launch",
         "worry") are never read as another word."""
-        if self.knows(term) or is_vague(term) or _spelling.stem_is_word(term):
+        if self.settled(term) or is_vague(term) or _spelling.stem_is_word(term):
             return []
         found = self.corrections(term)
         # only the most frequent English reading the skills use
         english = next((fixed for w in _spelling.corrections(term) if self.knows(fixed := stem(w))), None)
         return found + [english] if english and english not in found else found
+
+    def settled(self, term: str) -> bool:
+        """Whether `term` is a word in its own right rather than a possible typo: a synonym group or two
+        skills use it, or one does and the English word list, which tells an English word from a typo, is
+        not loaded (this does not load it). With the list, one skill's word may be a typo: a skill listing
+        the typos of other skills' words ("custmer", "invoce") would otherwise stop them being read as
+        those words and take the requests."""
+        df = self._df.get(term, 0)
+        return df >= MIN_BODY_CORRECTION_DF or term in SYNONYMS or (df == 1 and _spelling.generation() != 2)
 
     def knows(self, term: str) -> bool:
         """Whether any skill or synonym group uses index term `term`."""
@@ -818,6 +846,11 @@ class LexicalIndex:
         own = self._query_idf(term) if term in self._df or "+" in term else None
         if own is not None:
             weight_t = own
+            if "+" not in term:
+                # a word no skill says but among many others (a stuffed field) weighs about what a word no
+                # skill uses does: one skill listing every word must not make every request look unexplained
+                said = max(self._term_scores(term)[1].values(), default=1.0)
+                weight_t *= min(1.0, max(UNKNOWN_WEIGHT, said / BODY_ONLY_WEIGHT))
         elif known:  # a misspelt or paraphrased word weighs what its stand-ins weigh
             weight_t = max(map(self._idf, known))
         else:
@@ -830,7 +863,7 @@ class LexicalIndex:
         if parts:  # ("bookshelf" is not about every skill that says "book")
             together = set(self._term_scores(parts[0])[0]).intersection(self._term_scores(parts[1])[0])
         for v, w in known.items():
-            per_doc, strong = self._term_scores(v)
+            per_doc, shares = self._term_scores(v)
             if v in parts:
                 per_doc = {d: sc for d, sc in per_doc.items() if d in together}
             cov_w = weight_t * (1.0 if w == 1.0 else VARIANT_COVERAGE)
@@ -842,8 +875,7 @@ class LexicalIndex:
             best = _keep_max(
                 best, per_doc if factor == 1.0 else {d: sc * factor for d, sc in per_doc.items()}
             )
-            covers = dict.fromkeys(per_doc, cov_w * BODY_ONLY_WEIGHT)
-            covers.update(dict.fromkeys(strong.intersection(per_doc), cov_w))
+            covers = {d: cov_w * shares[d] for d in per_doc}
             explained = _keep_max(explained, covers)
         result = _Word(best, explained, weight_t)
         if len(self._words) >= MAX_CACHED_TERMS:
@@ -877,8 +909,8 @@ class LexicalIndex:
         """Matching skills as (name, score, coverage), best first, ties by name; the best `limit` or all."""
         gen = _spelling.generation()
         if gen != self._spelling_generation:  # the English word list was loaded (or switched): re-read the
-            with self._lock:  # words it can correct (a word the skills use is never corrected); in place,
-                for t in [t for t in self._words if not self.knows(t)]:  # as `_warm` may be filling it
+            with self._lock:  # words it can correct (not a word two skills use); in place, as `_warm` may
+                for t in [t for t in self._words if self._df.get(t, 0) < MIN_BODY_CORRECTION_DF]:  # fill it
                     del self._words[t]
                 self._spelling_generation = gen
         terms = self.query_terms(query)
