@@ -685,7 +685,8 @@ def test_scans_restore_the_collector_and_respect_an_application_freeze(tmp_path:
     assert gc.isenabled()
     before = gc.get_freeze_count()  # not 0 everywhere: CPython 3.12.1 starts with objects frozen
     Registry.from_roots([tmp_path])
-    assert gc.isenabled() and gc.get_freeze_count() == before  # promoted, not left frozen
+    # promoted, not left frozen (objects an earlier test froze may be freed meanwhile: never more)
+    assert gc.isenabled() and gc.get_freeze_count() <= before
     gc.disable()
     try:
         Registry.from_roots([tmp_path]).reload()
