@@ -816,6 +816,10 @@ class _Reader:
         canon = shlex.join(words)
         if canon != raw and ("$" in raw or '""' in raw or "''" in raw):
             self.facts.assembled.append((line, canon))
+        if name == "printf" and len(nodes) > 2 and "://" in words[1] and any(map(self.taint_of, nodes[2:])):
+            # `printf 'https://u:%s@host' "$TOKEN" >> ~/.git-credentials`: a login for that host
+            given = iter(re.sub(r"^[\"']|[\"']$", "", self.text(n)) for n in nodes[2:])
+            self.logins(re.sub(r"%s", lambda _: next(given, ""), _unescape(words[1]) or words[1]), line)
         if name in ("source", ".") and self.project is not None:
             self.sourced(words, line)
         if words[0] in self.funcs:
@@ -1246,6 +1250,9 @@ class _Reader:
             and any(re.fullmatch(r"-\w*r\w*", w) for w in args)
             and any(w in (".", "*", ":/") for w in args)
             or args[:2] == ["update-ref", "-d"]
+            or args[:2] == ["read-tree", "--empty"]
+            or args[:1] == ["commit-tree"]
+            and bool(_EMPTY_TREE.search(" ".join(self.text(n) for n in nodes)))
         ):
             self.emptied = self.emptied or line
         if args[:1] == ["init"] and "--bare" in args and len(self.blank) < 16:
@@ -1281,6 +1288,15 @@ class _Reader:
             key = next((i for i, w in enumerate(args) if _INSTEAD_OF.match(w)), None)
             instead = args[key + 1] if key is not None and key + 1 < len(args) else None
             self.logins(" ".join(self.text(n) for n in nodes), line, instead)
+            scp = r"^(?:[a-z+]+://)?[\w.-]+@"  # `git@github.com:`, `ssh://git@host/`: the host after the user
+            base = args[key].split(".", 1)[1].rsplit(".", 1)[0] if key is not None else ""
+            base, other = (
+                host_of(re.sub(scp, "", u.strip("\"'"), flags=re.I)) for u in (base, instead or "")
+            )
+            if "." in base and "." in other and _site(base) != _site(other):
+                # every clone, fetch and push of the other host's repositories goes to this one
+                said = f"tells git to send what is meant for {other} to {base} (clones, pushes and the logins for them)"
+                self.flow("secret-network", "high", line, said, None)
         if args[:2] in (["remote", "add"], ["remote", "set-url"]) and len(args) >= 4:
             self.remotes[args[2]] = args[3]
             k = len(words) - len(args) + 3  # the URL's node
@@ -1613,6 +1629,10 @@ def _trimmed(value: str | None, op: str, cut: str) -> str | None:
 
 #: A URL with a user part (`https://user:${TOKEN}@host/`): what is in the user part is sent to the host.
 _USER_URL = re.compile(r"\b[a-z][\w+.-]*://([^\s/@'\"]*)@([^\s/'\"]+)", re.I)
+#: git's empty tree, named by its hash or made from nothing (`git hash-object -t tree /dev/null`)
+_EMPTY_TREE = re.compile(
+    r"\b4b825dc642cb6eb9a060e54bf8d69288fbee4904\b|\bhash-object\b[^|;&]*-t\s+tree\b[^|;&]*/dev/null"
+)
 #: git's URL rewrites (`url.<base>.insteadOf <other>`): requests for <other> go to <base>.
 _INSTEAD_OF = re.compile(r"(?i)^url\..+\.(?:push)?insteadof$")
 
