@@ -1083,7 +1083,9 @@ class _Reader:
             elif w.startswith("-"):
                 continue
             ref = _DEVICE_REF.fullmatch(raw.strip("\"'"))
-            if DEVICE.match(w) or (ref is not None and ref.group(1) in self.devices):
+            # a disk picked by a listing in place (`of=$(lsblk -dpno NAME | head -1)`): whichever it lists
+            picked = raw.strip("\"'").startswith(("$(", "`")) and bool(_DEVICE_SOURCE.search(raw))
+            if DEVICE.match(w) or picked or (ref is not None and ref.group(1) in self.devices):
                 how = {"dd": "overwrites", "shred": "overwrites", "wipefs": "wipes the signatures of"}.get(
                     name, "erases" if name in ("blkdiscard", "sgdisk") else "formats"
                 )
