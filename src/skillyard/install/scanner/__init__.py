@@ -1107,7 +1107,7 @@ def _read_file(lang: str, text: str, project: Project | None, rel: str, export: 
 #: Code in languages without a parser, read lightly by `_lexical` (its EXTS, kept here so a skill
 #: without such files never imports it).
 _OTHER_CODE = frozenset(
-    "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy scala ex exs "
+    "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy gradle sbt scala ex exs "
     "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd el".split()
 )
 #: Ruby files known by their name, which Ruby tools load and run (`rake`, `bundle`, `gem build`, `pod`).

@@ -52,7 +52,8 @@ SECRET_PATH = re.compile(
     r"|\.docker(?:/config\.json|/?$)|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.gnupg\b[^\s\"']*"
     r"|\.env(?:\.[\w.*-]+|\*)?$|\.env(?=[\s\"'])|/etc/shadow|wallet\.dat|\.electrum/wallets|Exodus/exodus\.wallet"
     r"|Login Data|Cookies|key4\.db|logins\.json|cookies\.sqlite|Library/Keychains[^\s\"']*|Local Extension Settings"
-    r"|Local State|Web Data|\.pgpass|\.my\.cnf|\.cargo/credentials|\.gem/credentials|\.terraform\.d/credentials|\.boto\b"
+    r"|Local State|Web Data|\.pgpass|\.my\.cnf|\.cargo/credentials|\.gradle/gradle\.properties|\.m2/settings(?:-security)?\.xml"
+    r"|\.(?:sbt|ivy2)/\.credentials|\.gem/credentials|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg|\.config/rclone/rclone\.conf|\.(?:config/)?composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh(?:/hosts\.yml|/?$)|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
     # coding assistants' settings: MCP servers' keys in their environments, the assistant's own token
@@ -118,6 +119,9 @@ PERSIST_PATH = re.compile(
     r"(?:/etc/cron|/var/spool/cron|/etc/systemd/(?!(?:resolved|journald|timesyncd|logind|networkd|coredump|oomd)\.conf(?:\.d/[\w.-]+\.conf)?$)|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
     r"|/etc/rc\.local|\.config/autostart/|/etc/profile\.d/|/etc/(?:environment|bash\.bashrc|zsh/)|\.ssh/rc$"
     r"|(?:site|dist)-packages/[^/]*\.pth$|(?:site|user)customize\.py$|\.config/fish/config\.fish"
+    # build tools' per-user start-up code, run by every build (Gradle init scripts, sbt's global
+    # settings and plugins, Leiningen's user profile)
+    r"|\.gradle/init\.d/|\.gradle/init\.gradle(?:\.kts)?$|\.sbt/[\d.]+/(?:[\w-]+\.sbt$|plugins/)|\.lein/profiles\.clj$"
     r"|"
     + _RC
     + r"|(?:^|/)authorized_keys\b|\.git/hooks/|(?<![\w.-])(?:CLAUDE|AGENTS|MEMORY|SOUL|GEMINI)\.md$|\.mcp\.json$"
