@@ -1420,6 +1420,10 @@ def _scan_archive(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         _scan_bytes(body, f"{rel}!/{name}", ctx, nesting + 1)
 
 
+#: extensions that say only "bytes", no kind of content
+_UNTYPED_EXT = frozenset({"bin", "dat", "data", "raw", "blob"})
+
+
 def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
     """Scan one file's content (a file of the skill or an archive member)."""
     ext = _ext(rel)
@@ -1465,7 +1469,14 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
     if mime and mime.split("/")[0] in ("image", "audio", "video", "font"):
         if ext not in _MEDIA_EXT and ext != "svg":
             text = f".{ext or '(no extension)'} file is actually {mime}"
-            ctx.flag("misleading-file-type", rel, None, snippet(text))
+            # `.bin`, `.dat`: an extension that claims no type hides nothing when the bytes are a picture
+            ctx.flag(
+                "misleading-file-type",
+                rel,
+                None,
+                snippet(text),
+                severity="low" if ext in _UNTYPED_EXT else None,
+            )
         return
     if b"\x00" in head:
         text = f"binary data ({mime or 'unknown type'}, {size} bytes)"
