@@ -419,19 +419,29 @@ _ROT13 = str.maketrans(
 
 
 def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
-    """Flows in a file of a language without a parser (the caller picks those by extension)."""
+    """Flows in a file of a language without a parser (the caller picks those by extension); PHP
+    and Perl read once as written (a host the file hides is a drop) and once folded."""
     ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
+    facts = _analyse(rel, ext, text, _depth, set())
+    if facts is None or ext not in _DOT_JOINED or (folded := _dot_folded(text)) == text:
+        return facts
+    # the lines the folding changed, as they read now, for the rules too
+    was, now = text.split("\n"), folded.split("\n")
+    changed = {n for n, ln in enumerate(now, 1) if ln != was[n - 1]}
+    facts.assembled += [(n, now[n - 1]) for n in sorted(changed)[:16]]
+    other = _analyse(rel, ext, folded, _depth, changed)
+    if other is not None:
+        seen = {(f.kind, f.line) for f in facts.flows}
+        facts.flows += [f for f in other.flows if (f.kind, f.line) not in seen]
+        facts.assembled += [a for a in other.assembled if a[0] in changed]
+        facts.shell += [c for c in other.shell if c[0] in changed]
+    return facts
+
+
+def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> CodeFacts | None:
     if len(text) > 512 * 1024:
         return None
     facts = CodeFacts()
-    if ext in _DOT_JOINED and ("." in text or "(" in text) and (folded := _dot_folded(text)) != text:
-        # the lines the folding changed, as they read now, for the rules too
-        was, now = text.split("\n"), folded.split("\n")
-        changed = {n for n, ln in enumerate(now, 1) if ln != was[n - 1]}
-        facts.assembled += [(n, now[n - 1]) for n in sorted(changed)[:16]]
-        text = folded
-    else:
-        changed = set()
     lines = text.split("\n")
     shifts = list(
         dict.fromkeys(
