@@ -767,6 +767,7 @@ def scan_text(
             ):
                 fctx.data_lines = set()  # strings another file (or SKILL.md) may load and evaluate
             fctx.credential_use = facts.credential_use
+            fctx.installed_launch = facts.installed_launch
             if facts.unread:
                 ctx.flag("oversized-file", rel, None, snippet(facts.unread))
 
@@ -1136,6 +1137,25 @@ def _embedded_shell(rel: str, text: str) -> str | None:
     return _recipes.to_shell(rel, text)
 
 
+def _own_item(fl: Any, fctx: _context.FileContext, code_at: Callable[[int], str]) -> Any:
+    """A secret sent from one keychain item the skill stores itself or has the user store (by its
+    service name, not another program's item), weighed as the skill's own API token is."""
+    said = "reads the macOS keychain and sends it to "
+    if (
+        fl.kind != "secret-network"
+        or not fl.steps
+        or fl.steps[0][2] is not None
+        or not fl.text.startswith(said)
+    ):
+        return fl
+    m = _context.KEYCHAIN_READ.search(code_at(fl.steps[0][0]))
+    if m is None or m[1].lower() not in fctx.own_secrets:
+        return fl
+    item = _flows.Source(f"the keychain item {m[1]} (this skill's own)", fl.steps[0][0], False)
+    sev, text = _flows.sent(item, fl.text[len(said) :])
+    return _flows.Flow(fl.kind, sev, fl.line, text, (*fl.steps[:-1], (fl.line, text, None)))
+
+
 def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
     """A flow the shell reader found in a command the code runs, told with the secret the code put
     into it (`reads $SY_SECRET_0 and sends it to ...` is `reads ~/.netrc and sends it to ...`)."""
@@ -1217,6 +1237,7 @@ def _report_code(
         return physical[n - 1] if 0 < n <= len(physical) else ""
 
     for fl in facts.flows:
+        fl = _own_item(fl, fctx, code_at)
         r = ctx.builtins.get(_FLOW_BUILTIN[fl.kind])
         if r is None:
             continue

@@ -158,12 +158,38 @@ _FETCHES = re.compile(
 )
 
 
-def persistence_severity(path: str, content: str | None = None) -> str:
+def persistence_severity(path: str, content: str | None = None, checked: frozenset[str] = frozenset()) -> str:
     """Writing a start-up file is medium (users are told to add PATH lines); writing one a command
-    that fetches or decodes code there is critical; any other persistence target is high."""
+    that fetches or decodes code there is critical; any other persistence target is high, but a
+    login item or service whose definition is read and starts only an installed program is medium."""
     if content is not None and _FETCHES.search(content):
         return "critical"
-    return "medium" if RC_FILE.search(path) else "high"
+    return "medium" if RC_FILE.search(path) or launches_installed(path, content, checked) else "high"
+
+
+#: Where login items and services are defined: the programs their `Exec` lines name start at
+#: every login or boot.
+_LAUNCHER = re.compile(r"\.config/autostart/|systemd/(?:user|system)/")
+_EXEC_LINE = re.compile(
+    r"(?m)^[ \t]*Exec(?:Start(?:Pre|Post)?|Stop(?:Post)?|Reload)?[ \t]*=[ \t]*[-@:+!]*(.*)$"
+)
+#: A command line that starts an installed program, from a system folder or by a name the code
+#: first checks is installed, with options and plain words only: no shell or interpreter (which
+#: would run a script or a string), no path.
+_INSTALLED_PROGRAM = re.compile(
+    r"^(/usr/(?:local/)?s?bin/|/s?bin/|/opt/homebrew/bin/|/usr/games/)?"
+    r"(?!(?:ba|z|da|k|c|tc|fi)?sh$|python|perl|ruby|node|php|lua|env$|nohup$|setsid$|busybox$)[\w.+-]+"
+    r"(?:[ \t]+(?:--?[\w-]+(?:=[\w.,:-]+)?|%[fFuUick]|[\w.,:-]+))*[ \t]*$"
+)
+
+
+def launches_installed(path: str, content: str | None, checked: frozenset[str] = frozenset()) -> bool:
+    """Whether a login item or unit written to `path` with `content` starts only installed programs
+    (`checked`: the names the code makes sure are installed, `command -v NAME`)."""
+    if content is None or not _LAUNCHER.search(path):
+        return False
+    cmds = [_INSTALLED_PROGRAM.match(c.strip()) for c in _EXEC_LINE.findall(content)]
+    return 0 < len(cmds) <= 8 and all(m and (m[1] or m[0].split()[0] in checked) for m in cmds)
 
 
 #: Roots whose recursive removal destroys the user's data or the system.
@@ -531,7 +557,9 @@ def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
     return Flow(kind, sev, line, text, (*(src.steps() if src else ()), (line, text, None)))
 
 
-def written(path: str, line: int, content: str | None = None) -> Flow | None:
+def written(
+    path: str, line: int, content: str | None = None, checked: frozenset[str] = frozenset()
+) -> Flow | None:
     """What writing `path` does beyond the skill's own run (`content`: what is written, when known):
     sets a kernel knob (a crash handler that pipes to a program is critical; cache and swap tuning
     is ordinary advice), overwrites a disk, or leaves something that runs on every session."""
@@ -546,7 +574,7 @@ def written(path: str, line: int, content: str | None = None) -> Flow | None:
         return flow("destruction", "high", line, f"overwrites the disk device {path}", None)
     if PERSIST_PATH.search(path):
         text = f"writes {path}, which runs or is read on every session"
-        return flow("persistence", persistence_severity(path, content), line, text, None)
+        return flow("persistence", persistence_severity(path, content, checked), line, text, None)
     for where, hook, sev in _HOOK_SETTINGS:
         if content is not None and where.search(path) and hook.search(content):
             sev = "critical" if _FETCHES.search(content) else sev
@@ -733,6 +761,8 @@ class CodeFacts:
     #: lines that ask a cloud instance's metadata service for its credentials, which the code then
     #: uses only at that cloud's own APIs
     credential_use: set[int] = field(default_factory=set)
+    #: lines writing a login item or service whose definition starts only an installed program
+    installed_launch: set[int] = field(default_factory=set)
 
     def extend(self, other: CodeFacts | None, line_offset: int = 0) -> None:
         """Take in what another reading found (None: nothing it could parse), `line_offset` lines down."""
@@ -743,6 +773,7 @@ class CodeFacts:
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)
         self.credential_use.update(n + line_offset for n in other.credential_use)
+        self.installed_launch.update(n + line_offset for n in other.installed_launch)
         self.stashed.update(other.stashed)
         self.sent_files.extend((n + line_offset, p, d) for n, p, d in other.sent_files)
         self.unread = self.unread or other.unread

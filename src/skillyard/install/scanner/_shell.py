@@ -34,6 +34,7 @@ from skillyard.install.scanner._flows import (
     destroys,
     flow,
     host_of,
+    launches_installed,
     named_for,
     outside_tree,
     own_service,
@@ -269,7 +270,12 @@ class _Reader:
                 body = self.text(node)[1:-1]
                 if not node.named_children:
                     return body.replace('\\"', '"')
+            at = node.start_byte + 1
             for c in node.named_children if t == "concatenation" else node.children:
+                if t == "string" and c.start_byte > at:
+                    # text the grammar leaves between the parts (a line break) is in the string too
+                    out.append(self.src[at : c.start_byte].decode("utf-8", "replace"))
+                at = c.end_byte
                 if t == "string" and c.type in ('"',):
                     continue
                 if c.type == "string_content":
@@ -793,13 +799,27 @@ class _Reader:
                         if stmt.type in ("while_statement", "until_statement"):
                             self.read_vars(stmt, src)
                 continue
-            self.wrote(path, line, self.text(n))
+            body = self.text(n)
+            cmd = next((x for x in n.named_children if x.type == "command"), None)
+            said = self.argv(cmd)[0] if cmd is not None and op.startswith(">") else []
+            if (
+                said
+                and said[0] in ("printf", "echo")
+                and all(self.word(c) is not None for c in cmd.named_children[1:])
+            ):
+                # `printf '%s\n' "$entry" > f` with `$entry` known: what the file now holds
+                body += "\n" + ((_printf(said[1:]) if said[0] == "printf" else " ".join(said[1:])) or "")
+            self.wrote(path, line, body)
 
     def wrote(self, path: str, line: int, body: str) -> None:
         """A file the script writes (a redirect, `tee`): kernel settings and persistence targets."""
         if path.strip("\"'") == "/etc/hosts":
             self.rerouted = self.rerouted or "a host the script wrote into /etc/hosts"
-        fl = written(path, line, body)
+        # the programs the script makes sure are installed (`command -v copyq || exit 1`)
+        checked = frozenset(_CHECKED.findall(self.src.decode("utf-8", "replace")))
+        if launches_installed(path, body, checked):
+            self.facts.installed_launch.add(line)
+        fl = written(path, line, body, checked)
         ref = _DEVICE_REF.fullmatch(path.strip("\"'"))
         if fl is None and ref is not None and ref.group(1) in self.devices:
             fl = flow("destruction", "high", line, f"overwrites the disk device {path}", None)
@@ -1631,6 +1651,8 @@ def _trimmed(value: str | None, op: str, cut: str) -> str | None:
 
 #: A URL with a user part (`https://user:${TOKEN}@host/`): what is in the user part is sent to the host.
 _USER_URL = re.compile(r"\b[a-z][\w+.-]*://([^\s/@'\"]*)@([^\s/'\"]+)", re.I)
+#: A program looked up before use: `command -v NAME`, `which NAME`, `type -p NAME`, `hash NAME`.
+_CHECKED = re.compile(r"(?:\bcommand\s+-v|\bwhich|\btype\s+-[pP]|\bhash)\s+([\w.+-]+)")
 #: git's empty tree, named by its hash or made from nothing (`git hash-object -t tree /dev/null`)
 _EMPTY_TREE = re.compile(
     r"\b4b825dc642cb6eb9a060e54bf8d69288fbee4904\b|\bhash-object\b[^|;&]*-t\s+tree\b[^|;&]*/dev/null"
