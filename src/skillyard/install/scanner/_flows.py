@@ -89,7 +89,7 @@ OWN_FILE = re.compile(
 
 #: Environment variable names that hold credentials.
 SECRET_ENV = re.compile(
-    r"^[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|SESSION|PAT(?![A-Z0-9])|AUTH)[A-Z0-9_]*$"
+    r"^[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|SESSION|PAT(?![A-Z])|AUTH)[A-Z0-9_]*$"
 )
 
 #: Destinations that look like somewhere to drop stolen data rather than a service's API.

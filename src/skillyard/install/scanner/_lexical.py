@@ -151,7 +151,7 @@ _HEREDOC = re.compile(r"""<<<?[~-]?\s*(["']?)([A-Za-z_]\w*)\1""")
 _FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
 _SECRET_ENV_READ = re.compile(
     r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
-    r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH)[A-Z0-9_]*)"
+    r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH|PAT(?![A-Z]))[A-Z0-9_]*)"
 )
 
 #: The home directory as an expression, and a name bound to it.
