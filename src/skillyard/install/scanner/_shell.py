@@ -875,6 +875,13 @@ class _Reader:
         if (fetch := _package_fetch(words)) is not None:
             self.package_names(words, nodes, line, fetch)
         self.account_deletes(cmd, name, words, line)
+        helper = _helper_set(name, words)
+        # a helper this script also writes, copies or fetches is read where that happens (its
+        # content decides); one it only names runs whatever is there
+        base = re.escape(helper[1].rstrip("/").rsplit("/", 1)[-1]) if helper else ""
+        if helper and len(re.findall(base.encode(), self.src)) <= len(re.findall(base, raw)):
+            said = f"has {helper[0]} run {helper[1]}, a program outside the system's folders, from now on"
+            self.flow("persistence", "high", line, said, None)
         if (
             name in _CLOUD_CLIS
             and "--dry-run" not in words
@@ -1653,6 +1660,41 @@ def _trimmed(value: str | None, op: str, cut: str) -> str | None:
 _USER_URL = re.compile(r"\b[a-z][\w+.-]*://([^\s/@'\"]*)@([^\s/'\"]+)", re.I)
 #: A program looked up before use: `command -v NAME`, `which NAME`, `type -p NAME`, `hash NAME`.
 _CHECKED = re.compile(r"(?:\bcommand\s+-v|\bwhich|\btype\s+-[pP]|\bhash)\s+([\w.+-]+)")
+#: Settings that name a program a tool runs on its own later (git's credential helper, ssh command,
+#: pager, diff and filter drivers; the AWS CLI's `credential_process`; a kubeconfig's exec plugin;
+#: Go's `-toolexec`), as set by the tools' own commands.
+_HELPER_KEY = re.compile(
+    r"(?i)^(?:credential(?:\..+)?\.helper|core\.(?:sshcommand|pager|editor|fsmonitor)|(?:diff|filter|merge)\..+"
+    r"\.(?:textconv|command|clean|smudge|process|driver)|diff\.external|gpg(?:\.\w+)?\.program|sequence\.editor"
+    r"|pager\.\w+|(?:profile\.[\w.-]+\.)?credential_process)$"
+)
+#: Folders the system's and package managers' programs live in.
+_SYSTEM_BIN = re.compile(r"^/(?:usr|bin|sbin|opt/homebrew|opt/local|snap|nix|Applications|Library|System)/")
+
+
+def _helper_set(name: str, words: list[str]) -> tuple[str, str] | None:
+    """(tool, program) when a command sets a tool to run a program that is not the system's: one
+    under home, a temporary folder, the skill's folder or a path held in a variable (the helper a
+    skill ships or writes runs whenever the tool does)."""
+    args = [w for w in words[1:] if not w.startswith("-") or "=" in w]
+    value = None
+    if name == "git" and args[:1] == ["config"] and len(args) >= 3 and _HELPER_KEY.match(args[1]):
+        tool, value = "git", args[2].lstrip("!")
+    elif name == "aws" and args[:2] == ["configure", "set"] and len(args) >= 4 and _HELPER_KEY.match(args[2]):
+        tool, value = "the AWS CLI", args[3]
+    elif name in ("kubectl", "oc") and args[:2] == ["config", "set-credentials"]:
+        tool, value = "kubectl", _option(words, "--exec-command")
+    elif name == "go" and args[:2] == ["env", "-w"] or name == "go" and "-w" in words[1:3]:
+        tool = "go"
+        value = next((m[1] for w in words if (m := re.search(r"-toolexec[= ]['\"]?(\S+)", w))), None)
+    if not value:
+        return None
+    prog = value.strip("\"' ").split()[0] if value.strip("\"' ") else ""
+    if "/" not in prog or _SYSTEM_BIN.match(prog):
+        return None
+    return tool, prog
+
+
 #: git's empty tree, named by its hash or made from nothing (`git hash-object -t tree /dev/null`)
 _EMPTY_TREE = re.compile(
     r"\b4b825dc642cb6eb9a060e54bf8d69288fbee4904\b|\bhash-object\b[^|;&]*-t\s+tree\b[^|;&]*/dev/null"
