@@ -59,6 +59,8 @@ SECRET_PATH = re.compile(
     # coding assistants' settings: MCP servers' keys in their environments, the assistant's own token
     r"|\.claude\.json$|\.cursor/mcp\.json|claude_desktop_config\.json|\.config/github-copilot/(?:hosts|apps)\.json"
     r"|\.gemini/oauth_creds\.json|\.codeium/"
+    # a repository's settings: a CI checkout's token (an `extraheader`, a remote URL's user part)
+    r"|(?<![\w.-])\.git/config$"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
     # a private key kept in a file of its own (`storage/oauth-private.key`, `privkey.pem`)
     r"|(?<![\w.-])[\w.-]*priv(?:ate)?[_.-]?key(?:[\w.-]*\.(?:key|pem))?$|[\w.-]*private[\w.-]*\.(?:key|pem)$"
@@ -295,6 +297,8 @@ _CLI_SECRET = re.compile(
     r"|aws (?:configure (?:get|export-credentials)|sts get-session-token|ecr get-login-password"
     r"|codeartifact get-authorization-token|secretsmanager get-secret-value)"
     r"|git credential (?:fill|get)"
+    # the token a CI checkout keeps in the repository's settings (`http.<url>.extraheader`)
+    r"|git config (?:--\S+ )*\S*extraheader"
     r"|docker-credential-\S+ (?:get|list)"
     r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
     r"|op (?:read|item get)|bw (?:get (?:password|item|notes)|list items|export)|pass show|secret-tool (?:lookup|search)"
