@@ -1900,8 +1900,8 @@ def _uploads(words: list[str]) -> tuple[list[str], str] | None:
     name, args = _base(words[0]), [w for w in words[1:] if not w.startswith("-")]
     if name == "gh" and words[1:3] == ["gist", "create"]:
         return args[2:], "a GitHub gist"
-    if name == "gh" and words[1:3] == ["release", "upload"]:
-        return args[3:], "a GitHub release"
+    if name in ("gh", "glab") and words[1:3] == ["release", "upload"]:
+        return args[3:], "a GitHub release" if name == "gh" else "a GitLab release or job artifact"
     if name in ("aws", "gsutil", "gcloud", "azcopy") and any(
         w.startswith(("s3://", "gs://", "https://")) for w in args
     ):
