@@ -135,6 +135,8 @@ def analyse(text: str) -> CodeFacts:
         _cloud_deletes(line, n, listed, every, facts)
         for stmt in _statements(line) if ";" in line else (line,):
             if m := _ASSIGN.match(stmt):
+                if (at := saved.get(_plain(m.group(2)))) is not None and len(saved) < 64:
+                    saved[_plain("$" + m.group(1))] = at  # `$g = $f`: the downloaded file under another name
                 v = r.fold(m.group(2))
                 if v is not None:
                     r.env[m.group(1)] = v
