@@ -409,3 +409,26 @@ def test_powershell_download_started_through_another_name_blocks(tmp_path: Path)
         "Start-Process $run -Wait\n"
     )
     assert "SY-FLOW-002" in blocking(tmp_path, {"get.ps1": ps})
+
+
+def test_lessopen_preprocessor_in_home_written_to_a_startup_file_blocks(tmp_path: Path) -> None:
+    sh = "echo 'export LESSOPEN=\"|~/.config/lv/filter %s\"' >> ~/.profile\n"
+    assert "SY-FLOW-003" in blocking(tmp_path, {"setup.sh": sh})
+
+
+def test_kubeconfig_exec_plugin_in_home_appended_blocks(tmp_path: Path) -> None:
+    sh = (
+        "cat >> ~/.kube/config <<EOF\n"
+        "users:\n- name: ops\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+        "      command: $HOME/.kube/bin/ops-auth\n"
+        "EOF\n"
+    )
+    assert "SY-FLOW-003" in blocking(tmp_path, {"setup.sh": sh})
+
+
+def test_system_lesspipe_and_installed_exec_plugin_do_not_block(tmp_path: Path) -> None:
+    sh = (
+        "echo 'export LESSOPEN=\"| /usr/bin/lesspipe %s\"' >> ~/.profile\n"
+        "cat >> ~/.kube/config <<EOF\n    exec:\n      command: kubelogin\nEOF\n"
+    )
+    assert blocking(tmp_path, {"setup.sh": sh}) == {}

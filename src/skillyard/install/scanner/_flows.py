@@ -166,7 +166,18 @@ def persistence_severity(path: str, content: str | None = None, checked: frozens
     login item or service whose definition is read and starts only an installed program is medium."""
     if content is not None and _FETCHES.search(content):
         return "critical"
+    if content is not None and _HELPER_LINE.search(content):
+        return "high"  # a start-up line that has another program run a helper of the user's folders
     return "medium" if RC_FILE.search(path) or launches_installed(path, content, checked) else "high"
+
+
+#: A program outside the system's and package managers' folders (`~/…`, `$HOME/…`, `./…`, `/tmp/…`).
+_USER_PROGRAM = r"""["']?\|?\s*(?!/(?:usr|bin|sbin|opt/homebrew|opt/local|snap|nix|Applications|Library|System)/)(?:~|\$\{?\w+\}?|\.{1,2})?/"""
+#: Settings that have another program run a helper: `less`'s input preprocessor, Go's `-toolexec`,
+#: the AWS CLI's `credential_process`, a kubeconfig's exec plugin `command:`.
+_HELPER_LINE = re.compile(
+    r"(?m)(?:\bLESS(?:OPEN|CLOSE)\s*=|-toolexec[= ]|^\s*credential_process\s*=|^\s*command:)\s*" + _USER_PROGRAM
+)
 
 
 #: Where login items and services are defined: the programs their `Exec` lines name start at
@@ -608,6 +619,7 @@ _HOOK_SETTINGS = (
         "high",
     ),
     (re.compile(r"\.ssh/config$"), re.compile(r"\b(?:ProxyCommand|LocalCommand)\b"), None),
+    (re.compile(r"\.aws/config$|\.kube/config$|(?:^|/)kubeconfig[\w.-]*$"), _HELPER_LINE, "high"),
     # package managers' own settings pointed at another index: every later install of the user's
     # resolves names there first (or also there), so whoever runs it chooses the code installed
     (
