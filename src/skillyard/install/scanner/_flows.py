@@ -176,7 +176,8 @@ _USER_PROGRAM = r"""["']?\|?\s*(?!/(?:usr|bin|sbin|opt/homebrew|opt/local|snap|n
 #: Settings that have another program run a helper: `less`'s input preprocessor, Go's `-toolexec`,
 #: the AWS CLI's `credential_process`, a kubeconfig's exec plugin `command:`.
 _HELPER_LINE = re.compile(
-    r"(?m)(?:\bLESS(?:OPEN|CLOSE)\s*=|-toolexec[= ]|^\s*credential_process\s*=|^\s*command:)\s*" + _USER_PROGRAM
+    r"(?m)(?:\bLESS(?:OPEN|CLOSE)\s*=|-toolexec[= ]|^\s*credential_process\s*=|^\s*command:)\s*"
+    + _USER_PROGRAM
 )
 
 
