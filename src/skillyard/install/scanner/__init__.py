@@ -767,6 +767,7 @@ def scan_text(
             ):
                 fctx.data_lines = set()  # strings another file (or SKILL.md) may load and evaluate
             fctx.credential_use = facts.credential_use
+            fctx.installed_launch = facts.installed_launch
             if facts.unread:
                 ctx.flag("oversized-file", rel, None, snippet(facts.unread))
 
@@ -1107,7 +1108,7 @@ def _read_file(lang: str, text: str, project: Project | None, rel: str, export: 
 #: Code in languages without a parser, read lightly by `_lexical` (its EXTS, kept here so a skill
 #: without such files never imports it).
 _OTHER_CODE = frozenset(
-    "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy scala ex exs "
+    "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy gradle sbt scala ex exs "
     "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd el".split()
 )
 #: Ruby files known by their name, which Ruby tools load and run (`rake`, `bundle`, `gem build`, `pod`).
@@ -1134,6 +1135,25 @@ def _embedded_shell(rel: str, text: str) -> str | None:
     from skillyard.install.scanner import _recipes
 
     return _recipes.to_shell(rel, text)
+
+
+def _own_item(fl: Any, fctx: _context.FileContext, code_at: Callable[[int], str]) -> Any:
+    """A secret sent from one keychain item the skill stores itself or has the user store (by its
+    service name, not another program's item), weighed as the skill's own API token is."""
+    said = "reads the macOS keychain and sends it to "
+    if (
+        fl.kind != "secret-network"
+        or not fl.steps
+        or fl.steps[0][2] is not None
+        or not fl.text.startswith(said)
+    ):
+        return fl
+    m = _context.KEYCHAIN_READ.search(code_at(fl.steps[0][0]))
+    if m is None or m[1].lower() not in fctx.own_secrets:
+        return fl
+    item = _flows.Source(f"the keychain item {m[1]} (this skill's own)", fl.steps[0][0], False)
+    sev, text = _flows.sent(item, fl.text[len(said) :])
+    return _flows.Flow(fl.kind, sev, fl.line, text, (*fl.steps[:-1], (fl.line, text, None)))
 
 
 def _with_stand_ins(fl: Any, stand_ins: dict[str, Any]) -> Any:
@@ -1217,6 +1237,7 @@ def _report_code(
         return physical[n - 1] if 0 < n <= len(physical) else ""
 
     for fl in facts.flows:
+        fl = _own_item(fl, fctx, code_at)
         r = ctx.builtins.get(_FLOW_BUILTIN[fl.kind])
         if r is None:
             continue
@@ -1420,6 +1441,10 @@ def _scan_archive(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         _scan_bytes(body, f"{rel}!/{name}", ctx, nesting + 1)
 
 
+#: extensions that say only "bytes", no kind of content
+_UNTYPED_EXT = frozenset({"bin", "dat", "data", "raw", "blob"})
+
+
 def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
     """Scan one file's content (a file of the skill or an archive member)."""
     ext = _ext(rel)
@@ -1465,7 +1490,14 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
     if mime and mime.split("/")[0] in ("image", "audio", "video", "font"):
         if ext not in _MEDIA_EXT and ext != "svg":
             text = f".{ext or '(no extension)'} file is actually {mime}"
-            ctx.flag("misleading-file-type", rel, None, snippet(text))
+            # `.bin`, `.dat`: an extension that claims no type hides nothing when the bytes are a picture
+            ctx.flag(
+                "misleading-file-type",
+                rel,
+                None,
+                snippet(text),
+                severity="low" if ext in _UNTYPED_EXT else None,
+            )
         return
     if b"\x00" in head:
         text = f"binary data ({mime or 'unknown type'}, {size} bytes)"

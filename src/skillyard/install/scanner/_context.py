@@ -135,7 +135,7 @@ _ALTERNATIVE = re.compile(r"\|\s*$")
 _KEYCHAIN_STORE = re.compile(
     r"\bsecurity\s+add-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)|\bsecret-tool\s+store\b[^\n]*?\sservice\s+([\w.-]+)"
 )
-_KEYCHAIN_READ = re.compile(r"security\s+find-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)")
+KEYCHAIN_READ = re.compile(r"security\s+find-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)")
 #: A message in code: `echo "Install it: ..."`, `{"error": "grype not found. Install: ..."}`.
 _MESSAGE = re.compile(
     r"""(?:\b(?:echo|printf)\s+(?:-\w+\s+)*|["'](?:error|message|hint|help)["']\s*:\s*)["'][^"'\n]*$"""
@@ -251,6 +251,8 @@ class FileContext:
     data_lines: set[int] = field(default_factory=set)
     #: lines fetching an instance's credentials that the code uses only at its cloud's APIs
     credential_use: set[int] = field(default_factory=set)
+    #: lines writing a login item or service whose definition (read) starts only an installed program
+    installed_launch: set[int] = field(default_factory=set)
     #: list items under a heading about what to recognise (a defence guide's checklist)
     watch_lines: set[int] = field(default_factory=set)
     #: lines of a paragraph or list item that hands a step to the user ("tell the user how to ...")
@@ -289,10 +291,12 @@ class FileContext:
             return 2, "a sample handed to a checker, not addressed to the model"
         if (
             rule_id == "SY-CRED-006"
-            and (m := _KEYCHAIN_READ.match(text, start))
+            and (m := KEYCHAIN_READ.match(text, start))
             and m[1].lower() in self.own_secrets
         ):
             return 2, "a keychain item this skill stores itself or is named after"
+        if rule_id == "SY-PER-002" and line in self.installed_launch:
+            return 1, "a login item or service whose definition starts only a program already installed"
         if rule_id == "SY-PER-002" and _ENABLE_INSTALLED.match(text, start) and not self.unit_written:
             return 2, "a service some package installed, enabled; not one this file creates"
         if (
@@ -466,6 +470,8 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     # the skill's own items: those it stores, and one named for the skill (`-s restic` in a restic
     # backup skill), unless the name is another program's (a browser's "Safe Storage")
     stored = {(a or b).lower() for a, b in _KEYCHAIN_STORE.findall(text)}
+    # and those SKILL.md has the user store (`security add-generic-password -s NAME -w`)
+    stored |= {r.removeprefix(_STORED_MARK) for r in referenced if r.startswith(_STORED_MARK)}
     stored |= {w for w in re.split(r"[^a-z0-9]+", own.lower()) if len(w) >= 4}
     ctx.own_secrets = frozenset(n for n in stored if not _FOREIGN_ITEM.search(n))
     ctx.unit_written = bool(_UNIT_WRITTEN.search(text))
@@ -628,6 +634,8 @@ _FOLLOW_MARK = "\x00follow:"
 _QUOTE_MARK = "\x00quote:"
 #: ... and the skill's own name, from its front matter.
 _NAME_MARK = "\x00name:"
+#: ... and the keychain items it stores or has the user store.
+_STORED_MARK = "\x00stored:"
 _FRONT_NAME = re.compile(r"\A---[^\n]*\n(?:[^\n]*\n)*?name:\s*[\"']?([\w.-]+)")
 #: The skill's declared author (`metadata.author`), read inside the front matter only.
 _FRONT_AUTHOR = re.compile(r"\A---[^\n]*\n(?:(?!---)[^\n]*\n)*?[ \t]*author:[ \t]*[\"']?([\w.-]+)")
@@ -661,6 +669,7 @@ def referenced_paths(text: str) -> set[str]:
     out: set[str] = set()
     if m := _FRONT_NAME.match(text):
         out.add(f"{_NAME_MARK}{m.group(1).lower()}")
+    out |= {f"{_STORED_MARK}{(a or b).lower()}" for a, b in _KEYCHAIN_STORE.findall(text)[:16]}
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if "/" not in line:

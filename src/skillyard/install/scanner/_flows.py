@@ -52,12 +52,15 @@ SECRET_PATH = re.compile(
     r"|\.docker(?:/config\.json|/?$)|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.gnupg\b[^\s\"']*"
     r"|\.env(?:\.[\w.*-]+|\*)?$|\.env(?=[\s\"'])|/etc/shadow|wallet\.dat|\.electrum/wallets|Exodus/exodus\.wallet"
     r"|Login Data|Cookies|key4\.db|logins\.json|cookies\.sqlite|Library/Keychains[^\s\"']*|Local Extension Settings"
-    r"|Local State|Web Data|\.pgpass|\.my\.cnf|\.cargo/credentials|\.gem/credentials|\.terraform\.d/credentials|\.boto\b"
+    r"|Local State|Web Data|\.pgpass|\.my\.cnf|\.cargo/credentials|\.gradle/gradle\.properties|\.m2/settings(?:-security)?\.xml"
+    r"|\.(?:sbt|ivy2)/\.credentials|\.gem/credentials|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg|\.config/rclone/rclone\.conf|\.(?:config/)?composer/auth\.json|\.pulumi/credentials|\.password-store|\.local/share/keyrings"
     r"|\.config/gh(?:/hosts\.yml|/?$)|\.config/(?:openai|anthropic)[^\s\"']*|\.claude/\.credentials\.json|\.codex/auth\.json"
     # coding assistants' settings: MCP servers' keys in their environments, the assistant's own token
     r"|\.claude\.json$|\.cursor/mcp\.json|claude_desktop_config\.json|\.config/github-copilot/(?:hosts|apps)\.json"
     r"|\.gemini/oauth_creds\.json|\.codeium/"
+    # a repository's settings: a CI checkout's token (an `extraheader`, a remote URL's user part)
+    r"|(?<![\w.-])\.git/config$"
     r"|(?:access|api|auth|refresh)[_-]?tokens?(?:\.json|\.txt)?$|credentials\.json|token\.json|\.vault-token"
     # a private key kept in a file of its own (`storage/oauth-private.key`, `privkey.pem`)
     r"|(?<![\w.-])[\w.-]*priv(?:ate)?[_.-]?key(?:[\w.-]*\.(?:key|pem))?$|[\w.-]*private[\w.-]*\.(?:key|pem)$"
@@ -88,7 +91,7 @@ OWN_FILE = re.compile(
 
 #: Environment variable names that hold credentials.
 SECRET_ENV = re.compile(
-    r"^[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|SESSION|PAT(?![A-Z0-9])|AUTH)[A-Z0-9_]*$"
+    r"^[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|SESSION|PAT(?![A-Z])|AUTH)[A-Z0-9_]*$"
 )
 
 #: Destinations that look like somewhere to drop stolen data rather than a service's API.
@@ -118,6 +121,9 @@ PERSIST_PATH = re.compile(
     r"(?:/etc/cron|/var/spool/cron|/etc/systemd/(?!(?:resolved|journald|timesyncd|logind|networkd|coredump|oomd)\.conf(?:\.d/[\w.-]+\.conf)?$)|\.config/systemd/|Library/Launch(?:Agents|Daemons)/|/etc/init\.d/"
     r"|/etc/rc\.local|\.config/autostart/|/etc/profile\.d/|/etc/(?:environment|bash\.bashrc|zsh/)|\.ssh/rc$"
     r"|(?:site|dist)-packages/[^/]*\.pth$|(?:site|user)customize\.py$|\.config/fish/config\.fish"
+    # build tools' per-user start-up code, run by every build (Gradle init scripts, sbt's global
+    # settings and plugins, Leiningen's user profile)
+    r"|\.gradle/init\.d/|\.gradle/init\.gradle(?:\.kts)?$|\.sbt/[\d.]+/(?:[\w-]+\.sbt$|plugins/)|\.lein/profiles\.clj$"
     r"|"
     + _RC
     + r"|(?:^|/)authorized_keys\b|\.git/hooks/|(?<![\w.-])(?:CLAUDE|AGENTS|MEMORY|SOUL|GEMINI)\.md$|\.mcp\.json$"
@@ -154,12 +160,50 @@ _FETCHES = re.compile(
 )
 
 
-def persistence_severity(path: str, content: str | None = None) -> str:
+def persistence_severity(path: str, content: str | None = None, checked: frozenset[str] = frozenset()) -> str:
     """Writing a start-up file is medium (users are told to add PATH lines); writing one a command
-    that fetches or decodes code there is critical; any other persistence target is high."""
+    that fetches or decodes code there is critical; any other persistence target is high, but a
+    login item or service whose definition is read and starts only an installed program is medium."""
     if content is not None and _FETCHES.search(content):
         return "critical"
-    return "medium" if RC_FILE.search(path) else "high"
+    if content is not None and _HELPER_LINE.search(content):
+        return "high"  # a start-up line that has another program run a helper of the user's folders
+    return "medium" if RC_FILE.search(path) or launches_installed(path, content, checked) else "high"
+
+
+#: A program outside the system's and package managers' folders (`~/…`, `$HOME/…`, `./…`, `/tmp/…`).
+_USER_PROGRAM = r"""["']?\|?\s*(?!/(?:usr|bin|sbin|opt/homebrew|opt/local|snap|nix|Applications|Library|System)/)(?:~|\$\{?\w+\}?|\.{1,2})?/"""
+#: Settings that have another program run a helper: `less`'s input preprocessor, Go's `-toolexec`,
+#: the AWS CLI's `credential_process`, a kubeconfig's exec plugin `command:`.
+_HELPER_LINE = re.compile(
+    r"(?m)(?:\bLESS(?:OPEN|CLOSE)\s*=|-toolexec[= ]|^\s*credential_process\s*=|^\s*command:)\s*"
+    + _USER_PROGRAM
+)
+
+
+#: Where login items and services are defined: the programs their `Exec` lines name start at
+#: every login or boot.
+_LAUNCHER = re.compile(r"\.config/autostart/|systemd/(?:user|system)/")
+_EXEC_LINE = re.compile(
+    r"(?m)^[ \t]*Exec(?:Start(?:Pre|Post)?|Stop(?:Post)?|Reload)?[ \t]*=[ \t]*[-@:+!]*(.*)$"
+)
+#: A command line that starts an installed program, from a system folder or by a name the code
+#: first checks is installed, with options and plain words only: no shell or interpreter (which
+#: would run a script or a string), no path.
+_INSTALLED_PROGRAM = re.compile(
+    r"^(/usr/(?:local/)?s?bin/|/s?bin/|/opt/homebrew/bin/|/usr/games/)?"
+    r"(?!(?:ba|z|da|k|c|tc|fi)?sh$|python|perl|ruby|node|php|lua|env$|nohup$|setsid$|busybox$)[\w.+-]+"
+    r"(?:[ \t]+(?:--?[\w-]+(?:=[\w.,:-]+)?|%[fFuUick]|[\w.,:-]+))*[ \t]*$"
+)
+
+
+def launches_installed(path: str, content: str | None, checked: frozenset[str] = frozenset()) -> bool:
+    """Whether a login item or unit written to `path` with `content` starts only installed programs
+    (`checked`: the names the code makes sure are installed, `command -v NAME`)."""
+    if content is None or not _LAUNCHER.search(path):
+        return False
+    cmds = [_INSTALLED_PROGRAM.match(c.strip()) for c in _EXEC_LINE.findall(content)]
+    return 0 < len(cmds) <= 8 and all(m and (m[1] or m[0].split()[0] in checked) for m in cmds)
 
 
 #: Roots whose recursive removal destroys the user's data or the system.
@@ -265,6 +309,8 @@ _CLI_SECRET = re.compile(
     r"|aws (?:configure (?:get|export-credentials)|sts get-session-token|ecr get-login-password"
     r"|codeartifact get-authorization-token|secretsmanager get-secret-value)"
     r"|git credential (?:fill|get)"
+    # the token a CI checkout keeps in the repository's settings (`http.<url>.extraheader`)
+    r"|git config (?:--\S+ )*\S*extraheader"
     r"|docker-credential-\S+ (?:get|list)"
     r"|security (?:find-generic-password|find-internet-password|dump-keychain)"
     r"|op (?:read|item get)|bw (?:get (?:password|item|notes)|list items|export)|pass show|secret-tool (?:lookup|search)"
@@ -527,7 +573,9 @@ def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
     return Flow(kind, sev, line, text, (*(src.steps() if src else ()), (line, text, None)))
 
 
-def written(path: str, line: int, content: str | None = None) -> Flow | None:
+def written(
+    path: str, line: int, content: str | None = None, checked: frozenset[str] = frozenset()
+) -> Flow | None:
     """What writing `path` does beyond the skill's own run (`content`: what is written, when known):
     sets a kernel knob (a crash handler that pipes to a program is critical; cache and swap tuning
     is ordinary advice), overwrites a disk, or leaves something that runs on every session."""
@@ -542,7 +590,7 @@ def written(path: str, line: int, content: str | None = None) -> Flow | None:
         return flow("destruction", "high", line, f"overwrites the disk device {path}", None)
     if PERSIST_PATH.search(path):
         text = f"writes {path}, which runs or is read on every session"
-        return flow("persistence", persistence_severity(path, content), line, text, None)
+        return flow("persistence", persistence_severity(path, content, checked), line, text, None)
     for where, hook, sev in _HOOK_SETTINGS:
         if content is not None and where.search(path) and hook.search(content):
             sev = "critical" if _FETCHES.search(content) else sev
@@ -572,6 +620,7 @@ _HOOK_SETTINGS = (
         "high",
     ),
     (re.compile(r"\.ssh/config$"), re.compile(r"\b(?:ProxyCommand|LocalCommand)\b"), None),
+    (re.compile(r"\.aws/config$|\.kube/config$|(?:^|/)kubeconfig[\w.-]*$"), _HELPER_LINE, "high"),
     # package managers' own settings pointed at another index: every later install of the user's
     # resolves names there first (or also there), so whoever runs it chooses the code installed
     (
@@ -729,6 +778,8 @@ class CodeFacts:
     #: lines that ask a cloud instance's metadata service for its credentials, which the code then
     #: uses only at that cloud's own APIs
     credential_use: set[int] = field(default_factory=set)
+    #: lines writing a login item or service whose definition starts only an installed program
+    installed_launch: set[int] = field(default_factory=set)
 
     def extend(self, other: CodeFacts | None, line_offset: int = 0) -> None:
         """Take in what another reading found (None: nothing it could parse), `line_offset` lines down."""
@@ -739,6 +790,7 @@ class CodeFacts:
         self.shell.extend((n + line_offset, s) for n, s in other.shell)
         self.data_lines.update(n + line_offset for n in other.data_lines)
         self.credential_use.update(n + line_offset for n in other.credential_use)
+        self.installed_launch.update(n + line_offset for n in other.installed_launch)
         self.stashed.update(other.stashed)
         self.sent_files.extend((n + line_offset, p, d) for n, p, d in other.sent_files)
         self.unread = self.unread or other.unread

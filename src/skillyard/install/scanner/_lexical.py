@@ -48,7 +48,10 @@ _READS = re.compile(
     r"|ReadAllText|ReadAllBytes|ReadAllLines|OpenRead)|IO\.(?:read|binread|readlines)|Get-Content|gc|cat"
     r"|read_to_string|read_to_end|fs::read|readFileSync|readFile|file_get_contents|fopen|slurp|Files\.read\w*"
     r"|open|read|read_bytes|read_text|io\.open|Pathname|Import-Clixml|copy\w*|copyFileSync|Copy-Item"
-    r"|buffer-(?:string|substring(?:-no-properties)?)|insert-file-contents)\b",
+    r"|buffer-(?:string|substring(?:-no-properties)?)|insert-file-contents"
+    # the JVM's: Groovy's and Kotlin's file helpers, Java's streams
+    r"|with(?:InputStream|Reader|DataInputStream)|new(?:InputStream|Reader)|readText|readBytes|readLines|eachLine"
+    r"|FileInputStream|FileReader|fromFile)\b|\.(?:bytes|text)\b(?!\s*=)",
 )
 #: Calls that send data over the network, by kind.
 _SINKS = (
@@ -57,7 +60,7 @@ _SINKS = (
         re.compile(
             r"\bhttp\.(?:Post|PostForm|Get|NewRequest\w*)\b|\.(?:Post|PostForm|Do)\(|Net::HTTP|HTTParty|Faraday"
             r"|RestClient|URI\.open|Invoke-RestMethod|Invoke-WebRequest|\b(?:irm|iwr)\b|WebClient|\.Upload\w+\("
-            r"|HttpClient|HttpRequest|reqwest::|ureq::|HttpURLConnection|URLSession|curl_(?:exec|init)"
+            r"|HttpClient|HttpRequest|reqwest::|ureq::|HttpURLConnection|\.openConnection\(|URLSession|curl_(?:exec|init)"
             r"|LWP::UserAgent|HTTP::Tiny|\bfetch\(|http\.request|Excon|Typhoeus|WWW::Mechanize|wp_remote_post"
             r"|\b(?:file_get_contents|fopen|file)\(\s*[\"']https?://|stream_context_create\(\s*(?:array\(|\[)\s*[\"']https?[\"']"
             r"|\burl-retrieve\b|\bhs\.http\.\w+\(|\brequest-send\b"
@@ -148,7 +151,7 @@ _HEREDOC = re.compile(r"""<<<?[~-]?\s*(["']?)([A-Za-z_]\w*)\1""")
 _FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
 _SECRET_ENV_READ = re.compile(
     r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
-    r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH)[A-Z0-9_]*)"
+    r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH|PAT(?![A-Z]))[A-Z0-9_]*)"
 )
 
 #: The home directory as an expression, and a name bound to it.
@@ -326,9 +329,116 @@ def _store(lits: list[str]) -> str | None:
     return next((s for s in stores if not OWN_FILE.search(s)), stores[0] if stores else None)
 
 
+#: Languages that join strings with `.` and call a function through a name held in a variable
+#: (PHP's `$f = 'sys' . 'tem'; $f(...)`, Perl's `&$f(...)`, `$f->(...)`).
+_DOT_JOINED = frozenset({"php", "pl", "pm"})
+_Q = r"""(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\$\n]|\\.)*)")"""
+#: A literal decoded in place: `hex2bin('2f…')`, `base64_decode('…')`, `str_rot13('…')`, `strrev('…')`,
+#: `pack("H*", "…")`, `chr(115)`.
+_DECODE_CALL = re.compile(
+    r"\b(hex2bin|base64_decode|str_rot13|strrev)\s*\(\s*" + _Q + r"\s*\)"
+    r"|\bpack\s*\(\s*[\"']H\*[\"']\s*,\s*" + _Q + r"\s*\)|\bchr\s*\(\s*(\d{1,3})\s*\)",
+    re.I,
+)
+_QI = r"""(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)")"""  # `$name` kept in double quotes
+_JOIN = re.compile(_QI + r"\s*\.\s*" + _QI)
+_FUNC_NAME = re.compile(r"[A-Za-z_]\w{1,40}")
+
+
+def _quoted(v: str) -> str | None:
+    if "\n" in v or "\\" in v:
+        return None
+    return f"'{v}'" if "'" not in v else f'"{v}"' if '"' not in v and "$" not in v else None
+
+
+def _dot_folded(text: str) -> str:
+    """The file with literals decoded in place and joined (`'file_put' . '_contents'` is
+    `'file_put_contents'`), and calls through a variable holding a function's name made calls of
+    that function: what the rules and the reading below then see."""
+    if len(text) > 256 * 1024:
+        return text
+
+    def decode(m: re.Match[str]) -> str:
+        if m.group(6) is not None:
+            n = int(m.group(6))
+            return _quoted(chr(n)) or m.group(0) if 31 < n < 127 else m.group(0)
+        fn = (m.group(1) or "pack").lower()
+        v = next(g for g in m.groups()[1:5] if g is not None)
+        out: str | None
+        if fn == "hex2bin" or fn.startswith("pack"):
+            out = unhex(v) if re.fullmatch(r"(?:[0-9a-fA-F]{2})+", v) else None
+        elif fn == "base64_decode":
+            out = unbase64(v, "latin-1")
+        elif fn == "str_rot13":
+            out = v.translate(_ROT13)
+        else:
+            out = v[::-1]
+        if out is None or not out.isprintable():
+            return m.group(0)
+        return _quoted(out) or m.group(0)
+
+    for _ in range(4):
+        folded = _DECODE_CALL.sub(decode, text)
+        folded = _JOIN.sub(_joined, folded)
+        if folded == text:
+            break
+        text = folded
+    bound = {
+        m.group(1): m.group(2) if m.group(2) is not None else m.group(3)
+        for m in re.finditer(r"(?m)^\s*(?:my\s+|our\s+)?\$(\w+)\s*=\s*" + _Q + r"\s*;", text)
+    }
+    names = {k: v for k, v in bound.items() if _FUNC_NAME.fullmatch(v)}
+    if names:
+        text = re.sub(r"&?\$(\w+)(?:->)?(?=\s*\()", lambda m: names.get(m.group(1), m.group(0)), text)
+    plain = {k: v for k, v in bound.items() if '"' not in v and "$" not in v}
+    if plain:
+        # `"wget -qO- $u | perl"` with `$u` bound to a literal above: the string it makes
+        text = re.sub(
+            r'"((?:[^"\\\n]|\\.)*)"',
+            lambda m: '"' + re.sub(r"\$(\w+)\b", lambda v: plain.get(v[1], v[0]), m[1]) + '"',
+            text,
+        )
+    return text
+
+
+def _joined(m: re.Match[str]) -> str:
+    a, b = (
+        (m.group(1) if m.group(1) is not None else m.group(2)),
+        (m.group(3) if m.group(3) is not None else m.group(4)),
+    )
+    if m.group(2) is None and m.group(4) is None:
+        return _quoted(a + b) or m.group(0)
+    # a double-quoted part keeps its `$name`s: the result is double-quoted
+    return f'"{a + b}"' if '"' not in a + b and "\\" not in a + b else m.group(0)
+
+
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
+
+
 def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
-    """Flows in a file of a language without a parser (the caller picks those by extension)."""
+    """Flows in a file of a language without a parser (the caller picks those by extension); PHP
+    and Perl read once as written (a host the file hides is a drop) and once folded."""
     ext = rel.rsplit(".", 1)[-1].lower() if "." in rel.rsplit("/", 1)[-1] else ""
+    facts = _analyse(rel, ext, text, _depth, set())
+    if facts is None or ext not in _DOT_JOINED or (folded := _dot_folded(text)) == text:
+        return facts
+    # the lines the folding changed, as they read now, for the rules too
+    was, now = text.split("\n"), folded.split("\n")
+    changed = {n for n, ln in enumerate(now, 1) if ln != was[n - 1]}
+    facts.assembled += [(n, now[n - 1]) for n in sorted(changed)[:16]]
+    other = _analyse(rel, ext, folded, _depth, changed)
+    if other is not None:
+        seen = {(f.kind, f.line) for f in facts.flows}
+        facts.flows += [f for f in other.flows if (f.kind, f.line) not in seen]
+        facts.assembled += [a for a in other.assembled if a[0] in changed]
+        facts.shell += [c for c in other.shell if c[0] in changed]
+    return facts
+
+
+def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> CodeFacts | None:
     if len(text) > 512 * 1024:
         return None
     facts = CodeFacts()
@@ -358,6 +468,7 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
     hidden: tuple[int, str] | None = None  # the first host the file hides, wherever it is used
     tried = 0  # heredocs tried as uuencoded text
     imds: list[int] = []  # lines asking the metadata service for the instance's credentials
+    metadata = False  # the file named the metadata service's address
     spelled: list[tuple[int, str]] = []  # (line, text) written as character codes
     for n, line in enumerate(lines, 1):
         if (h := _HEREDOC.search(line)) and n < len(lines) and _uu_line(lines[n]):
@@ -390,8 +501,10 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
             weak = Source(f"${m.group(1)}", n, False)
         if weak is None and _FORM_READ.search(line):
             weak = Source("the fields of the forms submitted to the site (passwords included)", n, False)
-        if any(_METADATA.match(x) and INSTANCE_CREDENTIALS.search(x) for x in lits):
-            # what a request for the metadata service's credentials path answers
+        metadata = metadata or any(_METADATA.match(x) for x in lits)
+        if any(INSTANCE_CREDENTIALS.search(x) and (metadata or _METADATA.match(x)) for x in lits):
+            # what a request for the metadata service's credentials path answers (the path may be
+            # joined to a base address the file named before: `md + "meta-data/iam/…"`)
             imds.append(n)
             if source is None:
                 source = Source("the instance's credentials from the metadata service", n, True)
@@ -429,7 +542,7 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
                     spelled.append((n, "".join(map(chr, moved))))
         if (cmd := _run_command(line)) is not None:
             facts.shell.append((n, cmd))
-            if cmd not in line:
+            if cmd not in line or n in changed:
                 facts.assembled.append((n, cmd))
         if m := _HOME_BIND.match(line):
             homes.add(m.group(1))
@@ -442,7 +555,12 @@ def analyse(rel: str, text: str, _depth: int = 0) -> CodeFacts | None:
                 hit = next(
                     (v for k, v in targets.items() if re.search(rf"(?<![\w.]){re.escape(k)}\b", line)), None
                 )
-            if hit is not None and (fl := written(hit, n)) is not None:
+            # what the line's own literals write there (a fetch-and-run line into a start-up file)
+            if (
+                hit is not None
+                and (fl := written(hit, n, re.sub(r"\\[nrt]", "\n", "\n".join(lits)) if lits else None))
+                is not None
+            ):
                 facts.flows.append(fl)
         if (b := _NAME_BOUND.match(line)) and _BUILT.search(line[b.end() :]):
             built.add(b.group(1))

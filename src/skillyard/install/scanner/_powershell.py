@@ -127,11 +127,16 @@ def analyse(text: str) -> CodeFacts:
     r = _Reader()
     saved: dict[str, int] = {}  # files downloads were saved to -> line
     checks = 0  # hashes looked for a comparison (each reads the whole script)
+    listed: set[str] = set()  # names holding everything a cloud listing returned
+    every: list[tuple[int, str, str]] = []  # open loops over such a listing: (depth, listing, variable)
     for n, line in enumerate(text.split("\n"), 1):
         if line.lstrip().startswith("#") or len(line) > 16384:
             continue
+        _cloud_deletes(line, n, listed, every, facts)
         for stmt in _statements(line) if ";" in line else (line,):
             if m := _ASSIGN.match(stmt):
+                if (at := saved.get(_plain(m.group(2)))) is not None and len(saved) < 64:
+                    saved[_plain("$" + m.group(1))] = at  # `$g = $f`: the downloaded file under another name
                 v = r.fold(m.group(2))
                 if v is not None:
                     r.env[m.group(1)] = v
@@ -170,6 +175,52 @@ def analyse(text: str) -> CodeFacts:
             said = f"downloads {st.group(1)} (line {at}) and runs it"
             facts.flows.append(flow("download-exec", "critical", n, said, None))
     return facts
+
+
+#: The cloud modules' cmdlets (Az, AzureRM, Microsoft Graph, AWS Tools, Google Cloud Tools).
+_CLOUD = r"(?:Az|AzureRm|AzureAD|Mg|EC2|S3|RDS|IAM|LM|CFN|AWS|GCE|Gcs|GcSql|Gc)[A-Z]\w*"
+#: An unfiltered listing of an account: `Get-AzResourceGroup`, not `Get-AzResourceGroup -Name x`
+#: nor one piped through `Where-Object` before its items are used.
+_LISTING = re.compile(
+    r"\bGet-"
+    + _CLOUD
+    + r"\b(?![^|\n]*\s-(?:Name|Tag|Filter|ResourceGroupName|Id)\b)(?![^\n]*(?:\|\s*(?:Where-Object|where|\?)\b|\|\s*\?\s*\{))",
+    re.I,
+)
+_REMOVE = re.compile(r"\bRemove-" + _CLOUD + r"\b(?=[^\n]*\s-Force\b)(?![^\n]*\s-WhatIf\b)", re.I)
+_EACH = re.compile(
+    r"\|\s*(?:ForEach-Object|foreach|%)\s*\{|^\s*foreach\s*\(\s*\$(\w+)\s+in\s+(.+)\)\s*\{", re.I
+)
+
+
+def _cloud_deletes(
+    line: str, n: int, listed: set[str], every: list[tuple[int, str, str]], facts: CodeFacts
+) -> None:
+    """`Get-AzResourceGroup | ForEach-Object { Remove-AzResourceGroup -Name $_.ResourceGroupName
+    -Force }`: a cloud delete, no prompt, run on each item of an account's whole listing."""
+    got = _LISTING.search(line)
+    if (m := _ASSIGN.match(line)) is not None:
+        if got and "|" not in line.split("=", 1)[1].split(got[0], 1)[-1]:
+            listed.add(m.group(1).lower())
+        else:
+            listed.discard(m.group(1).lower())
+    loop = _EACH.search(line)
+    what = got[0] if got else None
+    if loop and loop.group(2) and what is None and (v := re.fullmatch(r"\$(\w+)", loop.group(2).strip())):
+        what = f"${v[1]}" if v[1].lower() in listed else None
+    if rm := _REMOVE.search(line):
+        piped = what if what and "|" in line[line.find(what) : rm.start()] else None
+        of = piped or next(
+            (w for _, w, v in reversed(every) if re.search(rf"\${v}\b", line[rm.end() :], re.I)), None
+        )
+        if of:
+            said = f"deletes everything `{of}` lists, without asking ({rm[0]} -Force)"
+            facts.flows.append(flow("destruction", "high", n, said, None))
+    depth = line.count("{") - line.count("}")
+    every[:] = [(d + depth, w, v) for d, w, v in every if d + depth > 0]
+    if loop and what:
+        opened = line[loop.start() :].count("{") - line[loop.start() :].count("}")
+        every.append((opened, what, loop.group(1) or "(?:_|PSItem)"))
 
 
 #: `Invoke-WebRequest … -OutFile PATH` (and its aliases, `Start-BitsTransfer -Destination`)

@@ -78,7 +78,7 @@ def to_shell(rel: str, text: str) -> str | None:
     elif k == "jenkins":
         out = [_jenkins(ln) for ln in lines]
     elif k == "yaml":
-        if not _YAML_COMMANDS.search(text):
+        if not _YAML_COMMANDS.search(text) and not _PUBLISHES.search(text):
             return None
         out = _workflow(lines)
     elif k == "json":
@@ -90,6 +90,11 @@ def to_shell(rel: str, text: str) -> str | None:
     return "\n".join(out) if any(s.strip() for s in out) else None
 
 
+#: A CI file that publishes files as a job's artifacts (GitHub's upload-artifact, GitLab's `artifacts:`).
+_PUBLISHES = re.compile(r"(?m)actions/upload-(?:pages-)?artifact@|^\s*artifacts:\s*$")
+#: An artifact path that is the whole working tree: a GitLab checkout keeps the job's token in
+#: the remote URL of its `.git/config`, which goes along.
+_WHOLE_TREE = re.compile(r"^(?:\.|\./|\*|\./\*|\*\*|\$\{?CI_PROJECT_DIR\}?/?)$")
 _YAML_COMMANDS = re.compile(r"(?m)^\s*(?:-\s+)?(?:" + "|".join(sorted(_COMMAND_KEYS)) + r"):")
 
 
@@ -294,6 +299,22 @@ def _workflow(lines: list[str]) -> list[str]:
             paths = [x for x in paths if x and not x.startswith(("!", "#"))]
             if paths:
                 out[n] = "gh release upload artifact " + " ".join(shlex.quote(_exprs(x)) for x in paths)
+        # GitLab's `artifacts:` `paths:` list: uploaded to the instance, downloadable from the job
+        elif re.match(r"^\s*artifacts:\s*$", ln) and not out[n]:
+            indent = len(ln) - len(ln.lstrip())
+            k, paths, inside = n + 1, [], False
+            while k < len(lines) and (
+                not lines[k].strip() or len(lines[k]) - len(lines[k].lstrip()) > indent
+            ):
+                item = lines[k].strip()
+                if re.match(r"^[\w-]+:", item):
+                    inside = item.startswith("paths:")
+                elif inside and item.startswith("- "):
+                    paths.append(_scalar(item[2:].strip()))
+                k += 1
+            paths = [p for x in paths if x for p in ([x, "./.git/config"] if _WHOLE_TREE.match(x) else [x])]
+            if paths:
+                out[n] = "glab release upload artifact " + " ".join(shlex.quote(_exprs(x)) for x in paths)
     return out
 
 

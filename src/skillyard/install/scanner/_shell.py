@@ -34,6 +34,7 @@ from skillyard.install.scanner._flows import (
     destroys,
     flow,
     host_of,
+    launches_installed,
     named_for,
     outside_tree,
     own_service,
@@ -269,7 +270,12 @@ class _Reader:
                 body = self.text(node)[1:-1]
                 if not node.named_children:
                     return body.replace('\\"', '"')
+            at = node.start_byte + 1
             for c in node.named_children if t == "concatenation" else node.children:
+                if t == "string" and c.start_byte > at:
+                    # text the grammar leaves between the parts (a line break) is in the string too
+                    out.append(self.src[at : c.start_byte].decode("utf-8", "replace"))
+                at = c.end_byte
                 if t == "string" and c.type in ('"',):
                     continue
                 if c.type == "string_content":
@@ -793,13 +799,27 @@ class _Reader:
                         if stmt.type in ("while_statement", "until_statement"):
                             self.read_vars(stmt, src)
                 continue
-            self.wrote(path, line, self.text(n))
+            body = self.text(n)
+            cmd = next((x for x in n.named_children if x.type == "command"), None)
+            said = self.argv(cmd)[0] if cmd is not None and op.startswith(">") else []
+            if (
+                said
+                and said[0] in ("printf", "echo")
+                and all(self.word(c) is not None for c in cmd.named_children[1:])
+            ):
+                # `printf '%s\n' "$entry" > f` with `$entry` known: what the file now holds
+                body += "\n" + ((_printf(said[1:]) if said[0] == "printf" else " ".join(said[1:])) or "")
+            self.wrote(path, line, body)
 
     def wrote(self, path: str, line: int, body: str) -> None:
         """A file the script writes (a redirect, `tee`): kernel settings and persistence targets."""
         if path.strip("\"'") == "/etc/hosts":
             self.rerouted = self.rerouted or "a host the script wrote into /etc/hosts"
-        fl = written(path, line, body)
+        # the programs the script makes sure are installed (`command -v copyq || exit 1`)
+        checked = frozenset(_CHECKED.findall(self.src.decode("utf-8", "replace")))
+        if launches_installed(path, body, checked):
+            self.facts.installed_launch.add(line)
+        fl = written(path, line, body, checked)
         ref = _DEVICE_REF.fullmatch(path.strip("\"'"))
         if fl is None and ref is not None and ref.group(1) in self.devices:
             fl = flow("destruction", "high", line, f"overwrites the disk device {path}", None)
@@ -816,6 +836,10 @@ class _Reader:
         canon = shlex.join(words)
         if canon != raw and ("$" in raw or '""' in raw or "''" in raw):
             self.facts.assembled.append((line, canon))
+        if name == "printf" and len(nodes) > 2 and "://" in words[1] and any(map(self.taint_of, nodes[2:])):
+            # `printf 'https://u:%s@host' "$TOKEN" >> ~/.git-credentials`: a login for that host
+            given = iter(re.sub(r"^[\"']|[\"']$", "", self.text(n)) for n in nodes[2:])
+            self.logins(re.sub(r"%s", lambda _: next(given, ""), _unescape(words[1]) or words[1]), line)
         if name in ("source", ".") and self.project is not None:
             self.sourced(words, line)
         if words[0] in self.funcs:
@@ -851,6 +875,13 @@ class _Reader:
         if (fetch := _package_fetch(words)) is not None:
             self.package_names(words, nodes, line, fetch)
         self.account_deletes(cmd, name, words, line)
+        helper = _helper_set(name, words)
+        # a helper this script also writes, copies or fetches is read where that happens (its
+        # content decides); one it only names runs whatever is there
+        base = re.escape(helper[1].rstrip("/").rsplit("/", 1)[-1]) if helper else ""
+        if helper and len(re.findall(base.encode(), self.src)) <= len(re.findall(base, raw)):
+            said = f"has {helper[0]} run {helper[1]}, a program outside the system's folders, from now on"
+            self.flow("persistence", "high", line, said, None)
         if (
             name in _CLOUD_CLIS
             and "--dry-run" not in words
@@ -1079,7 +1110,9 @@ class _Reader:
             elif w.startswith("-"):
                 continue
             ref = _DEVICE_REF.fullmatch(raw.strip("\"'"))
-            if DEVICE.match(w) or (ref is not None and ref.group(1) in self.devices):
+            # a disk picked by a listing in place (`of=$(lsblk -dpno NAME | head -1)`): whichever it lists
+            picked = raw.strip("\"'").startswith(("$(", "`")) and bool(_DEVICE_SOURCE.search(raw))
+            if DEVICE.match(w) or picked or (ref is not None and ref.group(1) in self.devices):
                 how = {"dd": "overwrites", "shred": "overwrites", "wipefs": "wipes the signatures of"}.get(
                     name, "erases" if name in ("blkdiscard", "sgdisk") else "formats"
                 )
@@ -1246,6 +1279,9 @@ class _Reader:
             and any(re.fullmatch(r"-\w*r\w*", w) for w in args)
             and any(w in (".", "*", ":/") for w in args)
             or args[:2] == ["update-ref", "-d"]
+            or args[:2] == ["read-tree", "--empty"]
+            or args[:1] == ["commit-tree"]
+            and bool(_EMPTY_TREE.search(" ".join(self.text(n) for n in nodes)))
         ):
             self.emptied = self.emptied or line
         if args[:1] == ["init"] and "--bare" in args and len(self.blank) < 16:
@@ -1281,6 +1317,15 @@ class _Reader:
             key = next((i for i, w in enumerate(args) if _INSTEAD_OF.match(w)), None)
             instead = args[key + 1] if key is not None and key + 1 < len(args) else None
             self.logins(" ".join(self.text(n) for n in nodes), line, instead)
+            scp = r"^(?:[a-z+]+://)?[\w.-]+@"  # `git@github.com:`, `ssh://git@host/`: the host after the user
+            base = args[key].split(".", 1)[1].rsplit(".", 1)[0] if key is not None else ""
+            base, other = (
+                host_of(re.sub(scp, "", u.strip("\"'"), flags=re.I)) for u in (base, instead or "")
+            )
+            if "." in base and "." in other and _site(base) != _site(other):
+                # every clone, fetch and push of the other host's repositories goes to this one
+                said = f"tells git to send what is meant for {other} to {base} (clones, pushes and the logins for them)"
+                self.flow("secret-network", "high", line, said, None)
         if args[:2] in (["remote", "add"], ["remote", "set-url"]) and len(args) >= 4:
             self.remotes[args[2]] = args[3]
             k = len(words) - len(args) + 3  # the URL's node
@@ -1613,6 +1658,47 @@ def _trimmed(value: str | None, op: str, cut: str) -> str | None:
 
 #: A URL with a user part (`https://user:${TOKEN}@host/`): what is in the user part is sent to the host.
 _USER_URL = re.compile(r"\b[a-z][\w+.-]*://([^\s/@'\"]*)@([^\s/'\"]+)", re.I)
+#: A program looked up before use: `command -v NAME`, `which NAME`, `type -p NAME`, `hash NAME`.
+_CHECKED = re.compile(r"(?:\bcommand\s+-v|\bwhich|\btype\s+-[pP]|\bhash)\s+([\w.+-]+)")
+#: Settings that name a program a tool runs on its own later (git's credential helper, ssh command,
+#: pager, diff and filter drivers; the AWS CLI's `credential_process`; a kubeconfig's exec plugin;
+#: Go's `-toolexec`), as set by the tools' own commands.
+_HELPER_KEY = re.compile(
+    r"(?i)^(?:credential(?:\..+)?\.helper|core\.(?:sshcommand|pager|editor|fsmonitor)|(?:diff|filter|merge)\..+"
+    r"\.(?:textconv|command|clean|smudge|process|driver)|diff\.external|gpg(?:\.\w+)?\.program|sequence\.editor"
+    r"|pager\.\w+|(?:profile\.[\w.-]+\.)?credential_process)$"
+)
+#: Folders the system's and package managers' programs live in.
+_SYSTEM_BIN = re.compile(r"^/(?:usr|bin|sbin|opt/homebrew|opt/local|snap|nix|Applications|Library|System)/")
+
+
+def _helper_set(name: str, words: list[str]) -> tuple[str, str] | None:
+    """(tool, program) when a command sets a tool to run a program that is not the system's: one
+    under home, a temporary folder, the skill's folder or a path held in a variable (the helper a
+    skill ships or writes runs whenever the tool does)."""
+    args = [w for w in words[1:] if not w.startswith("-") or "=" in w]
+    value = None
+    if name == "git" and args[:1] == ["config"] and len(args) >= 3 and _HELPER_KEY.match(args[1]):
+        tool, value = "git", args[2].lstrip("!")
+    elif name == "aws" and args[:2] == ["configure", "set"] and len(args) >= 4 and _HELPER_KEY.match(args[2]):
+        tool, value = "the AWS CLI", args[3]
+    elif name in ("kubectl", "oc") and args[:2] == ["config", "set-credentials"]:
+        tool, value = "kubectl", _option(words, "--exec-command")
+    elif name == "go" and args[:2] == ["env", "-w"] or name == "go" and "-w" in words[1:3]:
+        tool = "go"
+        value = next((m[1] for w in words if (m := re.search(r"-toolexec[= ]['\"]?(\S+)", w))), None)
+    if not value:
+        return None
+    prog = value.strip("\"' ").split()[0] if value.strip("\"' ") else ""
+    if "/" not in prog or _SYSTEM_BIN.match(prog):
+        return None
+    return tool, prog
+
+
+#: git's empty tree, named by its hash or made from nothing (`git hash-object -t tree /dev/null`)
+_EMPTY_TREE = re.compile(
+    r"\b4b825dc642cb6eb9a060e54bf8d69288fbee4904\b|\bhash-object\b[^|;&]*-t\s+tree\b[^|;&]*/dev/null"
+)
 #: git's URL rewrites (`url.<base>.insteadOf <other>`): requests for <other> go to <base>.
 _INSTEAD_OF = re.compile(r"(?i)^url\..+\.(?:push)?insteadof$")
 
@@ -1814,8 +1900,8 @@ def _uploads(words: list[str]) -> tuple[list[str], str] | None:
     name, args = _base(words[0]), [w for w in words[1:] if not w.startswith("-")]
     if name == "gh" and words[1:3] == ["gist", "create"]:
         return args[2:], "a GitHub gist"
-    if name == "gh" and words[1:3] == ["release", "upload"]:
-        return args[3:], "a GitHub release"
+    if name in ("gh", "glab") and words[1:3] == ["release", "upload"]:
+        return args[3:], "a GitHub release" if name == "gh" else "a GitLab release or job artifact"
     if name in ("aws", "gsutil", "gcloud", "azcopy") and any(
         w.startswith(("s3://", "gs://", "https://")) for w in args
     ):
