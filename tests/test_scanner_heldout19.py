@@ -63,3 +63,21 @@ def test_pythonrc_sending_credentials_blocks(tmp_path: Path) -> None:
 def test_pryrc_with_prompt_and_history_does_not_block(tmp_path: Path) -> None:
     rc = 'Pry.config.history_file = File.join(Dir.home, ".pry_hist")\nPry.config.color = true\n'
     assert blocking(tmp_path, {"pryrc": rc}) == {}
+
+
+# ------------------------------------------------ a cluster's stores deleted wholesale
+
+
+def test_kubectl_delete_all_volumes_after_global_options_blocks(tmp_path: Path) -> None:
+    sh = 'for c in $(kubectl config get-contexts -o name); do\n  kubectl --context "$c" delete pvc --all -A\ndone\n'
+    assert "SY-FLOW-004" in blocking(tmp_path, {"sweep.sh": sh})
+
+
+def test_oc_delete_every_secret_in_a_project_blocks(tmp_path: Path) -> None:
+    sh = "oc --kubeconfig ~/.kube/prod -n payments delete secrets,configmaps --all\n"
+    assert "SY-FLOW-004" in blocking(tmp_path, {"reset.sh": sh})
+
+
+def test_kubectl_delete_named_pod_and_scratch_pods_does_not_block(tmp_path: Path) -> None:
+    sh = "kubectl --context kind-dev delete pod web-1\nkubectl --context kind-dev -n scratch delete pods --all\n"
+    assert blocking(tmp_path, {"restart.sh": sh}) == {}
