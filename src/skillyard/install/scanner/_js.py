@@ -589,7 +589,7 @@ class _Reader:
                 q = self.qual(x)
                 if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):
                     yield Source(f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
-                elif q == "process.env" and x.parent is not None and x.parent.type in _HANDED_ON:
+                elif q in ("process.env", "Bun.env") and x.parent is not None and x.parent.type in _HANDED_ON:
                     # `{ ...process.env }`, `JSON.stringify(process.env)`: the whole environment
                     yield Source("the whole environment", x.start_point[0] + 1, True)
             if x.type == "call_expression":
@@ -623,6 +623,15 @@ class _Reader:
                         yield Source(s, x.start_point[0] + 1, True)
                     elif (item := self.text(args.named_children[0])) in self.secret_items:
                         yield self.secret_items[item]
+                if (
+                    q.rsplit(".", 1)[-1] == "loadEnv"
+                    and args is not None
+                    and len(args.named_children) > 2
+                    and self.fold(args.named_children[2]) == ""
+                ) or q == "Deno.env.toObject":
+                    # Vite's `loadEnv(mode, dir, "")` (every variable, not only the public `VITE_`
+                    # ones), Deno's `Deno.env.toObject()`: the whole environment
+                    yield Source("the whole environment", x.start_point[0] + 1, True)
                 if _COOKIE_JAR.match(q):
                     # the browser's cookie jar, every site's sessions (an extension's `cookies` API)
                     yield Source("the browser's cookies", x.start_point[0] + 1, True)
