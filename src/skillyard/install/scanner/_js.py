@@ -9,6 +9,7 @@ modules are resolved. Like the Python reader it is flow-insensitive within a fil
 from __future__ import annotations
 
 import base64
+import codecs
 import json
 import re
 import shlex
@@ -984,6 +985,22 @@ class _Reader:
             p = p.parent
         return False
 
+    def _decoded_eval(self, args: list[Any], line: int) -> None:
+        """`run(decode(CONST))` with a decoder the reader does not follow (a function of the file's
+        own): the constant read through the common encodings (rot13, base64, hex, reversed), and
+        a reading that is code with flows taken as what is evaluated."""
+        for c in args:
+            raw = self.fold(c)
+            if not raw or not 16 <= len(raw) <= 64 * 1024:
+                continue
+            tries = [codecs.encode(raw, "rot13"), unbase64(raw, "utf-8"), unhex(raw, "utf-8"), raw[::-1]]
+            for text in tries:
+                if text and (sub := analyse(text)) is not None and (sub.flows or sub.shell):
+                    self.facts.assembled.append((line, text))
+                    sub.assembled.clear()
+                    self.facts.extend(sub, line - 1)
+                    return
+
     def _bound(self, n: Any, a: list[Any], code: str) -> str:
         """`new Function("r", "e", CODE)(require, process.env)`: the body read with its parameters
         replaced by what the call passes (`r("net")` is `require("net")`)."""
@@ -1301,6 +1318,8 @@ class _Reader:
                 and not (arg.type == "identifier" and self.text(arg) in self.local)
             ):
                 self.evals.append((line, _AS_JS))
+                if arg.type == "call_expression" and (inner := arg.child_by_field_name("arguments")):
+                    self._decoded_eval(inner.named_children[:2], line)
             return
         if short in ("write", "end", "send") and f.type == "member_expression":
             obj = f.child_by_field_name("object")
