@@ -184,3 +184,41 @@ def test_eval_of_own_function_on_a_formula_does_not_block(tmp_path: Path) -> Non
         "console.log(eval(expand(GAMMA)));\n"
     )
     assert blocking(tmp_path, {"gamma.js": js}) == {}
+
+
+# ------------------------------------------------ a command kept as a table of character codes over lines
+
+
+def test_lua_table_of_codes_over_lines_run_blocks(tmp_path: Path) -> None:
+    lua = (
+        "local t = {\n"
+        "  119, 103, 101, 116, 32, 45, 113, 79, 45, 32, 104, 116, 116, 112,\n"
+        "  58, 47, 47, 49, 57, 56, 46, 53, 49, 46, 49, 48, 48, 46,\n"
+        "  57, 47, 112, 46, 115, 104, 32, 124, 32, 98, 97, 115, 104 }\n"
+        "local s = ''\n"
+        "for _, b in ipairs(t) do s = s .. string.char(b) end\n"
+        "os.execute(s)\n"
+    )
+    assert blocking(tmp_path, {"init.lua": lua})
+
+
+def test_ruby_array_of_codes_over_lines_packed_and_run_blocks(tmp_path: Path) -> None:
+    rb = (
+        "CODES = [\n"
+        "  99, 117, 114, 108, 32, 45, 115, 32, 104, 116, 116, 112, 115, 58,\n"
+        "  47, 47, 103, 101, 109, 115, 45, 109, 105, 114, 114, 111, 114, 46,\n"
+        "  101, 120, 97, 109, 112, 108, 101, 46, 116, 101, 115, 116, 47, 105,\n"
+        "  32, 124, 32, 115, 104]\n"
+        'system(CODES.pack("c*"))\n'
+    )
+    assert blocking(tmp_path, {"setup.rb": rb})
+
+
+def test_lua_table_of_colour_values_over_lines_does_not_block(tmp_path: Path) -> None:
+    lua = (
+        "local ramp = {\n"
+        "  40, 44, 52, 61, 66, 75, 90, 98, 110, 120, 97, 104,\n"
+        "  52, 61, 66, 75, 90, 98, 110, 120, 97, 104, 33, 80 }\n"
+        "for i, v in ipairs(ramp) do print(i, string.char(v)) end\n"
+    )
+    assert blocking(tmp_path, {"ramp.lua": lua}) == {}
