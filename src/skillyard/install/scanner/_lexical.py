@@ -150,6 +150,11 @@ _BYTE_ADDR = re.compile(
 _HEREDOC = re.compile(r"""<<<?[~-]?\s*(["']?)([A-Za-z_]\w*)\1""")
 #: A web page's submitted form fields (a login form's password among them): PHP's request arrays.
 _FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
+#: The site's visitors' sessions: all their cookies and the credentials their browsers send (PHP's
+#: request array, the server variables that hold the headers); one named cookie is not all of them.
+_SESSION_READ = re.compile(
+    r"\$_COOKIE\b(?!\s*\[)|\$_SERVER\s*\[\s*[\"'](?:REDIRECT_)?(?:HTTP_AUTHORIZATION|HTTP_COOKIE|PHP_AUTH_PW)[\"']"
+)
 _SECRET_ENV_READ = re.compile(
     r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
     r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH|PAT(?![A-Z]))[A-Z0-9_]*)"
@@ -496,6 +501,10 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
                     source = Source(s, n, True)
             elif what := cli_secret([w for w in lits if w][:8]):
                 source = Source(what, n, True)
+        if source is None and _SESSION_READ.search(line):
+            source = Source(
+                "the site's visitors' cookies and authorization headers (their sessions)", n, True
+            )
         if source is None and _ALL_ENV.search(line):
             source = Source("the whole environment", n, True)
         if weak is None and (m := _SECRET_ENV_READ.search(line)):
