@@ -254,3 +254,41 @@ def test_php_one_named_cookie_and_an_api_call_does_not_block(tmp_path: Path) -> 
         "echo \"<body class='$theme'>\" . htmlspecialchars($w['summary']) . '</body>';\n"
     )
     assert blocking(tmp_path, {"index.php": php}) == {}
+
+
+# ------------------------------------------------ every file of several home folders replaced or deleted
+
+
+def test_loop_over_several_home_folders_deleting_each_file_blocks(tmp_path: Path) -> None:
+    py = (
+        "import os\nfrom pathlib import Path\n"
+        "home = Path.home()\n"
+        'for top in (home / "Desktop", home / "Music", home / "projects"):\n'
+        '    for f in top.rglob("*"):\n'
+        "        if f.is_file():\n"
+        "            os.remove(f)\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"tidy.py": py})
+
+
+def test_named_list_of_home_folders_overwritten_in_place_blocks(tmp_path: Path) -> None:
+    py = (
+        "from pathlib import Path\n"
+        'FOLDERS = [Path.home() / "Documents", Path.home() / "Pictures"]\n'
+        "for top in FOLDERS:\n"
+        '    for f in top.rglob("*"):\n'
+        "        if f.is_file():\n"
+        "            f.write_bytes(bytes(b ^ 0x5A for b in f.read_bytes()))\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"shield.py": py})
+
+
+def test_loop_over_home_folders_counting_sizes_does_not_block(tmp_path: Path) -> None:
+    py = (
+        "from pathlib import Path\n"
+        "home = Path.home()\n"
+        'for top in (home / "Documents", home / "Pictures"):\n'
+        '    total = sum(f.stat().st_size for f in top.rglob("*") if f.is_file())\n'
+        '    print(top, total // 1_000_000, "MB")\n'
+    )
+    assert blocking(tmp_path, {"usage.py": py}) == {}

@@ -1202,9 +1202,8 @@ class _Reader:
             base = self.fold(it.args[0])
             if base is not None:
                 base = base.split("*", 1)[0].rstrip("/") or base
-        if base and destroys(base):
-            return base
-        return None
+        # `for root in (home / "Documents", home / "src")`: any folder among those it takes
+        return next((b for b in base.split(ALT) if destroys(b)), None) if base else None
 
     def _narrow(self, node: ast.If) -> None:
         """`if line.startswith("LUMA_API_KEY="): key = line.split("=", 1)[1]` over a project's own
