@@ -987,6 +987,8 @@ def _language(rel: str, text: str) -> str | None:
         return "typescript"
     if ext == "tsx":
         return "tsx"
+    if re.search(r"(?:^|/)\.?python(?:rc|startup)$", rel, re.I):
+        return "python"  # the file PYTHONSTARTUP names, run by every interactive interpreter
     if ext in ("", "txt") and (m := _SHEBANG.match(text)):  # a script without an extension
         return "python" if m.group(1).startswith("python") else "shell"
     return None
@@ -1111,9 +1113,11 @@ _OTHER_CODE = frozenset(
     "go rb ps1 psm1 psd1 pl pm php rs java kt kts swift lua cs fs vb vbs r jl groovy gradle sbt scala ex exs "
     "dart c cc cpp cxx h hpp m mm nim cr zig clj hs ml tcl bat cmd el".split()
 )
-#: Ruby files known by their name, which Ruby tools load and run (`rake`, `bundle`, `gem build`, `pod`).
+#: Files known by their name that their tools load and run: Ruby's (`rake`, `bundle`, `gem build`, `pod`).
 _RUBY_BY_NAME = re.compile(
-    r"(?:^|/)(?:(?:rake|gem|vagrant|guard|pod|fast|brew|cap|danger|berks)file|[^/]*\.(?:gemspec|rake|ru))$",
+    r"(?:^|/)(?:(?:rake|gem|vagrant|guard|pod|fast|brew|cap|danger|berks)file|[^/]*\.(?:gemspec|rake|ru)"
+    # interpreters' start-up files, run by every console the user opens (irb, pry, R, the Perl debugger)
+    r"|\.?(?:irb|pry)rc|\.?Rprofile(?:\.site)?|\.?perldb)$",
     re.I,
 )
 #: Names and extensions of files that may hold shell commands in another syntax (`_recipes.kind`).

@@ -295,7 +295,7 @@ class FileContext:
             and m[1].lower() in self.own_secrets
         ):
             return 2, "a keychain item this skill stores itself or is named after"
-        if rule_id == "SY-PER-002" and line in self.installed_launch:
+        if rule_id in ("SY-PER-002", "SY-PS-006") and line in self.installed_launch:
             return 1, "a login item or service whose definition starts only a program already installed"
         if rule_id == "SY-PER-002" and _ENABLE_INSTALLED.match(text, start) and not self.unit_written:
             return 2, "a service some package installed, enabled; not one this file creates"

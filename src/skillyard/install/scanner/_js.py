@@ -9,6 +9,7 @@ modules are resolved. Like the Python reader it is flow-insensitive within a fil
 from __future__ import annotations
 
 import base64
+import codecs
 import json
 import re
 import shlex
@@ -589,7 +590,7 @@ class _Reader:
                 q = self.qual(x)
                 if q.startswith("process.env.") and SECRET_ENV.match(q.rsplit(".", 1)[-1]):
                     yield Source(f"${q.rsplit('.', 1)[-1]}", x.start_point[0] + 1, False)
-                elif q == "process.env" and x.parent is not None and x.parent.type in _HANDED_ON:
+                elif q in ("process.env", "Bun.env") and x.parent is not None and x.parent.type in _HANDED_ON:
                     # `{ ...process.env }`, `JSON.stringify(process.env)`: the whole environment
                     yield Source("the whole environment", x.start_point[0] + 1, True)
             if x.type == "call_expression":
@@ -623,6 +624,15 @@ class _Reader:
                         yield Source(s, x.start_point[0] + 1, True)
                     elif (item := self.text(args.named_children[0])) in self.secret_items:
                         yield self.secret_items[item]
+                if (
+                    q.rsplit(".", 1)[-1] == "loadEnv"
+                    and args is not None
+                    and len(args.named_children) > 2
+                    and self.fold(args.named_children[2]) == ""
+                ) or q == "Deno.env.toObject":
+                    # Vite's `loadEnv(mode, dir, "")` (every variable, not only the public `VITE_`
+                    # ones), Deno's `Deno.env.toObject()`: the whole environment
+                    yield Source("the whole environment", x.start_point[0] + 1, True)
                 if _COOKIE_JAR.match(q):
                     # the browser's cookie jar, every site's sessions (an extension's `cookies` API)
                     yield Source("the browser's cookies", x.start_point[0] + 1, True)
@@ -975,6 +985,22 @@ class _Reader:
             p = p.parent
         return False
 
+    def _decoded_eval(self, args: list[Any], line: int) -> None:
+        """`run(decode(CONST))` with a decoder the reader does not follow (a function of the file's
+        own): the constant read through the common encodings (rot13, base64, hex, reversed), and
+        a reading that is code with flows taken as what is evaluated."""
+        for c in args:
+            raw = self.fold(c)
+            if not raw or not 16 <= len(raw) <= 64 * 1024:
+                continue
+            tries = [codecs.encode(raw, "rot13"), unbase64(raw, "utf-8"), unhex(raw, "utf-8"), raw[::-1]]
+            for text in tries:
+                if text and (sub := analyse(text)) is not None and (sub.flows or sub.shell):
+                    self.facts.assembled.append((line, text))
+                    sub.assembled.clear()
+                    self.facts.extend(sub, line - 1)
+                    return
+
     def _bound(self, n: Any, a: list[Any], code: str) -> str:
         """`new Function("r", "e", CODE)(require, process.env)`: the body read with its parameters
         replaced by what the call passes (`r("net")` is `require("net")`)."""
@@ -1292,6 +1318,8 @@ class _Reader:
                 and not (arg.type == "identifier" and self.text(arg) in self.local)
             ):
                 self.evals.append((line, _AS_JS))
+                if arg.type == "call_expression" and (inner := arg.child_by_field_name("arguments")):
+                    self._decoded_eval(inner.named_children[:2], line)
             return
         if short in ("write", "end", "send") and f.type == "member_expression":
             obj = f.child_by_field_name("object")

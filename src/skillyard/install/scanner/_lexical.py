@@ -37,7 +37,8 @@ _COMMENT = re.compile(r"^\s*(?://|#(?!!)|--|/\*|\*\s|REM\b|::|<#)", re.IGNORECAS
 #: Languages whose comments start with `;` (elsewhere a line may start a statement with it).
 _SEMI_COMMENT = frozenset({"el", "clj", "cljs", "lisp", "scm"})
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`\n]*)`')
-_WORDS = re.compile(r"%[wWiI][\[({<]([^\])}>]*)[\])}>]")
+#: A word list: Ruby's `%w[a b]`, Perl's `qw(a b)` / `qw/a b/`.
+_WORDS = re.compile(r"(?:%[wWiI]|\bqw\s*)(?:[\[({<]([^\])}>]*)[\])}>]|([/|!])([^\n]*?)\2)")
 _HOME_PREFIX = re.compile(
     r"^(?:\$env:(?:USERPROFILE|HOME)|%USERPROFILE%|%HOME%|\$\{?HOME\}?|\$HOME)(?=[/\\]|$)", re.I
 )
@@ -149,6 +150,11 @@ _BYTE_ADDR = re.compile(
 _HEREDOC = re.compile(r"""<<<?[~-]?\s*(["']?)([A-Za-z_]\w*)\1""")
 #: A web page's submitted form fields (a login form's password among them): PHP's request arrays.
 _FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
+#: The site's visitors' sessions: all their cookies and the credentials their browsers send (PHP's
+#: request array, the server variables that hold the headers); one named cookie is not all of them.
+_SESSION_READ = re.compile(
+    r"\$_COOKIE\b(?!\s*\[)|\$_SERVER\s*\[\s*[\"'](?:REDIRECT_)?(?:HTTP_AUTHORIZATION|HTTP_COOKIE|PHP_AUTH_PW)[\"']"
+)
 _SECRET_ENV_READ = re.compile(
     r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
     r"([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|COOKIE|AUTH|PAT(?![A-Z]))[A-Z0-9_]*)"
@@ -295,7 +301,7 @@ _FOLDER_WORDS = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}$")
 def _literals(line: str) -> list[str]:
     out = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(line)]
     for m in _WORDS.finditer(line):
-        out.extend(m.group(1).split())
+        out.extend((m.group(1) if m.group(1) is not None else m.group(3)).split())
     return out
 
 
@@ -495,6 +501,10 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
                     source = Source(s, n, True)
             elif what := cli_secret([w for w in lits if w][:8]):
                 source = Source(what, n, True)
+        if source is None and _SESSION_READ.search(line):
+            source = Source(
+                "the site's visitors' cookies and authorization headers (their sessions)", n, True
+            )
         if source is None and _ALL_ENV.search(line):
             source = Source("the whole environment", n, True)
         if weak is None and (m := _SECRET_ENV_READ.search(line)):
@@ -595,6 +605,16 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
     elif received and ran and (at := [n for n, k, c in sinks if k == "a socket" and not _local(c, binds)]):
         said = "connects a socket and runs the command lines it receives on it (a remote shell)"
         facts.flows.append(flow("reverse-shell", "critical", at[0], said, None))
+    for m in _CODES.finditer(text) if "\n" in text else ():
+        # a list of codes that runs over several lines (a table of bytes): read as one text
+        if "\n" not in m.group(0) or len(spelled) >= 64:
+            continue
+        codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
+        at = text.count("\n", 0, m.start()) + 1
+        for op, k in [("+", 0), *shifts[:4]]:
+            moved = [_shift(c, op, k) for c in codes]
+            if all(31 < c < 127 or c in (9, 10) for c in moved):
+                spelled.append((at, "".join(map(chr, moved))))
     # the first few one by one, then every other one read together: lists put first hide nothing
     room = max(0, 8 - len(facts.assembled))
     facts.assembled.extend(spelled[:room])
@@ -645,6 +665,7 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
         ps = _powershell.analyse(text)
         facts.assembled.extend(ps.assembled)
         facts.flows.extend(ps.flows)
+        facts.installed_launch.update(ps.installed_launch)
     if templates:  # git is handed one of them
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks:

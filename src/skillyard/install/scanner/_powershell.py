@@ -174,7 +174,54 @@ def analyse(text: str) -> CodeFacts:
         elif saved and (st := _STARTS.search(line)) and (at := saved.get(_plain(st.group(1)))) is not None:
             said = f"downloads {st.group(1)} (line {at}) and runs it"
             facts.flows.append(flow("download-exec", "critical", n, said, None))
+    if _tasks_start_installed(text, r):
+        facts.installed_launch.update(
+            n
+            for n, line in enumerate(text.split("\n"), 1)
+            if re.search(r"\bRegister-ScheduledTask\b", line, re.I)
+        )
     return facts
+
+
+_TASK_ACTION = re.compile(r"\bNew-ScheduledTaskAction\b([^\n]*)", re.I)
+#: Programs that run code they are handed (a script, a command line, a library, a download):
+#: a task starting one runs whatever it names, not just the program.
+_RUNNERS = re.compile(
+    r"^(?:powershell|pwsh|cmd|command|wscript|cscript|mshta|rundll32|regsvr32|msiexec|bitsadmin|certutil"
+    r"|curl|wget|py|pyw|python\w*|node|deno|bun|bash|sh|wsl|conhost|forfiles|msbuild|installutil|regasm"
+    r"|regsvcs|schtasks|reg|sc|explorer|hh|odbcconf|pcalua|ftp|tftp|javaw?|perl|ruby|php|start|at|runas"
+    r"|msdt|cmstp|wmic|mavinject|ieexec|dotnet|psexec\w*)(?:\.(?:exe|com|bat|cmd))?$",
+    re.I,
+)
+
+
+#: A script that downloads, copies, unpacks or writes a file may be putting the program in place.
+_BRINGS = re.compile(
+    r"\b(?:Invoke-WebRequest|iwr|Invoke-RestMethod|irm|Start-BitsTransfer|WebClient|HttpClient|curl|wget"
+    r"|Copy-Item|copy|cp|Move-Item|move|mv|Expand-Archive|Set-Content|Add-Content|Out-File|WriteAll\w*)\b",
+    re.I,
+)
+
+
+def _tasks_start_installed(text: str, r: _Reader) -> bool:
+    """Whether every scheduled task action the script defines starts a program by its bare name
+    (one the system provides, found on the PATH) that does not run code it is handed, with
+    arguments that name no address: the task runs that program, nothing the skill brings."""
+    actions = _TASK_ACTION.findall(text)
+    if not actions or len(actions) > 8 or _BRINGS.search(text):
+        return False
+    for a in actions:
+        m = re.search(r"-Execute\s+('[^']*'|\"[^\"]*\"|\S+)", a, re.I)
+        prog = r.fold(m.group(1)) if m else None
+        if not prog or not re.fullmatch(r"[\w.-]+", prog) or _RUNNERS.match(prog):
+            return False
+        # the arguments, and the assignments of the names they use
+        said = a + "".join(
+            ln for v in re.findall(r"\$(\w+)", a) for ln in re.findall(rf"(?im)^\s*\${v}\s*=.*$", text)
+        )
+        if re.search(r"://|\\\\[^\\\s]+\\[^\s]*\.(?:exe|dll|ps1|bat|cmd|vbs|js)\b", said, re.I):
+            return False
+    return True
 
 
 #: The cloud modules' cmdlets (Az, AzureRM, Microsoft Graph, AWS Tools, Google Cloud Tools).

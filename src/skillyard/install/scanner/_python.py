@@ -840,7 +840,7 @@ class _Reader:
             parts = [node.func.value, *node.args]
         elif (
             isinstance(node, ast.Call) and f.startswith(("os.", "posixpath", "path.")) and f.endswith(".join")
-        ):
+        ) or (isinstance(node, ast.Call) and f in ("Path", "pathlib.Path") and len(node.args) > 1):
             parts = list(node.args)
         elif isinstance(node, ast.Call) and f in ("Path", "pathlib.Path", "str") and len(node.args) == 1:
             return self._loose_path(node.args[0], depth + 1)
@@ -949,7 +949,7 @@ class _Reader:
         sub = self._body(body, dict(self.taint), None)
         for node in body:
             if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom) and node.value is not None:
-                src = sub.source(node.value)
+                src = sub.narrowed.get(id(node)) or sub.source(node.value)
                 if src is not None and not src.what.startswith(PARAM):
                     self.returns[fn.name] = (src, None)
                     break
@@ -1202,12 +1202,11 @@ class _Reader:
             base = self.fold(it.args[0])
             if base is not None:
                 base = base.split("*", 1)[0].rstrip("/") or base
-        if base and destroys(base):
-            return base
-        return None
+        # `for root in (home / "Documents", home / "src")`: any folder among those it takes
+        return next((b for b in base.split(ALT) if destroys(b)), None) if base else None
 
     def _narrow(self, node: ast.If) -> None:
-        """`if line.startswith("LUMA_API_KEY="): key = line.split("=", 1)[1]` over a project's own
+        """`if line.startswith("LUMA_API_KEY="): key = line.split("=", 1)[1]` (or `return ...`) over a project's own
         `.env`: what the body takes from `line` is that one variable, weighed like `$LUMA_API_KEY`."""
         t = node.test
         if not (
@@ -1223,8 +1222,10 @@ class _Reader:
         ):
             return
         for stmt in node.body:
-            if isinstance(stmt, ast.Assign) and any(
-                isinstance(n, ast.Name) and n.id == t.func.value.id for n in ast.walk(stmt.value)
+            if (
+                isinstance(stmt, ast.Assign | ast.Return)
+                and stmt.value is not None
+                and any(isinstance(n, ast.Name) and n.id == t.func.value.id for n in ast.walk(stmt.value))
             ):
                 self.narrowed[id(stmt)] = Source(f"${name[1]}", stmt.lineno, False)
 
@@ -1343,7 +1344,9 @@ class _Reader:
             elif (
                 (loose := self._loose_path(value)) is not None
                 and secret_path(loose)
-                and not OWN_FILE.search(loose)  # a project's own `.env`, found upwards, is its own
+                # a project's own `.env`, found upwards, is its own; a round of several credential
+                # files (`.env`, `.env.production`, ...) read in turn is a collection of them
+                and (not OWN_FILE.search(loose) or sum(1 for x in loose.split(ALT) if secret_path(x)) > 1)
                 and len(self.loose_paths) < 64
             ):
                 self.loose_paths[n] = loose  # `f = prof / name` with `name` a credential file's name

@@ -885,7 +885,7 @@ class _Reader:
         if (
             name in _CLOUD_CLIS
             and "--dry-run" not in words
-            and any(_CLOUD_DELETE.fullmatch(w) for w in words[1:4])
+            and any(_CLOUD_DELETE.fullmatch(w) for w in words[1 : 8 if name in ("kubectl", "oc") else 4])
         ):
             self.cloud_delete(words, nodes, line)
         # downloads to a file, then running that file
@@ -1062,11 +1062,13 @@ class _Reader:
         refs = {v for x in nodes[1:] for v in re.findall(r"\$\{?(\w+)", self.text(x))}
         hit = next((self.listed[v] for v in refs if v in self.listed), None)
         what = f"everything `{hit}` lists" if hit else None
-        if what is None and words[0] == "kubectl":
-            kinds = {w for w in words[2:4] if not w.startswith("-")}
+        if what is None and words[0] in ("kubectl", "oc"):
+            # the kinds named after the verb, whatever global options (`--context "$c"`) come first
+            at = next((i for i, w in enumerate(words[1:8], 1) if _CLOUD_DELETE.fullmatch(w)), len(words))
+            kinds = set(words[at + 1].lower().split(",")) if at + 1 < len(words) else set()
             every = "--all" in words or "--all-namespaces" in words or "-A" in words
-            if every and kinds & {"ns", "namespace", "namespaces", "all"}:
-                what = "every Kubernetes namespace" if kinds - {"all"} else "every resource"
+            if every and (kept := kinds & _KUBE_STORES):
+                what = "every resource" if "all" in kept else f"every {'/'.join(sorted(kept))}"
         if what is not None:
             self.flow("destruction", "high", line, f"deletes {what} ({' '.join(words[:3])})", None)
 
@@ -1518,7 +1520,12 @@ def _package_fetch(words: list[str]) -> str | None:
 
 
 #: Cloud command lines, the listings of everything an account holds, and the verbs that delete.
-_CLOUD_CLIS = frozenset({"aws", "gcloud", "gsutil", "az", "kubectl", "doctl", "oci"})
+_CLOUD_CLIS = frozenset({"aws", "gcloud", "gsutil", "az", "kubectl", "doctl", "oci", "oc"})
+#: Kubernetes kinds that hold what a cluster stores (its namespaces, volumes, claims, secrets).
+_KUBE_STORES = frozenset(
+    "all ns namespace namespaces pv persistentvolume persistentvolumes pvc persistentvolumeclaim"
+    " persistentvolumeclaims secret secrets statefulset statefulsets".split()
+)
 _CLOUD_LIST = re.compile(
     r"\$\(\s*((?:aws\s+[\w-]+\s+(?:list|describe)-[\w-]+|aws\s+s3\s+ls|gsutil\s+ls|(?:gcloud|az|doctl|oci)\s+"
     r"(?:[\w-]+\s+){1,4}list|kubectl\s+get\s+(?:ns|namespaces?))\b[^)]*)"
