@@ -3,6 +3,7 @@ login item that starts a program the script looked up or placed in a system fold
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from scanner_support import blocking
@@ -117,3 +118,27 @@ def test_ssh_for_https_swaps_of_the_same_place_do_not_block(tmp_path: Path) -> N
         'git config --global url."ssh://git@gitlab.example.com:2222/team/".insteadOf "https://gitlab.example.com/team/"\n'
     )
     assert blocking(tmp_path, {"setup.sh": sh}) == {}
+
+
+# ------------------------------------------------ PHP and Perl folding: every literal read once
+
+
+def test_join_search_passes_over_each_literal_whole() -> None:
+    from skillyard.install.scanner._lexical import _JOIN
+
+    # escaped quotes in a long literal, one never closed, and joins among them
+    text = 'my $a = "' + '\\"' * 500 + '";\n' + "print '" + "\\'" * 500 + "\n$b = 'x' . \"y\";\n"
+    covered = bytearray(len(text))
+    for m in _JOIN.finditer(text):
+        covered[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+    # a quote no match covers is one the search failed at, having read on to the line's end
+    missed = [i for i, c in enumerate(text) if c in "'\"" and not covered[i]]
+    assert missed == []
+
+
+def test_a_bound_name_is_looked_for_at_line_starts_only() -> None:
+    from skillyard.install.scanner._lexical import _BOUND
+
+    lead = re.match(r"\(\?m\)\^(\[[^\]]*\]|\\s)\*", _BOUND.pattern)
+    # its leading run never takes a line break: a blank line is not read again from every line above it
+    assert lead is None or re.fullmatch(lead.group(1), "\n") is None
