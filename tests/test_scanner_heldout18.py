@@ -317,14 +317,6 @@ _STORE_ONCE = (
 )
 
 
-def test_keychain_item_the_skill_has_the_user_store_sent_as_a_header_does_not_block(tmp_path: Path) -> None:
-    sh = (
-        "k=$(security find-generic-password -s tideline-key -w)\n"
-        'curl -fsS -H "X-Api-Key: $k" https://api.tideline.example.test/v2/tides\n'
-    )
-    assert blocking(tmp_path, {"tides.sh": sh}, _STORE_ONCE) == {}
-
-
 def test_other_keychain_item_sent_out_still_blocks(tmp_path: Path) -> None:
     sh = (
         'k=$(security find-generic-password -s "Chrome Safe Storage" -w)\n'

@@ -37,11 +37,16 @@ MAX_DIRS_PER_ROOT = 200_000
 RACY_NS = 2_000_000_000
 
 
-def _claim(entry: Entry) -> tuple[bool, int]:
-    """How a skill file ranks among copies of one name in one root (lower wins): in a folder named
-    after the skill first, then the shallowest."""
-    folder = os.path.dirname(entry.path)
-    return (fold_name(os.path.basename(folder)) != fold_name(entry.name or ""), folder.count(os.sep))
+def _claim(entry: Entry) -> tuple[bool, bool, int]:
+    """How a skill file ranks among copies of one name in one root (lower wins): a name written as
+    it reads first ("pdf" over "PDF" or "рdf", which only fold to it), then in a folder named after
+    the skill, then the shallowest."""
+    folder, name = os.path.dirname(entry.path), entry.name or ""
+    return (
+        fold_name(name) != name,
+        fold_name(os.path.basename(folder)) != fold_name(name),
+        folder.count(os.sep),
+    )
 
 
 def _shadowed(entry: Entry, winner: Entry) -> Diagnostic:

@@ -354,6 +354,9 @@ def supervise(
     preexec function); RLIMIT_NPROC counts every process of the user, so it is `nproc_base` more.
     """
     start = time.monotonic()
+    stop = current_stop()
+    if stop is not None and stop.is_set():  # cancelled while the run was being set up: nothing starts
+        return ExecResult(b"", b"", -1, False, 0, executor=executor, warnings=[CANCELLED])
     preexec = None
     if nproc_base is not None:
         prefix = rlimit_argv(limits, nproc_base=nproc_base)
@@ -400,7 +403,6 @@ def supervise(
     timed_out = False
     warnings: list[str] = []
     exited_at: float | None = None
-    stop = current_stop()
     try:
         while sel.get_map():
             now = time.monotonic()

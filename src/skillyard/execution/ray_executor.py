@@ -143,10 +143,12 @@ class RayExecutor(Executor):
             "uid": self.sandbox_uid,
             "gid": self.sandbox_gid,
         }
+        stop = current_stop()
+        if stop is not None and stop.is_set():  # cancelled during the uploads: no task is sent
+            return ExecResult(b"", b"", -1, False, 0, executor=self.name, warnings=[CANCELLED])
         ref = self._task.options(**options).remote(payload)
         start = time.monotonic()
         deadline = start + float(spec.timeout) + _GRACE
-        stop = current_stop()
         try:
             while stop is not None and not ray.wait([ref], timeout=0.25)[0] and time.monotonic() < deadline:
                 if stop.is_set():  # the caller gave up: the task goes, and the sandbox with its worker

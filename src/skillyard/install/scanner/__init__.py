@@ -1153,9 +1153,9 @@ def _own_item(fl: Any, fctx: _context.FileContext, code_at: Callable[[int], str]
     ):
         return fl
     m = _context.KEYCHAIN_READ.search(code_at(fl.steps[0][0]))
-    if m is None or m[1].lower() not in fctx.own_secrets:
+    if m is None or m[2].lower() not in fctx.own_secrets:
         return fl
-    item = _flows.Source(f"the keychain item {m[1]} (this skill's own)", fl.steps[0][0], False)
+    item = _flows.Source(f"the keychain item {m[2]} (this skill's own)", fl.steps[0][0], False)
     sev, text = _flows.sent(item, fl.text[len(said) :])
     return _flows.Flow(fl.kind, sev, fl.line, text, (*fl.steps[:-1], (fl.line, text, None)))
 

@@ -132,10 +132,14 @@ _COMMENTED_EXT = (".sh", ".bash", ".zsh", ".py", ".rb", ".pl", ".ps1", ".yaml", 
 _ALTERNATIVE = re.compile(r"\|\s*$")
 #: Keychain items by service name: stored (`security add-generic-password -s NAME`, `secret-tool
 #: store ... service NAME`) and read back (`security find-generic-password -s NAME`).
+#: (an item's whole service name: not the `gh` of `-s gh:github.com` or the `Docker` of `-s "Docker X"`)
 _KEYCHAIN_STORE = re.compile(
-    r"\bsecurity\s+add-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)|\bsecret-tool\s+store\b[^\n]*?\sservice\s+([\w.-]+)"
+    r"\bsecurity\s+add-generic-password\b[^\n]*?\s-s\s+([\"']?)([\w.-]+)\1(?![^\s;|&)`])"
+    r"|\bsecret-tool\s+store\b[^\n]*?\sservice\s+([\"']?)([\w.-]+)\3(?![^\s;|&)`])"
 )
-KEYCHAIN_READ = re.compile(r"security\s+find-generic-password\b[^\n]*?\s-s\s+[\"']?([\w.-]+)")
+KEYCHAIN_READ = re.compile(
+    r"security\s+find-generic-password\b[^\n]*?\s-s\s+([\"']?)([\w.-]+)\1(?![^\s;|&)`])"
+)
 #: A message in code: `echo "Install it: ..."`, `{"error": "grype not found. Install: ..."}`.
 _MESSAGE = re.compile(
     r"""(?:\b(?:echo|printf)\s+(?:-\w+\s+)*|["'](?:error|message|hint|help)["']\s*:\s*)["'][^"'\n]*$"""
@@ -292,7 +296,7 @@ class FileContext:
         if (
             rule_id == "SY-CRED-006"
             and (m := KEYCHAIN_READ.match(text, start))
-            and m[1].lower() in self.own_secrets
+            and m[2].lower() in self.own_secrets
         ):
             return 2, "a keychain item this skill stores itself or is named after"
         if rule_id in ("SY-PER-002", "SY-PS-006") and line in self.installed_launch:
@@ -469,9 +473,8 @@ def build(rel: str, text: str, referenced: set[str]) -> FileContext:
     )
     # the skill's own items: those it stores, and one named for the skill (`-s restic` in a restic
     # backup skill), unless the name is another program's (a browser's "Safe Storage")
-    stored = {(a or b).lower() for a, b in _KEYCHAIN_STORE.findall(text)}
-    # and those SKILL.md has the user store (`security add-generic-password -s NAME -w`)
-    stored |= {r.removeprefix(_STORED_MARK) for r in referenced if r.startswith(_STORED_MARK)}
+    # (not one SKILL.md has the user store: its name may be another program's item, which is read)
+    stored = {(a or b).lower() for _, a, _, b in _KEYCHAIN_STORE.findall(text)}
     stored |= {w for w in re.split(r"[^a-z0-9]+", own.lower()) if len(w) >= 4}
     ctx.own_secrets = frozenset(n for n in stored if not _FOREIGN_ITEM.search(n))
     ctx.unit_written = bool(_UNIT_WRITTEN.search(text))
@@ -634,8 +637,6 @@ _FOLLOW_MARK = "\x00follow:"
 _QUOTE_MARK = "\x00quote:"
 #: ... and the skill's own name, from its front matter.
 _NAME_MARK = "\x00name:"
-#: ... and the keychain items it stores or has the user store.
-_STORED_MARK = "\x00stored:"
 _FRONT_NAME = re.compile(r"\A---[^\n]*\n(?:[^\n]*\n)*?name:\s*[\"']?([\w.-]+)")
 #: The skill's declared author (`metadata.author`), read inside the front matter only.
 _FRONT_AUTHOR = re.compile(r"\A---[^\n]*\n(?:(?!---)[^\n]*\n)*?[ \t]*author:[ \t]*[\"']?([\w.-]+)")
@@ -669,7 +670,6 @@ def referenced_paths(text: str) -> set[str]:
     out: set[str] = set()
     if m := _FRONT_NAME.match(text):
         out.add(f"{_NAME_MARK}{m.group(1).lower()}")
-    out |= {f"{_STORED_MARK}{(a or b).lower()}" for a, b in _KEYCHAIN_STORE.findall(text)[:16]}
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if "/" not in line:

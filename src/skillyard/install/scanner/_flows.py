@@ -160,7 +160,9 @@ _FETCHES = re.compile(
 )
 
 
-def persistence_severity(path: str, content: str | None = None, checked: frozenset[str] = frozenset()) -> str:
+def persistence_severity(
+    path: str, content: str | None = None, checked: frozenset[str] | None = frozenset()
+) -> str:
     """Writing a start-up file is medium (users are told to add PATH lines); writing one a command
     that fetches or decodes code there is critical; any other persistence target is high, but a
     login item or service whose definition is read and starts only an installed program is medium."""
@@ -197,10 +199,11 @@ _INSTALLED_PROGRAM = re.compile(
 )
 
 
-def launches_installed(path: str, content: str | None, checked: frozenset[str] = frozenset()) -> bool:
+def launches_installed(path: str, content: str | None, checked: frozenset[str] | None = frozenset()) -> bool:
     """Whether a login item or unit written to `path` with `content` starts only installed programs
-    (`checked`: the names the code makes sure are installed, `command -v NAME`)."""
-    if content is None or not _LAUNCHER.search(path):
+    (`checked`: the names the code makes sure are installed, `command -v NAME`; None: the code
+    puts programs of its own where programs are found, so no name or system path is vouched for)."""
+    if content is None or checked is None or not _LAUNCHER.search(path):
         return False
     cmds = [_INSTALLED_PROGRAM.match(c.strip()) for c in _EXEC_LINE.findall(content)]
     return 0 < len(cmds) <= 8 and all(m and (m[1] or m[0].split()[0] in checked) for m in cmds)
@@ -574,7 +577,7 @@ def flow(kind: str, sev: str, line: int, text: str, src: Source | None) -> Flow:
 
 
 def written(
-    path: str, line: int, content: str | None = None, checked: frozenset[str] = frozenset()
+    path: str, line: int, content: str | None = None, checked: frozenset[str] | None = frozenset()
 ) -> Flow | None:
     """What writing `path` does beyond the skill's own run (`content`: what is written, when known):
     sets a kernel knob (a crash handler that pipes to a program is critical; cache and swap tuning

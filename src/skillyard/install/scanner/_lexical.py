@@ -347,7 +347,12 @@ _DECODE_CALL = re.compile(
     re.I,
 )
 _QI = r"""(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)")"""  # `$name` kept in double quotes
-_JOIN = re.compile(_QI + r"\s*\.\s*" + _QI)
+#: two literals joined; else one literal, or a quote never closed on its line, passed over whole (a
+#: search that failed at a quote would start again inside the literal: quadratic in a long one)
+_JOIN = re.compile(_QI + r"\s*\.\s*" + _QI + r"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|['"][^\n]*""")
+#: `$f = 'system';` on a line of its own (spaces before it, never line breaks: a run of blank lines
+#: would be read again from each of its lines)
+_BOUND = re.compile(r"(?m)^[ \t]*(?:my\s+|our\s+)?\$(\w+)\s*=\s*" + _Q + r"\s*;")
 _FUNC_NAME = re.compile(r"[A-Za-z_]\w{1,40}")
 
 
@@ -389,25 +394,29 @@ def _dot_folded(text: str) -> str:
         if folded == text:
             break
         text = folded
-    bound = {
-        m.group(1): m.group(2) if m.group(2) is not None else m.group(3)
-        for m in re.finditer(r"(?m)^\s*(?:my\s+|our\s+)?\$(\w+)\s*=\s*" + _Q + r"\s*;", text)
-    }
+    bound = {m.group(1): m.group(2) if m.group(2) is not None else m.group(3) for m in _BOUND.finditer(text)}
     names = {k: v for k, v in bound.items() if _FUNC_NAME.fullmatch(v)}
     if names:
         text = re.sub(r"&?\$(\w+)(?:->)?(?=\s*\()", lambda m: names.get(m.group(1), m.group(0)), text)
     plain = {k: v for k, v in bound.items() if '"' not in v and "$" not in v}
     if plain:
         # `"wget -qO- $u | perl"` with `$u` bound to a literal above: the string it makes
+        # (a quote never closed on its line is passed over whole, as in `_JOIN`)
         text = re.sub(
-            r'"((?:[^"\\\n]|\\.)*)"',
-            lambda m: '"' + re.sub(r"\$(\w+)\b", lambda v: plain.get(v[1], v[0]), m[1]) + '"',
+            r'"((?:[^"\\\n]|\\.)*)"|"[^\n]*',
+            lambda m: (
+                m[0]
+                if m[1] is None
+                else '"' + re.sub(r"\$(\w+)\b", lambda v: plain.get(v[1], v[0]), m[1]) + '"'
+            ),
             text,
         )
     return text
 
 
 def _joined(m: re.Match[str]) -> str:
+    if m.group(1) is None and m.group(2) is None:
+        return m.group(0)  # a literal on its own
     a, b = (
         (m.group(1) if m.group(1) is not None else m.group(2)),
         (m.group(3) if m.group(3) is not None else m.group(4)),

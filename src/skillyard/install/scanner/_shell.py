@@ -816,7 +816,9 @@ class _Reader:
         if path.strip("\"'") == "/etc/hosts":
             self.rerouted = self.rerouted or "a host the script wrote into /etc/hosts"
         # the programs the script makes sure are installed (`command -v copyq || exit 1`)
-        checked = frozenset(_CHECKED.findall(self.src.decode("utf-8", "replace")))
+        # (none when it also puts a program in a folder of programs: that one may be what starts)
+        src = self.src.decode("utf-8", "replace")
+        checked = None if _PLACES_BIN.search(src) else frozenset(a or b for a, b in _CHECKED.findall(src))
         if launches_installed(path, body, checked):
             self.facts.installed_launch.add(line)
         fl = written(path, line, body, checked)
@@ -1319,13 +1321,10 @@ class _Reader:
             key = next((i for i, w in enumerate(args) if _INSTEAD_OF.match(w)), None)
             instead = args[key + 1] if key is not None and key + 1 < len(args) else None
             self.logins(" ".join(self.text(n) for n in nodes), line, instead)
-            scp = r"^(?:[a-z+]+://)?[\w.-]+@"  # `git@github.com:`, `ssh://git@host/`: the host after the user
             base = args[key].split(".", 1)[1].rsplit(".", 1)[0] if key is not None else ""
-            base, other = (
-                host_of(re.sub(scp, "", u.strip("\"'"), flags=re.I)) for u in (base, instead or "")
-            )
-            if "." in base and "." in other and _site(base) != _site(other):
-                # every clone, fetch and push of the other host's repositories goes to this one
+            base, other = _rewrite_place(base), _rewrite_place(instead or "")
+            if all("." in host_of(u) for u in (base, other)) and base != other:
+                # every clone, fetch and push of the other place's repositories goes to this one
                 said = f"tells git to send what is meant for {other} to {base} (clones, pushes and the logins for them)"
                 self.flow("secret-network", "high", line, said, None)
         if args[:2] in (["remote", "add"], ["remote", "set-url"]) and len(args) >= 4:
@@ -1665,8 +1664,17 @@ def _trimmed(value: str | None, op: str, cut: str) -> str | None:
 
 #: A URL with a user part (`https://user:${TOKEN}@host/`): what is in the user part is sent to the host.
 _USER_URL = re.compile(r"\b[a-z][\w+.-]*://([^\s/@'\"]*)@([^\s/'\"]+)", re.I)
-#: A program looked up before use: `command -v NAME`, `which NAME`, `type -p NAME`, `hash NAME`.
-_CHECKED = re.compile(r"(?:\bcommand\s+-v|\bwhich|\btype\s+-[pP]|\bhash)\s+([\w.+-]+)")
+#: A program looked up before use, the script going on only when it is there: `command -v NAME
+#: || exit 1`, `if ! which NAME`, `type -p NAME && ...` (a lookup whose answer is ignored checks nothing).
+_LOOKUP = r"(?:command\s+-v|which|type\s+-[pP]|hash)\s+([\w.+-]+)"
+_CHECKED = re.compile(
+    rf"\bif\s+!?\s*{_LOOKUP}|\b{_LOOKUP}[^\n;]*?(?:\|\|\s*(?:\{{[^}}\n]*?)?\b(?:exit|return)\b|&&)"
+)
+#: A folder of programs named outside a shebang or an `Exec` line: a program the script puts there
+#: (`cp`, `install`, a download, a link, through a variable) is what a name or path then starts.
+_PLACES_BIN = re.compile(
+    r"(?m)^(?!#!|[ \t]*Exec)[^\n]*(?:\.local/bin|(?:~|HOME\}?)/bin|(?<![\w.-])/(?:usr/(?:local/)?|opt/\w+/)?s?bin)\b"
+)
 #: Settings that name a program a tool runs on its own later (git's credential helper, ssh command,
 #: pager, diff and filter drivers; the AWS CLI's `credential_process`; a kubeconfig's exec plugin;
 #: Go's `-toolexec`), as set by the tools' own commands.
@@ -1706,6 +1714,19 @@ def _helper_set(name: str, words: list[str]) -> tuple[str, str] | None:
 _EMPTY_TREE = re.compile(
     r"\b4b825dc642cb6eb9a060e54bf8d69288fbee4904\b|\bhash-object\b[^|;&]*-t\s+tree\b[^|;&]*/dev/null"
 )
+
+
+def _rewrite_place(url: str) -> str:
+    """A URL rewrite's side as host and path (`git@github.com:psf/`, `ssh://git@github.com:22/psf`
+    and `https://github.com/psf/` are all `github.com/psf`): an SSH/HTTPS swap is the same place,
+    another owner's path on the same host is not."""
+    url = url.strip("\"'")
+    rest = re.sub(r"^(?:[a-z+]+://)?(?:[^/@\s]*@)?", "", url, flags=re.I)
+    if "://" in url:
+        rest = re.sub(r"^([^/:]+):\d+(?=/|$)", r"\1", rest)
+    return rest.replace(":", "/", 1).rstrip("/").lower()
+
+
 #: git's URL rewrites (`url.<base>.insteadOf <other>`): requests for <other> go to <base>.
 _INSTEAD_OF = re.compile(r"(?i)^url\..+\.(?:push)?insteadof$")
 
