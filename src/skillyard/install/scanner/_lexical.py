@@ -151,9 +151,13 @@ _HEREDOC = re.compile(r"""<<<?[~-]?\s*(["']?)([A-Za-z_]\w*)\1""")
 #: A web page's submitted form fields (a login form's password among them): PHP's request arrays.
 _FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
 #: The site's visitors' sessions: all their cookies and the credentials their browsers send (PHP's
-#: request array, the server variables that hold the headers); one named cookie is not all of them.
+#: request array however reached, the server variables and request headers that hold them, the session
+#: id); one cookie named for something else (`$_COOKIE['theme']`) is not a credential.
 _SESSION_READ = re.compile(
-    r"\$_COOKIE\b(?!\s*\[)|\$_SERVER\s*\[\s*[\"'](?:REDIRECT_)?(?:HTTP_AUTHORIZATION|HTTP_COOKIE|PHP_AUTH_PW)[\"']"
+    r"\$_COOKIE\b(?!\s*\[\s*([\"'])(?![^\"']*(?:sess|sid|auth|tok|log(?:ged|in)|remember|jwt|sso|saml))[^\"']*\1\s*\])"
+    r"|\$(?:_SERVER|GLOBALS)\s*\[\s*[\"'](?:_COOKIE|(?:REDIRECT_)?(?:HTTP_AUTHORIZATION|HTTP_COOKIE|PHP_AUTH_PW))[\"']"
+    r"|\bINPUT_COOKIE\b|\bsession_id\s*\(\s*\)|\b(?:getallheaders|apache_request_headers)\s*\(",
+    re.I,
 )
 _SECRET_ENV_READ = re.compile(
     r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
