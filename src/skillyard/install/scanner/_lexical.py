@@ -609,12 +609,14 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
     elif received and ran and (at := [n for n, k, c in sinks if k == "a socket" and not _local(c, binds)]):
         said = "connects a socket and runs the command lines it receives on it (a remote shell)"
         facts.flows.append(flow("reverse-shell", "critical", at[0], said, None))
+    at, seen = 1, 0  # the line a match starts on, counted on from the last match: linear in the text
     for m in _CODES.finditer(text) if "\n" in text else ():
         # a list of codes that runs over several lines (a table of bytes): read as one text
+        at += text.count("\n", seen, m.start())
+        seen = m.start()
         if "\n" not in m.group(0) or len(spelled) >= 64:
             continue
         codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
-        at = text.count("\n", 0, m.start()) + 1
         for op, k in [("+", 0), *shifts[:4]]:
             moved = [_shift(c, op, k) for c in codes]
             if all(31 < c < 127 or c in (9, 10) for c in moved):
