@@ -75,3 +75,20 @@ def test_backup_task_to_a_target_the_user_gives_still_passes(tmp_path: Path) -> 
         "Register-ScheduledTask -TaskName 'DocsBackup' -Action $a -Trigger $t\n"
     )
     assert blocking(tmp_path, {"backup.ps1": ps}) == {}
+
+
+def test_second_task_on_the_same_line_as_an_excused_one_blocks(tmp_path: Path) -> None:
+    ps = (
+        "$a = New-ScheduledTaskAction -Execute 'defrag.exe' -Argument 'C: /O'\n"
+        "$b = New-CimInstance -ClientOnly -Namespace Root/Microsoft/Windows/TaskScheduler"
+        " -ClassName MSFT_TaskExecAction -Property @{Execute = 'cmd.exe'; Arguments = '/c w.cmd'}\n"
+        "$t = New-ScheduledTaskTrigger -AtLogOn\n"
+        "Register-ScheduledTask -TaskName 'Opt' -Action $a -Trigger $t;"
+        " Register-ScheduledTask -TaskName 'Helper' -Action $b -Trigger $t\n"
+    )
+    assert "SY-PS-006" in blocking(tmp_path, {"task.ps1": ps})
+
+
+def test_time_service_pointed_at_a_host_at_every_logon_blocks(tmp_path: Path) -> None:
+    ps = "$a = New-ScheduledTaskAction -Execute 'w32tm.exe' -Argument '/config /manualpeerlist:ntp.evil.test'\n"
+    assert "SY-PS-006" in blocking(tmp_path, {"task.ps1": ps + TRIGGER})

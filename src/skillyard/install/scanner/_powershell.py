@@ -182,7 +182,7 @@ def analyse(text: str) -> CodeFacts:
 _TASK_ACTION = re.compile(r"(?im)^\s*\$(\w+)\s*=\s*New-ScheduledTaskAction\b([^\n]*)$")
 #: System maintenance programs that run no code they are handed (no script, command line, library,
 #: response file or address); any other program, and any program the skill could bring, is not excused.
-_SYSTEM_TOOLS = re.compile(r"^(?:robocopy|defrag|cleanmgr|chkdsk|sfc|w32tm)(?:\.exe)?$", re.I)
+_SYSTEM_TOOLS = re.compile(r"^(?:robocopy|defrag|cleanmgr|chkdsk|sfc)(?:\.exe)?$", re.I)
 
 
 #: A script that downloads, copies, unpacks or writes a file may be putting the program in place.
@@ -226,6 +226,8 @@ def _tasks_start_installed(text: str, r: _Reader) -> set[int]:
         if (m := re.search(r"\bRegister-ScheduledTask\b.*?-Action\s+\$(\w+)\b(?!\s*[,.\[])", line, re.I))
         and m.group(1).lower() in actions
         and not re.search(r"-(?:Xml|InputObject)\b", line, re.I)
+        # one task on the line, with one action: a second one beside it is not excused with it
+        and len(re.findall(r"Register-ScheduledTask\b|-Action\b", line, re.I)) == 2
     }
 
 
