@@ -116,7 +116,7 @@ def test_a_login_task_registered_after_a_yes_no_question_still_blocks(tmp_path: 
     """A question asked earlier in the file is no gate the scanner can trust: the write need not
     depend on the answer, and a model running the script may answer it itself."""
     code = (
-        "$a = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument '-File C:\\notes\\today.ps1'\n"
+        "$a = New-ScheduledTaskAction -Execute 'notepad.exe' -Argument 'C:\\notes\\today.txt'\n"
         "$t = New-ScheduledTaskTrigger -AtLogOn\n"
         "if ((Read-Host 'Register it? (y/n)') -ne 'y') { exit 0 }\n"
         "Register-ScheduledTask -TaskName 'OpenNotes' -Action $a -Trigger $t\n"

@@ -142,9 +142,15 @@ MAX_SUMMARY_NODES = 200_000
 Sink = tuple[str, str, int, str]
 
 
+#: The bytes of decoded constants a file may still have read (`_decoded_eval`), shared with the
+#: readers of what it decodes: nested encodings cost the file's budget, not a fresh one each.
+_DECODING: list[list[int]] = []
+
+
 class _Reader:
     def __init__(self, src: bytes, project: Project | None = None, rel: str = "") -> None:
         self.src = src
+        self.decode_left = _DECODING[-1] if _DECODING else [256 * 1024]
         self._runs: bool | None = None  # whether the file runs or evaluates anything (`runs_anything`)
         self.root: Any = None  # the file's syntax tree, once `run` reads it
         #: secret-holding names -> their stand-in while a command is read for the secrets in it
@@ -987,19 +993,27 @@ class _Reader:
 
     def _decoded_eval(self, args: list[Any], line: int) -> None:
         """`run(decode(CONST))` with a decoder the reader does not follow (a function of the file's
-        own): the constant read through the common encodings (rot13, base64, hex, reversed), and
-        a reading that is code with flows taken as what is evaluated."""
+        own): each constant read through the common encodings (rot13, base64, hex, reversed), and
+        every reading that is code with flows taken as what may be evaluated (a harmless reading
+        beside the real one hides nothing). The readings share one budget per file."""
         for c in args:
             raw = self.fold(c)
             if not raw or not 16 <= len(raw) <= 64 * 1024:
                 continue
             tries = [codecs.encode(raw, "rot13"), unbase64(raw, "utf-8"), unhex(raw, "utf-8"), raw[::-1]]
             for text in tries:
-                if text and (sub := analyse(text)) is not None and (sub.flows or sub.shell):
+                if not text or self.decode_left[0] < len(text):
+                    continue
+                self.decode_left[0] -= len(text)
+                _DECODING.append(self.decode_left)
+                try:
+                    sub = analyse(text)
+                finally:
+                    _DECODING.pop()
+                if sub is not None and (sub.flows or sub.shell):
                     self.facts.assembled.append((line, text))
                     sub.assembled.clear()
                     self.facts.extend(sub, line - 1)
-                    return
 
     def _bound(self, n: Any, a: list[Any], code: str) -> str:
         """`new Function("r", "e", CODE)(require, process.env)`: the body read with its parameters
@@ -1319,7 +1333,7 @@ class _Reader:
             ):
                 self.evals.append((line, _AS_JS))
                 if arg.type == "call_expression" and (inner := arg.child_by_field_name("arguments")):
-                    self._decoded_eval(inner.named_children[:2], line)
+                    self._decoded_eval(inner.named_children[:4], line)
             return
         if short in ("write", "end", "send") and f.type == "member_expression":
             obj = f.child_by_field_name("object")

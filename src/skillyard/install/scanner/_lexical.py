@@ -151,9 +151,13 @@ _HEREDOC = re.compile(r"""<<<?[~-]?\s*(["']?)([A-Za-z_]\w*)\1""")
 #: A web page's submitted form fields (a login form's password among them): PHP's request arrays.
 _FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
 #: The site's visitors' sessions: all their cookies and the credentials their browsers send (PHP's
-#: request array, the server variables that hold the headers); one named cookie is not all of them.
+#: request array however reached, the server variables and request headers that hold them, the session
+#: id); one cookie named for something else (`$_COOKIE['theme']`) is not a credential.
 _SESSION_READ = re.compile(
-    r"\$_COOKIE\b(?!\s*\[)|\$_SERVER\s*\[\s*[\"'](?:REDIRECT_)?(?:HTTP_AUTHORIZATION|HTTP_COOKIE|PHP_AUTH_PW)[\"']"
+    r"\$_COOKIE\b(?!\s*\[\s*([\"'])(?![^\"']*(?:sess|sid|auth|tok|log(?:ged|in)|remember|jwt|sso|saml))[^\"']*\1\s*\])"
+    r"|\$(?:_SERVER|GLOBALS)\s*\[\s*[\"'](?:_COOKIE|(?:REDIRECT_)?(?:HTTP_AUTHORIZATION|HTTP_COOKIE|PHP_AUTH_PW))[\"']"
+    r"|\bINPUT_COOKIE\b|\bsession_id\s*\(\s*\)|\b(?:getallheaders|apache_request_headers)\s*\(",
+    re.I,
 )
 _SECRET_ENV_READ = re.compile(
     r"(?:Getenv|getenv|ENV\.fetch|ENV\[|\$env:|\$ENV\{|env::var|GetEnvironmentVariable)\(?\s*[\"']?"
@@ -614,12 +618,14 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
     elif received and ran and (at := [n for n, k, c in sinks if k == "a socket" and not _local(c, binds)]):
         said = "connects a socket and runs the command lines it receives on it (a remote shell)"
         facts.flows.append(flow("reverse-shell", "critical", at[0], said, None))
+    at, seen = 1, 0  # the line a match starts on, counted on from the last match: linear in the text
     for m in _CODES.finditer(text) if "\n" in text else ():
         # a list of codes that runs over several lines (a table of bytes): read as one text
+        at += text.count("\n", seen, m.start())
+        seen = m.start()
         if "\n" not in m.group(0) or len(spelled) >= 64:
             continue
         codes = [int(c) for c in re.findall(r"\d+", m.group(0))]
-        at = text.count("\n", 0, m.start()) + 1
         for op, k in [("+", 0), *shifts[:4]]:
             moved = [_shift(c, op, k) for c in codes]
             if all(31 < c < 127 or c in (9, 10) for c in moved):

@@ -174,25 +174,15 @@ def analyse(text: str) -> CodeFacts:
         elif saved and (st := _STARTS.search(line)) and (at := saved.get(_plain(st.group(1)))) is not None:
             said = f"downloads {st.group(1)} (line {at}) and runs it"
             facts.flows.append(flow("download-exec", "critical", n, said, None))
-    if _tasks_start_installed(text, r):
-        facts.installed_launch.update(
-            n
-            for n, line in enumerate(text.split("\n"), 1)
-            if re.search(r"\bRegister-ScheduledTask\b", line, re.I)
-        )
+    facts.installed_launch.update(_tasks_start_installed(text, r))
     return facts
 
 
-_TASK_ACTION = re.compile(r"\bNew-ScheduledTaskAction\b([^\n]*)", re.I)
-#: Programs that run code they are handed (a script, a command line, a library, a download):
-#: a task starting one runs whatever it names, not just the program.
-_RUNNERS = re.compile(
-    r"^(?:powershell|pwsh|cmd|command|wscript|cscript|mshta|rundll32|regsvr32|msiexec|bitsadmin|certutil"
-    r"|curl|wget|py|pyw|python\w*|node|deno|bun|bash|sh|wsl|conhost|forfiles|msbuild|installutil|regasm"
-    r"|regsvcs|schtasks|reg|sc|explorer|hh|odbcconf|pcalua|ftp|tftp|javaw?|perl|ruby|php|start|at|runas"
-    r"|msdt|cmstp|wmic|mavinject|ieexec|dotnet|psexec\w*)(?:\.(?:exe|com|bat|cmd))?$",
-    re.I,
-)
+#: A task action kept in a name: `$a = New-ScheduledTaskAction -Execute 'defrag.exe' ...`.
+_TASK_ACTION = re.compile(r"(?im)^\s*\$(\w+)\s*=\s*New-ScheduledTaskAction\b([^\n]*)$")
+#: System maintenance programs that run no code they are handed (no script, command line, library,
+#: response file or address); any other program, and any program the skill could bring, is not excused.
+_SYSTEM_TOOLS = re.compile(r"^(?:robocopy|defrag|cleanmgr|chkdsk|sfc)(?:\.exe)?$", re.I)
 
 
 #: A script that downloads, copies, unpacks or writes a file may be putting the program in place.
@@ -203,25 +193,42 @@ _BRINGS = re.compile(
 )
 
 
-def _tasks_start_installed(text: str, r: _Reader) -> bool:
-    """Whether every scheduled task action the script defines starts a program by its bare name
-    (one the system provides, found on the PATH) that does not run code it is handed, with
-    arguments that name no address: the task runs that program, nothing the skill brings."""
-    actions = _TASK_ACTION.findall(text)
-    if not actions or len(actions) > 8 or _BRINGS.search(text):
-        return False
-    for a in actions:
+def _tasks_start_installed(text: str, r: _Reader) -> set[int]:
+    """The lines registering a scheduled task whose action (a name given a `New-ScheduledTaskAction`
+    once, never changed after) starts a system maintenance program by its bare name, with arguments
+    that name no address or share, from no working directory: the task runs that program, nothing
+    the skill brings. Every action the script defines must be one, or no line is."""
+    actions = {m.group(1).lower(): m.group(2) for m in _TASK_ACTION.finditer(text)}
+    if (
+        not actions
+        or len(actions) > 8
+        or len(_TASK_ACTION.findall(text)) != len(re.findall(r"New-ScheduledTaskAction\b", text, re.I))
+        or _BRINGS.search(text)
+    ):
+        return set()
+    for name, a in actions.items():
         m = re.search(r"-Execute\s+('[^']*'|\"[^\"]*\"|\S+)", a, re.I)
         prog = r.fold(m.group(1)) if m else None
-        if not prog or not re.fullmatch(r"[\w.-]+", prog) or _RUNNERS.match(prog):
-            return False
+        if not prog or not _SYSTEM_TOOLS.match(prog) or re.search(r"-WorkingDirectory\b|`\s*$", a, re.I):
+            return set()
+        # the name given once, its properties never set (`$a.Execute = 'cmd.exe'`)
+        if len(re.findall(rf"(?i)\${name}\s*[+]?=(?!=)|\${name}\.\w+\s*=(?!=)", text)) != 1:
+            return set()
         # the arguments, and the assignments of the names they use
         said = a + "".join(
             ln for v in re.findall(r"\$(\w+)", a) for ln in re.findall(rf"(?im)^\s*\${v}\s*=.*$", text)
         )
-        if re.search(r"://|\\\\[^\\\s]+\\[^\s]*\.(?:exe|dll|ps1|bat|cmd|vbs|js)\b", said, re.I):
-            return False
-    return True
+        if re.search(r"://|(?:\\\\|//)[^\\/\s`\"']+[\\/]", said, re.I):
+            return set()
+    return {
+        n
+        for n, line in enumerate(text.split("\n"), 1)
+        if (m := re.search(r"\bRegister-ScheduledTask\b.*?-Action\s+\$(\w+)\b(?!\s*[,.\[])", line, re.I))
+        and m.group(1).lower() in actions
+        and not re.search(r"-(?:Xml|InputObject)\b", line, re.I)
+        # one task on the line, with one action: a second one beside it is not excused with it
+        and len(re.findall(r"Register-ScheduledTask\b|-Action\b", line, re.I)) == 2
+    }
 
 
 #: The cloud modules' cmdlets (Az, AzureRM, Microsoft Graph, AWS Tools, Google Cloud Tools).

@@ -168,6 +168,26 @@ def _int(node: ast.AST | None) -> int | None | bool:
     return False
 
 
+def _trimmed(stmt: ast.stmt, name: str) -> bool:
+    """`line = line.strip()`: the name given its own value trimmed, still that one line."""
+    if not (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(t := stmt.targets[0], ast.Name)
+        and t.id == name
+    ):
+        return False
+    v = stmt.value
+    while isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _TRIMS:
+        if not all(isinstance(a, ast.Constant) for a in v.args) or v.keywords:
+            return False
+        v = v.func.value
+    return isinstance(v, ast.Name) and v.id == name and v is not stmt.value
+
+
+_TRIMS = frozenset({"strip", "lstrip", "rstrip", "decode"})
+
+
 class _Reader:
     def __init__(self, project: Project | None = None, rel: str = "") -> None:
         self.env: dict[str, Any] = {}  # name -> folded str | ("mod", dotted)
@@ -178,6 +198,8 @@ class _Reader:
         self.taint: dict[str, Source] = {}  # name -> the secret it holds
         #: id of an assignment -> the one variable of a `.env` line it takes (see `_narrow`)
         self.narrowed: dict[int, Source] = {}
+        #: `if` statements directly in a loop over a file's lines -> the name each line is given
+        self.line_tests: dict[int, str] = {}
         self.facts = CodeFacts()
         self.budget = MAX_NODES
         self.visited = 0  #: nodes visited, for the scan's time budget (see `check_deadline`)
@@ -1122,6 +1144,20 @@ class _Reader:
                     if isinstance(n, ast.Name):
                         self.taint[n.id] = src
         elif isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
+            if (
+                isinstance(node, ast.For)
+                and isinstance(it := node.iter, ast.Call)
+                and (getattr(it.func, "attr", None) or getattr(it.func, "id", None))
+                in ("splitlines", "readlines", "open")
+                and not any(
+                    isinstance(x, ast.Name) and x.id == node.target.id and not isinstance(x.ctx, ast.Load)
+                    for stmt in node.body
+                    if not _trimmed(stmt, node.target.id)
+                    for x in ast.walk(stmt)
+                )
+            ):
+                # each `line` one line of the file, never given another value in the loop
+                self.line_tests.update((id(x), node.target.id) for x in node.body if isinstance(x, ast.If))
             if self.ready and (src := self.source(node.iter)):
                 self.taint[node.target.id] = src
             if isinstance(node.iter, ast.Name):
@@ -1214,6 +1250,7 @@ class _Reader:
             and isinstance(t.func, ast.Attribute)
             and t.func.attr == "startswith"
             and isinstance(t.func.value, ast.Name)
+            and self.line_tests.get(id(node)) == t.func.value.id
             and (src := self.taint.get(t.func.value.id)) is not None
             and OWN_FILE.search(src.what)
             and len(t.args) == 1
@@ -1225,7 +1262,9 @@ class _Reader:
             if (
                 isinstance(stmt, ast.Assign | ast.Return)
                 and stmt.value is not None
-                and any(isinstance(n, ast.Name) and n.id == t.func.value.id for n in ast.walk(stmt.value))
+                # taken from the line alone: `line.split("=", 1)[1].strip()`, nothing else beside it
+                and all(n.id == t.func.value.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name))
+                and any(isinstance(n, ast.Name) for n in ast.walk(stmt.value))
             ):
                 self.narrowed[id(stmt)] = Source(f"${name[1]}", stmt.lineno, False)
 
@@ -1346,7 +1385,12 @@ class _Reader:
                 and secret_path(loose)
                 # a project's own `.env`, found upwards, is its own; a round of several credential
                 # files (`.env`, `.env.production`, ...) read in turn is a collection of them
-                and (not OWN_FILE.search(loose) or sum(1 for x in loose.split(ALT) if secret_path(x)) > 1)
+                # (one under the home directory or at an absolute path is no project's own)
+                and (
+                    not OWN_FILE.search(loose)
+                    or loose.startswith(("~", "/"))
+                    or sum(1 for x in loose.split(ALT) if secret_path(x)) > 1
+                )
                 and len(self.loose_paths) < 64
             ):
                 self.loose_paths[n] = loose  # `f = prof / name` with `name` a credential file's name
