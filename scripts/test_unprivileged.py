@@ -32,6 +32,7 @@ FILES = (
     "test_execution_sandbox_runner.py",
     "test_execution_rlimits.py",
     "test_run_cancel.py",
+    "test_review14_cancel.py",
 )
 
 
