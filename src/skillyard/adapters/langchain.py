@@ -5,7 +5,9 @@
 
 Each tool's `args_schema` is the toolkit's JSON schema, so the model sees the
 same definitions as every other client; results are the toolkit's text, and
-an error result is a `ToolMessage` with `status="error"`.
+an error result is a `ToolMessage` with `status="error"`. Each tool also has a
+coroutine: `ainvoke` (an async agent) awaits `toolkit.acall`, so cancelling the
+run stops a `skill_run` in flight.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from langchain_core.tools import StructuredTool
 
     from skillyard.tools import Toolkit
+    from skillyard.tools.base import ToolResult
 
 
 def structured_tools(toolkit: Toolkit, session: Session | None = None) -> list[StructuredTool]:
@@ -28,6 +31,7 @@ def structured_tools(toolkit: Toolkit, session: Session | None = None) -> list[S
     return [
         StructuredTool.from_function(
             func=_caller(toolkit, d.name, s),
+            coroutine=_async_caller(toolkit, d.name, s),
             name=d.name,
             description=d.description,
             args_schema=d.parameters,
@@ -40,11 +44,21 @@ def structured_tools(toolkit: Toolkit, session: Session | None = None) -> list[S
 
 def _caller(toolkit: Toolkit, name: str, session: Session) -> Any:
     def call(**arguments: Any) -> tuple[str, dict[str, Any]]:
-        result = toolkit.call(name, arguments, session=session)
-        if result.is_error:
-            from langchain_core.tools import ToolException
-
-            raise ToolException(result.content)
-        return result.content, result.to_dict()
+        return _answer(toolkit.call(name, arguments, session=session))
 
     return call
+
+
+def _async_caller(toolkit: Toolkit, name: str, session: Session) -> Any:
+    async def call(**arguments: Any) -> tuple[str, dict[str, Any]]:
+        return _answer(await toolkit.acall(name, arguments, session))
+
+    return call
+
+
+def _answer(result: ToolResult) -> tuple[str, dict[str, Any]]:
+    if result.is_error:
+        from langchain_core.tools import ToolException
+
+        raise ToolException(result.content)
+    return result.content, result.to_dict()
