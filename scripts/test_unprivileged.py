@@ -33,6 +33,7 @@ FILES = (
     "test_execution_rlimits.py",
     "test_run_cancel.py",
     "test_review14_cancel.py",
+    "test_adapters_cancel.py",
 )
 
 
