@@ -22,11 +22,14 @@ CATALOG_DEFAULT_BUDGET = 8000
 MAX_QUERY_CHARS = 1000
 
 
-def catalog_text(registry: Any, query: str | None) -> str:
-    """The catalog a prompt-only host pastes into its system prompt, led by the skills relevant to `query`."""
+def catalog_text(registry: Any, query: str | None, offset: int = 0) -> str:
+    """The catalog a prompt-only host pastes into its system prompt, led by the skills relevant to `query`.
+
+    `offset` picks which skills keep their descriptions when not all fit (the server passes one per
+    client, as the tools' system message does per session), so no skill goes without one for every host."""
     from skillyard.prompt import relevant_names, render_catalog
 
     if query is not None and len(query) > MAX_QUERY_CHARS:
         raise ValueError(f"query exceeds {MAX_QUERY_CHARS} characters")
     skills, relevant = registry.eligible_skills(), relevant_names(registry, query)
-    return render_catalog(skills, "markdown", CATALOG_DEFAULT_BUDGET, relevant=relevant).text
+    return render_catalog(skills, "markdown", CATALOG_DEFAULT_BUDGET, relevant=relevant, offset=offset).text

@@ -20,9 +20,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import stat
 import threading
 import weakref
+import zlib
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -152,6 +154,23 @@ def _connection(ctx: Any) -> Any:
     the one place skillyard reads the private attribute.
     """
     return getattr(getattr(ctx, "session", None), "_connection", None)
+
+
+def _catalog_offset(ctx: Any) -> int:
+    """Where the catalog prompt's window of described skills starts for this client.
+
+    The session id the client echoes (the tools' system message starts its window there too), else
+    one drawn per connection, else one per request: never the same skills undescribed for every host.
+    """
+    meta = getattr(ctx, "meta", None)
+    echoed = meta.get(SESSION_META_KEY) if isinstance(meta, dict) else None
+    if isinstance(echoed, str):
+        return zlib.crc32(echoed.encode("utf-8", "replace"))
+    connection = _connection(ctx)
+    state = getattr(connection, "state", None)
+    if isinstance(state, dict):
+        return state.setdefault("skillyard.catalog_offset", secrets.randbits(31))
+    return secrets.randbits(31)
 
 
 class _SessionStore:
@@ -573,15 +592,16 @@ class SkillyardServer(MCPServer):
     async def get_prompt(  # type: ignore[override]
         self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
     ) -> GetPromptResult:
-        return await anyio.to_thread.run_sync(self.render_prompt, name, arguments)
+        rctx = getattr(context, "request_context", None) if context is not None else None
+        return await anyio.to_thread.run_sync(self.render_prompt, name, arguments, _catalog_offset(rctx))
 
-    def render_prompt(self, name: str, arguments: dict[str, Any] | None) -> GetPromptResult:
+    def render_prompt(self, name: str, arguments: dict[str, Any] | None, offset: int = 0) -> GetPromptResult:
         if name == CATALOG_PROMPT:
             query = (arguments or {}).get("query")
             if query is not None and not isinstance(query, str):
                 raise MCPError(INVALID_PARAMS, "Prompt argument 'query' must be a string")
             try:
-                text = catalog_text(self.registry, query)
+                text = catalog_text(self.registry, query, offset)
             except ValueError as e:
                 raise MCPError(INVALID_PARAMS, str(e)) from None
             return GetPromptResult(
