@@ -247,20 +247,22 @@ class MessagesServer:
         self._thread.join()
 
 
+#: the scripted model's turns: a load, a run and a call naming no skill, then the answer
+RUNNER_SCRIPT: list[list[dict[str, Any]]] = [
+    [{"type": "tool_use", "id": "t1", "name": "skill_load", "input": {"skill": "wordcount"}}],
+    [
+        {"type": "tool_use", "id": "t2", "name": "skill_run", "input": RUN},
+        {"type": "tool_use", "id": "t3", "name": "skill_list_docs", "input": {"skill": "nope"}},
+    ],
+    [{"type": "text", "text": "three words"}],
+]
+
+
 def test_anthropic_tool_runner(kit: Toolkit) -> None:
     anthropic = pytest.importorskip("anthropic", reason="anthropic is not installed (skillyard[anthropic])")
     from skillyard.adapters.anthropic import runner_tools
 
-    server = MessagesServer(
-        [
-            [{"type": "tool_use", "id": "t1", "name": "skill_load", "input": {"skill": "wordcount"}}],
-            [
-                {"type": "tool_use", "id": "t2", "name": "skill_run", "input": RUN},
-                {"type": "tool_use", "id": "t3", "name": "skill_list_docs", "input": {"skill": "nope"}},
-            ],
-            [{"type": "text", "text": "three words"}],
-        ]
-    )
+    server = MessagesServer(RUNNER_SCRIPT)
     try:
         client = anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0)
         runner = client.beta.messages.tool_runner(

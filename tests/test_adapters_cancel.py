@@ -21,7 +21,7 @@ from skillyard.config import Config
 from skillyard.registry import Registry
 from skillyard.session import Session
 from skillyard.tools import Toolkit
-from test_adapters import RUN, MessagesServer, _text
+from test_adapters import RUN, RUNNER_SCRIPT, MessagesServer, _text
 from test_run_cancel import _running
 
 
@@ -102,26 +102,10 @@ def test_anthropic_async_tool_runner(kit: Toolkit) -> None:
     anthropic = pytest.importorskip("anthropic", reason="anthropic is not installed (skillyard[anthropic])")
     from skillyard.adapters.anthropic import async_runner_tools
 
-    server = MessagesServer(
-        [
-            [{"type": "tool_use", "id": "t1", "name": "skill_load", "input": {"skill": "wordcount"}}],
-            [
-                {"type": "tool_use", "id": "t2", "name": "skill_run", "input": RUN},
-                {"type": "tool_use", "id": "t3", "name": "skill_list_docs", "input": {"skill": "nope"}},
-            ],
-            [{"type": "text", "text": "three words"}],
-        ]
-    )
+    server = MessagesServer(RUNNER_SCRIPT)
 
     async def scenario() -> Any:
-        client = anthropic.AsyncAnthropic(base_url=server.url, api_key="sk-test", max_retries=0)
-        runner = client.beta.messages.tool_runner(
-            model="scripted",
-            max_tokens=256,
-            tools=async_runner_tools(kit),
-            messages=[{"role": "user", "content": "How many words in 'a b c'?"}],
-        )
-        return await runner.until_done()
+        return await _runner(anthropic, server, async_runner_tools(kit)).until_done()
 
     try:
         final = asyncio.run(scenario())
@@ -135,6 +119,12 @@ def test_anthropic_async_tool_runner(kit: Toolkit) -> None:
     ran, missing = third["messages"][-1]["content"]
     assert json.loads(_text(ran["content"]))["stdout"] == "3\n" and not ran.get("is_error")
     assert missing["is_error"] is True and "unknown skill: nope" in _text(missing["content"])
+
+
+def _runner(anthropic: Any, server: MessagesServer, tools: list[Any]) -> Any:
+    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="sk-test", max_retries=0)
+    messages = [{"role": "user", "content": "go"}]
+    return client.beta.messages.tool_runner(model="scripted", max_tokens=256, tools=tools, messages=messages)
 
 
 def test_anthropic_a_cancelled_async_runner_stops_its_run(kit: Toolkit) -> None:
@@ -151,13 +141,7 @@ def test_anthropic_a_cancelled_async_runner_stops_its_run(kit: Toolkit) -> None:
     )
 
     async def scenario() -> str:
-        client = anthropic.AsyncAnthropic(base_url=server.url, api_key="sk-test", max_retries=0)
-        runner = client.beta.messages.tool_runner(
-            model="scripted",
-            max_tokens=256,
-            tools=async_runner_tools(kit, session),
-            messages=[{"role": "user", "content": "sleep"}],
-        )
+        runner = _runner(anthropic, server, async_runner_tools(kit, session))
         await _cancel_once_running(runner.until_done(), marker)
         (tool,) = [t for t in async_runner_tools(kit, session) if t.spec["name"] == "skill_run"]
         return await tool.call({"skill": "wordcount", "command": "echo again"})
