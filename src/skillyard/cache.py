@@ -709,11 +709,9 @@ def save_scan(path: Path, scan: Scan) -> None:
         save(path, parsed)
         return
     out = Cached(walks=walks)
-    for p, e in scan.files.items():
-        if e.name is None or p in scan.racy:
-            continue  # files that did not load are re-read (their diagnostics stay current)
+    for e in keep:  # files that did not load are left out: re-read, their diagnostics stay current
         out.add(
-            p,
+            e.path,
             stat_key(e.st),
             e.source,
             e.name,

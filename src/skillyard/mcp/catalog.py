@@ -364,7 +364,7 @@ class SkillCatalog:
     def directory(self, uri: Any) -> tuple[Skill, str, list[tuple[str, bool, int | None]]]:
         """Direct children of a served skill directory: (rel path, is_dir, size) sorted by rel."""
         name, rel = self.split_uri(uri)
-        rel = rel[:-1] if rel.endswith("/") else rel
+        rel = rel.removesuffix("/")
         skill = self.served_skill(name)
         bad = CatalogError(f"{str(uri)[:200]} is not a directory resource")
         if skill is None or (rel and not _valid_rel(rel)):
