@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -308,8 +308,6 @@ def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
     """Trust sources matching PATTERN, such as 'github.com/anthropics/*'."""
     pol = _policy(ctx, write=True)
     added = _change_trust(ctx, pol, pol.add, pattern, as_json)
-    if added is None:
-        return
     data = {"trusted": True, "pattern": pattern.strip(), "added": added, "config": str(pol.config_path)}
     if as_json:
         emit_json(data)
@@ -324,12 +322,8 @@ def trust_add(ctx: click.Context, pattern: str, as_json: bool) -> None:
 def trust_remove(ctx: click.Context, pattern: str, as_json: bool) -> None:
     """Stop trusting PATTERN."""
     pol = _policy(ctx)  # nothing to remove from a file that does not exist: that stays an error
-    removed = _change_trust(ctx, pol, pol.remove, pattern, as_json)
-    if removed is None:
-        return
-    if not removed:
+    if not _change_trust(ctx, pol, pol.remove, pattern, as_json):
         _fail(ctx, f"not a configured trust pattern: {pattern}", as_json, EXIT_FAIL)
-        return
     if as_json:
         emit_json({"removed": True, "pattern": pattern.strip()})
     else:
@@ -373,8 +367,8 @@ def trust_accept(ctx: click.Context, name: str, allow_blocked: bool, as_json: bo
 
 def _change_trust(
     ctx: click.Context, pol: TrustPolicy, change: Callable[[str], bool], pattern: str, as_json: bool
-) -> bool | None:
-    """Apply `pol.add` / `pol.remove`; None after reporting a bad pattern (exit 2) or an unwritable file (exit 1)."""
+) -> bool:
+    """Apply `pol.add` / `pol.remove`; a bad pattern exits 2, an unwritable file 1."""
     from skillyard.install import TrustError
 
     try:
@@ -383,10 +377,9 @@ def _change_trust(
         _fail(ctx, str(e), as_json, EXIT_USAGE)
     except OSError as e:
         _fail(ctx, f"cannot write config file {pol.config_path}: {e.strerror or e}", as_json, EXIT_FAIL)
-    return None
 
 
-def _fail(ctx: click.Context, message: str, as_json: bool, code: int) -> None:
+def _fail(ctx: click.Context, message: str, as_json: bool, code: int) -> NoReturn:
     if as_json:
         emit_json({"error": message})
     else:

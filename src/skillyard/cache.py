@@ -20,7 +20,7 @@ import struct
 import threading
 import zlib
 from array import array
-from collections.abc import MutableSequence
+from collections.abc import Iterable, MutableSequence
 from dataclasses import dataclass, field, fields
 from itertools import chain
 from pathlib import Path
@@ -356,29 +356,36 @@ def save(path: Path, cached: Cached) -> None:
             "summaries": marshal.dumps(_shared(cached._summaries or [])),
         }
     )
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    rows_crc = 0
+    for part in cached._parts:
+        rows_crc = zlib.crc32(part, rows_crc)
+    head = MAGIC + struct.pack("<QII", len(header), zlib.crc32(header), rows_crc)
     try:
         if not _our_place(path.parent):
             return
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()  # left by a crashed start with this pid, or planted
-        # a new file, never through a link: the name is predictable, and others may write the directory
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        with open(fd, "wb") as f:
-            rows_crc = 0
-            for part in cached._parts:
-                rows_crc = zlib.crc32(part, rows_crc)
-            f.write(MAGIC + struct.pack("<QII", len(header), zlib.crc32(header), rows_crc))
-            f.write(header)
-            f.writelines(cached._parts)
-        os.replace(tmp, path)
+        write_new(path, path.with_name(f".{path.name}.{os.getpid()}.tmp"), [head, header, *cached._parts])
         for left in path.parent.iterdir():  # what starts killed while writing this cache left
             if left.name.startswith(f".{path.name}.") and left.name.endswith(".tmp") and pid_gone(left.name):
                 left.unlink()
     except (OSError, ValueError):
+        pass  # a cache that cannot be written is simply not used next time
+
+
+def write_new(path: Path, tmp: Path, parts: Iterable[bytes]) -> None:
+    """`parts` written to `path` atomically through `tmp`, a new private file (one left by a crashed
+    start with this pid, or planted, is removed first): never written through a link, as its name is
+    predictable and others may write the folder. No partial file stays when writing fails."""
+    try:
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with open(fd, "wb") as f:
+            f.writelines(parts)
+        os.replace(tmp, path)
+    except BaseException:  # a full disk, an interrupt
         with contextlib.suppress(OSError):
             tmp.unlink()
+        raise
 
 
 # ---------------------------------------------------------------- rows
@@ -702,11 +709,9 @@ def save_scan(path: Path, scan: Scan) -> None:
         save(path, parsed)
         return
     out = Cached(walks=walks)
-    for p, e in scan.files.items():
-        if e.name is None or p in scan.racy:
-            continue  # files that did not load are re-read (their diagnostics stay current)
+    for e in keep:  # files that did not load are left out: re-read, their diagnostics stay current
         out.add(
-            p,
+            e.path,
             stat_key(e.st),
             e.source,
             e.name,

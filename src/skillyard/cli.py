@@ -174,37 +174,12 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the help lines above, so `--help` imports no command module."""
-        names = self.list_commands(ctx)
-        if not names:
-            return
+        names = self.list_commands(ctx)  # never empty: LAZY_COMMANDS is not
         limit = formatter.width - 6 - max(len(n) for n in names)
-        rows = []
-        for name in names:
-            loaded = self.commands.get(name)
-            if loaded is not None:
-                if loaded.hidden:
-                    continue
-                rows.append((name, loaded.get_short_help_str(limit)))
-            else:
-                rows.append((name, _short_help(LAZY_COMMANDS[name][2], limit)))
+        # a command not loaded yet is shortened as click shortens a loaded one's help
+        cmds = {n: self.commands.get(n) or click.Command(n, help=LAZY_COMMANDS[n][2]) for n in names}
         with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-def _short_help(text: str, limit: int) -> str:
-    """A help line's first sentence, or as many of its words as fit `limit` with "..." (what click
-    shows for a loaded command)."""
-    first = text.split(". ", 1)[0]
-    first += "" if first.endswith(".") else "."
-    if len(first) <= limit:
-        return first
-    kept = ""
-    for word in first.split():
-        longer = f"{kept} {word}" if kept else word
-        if len(longer) + 3 > limit:
-            break
-        kept = longer
-    return kept + "..."
+            formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in cmds.items() if not c.hidden])
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -224,9 +224,9 @@ class WalkResult:
         return self._skill_dirs
 
 
-def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_DEPTH) -> WalkResult:
+def walk_root(root: Root, allowed_real: Sequence[str]) -> WalkResult:
     """Find skill files under `root`; skill directories are not searched further."""
-    walker = Walker(root, allowed_real, max_depth=max_depth)
+    walker = Walker(root, allowed_real)
     entries = walker.top_entries()
     if entries:
         walker.visit(entries, walker.top, 0)
@@ -236,17 +236,10 @@ def walk_root(root: Root, allowed_real: Sequence[str], *, max_depth: int = MAX_D
 class Walker:
     """One walk of one root (`walk_root` runs it)."""
 
-    def __init__(
-        self,
-        root: Root,
-        allowed_real: Sequence[str],
-        *,
-        max_depth: int = MAX_DEPTH,
-    ) -> None:
+    def __init__(self, root: Root, allowed_real: Sequence[str]) -> None:
         self.top = str(root.path)
         self.source = root.source
         self.allowed_real = allowed_real
-        self.max_depth = max_depth
         self.result = WalkResult()
         self.top_real = os.path.realpath(self.top)
         #: real paths of the root and of directories entered through a symlink (each entered once)
@@ -367,7 +360,7 @@ class Walker:
             except OSError:
                 result.replayable = False
                 continue
-            if depth + 1 >= self.max_depth:
+            if depth + 1 >= MAX_DEPTH:
                 # looked into (for a skill file) but not listed: a skill file added here changes its mtime
                 result.listed_dirs.append((path, sub_st.st_ctime_ns, sub_st.st_ino))
                 continue

@@ -281,7 +281,7 @@ class Registry:
         if cached is None or cached[0] is not s:
             cached = (s, evaluate(s, self.host, self.config, modified=self._modified_since_install(s)))
             self._eligibility[s.name] = cached
-        elif self._is_installed(s) and cached[1].eligible and self._modified_since_install(s):
+        elif cached[1].eligible and self._modified_since_install(s):
             # an installed skill's files can change under a long-running host (scripts, docs, not just
             # SKILL.md): it is re-verified against its lockfile on every question, never from the cache
             cached = (s, evaluate(s, self.host, self.config, modified=True))
@@ -295,13 +295,8 @@ class Registry:
     def eligible_skills(self) -> list[Skill]:
         return [s for s in self.skills if self.eligibility(s).eligible]
 
-    @staticmethod
-    def _is_installed(skill: Skill) -> bool:
-        """Skills from the install root; `resolve_roots` labels that root "install" however it was named."""
-        return skill.source == "install"
-
     def _modified_since_install(self, skill: Skill) -> bool:
-        if not self._is_installed(skill):
+        if skill.source != "install":  # `resolve_roots` labels the install root so however it was named
             return False
         from skillyard.install import is_modified
 

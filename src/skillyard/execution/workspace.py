@@ -171,9 +171,7 @@ class Workspace:
 
     # -- staging -------------------------------------------------------------------------------------------
 
-    def stage_skill(
-        self, name: str, source: Path, *, max_files: int = 20_000, max_bytes: int = 512 * 1024 * 1024
-    ) -> Path:
+    def stage_skill(self, name: str, source: Path) -> Path:
         """Copy the skill to `skills/<name>` (skipped when unchanged), add the links, make it read-only."""
         validate_skill_name(name)
         source = Path(source)
@@ -190,7 +188,7 @@ class Workspace:
                 remove_tree(dest)
             tmp = Path(tempfile.mkdtemp(dir=self.skills_dir, prefix=f".stage-{name}-"))
             try:
-                _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
+                _copy_skill(source, tmp)
                 if _tree_signature(source) != digest:  # replaced while copied (an update): never run a mix
                     raise WorkspaceError(f"skill {name} changed while it was staged; run it again")
                 for link, target in _LINKS.items():
@@ -249,7 +247,7 @@ def _tree_signature(root: Path) -> str:
     return h.hexdigest()
 
 
-def _copy_skill(src: Path, dst: Path, *, max_files: int, max_bytes: int) -> None:
+def _copy_skill(src: Path, dst: Path, *, max_files: int = 20_000, max_bytes: int = 512 * 1024 * 1024) -> None:
     """Regular files and dirs only; symlinks are kept only when they stay inside the skill."""
     real_src = os.path.realpath(src)
     count = 0
@@ -313,7 +311,7 @@ _copies_lock = threading.Lock()
 _copies_dir: Path | None = None
 
 
-def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512 * 1024 * 1024) -> Path:
+def readable_copy(source: Path) -> Path:
     """A read-only copy of a skill that any uid can read, refreshed when the skill changes.
 
     For commands that see a skill without a workspace (SKILL.toml tools) when the
@@ -338,7 +336,7 @@ def readable_copy(source: Path, *, max_files: int = 20_000, max_bytes: int = 512
             return dest
         tmp = Path(tempfile.mkdtemp(dir=_copies_dir, prefix=".stage-"))
         try:
-            _copy_skill(source, tmp, max_files=max_files, max_bytes=max_bytes)
+            _copy_skill(source, tmp)
             if _tree_signature(source) != digest:  # replaced while copied: never keep a mix
                 raise WorkspaceError(f"skill {source.name} changed while it was copied; run it again")
             make_read_only(tmp, for_all=True)

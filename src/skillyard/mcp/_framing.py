@@ -136,11 +136,10 @@ def _response(value: dict[str, Any]) -> JSONRPCResponse | JSONRPCError | Rejecti
         return Rejection(None, "malformed response")
 
 
-def classify_oversized(line: Oversized, limit: int = MAX_LINE_BYTES) -> Rejection:
+def classify_oversized(line: Oversized) -> Rejection:
     """The -32600 an over-long line gets, addressed to its id when the line's first bytes name one."""
-    return _reject(
-        leading_id(line.prefix), INVALID_REQUEST, f"Invalid Request: message exceeds {limit} bytes"
-    )
+    why = f"Invalid Request: message exceeds {MAX_LINE_BYTES} bytes"
+    return _reject(leading_id(line.prefix), INVALID_REQUEST, why)
 
 
 def leading_id(prefix: bytes) -> RequestId | None:

@@ -26,7 +26,6 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INTERNAL_ERROR, JSONRPCError, JSONRPCResponse
 
 from skillyard.mcp._framing import (
-    MAX_LINE_BYTES,
     LineSplitter,
     Oversized,
     Rejection,
@@ -99,10 +98,7 @@ def _encode(message: SessionMessage) -> bytes | None:
 
 @asynccontextmanager
 async def framed_streams(
-    read_chunk: Callable[[int], bytes],
-    write: Callable[[bytes], None],
-    *,
-    max_line_bytes: int = MAX_LINE_BYTES,
+    read_chunk: Callable[[int], bytes], write: Callable[[bytes], None]
 ) -> AsyncIterator[
     tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 ]:
@@ -125,18 +121,14 @@ async def framed_streams(
             return b""
 
     async def reader() -> None:
-        splitter = LineSplitter(max_line_bytes)
+        splitter = LineSplitter()
         with reading, suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             # The serving loop closing its end means it is done: stop reading, quietly.
             async with inbound_send, replies:
                 while True:
                     chunk = await read()
                     for line in splitter.feed(chunk) if chunk else splitter.close():
-                        outcome = (
-                            classify_oversized(line, max_line_bytes)
-                            if isinstance(line, Oversized)
-                            else classify(line)
-                        )
+                        outcome = classify_oversized(line) if isinstance(line, Oversized) else classify(line)
                         if isinstance(outcome, Rejection):
                             log.debug("rejected a message: %s", outcome.reason)
                             if outcome.reply is not None:

@@ -352,7 +352,6 @@ class AuthGate:
         app: ASGIApp,
         *,
         verifier: TokenVerifier,
-        mcp_path: str = "/mcp",
         issuer: str | None = None,
         resource: str | None = None,
         allowed_hosts: Sequence[str] | None = None,
@@ -361,7 +360,7 @@ class AuthGate:
         #: the Host values the transport serves (its DNS-rebinding check); None: any well-formed one
         self.allowed_hosts = allowed_hosts
         self.verifier = verifier
-        self.mcp_path = mcp_path.rstrip("/") or "/"
+        self.mcp_path = "/mcp"  # where `SkillyardServer.http_app` serves
         self.issuer = issuer
         self.resource = resource.rstrip("/") if resource else None
         self.prm_paths = {PRM_PATH, PRM_PATH + self.mcp_path}

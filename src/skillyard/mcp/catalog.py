@@ -148,11 +148,10 @@ def _valid_rel(rel: str) -> bool:
 class SkillCatalog:
     """The served view of a registry: which skills, their manifests, their files and directories."""
 
-    def __init__(self, registry: Registry, *, digest_cache_size: int = 65_536) -> None:
+    def __init__(self, registry: Registry) -> None:
         self.registry = registry
         self._lock = threading.RLock()
         self._digests: OrderedDict[tuple[str, int, int, int, int], str] = OrderedDict()
-        self._digest_cache_size = digest_cache_size
         self._sorted_version = -1
         self._sorted: list[Skill] = []
         self._sorted_names: list[str] = []
@@ -242,7 +241,7 @@ class SkillCatalog:
         digest = "sha256:" + h.hexdigest()
         with self._lock:
             self._digests[key] = digest
-            while len(self._digests) > self._digest_cache_size:
+            while len(self._digests) > 65_536:  # one per file version served
                 self._digests.popitem(last=False)
         return digest
 
@@ -364,7 +363,7 @@ class SkillCatalog:
     def directory(self, uri: Any) -> tuple[Skill, str, list[tuple[str, bool, int | None]]]:
         """Direct children of a served skill directory: (rel path, is_dir, size) sorted by rel."""
         name, rel = self.split_uri(uri)
-        rel = rel[:-1] if rel.endswith("/") else rel
+        rel = rel.removesuffix("/")
         skill = self.served_skill(name)
         bad = CatalogError(f"{str(uri)[:200]} is not a directory resource")
         if skill is None or (rel and not _valid_rel(rel)):

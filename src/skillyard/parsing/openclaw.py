@@ -106,11 +106,8 @@ def str_list(value: Any, field_name: str, path: str, diags: list[Diagnostic]) ->
         sep = "," if "," in value else None
         return tuple(p.strip() for p in value.split(sep) if p.strip())
     if isinstance(value, list):
-        for x in value:
-            if x.__class__ is not str or not x or x[0].isspace() or x[-1].isspace():
-                break
-        else:
-            return tuple(value)
+        if (clean := _clean(value)) is not None:
+            return clean
         out: list[str] = []
         for item in value:
             if isinstance(item, str) and item.strip():
@@ -300,8 +297,7 @@ def read_install(value: Any, path: str, diags: list[Diagnostic]) -> tuple[Instal
         if "label" in spec:
             fields["label"] = _opt_str(spec["label"]) or ""
         if "bins" in spec:
-            bins = spec["bins"]
-            fields["bins"] = _clean(bins) or str_list(bins, f"install[{i}].bins", path, diags)
+            fields["bins"] = str_list(spec["bins"], f"install[{i}].bins", path, diags)
         if "os" in spec:
             fields["os"] = normalise_os(str_list(spec["os"], f"install[{i}].os", path, diags))
         out.append(_install_option(kind, fields))

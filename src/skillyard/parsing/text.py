@@ -195,8 +195,7 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     is exactly `---` (trailing blanks allowed); a `---` inside a value never splits.
     Without such a line, a line starting `---` and going on with text (`---# Title`) closes it.
     """
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     m = _OPEN_TEXT_RE.match(text)

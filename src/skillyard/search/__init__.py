@@ -364,7 +364,7 @@ class SearchIndex:
         parts = self._lexical.snapshot() if path is not None else None
         if path is None or parts is None:
             return
-        from skillyard.cache import _our_place
+        from skillyard.cache import _our_place, write_new
 
         try:
             if not _our_place(path.parent):
@@ -374,18 +374,7 @@ class SearchIndex:
                 if left.name.startswith("index-") and left.name.endswith(".tmp") and pid_gone(left.name):
                     left.unlink()
             for suffix, data in zip((".meta", ".body"), parts, strict=True):
-                tmp = path.with_suffix(f"{suffix}.{os.getpid()}.tmp")
-                tmp.unlink(missing_ok=True)  # left by a crashed start with this pid, or planted
-                try:  # a new private file, never through a link: the name is predictable (as in skillyard.cache)
-                    fd = os.open(
-                        tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
-                    )
-                    with open(fd, "wb") as f:
-                        f.write(data)
-                    os.replace(tmp, path.with_suffix(suffix))
-                except BaseException:  # a full disk: no partial file stays
-                    tmp.unlink(missing_ok=True)
-                    raise
+                write_new(path.with_suffix(suffix), path.with_suffix(f"{suffix}.{os.getpid()}.tmp"), [data])
             _prune(path.parent)
         except OSError:
             pass  # an unwritable cache only costs the next start a rebuild

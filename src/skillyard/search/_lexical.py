@@ -193,8 +193,7 @@ def _body_fields(skill: Skill, limit: int) -> tuple[str, str, str]:
     """(headings, lead, body text) of the body; the skill's declared tools count as headings."""
     head = body_head(skill, limit)
     headings = [m.group(1) for m in _HEADING.finditer(head)]
-    for tool in skill.tools:
-        headings.append(f"{tool.name} {tool.description}")
+    headings += [f"{tool.name} {tool.description}" for tool in skill.tools]
     lead = _FENCE.sub(" ", head[: LEAD_CHARS * 4])[:LEAD_CHARS]
     return " ".join(headings)[:MAX_FIELD_CHARS], lead, head
 
