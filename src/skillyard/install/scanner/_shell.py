@@ -635,8 +635,10 @@ class _Reader:
                 # `… | tee >(nc host 9001) > copy`: tee copies its input into the command too
                 self.flow("secret-network", "critical", line, f"reads {src[0]} and sends it to {into}", src)
                 src = None
-            elif src and run and (_sends(run) or _dns(run) or _base(run[0]) == "ssh"):
-                dest = _dest(run) or "the network"
+            elif (
+                src and run and (_sends(run) or _dns(run) or _base(run[0]) == "ssh" or _code_sends_stdin(run))
+            ):
+                dest = _code_sends_stdin(run) or _dest(run) or "the network"
                 how = "in DNS lookups of" if _dns(run) else "to"
                 sev, said = "critical", f"reads {src[0]} and sends it {how} {dest}"
                 if _base(run[0]) == "curl" and _config_from_stdin(run):
@@ -2027,6 +2029,31 @@ def _answered(words: list[str], src: Source) -> bool:
         and (named_for(src.what, dest) or bool(own_service(src.what, dest)))
         and not any(_ECHOES.fullmatch(w) for w in words[1:])
     )
+
+
+#: A program given on the command line that reads its standard input, and a network client in it
+_CODE_STDIN = re.compile(
+    r"process\.stdin|\bsys\.stdin|\bSTDIN\b|\$stdin\b|readFileSync\(\s*(?:0\b|['\"]/dev/stdin)|Deno\.stdin|Bun\.stdin|php://stdin"
+)
+_CODE_NET = re.compile(
+    r"""require\(\s*['"](?:node:)?(?:https?|net|tls|dgram|http2)['"]|\bfetch\s*\(|\burllib|\brequests\.|\bhttpx\b"""
+    r"""|\bhttp\.client|\bsocket\b|\bsmtplib\b|Net::(?:HTTP|SMTP)|IO::Socket|LWP::|HTTP::Tiny|\bcurl_exec\b|fsockopen"""
+)
+_CODE_HOST = re.compile(r"""\w+://[^\s"'`)]+|\bhost(?:name)?['"]?\s*[:=]>?\s*['"]([^'"]+)""")
+
+
+def _code_sends_stdin(words: list[str]) -> str | None:
+    """`... | node -e CODE` (`python3 -c`, `perl -e`, `ruby -e`, `php -r`) where CODE reads its
+    standard input and talks to the network: where it sends what it is fed."""
+    name = _base(words[0])
+    if not (name in ("perl", "ruby", "php", "bun", "deno") or name.startswith(("python", "node"))):
+        return None
+    at = next((i + 1 for i, w in enumerate(words[:-1]) if i and w in _CODE_FLAGS), None)
+    code = words[at] if at is not None else ""
+    if not (_CODE_STDIN.search(code) and _CODE_NET.search(code)):
+        return None
+    m = _CODE_HOST.search(code)
+    return (m.group(1) or m.group(0)) if m else "the network"
 
 
 def _sends(words: list[str]) -> bool:

