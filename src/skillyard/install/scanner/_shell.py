@@ -143,6 +143,8 @@ class _Reader:
         self._seen: dict[tuple[Any, Any], Any] | None = None
         self.env: dict[str, str] = {"HOME": "~", "IFS": " "}  # `${IFS}` stands for a space
         self.taint: dict[str, Source] = {}
+        #: where a connection the script opened goes (zsh's `ztcp HOST PORT`)
+        self.socket = ""
         self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
         #: variables holding what a download printed (`X=$(curl -fsSL URL)`) -> (url, line)
         self.fetched: dict[str, tuple[str, int]] = {}
@@ -726,6 +728,27 @@ class _Reader:
                 return True
         return False
 
+    def printed_secret(self, n: Any, cmd: Any, words: list[str], line: int) -> Source | None:
+        """The secret a redirected statement prints: `echo "$ALL" | base64 > f`, `{ cat "$f"; } >> f`
+        (the redirect takes what the whole pipeline, list or group prints)."""
+        body = n.child_by_field_name("body")
+        if body is not None and body.type != "command":
+            # `for f in ~/.netrc .env; do cat "$f"; done > f`, also inside a group:
+            # the loops' variables hold what they name before their commands are read
+            stack, seen = [body], 0
+            for x in popped(stack):
+                if (seen := seen + 1) > 512:
+                    break
+                if x.type == "for_statement":
+                    self.loop(x)
+                stack.extend(x.named_children)
+            return self.pipeline_source(body)
+        if cmd is not None:
+            return self.reads_secret(words, line) or next(
+                (t for c in cmd.named_children[1:] if (t := self.taint_of(c)) is not None), None
+            )
+        return None
+
     def redirects(self, n: Any) -> None:
         for r in n.named_children:
             if r.type == "heredoc_redirect":
@@ -760,30 +783,25 @@ class _Reader:
                     self.downloads[path] = (url, line)  # curl URL > file
                 # `echo "$ALL" > s.json`, `env > e.txt`: the file now holds the secret, and a later
                 # `curl --data-binary @s.json` sends it
-                elif len(self.staged_paths) < 64 and path.strip("\"'") != "/dev/null":
-                    # `echo "$ALL" | base64 > f`, `{ cat "$f"; } >> f`: the redirect takes what the
-                    # whole pipeline, list or group prints
-                    body = n.child_by_field_name("body")
-                    if body is not None and body.type != "command":
-                        # `for f in ~/.netrc .env; do cat "$f"; done > f`, also inside a group:
-                        # the loops' variables hold what they name before their commands are read
-                        stack, seen = [body], 0
-                        for x in popped(stack):
-                            if (seen := seen + 1) > 512:
-                                break
-                            if x.type == "for_statement":
-                                self.loop(x)
-                            stack.extend(x.named_children)
-                        src = self.pipeline_source(body)
-                    elif cmd is not None:
-                        src = self.reads_secret(words, line) or next(
-                            (t for c in cmd.named_children[1:] if (t := self.taint_of(c)) is not None), None
-                        )
-                    else:
-                        src = None
-                    if src is not None:
-                        key = path.strip("\"'")
-                        self.staged_paths.setdefault(key, src._replace(how=f"writes it to {key}"))
+                elif (
+                    len(self.staged_paths) < 64
+                    and path.strip("\"'") != "/dev/null"
+                    and (src := self.printed_secret(n, cmd, words, line)) is not None
+                ):
+                    key = path.strip("\"'")
+                    self.staged_paths.setdefault(key, src._replace(how=f"writes it to {key}"))
+            elif op.startswith(">&") and self.socket and path.strip("\"'") not in ("1", "2", "-"):
+                # `ztcp HOST PORT; { env; cat ~/.netrc } >&$REPLY`: into the connection the script opened
+                cmd = next((x for x in n.named_children if x.type == "command"), None)
+                words = self.argv(cmd)[0] if cmd is not None else []
+                if (src := self.printed_secret(n, cmd, words, line)) is not None:
+                    self.flow(
+                        "secret-network",
+                        "critical",
+                        line,
+                        f"reads {src.what} and sends it to {self.socket}",
+                        src,
+                    )
             if op.startswith("<"):
                 cmd = next((x for x in n.named_children if x.type == "command"), None)
                 words = self.run_argv(cmd)
@@ -846,6 +864,8 @@ class _Reader:
             self.logins(re.sub(r"%s", lambda _: next(given, ""), _unescape(words[1]) or words[1]), line)
         if name in ("source", ".") and self.project is not None:
             self.sourced(words, line)
+        if name == "ztcp" and len(words) > 2 and not words[1].startswith("-"):
+            self.socket = f"{words[1]} port {words[2]}"  # zsh's TCP client: the connection's descriptor
         if words[0] in self.funcs:
             self.call(words[0], nodes, line)
         # strings handed to a shell again
