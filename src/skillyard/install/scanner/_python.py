@@ -1192,6 +1192,9 @@ class _Reader:
                 self.line_tests.update((id(x), node.target.id) for x in node.body if isinstance(x, ast.If))
             if self.ready and (src := self.source(node.iter)):
                 self.taint[node.target.id] = src
+            elif self.ready and (dest := self._downloaded(node.iter)):
+                # `for rec in resolver.resolve(name, "TXT")`: each item was downloaded
+                self.taint[node.target.id] = Source(f"content downloaded from {dest}", node.iter.lineno, True)
             if isinstance(node.iter, ast.Name):
                 items = self.lists.get(node.iter.id)
             elif isinstance(node.iter, ast.List | ast.Tuple):
@@ -1450,6 +1453,11 @@ class _Reader:
         f = self.qual(call.func) or ""
         if f in ("urllib.request.urlopen", "urlopen") or f.startswith(("requests.get", "httpx.get")):
             return True
+        if f.endswith(("resolver.resolve", "resolver.query")) and any(
+            (self.fold(a) or "").upper() == "TXT"
+            for a in [*call.args[1:2], *(k.value for k in call.keywords)]
+        ):
+            return True  # a DNS TXT record: text its zone's owner serves
         # urlopen(...).read()
         return (
             isinstance(call.func, ast.Attribute)
@@ -1534,6 +1542,8 @@ class _Reader:
             self._runs_fetched(
                 line, f"downloads {url} to a file and runs that file", Source(f"downloads {url}", line, True)
             )
+        if runs and (src := self._fetched_command(call, f)) is not None:
+            self._runs_fetched(line, f"runs {src.what} as a command line", src)
         if self.received and (runs or f in _CODE) and self._runs_received(call, f):
             self._flow(
                 "reverse-shell",
@@ -1828,6 +1838,22 @@ class _Reader:
             return
         if isinstance(target, ast.Name):
             self.dl_files[target.id] = url
+
+    def _fetched_command(self, call: ast.Call, f: str) -> Source | None:
+        """What was downloaded, when it is the command line run (`os.system(body)`, `run(body,
+        shell=True)`, `Popen(["sh", "-c", body])`), not one argument of a named program."""
+        first = call.args[0] if call.args else None
+        whole = f in ("os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput") or any(
+            k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value for k in call.keywords
+        )
+        nodes = [first] if whole and first is not None else []
+        if isinstance(first, ast.List | ast.Tuple):
+            words = [self.fold(e) for e in first.elts[:8]]
+            nodes += [first.elts[i + 1] for i, w in enumerate(words[:-1]) if w in ("-c", "/c", "-Command")]
+        for n in nodes:
+            if (src := self.source(n)) is not None and src.what.startswith(_FETCHED):
+                return src
+        return None
 
     def _runs_received(self, call: ast.Call, f: str) -> bool:
         """What a socket received is the program or command line run (`run(cmd, shell=True)`,
