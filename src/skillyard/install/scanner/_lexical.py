@@ -119,6 +119,8 @@ _BIND = re.compile(
     _LHS + r"(?:(?:new\s+)?(?:URI(?:\.parse)?|url\.Parse|URL(?:\.parse)?|Uri|parse_url|urlparse)\(\s*)?"
     r"[\"'`]([^\"'`\s]+)[\"'`]"
 )
+#: String literals joined together and nothing else (`'a' + "b"`, `"a" . "b"`, `"a" .. "b"`, `"a" & "b"`)
+_LITERAL_SUM = re.compile(r"""(?:(["'`])[^"'`\n$]*\1\s*(?:\+|\.\.?|&|<>)\s*)+(["'`])[^"'`\n$]*\2""")
 _ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
@@ -153,6 +155,12 @@ _FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
 #: The site's visitors' sessions: all their cookies and the credentials their browsers send (PHP's
 #: request array however reached, the server variables and request headers that hold them, the session
 #: id); one cookie named for something else (`$_COOKIE['theme']`) is not a credential.
+#: The operating system's store of saved logins read back in clear: Windows Credential Manager
+#: (`CredEnumerate`/`CredRead`, the WinRT `PasswordVault`), DPAPI-protected blobs unwrapped
+_VAULT_READ = re.compile(
+    r"\bCred(?:Enumerate|Read)[AW]?\b|\bPasswordVault\b|\bCryptUnprotectData\b|\bProtectedData\]?::Unprotect\b"
+    r"|\bvaultcmd(?:\.exe)?\s+/list(?:creds|properties)"
+)
 _SESSION_READ = re.compile(
     r"\$_COOKIE\b(?!\s*\[\s*([\"'])(?![^\"']*(?:sess|sid|auth|tok|log(?:ged|in)|remember|jwt|sso|saml))[^\"']*\1\s*\])"
     r"|\$(?:_SERVER|GLOBALS)\s*\[\s*[\"'](?:_COOKIE|(?:REDIRECT_)?(?:HTTP_AUTHORIZATION|HTTP_COOKIE|PHP_AUTH_PW))[\"']"
@@ -520,6 +528,8 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             source = Source(
                 "the site's visitors' cookies and authorization headers (their sessions)", n, True
             )
+        if source is None and _VAULT_READ.search(line):
+            source = Source("the saved logins of the system's credential store", n, True)
         if source is None and _ALL_ENV.search(line):
             source = Source("the whole environment", n, True)
         if weak is None and (m := _SECRET_ENV_READ.search(line)):
@@ -537,7 +547,9 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             weak = Source("what the user copies (passwords, keys and seed phrases pass through it)", n, False)
         if hidden is None and (host := _hidden_host(line)):
             hidden = (n, host)
-        if (m := _BIND.match(line)) and not (_REVERSED.search(line) and _hidden_host(line)):
+        if (b := _NAME_BOUND.match(line)) and _LITERAL_SUM.fullmatch(line[b.end() :].strip().rstrip(";")):
+            binds[b.group(1)] = "".join(_literals(line[b.end() :]))  # `$u = 'https://' + 'h' + '.x/p'`
+        elif (m := _BIND.match(line)) and not (_REVERSED.search(line) and _hidden_host(line)):
             binds[m.group(1)] = _translated(m.group(2), line[m.end() :])
         elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
             hid.add(b.group(1))
