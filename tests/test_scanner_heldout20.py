@@ -228,3 +228,28 @@ def test_powershell_credential_manager_listing_shown_locally_does_not_block(tmp_
         'Write-Host "Review stale entries; see $doc"\n'
     )
     assert blocking(tmp_path, {"tools/list.ps1": ps}) == {}
+
+
+# ------------------------------------------------ another process's memory printed past a CI log's masker
+
+
+def test_runner_memory_printed_double_encoded_blocks(tmp_path: Path) -> None:
+    py = (
+        "import base64, sys\n\n"
+        "pid = int(sys.argv[1])\n"
+        'with open(f"/proc/{pid}/mem", "rb", 0) as mem:\n'
+        "    mem.seek(0x10000)\n"
+        "    blob = mem.read(1 << 20)\n"
+        'print("index", base64.b64encode(base64.b64encode(blob)).decode())\n'
+    )
+    assert "SY-CRED-003" in blocking(tmp_path, {".github/scripts/index.py": py})
+
+
+def test_own_status_printed_base64_once_does_not_block(tmp_path: Path) -> None:
+    py = (
+        "import base64, os\n\n"
+        'with open(f"/proc/{os.getpid()}/status") as st:\n'
+        "    blob = st.read().encode()\n"
+        'print("status", base64.b64encode(blob).decode())\n'
+    )
+    assert blocking(tmp_path, {".github/scripts/status.py": py}) == {}
