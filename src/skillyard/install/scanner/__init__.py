@@ -1941,8 +1941,11 @@ def _names_fixture(line: str, fixtures: dict[str, str], rel: str = "") -> bool:
 def _names_opened(line: str, opened: dict[str, str]) -> bool:
     """A line that gives the password of, or unpacks, an encrypted zip of the skill that password
     opened whole (its members were scanned: unpacking it shows nothing the scan did not read), and
-    fetches nothing (one downloaded under that name is another archive)."""
-    return "://" not in line and any(f in line or f.rsplit("/", 1)[-1] in line for f in opened)
+    fetches nothing (one downloaded under that name is another archive) and runs nothing after it
+    (`unzip -P x a.zip && sh notes.txt` runs a member as a program it was not read as)."""
+    if "://" in line or ((m := _UNPACKS.search(line)) and re.search(r"&&|\|\||;|\|", line[m.end() :])):
+        return False
+    return any(f in line or f.rsplit("/", 1)[-1] in line for f in opened)
 
 
 #: Code files looked at ahead so one file can follow values into another (beyond these, files
