@@ -777,7 +777,7 @@ def scan_text(
         nonlocal leads
         if rule.id == "SY-DL-007" and ctx.fixtures and _names_fixture(line_text, ctx.fixtures, rel):
             return 2, "the password of the skill's own small test fixture, not an instruction to unpack"
-        if rule.id == "SY-DL-007" and ctx.opened and _names_opened(line_text, ctx.opened):
+        if rule.id == "SY-DL-007" and ctx.opened and _names_fixture(line_text, ctx.opened, rel):
             return 2, "the password of the skill's own archive, which it opens: its members were scanned"
         if fctx is None:
             return 0, ""
@@ -1936,16 +1936,6 @@ def _names_fixture(line: str, fixtures: dict[str, str], rel: str = "") -> bool:
     the skill runs one, else there would be no fixtures)."""
     named = any(f in line or f.rsplit("/", 1)[-1] in line for f in fixtures)
     return named and (not _UNPACKS.search(line) or bool(_FIXTURE_DIR.search(rel)))
-
-
-def _names_opened(line: str, opened: dict[str, str]) -> bool:
-    """A line that gives the password of, or unpacks, an encrypted zip of the skill that password
-    opened whole (its members were scanned: unpacking it shows nothing the scan did not read), and
-    fetches nothing (one downloaded under that name is another archive) and runs nothing after it
-    (`unzip -P x a.zip && sh notes.txt` runs a member as a program it was not read as)."""
-    if "://" in line or ((m := _UNPACKS.search(line)) and re.search(r"&&|\|\||;|\|", line[m.end() :])):
-        return False
-    return any(f in line or f.rsplit("/", 1)[-1] in line for f in opened)
 
 
 #: Code files looked at ahead so one file can follow values into another (beyond these, files
