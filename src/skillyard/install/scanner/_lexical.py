@@ -52,7 +52,9 @@ _READS = re.compile(
     r"|buffer-(?:string|substring(?:-no-properties)?)|insert-file-contents"
     # the JVM's: Groovy's and Kotlin's file helpers, Java's streams
     r"|with(?:InputStream|Reader|DataInputStream)|new(?:InputStream|Reader)|readText|readBytes|readLines|eachLine"
-    r"|FileInputStream|FileReader|fromFile)\b|\.(?:bytes|text)\b(?!\s*=)",
+    r"|FileInputStream|FileReader|fromFile)\b|\.(?:bytes|text)\b(?!\s*=)"
+    # curl's form field or body read from a file whose path is filled in (`format!("{}=@{}/{}", ...)`)
+    r"|=@[{$%]",
 )
 #: Calls that send data over the network, by kind.
 _SINKS = (
@@ -65,6 +67,8 @@ _SINKS = (
             r"|LWP::UserAgent|HTTP::Tiny|\bfetch\(|http\.request|Excon|Typhoeus|WWW::Mechanize|wp_remote_post"
             r"|\b(?:file_get_contents|fopen|file)\(\s*[\"']https?://|stream_context_create\(\s*(?:array\(|\[)\s*[\"']https?[\"']"
             r"|\burl-retrieve\b|\bhs\.http\.\w+\(|\brequest-send\b"
+            # a network client run as a program (its arguments may be gathered in a list first)
+            r"|(?:Command::new|exec\.Command(?:Context)?|ProcessBuilder|Process\.Start)\(\s*(?:ctx\s*,\s*)?[\"'](?:curl|wget)[\"']"
             # a URL held by a name, opened with a stream context; the URL curl is set to
             r"|\b(?:file_get_contents|fopen|file)\(\s*\$\w+\s*,[^,()]*,\s*\$\w+|CURLOPT_URL\s*,"
             # a package pushed to a registry: what the package holds goes with it
@@ -94,6 +98,13 @@ _SINKS = (
             r"|[\"'`]git\s+(?:-C\s+\S+\s+)?(?:push|fetch|pull|clone|ls-remote)\b"
         ),
     ),
+)
+_RUNS_CLIENT = re.compile(
+    r"(?:Command::new|exec\.Command(?:Context)?|ProcessBuilder|Process\.Start)\(\s*(?:ctx\s*,\s*)?[\"'](?:curl|wget)[\"']"
+)
+#: A URL added to an argument list (`args.push("https://…")`, `cmd.arg("https://…")`)
+_ARG_URL = re.compile(
+    r"""(?:\.(?:push|arg|args|append|add)\(|\bappend\(\s*\w+\s*,)\s*(?:&?\[\s*)?["']https?://"""
 )
 #: A URL template with a value put into its user part (`"https://%s@host/r.git"`, `"https://#{t}@host"`):
 #: what fills it is sent to that host as a credential.
@@ -695,6 +706,9 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
         facts.assembled.extend(ps.assembled)
         facts.flows.extend(ps.flows)
         facts.installed_launch.update(ps.installed_launch)
+    if any(_RUNS_CLIENT.search(c) for _, _, c in sinks):
+        # `args.push("https://…")` then `Command::new("curl").args(&args)`: where the client sends
+        sinks += [(n, "HTTP", ln) for n, ln in enumerate(lines, 1) if _ARG_URL.search(ln)][:8]
     if templates:  # git is handed one of them
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks:
