@@ -316,3 +316,33 @@ def test_go_curl_arguments_gathered_for_a_download_does_not_block(tmp_path: Path
         "}\n"
     )
     assert blocking(tmp_path, {"cmd/fonts/main.go": go}) == {}
+
+
+# ------------------------------------------------ a shell function handed the home folder (through dirname)
+
+
+def test_shell_function_emptying_the_parent_of_an_xdg_folder_blocks(tmp_path: Path) -> None:
+    sh = (
+        "#!/usr/bin/env bash\n"
+        'conf="${XDG_CONFIG_HOME:-$HOME/.config}"\n'
+        "sweep() {\n"
+        '  local dir="$1"\n'
+        '  find "$dir" -mindepth 1 -maxdepth 1 -print0 | xargs -0 rm -rf\n'
+        "}\n"
+        'sweep "$(dirname "$conf")"\n'
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"scripts/sweep.sh": sh})
+
+
+def test_shell_function_emptying_the_tools_own_cache_folder_does_not_block(tmp_path: Path) -> None:
+    sh = (
+        "#!/usr/bin/env bash\n"
+        'cache="${XDG_CACHE_HOME:-$HOME/.cache}/thumbgen"\n'
+        "sweep() {\n"
+        '  local dir="$1"\n'
+        '  find "$dir" -mindepth 1 -maxdepth 1 -print0 | xargs -0 rm -rf\n'
+        "}\n"
+        'sweep "$cache"\n'
+        'sweep "$(dirname "$cache/thumbs/x")"\n'
+    )
+    assert blocking(tmp_path, {"scripts/sweep.sh": sh}) == {}

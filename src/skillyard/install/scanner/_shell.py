@@ -207,6 +207,8 @@ class _Reader:
         if any(self.word(c) is None for c in cmds[0].named_children if c.type != "command_name"):
             return None
         words = self.argv(cmds[0])[0]
+        if len(words) == 2 and words[0] == "dirname" and words[1].strip("/") not in ("", "~"):
+            return words[1].rstrip("/").rsplit("/", 1)[0] or "/"  # `$(dirname "$cache")`: its folder
         if not words or words[0] not in ("printf", "echo"):
             return None
         args = [w for w in words[1:] if w is not None]
@@ -252,6 +254,8 @@ class _Reader:
             return self._printed(node)
         if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-([^${}`]*)\}", self.text(node))):
             return self.env.get(m.group(1), m.group(2))  # ${TMPDIR:-/tmp}: the default when unset
+        if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-\$\{?HOME\}?([^${}`]*)\}", self.text(node))):
+            return self.env.get(m.group(1), "~" + m.group(2))  # ${XDG_CACHE_HOME:-$HOME/.cache}
         if t == "expansion" and (m := _SLICE.fullmatch(self.text(node))):
             return _sliced(self.env.get(m[1]), m[2], m[3])  # ${ABC:2:1}: a piece of a known value
         if t == "expansion" and (m := _TRIM.fullmatch(self.text(node))):
@@ -1482,6 +1486,20 @@ class _Reader:
         src_bytes, body, tree, where = self.funcs[name]
         if self.depth >= MAX_DEPTH or self.calls_read >= MAX_CALLS_READ:
             return
+        given = {str(i): w for i, n in enumerate(nodes[1:9], 1) if (w := self.word(n)) is not None}
+        if any(DESTROY_TARGET.match(w.rstrip("/") or "/") for w in given.values()):
+            # `purge "$HOME"`: the body read with `$1` holding the folder, for what it deletes there
+            self.calls_read += 1
+            sub = _Reader(src_bytes, self.depth + 1, self.project, where or self.rel)
+            sub.env = {**self.env, **given}
+            sub.funcs = {k: v for k, v in self.funcs.items() if k != name}
+            sub.walk(body)
+            for fl in sub.facts.flows:
+                if fl.kind == "destruction":
+                    steps = ((line, f"passes it to {name}()", None), (fl.line, fl.text, where))
+                    self.facts.flows.append(
+                        Flow(fl.kind, fl.severity, line, f"{fl.text} (through {name}())", steps)
+                    )
         for i, n in enumerate(nodes[1:], 1):
             src = self.taint_of(n)
             if src is None or src.what.startswith(PARAM):
