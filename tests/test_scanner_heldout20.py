@@ -346,3 +346,26 @@ def test_shell_function_emptying_the_tools_own_cache_folder_does_not_block(tmp_p
         'sweep "$(dirname "$cache/thumbs/x")"\n'
     )
     assert blocking(tmp_path, {"scripts/sweep.sh": sh}) == {}
+
+
+# ------------------------------------------------ every database a server lists, dropped
+
+
+def test_every_listed_database_dropped_blocks(tmp_path: Path) -> None:
+    sh = (
+        "#!/usr/bin/env bash\n"
+        'for db in $(mysql -N -e "SHOW DATABASES" | grep -v schema); do\n'
+        '  mysql -e "DROP DATABASE \\`$db\\`"\n'
+        "done\n"
+    )
+    assert "SY-DES-005" in blocking(tmp_path, {"scripts/fresh.sh": sh})
+
+
+def test_databases_picked_by_pattern_then_dropped_do_not_block(tmp_path: Path) -> None:
+    sh = (
+        "#!/usr/bin/env bash\n"
+        "for db in $(psql -Atc \"select datname from pg_database where datname like 'ci_%'\"); do\n"
+        '  psql -qc "drop database if exists \\"$db\\""\n'
+        "done\n"
+    )
+    assert blocking(tmp_path, {"scripts/fresh.sh": sh}) == {}
