@@ -369,3 +369,32 @@ def test_databases_picked_by_pattern_then_dropped_do_not_block(tmp_path: Path) -
         "done\n"
     )
     assert blocking(tmp_path, {"scripts/fresh.sh": sh}) == {}
+
+
+# ------------------------------------------------ a clipper: wallet addresses recognised, the clipboard rewritten
+
+
+def test_python_clipboard_watcher_swapping_wallet_addresses_blocks(tmp_path: Path) -> None:
+    py = (
+        "import re, time\nimport pyperclip\n\n"
+        "OURS = {'eth': '0x1111111111111111111111111111111111111111'}\n"
+        "ETH = re.compile(r'^0x[0-9a-fA-F]{40}$')\n"
+        "last = ''\n"
+        "while True:\n"
+        "    text = pyperclip.paste().strip()\n"
+        "    if text != last and ETH.match(text):\n"
+        "        pyperclip.copy(OURS['eth'])\n"
+        "    last = text\n"
+        "    time.sleep(0.3)\n"
+    )
+    assert "SY-CRED-009" in blocking(tmp_path, {"scripts/tidy_clip.py": py})
+
+
+def test_address_checker_and_a_donation_copy_do_not_block(tmp_path: Path) -> None:
+    py = (
+        "import re, subprocess, sys\n\n"
+        "ETH = re.compile(r'^0x[0-9a-fA-F]{40}$')\n"
+        "print('valid' if ETH.match(sys.argv[1]) else 'not an address')\n"
+    )
+    sh = "#!/bin/sh\nprintf '%s' '0x52908400098527886E0F7030069857D2E4169EE7' | pbcopy\necho 'donation address copied'\n"
+    assert blocking(tmp_path, {"scripts/check.py": py, "scripts/donate.sh": sh}) == {}
