@@ -146,6 +146,16 @@ _MESSAGE = re.compile(
 )
 
 
+def _in_string(text: str, start: int) -> bool:
+    """Whether `start` falls inside a quoted string of the code line `text` (not in the calls around
+    the line's strings: `print("n:", b64encode(b64encode(blob)))`)."""
+    quote = ""
+    for ch in text[:start]:
+        if ch in "'\"`" and (not quote or ch == quote):
+            quote = "" if quote else ch
+    return bool(quote) or text[start : start + 1] in ("'", '"', "`")
+
+
 def _shown(text: str, start: int) -> bool:
     """The match sits in a message string, and nothing after the string pipes, writes or runs it."""
     tail = text[max(text.rfind('"'), text.rfind("'")) + 1 :]
@@ -323,7 +333,7 @@ class FileContext:
                 return 2, "an alternative in a pattern, not addressed to the model"
             if category in SPEECH and _TEST_FILE.search(self.rel):
                 return 1, "test input in a test file"
-            if line in self.data_lines and category in COMMANDISH:
+            if line in self.data_lines and category in COMMANDISH and _in_string(text, start):
                 return 2, "a string in a data list, not a command"
             if self.reference and category in COMMANDISH:
                 return 1, "in reference material"

@@ -71,7 +71,8 @@ SECRET_PATH = re.compile(
     # chat and mail desktop apps' profile folders: their signed-in sessions' tokens and cookies
     r"|(?:\.config|Application Support|AppData[/\\]Roaming|\$APPDATA|%APPDATA%)[/\\](?:Slack|discord\w*|Signal|Element"
     r"|Microsoft[/\\]Teams|WhatsApp|Thunderbird)(?:[/\\]|$)"
-    r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|Telegram Desktop/tdata|\.config/op/|\.1password"
+    r"|\.config/solana/id\.json|(?:\.ethereum|Ethereum)/keystore|\.sui/sui_config/sui\.keystore|\.near-credentials\b"
+    r"|\.foundry/keystores\b|\.aptos/config\.yaml|Telegram Desktop/tdata|\.config/op/|\.1password"
     # the token a Kubernetes pod is handed for the cluster's API (and the folder that holds it)
     r"|run/secrets/kubernetes\.io/serviceaccount\b[^\s\"']*"
     r")",

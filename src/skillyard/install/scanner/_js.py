@@ -874,9 +874,16 @@ class _Reader:
         if sinks:
             self.sinks[name] = (sinks, None)
 
-    def stand_in(self, node: Any) -> str | None:
-        """The command `node` folds to with each secret-holding name replaced by a stand-in variable."""
-        names = {self.text(x) for x in _walk(node) if x.type == "identifier" and self.text(x) in self.taint}
+    def stand_in(self, node: Any, argv: list[Any] | None = None) -> str | None:
+        """The command `node` folds to with each secret-holding name replaced by a stand-in variable
+        (with `argv`: the program `node` names, run with those arguments)."""
+        nodes = [node, *(argv or [])]
+        names = {
+            self.text(x)
+            for y in nodes
+            for x in _walk(y)
+            if x.type == "identifier" and self.text(x) in self.taint
+        }
         marks = {}
         for name in sorted(names):
             src = self.taint[name]
@@ -886,7 +893,11 @@ class _Reader:
             return None
         self.marking = {k: stand_in_marker(i) for k, (i, _) in marks.items()}
         try:
-            cmd = self.fold(node)
+            if argv is None:
+                cmd = self.fold(node)
+            else:
+                words = [self.fold(x) for x in nodes]
+                cmd = shlex.join(w if w is not None else "ARG" for w in words) if words[0] else None
         finally:
             self.marking = {}
         if not cmd:
@@ -1305,6 +1316,10 @@ class _Reader:
             cmd = first
             if cmd and short.startswith(("spawn", "execFile")) and len(a) > 1 and a[1].type == "array":
                 parts = [self.fold(x) for x in a[1].named_children]
+                if None in parts and (marked := self.stand_in(a[0], a[1].named_children)):
+                    # `spawn("curl", ["-d", body, url])`: a secret handed to the program as an argument
+                    self.facts.shell.append((line, marked))
+                    return
                 cmd = " ".join([cmd, *[p for p in parts if p]])
             opts = self.pairs(a[-1]) if len(a) > 1 and a[-1].type == "object" else []
             cwd = next((self.fold(v) for k, v in opts if k == "cwd"), None)

@@ -52,7 +52,9 @@ _READS = re.compile(
     r"|buffer-(?:string|substring(?:-no-properties)?)|insert-file-contents"
     # the JVM's: Groovy's and Kotlin's file helpers, Java's streams
     r"|with(?:InputStream|Reader|DataInputStream)|new(?:InputStream|Reader)|readText|readBytes|readLines|eachLine"
-    r"|FileInputStream|FileReader|fromFile)\b|\.(?:bytes|text)\b(?!\s*=)",
+    r"|FileInputStream|FileReader|fromFile)\b|\.(?:bytes|text)\b(?!\s*=)"
+    # curl's form field or body read from a file whose path is filled in (`format!("{}=@{}/{}", ...)`)
+    r"|=@[{$%]",
 )
 #: Calls that send data over the network, by kind.
 _SINKS = (
@@ -65,6 +67,8 @@ _SINKS = (
             r"|LWP::UserAgent|HTTP::Tiny|\bfetch\(|http\.request|Excon|Typhoeus|WWW::Mechanize|wp_remote_post"
             r"|\b(?:file_get_contents|fopen|file)\(\s*[\"']https?://|stream_context_create\(\s*(?:array\(|\[)\s*[\"']https?[\"']"
             r"|\burl-retrieve\b|\bhs\.http\.\w+\(|\brequest-send\b"
+            # a network client run as a program (its arguments may be gathered in a list first)
+            r"|(?:Command::new|exec\.Command(?:Context)?|ProcessBuilder|Process\.Start)\(\s*(?:ctx\s*,\s*)?[\"'](?:curl|wget)[\"']"
             # a URL held by a name, opened with a stream context; the URL curl is set to
             r"|\b(?:file_get_contents|fopen|file)\(\s*\$\w+\s*,[^,()]*,\s*\$\w+|CURLOPT_URL\s*,"
             # a package pushed to a registry: what the package holds goes with it
@@ -95,6 +99,13 @@ _SINKS = (
         ),
     ),
 )
+_RUNS_CLIENT = re.compile(
+    r"(?:Command::new|exec\.Command(?:Context)?|ProcessBuilder|Process\.Start)\(\s*(?:ctx\s*,\s*)?[\"'](?:curl|wget)[\"']"
+)
+#: A URL added to an argument list (`args.push("https://…")`, `cmd.arg("https://…")`)
+_ARG_URL = re.compile(
+    r"""(?:\.(?:push|arg|args|append|add)\(|\bappend\(\s*\w+\s*,)\s*(?:&?\[\s*)?["']https?://"""
+)
 #: A URL template with a value put into its user part (`"https://%s@host/r.git"`, `"https://#{t}@host"`):
 #: what fills it is sent to that host as a credential.
 _USER_TEMPLATE = re.compile(
@@ -119,6 +130,8 @@ _BIND = re.compile(
     _LHS + r"(?:(?:new\s+)?(?:URI(?:\.parse)?|url\.Parse|URL(?:\.parse)?|Uri|parse_url|urlparse)\(\s*)?"
     r"[\"'`]([^\"'`\s]+)[\"'`]"
 )
+#: String literals joined together and nothing else (`'a' + "b"`, `"a" . "b"`, `"a" .. "b"`, `"a" & "b"`)
+_LITERAL_SUM = re.compile(r"""(?:(["'`])[^"'`\n$]*\1\s*(?:\+|\.\.?|&|<>)\s*)+(["'`])[^"'`\n$]*\2""")
 _ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
@@ -153,6 +166,12 @@ _FORM_READ = re.compile(r"\$_(?:POST|REQUEST)\b")
 #: The site's visitors' sessions: all their cookies and the credentials their browsers send (PHP's
 #: request array however reached, the server variables and request headers that hold them, the session
 #: id); one cookie named for something else (`$_COOKIE['theme']`) is not a credential.
+#: The operating system's store of saved logins read back in clear: Windows Credential Manager
+#: (`CredEnumerate`/`CredRead`, the WinRT `PasswordVault`), DPAPI-protected blobs unwrapped
+_VAULT_READ = re.compile(
+    r"\bCred(?:Enumerate|Read)[AW]?\b|\bPasswordVault\b|\bCryptUnprotectData\b|\bProtectedData\]?::Unprotect\b"
+    r"|\bvaultcmd(?:\.exe)?\s+/list(?:creds|properties)"
+)
 _SESSION_READ = re.compile(
     r"\$_COOKIE\b(?!\s*\[\s*([\"'])(?![^\"']*(?:sess|sid|auth|tok|log(?:ged|in)|remember|jwt|sso|saml))[^\"']*\1\s*\])"
     r"|\$(?:_SERVER|GLOBALS)\s*\[\s*[\"'](?:_COOKIE|(?:REDIRECT_)?(?:HTTP_AUTHORIZATION|HTTP_COOKIE|PHP_AUTH_PW))[\"']"
@@ -236,6 +255,8 @@ _FETCH_CALL = re.compile(
     r"Net::HTTP\.get\b|URI\.open\(|\bhttp\.Get\(|file_get_contents\(\s*[\"']https?:|\bget\(\s*[\"']https?:"
     r"|\bDownload(?:String|Data)\b|\bcurl_exec\(|reqwest::(?:blocking::)?get\b|ureq::get\b|HTTP::Tiny"
     r"|\bhttp\.request\(\s*[\"']https?:"
+    # a DNS TXT record is a text its zone's owner serves: a download by another name
+    r"|\bnet\.LookupTXT\(|\bResolve-DnsName\b[^\n]*\bTXT\b|Resource::IN::TXT|\bdns_get_record\([^)\n]*DNS_TXT"
 )
 #: Evaluating a string as code, or handing a value that is not a literal to `sh -c`.
 _EVALUATES = re.compile(
@@ -518,6 +539,8 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             source = Source(
                 "the site's visitors' cookies and authorization headers (their sessions)", n, True
             )
+        if source is None and _VAULT_READ.search(line):
+            source = Source("the saved logins of the system's credential store", n, True)
         if source is None and _ALL_ENV.search(line):
             source = Source("the whole environment", n, True)
         if weak is None and (m := _SECRET_ENV_READ.search(line)):
@@ -535,7 +558,9 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             weak = Source("what the user copies (passwords, keys and seed phrases pass through it)", n, False)
         if hidden is None and (host := _hidden_host(line)):
             hidden = (n, host)
-        if (m := _BIND.match(line)) and not (_REVERSED.search(line) and _hidden_host(line)):
+        if (b := _NAME_BOUND.match(line)) and _LITERAL_SUM.fullmatch(line[b.end() :].strip().rstrip(";")):
+            binds[b.group(1)] = "".join(_literals(line[b.end() :]))  # `$u = 'https://' + 'h' + '.x/p'`
+        elif (m := _BIND.match(line)) and not (_REVERSED.search(line) and _hidden_host(line)):
             binds[m.group(1)] = _translated(m.group(2), line[m.end() :])
         elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
             hid.add(b.group(1))
@@ -681,6 +706,9 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
         facts.assembled.extend(ps.assembled)
         facts.flows.extend(ps.flows)
         facts.installed_launch.update(ps.installed_launch)
+    if any(_RUNS_CLIENT.search(c) for _, _, c in sinks):
+        # `args.push("https://…")` then `Command::new("curl").args(&args)`: where the client sends
+        sinks += [(n, "HTTP", ln) for n, ln in enumerate(lines, 1) if _ARG_URL.search(ln)][:8]
     if templates:  # git is handed one of them
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks:

