@@ -1925,9 +1925,16 @@ def _given_passwords(
         if _archive.kind_of(data) != "zip" or re.search(rf"://\S*/{re.escape(Path(rel).name)}\b", text):
             continue  # (one of that name downloaded is another archive, which the password opens)
         listing = _archive.inspect(data, passwords=pwds)
-        if listing.opened and not listing.unreadable:
+        # every member read as text or media: an opaque one (a blob, an archive inside) was not read
+        if listing.opened and not listing.unreadable and not any(_opaque(b) for _, b in listing.members):
             out[rel] = ", ".join(n for n, _ in listing.members)
     return pwds, out
+
+
+def _opaque(data: bytes) -> bool:
+    """Bytes the scan cannot read through: binary that is not a picture, sound, video or font."""
+    mime = _mime(data[:8192]) or ""
+    return b"\x00" in data[:8192] and mime.split("/")[0] not in ("image", "audio", "video", "font")
 
 
 def _names_fixture(line: str, fixtures: dict[str, str], rel: str = "") -> bool:
