@@ -157,9 +157,14 @@ def _in_string(text: str, start: int) -> bool:
 
 
 def _shown(text: str, start: int) -> bool:
-    """The match sits in a message string, and nothing after the string pipes, writes or runs it."""
+    """The match sits in a message string, nothing in the line substitutes a command's output
+    (`echo "$(curl … | sh)"` runs it while printing) and nothing after the string pipes, writes or runs it."""
     tail = text[max(text.rfind('"'), text.rfind("'")) + 1 :]
-    return bool(_MESSAGE.search(text[:start])) and not re.search(r"[|>`]|\$\(", tail)
+    return (
+        bool(_MESSAGE.search(text[:start]))
+        and not re.search(r"[|>]", tail)
+        and not re.search(r"`|\$\(", text)
+    )
 
 
 #: `sudo systemctl enable --now chrony auditd`: system services by name (a unit file path links it)

@@ -248,6 +248,11 @@ _SAY = re.compile(
 )
 #: ... unless the text is piped on (`Write-Output $code | iex`).
 _PIPED = re.compile(r"[\"'`]\s*\)?\s*\|(?!\|)")
+#: ... nor text that runs something on its way out: a command substitution (`"$(curl …)"`), a call
+#: put into it (`"${run(c)}"`, `"#{x(c)}"`), a backtick outside JavaScript and Go (a shell's, Perl's
+#: or Ruby's command), a call beside the text (`print("x", os.system(c))`)
+_SAY_RUNS = re.compile(r"\$\(|\{[^{}\n(]*\(")
+_TEMPLATE_EXT = frozenset({"js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "vue", "svelte"})
 
 
 #: Calls that fetch a body from the network.
@@ -519,7 +524,13 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
                 facts.assembled.append((n, body))  # uuencoded text (Perl's `unpack("u", …)`)
         if _COMMENT.match(line) or len(line) > 4096 or ext in _SEMI_COMMENT and line.lstrip()[:1] == ";":
             continue
-        if _SAY.match(line) and not _PIPED.search(line):
+        if (
+            _SAY.match(line)
+            and not _PIPED.search(line)
+            and not _SAY_RUNS.search(line)
+            and ("`" not in line or ext in _TEMPLATE_EXT)
+            and _STRING.sub("''", line).count("(") <= 1
+        ):
             facts.data_lines.add(n)
             continue
         if _data_list(line):

@@ -1281,8 +1281,9 @@ class _Reader:
             self._call(node)
             if (later := _deferred(node, self.qual(node.func) or "")) is not None:
                 self._call(later)
-            if (self.qual(node.func) or "") in _SAY:
-                # a message shown to the user ("run: systemctl ...") is text, not a command
+            if (self.qual(node.func) or "") in _SAY and not _calls_inside(node):
+                # a message shown to the user ("run: systemctl ...") is text, not a command; one
+                # that calls something on its way out (`print(f"{os.system(c)}")`) is not just shown
                 for a in node.args:
                     if isinstance(a, ast.Constant | ast.JoinedStr):
                         self.facts.data_lines.update(range(a.lineno, (a.end_lineno or a.lineno) + 1))
@@ -2067,6 +2068,17 @@ _DEFER = {
     "apply_async": (0, 1),
     "enter": (2, 3),
 }
+
+
+def _calls_inside(node: ast.Call) -> bool:
+    """A call among a call's arguments, other than a string's own method (`"{}".format(x)`)."""
+    inner = [*node.args, *(k.value for k in node.keywords)]
+    return any(
+        isinstance(x, ast.Call)
+        and not (isinstance(x.func, ast.Attribute) and isinstance(x.func.value, ast.Constant))
+        for a in inner
+        for x in ast.walk(a)
+    )
 
 
 def _deferred(call: ast.Call, f: str) -> ast.Call | None:
