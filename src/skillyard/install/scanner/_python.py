@@ -693,6 +693,9 @@ class _Reader:
             key = [ord(c) & 0xFF for c in k]
         else:
             return None
+        self.budget -= len(table) // 64  # decoding is work the reader's budget counts, as nodes are
+        if self.budget < 0:
+            return None
         return bytes((ord(c) ^ key[i % len(key)]) & 0xFF for i, c in enumerate(table)).decode("latin-1")
 
     def _default(self, node: ast.AST) -> str | None:
@@ -701,6 +704,7 @@ class _Reader:
             return None
         for fn in list(self.defs.values())[:256]:
             a = fn.args
+            self.budget -= 1
             for p, d in zip(a.args[len(a.args) - len(a.defaults) :], a.defaults, strict=True):
                 if p.arg == node.id and isinstance(d, ast.Constant):
                     return self.fold(d)
