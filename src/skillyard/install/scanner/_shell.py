@@ -166,7 +166,10 @@ class _Reader:
         #: shell functions: name -> (source bytes, body node, tree, file it is defined in or None)
         self.funcs: dict[str, tuple[bytes, Any, Any, str | None]] = {}
         self.tree: Any = None
+        #: function bodies read again for a call (counted over the readers a call starts, so nested
+        #: calls cost their total, not a product); the folder-handing calls already read
         self.calls_read = 0
+        self.read_calls: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         #: variables that hold a block device (`DEV=$(lsblk ...)`, `for p in /dev/sd?[0-9]`)
         self.devices: set[str] = set()
         #: functions whose output is being read for a secret (each once)
@@ -1481,19 +1484,38 @@ class _Reader:
         for k, (src_bytes, body, tree) in exp.shell_funcs.items():
             self.funcs[k] = (src_bytes, body, tree, exp.file)
 
+    def _sub(self, src_bytes: bytes, where: str | None) -> _Reader:
+        sub = _Reader(src_bytes, self.depth + 1, self.project, where or self.rel)
+        sub.calls_read, sub.read_calls = self.calls_read + 1, self.read_calls
+        return sub
+
+    def _walk_sub(self, sub: _Reader, body: Any) -> None:
+        sub.walk(body)
+        self.calls_read = sub.calls_read
+        self.facts.unread = self.facts.unread or sub.facts.unread
+
     def call(self, name: str, nodes: list[Any], line: int) -> None:
         """A call to a shell function with a secret in its arguments: read the body with `$N` holding it."""
         src_bytes, body, tree, where = self.funcs[name]
-        if self.depth >= MAX_DEPTH or self.calls_read >= MAX_CALLS_READ:
-            return
         given = {str(i): w for i, n in enumerate(nodes[1:9], 1) if (w := self.word(n)) is not None}
-        if any(DESTROY_TARGET.match(w.rstrip("/") or "/") for w in given.values()):
+        key = (name, tuple(given.items()))
+        handed = key not in self.read_calls and any(
+            DESTROY_TARGET.match(w.rstrip("/") or "/") for w in given.values()
+        )
+        if self.depth >= MAX_DEPTH or self.calls_read >= MAX_CALLS_READ:
+            if handed:  # what the body does with the folder is not known: a finding, never a silent stop
+                self.facts.unread = self.facts.unread or (
+                    f"shell functions handed a top folder past what the reader follows ({MAX_CALLS_READ} "
+                    f"calls, {MAX_DEPTH} deep)"
+                )
+            return
+        if handed:
             # `purge "$HOME"`: the body read with `$1` holding the folder, for what it deletes there
-            self.calls_read += 1
-            sub = _Reader(src_bytes, self.depth + 1, self.project, where or self.rel)
+            self.read_calls.add(key)
+            sub = self._sub(src_bytes, where)
             sub.env = {**self.env, **given}
             sub.funcs = {k: v for k, v in self.funcs.items() if k != name}
-            sub.walk(body)
+            self._walk_sub(sub, body)
             for fl in sub.facts.flows:
                 if fl.kind == "destruction":
                     steps = ((line, f"passes it to {name}()", None), (fl.line, fl.text, where))
@@ -1504,12 +1526,11 @@ class _Reader:
             src = self.taint_of(n)
             if src is None or src.what.startswith(PARAM):
                 continue
-            self.calls_read += 1
-            sub = _Reader(src_bytes, self.depth + 1, self.project, where or self.rel)
+            sub = self._sub(src_bytes, where)
             sub.env = dict(self.env)
             sub.funcs = {k: v for k, v in self.funcs.items() if k != name}
             sub.taint = {str(i): Source(f"{PARAM}{i}", line, False)}
-            sub.walk(body)
+            self._walk_sub(sub, body)
             for fl in sub.facts.flows:
                 marker = f"{PARAM}{i}"
                 if marker not in fl.text:
