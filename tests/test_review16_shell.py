@@ -50,3 +50,22 @@ def test_a_wipe_handed_home_through_four_functions_blocks(tmp_path: Path) -> Non
 def test_a_function_listing_home_does_not_block(tmp_path: Path) -> None:
     sh = 'show() {\n  ls -la "$1"\n}\nshow "$HOME"\nshow "$HOME" again\n'
     assert blocked(tmp_path, {"list.sh": sh}) == set()
+
+
+def test_a_script_of_many_writes_reads_its_text_once_for_the_programs_it_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillyard.install.scanner import _shell
+
+    reads = [0]
+    pattern = _shell._CHECKED
+
+    class Counted:
+        def findall(self, text: str) -> list[tuple[str, str]]:
+            reads[0] += 1
+            return pattern.findall(text)
+
+    monkeypatch.setattr(_shell, "_CHECKED", Counted())
+    sh = "command -v jq || exit 1\n" + "".join(f"echo {i} >> out/log{i}.txt\n" for i in range(500))
+    scan_path(skill_dir(tmp_path, {"write.sh": sh}))
+    assert reads[0] <= 2  # once per reader of the file, not once per write

@@ -169,6 +169,8 @@ class _Reader:
         #: function bodies read again for a call (counted over the readers a call starts, so nested
         #: calls cost their total, not a product); the folder-handing calls already read
         self.calls_read = 0
+        #: the programs the script makes sure are installed, once read (see `wrote`)
+        self.checked: tuple[frozenset[str] | None] | None = None
         self.read_calls: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         #: variables that hold a block device (`DEV=$(lsblk ...)`, `for p in /dev/sd?[0-9]`)
         self.devices: set[str] = set()
@@ -844,8 +846,12 @@ class _Reader:
             self.rerouted = self.rerouted or "a host the script wrote into /etc/hosts"
         # the programs the script makes sure are installed (`command -v copyq || exit 1`)
         # (none when it also puts a program in a folder of programs: that one may be what starts)
-        src = self.src.decode("utf-8", "replace")
-        checked = None if _PLACES_BIN.search(src) else frozenset(a or b for a, b in _CHECKED.findall(src))
+        if self.checked is None:  # the script's text is read once for them, not at every write
+            src = self.src.decode("utf-8", "replace")
+            self.checked = (
+                None if _PLACES_BIN.search(src) else frozenset(a or b for a, b in _CHECKED.findall(src)),
+            )
+        checked = self.checked[0]
         if launches_installed(path, body, checked):
             self.facts.installed_launch.add(line)
         fl = written(path, line, body, checked)
