@@ -248,12 +248,16 @@ def _tree_signature(root: Path) -> str:
 
 
 def _copy_skill(src: Path, dst: Path, *, max_files: int = 20_000, max_bytes: int = 512 * 1024 * 1024) -> None:
-    """Regular files and dirs only; symlinks are kept only when they stay inside the skill."""
+    """Regular files and dirs only; symlinks are kept only when they stay inside the skill. Every entry
+    (a folder, a link: each costs a copy too) counts against `max_files`."""
     real_src = os.path.realpath(src)
     count = 0
     total = 0
     for dirpath, dirnames, filenames in os.walk(src):
         dirnames[:] = sorted(d for d in dirnames if d not in _STAGE_SKIP)
+        count += len(dirnames) + len(filenames)
+        if count > max_files:
+            raise WorkspaceError(f"skill has more than {max_files} files and folders; not staged")
         rel = os.path.relpath(dirpath, src)
         target_dir = dst if rel == "." else dst / rel
         target_dir.mkdir(exist_ok=True)
@@ -273,10 +277,7 @@ def _copy_skill(src: Path, dst: Path, *, max_files: int = 20_000, max_bytes: int
                 continue
             if not stat.S_ISREG(st.st_mode):
                 continue
-            count += 1
             total += st.st_size
-            if count > max_files:
-                raise WorkspaceError(f"skill has more than {max_files} files; not staged")
             if total > max_bytes:
                 raise WorkspaceError(f"skill is larger than {max_bytes} bytes; not staged")
             shutil.copyfile(p, target_dir / f, follow_symlinks=False)
