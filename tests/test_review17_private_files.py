@@ -100,3 +100,33 @@ def test_a_cache_folder_linked_into_another_users_folder_is_not_written(tmp_path
     assert list(theirs.iterdir()) == []
     cache.save(home / "mine" / "cache.bin", cache.Cached())  # the check can fail: our own place is written
     _private(home / "mine" / "cache.bin", (home / "mine" / "cache.bin").read_bytes())
+
+
+@root_only
+def test_a_cache_folder_another_user_makes_after_the_check_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared parent (root's, writable by all, like /tmp): the folder is free when it is checked, and
+    another user makes it before skillyard's `mkdir`. The race is forced by making the folder, with a
+    real chown, just before the real `mkdir` runs; what exists after it is judged again."""
+    from skillyard import cache
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    folder = shared / "skillyard"
+    real_mkdir = Path.mkdir
+
+    def theirs_first(self: Path, *args: object, **kwargs: object) -> None:
+        if self == folder and not folder.exists():
+            real_mkdir(folder, 0o777)
+            os.chown(folder, OTHER, OTHER)
+        real_mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "mkdir", theirs_first)
+    cache.save(folder / "cache.bin", cache.Cached())
+    assert list(folder.iterdir()) == []
+    monkeypatch.undo()
+    mine = shared / "mine"
+    cache.save(mine / "cache.bin", cache.Cached())  # the check can fail: a folder made by us is written
+    _private(mine / "cache.bin", (mine / "cache.bin").read_bytes())

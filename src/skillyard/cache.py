@@ -341,6 +341,15 @@ def _our_place(folder: Path) -> bool:
     return False
 
 
+def make_our_place(folder: Path) -> bool:
+    """Create `folder` (0700) where `_our_place` allows it, and check it again once it exists: a user who
+    made it in a shared parent between the check and the `mkdir` keeps it, and gets nothing written in it."""
+    if not _our_place(folder):
+        return False
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return _our_place(folder)
+
+
 def save(path: Path, cached: Cached) -> None:
     """Write atomically; a cache that cannot be written is simply not used next time."""
     header = marshal.dumps(
@@ -361,9 +370,8 @@ def save(path: Path, cached: Cached) -> None:
         rows_crc = zlib.crc32(part, rows_crc)
     head = MAGIC + struct.pack("<QII", len(header), zlib.crc32(header), rows_crc)
     try:
-        if not _our_place(path.parent):
+        if not make_our_place(path.parent):
             return
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         write_new(path, path.with_name(f".{path.name}.{os.getpid()}.tmp"), [head, header, *cached._parts])
         for left in path.parent.iterdir():  # what starts killed while writing this cache left
             if left.name.startswith(f".{path.name}.") and left.name.endswith(".tmp") and pid_gone(left.name):

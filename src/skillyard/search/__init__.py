@@ -364,12 +364,11 @@ class SearchIndex:
         parts = self._lexical.snapshot() if path is not None else None
         if path is None or parts is None:
             return
-        from skillyard.cache import _our_place, write_new
+        from skillyard.cache import make_our_place, write_new
 
         try:
-            if not _our_place(path.parent):
+            if not make_our_place(path.parent):
                 return
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             for left in path.parent.iterdir():  # what starts killed while writing a snapshot left
                 if left.name.startswith("index-") and left.name.endswith(".tmp") and pid_gone(left.name):
                     left.unlink()
