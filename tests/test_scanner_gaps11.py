@@ -4,9 +4,11 @@ must keep its verdict.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from scanner_support import blocking
+from skillyard.install import load_rules
 
 # ------------------------------------------------ a DNS TXT record run as code outside the shell
 
@@ -154,3 +156,51 @@ def test_client_named_by_a_constant_downloading_into_the_home_folder_does_not_bl
         "        .status();\n}\n"
     )
     assert blocking(tmp_path, {"cmd/fonts/main.go": go, "src/main.rs": rs}) == {}
+
+
+# ------------------------------------------------ a clipper's clipboard write read from its own arguments
+
+
+def test_clipper_writing_the_clipboard_with_a_read_mentioned_later_blocks(tmp_path: Path) -> None:
+    py = (
+        "import re, subprocess, time\n\n"
+        "MINE = '0x52908400098527886E0F7030069857D2E4169EE7'\n"
+        "while True:\n"
+        "    t = subprocess.run(['xsel', '-o', '-b'], capture_output=True, text=True).stdout\n"
+        "    if re.match(r'^0x[0-9a-fA-F]{40}$', t):\n"
+        "        subprocess.run('printf %s ' + MINE + ' | WRITE', shell=True)  # verify it with xclip -o\n"
+        "    time.sleep(1)\n"
+    )
+    xclip = py.replace("WRITE", "xclip -selection clipboard -quiet; echo -o")
+    xsel = py.replace("WRITE", "xsel -b -i && xsel -o -b >/dev/null")
+    assert "SY-CRED-009" in blocking(tmp_path / "a", {"scripts/watch.py": xclip})
+    assert "SY-CRED-009" in blocking(tmp_path / "b", {"scripts/watch.py": xsel})
+
+
+def test_address_checker_reading_the_clipboard_does_not_block(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/bash\n"
+        't="$(xclip -o -selection clipboard)"\n'
+        "if grep -qE '^0x[0-9a-fA-F]{40}$' <<<\"$t\"; then\n"
+        '  echo "clipboard holds an Ethereum address: $t"\n'
+        "fi\n"
+        'u="$(xsel -o -b)"\n'
+        "case \"$u\" in bc1*) echo 'a bech32 address' ;; esac\n"
+    )
+    py = (
+        "import re, subprocess\n\n"
+        "ADDR = re.compile(r'^0x[0-9a-fA-F]{40}$')\n"
+        "text = subprocess.run(['xclip', '-o', '-selection', 'clipboard'], capture_output=True, text=True).stdout\n"
+        "print('address' if ADDR.match(text) else 'not an address')\n"
+    )
+    assert blocking(tmp_path, {"scripts/check.sh": sh, "scripts/check.py": py}) == {}
+
+
+def test_clipboard_command_arguments_are_read_a_bounded_number_at_a_time() -> None:
+    # each start of xclip/xsel reads at most a fixed number of its arguments: a line of many
+    # `xclip` words costs their number times that bound, never their number squared
+    rule = next(r for r in load_rules() if r.id == "SY-CRED-009")
+    own = [p for p in rule.then_src if "xclip" in p or "xsel" in p]
+    assert own
+    for p in own:
+        assert not re.search(r"\)[*+]", p), p
