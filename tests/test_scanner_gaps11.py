@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from scanner_support import blocking
 from skillyard.install import load_rules
 
@@ -204,3 +206,85 @@ def test_clipboard_command_arguments_are_read_a_bounded_number_at_a_time() -> No
     assert own
     for p in own:
         assert not re.search(r"\)[*+]", p), p
+
+
+# ------------------------------------------------ every database a server lists, the query over several lines
+
+_PY_LISTING = (
+    "import subprocess\n\n"
+    'rows = subprocess.check_output(["psql", "-Atc", """\n'
+    "    SELECT datname\n"
+    "    FROM pg_database\n"
+    "    WHERE_CLAUSE\n"
+    '"""], text=True).split()\n'
+    "for db in rows:\n"
+    '    subprocess.run(["psql", "-c", f\'DROP DATABASE "{db}"\'], check=True)\n'
+)
+_JS_LISTING = (
+    "const { Client } = require('pg');\n"
+    "(async () => {\n"
+    "  const c = new Client();\n"
+    "  await c.connect();\n"
+    "  const { rows } = await c.query(`\n"
+    "    SELECT datname\n"
+    "    FROM pg_database\n"
+    "    WHERE_CLAUSE\n"
+    "  `);\n"
+    '  for (const r of rows) await c.query(`DROP DATABASE "${r.datname}"`);\n'
+    "})();\n"
+)
+_SH_LISTING = (
+    "#!/bin/sh\n"
+    "for db in $(mysql -N <<'EOF'\n"
+    "SHOW\n"
+    "  DATABASES WHERE_CLAUSE\n"
+    "EOF\n"
+    "); do\n"
+    '  mysql -e "DROP DATABASE \\`$db\\`"\n'
+    "done\n"
+)
+
+
+def test_every_database_listed_by_a_query_over_several_lines_then_dropped_blocks(tmp_path: Path) -> None:
+    for i, (rel, text) in enumerate(
+        [("scripts/reset.py", _PY_LISTING), ("lib/reset.js", _JS_LISTING), ("scripts/reset.sh", _SH_LISTING)]
+    ):
+        files = {rel: text.replace("WHERE_CLAUSE", "" if rel.endswith(".sh") else "WHERE NOT datistemplate")}
+        assert "SY-DES-005" in blocking(tmp_path / str(i), files), rel
+
+
+def test_databases_picked_by_pattern_in_a_query_over_several_lines_do_not_block(tmp_path: Path) -> None:
+    files = {
+        "scripts/reset.py": _PY_LISTING.replace("WHERE_CLAUSE", "WHERE datname LIKE 'ci_%'"),
+        "lib/reset.js": _JS_LISTING.replace("WHERE_CLAUSE", "WHERE datname LIKE 'test_%'"),
+        "scripts/reset.sh": _SH_LISTING.replace("WHERE_CLAUSE", "LIKE 'ci\\_%'"),
+    }
+    assert blocking(tmp_path, files) == {}
+
+
+def test_a_rule_read_across_lines_costs_a_bounded_number_of_searches_per_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillyard.install import scan_path
+    from skillyard.install import scanner as sc
+
+    calls = [0]
+    real = sc._search
+
+    def counted(*a: object) -> object:
+        calls[0] += 1
+        return real(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sc, "_search", counted)
+
+    def work(n: int) -> int:
+        d = tmp_path / str(n)
+        d.mkdir()
+        (d / "SKILL.md").write_text("---\nname: demo\ndescription: d\n---\nUse it.\n", "utf-8")
+        (d / "q.sql").write_text("FROM pg_database\n" * n, "utf-8")
+        calls[0] = 0
+        scan_path(d)
+        return calls[0]
+
+    small, large = work(200), work(400)
+    assert large <= 2 * small + 50
