@@ -90,6 +90,9 @@ class Rule:
     paragraph: bool = False
     flags: int = re.IGNORECASE
     within: int = 0
+    #: with `then`: `match` is also read across this many lines either side of a keyword's line,
+    #: joined (a query written over several lines of a string, a heredoc or a template)
+    span: int = 0
     builtin: str | None = None
     files: tuple[str, ...] = ()
     positives: tuple[Any, ...] = ()
@@ -188,6 +191,9 @@ def parse_rules(data: Any, *, compile_now: bool = True) -> tuple[Rule, ...]:
         within = r.get("within", 0)
         if not isinstance(within, int) or within < 0:
             raise RuleError(f"rule {rid}: within must be a non-negative integer")
+        span = r.get("span", 0)
+        if not isinstance(span, int) or not 0 <= span <= 8:
+            raise RuleError(f"rule {rid}: span must be an integer from 0 to 8")
         rules.append(
             Rule(
                 id=rid,
@@ -202,6 +208,7 @@ def parse_rules(data: Any, *, compile_now: bool = True) -> tuple[Rule, ...]:
                 paragraph=bool(r.get("paragraph", False)),
                 flags=flags,
                 within=within,
+                span=span,
                 builtin=builtin,
                 files=tuple(str(f).lower() for f in files),
                 positives=tuple(ex["match"]),
@@ -830,7 +837,19 @@ def scan_text(
         if not r.then_src:
             continue
         check_deadline()
-        starts = [i for i in on_lines(r) if _search(r.match, r, lines[i].text)]
+        starts = [
+            i
+            for i in on_lines(r)
+            if _search(r.match, r, lines[i].text)
+            or (
+                r.span
+                and _search(
+                    r.match,
+                    r,
+                    " ".join(x.text.strip() for x in lines[max(0, i - r.span) : i + r.span + 1]),
+                )
+            )
+        ]
         for i in starts:
             for j in range(i, min(len(lines), i + r.within + 1)):
                 if (m := _search(r.then, r, lines[j].text)) is not None:

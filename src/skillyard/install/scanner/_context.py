@@ -397,7 +397,11 @@ class FileContext:
         ):
             return self._for_people(category)
         if category in COMMANDISH or rule_id == "SY-CRED-007":
-            if _MENTION.search(prefix) or _described(text, start) or _PROSE_SUBJECT.match(text[start:]):
+            if (
+                _MENTION.search(_prose(prefix))
+                or _described(text, start)
+                or _PROSE_SUBJECT.match(text[start:])
+            ):
                 return 2, "mentioned in prose, not an instruction"
             return self._for_people(category)
         if category in SPEECH:
@@ -449,6 +453,14 @@ def _described(text: str, start: int) -> bool:
         return False
     close = text.find("`", start)
     return close != -1 and bool(_DESCRIBES.match(text[close + 1 :]))
+
+
+def _prose(prefix: str) -> str:
+    """The prose before a match: the words of inline code (a URL's `example` host, a folder named
+    `patterns`) are the command's own, not a sentence about it."""
+    if prefix.count("`") % 2:
+        prefix = prefix[: prefix.rfind("`")]
+    return re.sub(r"`[^`\n]*`", " ", prefix)
 
 
 def _quoted(text: str, start: int) -> bool:

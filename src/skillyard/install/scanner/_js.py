@@ -188,6 +188,8 @@ class _Reader:
         self.conns: dict[str, str] = {}
         self.facts = CodeFacts()
         self.gets: list[tuple[int, str]] = []
+        #: names bound to a DNS TXT record awaited (`const recs = await r.resolveTxt(zone)`)
+        self.txt: set[str] = set()
         #: (line, how) of code run whose text is only known at run time
         self.evals: list[tuple[int, str]] = []
         self.sockets: list[tuple[int, str]] = []
@@ -996,7 +998,7 @@ class _Reader:
         while p is not None:
             x = p.child_by_field_name("function") if p.type == "call_expression" else None
             while x is not None and x.type in ("member_expression", "call_expression", "identifier"):
-                if self.qual(x) in _GET:
+                if self.qual(x) in _GET or self.qual(x).endswith("resolveTxt"):
                     return True
                 x = x.child_by_field_name("object" if x.type == "member_expression" else "function")
             p = p.parent
@@ -1246,6 +1248,15 @@ class _Reader:
                 self.env.setdefault(self.text(first), ALT.join(items))
         if q in _GET or (short in ("get", "request") and q.split(".")[0] in ("axios", "got", "needle")):
             self.gets.append((line, self.dest(n) or "a URL"))
+        elif short == "resolveTxt":
+            # a DNS TXT record is text its zone's owner serves: a download by another name
+            self.gets.append((line, f"the DNS TXT record of {(self.fold(a[0]) if a else None) or 'a name'}"))
+            p = n.parent.parent if n.parent is not None and n.parent.type == "await_expression" else n.parent
+            if p is not None and p.type == "variable_declarator" and (v := p.child_by_field_name("name")):
+                self.txt.add(self.text(v))
+            ps = a[-1].child_by_field_name("parameters") if a and "function" in a[-1].type else None
+            if ps is not None and ps.named_children:  # `(err, recs) => ...`: the records
+                self.txt.add(self.text(ps.named_children[-1]))
         elif short == "on" and a and self.fold(a[0]) == "data" and not _LOCAL_STREAM.search(self.text(f)):
             # `x.on("data", ...)`: what a response or socket receives, however `x` was reached
             self.gets.append((line, "data the program receives"))
@@ -1305,7 +1316,10 @@ class _Reader:
                 self.ran_written.append(line)  # a file this program wrote is run as a program
             first = self.fold(a[0])
             local = a[0].type != "identifier" or self.text(a[0]) in self.local
-            if not first and not local and self.in_download(n):
+            if not first and (
+                (not local and self.in_download(n))
+                or any(self.text(x) in self.txt for x in _walk(a[0]) if x.type == "identifier")
+            ):
                 # `https.get(u, (r) => ... exec(body))`: the response is the command
                 self.evals.append((line, "runs it as a shell command"))
             names = [first] if first else [self.fold(x) for x in _walk(a[0]) if x.type == "string"]

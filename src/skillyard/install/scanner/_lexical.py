@@ -102,6 +102,10 @@ _SINKS = (
 _RUNS_CLIENT = re.compile(
     r"(?:Command::new|exec\.Command(?:Context)?|ProcessBuilder|Process\.Start)\(\s*(?:ctx\s*,\s*)?[\"'](?:curl|wget)[\"']"
 )
+#: A program run by a name the file bound to a string (`tool := "cu" + "rl"`, `let bin = "curl";`)
+_RUNS_NAMED = re.compile(
+    r"(?:Command::new|exec\.Command(?:Context)?|ProcessBuilder|Process\.Start)\(\s*(?:ctx\s*,\s*)?&?([A-Za-z_]\w*)\s*[,)]"
+)
 #: A URL added to an argument list (`args.push("https://…")`, `cmd.arg("https://…")`)
 _ARG_URL = re.compile(
     r"""(?:\.(?:push|arg|args|append|add)\(|\bappend\(\s*\w+\s*,)\s*(?:&?\[\s*)?["']https?://"""
@@ -587,6 +591,12 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
                 if kind == "a socket" and (b := _NAME_BOUND.match(line)):
                     sockets[b.group(1)] = _local(line, binds)
                 break
+        else:
+            if (m := _RUNS_NAMED.search(line)) and re.fullmatch(
+                r"(?:\S*[/\\])?(?:curl|wget)(?:\.exe)?", binds.get(m.group(1), ""), re.I
+            ):
+                # the client run by a name bound to its name: read as the literal it holds
+                sinks.append((n, "HTTP", f'{line[: m.start(1)]}"curl"{line[m.end(1) :]}'))
         for m in _CODES.finditer(line):
             # text written as character codes (`string.char`, `pack("c*")`, `[char[]]`, `map chr`):
             # read as what it spells, a command line or a URL the rules then see

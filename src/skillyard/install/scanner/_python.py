@@ -1528,6 +1528,13 @@ class _Reader:
             for a in [*call.args[1:2], *(k.value for k in call.keywords)]
         ):
             return True  # a DNS TXT record: text its zone's owner serves
+        if f.startswith("subprocess.") and call.args:
+            # `check_output(["dig", "+short", zone, "TXT"])`, `getoutput("nslookup -type=txt zone")`
+            a0 = call.args[0]
+            words = [self.fold(x) or "" for x in a0.elts] if isinstance(a0, ast.List | ast.Tuple) else []
+            words = words or (self.fold(a0) or "").split()
+            if words and _TXT_LOOKUP.match(words[0]) and any(_TXT_TYPE.search(w) for w in words[1:]):
+                return True
         # urlopen(...).read()
         return (
             isinstance(call.func, ast.Attribute)
@@ -2110,6 +2117,11 @@ def _deferred(call: ast.Call, f: str) -> ast.Call | None:
 
 #: Values that are code from outside the skill's readable files: running them is download-and-execute.
 _FETCHED = ("content downloaded", "content unpacked")
+
+
+#: A DNS lookup program, and its argument asking for TXT records (`TXT`, `-type=txt`, `-t txt`).
+_TXT_LOOKUP = re.compile(r"(?:\S*/)?(?:dig|nslookup|drill|kdig|host)(?:\.exe)?$", re.I)
+_TXT_TYPE = re.compile(r"^(?:-(?:q?type|t)=?)?txt$", re.I)
 
 
 def _unlocks(call: ast.Call) -> bool:

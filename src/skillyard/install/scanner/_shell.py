@@ -1508,13 +1508,22 @@ class _Reader:
         handed = key not in self.read_calls and any(
             DESTROY_TARGET.match(w.rstrip("/") or "/") for w in given.values()
         )
+        # the parameters handed a secret, by position: the body is read once per function and position
+        secrets = [
+            (name, (("secret", str(i)),))
+            for i, n in enumerate(nodes[1:], 1)
+            if (src := self.taint_of(n)) is not None and not src.what.startswith(PARAM)
+        ]
         if self.depth >= MAX_DEPTH or self.calls_read >= MAX_CALLS_READ:
-            if handed:  # what the body does with the folder is not known: a finding, never a silent stop
+            # what the body does with the folder or the secret is not known: a finding, never a silent stop
+            what = "a top folder" if handed else "a secret" if set(secrets) - self.read_calls else None
+            if what:
                 self.facts.unread = self.facts.unread or (
-                    f"shell functions handed a top folder past what the reader follows ({MAX_CALLS_READ} "
+                    f"shell functions handed {what} past what the reader follows ({MAX_CALLS_READ} "
                     f"calls, {MAX_DEPTH} deep)"
                 )
             return
+        self.read_calls.update(secrets)
         if handed:
             # `purge "$HOME"`: the body read with `$1` holding the folder, for what it deletes there
             self.read_calls.add(key)
