@@ -56,6 +56,12 @@ class SessionError(ValueError):
     """A session file or value that cannot be used, with the reason."""
 
 
+def catalog_offset(session_id: str) -> int:
+    """Where a session's window of described skills starts in a catalog that cannot describe them all:
+    the same for one session on every surface (its system message, the MCP prompt it echoes its id to)."""
+    return zlib.crc32(session_id.encode("utf-8", "replace"))
+
+
 def _check_id(value: Any) -> str:
     if not isinstance(value, str) or not _ID_RE.match(value):
         raise SessionError(
@@ -206,7 +212,7 @@ class Session:
             catalog_format,
             budget,
             relevant=relevant_names(registry, query),
-            offset=zlib.crc32(self.session_id.encode("utf-8", "replace")),
+            offset=catalog_offset(self.session_id),
         )
         telemetry.record("offered", rendered.names)
         sections = [text for text in (tool_guidance(list(tool_names)), rendered.text) if text]

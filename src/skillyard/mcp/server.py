@@ -24,7 +24,6 @@ import secrets
 import stat
 import threading
 import weakref
-import zlib
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -98,7 +97,7 @@ from skillyard.mcp.skills_extension import DEFAULT_PAGE_SIZE, SkillsExtension
 from skillyard.model import BUILTIN_TOOL_NAMES, Skill
 from skillyard.parsing import load_body
 from skillyard.registry import Registry
-from skillyard.session import Session
+from skillyard.session import Session, catalog_offset
 from skillyard.tools.arguments import substitute_arguments
 
 if TYPE_CHECKING:
@@ -165,7 +164,7 @@ def _catalog_offset(ctx: Any) -> int:
     meta = getattr(ctx, "meta", None)
     echoed = meta.get(SESSION_META_KEY) if isinstance(meta, dict) else None
     if isinstance(echoed, str):
-        return zlib.crc32(echoed.encode("utf-8", "replace"))
+        return catalog_offset(echoed)
     connection = _connection(ctx)
     state = getattr(connection, "state", None)
     if isinstance(state, dict):
