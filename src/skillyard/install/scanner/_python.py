@@ -131,11 +131,11 @@ _RUNTIME = "$ARG"
 _MAX_ARGV = 256
 
 
-def _kept_arguments(tree: ast.AST) -> dict[str, dict[int | str, str]]:
+def _kept_arguments(nodes: list[ast.AST]) -> dict[str, dict[int | str, str]]:
     """Classes of the file whose `__init__` keeps a parameter on the object (`self.source = source`):
     class name -> {argument position, and parameter name: attribute}."""
     out: dict[str, dict[int | str, str]] = {}
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+    for cls in (n for n in nodes if isinstance(n, ast.ClassDef)):
         init = next((b for b in cls.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
         if init is None or len(out) >= 64:
             continue
@@ -980,14 +980,14 @@ class _Reader:
 
     # ------------------------------------------------------------ statements
 
-    def run(self, tree: ast.AST, eager: bool = False) -> CodeFacts:
+    def run(self, nodes_in_order: list[ast.AST], eager: bool = False) -> CodeFacts:
         # Two passes: the first learns constants and imports anywhere in the file, the second
         # follows values (a helper defined below its first use still resolves). A function's body
         # is read when the second pass meets a call whose value or arguments matter (or, for a
         # module other files import, `eager`, every function once).
         # the nodes `visit` acts on, in walk order, listed once for both passes
         nodes = []
-        for fn in ast.walk(tree):
+        for fn in nodes_in_order:
             if isinstance(fn, _VISITED):
                 nodes.append(fn)
             elif isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and len(self.defs) < MAX_FUNCTIONS:
@@ -996,7 +996,7 @@ class _Reader:
         if cut > MAX_NODES:
             del nodes[MAX_NODES:]
         self.exec_lines = [n.lineno for n in nodes if isinstance(n, ast.Call) and _may_run(n)]
-        self.kept = _kept_arguments(tree)
+        self.kept = _kept_arguments(nodes_in_order)
         for i in range(3):
             if i == 2 and not self.late:
                 break
@@ -2207,7 +2207,7 @@ _HANDLER_HOST = {"HTTPHandler": "host", "SocketHandler": "host", "DatagramHandle
 _HANDLER_HOST |= {"SMTPHandler": "mailhost", "SysLogHandler": "address"}
 
 
-def _log_shipping(tree: ast.AST) -> tuple[int, str] | None:
+def _log_shipping(nodes: list[ast.AST]) -> tuple[int, str] | None:
     """(line, host) of a logging handler that ships records over the network, built by a call
     (`logging.handlers.HTTPHandler("logs.example", "/in")`) or configured by name in a
     `dictConfig` (`{"class": "logging.handlers.HTTPHandler", "host": …}`); a host only known at
@@ -2220,7 +2220,7 @@ def _log_shipping(tree: ast.AST) -> tuple[int, str] | None:
             return str(node.elts[0].value)
         return "a host chosen at run time"
 
-    for node in ast.walk(tree):
+    for node in nodes:
         kind = None
         if isinstance(node, ast.Call) and (m := _NET_HANDLER.search(ast.unparse(node.func))):
             kind = m[1]
@@ -2253,11 +2253,11 @@ def _log_shipping(tree: ast.AST) -> tuple[int, str] | None:
 _LOG_CALLS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
 
 
-def _record_names(tree: ast.AST) -> frozenset[str]:
+def _record_names(nodes: list[ast.AST]) -> frozenset[str]:
     """The names log records go by in this file: the parameter of every `filter`, `format`,
     `emit` or `handle` method (`def filter(self, record)`), whatever it is called."""
     names = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.FunctionDef) and node.name in ("filter", "format", "emit", "handle"):
             params = [a.arg for a in node.args.args]
             if len(params) == 2 and params[0] == "self" and len(names) < 32:
@@ -2265,12 +2265,12 @@ def _record_names(tree: ast.AST) -> frozenset[str]:
     return frozenset(names)
 
 
-def _pieces(tree: ast.AST) -> dict[str, str]:
+def _pieces(nodes: list[ast.AST]) -> dict[str, str]:
     """name -> the string literals assigned to it anywhere in the file, joined: the text put into a
     value step by step (`t += "[global]\\n"`, `t = t.replace("[x]", "[x]\\nkey = v")`), which is what
     a write of it may hold when it does not fold."""
     out: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Assign | ast.AugAssign) and len(out) < 256:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             lits = [
@@ -2293,15 +2293,15 @@ def analyse(
     and helper functions along (`rel` is this file's path in the skill). `export`: every function
     is read, for the files that import this one."""
     try:
-        tree = ast.parse(text)
+        nodes = list(ast.walk(ast.parse(text)))  # every node in walk order, listed once for all readers
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     reader = _Reader(project, rel)
     reader.depth = depth
-    reader.pieces = _pieces(tree)
-    reader.log_dest = _log_shipping(tree)
-    reader.records = _record_names(tree) if reader.log_dest else frozenset()
+    reader.pieces = _pieces(nodes)
+    reader.log_dest = _log_shipping(nodes)
+    reader.records = _record_names(nodes) if reader.log_dest else frozenset()
     try:
-        return reader.run(tree, eager=export)
+        return reader.run(nodes, eager=export)
     except RecursionError:
         return None
