@@ -917,11 +917,18 @@ def _keyword_lines(lines: list[Line]) -> Callable[[Rule], list[int]]:
     for f in folded:
         starts.append(starts[-1] + len(f) + 1)
     found: dict[str, list[int]] = {}
+    tokens: str | None = None  # the text's distinct whitespace-separated tokens, one per line
 
     def holding(key: str) -> list[int]:
+        nonlocal tokens
         if (got := found.get(key)) is None:
             got = found[key] = []
-            pos = -1 if "\n" in key else whole.find(key)
+            if tokens is None:
+                tokens = "\n".join(set(whole.split()))
+            # each whitespace-free piece of a keyword lies inside one token, and the distinct tokens
+            # are a fraction of a long text: most keywords are ruled out there, not in the whole text
+            held = "\n" not in key and all(piece in tokens for piece in key.split())
+            pos = whole.find(key) if held else -1
             while pos != -1:
                 i = bisect.bisect_right(starts, pos) - 1
                 if folded[i].strip():
