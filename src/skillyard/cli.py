@@ -263,7 +263,9 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         one_line = " ".join(item["description"].split())
         row = [mark, name, Text(shown(one_line)), s.source]
         if verbose:
-            row.append("; ".join(reg.eligibility(s).reasons))
+            row.append(
+                Text(_line("; ".join(reg.eligibility(s).reasons)))
+            )  # they name the skill's requirements
         table.add_row(*row)
     con.print(table)
     eligible = sum(1 for i in data["skills"] if i["eligible"])
@@ -344,7 +346,7 @@ def info_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
         return
     status = ("eligible", "green") if data["eligible"] else ("not eligible", "red")
     say((f"{data['emoji']} {data['name']}".strip(), "bold"), "  ", status)
-    say(data["description"])
+    say(" ".join(data["description"].split()))  # one paragraph, as `list` shows it
     say((_line(f"{data['path']}  ({data['source']}, {data['format']})"), "dim"))
     req = {k: v for k, v in data["requires"].items() if v}
     if req:
@@ -529,10 +531,11 @@ def run_cmd(
     if as_json:
         emit_json(data)
     else:
-        if data.get("stdout"):
-            click.echo(data["stdout"], nl=not data["stdout"].endswith("\n"))
-        if data.get("stderr"):
-            click.echo(data["stderr"], nl=not data["stderr"].endswith("\n"), err=True)
+        for key, stream in (("stdout", sys.stdout), ("stderr", sys.stderr)):
+            if text := data.get(key):  # at a terminal, the sandboxed command cannot write to it: its
+                # escapes (a clipboard write, hidden text that hides the exit code below) are spelled out
+                text = shown(text) if stream.isatty() else text
+                click.echo(text, nl=not text.endswith("\n"), err=key == "stderr")
         for f in data.get("output_files", []):
             name = shown(f["name"], one_line=True)  # the command chose it: one line, every character shown
             err(f"[output] {name} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)", "dim")
