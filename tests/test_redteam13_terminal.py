@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import shutil
 import subprocess
 import sys
@@ -161,3 +162,30 @@ def test_chat_asks_only_about_a_command_that_fits_on_the_screen(tmp_path: Path, 
     assert not marker.exists() and "[y/N]" not in done.stderr
     (answer,) = [m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert "too long to show for approval" in answer
+
+
+@needs_script
+@pytest.mark.parametrize("command", [("list",), ("list", "-v"), ("search", "word")])
+def test_a_long_name_does_not_push_the_eligibility_mark_or_its_tail_out(
+    tmp_path: Path, make_skill: Any, command: tuple[str, ...]
+) -> None:
+    """At 60 columns a 64-character name squeezed the ✓/✗ column (and `list -v`'s reasons) out of
+    the table, and `search` cut the name to a prefix another skill could share."""
+    name = "pdf-tools-official-" + "x" * 40 + "-fake"
+    extra = "metadata:\n  openclaw:\n    requires:\n      bins: [nosuchbin-rt13]"
+    make_skill(tmp_path / "skills", name, "word " * 40, extra=extra)
+    argv = [sys.executable, "-m", "skillyard", "--root", str(tmp_path / "skills"), *command]
+    done = subprocess.run(
+        ["script", "-qec", " ".join(map(repr, argv)), "/dev/null"],
+        env=_env(tmp_path, COLUMNS="60", NO_COLOR="1"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    out = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout)  # bold is not a colour: NO_COLOR keeps it
+    assert f"✗ {name}" in out, out
+    if command == ("list", "-v"):
+        assert "nosuchbin-rt13" in re.sub(r"\s", "", out), out

@@ -241,9 +241,18 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
 
     con = console()
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    widest = max((len(i["name"]) + len(i["emoji"]) + 2 for i in data["skills"]), default=5)
-    table.add_column("", no_wrap=True, min_width=1)
-    table.add_column("skill", style="bold", no_wrap=True, min_width=widest)
+    # the mark and the name in one cell, whole: a long name (an author's choice) cannot push the
+    # eligibility mark out of a narrow table, nor cut the name to a prefix another skill shares
+    names = [
+        Text.assemble(
+            ("✓ ", "green") if i["eligible"] else ("✗ ", "red"),
+            # an author's words: shown as text (never rich markup), hidden characters spelled out
+            (_line(f"{i['emoji']} {i['name']}".strip()), "bold"),
+        )
+        for i in data["skills"]
+    ]
+    widest = max((len(n) for n in names), default=5)
+    table.add_column("skill", overflow="fold", min_width=widest)
     table.add_column(
         "description",
         overflow="ellipsis",
@@ -252,16 +261,13 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
     )
     table.add_column("source", style="dim", no_wrap=True, min_width=7)
     if verbose:
-        table.add_column("why not", style="yellow")
+        table.add_column("why not", style="yellow", overflow="fold")
     by_name = {s.name: s for s in reg.skills}
-    for item in data["skills"]:
+    for item, name in zip(data["skills"], names, strict=True):
         s = by_name[item["name"]]
-        mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
-        # an author's words: shown as text (never rich markup), hidden characters spelled out
-        name = Text(shown(f"{item['emoji']} {item['name']}".strip()))
         # one line per skill: a description written over several lines (a YAML block) is joined
         one_line = " ".join(item["description"].split())
-        row = [mark, name, Text(shown(one_line)), s.source]
+        row = [name, Text(shown(one_line)), s.source]
         if verbose:
             row.append(
                 Text(_line("; ".join(reg.eligibility(s).reasons)))
