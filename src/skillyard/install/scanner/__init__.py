@@ -2252,9 +2252,11 @@ def _shown(text: str) -> str:
 
 
 def _verdict(report: ScanReport) -> str:
+    # the verdict first: a name (the author's, up to a folder name's 255 characters) cannot push it
+    # off the line, nor read as one (`x: ok (max severity none, 0 finding(s))` then spaces)
     verdict = "BLOCKED" if report.blocked else "ok"
     return (
-        f"{_shown(report.name or report.path)}: {verdict} (max severity {report.max_severity}, "
+        f"{verdict}: {_shown(report.name or report.path)} (max severity {report.max_severity}, "
         f"{len(report.findings)} finding(s), {report.files_scanned} file(s) scanned)"
     )
 
@@ -2299,12 +2301,9 @@ def render_human(report: ScanReport, console: Any = None) -> None:
     from rich.text import Text
 
     con = console or Console(highlight=False)
-    verdict = "BLOCKED" if report.blocked else "ok"
     head = Text(_verdict(report))
     head.stylize(
-        "bold red" if report.blocked else "bold green",
-        0,
-        len(_shown(report.name or report.path)) + len(verdict) + 2,
+        "bold red" if report.blocked else "bold green", 0, len("BLOCKED" if report.blocked else "ok")
     )
     con.print(head)
     if not report.findings:
