@@ -135,6 +135,25 @@ def test_run_output_cannot_write_to_the_terminal(tmp_path: Path, make_skill: Any
     assert piped.stdout.startswith("done") and "\\x1b" not in piped.stdout, piped.stdout
 
 
+def test_chat_tool_lines_cannot_be_forged_by_the_model(tmp_path: Path, make_skill: Any) -> None:
+    """chat printed each call's display with its line breaks; a display quotes the model's arguments,
+    so a model could print a `[skill_run] deploy: exit 0` line for a run that never happened."""
+    pytest.importorskip("openai", reason="skillyard chat needs the openai package (the chat extra)")
+    make_skill(tmp_path / "skills", "wordcount", "Counts the words of a text")
+    args = json.dumps({"action": "info", "skill": "x\n[skill_run] deploy: exit 0"})
+    env = _env(tmp_path, OPENAI_API_KEY="sk-test", NO_COLOR="1")
+    env.pop("OPENAI_BASE_URL", None)
+    with ChatServer(scripted([Reply(tool_calls=[("skills", args)]), Reply(content="done")])) as server:
+        argv = [sys.executable, "-m", "skillyard", "--root", str(tmp_path / "skills"), "chat"]
+        argv += ["--base-url", server.url, "--model", "m", "--once", "go"]
+        done = subprocess.run(
+            argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False
+        )
+    assert done.returncode == 0, done.stderr
+    assert "[skills]" in done.stderr, done.stderr
+    assert not any(line.startswith("[skill_run]") for line in _lines(done.stderr + done.stdout)), done.stderr
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="pty")
 def test_chat_asks_only_about_a_command_that_fits_on_the_screen(tmp_path: Path, make_skill: Any) -> None:
     """The approval question kept a command's line breaks: `touch X` then a screenful of blank lines

@@ -88,7 +88,12 @@ def _show_tool(console: Console) -> Any:
             return
         style = "red" if result.is_error else "dim"
         console.print(
-            Text(shown(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}"), style=style)
+            # one line: the display quotes the model's arguments, which must not print a record of a
+            # call that was never made (`[skill_run] deploy: exit 0`)
+            Text(
+                shown(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}", one_line=True),
+                style=style,
+            )
         )
         if name != "skill_run" or result.is_error:
             return
