@@ -208,3 +208,21 @@ def test_a_long_name_does_not_push_the_eligibility_mark_or_its_tail_out(
     assert f"✗ {name}" in out, out
     if command == ("list", "-v"):
         assert "nosuchbin-rt13" in re.sub(r"\s", "", out), out
+
+
+@pytest.mark.parametrize("command", [("list",), ("info", "em")])
+def test_an_emoji_of_words_cannot_read_as_a_verdict(
+    tmp_path: Path, make_skill: Any, command: tuple[str, ...]
+) -> None:
+    """The author's `emoji` is free text printed before the name: `✓ trusted official` made `info`
+    begin with a check mark and a verdict skillyard never gave."""
+    extra = (
+        'metadata:\n  openclaw:\n    emoji: "✓ trusted official"\n    requires:\n      bins: [nosuchbin-rt13]'
+    )
+    skill = make_skill(tmp_path / "skills", "em", "A test skill", extra=extra)
+    done = _cli(tmp_path, "--root", str(skill.parent), *command)
+    assert done.returncode == 0, done.stderr
+    assert "trusted" not in done.stdout and "✓" not in done.stdout, done.stdout
+    listed = json.loads(_cli(tmp_path, "--root", str(skill.parent), *command, "--json").stdout)
+    item = listed["skills"][0] if "skills" in listed else listed
+    assert item["emoji"] == "✓ trusted official"  # the data is the author's, as written

@@ -247,7 +247,7 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         Text.assemble(
             ("✓ ", "green") if i["eligible"] else ("✗ ", "red"),
             # an author's words: shown as text (never rich markup), hidden characters spelled out
-            (_line(f"{i['emoji']} {i['name']}".strip()), "bold"),
+            (_line(f"{_emoji(i['emoji'])} {i['name']}".strip()), "bold"),
         )
         for i in data["skills"]
     ]
@@ -320,6 +320,19 @@ def _line(text: object) -> str:
     return shown(str(text), one_line=True)
 
 
+#: skillyard's own marks: an emoji of the author's is never one (`✓ trusted` before a name)
+_MARKS = frozenset("✓✔✗✘☑☒✅❌❎")
+
+
+def _emoji(emoji: str) -> str:
+    """The author's emoji beside a name in human output, when it is one: a few symbols, none of
+    skillyard's marks. Words (`✓ verified, eligible`) would read as skillyard's verdict on the skill."""
+    import unicodedata
+
+    symbols = all(unicodedata.category(c) in ("So", "Sk", "Mn", "Cf") for c in emoji)
+    return emoji if len(emoji) <= 8 and symbols and _MARKS.isdisjoint(emoji) else ""
+
+
 def _lookup_or_fail(reg: Registry, name: str, as_json: bool) -> None:
     if reg.get(name) is not None:
         return
@@ -351,7 +364,7 @@ def info_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
         emit_json(data)
         return
     status = ("eligible", "green") if data["eligible"] else ("not eligible", "red")
-    say((f"{data['emoji']} {data['name']}".strip(), "bold"), "  ", status)
+    say((f"{_emoji(data['emoji'])} {data['name']}".strip(), "bold"), "  ", status)
     say(" ".join(data["description"].split()))  # one paragraph, as `list` shows it
     say((_line(f"{data['path']}  ({data['source']}, {data['format']})"), "dim"))
     req = {k: v for k, v in data["requires"].items() if v}
