@@ -226,3 +226,18 @@ def test_an_emoji_of_words_cannot_read_as_a_verdict(
     listed = json.loads(_cli(tmp_path, "--root", str(skill.parent), *command, "--json").stdout)
     item = listed["skills"][0] if "skills" in listed else listed
     assert item["emoji"] == "✓ trusted official"  # the data is the author's, as written
+
+
+@needs_script
+def test_call_output_of_a_toml_tool_cannot_write_to_the_terminal(tmp_path: Path) -> None:
+    """`call` printed a SKILL.toml tool's output as it was: its command could write the clipboard
+    (OSC 52) of the terminal that ran `skillyard call`."""
+    skill = tmp_path / "skills" / "tt"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.toml").write_text(
+        '[skill]\nname = "tt"\ndescription = "A test skill"\n\n[[tools]]\nname = "loud"\n'
+        'description = "Prints escapes"\ncommand = "printf \'hi\\\\033]52;c;cm0K\\\\007\\\\n\'"\n'
+    )
+    done = _cli(tmp_path, "--root", str(skill.parent), "call", "loud", "{}", tty=True)
+    assert done.returncode == 0, done.stdout
+    assert "\x1b]52" not in done.stdout and "hi\\x1b]52;c;cm0K\\x07" in done.stdout, done.stdout

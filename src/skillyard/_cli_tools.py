@@ -175,8 +175,8 @@ def call(
                 fail_usage(f"cannot write session file {session_path}: {e.strerror or e}")
     if as_json:
         emit_json(result.to_dict())
-    else:
-        click.echo(result.content)
+    else:  # a tool's output (a SKILL.toml command's) cannot write to the terminal: escapes spelled out
+        click.echo(shown(result.content) if sys.stdout.isatty() else result.content)
     if result.is_error:
         raise SystemExit(EXIT_FAIL)
 
