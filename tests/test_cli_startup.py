@@ -231,7 +231,7 @@ def test_audit_to_a_pipe_is_plain_text_without_rich(tmp_path) -> None:
     out, names = _command("audit", str(skill))
     assert not any(n == "rich" or n.startswith("rich.") for n in names)
     lines = out.splitlines()
-    assert lines[0].startswith("a: BLOCKED (max severity critical,")
+    assert lines[0].startswith("BLOCKED: a (max severity critical,")
     finding = next(ln for ln in lines if "scripts/sync.sh:2" in ln)
     assert finding.split()[0] == "critical" and finding.split()[1].startswith("SY-")
     assert any(ln.strip().startswith("→ ") for ln in lines)  # the remediation

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sys
 from typing import IO, Any
@@ -42,20 +43,32 @@ def _describe(name: str, raw: Any) -> str:
     return shown(text)
 
 
+def _rows(text: str, width: int) -> int:
+    """The terminal rows `text` takes at `width` columns."""
+    return sum(len(line) // max(width, 1) + 1 for line in text.split("\n"))
+
+
 def _approver(yes: bool, interactive: bool) -> Any:
     def approve(name: str, raw: Any) -> str | None:
         if yes:
             return None
         what = _describe(name, raw)
-        if interactive and len(what) <= SHOWN_ARGS:
+        question = f"run {what}? [y/N]"
+        # the whole question on one screen: blank lines (or a long run of spaces) between the command
+        # and the `[y/N]` would scroll what runs off it, leaving an innocent tail to approve
+        width, height = shutil.get_terminal_size()
+        if interactive and len(what) <= SHOWN_ARGS and _rows(question, width) < height:
             try:
-                answer = click.prompt(f"run {what}? [y/N]", default="n", show_default=False, err=True)
+                answer = click.prompt(question, default="n", show_default=False, err=True)
             except (EOFError, click.Abort):
                 answer = "n"
             return None if answer.strip().lower() in ("y", "yes") else "the user declined this run"
         if interactive:
             short = "too long to show"
-            why = f"the call is too long to show for approval ({len(what)} characters, at most {SHOWN_ARGS})"
+            why = (
+                f"the call is too long to show for approval ({len(what)} characters on"
+                f" {_rows(question, width)} lines; at most {SHOWN_ARGS} characters on {height - 1} lines)"
+            )
         else:
             short, why = (
                 "no terminal to ask on",
@@ -75,7 +88,12 @@ def _show_tool(console: Console) -> Any:
             return
         style = "red" if result.is_error else "dim"
         console.print(
-            Text(shown(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}"), style=style)
+            # one line: the display quotes the model's arguments, which must not print a record of a
+            # call that was never made (`[skill_run] deploy: exit 0`)
+            Text(
+                shown(f"[{name}] {result.display or ('error' if result.is_error else 'ok')}", one_line=True),
+                style=style,
+            )
         )
         if name != "skill_run" or result.is_error:
             return

@@ -81,10 +81,13 @@ def console(*, stderr: bool = False) -> Console:
 def say(*parts: str | tuple[str, str], err: bool = False) -> None:
     """One line of human output from (text, style) parts: coloured through rich at a terminal,
     plain text otherwise (then rich is not even imported). Never read as rich markup, and what hides
-    or moves text is spelled out as in the catalog: the parts carry skill authors' words."""
+    or moves text is spelled out as in the catalog, a line break too: the parts carry skill authors'
+    words, which must not print a line of their own (a forged finding, verdict or command to copy)."""
     from skillyard._shown import shown
 
-    parts = tuple(shown(p) if isinstance(p, str) else (shown(p[0]), p[1]) for p in parts)
+    parts = tuple(
+        shown(p, one_line=True) if isinstance(p, str) else (shown(p[0], one_line=True), p[1]) for p in parts
+    )
     if not (sys.stderr if err else sys.stdout).isatty():
         click.echo("".join(p if isinstance(p, str) else p[0] for p in parts), err=err)
         return

@@ -70,9 +70,20 @@ def _http_auth(ctx: click.Context, host: str, token_file: Path | None, allowed_h
     return verifier, serve_cfg
 
 
+class _OneLine(logging.Formatter):
+    """A record's message on its own line, whatever it quotes (a skill's folder name, a client's
+    words): a line break in it cannot forge a record, an escape sequence cannot reach the terminal.
+    A traceback after it keeps its lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        from skillyard._shown import shown
+
+        return shown(super().formatMessage(record), one_line=True)
+
+
 def _setup_logging(level: str) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(_OneLine("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from skillyard import reports
-from skillyard._cli_io import EXIT_FAIL, SafePath, emit_json, fail_usage, warn
+from skillyard._cli_io import EXIT_FAIL, SafePath, console, emit_json, fail_usage, warn
 from skillyard._shown import shown
 from skillyard.fsread import ours
 from skillyard.prompt import FORMATS, relevant_names, render_catalog
@@ -175,8 +175,8 @@ def call(
                 fail_usage(f"cannot write session file {session_path}: {e.strerror or e}")
     if as_json:
         emit_json(result.to_dict())
-    else:
-        click.echo(result.content)
+    else:  # a tool's output (a SKILL.toml command's) cannot write to the terminal: escapes spelled out
+        click.echo(shown(result.content) if sys.stdout.isatty() else result.content)
     if result.is_error:
         raise SystemExit(EXIT_FAIL)
 
@@ -197,25 +197,29 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    con = Console(soft_wrap=False, highlight=False)
+    con = console()  # a row wider than the terminal wraps; never cropped
     if not data["skills"]:
         con.print(Text(f"no skills match {query!r}", style="yellow"))
         raise SystemExit(EXIT_FAIL)
+    # the mark and the name in one cell, whole, as `list` shows them: neither is cut from a narrow table
+    names = [
+        Text.assemble(
+            ("✓ ", "green") if item["eligible"] else ("✗ ", "red"),
+            (shown(item["name"], one_line=True), "bold"),  # an author's words
+        )
+        for item in data["skills"]
+    ]
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("", no_wrap=True)
-    table.add_column("skill", style="bold", no_wrap=True)
-    table.add_column("score", justify="right", no_wrap=True)
-    table.add_column("match", no_wrap=True)
+    table.add_column("skill", overflow="fold", min_width=max(len(n) for n in names))
+    table.add_column("score", justify="right", no_wrap=True, min_width=5)
+    table.add_column("match", no_wrap=True, min_width=6)
     table.add_column("description", overflow="ellipsis", max_width=70)
-    for item in data["skills"]:
-        mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
+    for item, name in zip(data["skills"], names, strict=True):
         match = Text(item["confidence"], style="green" if item["confidence"] == "strong" else "yellow")
-        name, description = Text(shown(item["name"])), Text(shown(item["description"]))  # an author's words
-        table.add_row(mark, name, f"{item['score']:.2f}", match, description)
+        table.add_row(name, f"{item['score']:.2f}", match, Text(shown(item["description"])))
     con.print(table)
     if "note" in data:
         con.print(Text(data["note"], style="yellow"))

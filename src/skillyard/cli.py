@@ -241,9 +241,18 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
 
     con = console()
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    widest = max((len(i["name"]) + len(i["emoji"]) + 2 for i in data["skills"]), default=5)
-    table.add_column("", no_wrap=True, min_width=1)
-    table.add_column("skill", style="bold", no_wrap=True, min_width=widest)
+    # the mark and the name in one cell, whole: a long name (an author's choice) cannot push the
+    # eligibility mark out of a narrow table, nor cut the name to a prefix another skill shares
+    names = [
+        Text.assemble(
+            ("✓ ", "green") if i["eligible"] else ("✗ ", "red"),
+            # an author's words: shown as text (never rich markup), hidden characters spelled out
+            (_line(f"{_emoji(i['emoji'])} {i['name']}".strip()), "bold"),
+        )
+        for i in data["skills"]
+    ]
+    widest = max((len(n) for n in names), default=5)
+    table.add_column("skill", overflow="fold", min_width=widest)
     table.add_column(
         "description",
         overflow="ellipsis",
@@ -252,18 +261,17 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
     )
     table.add_column("source", style="dim", no_wrap=True, min_width=7)
     if verbose:
-        table.add_column("why not", style="yellow")
+        table.add_column("why not", style="yellow", overflow="fold")
     by_name = {s.name: s for s in reg.skills}
-    for item in data["skills"]:
+    for item, name in zip(data["skills"], names, strict=True):
         s = by_name[item["name"]]
-        mark = Text("✓", style="green") if item["eligible"] else Text("✗", style="red")
-        # an author's words: shown as text (never rich markup), hidden characters spelled out
-        name = Text(shown(f"{item['emoji']} {item['name']}".strip()))
         # one line per skill: a description written over several lines (a YAML block) is joined
         one_line = " ".join(item["description"].split())
-        row = [mark, name, Text(shown(one_line)), s.source]
+        row = [name, Text(shown(one_line)), s.source]
         if verbose:
-            row.append("; ".join(reg.eligibility(s).reasons))
+            row.append(
+                Text(_line("; ".join(reg.eligibility(s).reasons)))
+            )  # they name the skill's requirements
         table.add_row(*row)
     con.print(table)
     eligible = sum(1 for i in data["skills"] if i["eligible"])
@@ -312,6 +320,19 @@ def _line(text: object) -> str:
     return shown(str(text), one_line=True)
 
 
+#: skillyard's own marks: an emoji of the author's is never one (`✓ trusted` before a name)
+_MARKS = frozenset("✓✔✗✘☑☒✅❌❎")
+
+
+def _emoji(emoji: str) -> str:
+    """The author's emoji beside a name in human output, when it is one: a few symbols, none of
+    skillyard's marks. Words (`✓ verified, eligible`) would read as skillyard's verdict on the skill."""
+    import unicodedata
+
+    symbols = all(unicodedata.category(c) in ("So", "Sk", "Mn", "Cf") for c in emoji)
+    return emoji if len(emoji) <= 8 and symbols and _MARKS.isdisjoint(emoji) else ""
+
+
 def _lookup_or_fail(reg: Registry, name: str, as_json: bool) -> None:
     if reg.get(name) is not None:
         return
@@ -343,8 +364,8 @@ def info_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
         emit_json(data)
         return
     status = ("eligible", "green") if data["eligible"] else ("not eligible", "red")
-    say((f"{data['emoji']} {data['name']}".strip(), "bold"), "  ", status)
-    say(data["description"])
+    say((f"{_emoji(data['emoji'])} {data['name']}".strip(), "bold"), "  ", status)
+    say(" ".join(data["description"].split()))  # one paragraph, as `list` shows it
     say((_line(f"{data['path']}  ({data['source']}, {data['format']})"), "dim"))
     req = {k: v for k, v in data["requires"].items() if v}
     if req:
@@ -529,10 +550,11 @@ def run_cmd(
     if as_json:
         emit_json(data)
     else:
-        if data.get("stdout"):
-            click.echo(data["stdout"], nl=not data["stdout"].endswith("\n"))
-        if data.get("stderr"):
-            click.echo(data["stderr"], nl=not data["stderr"].endswith("\n"), err=True)
+        for key, stream in (("stdout", sys.stdout), ("stderr", sys.stderr)):
+            if text := data.get(key):  # at a terminal, the sandboxed command cannot write to it: its
+                # escapes (a clipboard write, hidden text that hides the exit code below) are spelled out
+                text = shown(text) if stream.isatty() else text
+                click.echo(text, nl=not text.endswith("\n"), err=key == "stderr")
         for f in data.get("output_files", []):
             name = shown(f["name"], one_line=True)  # the command chose it: one line, every character shown
             err(f"[output] {name} ({f.get('mime_type', '?')}, {f.get('size_bytes', '?')} bytes)", "dim")

@@ -2228,7 +2228,11 @@ def to_sarif(
 
 def _location(path: str, region: dict[str, Any]) -> dict[str, Any]:
     # a URI reference: a file named `a#b`, `x:y` or `%2e%2e` must not read as a fragment, a scheme or `..`
-    uri = urllib.parse.quote(path, safe="/", errors="surrogateescape")
+    # An archive member named `../SKILL.md` (`pack.zip!/../SKILL.md`) must not resolve to another file,
+    # in the skill or outside it: a path with a `.` or `..` segment (only a member's can have one) is
+    # one segment, its slashes escaped too (WHATWG URL parsers read `%2e%2e` as `..`, not `%2F`)
+    dots = not {".", ".."}.isdisjoint(path.split("/"))
+    uri = urllib.parse.quote(path, safe="" if dots else "/", errors="surrogateescape")
     return {
         "physicalLocation": {"artifactLocation": {"uri": uri, "uriBaseId": "SKILLROOT"}, "region": region}
     }
@@ -2255,9 +2259,11 @@ def _shown(text: str) -> str:
 
 
 def _verdict(report: ScanReport) -> str:
+    # the verdict first: a name (the author's, up to a folder name's 255 characters) cannot push it
+    # off the line, nor read as one (`x: ok (max severity none, 0 finding(s))` then spaces)
     verdict = "BLOCKED" if report.blocked else "ok"
     return (
-        f"{_shown(report.name or report.path)}: {verdict} (max severity {report.max_severity}, "
+        f"{verdict}: {_shown(report.name or report.path)} (max severity {report.max_severity}, "
         f"{len(report.findings)} finding(s), {report.files_scanned} file(s) scanned)"
     )
 
@@ -2302,10 +2308,9 @@ def render_human(report: ScanReport, console: Any = None) -> None:
     from rich.text import Text
 
     con = console or Console(highlight=False)
-    verdict = "BLOCKED" if report.blocked else "ok"
     head = Text(_verdict(report))
     head.stylize(
-        "bold red" if report.blocked else "bold green", 0, len(report.name or report.path) + len(verdict) + 2
+        "bold red" if report.blocked else "bold green", 0, len("BLOCKED" if report.blocked else "ok")
     )
     con.print(head)
     if not report.findings:
