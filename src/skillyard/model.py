@@ -52,6 +52,16 @@ MAX_DOC_BYTES = 1024 * 1024
 #: The most of a skill file ever read for its instructions: far past what any model context
 #: holds, small enough that a huge file (escaped into JSON, copied a few times) stays cheap.
 MAX_BODY_BYTES = 4 * 1024 * 1024
+#: Longer names are not names (the spec allows 64; validation reports anything over 64).
+MAX_NAME_CHARS = 256
+
+
+def usable_name(name: str) -> bool:
+    """Whether `name` can name a skill: it is shown in prompts, tables and logs, where a line break
+    or a control character would forge lines of its own."""
+    return 0 < len(name) <= MAX_NAME_CHARS and name.isprintable()
+
+
 #: Directories never walked when listing a skill's files.
 SKIPPED_DIRS = frozenset(
     {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"}

@@ -32,6 +32,7 @@ from skillyard.model import (
     skill_from_row,
     skill_to_row,
     tool_rows,
+    usable_name,
 )
 from skillyard.parsing.frontmatter import parse_frontmatter
 from skillyard.parsing.openclaw import decode_metadata, read_openclaw, str_list, to_bool
@@ -43,14 +44,13 @@ from skillyard.parsing.skill_toml import (
     read_tools,
     render_prompts,
     render_toml_body,
+    unusable_directory_name,
 )
 from skillyard.parsing.text import ReadError, decode_text, read_head, split_frontmatter
 
 #: Preference when a directory holds several: the spec's name first, then the lowercase variant
 #: (accepted by skills-ref and ClawHub), then ZeroClaw's TOML manifest (merged into a SKILL.md when both exist).
 SKILL_FILE_NAMES = ("SKILL.md", "skill.md", "SKILL.toml")
-#: Longer frontmatter names are not names (the spec allows 64; validation reports anything over 64).
-MAX_NAME_CHARS = 256
 
 
 def find_skill_file(directory: Path) -> Path | None:
@@ -267,7 +267,7 @@ def _parse_md(
             name = raw_name.strip() or None
         else:
             name = _str_field(fm_data, "name", path, diags) if raw_name is not None else None
-        if name is not None and (len(name) > MAX_NAME_CHARS or not name.isprintable()):
+        if name is not None and not usable_name(name):
             name = None  # a name with line breaks or control characters would leak into prompts
         if name is None:
             if raw_name is not None:
@@ -284,6 +284,9 @@ def _parse_md(
                     path,
                 )
             )
+    if not usable_name(name):
+        diags.append(unusable_directory_name(path))
+        return None, diags
     if (too_long := long_description(description, path)) is not None:
         diags.append(too_long)
     head_fields = (head.body_offset, head.mtime_ns, head.size)

@@ -20,7 +20,7 @@ import stat
 from typing import Any
 
 from skillyard.fsread import read_fd_bounded
-from skillyard.model import Diagnostic, Skill, ToolArg, ToolSpec
+from skillyard.model import Diagnostic, Skill, ToolArg, ToolSpec, usable_name
 from skillyard.parsing.frontmatter import to_jsonable
 
 MAX_TOML_BYTES = 1024 * 1024
@@ -284,6 +284,16 @@ def _read_arg(tool: str, name: str, spec: Any, warn: Any) -> ToolArg | None:
     )
 
 
+def unusable_directory_name(path: str) -> Diagnostic:
+    return Diagnostic(
+        "error",
+        "bad-name",
+        "skill not loaded: its directory's name, which names it when the skill file gives no usable"
+        " name, has line breaks or control characters (give the skill a `name`)",
+        path,
+    )
+
+
 def _opt_str(v: Any) -> str | None:
     if isinstance(v, str):
         return v.strip() or None
@@ -335,6 +345,8 @@ def parse_skill_toml(path: str, source: str, ino: int | None = None) -> tuple[Sk
         return None, diags
     dir_name = os.path.basename(os.path.dirname(path))
     name = _opt_str(table.get("name"))
+    if name is not None and not usable_name(name):
+        name = None  # a name with line breaks or control characters would leak into prompts
     if name is None:
         diags.append(
             Diagnostic(
@@ -345,6 +357,9 @@ def parse_skill_toml(path: str, source: str, ino: int | None = None) -> tuple[Sk
             )
         )
         name = dir_name
+        if not usable_name(name):
+            diags.append(unusable_directory_name(path))
+            return None, diags
     elif name != dir_name:
         diags.append(
             Diagnostic(
