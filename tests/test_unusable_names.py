@@ -91,3 +91,20 @@ def test_list_json_of_such_a_root_names_only_usable_skills(tmp_path: Path) -> No
 @given(st.text(max_size=300))
 def test_usable_name_is_printable_and_bounded(name: str) -> None:
     assert usable_name(name) == (0 < len(name) <= 256 and all(c.isprintable() for c in name))
+
+
+def test_trust_list_shows_a_configs_patterns_one_line_each(tmp_path: Path) -> None:
+    """The patterns may come from a cloned project's skillyard.toml: one that holds a line break
+    must not print a pattern (or a verdict) of its own."""
+    cfg = tmp_path / "skillyard.toml"
+    cfg.write_text('[trust]\nsources = ["github.com/acme/*\\ngithub.com/*  (default)"]\n', encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "skillyard", "--config", str(cfg), "trust", "list"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg")},
+        check=True,
+    )
+    lines = out.stdout.splitlines()
+    assert "github.com/*  (default)" not in lines
+    assert any(ln.startswith("github.com/acme/*") and "github.com/*" in ln for ln in lines)

@@ -340,10 +340,11 @@ def trust_list(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
+    # the patterns may come from a project's skillyard.toml (a cloned repository's): one line each
     for p in pol.defaults:
-        click.echo(f"{p}  (default)")
+        say(f"{p}  (default)")
     for p in pol.patterns:
-        click.echo(p)
+        say(p)
 
 
 @trust.command("accept")
