@@ -1533,7 +1533,47 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         text = f"binary data ({mime or 'unknown type'}, {size} bytes)"
         ctx.flag("unknown-binary", rel, None, snippet(text))
         return
+    if (mapped := _source_map(rel, data)) is not None:
+        # a JavaScript source map holds each source it maps on one JSON line: each is read on its
+        # own lines, as code of the mapped file's language, and the rest of the map as it is
+        _scan_decoded(mapped[0], rel, ctx)
+        for i, (name, body) in enumerate(mapped[1]):
+            check_deadline()
+            _scan_bytes(body, f"{rel}!/sourcesContent[{i}].{name}", ctx, nesting + 1)
+        return
     _scan_decoded(data, rel, ctx)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key repeats (a parser keeping the last would hide the first)."""
+    if len({k for k, _ in pairs}) != len(pairs):
+        raise ValueError("a key repeats")
+    return dict(pairs)
+
+
+def _source_map(rel: str, data: bytes) -> tuple[bytes, list[tuple[str, bytes]]] | None:
+    """A `.js.map`'s text without its `sourcesContent`, and each source with the extension it is
+    read under (its own when it names JavaScript or TypeScript, else the mapped file's)."""
+    base = rel.rsplit("/", 1)[-1].lower()
+    mapped = base[:-4].rsplit(".", 1)[-1] if base.endswith(".map") and "." in base[:-4] else ""
+    if f".{mapped}" not in JS_EXTS or data.lstrip()[:1] != b"{":
+        return None
+    try:
+        doc = json.loads(data, object_pairs_hook=_unique_keys)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(bodies := doc.pop("sourcesContent", None), list):
+        return None
+    names = doc.get("sources") if isinstance(doc.get("sources"), list) else []
+    out = []
+    for i, body in enumerate(bodies):
+        if body is None:
+            continue
+        if not isinstance(body, str):
+            return None
+        own = _ext(names[i]) if i < len(names) and isinstance(names[i], str) else ""
+        out.append((own if f".{own}" in JS_EXTS else mapped, body.encode("utf-8", "backslashreplace")))
+    return json.dumps(doc, ensure_ascii=False).encode("utf-8", "backslashreplace"), out
 
 
 def _scan_decoded(data: bytes, rel: str, ctx: _Ctx) -> None:
