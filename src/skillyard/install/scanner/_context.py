@@ -375,6 +375,17 @@ class FileContext:
                 return 2, "in a document SKILL.md says not to run, not an instruction"
             return self._for_people(category)
         if kind in ("table", "quote", "heading"):
+            if (
+                kind == "quote"
+                and category == "download-and-execute"
+                and self.instructs
+                and not self.reference
+                and _URL.search(text, start)
+                and web_installer(text[start:]) is None
+            ):
+                # a line the model is to hand on ("tell the user: > paste this in Win+R"): a lure's
+                # fetch (plain http, an address literal, a drop host) keeps blocking in any layout
+                return 1, "in a quote of instructions to the model"
             return 2, f"mentioned in a {kind}, not an instruction"
         if kind == "comment":
             return 0, ""
