@@ -767,9 +767,42 @@ class _Reader:
         """`for (const f of [".npmrc", ".netrc"])`: the name holds each constant in turn (folding
         combines the alternatives); over an array of credential paths, it holds a credential."""
         left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-        if left is None or right is None or left.type != "identifier":
+        if left is None or right is None:
             return
         f = right.child_by_field_name("function") if right.type == "call_expression" else None
+        # `for (const [k, rel] of Object.entries(STORES))`, `Object.values(…)`, `for (const k in STORES)`:
+        # the names take every key or value the object literal was given
+        obj = right.child_by_field_name("arguments") if f is not None else None
+        whole = obj.named_children[0] if obj is not None and len(obj.named_children) == 1 else None
+        if (
+            whole is None
+            and n.child_by_field_name("operator") is not None
+            and self.text(n.child_by_field_name("operator")) == "in"
+        ):
+            whole, how = right, "Object.keys"
+        else:
+            how = self.qual(f) if f is not None else ""
+        if (
+            whole is not None
+            and whole.type == "identifier"
+            and how in ("Object.entries", "Object.keys", "Object.values")
+        ):
+            names = (
+                [left]
+                if left.type == "identifier"
+                else [x for x in left.named_children if x.type == "identifier"][:2]
+            )
+            which = {
+                "Object.entries": ("keys", "values"),
+                "Object.keys": ("keys",),
+                "Object.values": ("values",),
+            }[how]
+            for x, w in zip(names, which, strict=False):
+                if items := self.arrays.get(f"{self.text(whole)}.{w}"):
+                    self.env[self.text(x)] = ALT.join(items[:MAX_ALTS])
+            return
+        if left.type != "identifier":
+            return
         if right.type == "array":
             nodes = right.named_children
         elif f is not None and f.type == "identifier" and (fn := self.defs.get(self.text(f))) is not None:
@@ -1086,6 +1119,12 @@ class _Reader:
             self.mods[key] = self.qual(value)  # `const AF = (async () => {}).constructor`: AF builds code
         if value.type == "call_expression" and (words := self.strings_mapped(value)) is not None:
             self.arrays[key] = words
+        if value.type == "object" and (kv := self.pairs(value)):
+            # `const STORES = {gh: ".config/gh/hosts.yml", …}`: its keys and values, for a loop over them
+            self.arrays[key + ".keys"] = [k for k, _ in kv]
+            self.arrays[key + ".values"] = [
+                v for _, x in kv if (v := self.fold(x)) is not None and ALT not in v
+            ]
         if value.type == "array":
             items = [self.fold(x) for x in value.named_children]
             if items and all(i is not None for i in items):

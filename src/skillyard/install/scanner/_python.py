@@ -1238,6 +1238,21 @@ class _Reader:
             for n in ast.walk(node.target):
                 if isinstance(n, ast.Name):
                     self.home_walk[n.id] = root
+        if (
+            isinstance(node, ast.For | ast.comprehension)
+            and isinstance(it := node.iter, ast.Call)
+            and isinstance(it.func, ast.Attribute)
+            and isinstance(it.func.value, ast.Name)
+            and it.func.attr in ("items", "keys", "values")
+        ):
+            # `for name, rel in PATHS.items()`: each name takes every key or value the dict was given
+            d = it.func.value.id
+            parts = [node.target] if it.func.attr != "items" else getattr(node.target, "elts", [])[:2]
+            for t, which in zip(
+                parts, ("values",) if it.func.attr == "values" else ("keys", "values"), strict=False
+            ):
+                if isinstance(t, ast.Name) and (found := self.lists.get(f"{d}.{which}")):
+                    self.env[t.id] = ALT.join(found)
         if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Tuple | ast.List):
             # `for name, data in attachments()`: each part of an item of a secret sequence holds it
             if self.ready and (src := self.source(node.iter)):
@@ -1265,7 +1280,7 @@ class _Reader:
                 # `for rec in resolver.resolve(name, "TXT")`: each item was downloaded
                 self.taint[node.target.id] = Source(f"content downloaded from {dest}", node.iter.lineno, True)
             if isinstance(node.iter, ast.Name):
-                items = self.lists.get(node.iter.id)
+                items = self.lists.get(node.iter.id) or self.lists.get(node.iter.id + ".keys")
             elif isinstance(node.iter, ast.List | ast.Tuple):
                 # `for base in (home, Path.cwd())`: the values that fold are among those it takes
                 items = [v for e in node.iter.elts if (v := self.fold(e)) is not None]
@@ -1431,6 +1446,15 @@ class _Reader:
         if (table := self._table(value)) is not None and len(self.tables) < MAX_FUNCTIONS:
             for n in names:
                 self.tables[n] = table
+        if isinstance(value, ast.Dict) and None not in value.keys and len(self.lists) < MAX_FUNCTIONS:
+            # `PATHS = {"fly": ".fly/config.yml", …}`: its keys and values, for a loop over them
+            keys, vals = (
+                [self.fold(k) for k in value.keys if k is not None],
+                [self.fold(v) for v in value.values],
+            )
+            for n in names:
+                self.lists[n + ".keys"] = [k for k in keys if k is not None]
+                self.lists[n + ".values"] = [v for v in vals if v is not None]
         if (
             isinstance(value, ast.List | ast.Tuple | ast.ListComp)
             and (items := self._fold_items(value)) is not None
