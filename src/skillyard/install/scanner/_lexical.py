@@ -136,6 +136,8 @@ _BIND = re.compile(
 )
 #: String literals joined together and nothing else (`'a' + "b"`, `"a" . "b"`, `"a" .. "b"`, `"a" & "b"`)
 _LITERAL_SUM = re.compile(r"""(?:(["'`])[^"'`\n$]*\1\s*(?:\+|\.\.?|&|<>)\s*)+(["'`])[^"'`\n$]*\2""")
+#: What may stand around literals joined by an empty separator: the joining call and brackets.
+_JOIN_WORDS = re.compile(r"\b(?:implode|join|strings\.Join|table\.concat|array)\b|\[\]string")
 _ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
@@ -339,6 +341,22 @@ def _literals(line: str) -> list[str]:
     return out
 
 
+def _empty_joined(rest: str) -> str | None:
+    """`implode('', ['a', 'b'])`, `join("", "a", "b")`, `['a', 'b'].join('')`, `"".join(("a", "b"))`,
+    `strings.Join([]string{"a", "b"}, "")`, `table.concat({"a", "b"})`: literals joined by an empty
+    separator and nothing else, as the text they make; else None."""
+    if not _JOIN_WORDS.search(rest):
+        return None
+    shape = _JOIN_WORDS.sub(
+        "", _STRING.sub(lambda q: "S" if len(q[0]) > 2 else "E", rest.strip().rstrip(";"))
+    )
+    if not re.fullmatch(r"[\s(){}\[\],.SE]*", shape) or shape.count("S") < 2:
+        return None
+    if "E" not in shape and "concat" not in rest:
+        return None
+    return "".join(_literals(rest))
+
+
 def _as_path(lit: str) -> str:
     return _HOME_PREFIX.sub("~", lit.replace("\\\\", "/").replace("\\", "/"))
 
@@ -519,6 +537,7 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
     imds: list[int] = []  # lines asking the metadata service for the instance's credentials
     metadata = False  # the file named the metadata service's address
     spelled: list[tuple[int, str]] = []  # (line, text) written as character codes
+    whole: dict[str, Source] = {}  # names bound to the whole of an application's own credential file
     for n, line in enumerate(lines, 1):
         if (h := _HEREDOC.search(line)) and n < len(lines) and _uu_line(lines[n]):
             if (tried := tried + 1) > 16 or len(facts.assembled) >= 8:
@@ -546,6 +565,14 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             if s := _store(lits):
                 if OWN_FILE.search(s):
                     weak = weak or Source(s, n, False)
+                    if (
+                        re.search(r"(?:^|/)\.env\b", s)
+                        and _READS.search(line)
+                        and (b := _NAME_BOUND.match(line))
+                        and len(whole) < 8
+                    ):
+                        # `$ctx = file_get_contents(".env")`: every variable of it, not one token
+                        whole[b.group(1)] = Source(s, n, True)
                 else:
                     source = Source(s, n, True)
             elif what := cli_secret([w for w in lits if w][:8]):
@@ -575,6 +602,8 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             hidden = (n, host)
         if (b := _NAME_BOUND.match(line)) and _LITERAL_SUM.fullmatch(line[b.end() :].strip().rstrip(";")):
             binds[b.group(1)] = "".join(_literals(line[b.end() :]))  # `$u = 'https://' + 'h' + '.x/p'`
+        elif (b := _NAME_BOUND.match(line)) and (joined := _empty_joined(line[b.end() :])):
+            binds[b.group(1)] = joined  # `$to = implode('', ['sup', 'port', '@', …])`
         elif (m := _BIND.match(line)) and not (_REVERSED.search(line) and _hidden_host(line)):
             binds[m.group(1)] = _translated(m.group(2), line[m.end() :])
         elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
@@ -587,7 +616,11 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             templates += [lit for lit in lits if _USER_TEMPLATE.match(lit)]
         for kind, pat in _SINKS:
             if pat.search(line):
-                sinks.append((n, kind, line))
+                # a call whose arguments go on over the next lines (`->post_form(` then the URL)
+                code, k = line, n
+                while k < min(len(lines), n + 4) and code.count("(") > code.count(")"):
+                    code, k = f"{code} {lines[k]}", k + 1
+                sinks.append((n, kind, code))
                 if kind == "a socket" and (b := _NAME_BOUND.match(line)):
                     sockets[b.group(1)] = _local(line, binds)
                 break
@@ -649,6 +682,17 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
         received = received or bool(_RECEIVES.search(line))
         ran = ran or bool(_RUNS_COMPUTED.search(line))
     strong = source if source is not None and (reads or source.what.startswith("the ")) else None
+    if strong is None and whole:
+        # the whole of a project's `.env` handed to a send by the name it was read into
+        strong = next(
+            (
+                s
+                for k, s in whole.items()
+                for _, _, c in sinks
+                if re.search(rf"(?<![\w@.]){re.escape(k)}\b", c)
+            ),
+            None,
+        )
     src = strong or weak
     if dns and src is not None:
         said = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
@@ -849,7 +893,7 @@ def _dests(code: str, binds: dict[str, str]) -> list[str]:
         v
         for k, v in binds.items()
         if _ADDRESS.match(v)
-        and re.search(rf"(?<![\w$@.]){re.escape(k)}\b", code)
+        and re.search(rf"(?<![\w@.]){re.escape(k)}\b", code)
         or _HOSTISH.match(v)
         and re.search(rf"(?<![\w$@.]){re.escape(k)}\s*,\s*\d{{2,5}}\b", code)
     ]
