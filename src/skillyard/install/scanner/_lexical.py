@@ -940,7 +940,9 @@ def _send(
         (
             (n, k, d)
             for n, k, d in dests
-            if (exfil_shaped(d) or _WEBHOOK.search(d)) and not (src is not None and _issued_by(src.what, d))
+            if (exfil_shaped(d) or _WEBHOOK.search(d))
+            and not (src is not None and _issued_by(src.what, d))
+            and not (strong is None and _users_bot(d, binds))
         ),
         None,
     ) or next(iter(hidden), None)
@@ -977,6 +979,14 @@ def _send(
     via = {"HTTP": "over HTTP ", "a socket": "over a socket ", "mail": "by mail ", "git": "with git "}[kind]
     text = f"reads {src.what}; the same file sends data {via}to {d}"
     facts.flows.append(flow("secret-network", sev, n, text, src))
+
+
+def _users_bot(dest: str, binds: dict[str, str]) -> bool:
+    """A chat bot API whose bot is named by a value the file does not set (`/bot$token/`, from the
+    environment): the user's own bot, its token in the place the API takes it (a drop's bot token
+    is written into the file)."""
+    m = re.search(r"/bot(?:\$\{?|#\{|\{)(\w+)", dest)
+    return m is not None and m.group(1) not in binds
 
 
 def _translated(lit: str, rest: str) -> str:
