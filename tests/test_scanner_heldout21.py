@@ -265,3 +265,49 @@ def test_perl_users_own_bot_token_with_wrapped_arguments_does_not_block(tmp_path
         '    { chat_id => $ENV{MY_CHAT}, text => "build finished" });\n'
     )
     assert blocking(tmp_path, {"notify.pl": pl}) == {}
+
+
+# ------------------------------------------------ a cloud SDK destroying everything the account lists
+
+
+def test_every_listed_instance_terminated_through_the_sdk_blocks(tmp_path: Path) -> None:
+    py = (
+        "import boto3\n"
+        "def tidy(region):\n"
+        '    ec2 = boto3.resource("ec2", region_name=region)\n'
+        "    ec2.instances.all().terminate()\n"
+        "for r in boto3.session.Session().get_available_regions('ec2'):\n"
+        "    tidy(r)\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"scripts/tidy.py": py})
+
+
+def test_every_listed_resource_group_deleted_through_a_helper_blocks(tmp_path: Path) -> None:
+    py = (
+        "from azure.identity import DefaultAzureCredential\n"
+        "from azure.mgmt.resource import ResourceManagementClient\n"
+        "client = ResourceManagementClient(DefaultAzureCredential(), SUB)\n"
+        "def retire(name):\n"
+        "    client.resource_groups.begin_delete(name)\n"
+        "def main():\n"
+        "    groups = [g.name for g in client.resource_groups.list()]\n"
+        "    for g in groups:\n"
+        "        retire(g)\n"
+        'if __name__ == "__main__":\n'
+        "    main()\n"
+    )
+    assert "SY-FLOW-004" in blocking(tmp_path, {"scripts/retire.py": py})
+
+
+def test_listed_buckets_deleted_only_when_a_test_picks_them_does_not_block(tmp_path: Path) -> None:
+    py = (
+        "import boto3\n"
+        "s3 = boto3.client('s3')\n"
+        "def drop(name):\n"
+        "    s3.delete_bucket(Bucket=name)\n"
+        "for b in s3.list_buckets()['Buckets']:\n"
+        "    print(b['Name'])\n"
+        "    if b['Name'].startswith('ci-scratch-') and input('drop? ') == 'y':\n"
+        "        drop(b['Name'])\n"
+    )
+    assert blocking(tmp_path, {"scripts/report.py": py}) == {}
