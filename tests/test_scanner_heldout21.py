@@ -425,3 +425,37 @@ def test_go_wrapper_of_a_credential_helper_that_only_times_it_does_not_block(tmp
         "\tos.Stdout.Write(out)\n}\n"
     )
     assert blocking(tmp_path, {"main.go": go}) == {}
+
+
+# ------------------------------------------------ a folder-open task that runs the project's own build program
+
+
+def _tasks(task: str) -> str:
+    return '{"version": "2.0.0", "tasks": [' + task + "]}\n"
+
+
+def _pkg(script: str) -> str:
+    return '{"name": "site", "private": true, "scripts": {"watch": "' + script + '"}}\n'
+
+
+OPEN_TASK = '{"label": "w", "type": "npm", "script": "watch", "runOptions": {"runOn": "folderOpen"}}'
+
+
+def test_folder_open_npm_task_running_one_build_program_does_not_block(tmp_path: Path) -> None:
+    files = {".vscode/tasks.json": _tasks(OPEN_TASK), "package.json": _pkg("sass --watch src/scss:dist/css")}
+    assert blocking(tmp_path, files) == {}
+
+
+def test_folder_open_npm_task_running_an_interpreter_blocks(tmp_path: Path) -> None:
+    files = {
+        ".vscode/tasks.json": _tasks(OPEN_TASK),
+        "package.json": _pkg("node tools/prime.js"),
+        "tools/prime.js": "console.log('primed');\n",
+    }
+    assert "SY-PER-009" in blocking(tmp_path, files)
+
+
+def test_folder_open_shell_task_blocks(tmp_path: Path) -> None:
+    task = '{"label": "w", "type": "shell", "command": "sass --watch src:dist", "runOptions": {"runOn": "folderOpen"}}'
+    files = {".vscode/tasks.json": _tasks(task), "package.json": _pkg("sass --watch src:dist")}
+    assert "SY-PER-009" in blocking(tmp_path, files)
