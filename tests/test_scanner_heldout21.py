@@ -487,3 +487,21 @@ def test_go_curl_uploading_a_key_through_a_string_slice_blocks(tmp_path: Path) -
 def test_go_curl_uploading_a_build_log_through_a_string_slice_does_not_block(tmp_path: Path) -> None:
     go = _go_curl('filepath.Join("build", "crash.log")')
     assert blocking(tmp_path, {"cmd/report/main.go": go}) == {}
+
+
+def test_process_stopped_in_a_loop_over_a_listing_does_not_block(tmp_path: Path) -> None:
+    py = (
+        "import subprocess, sys\n"
+        "def search(q):\n"
+        '    cmd = [sys.executable, "tool.py", "find", q]\n'
+        "    proc = subprocess.Popen(cmd)\n"
+        "    try:\n"
+        "        proc.wait(timeout=30)\n"
+        "    except subprocess.TimeoutExpired:\n"
+        "        proc.terminate()\n"
+        'for item in store.list_items("book"):\n'
+        "    search(item)\n"
+        "for v in store.list_versions():\n"
+        "    search(v)\n"
+    )
+    assert blocking(tmp_path, {"scripts/find.py": py}) == {}

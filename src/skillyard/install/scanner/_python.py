@@ -2347,6 +2347,17 @@ _NARROWS = re.compile(r"filter|prefix|tag|match|query|name|label", re.I)
 _DESTROYS = re.compile(r"(?:delete|terminate|destroy|purge|begin_delete)(?:_\w+)?")
 
 
+#: Calls that start a process or thread: what they return is that, not the value handed to them.
+_STARTS_PROCESS = frozenset(
+    "Popen run call check_call check_output Process Thread spawn create_subprocess_exec "
+    "create_subprocess_shell system popen Pool".split()
+)
+
+
+def _name_of(f: ast.AST) -> str:
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
 def _account_listing(node: ast.AST) -> bool:
     """Whether `node` holds a listing of everything of a kind an account has, not narrowed."""
     for x in ast.walk(node):
@@ -2358,7 +2369,12 @@ def _account_listing(node: ast.AST) -> bool:
         every = every or (
             f.attr == "all" and isinstance(f.value, ast.Attribute) and _LISTED_KINDS.fullmatch(f.value.attr)
         )
-        if every and not any(k.arg and _NARROWS.search(k.arg) for k in x.keywords):
+        # a filter or a name prefix handed to it, or a constant naming what to list, picks some out
+        if (
+            every
+            and not any(k.arg and _NARROWS.search(k.arg) for k in x.keywords)
+            and not any(isinstance(a, ast.Constant) for a in x.args)
+        ):
             return True
     return False
 
@@ -2411,6 +2427,8 @@ def _account_wipe(tree: ast.AST, defs: dict[str, ast.AST]) -> tuple[int, str] | 
         for names, value in assigns:
             if any(isinstance(x, ast.comprehension) and x.ifs for x in ast.walk(value)):
                 continue
+            if isinstance(value, ast.Call) and _name_of(value.func) in _STARTS_PROCESS:
+                continue  # `proc = Popen(cmd)`: a process of its own, not the item it was handed
             if _account_listing(value) or holds(value):
                 listed.update(names)
         for c in calls:  # `reclaim(name)`: the function's parameter holds the item
