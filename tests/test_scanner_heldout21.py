@@ -505,3 +505,13 @@ def test_process_stopped_in_a_loop_over_a_listing_does_not_block(tmp_path: Path)
         "    search(v)\n"
     )
     assert blocking(tmp_path, {"scripts/find.py": py}) == {}
+
+
+def test_app_client_deleting_its_own_listed_drafts_does_not_block(tmp_path: Path) -> None:
+    py = (
+        "from notes_app import Client\n"
+        "api = Client()\n"
+        "for draft in api.list_drafts():\n"
+        "    api.delete_draft(draft.id)\n"
+    )
+    assert blocking(tmp_path, {"scripts/clean.py": py}) == {}

@@ -2354,6 +2354,13 @@ _STARTS_PROCESS = frozenset(
 )
 
 
+#: Cloud SDKs a file imports to reach an account's resources.
+_CLOUD_SDKS = frozenset(
+    "boto3 botocore aioboto3 ibm_boto3 google azure oci digitalocean hcloud linode_api4 openstack "
+    "scaleway vultr alibabacloud aliyunsdkcore tencentcloud huaweicloudsdkcore kubernetes".split()
+)
+
+
 def _name_of(f: ast.AST) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
@@ -2399,6 +2406,13 @@ def _account_wipe(tree: ast.AST, defs: dict[str, ast.AST]) -> tuple[int, str] | 
             calls.append(n)
     if not any(isinstance(c.func, ast.Attribute) and _DESTROYS.fullmatch(c.func.attr) for c in calls):
         return None
+    if not any(
+        (m.split(".")[0] if m else "") in _CLOUD_SDKS
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for m in ([a.name for a in n.names] if isinstance(n, ast.Import) else [n.module or ""])
+    ):
+        return None  # an account's resources are reached through its cloud's SDK
     listed: set[str] = set()
 
     def holds(node: ast.AST) -> bool:
