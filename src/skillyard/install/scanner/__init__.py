@@ -634,6 +634,8 @@ class _Ctx:
     loose_sinks: list[tuple[str, int, str]] = field(default_factory=list)
     #: test sample texts whose bidi controls were reported lower (checked for a file running them)
     samples: set[str] = field(default_factory=set)
+    #: the `scripts` of the skill's root `package.json` (name -> command line)
+    package_scripts: dict[str, str] = field(default_factory=dict)
     #: whether another file of the skill names the one given (set by `scan_path`)
     named_elsewhere: Callable[[str], bool] | None = None
     #: builtin check -> the rule that reports it (a custom rule set may leave some out)
@@ -786,6 +788,12 @@ def scan_text(
             return 2, "the password of the skill's own small test fixture, not an instruction to unpack"
         if rule.id == "SY-DL-007" and ctx.opened and _names_fixture(line_text, ctx.opened, rel):
             return 2, "the password of the skill's own archive, which it opens: its members were scanned"
+        if (
+            rule.id == "SY-PER-009"
+            and rel.endswith("tasks.json")
+            and _build_on_open(text, ctx.package_scripts)
+        ):
+            return 1, "a folder-open task that runs one program of the project's package scripts on its files"
         if fctx is None:
             return 0, ""
         if fctx.markdown and rule.category in _context.SPEECH:
@@ -1743,6 +1751,7 @@ def _scan_path(
     ctx.fixtures = _protected_fixtures(root, entries)
     ctx.named_elsewhere = lambda rel: _named_by_another(root, entries, rel)
     ctx.passwords, ctx.opened = _given_passwords(root, entries)
+    ctx.package_scripts = _root_scripts(root, entries)
     for rel, full, st in entries[:MAX_SCAN_FILES]:
         if stat.S_ISLNK(st.st_mode):
             continue  # hygiene decides about links; their targets are scanned as the files they are
@@ -1995,6 +2004,62 @@ def _given_passwords(
         if listing.opened and not listing.unreadable and not any(_opaque(b) for _, b in listing.members):
             out[rel] = ", ".join(n for n, _ in listing.members)
     return pwds, out
+
+
+def _root_scripts(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -> dict[str, str]:
+    """The `scripts` of the skill's root `package.json`, or nothing when it does not parse."""
+    if not any(rel == "package.json" and stat.S_ISREG(st.st_mode) for rel, _, st in entries):
+        return {}
+    try:
+        doc = json.loads(_read_for_scan(root / "package.json", "package.json", root).data[:262144])
+    except (OSError, ValueError, RecursionError):
+        return {}
+    scripts = doc.get("scripts") if isinstance(doc, dict) else None
+    return {k: v for k, v in scripts.items() if isinstance(v, str)} if isinstance(scripts, dict) else {}
+
+
+#: A command line that runs one program with plain arguments: no shell syntax, no expansion.
+_PLAIN_RUN = re.compile(r"[\w@/.-]+(?:\s+[\w@/.,:=+-]+)*")
+#: Programs that run code they are given (a script, a package, a command line) or fetch something.
+_RUNNERS = re.compile(
+    r"(?:node|nodejs|deno|bun|npx|pnpx|npm|pnpm|yarn|tsx|ts-node|python\d*(?:\.\d+)?|py|ruby|perl|php|lua"
+    r"|sh|bash|zsh|dash|ksh|fish|pwsh|powershell|cmd|env|sudo|xargs|eval|exec|source|curl|wget|nc|ncat"
+    r"|socat|ssh|scp|git|docker|make|osascript|open|start)"
+)
+
+
+def _build_on_open(text: str, scripts: dict[str, str]) -> bool:
+    """Whether every task of a VS Code `tasks.json` set to run when the folder opens is an npm task of
+    the skill's own `package.json` whose script runs one program that is no interpreter, shell,
+    package runner or network client, with plain arguments (`tailwindcss -i src/in.css --watch`), and
+    depends on no other task. Anything else, or a file that does not parse as JSON, is not."""
+    if not scripts:
+        return False
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    tasks = doc.get("tasks") if isinstance(doc, dict) else None
+    if not isinstance(tasks, list):
+        return False
+    found = False
+    for t in tasks:
+        if not isinstance(t, dict):
+            return False
+        opts = t.get("runOptions")
+        if not (isinstance(opts, dict) and opts.get("runOn") == "folderOpen"):
+            continue
+        cmd = (
+            scripts.get(t.get("script"))
+            if t.get("type") == "npm" and isinstance(t.get("script"), str)
+            else None
+        )
+        if cmd is None or "dependsOn" in t or not _PLAIN_RUN.fullmatch(cmd.strip()):
+            return False
+        if _RUNNERS.fullmatch(cmd.split()[0].rsplit("/", 1)[-1].lower()):
+            return False
+        found = True
+    return found
 
 
 def _opaque(data: bytes) -> bool:

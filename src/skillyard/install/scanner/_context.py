@@ -169,9 +169,11 @@ def _shown(text: str, start: int) -> bool:
 
 #: `sudo systemctl enable --now chrony auditd`: system services by name (a unit file path links it)
 _ENABLE_INSTALLED = re.compile(r"systemctl\s+enable\s+--now(?:\s+[\w@.-]+)+\s*(?:$|[;&|#)`])", re.MULTILINE)
-#: A unit file written or linked anywhere in the file makes `enable` the second half of installing it.
+#: A unit file written or linked anywhere in the file makes `enable` the second half of installing it
+#: (`systemctl is-enabled x.timer 2>/dev/null` writes nothing).
 _UNIT_WRITTEN = re.compile(
-    r"systemd/(?:system|user)\b|\.(?:service|timer)\b[^\n]*(?:<<|>)|systemctl\s+[^\n]*\blink\b"
+    r"systemd/(?:system|user)\b|\.(?:service|timer)\b[^\n]*(?:<<|(?<![\d&])>(?!\s*/dev/null\b))"
+    r"|>\s*[\"']?[^\s;|&>]*\.(?:service|timer)\b|systemctl\s+[^\n]*\blink\b"
 )
 #: Stores of other programs: storing a fake item there first does not make reading it the skill's own.
 _FOREIGN_ITEM = re.compile(
@@ -373,6 +375,17 @@ class FileContext:
                 return 2, "in a document SKILL.md says not to run, not an instruction"
             return self._for_people(category)
         if kind in ("table", "quote", "heading"):
+            if (
+                kind == "quote"
+                and category == "download-and-execute"
+                and self.instructs
+                and not self.reference
+                and _URL.search(text, start)
+                and web_installer(text[start:]) is None
+            ):
+                # a line the model is to hand on ("tell the user: > paste this in Win+R"): a lure's
+                # fetch (plain http, an address literal, a drop host) keeps blocking in any layout
+                return 1, "in a quote of instructions to the model"
             return 2, f"mentioned in a {kind}, not an instruction"
         if kind == "comment":
             return 0, ""

@@ -71,6 +71,10 @@ _EVAL = set(
     "vm.compileFunction".split()
 )
 _AS_JS = "evaluates it as JavaScript"
+#: A response's body read out (`r.text()`, `r.json()`, `r.data` is a property, not read here).
+_BODY_READS = {"text", "json", "arrayBuffer", "blob", "buffer", "body"}
+#: A module URL made at run time: a `data:` URL with something added, or an object URL of a blob.
+_BUILT_MODULE = re.compile(r"""\s*(?:[`"']data:[^`"']*(?:[`"']\s*\+|\$\{)|(?:\w+\.)*createObjectURL\()""")
 _WRITE = {"writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream"}
 _REMOVE = {"rmSync", "rm", "rmdirSync", "rmdir", "removeSync", "remove", "rimraf", "rimraf.sync"}
 _FS_MODULE = re.compile(r"^(?:fs[./]promises|fs|fs-extra|fse)\.")
@@ -190,6 +194,8 @@ class _Reader:
         self.gets: list[tuple[int, str]] = []
         #: names bound to a DNS TXT record awaited (`const recs = await r.resolveTxt(zone)`)
         self.txt: set[str] = set()
+        #: names bound to a response or its body (`const t = await (await fetch(u)).text()`)
+        self.bodies: set[str] = set()
         #: (line, how) of code run whose text is only known at run time
         self.evals: list[tuple[int, str]] = []
         self.sockets: list[tuple[int, str]] = []
@@ -767,9 +773,42 @@ class _Reader:
         """`for (const f of [".npmrc", ".netrc"])`: the name holds each constant in turn (folding
         combines the alternatives); over an array of credential paths, it holds a credential."""
         left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-        if left is None or right is None or left.type != "identifier":
+        if left is None or right is None:
             return
         f = right.child_by_field_name("function") if right.type == "call_expression" else None
+        # `for (const [k, rel] of Object.entries(STORES))`, `Object.values(…)`, `for (const k in STORES)`:
+        # the names take every key or value the object literal was given
+        obj = right.child_by_field_name("arguments") if f is not None else None
+        whole = obj.named_children[0] if obj is not None and len(obj.named_children) == 1 else None
+        if (
+            whole is None
+            and n.child_by_field_name("operator") is not None
+            and self.text(n.child_by_field_name("operator")) == "in"
+        ):
+            whole, how = right, "Object.keys"
+        else:
+            how = self.qual(f) if f is not None else ""
+        if (
+            whole is not None
+            and whole.type == "identifier"
+            and how in ("Object.entries", "Object.keys", "Object.values")
+        ):
+            names = (
+                [left]
+                if left.type == "identifier"
+                else [x for x in left.named_children if x.type == "identifier"][:2]
+            )
+            which = {
+                "Object.entries": ("keys", "values"),
+                "Object.keys": ("keys",),
+                "Object.values": ("values",),
+            }[how]
+            for x, w in zip(names, which, strict=False):
+                if items := self.arrays.get(f"{self.text(whole)}.{w}"):
+                    self.env[self.text(x)] = ALT.join(items[:MAX_ALTS])
+            return
+        if left.type != "identifier":
+            return
         if right.type == "array":
             nodes = right.named_children
         elif f is not None and f.type == "identifier" and (fn := self.defs.get(self.text(f))) is not None:
@@ -1086,6 +1125,14 @@ class _Reader:
             self.mods[key] = self.qual(value)  # `const AF = (async () => {}).constructor`: AF builds code
         if value.type == "call_expression" and (words := self.strings_mapped(value)) is not None:
             self.arrays[key] = words
+        if self.received(value):
+            self.bodies.add(key)  # `const body = await (await fetch(u)).text()`: what a server sent
+        if value.type == "object" and (kv := self.pairs(value)):
+            # `const STORES = {gh: ".config/gh/hosts.yml", …}`: its keys and values, for a loop over them
+            self.arrays[key + ".keys"] = [k for k, _ in kv]
+            self.arrays[key + ".values"] = [
+                v for _, x in kv if (v := self.fold(x)) is not None and ALT not in v
+            ]
         if value.type == "array":
             items = [self.fold(x) for x in value.named_children]
             if items and all(i is not None for i in items):
@@ -1172,6 +1219,35 @@ class _Reader:
             if got and ("." in got or "://" in got):
                 return got
         return None
+
+    def received(self, value: Any) -> bool:
+        """Whether `value` is what a request received: `await fetch(u)`, `await r.text()` of such a
+        response, `(await fetch(u)).json()`, or a call of a function of this file that makes a request
+        and returns (`await get("x.js")` with `get` returning `r.text()`)."""
+        while value is not None and value.type in ("await_expression", "parenthesized_expression"):
+            value = value.named_children[0] if value.named_children else None
+        if value is None or value.type != "call_expression":
+            return False
+        f = value.child_by_field_name("function")
+        q = self.qual(f) if f is not None else ""
+        if q in _GET or (
+            q.split(".")[0] in ("axios", "got", "needle") and q.rsplit(".", 1)[-1] in ("get", "post")
+        ):
+            return True
+        if f is not None and f.type == "member_expression" and q.rsplit(".", 1)[-1] in _BODY_READS:
+            obj = f.child_by_field_name("object")
+            return obj is not None and (self.text(obj) in self.bodies or self.received(obj))
+        fn = self.defs.get(q) if f is not None and f.type == "identifier" else None
+        return (
+            fn is not None
+            and bool(_returned(fn))
+            and any(
+                x.type == "call_expression"
+                and (g := x.child_by_field_name("function")) is not None
+                and self.qual(g) in _GET
+                for x in _walk(fn)
+            )
+        )
 
     def pairs(self, obj: Any) -> list[tuple[str, Any]]:
         """The (key, value node) pairs an object literal spells out."""
@@ -1270,6 +1346,14 @@ class _Reader:
             if (sub := analyse(code)) is not None:
                 sub.assembled.clear()
                 self.facts.extend(sub, line - 1)
+        elif (
+            (f.type == "import" or (q in ("Worker", "SharedWorker") and n.type == "new_expression"))
+            and a
+            and _BUILT_MODULE.match(self.text(a[0]))
+        ):
+            # import("data:text/javascript;base64," + btoa(text)), import(URL.createObjectURL(blob)):
+            # a module made at run time from text, run as code
+            self.evals.append((line, "runs it as a module"))
         if f.type == "import" and a and (url := self.fold(a[0])) and re.match(r"(?i)https?://", url):
             # import("https://…"): a module fetched from the network and run
             text = f"imports {url} from the network and runs it as a module"
@@ -1319,6 +1403,7 @@ class _Reader:
             if not first and (
                 (not local and self.in_download(n))
                 or any(self.text(x) in self.txt for x in _walk(a[0]) if x.type == "identifier")
+                or (a[0].type == "identifier" and self.text(a[0]) in self.bodies)
             ):
                 # `https.get(u, (r) => ... exec(body))`: the response is the command
                 self.evals.append((line, "runs it as a shell command"))

@@ -136,6 +136,8 @@ _BIND = re.compile(
 )
 #: String literals joined together and nothing else (`'a' + "b"`, `"a" . "b"`, `"a" .. "b"`, `"a" & "b"`)
 _LITERAL_SUM = re.compile(r"""(?:(["'`])[^"'`\n$]*\1\s*(?:\+|\.\.?|&|<>)\s*)+(["'`])[^"'`\n$]*\2""")
+#: What may stand around literals joined by an empty separator: the joining call and brackets.
+_JOIN_WORDS = re.compile(r"\b(?:implode|join|strings\.Join|table\.concat|array)\b|\[\]string")
 _ADDRESS = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 #: A chat or integration webhook: a path that says so, whatever the host.
 _WEBHOOK = re.compile(r"/(?:api/)?webhooks?(?:/|$)|/hooks/|/bot\d+:", re.I)
@@ -228,6 +230,26 @@ _WRITES = re.compile(
 _DNS_CALL = re.compile(
     r"net\.Lookup\w+|Resolv(?:::DNS)?[.:]+\w+|Resolve-DnsName|gethostbyname|Dns\.GetHostAddresses"
     r"|dns_get_record|InetAddress\.getByName|lookup_host|Socket\.getaddrinfo|\bnslookup\b|\bdig\b",
+)
+#: A file handed to curl to upload, its path joined on (`"f=@" + key`, `'@' . $p`, `"-T", path`).
+_UPLOAD_ARG = re.compile(r"""["'][\w-]*=?@["']\s*(?:\+|\.)|["']--?(?:T|upload-file|data-binary)["']\s*,""")
+#: A credential helper of git or docker, by its program name.
+_HELPER = re.compile(r"(?:git|docker)-credential-[\w.-]+")
+#: A program run from code.
+_RUNS_PROGRAM = re.compile(
+    r"exec\.Command|Command::new|ProcessBuilder|Process\.Start|\bspawn\w*\(|\bpopen\b|IO\.popen|Open3\.|\bsystem\(|\bproc_open\b|`"
+)
+#: A lookup through a resolver object (`dns.getaddresses(n)`, `resolver.resolve4(n)`, `r.query(n)`).
+_DNS_METHOD = re.compile(
+    r"(?:\.|->)(?:getaddress(?:es)?|getresources?|each_address|resolve(?:4|6|Txt|Any)?|query|lookup)\("
+)
+#: A host name whose first label is a value put in at run time, followed by more labels.
+_DATA_LABEL = re.compile(
+    r"""["'`](?:#\{[^}\n]+\}|\$[A-Za-z_]\w*|\$\{[^}\n]+\}|\{\w*\}|%[sx])\.[^"'`\s]*(?:#\{|\$\{|\{|%s|[\w-]+\.[a-z])"""
+)
+#: Data encoded to fit a DNS label: hex or base32.
+_ENCODES = re.compile(
+    r"""unpack1?\(\s*["']H\*|\.hex\(|hexlify|b32encode|[Bb]ase32|hex\.EncodeToString|toString\(\s*["']hex["']|bin2hex|unpack\(\s*["']H\*"""
 )
 _BUILT = re.compile(r"Sprintf|\+\s*[\"'$\w]|#\{|\$\(|%s|format!?\(|\{\}|\$\w+\.|\.\.|\bjoin\b|interpolat")
 #: An interactive shell started (not `sh -c "..."`), and a process's standard streams handed a socket.
@@ -337,6 +359,22 @@ def _literals(line: str) -> list[str]:
     for m in _WORDS.finditer(line):
         out.extend((m.group(1) if m.group(1) is not None else m.group(3)).split())
     return out
+
+
+def _empty_joined(rest: str) -> str | None:
+    """`implode('', ['a', 'b'])`, `join("", "a", "b")`, `['a', 'b'].join('')`, `"".join(("a", "b"))`,
+    `strings.Join([]string{"a", "b"}, "")`, `table.concat({"a", "b"})`: literals joined by an empty
+    separator and nothing else, as the text they make; else None."""
+    if not _JOIN_WORDS.search(rest):
+        return None
+    shape = _JOIN_WORDS.sub(
+        "", _STRING.sub(lambda q: "S" if len(q[0]) > 2 else "E", rest.strip().rstrip(";"))
+    )
+    if not re.fullmatch(r"[\s(){}\[\],.SE]*", shape) or shape.count("S") < 2:
+        return None
+    if "E" not in shape and "concat" not in rest:
+        return None
+    return "".join(_literals(rest))
 
 
 def _as_path(lit: str) -> str:
@@ -519,6 +557,9 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
     imds: list[int] = []  # lines asking the metadata service for the instance's credentials
     metadata = False  # the file named the metadata service's address
     spelled: list[tuple[int, str]] = []  # (line, text) written as character codes
+    lookups: list[int] = []  # DNS lookups of a name the line does not build
+    labels = False  # the file makes host names that start with a value put in at run time
+    whole: dict[str, Source] = {}  # names bound to the whole of an application's own credential file
     for n, line in enumerate(lines, 1):
         if (h := _HEREDOC.search(line)) and n < len(lines) and _uu_line(lines[n]):
             if (tried := tried + 1) > 16 or len(facts.assembled) >= 8:
@@ -546,10 +587,24 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             if s := _store(lits):
                 if OWN_FILE.search(s):
                     weak = weak or Source(s, n, False)
+                    if (
+                        re.search(r"(?:^|/)\.env\b", s)
+                        and _READS.search(line)
+                        and (b := _NAME_BOUND.match(line))
+                        and len(whole) < 8
+                    ):
+                        # `$ctx = file_get_contents(".env")`: every variable of it, not one token
+                        whole[b.group(1)] = Source(s, n, True)
                 else:
                     source = Source(s, n, True)
             elif what := cli_secret([w for w in lits if w][:8]):
                 source = Source(what, n, True)
+            elif (h := next((w for w in lits[:8] if _HELPER.fullmatch(w)), None)) and _RUNS_PROGRAM.search(
+                text
+            ):
+                # `exec.Command("docker-credential-desktop", action)`: a credential helper run with an
+                # action chosen at run time prints (`get`) or is handed (`store`) the logins it keeps
+                source = Source(f"the logins `{h}` keeps", n, True)
         if source is None and _SESSION_READ.search(line):
             source = Source(
                 "the site's visitors' cookies and authorization headers (their sessions)", n, True
@@ -575,6 +630,8 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             hidden = (n, host)
         if (b := _NAME_BOUND.match(line)) and _LITERAL_SUM.fullmatch(line[b.end() :].strip().rstrip(";")):
             binds[b.group(1)] = "".join(_literals(line[b.end() :]))  # `$u = 'https://' + 'h' + '.x/p'`
+        elif (b := _NAME_BOUND.match(line)) and (joined := _empty_joined(line[b.end() :])):
+            binds[b.group(1)] = joined  # `$to = implode('', ['sup', 'port', '@', …])`
         elif (m := _BIND.match(line)) and not (_REVERSED.search(line) and _hidden_host(line)):
             binds[m.group(1)] = _translated(m.group(2), line[m.end() :])
         elif (b := _NAME_BOUND.match(line)) and (host := _hidden_host(line)):
@@ -587,7 +644,11 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             templates += [lit for lit in lits if _USER_TEMPLATE.match(lit)]
         for kind, pat in _SINKS:
             if pat.search(line):
-                sinks.append((n, kind, line))
+                # a call whose arguments go on over the next lines (`->post_form(` then the URL)
+                code, k = line, n
+                while k < min(len(lines), n + 4) and code.count("(") > code.count(")"):
+                    code, k = f"{code} {lines[k]}", k + 1
+                sinks.append((n, kind, code))
                 if kind == "a socket" and (b := _NAME_BOUND.match(line)):
                     sockets[b.group(1)] = _local(line, binds)
                 break
@@ -638,6 +699,10 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             or any(re.search(rf"(?<![\w.$@]){re.escape(k)}\b", line[d.end() :]) for k in built)
         ):
             dns.append(n)
+        elif _DNS_CALL.search(line) or _DNS_METHOD.search(line):
+            lookups.append(n)
+        if _DATA_LABEL.search(line):
+            labels = True  # `"#{chunk}.#{i}.#{ZONE}"`: names made of data put before a zone
         if _SHELL_START.search(line):
             shells.append(n)
         if _STREAMS.search(line):
@@ -648,8 +713,24 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
             evals.append(n)
         received = received or bool(_RECEIVES.search(line))
         ran = ran or bool(_RUNS_COMPUTED.search(line))
+    # `exec.Command("curl", []string{"-F", "f=@" + key, …}...)`: the client reads the file it uploads
+    reads = reads or any(_UPLOAD_ARG.search(c) for _, k, c in sinks if k == "HTTP")
     strong = source if source is not None and (reads or source.what.startswith("the ")) else None
+    if strong is None and whole:
+        # the whole of a project's `.env` handed to a send by the name it was read into
+        strong = next(
+            (
+                s
+                for k, s in whole.items()
+                for _, _, c in sinks
+                if re.search(rf"(?<![\w@.]){re.escape(k)}\b", c)
+            ),
+            None,
+        )
     src = strong or weak
+    if not dns and lookups and labels and _ENCODES.search(text):
+        # the names are made elsewhere in the file, from data encoded to fit a label (hex, base32)
+        dns = lookups
     if dns and src is not None:
         said = f"reads {src.what}; the same file sends data in DNS lookups of names it builds"
         facts.flows.append(flow("secret-network", "critical", dns[0], said, src))
@@ -849,7 +930,7 @@ def _dests(code: str, binds: dict[str, str]) -> list[str]:
         v
         for k, v in binds.items()
         if _ADDRESS.match(v)
-        and re.search(rf"(?<![\w$@.]){re.escape(k)}\b", code)
+        and re.search(rf"(?<![\w@.]){re.escape(k)}\b", code)
         or _HOSTISH.match(v)
         and re.search(rf"(?<![\w$@.]){re.escape(k)}\s*,\s*\d{{2,5}}\b", code)
     ]
@@ -896,7 +977,9 @@ def _send(
         (
             (n, k, d)
             for n, k, d in dests
-            if (exfil_shaped(d) or _WEBHOOK.search(d)) and not (src is not None and _issued_by(src.what, d))
+            if (exfil_shaped(d) or _WEBHOOK.search(d))
+            and not (src is not None and _issued_by(src.what, d))
+            and not (strong is None and _users_bot(d, binds))
         ),
         None,
     ) or next(iter(hidden), None)
@@ -933,6 +1016,14 @@ def _send(
     via = {"HTTP": "over HTTP ", "a socket": "over a socket ", "mail": "by mail ", "git": "with git "}[kind]
     text = f"reads {src.what}; the same file sends data {via}to {d}"
     facts.flows.append(flow("secret-network", sev, n, text, src))
+
+
+def _users_bot(dest: str, binds: dict[str, str]) -> bool:
+    """A chat bot API whose bot is named by a value the file does not set (`/bot$token/`, from the
+    environment): the user's own bot, its token in the place the API takes it (a drop's bot token
+    is written into the file)."""
+    m = re.search(r"/bot(?:\$\{?|#\{|\{)(\w+)", dest)
+    return m is not None and m.group(1) not in binds
 
 
 def _translated(lit: str, rest: str) -> str:

@@ -1022,6 +1022,8 @@ class _Reader:
             self.facts.unread = (
                 f"Python code of {cut} syntax nodes, past what the reader follows ({MAX_NODES})"
             )
+        if (wipe := _account_wipe(nodes_in_order, self.defs)) is not None:
+            self._flow("destruction", "high", wipe[0], wipe[1], None)
         if self.log_dest and self.logged:
             line, src = self.logged[0]
             sev, text = sent(src, self.log_dest[1])
@@ -1238,6 +1240,21 @@ class _Reader:
             for n in ast.walk(node.target):
                 if isinstance(n, ast.Name):
                     self.home_walk[n.id] = root
+        if (
+            isinstance(node, ast.For | ast.comprehension)
+            and isinstance(it := node.iter, ast.Call)
+            and isinstance(it.func, ast.Attribute)
+            and isinstance(it.func.value, ast.Name)
+            and it.func.attr in ("items", "keys", "values")
+        ):
+            # `for name, rel in PATHS.items()`: each name takes every key or value the dict was given
+            d = it.func.value.id
+            parts = [node.target] if it.func.attr != "items" else getattr(node.target, "elts", [])[:2]
+            for t, which in zip(
+                parts, ("values",) if it.func.attr == "values" else ("keys", "values"), strict=False
+            ):
+                if isinstance(t, ast.Name) and (found := self.lists.get(f"{d}.{which}")):
+                    self.env[t.id] = ALT.join(found)
         if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Tuple | ast.List):
             # `for name, data in attachments()`: each part of an item of a secret sequence holds it
             if self.ready and (src := self.source(node.iter)):
@@ -1265,7 +1282,7 @@ class _Reader:
                 # `for rec in resolver.resolve(name, "TXT")`: each item was downloaded
                 self.taint[node.target.id] = Source(f"content downloaded from {dest}", node.iter.lineno, True)
             if isinstance(node.iter, ast.Name):
-                items = self.lists.get(node.iter.id)
+                items = self.lists.get(node.iter.id) or self.lists.get(node.iter.id + ".keys")
             elif isinstance(node.iter, ast.List | ast.Tuple):
                 # `for base in (home, Path.cwd())`: the values that fold are among those it takes
                 items = [v for e in node.iter.elts if (v := self.fold(e)) is not None]
@@ -1431,6 +1448,15 @@ class _Reader:
         if (table := self._table(value)) is not None and len(self.tables) < MAX_FUNCTIONS:
             for n in names:
                 self.tables[n] = table
+        if isinstance(value, ast.Dict) and None not in value.keys and len(self.lists) < MAX_FUNCTIONS:
+            # `PATHS = {"fly": ".fly/config.yml", …}`: its keys and values, for a loop over them
+            keys, vals = (
+                [self.fold(k) for k in value.keys if k is not None],
+                [self.fold(v) for v in value.values],
+            )
+            for n in names:
+                self.lists[n + ".keys"] = [k for k in keys if k is not None]
+                self.lists[n + ".values"] = [v for v in vals if v is not None]
         if (
             isinstance(value, ast.List | ast.Tuple | ast.ListComp)
             and (items := self._fold_items(value)) is not None
@@ -2305,3 +2331,141 @@ def analyse(
         return reader.run(nodes, eager=export)
     except RecursionError:
         return None
+
+
+#: A cloud SDK's listing of everything of a kind in the account (`s3.list_buckets()`,
+#: `ec2.describe_instances()`, `resource_groups.list()`, `s3.buckets.all()`).
+_LISTING = re.compile(r"(?:list|describe)_\w+|list")
+_LISTED_KINDS = re.compile(
+    r"buckets|instances|volumes|snapshots|images|functions|tables|queues|topics|clusters|db_instances"
+    r"|stacks|vpcs|resource_groups|projects|databases|repositories|secrets|keys"
+)
+#: What picks some of a listing out: a filter or a name prefix handed to the listing call.
+_NARROWS = re.compile(r"filter|prefix|tag|match|query|name|label", re.I)
+#: A cloud SDK call that destroys what it is handed (`delete_bucket`, `terminate_instances`,
+#: `Bucket(n).delete()`, `begin_delete(rg)`, `bucket.delete(force=True)`).
+_DESTROYS = re.compile(r"(?:delete|terminate|destroy|purge|begin_delete)(?:_\w+)?")
+
+
+#: Calls that start a process or thread: what they return is that, not the value handed to them.
+_STARTS_PROCESS = frozenset(
+    "Popen run call check_call check_output Process Thread spawn create_subprocess_exec "
+    "create_subprocess_shell system popen Pool".split()
+)
+
+
+#: Cloud SDKs a file imports to reach an account's resources.
+_CLOUD_SDKS = frozenset(
+    "boto3 botocore aioboto3 ibm_boto3 google azure oci digitalocean hcloud linode_api4 openstack "
+    "scaleway vultr alibabacloud aliyunsdkcore tencentcloud huaweicloudsdkcore kubernetes".split()
+)
+
+
+def _name_of(f: ast.AST) -> str:
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _account_listing(node: ast.AST) -> bool:
+    """Whether `node` holds a listing of everything of a kind an account has, not narrowed."""
+    for x in ast.walk(node):
+        if not isinstance(x, ast.Call) or not isinstance(f := x.func, ast.Attribute):
+            continue
+        every = _LISTING.fullmatch(f.attr) and (
+            f.attr != "list" or isinstance(f.value, ast.Attribute) and _LISTED_KINDS.fullmatch(f.value.attr)
+        )
+        every = every or (
+            f.attr == "all" and isinstance(f.value, ast.Attribute) and _LISTED_KINDS.fullmatch(f.value.attr)
+        )
+        # a filter or a name prefix handed to it, or a constant naming what to list, picks some out
+        if (
+            every
+            and not any(k.arg and _NARROWS.search(k.arg) for k in x.keywords)
+            and not any(isinstance(a, ast.Constant) for a in x.args)
+        ):
+            return True
+    return False
+
+
+def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, str] | None:
+    """A destroying call of a cloud SDK run on each thing a listing of the whole account names
+    (`for b in s3.list_buckets()["Buckets"]: s3.delete_bucket(Bucket=b["Name"])`, also through a
+    name the listing was put in, a value made from one, and a function of the file handed one), with
+    no test on the item deciding which ones: every bucket, instance or resource group it can reach."""
+    parents: dict[int, ast.AST] = {}
+    assigns: list[tuple[list[str], ast.AST]] = []
+    loops: list[ast.For | ast.comprehension] = []
+    calls: list[ast.Call] = []
+    for n in nodes:
+        for c in ast.iter_child_nodes(n):
+            parents[id(c)] = n
+        if isinstance(n, ast.Assign):
+            assigns.append(([t.id for t in n.targets if isinstance(t, ast.Name)], n.value))
+        elif isinstance(n, ast.For | ast.comprehension):
+            loops.append(n)
+        elif isinstance(n, ast.Call):
+            calls.append(n)
+    if not any(isinstance(c.func, ast.Attribute) and _DESTROYS.fullmatch(c.func.attr) for c in calls):
+        return None
+    if not any(
+        (m.split(".")[0] if m else "") in _CLOUD_SDKS
+        for n in nodes
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for m in ([a.name for a in n.names] if isinstance(n, ast.Import) else [n.module or ""])
+    ):
+        return None  # an account's resources are reached through its cloud's SDK
+    listed: set[str] = set()
+
+    def holds(node: ast.AST) -> bool:
+        return any(isinstance(x, ast.Name) and x.id in listed for x in ast.walk(node))
+
+    def chosen(node: ast.AST) -> bool:
+        """A test decides whether `node` runs (`if age > 30`, `if args.yes`; not `if ids:` of the
+        listing itself, nor `if __name__ == "__main__"`)."""
+        up = parents.get(id(node))
+        while up is not None and not isinstance(up, ast.Module):
+            if isinstance(up, ast.If | ast.IfExp | ast.While) and not (
+                isinstance(up.test, ast.Name)
+                and up.test.id in listed
+                or any(isinstance(x, ast.Name) and x.id == "__name__" for x in ast.walk(up.test))
+            ):
+                return True
+            up = parents.get(id(up))
+        return False
+
+    for _ in range(4):
+        before = len(listed)
+        for loop in loops:
+            picked = isinstance(loop, ast.comprehension) and bool(loop.ifs)
+            if not picked and (_account_listing(loop.iter) or holds(loop.iter)):
+                listed.update(x.id for x in ast.walk(loop.target) if isinstance(x, ast.Name))
+        for names, value in assigns:
+            if any(isinstance(x, ast.comprehension) and x.ifs for x in ast.walk(value)):
+                continue
+            if isinstance(value, ast.Call) and _name_of(value.func) in _STARTS_PROCESS:
+                continue  # `proc = Popen(cmd)`: a process of its own, not the item it was handed
+            if _account_listing(value) or holds(value):
+                listed.update(names)
+        for c in calls:  # `reclaim(name)`: the function's parameter holds the item
+            fn = defs.get(c.func.id) if isinstance(c.func, ast.Name) else None
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and not chosen(c):
+                for p, a in zip(fn.args.args, c.args, strict=False):
+                    if holds(a):
+                        listed.add(p.arg)
+        if len(listed) == before:
+            break
+    for c in calls:
+        f = c.func
+        if not (isinstance(f, ast.Attribute) and _DESTROYS.fullmatch(f.attr)):
+            continue
+        if isinstance(f.value, ast.Name) and f.value.id in ("os", "shutil", "self"):
+            continue
+        if not (
+            holds(f.value)
+            or any(holds(a) for a in c.args)
+            or any(holds(k.value) for k in c.keywords)
+            or _account_listing(f.value)  # `ec2.instances.all().terminate()`: a batch action on all
+        ):
+            continue
+        if not chosen(c):
+            return c.lineno, f"runs {f.attr} on everything a listing of the cloud account names"
+    return None

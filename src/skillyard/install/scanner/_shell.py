@@ -421,14 +421,31 @@ class _Reader:
             ):
                 return Source("the whole environment", n.start_point[0] + 1, True)
             stack.extend(c for c in n.children if c.type != "command")
-        for cmd in _commands(node):
+        cmds = _commands(node)
+        for i, cmd in enumerate(cmds):
             words, nodes = self.argv(cmd)
             if src := self.reads_secret(words, cmd.start_point[0] + 1) or self.fed_from(cmd):
-                return src
+                return self.scrambled(src, cmds[i + 1 :])
             for n in nodes[1:]:
                 if (src := self.taint_of(n)) and not _answered(words, src):
-                    return src
+                    return self.scrambled(src, cmds[i + 1 :])
         return None
+
+    def scrambled(self, src: Source, after: list[Any]) -> Source:
+        """A secret reversed (`| rev`) or rotated (`| tr 'A-Za-z' 'N-ZA-Mn-za-m'`) on its way: no
+        service takes a token written backwards, so it is hidden from whoever reads what is sent,
+        and weighed as a credential store is, wherever it goes."""
+        for cmd in after[:8]:
+            words = self.argv(cmd)[0]
+            name = _base(words[0]) if words else ""
+            if name == "rev" or (
+                name == "tr"
+                and len(args := [w for w in words[1:] if not w.startswith("-")]) == 2
+                and args[0] != args[1]
+                and all(re.fullmatch(r"(?:[A-Za-z]-[A-Za-z])+", a) for a in args)
+            ):
+                return src._replace(what=f"{src.what} (scrambled with {name})", strong=True)
+        return src
 
     def fed_from(self, cmd: Any) -> Source | None:
         """`base64 < ~/.netrc`: a credential given to a command as its input."""
@@ -483,7 +500,10 @@ class _Reader:
         if var is None:
             return
         values = [self.at(self.word(c)) for c in n.children_by_field_name("value")]
-        if any(v and DEVICE.match(v) for v in values):
+        # `for d in /dev/sd?`, and `for d in $(lsblk -dno NAME)`: each disk the listing names
+        if any(v and DEVICE.match(v) for v in values) or any(
+            _DEVICE_SOURCE.search(t) for c in n.children_by_field_name("value") if "$(" in (t := self.text(c))
+        ):
             self.devices.add(self.text(var))
         # `for b in $(aws s3api list-buckets …)`: every bucket of the account, in turn
         # (a listing filtered to some of them, `--filters Name=tag:…`, picks those out)
@@ -514,15 +534,17 @@ class _Reader:
         if src := next((t for c in n.children_by_field_name("value") if (t := self.taint_of(c))), None):
             self.taint[self.text(var)] = src
 
-    def read_vars(self, stmt: Any, src: Source) -> None:
+    def read_vars(self, stmt: Any, src: Source | None) -> list[str]:
         """`... | while read -r a b; do`: the variables `read` fills hold what the loop is fed."""
         cond = stmt.child_by_field_name("condition")
+        names = []
         for cmd in _commands(cond) if cond is not None else []:
             words = self.argv(cmd)[0]
             if words and words[0] == "read":
-                for w in words[1:]:
-                    if re.fullmatch(r"[A-Za-z_]\w*", w):
-                        self.taint[w] = src
+                names += [w for w in words[1:] if re.fullmatch(r"[A-Za-z_]\w*", w)]
+        for w in names if src is not None else ():
+            self.taint[w] = src
+        return names
 
     def assign(self, n: Any) -> None:
         name = n.child_by_field_name("name")
@@ -534,10 +556,16 @@ class _Reader:
         # DEV=$(lsblk ...), and DEV=$(pick_device) with a function of the script that lists disks
         substitutes = "$(" in text or "`" in text  # once: per word it made a long array quadratic
         called = (self.funcs.get(w) for w in re.findall(r"[\w.-]+", text) if substitutes)
-        if _DEVICE_SOURCE.search(text) or any(
-            f is not None
-            and _DEVICE_SOURCE.search(f[0][f[1].start_byte : f[1].end_byte].decode("utf-8", "replace"))
-            for f in called
+        # and `dev="/dev/$d"` with `$d` a disk's name
+        ref = _DEVICE_REF.fullmatch(text.strip("\"'"))
+        if (
+            _DEVICE_SOURCE.search(text)
+            or (ref is not None and ref.group(1) in self.devices)
+            or any(
+                f is not None
+                and _DEVICE_SOURCE.search(f[0][f[1].start_byte : f[1].end_byte].decode("utf-8", "replace"))
+                for f in called
+            )
         ):
             self.devices.add(key)
         v = self.word(value)
@@ -608,6 +636,13 @@ class _Reader:
                     for stmt in [c, *c.named_children]:
                         if stmt.type in ("while_statement", "until_statement"):
                             self.read_vars(stmt, src)
+                if (
+                    i
+                    and c.type == "while_statement"
+                    and any(_DEVICE_SOURCE.search(self.text(p)) for p in parts[:i])
+                ):
+                    # `lsblk -dno NAME | while read -r d; do …`: each disk the listing names
+                    self.devices.update(self.read_vars(c, None))
                 self.walk(c)
                 continue
             cmd = (
@@ -1681,7 +1716,7 @@ def _unasked_delete(words: list[str], in_listing: bool = False) -> bool:
 
 _CLOUD_DELETE = re.compile(r"rb|rm|delete(?:-[\w-]+)?|terminate-[\w-]+|destroy|remove(?:-[\w-]+)?")
 _DEVICE_SOURCE = re.compile(
-    r"\b(?:lsblk|blkid|findmnt|fdisk\s+-l|diskutil\s+list)\b|[\"'=]?/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk)"
+    r"\b(?:lsblk|blkid|findmnt|fdisk\s+-l|diskutil\s+list)\b|/sys/block\b|/proc/partitions\b|[\"'=]?/dev/(?:[shv]d|xvd|nvme|mmcblk|r?disk)"
 )
 #: A variable that holds a disk, alone (`$DEV`) or as the name under /dev and its partitions
 #: (`/dev/$ROOTDEV`, `/dev/${DISK}p1`): `lsblk -no PKNAME` prints the bare name `sda`.
