@@ -915,6 +915,10 @@ def scan_text(
 MAX_LEAD = 400
 
 
+#: Above this many characters a text's distinct tokens are listed to rule keywords out.
+_TOKENS_PAY = 32_768
+
+
 def _keyword_lines(lines: list[Line]) -> Callable[[Rule], list[int]]:
     """The indices of the lines a rule can match: the non-blank lines holding one of its keywords
     (keywords never span lines), every non-blank line for a rule without keywords. Each keyword is
@@ -925,17 +929,15 @@ def _keyword_lines(lines: list[Line]) -> Callable[[Rule], list[int]]:
     for f in folded:
         starts.append(starts[-1] + len(f) + 1)
     found: dict[str, list[int]] = {}
-    tokens: str | None = None  # the text's distinct whitespace-separated tokens, one per line
+    # a long text's distinct whitespace-separated tokens, one per line: each whitespace-free piece of
+    # a keyword lies inside one token, and they are a fraction of the text, so most keywords are
+    # ruled out there rather than by a search of the whole text
+    tokens = "\n".join(set(whole.split())) if len(whole) > _TOKENS_PAY else None
 
     def holding(key: str) -> list[int]:
-        nonlocal tokens
         if (got := found.get(key)) is None:
             got = found[key] = []
-            if tokens is None:
-                tokens = "\n".join(set(whole.split()))
-            # each whitespace-free piece of a keyword lies inside one token, and the distinct tokens
-            # are a fraction of a long text: most keywords are ruled out there, not in the whole text
-            held = "\n" not in key and all(piece in tokens for piece in key.split())
+            held = "\n" not in key and (tokens is None or all(map(tokens.__contains__, key.split())))
             pos = whole.find(key) if held else -1
             while pos != -1:
                 i = bisect.bisect_right(starts, pos) - 1

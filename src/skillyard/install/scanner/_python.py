@@ -2391,10 +2391,12 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
     (`for b in s3.list_buckets()["Buckets"]: s3.delete_bucket(Bucket=b["Name"])`, also through a
     name the listing was put in, a value made from one, and a function of the file handed one), with
     no test on the item deciding which ones: every bucket, instance or resource group it can reach."""
+    calls = [n for n in nodes if isinstance(n, ast.Call)]
+    if not any(isinstance(c.func, ast.Attribute) and _DESTROYS.fullmatch(c.func.attr) for c in calls):
+        return None
     parents: dict[int, ast.AST] = {}
     assigns: list[tuple[list[str], ast.AST]] = []
     loops: list[ast.For | ast.comprehension] = []
-    calls: list[ast.Call] = []
     for n in nodes:
         for c in ast.iter_child_nodes(n):
             parents[id(c)] = n
@@ -2402,10 +2404,6 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
             assigns.append(([t.id for t in n.targets if isinstance(t, ast.Name)], n.value))
         elif isinstance(n, ast.For | ast.comprehension):
             loops.append(n)
-        elif isinstance(n, ast.Call):
-            calls.append(n)
-    if not any(isinstance(c.func, ast.Attribute) and _DESTROYS.fullmatch(c.func.attr) for c in calls):
-        return None
     if not any(
         (m.split(".")[0] if m else "") in _CLOUD_SDKS
         for n in nodes
