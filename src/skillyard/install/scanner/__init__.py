@@ -482,7 +482,8 @@ def _reveal_line(raw: str, number: int, inv: list[Invisible]) -> tuple[str, str]
     return unicodedata.normalize("NFKC", "".join(clean)), display
 
 
-_WS = re.compile(r"[ \t\f\v\u00a0]+")
+#: Any run of whitespace is one space (a keyword's space, and a pattern's, stand for all of them).
+_WS = re.compile(r"\s+")
 
 
 def normalise(text: str) -> tuple[list[Line], list[Invisible]]:
