@@ -2021,19 +2021,19 @@ def _root_scripts(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -
 
 #: A command line that runs one program with plain arguments: no shell syntax, no expansion.
 _PLAIN_RUN = re.compile(r"[\w@/.-]+(?:\s+[\w@/.,:=+-]+)*")
-#: Programs that run code they are given (a script, a package, a command line) or fetch something.
-_RUNNERS = re.compile(
-    r"(?:node|nodejs|deno|bun|npx|pnpx|npm|pnpm|yarn|tsx|ts-node|python\d*(?:\.\d+)?|py|ruby|perl|php|lua"
-    r"|sh|bash|zsh|dash|ksh|fish|pwsh|powershell|cmd|env|sudo|xargs|eval|exec|source|curl|wget|nc|ncat"
-    r"|socat|ssh|scp|git|docker|make|osascript|open|start)"
+#: Build and watch programs of web projects (compilers of styles, scripts and pages, bundlers): a
+#: folder-open task running one of these on the project's files is a build, anything else is not.
+_BUILDERS = frozenset(
+    "sass node-sass lessc stylus tailwindcss postcss tsc esbuild vite webpack rollup parcel eleventy "
+    "astro next nuxt svelte-kit vue-cli-service ng react-scripts gatsby docusaurus hugo".split()
 )
 
 
 def _build_on_open(text: str, scripts: dict[str, str]) -> bool:
     """Whether every task of a VS Code `tasks.json` set to run when the folder opens is an npm task of
-    the skill's own `package.json` whose script runs one program that is no interpreter, shell,
-    package runner or network client, with plain arguments (`tailwindcss -i src/in.css --watch`), and
-    depends on no other task. Anything else, or a file that does not parse as JSON, is not."""
+    the skill's own `package.json` whose script runs one known build program by its bare name, with
+    plain arguments (`tailwindcss -i src/in.css --watch`), and depends on no other task. Anything
+    else, or a file that does not parse as JSON, is not."""
     if not scripts:
         return False
     try:
@@ -2057,7 +2057,7 @@ def _build_on_open(text: str, scripts: dict[str, str]) -> bool:
         )
         if cmd is None or "dependsOn" in t or not _PLAIN_RUN.fullmatch(cmd.strip()):
             return False
-        if _RUNNERS.fullmatch(cmd.split()[0].rsplit("/", 1)[-1].lower()):
+        if cmd.split()[0] not in _BUILDERS:
             return False
         found = True
     return found
