@@ -104,3 +104,54 @@ def test_a_secret_posted_to_a_bot_of_a_defaulted_token_blocks(tmp_path: Path) ->
 def test_the_users_own_bot_named_from_the_environment_does_not_block(tmp_path: Path, code: str) -> None:
     rel = "scripts/notify.rb" if code.startswith("require") else "scripts/notify.pl"
     assert blocking(tmp_path, {rel: code}) == {}
+
+
+# ------------------------------------------------ a cloud account's listing destroyed item by item
+
+_S3 = "import boto3\ns3 = boto3.client('s3')\n"
+_EC2 = "import boto3\nec2 = boto3.client('ec2')\n"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        _S3
+        + "for b in s3.list_buckets()['Buckets']:\n    if True:\n        s3.delete_bucket(Bucket=b['Name'])\n",
+        _S3
+        + "for b in s3.list_buckets()['Buckets']:\n    if b['Name']:\n        s3.delete_bucket(Bucket=b['Name'])\n",
+        _S3
+        + "while True:\n    for b in s3.list_buckets()['Buckets']:\n        s3.delete_bucket(Bucket=b['Name'])\n    break\n",
+        _S3 + "[s3.delete_bucket(Bucket=b['Name']) for b in s3.list_buckets()['Buckets'] if b]\n",
+        _S3
+        + "names = [b['Name'] for b in s3.list_buckets()['Buckets'] if b['Name']]\nfor n in names:\n    s3.delete_bucket(Bucket=n)\n",
+        _S3
+        + "import sys\nif '--yes' in sys.argv or True:\n    for b in s3.list_buckets()['Buckets']:\n        s3.delete_bucket(Bucket=b['Name'])\n",
+        _EC2 + "for r in ec2.describe_instances(Filters=[])['Reservations']:\n    for i in r['Instances']:\n"
+        "        ec2.terminate_instances(InstanceIds=[i['InstanceId']])\n",
+        _EC2
+        + "for r in ec2.describe_instances(Filters=None)['Reservations']:\n    for i in r['Instances']:\n"
+        "        ec2.terminate_instances(InstanceIds=[i['InstanceId']])\n",
+        "from azure.mgmt.resource import ResourceManagementClient\nc = ResourceManagementClient(cred, sub)\n"
+        "for g in c.resource_groups.list(None):\n    c.resource_groups.begin_delete(g.name)\n",
+    ],
+)
+def test_every_bucket_or_instance_destroyed_behind_a_test_that_picks_nothing_blocks(
+    tmp_path: Path, code: str
+) -> None:
+    assert "SY-FLOW-004" in blocking(tmp_path, {"scripts/clean.py": code})
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        _S3 + "for b in s3.list_buckets()['Buckets']:\n    if b['Name'].startswith('tmp-'):\n"
+        "        s3.delete_bucket(Bucket=b['Name'])\n",
+        _S3
+        + "[s3.delete_bucket(Bucket=b['Name']) for b in s3.list_buckets()['Buckets'] if b['Name'] in doomed]\n",
+        _EC2
+        + "for r in ec2.describe_instances(Filters=[{'Name': 'tag:env', 'Values': ['ci']}])['Reservations']:\n"
+        "    for i in r['Instances']:\n        ec2.terminate_instances(InstanceIds=[i['InstanceId']])\n",
+    ],
+)
+def test_a_listing_picked_out_by_a_real_test_or_filter_does_not_block(tmp_path: Path, code: str) -> None:
+    assert "SY-FLOW-004" not in blocking(tmp_path, {"scripts/clean.py": code})
