@@ -1546,9 +1546,16 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         # a JavaScript source map holds each source it maps on one JSON line: each is read on its
         # own lines, as code of the mapped file's language, and the rest of the map as it is
         _scan_decoded(mapped[0], rel, ctx)
-        for i, (name, body) in enumerate(mapped[1]):
+        for i, (name, body) in enumerate(mapped[1][:MAX_MAP_SOURCES]):
             check_deadline()
             _scan_bytes(body, f"{rel}!/sourcesContent[{i}].{name}", ctx, nesting + 1)
+        rest: dict[str, list[bytes]] = {}
+        for name, body in mapped[1][MAX_MAP_SOURCES:]:
+            rest.setdefault(name, []).append(body)
+        for name, bodies in rest.items():  # (past that many, the sources of each language as one file)
+            check_deadline()
+            joined = b"\n".join(bodies)
+            _scan_bytes(joined, f"{rel}!/sourcesContent[{MAX_MAP_SOURCES}:].{name}", ctx, nesting + 1)
         return
     _scan_decoded(data, rel, ctx)
 
@@ -1558,6 +1565,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len({k for k, _ in pairs}) != len(pairs):
         raise ValueError("a key repeats")
     return dict(pairs)
+
+
+#: At most this many sources of a source map are read each as a file of its own.
+MAX_MAP_SOURCES = 256
 
 
 def _source_map(rel: str, data: bytes) -> tuple[bytes, list[tuple[str, bytes]]] | None:
