@@ -155,3 +155,31 @@ def test_every_bucket_or_instance_destroyed_behind_a_test_that_picks_nothing_blo
 )
 def test_a_listing_picked_out_by_a_real_test_or_filter_does_not_block(tmp_path: Path, code: str) -> None:
     assert "SY-FLOW-004" not in blocking(tmp_path, {"scripts/clean.py": code})
+
+
+_EACH = "for b in s3.list_buckets()['Buckets']:\n    s3.delete_bucket(Bucket=b['Name'])\n"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "s3 = __import__('boto3').client('s3')\n" + _EACH,  # the SDK imported by a call, not a statement
+        "import importlib\ns3 = importlib.import_module('boto3').client('s3')\n" + _EACH,
+        _S3 + "list(map(lambda b: s3.delete_bucket(Bucket=b['Name']), s3.list_buckets()['Buckets']))\n",
+        _S3
+        + "from concurrent.futures import ThreadPoolExecutor\ndef kill(b):\n    s3.delete_bucket(Bucket=b['Name'])\n"
+        "with ThreadPoolExecutor(8) as ex:\n    ex.map(kill, s3.list_buckets()['Buckets'])\n",
+    ],
+)
+def test_every_bucket_destroyed_through_an_imported_sdk_or_a_map_blocks(tmp_path: Path, code: str) -> None:
+    assert "SY-FLOW-004" in blocking(tmp_path, {"scripts/clean.py": code})
+
+
+def test_a_map_over_a_picked_out_listing_does_not_block(tmp_path: Path) -> None:
+    code = (
+        _S3
+        + "from concurrent.futures import ThreadPoolExecutor\ndef kill(b):\n    s3.delete_bucket(Bucket=b['Name'])\n"
+        "with ThreadPoolExecutor(8) as ex:\n"
+        "    ex.map(kill, [b for b in s3.list_buckets()['Buckets'] if b['Name'].startswith('ci-tmp-')])\n"
+    )
+    assert "SY-FLOW-004" not in blocking(tmp_path, {"scripts/clean.py": code})

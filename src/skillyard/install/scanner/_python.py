@@ -2361,6 +2361,10 @@ _CLOUD_SDKS = frozenset(
 )
 
 
+#: Calls that run a function on each item of what they are handed.
+_MAPS = frozenset("map imap imap_unordered map_async starmap".split())
+
+
 def _name_of(f: ast.AST) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
@@ -2424,8 +2428,15 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
     if not any(
         (m.split(".")[0] if m else "") in _CLOUD_SDKS
         for n in nodes
-        if isinstance(n, ast.Import | ast.ImportFrom)
-        for m in ([a.name for a in n.names] if isinstance(n, ast.Import) else [n.module or ""])
+        for m in (
+            [a.name for a in n.names]
+            if isinstance(n, ast.Import)
+            else [n.module or ""]
+            if isinstance(n, ast.ImportFrom)
+            else [n.value]  # `__import__("boto3")`, `import_module("boto3")`
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            else []
+        )
     ):
         return None  # an account's resources are reached through its cloud's SDK
     listed: set[str] = set()
@@ -2441,6 +2452,13 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
         while isinstance(test, ast.Subscript | ast.Attribute):
             test = test.value
         return isinstance(test, ast.Constant) or isinstance(test, ast.Name) and test.id in names
+
+    def picks(node: ast.AST) -> bool:
+        """`[b for b in listing if b["Name"] in doomed]`: a comprehension whose test picks items out."""
+        return any(
+            isinstance(x, ast.comprehension) and not all(vacuous(t, _target_names(x) | listed) for t in x.ifs)
+            for x in ast.walk(node)
+        )
 
     def chosen(node: ast.AST) -> bool:
         """A test decides whether `node` runs (`if age > 30`, `if args.yes`; not a vacuous one, nor
@@ -2464,11 +2482,7 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
             if not picked and (_account_listing(loop.iter) or holds(loop.iter)):
                 listed.update(x.id for x in ast.walk(loop.target) if isinstance(x, ast.Name))
         for names, value in assigns:
-            if any(
-                isinstance(x, ast.comprehension)
-                and not all(vacuous(t, _target_names(x) | listed) for t in x.ifs)
-                for x in ast.walk(value)
-            ):
+            if picks(value):
                 continue
             if isinstance(value, ast.Call) and _name_of(value.func) in _STARTS_PROCESS:
                 continue  # `proc = Popen(cmd)`: a process of its own, not the item it was handed
@@ -2480,6 +2494,13 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
                 for p, a in zip(fn.args.args, c.args, strict=False):
                     if holds(a):
                         listed.add(p.arg)
+            # `map(kill, listing)`, `pool.map(lambda b: …, listing)`: the function takes each item
+            f = c.args[0] if _name_of(c.func) in _MAPS and len(c.args) > 1 and not chosen(c) else None
+            fn = defs.get(f.id) if isinstance(f, ast.Name) else f
+            if isinstance(fn, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef) and any(
+                (holds(a) or _account_listing(a)) and not picks(a) for a in c.args[1:]
+            ):
+                listed.update(p.arg for p in fn.args.args[:1])
         if len(listed) == before:
             break
     for c in calls:
