@@ -482,7 +482,8 @@ def _reveal_line(raw: str, number: int, inv: list[Invisible]) -> tuple[str, str]
     return unicodedata.normalize("NFKC", "".join(clean)), display
 
 
-_WS = re.compile(r"[ \t\f\v\u00a0]+")
+#: Any run of whitespace is one space (a keyword's space, and a pattern's, stand for all of them).
+_WS = re.compile(r"\s+")
 
 
 def normalise(text: str) -> tuple[list[Line], list[Invisible]]:
@@ -1547,9 +1548,16 @@ def _scan_bytes(data: bytes, rel: str, ctx: _Ctx, nesting: int) -> None:
         # a JavaScript source map holds each source it maps on one JSON line: each is read on its
         # own lines, as code of the mapped file's language, and the rest of the map as it is
         _scan_decoded(mapped[0], rel, ctx)
-        for i, (name, body) in enumerate(mapped[1]):
+        for i, (name, body) in enumerate(mapped[1][:MAX_MAP_SOURCES]):
             check_deadline()
             _scan_bytes(body, f"{rel}!/sourcesContent[{i}].{name}", ctx, nesting + 1)
+        rest: dict[str, list[bytes]] = {}
+        for name, body in mapped[1][MAX_MAP_SOURCES:]:
+            rest.setdefault(name, []).append(body)
+        for name, bodies in rest.items():  # (past that many, the sources of each language as one file)
+            check_deadline()
+            joined = b"\n".join(bodies)
+            _scan_bytes(joined, f"{rel}!/sourcesContent[{MAX_MAP_SOURCES}:].{name}", ctx, nesting + 1)
         return
     _scan_decoded(data, rel, ctx)
 
@@ -1559,6 +1567,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len({k for k, _ in pairs}) != len(pairs):
         raise ValueError("a key repeats")
     return dict(pairs)
+
+
+#: At most this many sources of a source map are read each as a file of its own.
+MAX_MAP_SOURCES = 256
 
 
 def _source_map(rel: str, data: bytes) -> tuple[bytes, list[tuple[str, bytes]]] | None:
@@ -2022,19 +2034,19 @@ def _root_scripts(root: Path, entries: list[tuple[str, Path, os.stat_result]]) -
 
 #: A command line that runs one program with plain arguments: no shell syntax, no expansion.
 _PLAIN_RUN = re.compile(r"[\w@/.-]+(?:\s+[\w@/.,:=+-]+)*")
-#: Programs that run code they are given (a script, a package, a command line) or fetch something.
-_RUNNERS = re.compile(
-    r"(?:node|nodejs|deno|bun|npx|pnpx|npm|pnpm|yarn|tsx|ts-node|python\d*(?:\.\d+)?|py|ruby|perl|php|lua"
-    r"|sh|bash|zsh|dash|ksh|fish|pwsh|powershell|cmd|env|sudo|xargs|eval|exec|source|curl|wget|nc|ncat"
-    r"|socat|ssh|scp|git|docker|make|osascript|open|start)"
+#: Build and watch programs of web projects (compilers of styles, scripts and pages, bundlers): a
+#: folder-open task running one of these on the project's files is a build, anything else is not.
+_BUILDERS = frozenset(
+    "sass node-sass lessc stylus tailwindcss postcss tsc esbuild vite webpack rollup parcel eleventy "
+    "astro next nuxt svelte-kit vue-cli-service ng react-scripts gatsby docusaurus hugo".split()
 )
 
 
 def _build_on_open(text: str, scripts: dict[str, str]) -> bool:
     """Whether every task of a VS Code `tasks.json` set to run when the folder opens is an npm task of
-    the skill's own `package.json` whose script runs one program that is no interpreter, shell,
-    package runner or network client, with plain arguments (`tailwindcss -i src/in.css --watch`), and
-    depends on no other task. Anything else, or a file that does not parse as JSON, is not."""
+    the skill's own `package.json` whose script runs one known build program by its bare name, with
+    plain arguments (`tailwindcss -i src/in.css --watch`), and depends on no other task. Anything
+    else, or a file that does not parse as JSON, is not."""
     if not scripts:
         return False
     try:
@@ -2058,7 +2070,7 @@ def _build_on_open(text: str, scripts: dict[str, str]) -> bool:
         )
         if cmd is None or "dependsOn" in t or not _PLAIN_RUN.fullmatch(cmd.strip()):
             return False
-        if _RUNNERS.fullmatch(cmd.split()[0].rsplit("/", 1)[-1].lower()):
+        if cmd.split()[0] not in _BUILDERS:
             return False
         found = True
     return found

@@ -196,6 +196,8 @@ class _Reader:
         self.txt: set[str] = set()
         #: names bound to a response or its body (`const t = await (await fetch(u)).text()`)
         self.bodies: set[str] = set()
+        #: function (by its span) -> whether it makes a request and returns (read once each)
+        self.fetchers: dict[tuple[int, int], bool] = {}
         #: (line, how) of code run whose text is only known at run time
         self.evals: list[tuple[int, str]] = []
         self.sockets: list[tuple[int, str]] = []
@@ -1238,16 +1240,16 @@ class _Reader:
             obj = f.child_by_field_name("object")
             return obj is not None and (self.text(obj) in self.bodies or self.received(obj))
         fn = self.defs.get(q) if f is not None and f.type == "identifier" else None
-        return (
-            fn is not None
-            and bool(_returned(fn))
-            and any(
+        if fn is None:
+            return False
+        if (got := self.fetchers.get(span := (fn.start_byte, fn.end_byte))) is None:
+            got = self.fetchers[span] = bool(_returned(fn)) and any(
                 x.type == "call_expression"
                 and (g := x.child_by_field_name("function")) is not None
                 and self.qual(g) in _GET
                 for x in _walk(fn)
             )
-        )
+        return got
 
     def pairs(self, obj: Any) -> list[tuple[str, Any]]:
         """The (key, value node) pairs an object literal spells out."""

@@ -814,7 +814,7 @@ def _analyse(rel: str, ext: str, text: str, _depth: int, changed: set[int]) -> C
     if templates:  # git is handed one of them
         sinks = [(n, k, f"{c} {templates[0]!r}" if k == "git" else c) for n, k, c in sinks]
     if sinks:
-        _send(facts, strong, weak, sinks, binds, hid, hidden)
+        _send(facts, strong, weak, sinks, binds, hid, hidden, _own_bot(weak, lines))
     if imds and source is not None and source.line in imds and _own_use(source, sinks, binds, text):
         facts.credential_use.update(imds)
     if evals and _depth < 2:
@@ -956,6 +956,7 @@ def _send(
     binds: dict[str, str],
     hid: set[str],
     hidden_anywhere: tuple[int, str] | None = None,
+    own_bot: str | None = None,
 ) -> None:
     src = strong or weak
     dests = [(n, kind, d) for n, kind, code in sinks if (d := _dest(code, binds))]
@@ -979,7 +980,7 @@ def _send(
             for n, k, d in dests
             if (exfil_shaped(d) or _WEBHOOK.search(d))
             and not (src is not None and _issued_by(src.what, d))
-            and not (strong is None and _users_bot(d, binds))
+            and not (strong is None and own_bot is not None and _bot_named(d) == own_bot)
         ),
         None,
     ) or next(iter(hidden), None)
@@ -1018,12 +1019,25 @@ def _send(
     facts.flows.append(flow("secret-network", sev, n, text, src))
 
 
-def _users_bot(dest: str, binds: dict[str, str]) -> bool:
-    """A chat bot API whose bot is named by a value the file does not set (`/bot$token/`, from the
-    environment): the user's own bot, its token in the place the API takes it (a drop's bot token
-    is written into the file)."""
+def _bot_named(dest: str) -> str | None:
+    """The name a chat bot API's path puts the bot's token in (`/bot$token/`, `/bot#{T}/`)."""
     m = re.search(r"/bot(?:\$\{?|#\{|\{)(\w+)", dest)
-    return m is not None and m.group(1) not in binds
+    return m.group(1) if m else None
+
+
+def _own_bot(weak: Source | None, lines: list[str]) -> str | None:
+    """The name bound to the user's own bot token: on the line reading a token variable of the
+    environment (the secret weighed), with no value written there (`ENV.fetch("TG", "7001…")`), and
+    named on no other line but a bot API's path (`T ||= "7001…"` sets a drop's token)."""
+    if weak is None or not weak.what.startswith("$") or weak.line > len(lines):
+        return None
+    line = lines[weak.line - 1]
+    if (b := _NAME_BOUND.match(line)) is None or len(_literals(line)) > 1:
+        return None
+    name = re.compile(rf"(?<![\w]){re.escape(b.group(1))}\b")
+    if any(name.search(ln) and "/bot" not in ln for i, ln in enumerate(lines, 1) if i != weak.line):
+        return None
+    return b.group(1)
 
 
 def _translated(lit: str, rest: str) -> str:

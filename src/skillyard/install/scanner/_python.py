@@ -2361,8 +2361,27 @@ _CLOUD_SDKS = frozenset(
 )
 
 
+#: Calls that run a function on each item of what they are handed.
+_MAPS = frozenset("map imap imap_unordered map_async starmap".split())
+
+
 def _name_of(f: ast.AST) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _empty(node: ast.AST) -> bool:
+    """`None`, `""`, `[]`, `{}`: a filter or a name that picks nothing out."""
+    if isinstance(node, ast.Constant):
+        return not node.value
+    return (
+        isinstance(node, ast.List | ast.Tuple | ast.Set)
+        and not node.elts
+        or (isinstance(node, ast.Dict) and not node.keys)
+    )
+
+
+def _target_names(loop: ast.comprehension) -> set[str]:
+    return {x.id for x in ast.walk(loop.target) if isinstance(x, ast.Name)}
 
 
 def _account_listing(node: ast.AST) -> bool:
@@ -2379,8 +2398,8 @@ def _account_listing(node: ast.AST) -> bool:
         # a filter or a name prefix handed to it, or a constant naming what to list, picks some out
         if (
             every
-            and not any(k.arg and _NARROWS.search(k.arg) for k in x.keywords)
-            and not any(isinstance(a, ast.Constant) for a in x.args)
+            and not any(k.arg and _NARROWS.search(k.arg) and not _empty(k.value) for k in x.keywords)
+            and not any(isinstance(a, ast.Constant) and not _empty(a) for a in x.args)
         ):
             return True
     return False
@@ -2407,8 +2426,15 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
     if not any(
         (m.split(".")[0] if m else "") in _CLOUD_SDKS
         for n in nodes
-        if isinstance(n, ast.Import | ast.ImportFrom)
-        for m in ([a.name for a in n.names] if isinstance(n, ast.Import) else [n.module or ""])
+        for m in (
+            [a.name for a in n.names]
+            if isinstance(n, ast.Import)
+            else [n.module or ""]
+            if isinstance(n, ast.ImportFrom)
+            else [n.value]  # `__import__("boto3")`, `import_module("boto3")`
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            else []
+        )
     ):
         return None  # an account's resources are reached through its cloud's SDK
     listed: set[str] = set()
@@ -2416,14 +2442,29 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
     def holds(node: ast.AST) -> bool:
         return any(isinstance(x, ast.Name) and x.id in listed for x in ast.walk(node))
 
+    def vacuous(test: ast.AST, names: set[str]) -> bool:
+        """A test that picks nothing out: a constant (`while True`), an item's own truth (`if ids:`,
+        `if b["Name"]`), or an `or` holding one."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+            return any(vacuous(v, names) for v in test.values)
+        while isinstance(test, ast.Subscript | ast.Attribute):
+            test = test.value
+        return isinstance(test, ast.Constant) or isinstance(test, ast.Name) and test.id in names
+
+    def picks(node: ast.AST) -> bool:
+        """`[b for b in listing if b["Name"] in doomed]`: a comprehension whose test picks items out."""
+        return any(
+            isinstance(x, ast.comprehension) and not all(vacuous(t, _target_names(x) | listed) for t in x.ifs)
+            for x in ast.walk(node)
+        )
+
     def chosen(node: ast.AST) -> bool:
-        """A test decides whether `node` runs (`if age > 30`, `if args.yes`; not `if ids:` of the
-        listing itself, nor `if __name__ == "__main__"`)."""
+        """A test decides whether `node` runs (`if age > 30`, `if args.yes`; not a vacuous one, nor
+        `if __name__ == "__main__"`)."""
         up = parents.get(id(node))
         while up is not None and not isinstance(up, ast.Module):
             if isinstance(up, ast.If | ast.IfExp | ast.While) and not (
-                isinstance(up.test, ast.Name)
-                and up.test.id in listed
+                vacuous(up.test, listed)
                 or any(isinstance(x, ast.Name) and x.id == "__name__" for x in ast.walk(up.test))
             ):
                 return True
@@ -2433,11 +2474,13 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
     for _ in range(4):
         before = len(listed)
         for loop in loops:
-            picked = isinstance(loop, ast.comprehension) and bool(loop.ifs)
+            picked = isinstance(loop, ast.comprehension) and not all(
+                vacuous(t, _target_names(loop) | listed) for t in loop.ifs
+            )
             if not picked and (_account_listing(loop.iter) or holds(loop.iter)):
                 listed.update(x.id for x in ast.walk(loop.target) if isinstance(x, ast.Name))
         for names, value in assigns:
-            if any(isinstance(x, ast.comprehension) and x.ifs for x in ast.walk(value)):
+            if picks(value):
                 continue
             if isinstance(value, ast.Call) and _name_of(value.func) in _STARTS_PROCESS:
                 continue  # `proc = Popen(cmd)`: a process of its own, not the item it was handed
@@ -2449,6 +2492,13 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
                 for p, a in zip(fn.args.args, c.args, strict=False):
                     if holds(a):
                         listed.add(p.arg)
+            # `map(kill, listing)`, `pool.map(lambda b: …, listing)`: the function takes each item
+            f = c.args[0] if _name_of(c.func) in _MAPS and len(c.args) > 1 and not chosen(c) else None
+            fn = defs.get(f.id) if isinstance(f, ast.Name) else f
+            if isinstance(fn, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef) and any(
+                (holds(a) or _account_listing(a)) and not picks(a) for a in c.args[1:]
+            ):
+                listed.update(p.arg for p in fn.args.args[:1])
         if len(listed) == before:
             break
     for c in calls:
