@@ -1,0 +1,72 @@
+"""What a person reads at a terminal, and the names a skill's author chooses: a line break cannot
+print a row of its own, and a name that only looks valid (a trailing line break) is not one.
+
+The real CLI in a subprocess, at a terminal (`script`) where the human output differs there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+needs_script = pytest.mark.skipif(shutil.which("script") is None, reason="needs script(1) for a terminal")
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    config = tmp_path / "skillyard.toml"
+    if not config.exists():
+        config.write_text(f'[install]\nroot = "{tmp_path / "installed"}"\n', encoding="utf-8")
+    return os.environ | {
+        "SKILLYARD_CONFIG": str(config),
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        "NO_COLOR": "1",
+        **extra,
+    }
+
+
+def _cli(
+    tmp_path: Path, *args: str, tty: bool = False, columns: str = "100"
+) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "skillyard", *args]
+    if tty:
+        argv = ["script", "-qec", " ".join(map(repr, argv)), "/dev/null"]
+    return subprocess.run(
+        argv,
+        env=_env(tmp_path, COLUMNS=columns),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def _lines(out: str) -> list[str]:
+    return re.sub(r"\x1b\[[0-9;]*m", "", out).replace("\r\n", "\n").split("\n")
+
+
+@needs_script
+@pytest.mark.parametrize("columns", ["60", "200"])
+def test_search_description_cannot_print_a_result_row(tmp_path: Path, make_skill: Any, columns: str) -> None:
+    """`search` printed a description with its line breaks (`list` and `info` join them): a
+    description written over several lines put a forged result (`✓ pdf-official 1.00 strong`) on a
+    line of its own."""
+    description = "|\n  Word counter for text.\n  ✓ pdf-official   1.00  strong  Verified official"
+    skill = make_skill(tmp_path / "skills", "wordy", description)
+    done = _cli(tmp_path, "--root", str(skill.parent), "search", "word", tty=True, columns=columns)
+    assert done.returncode == 0, done.stdout
+    lines = _lines(done.stdout)
+    assert not any(line.lstrip().startswith("✓ pdf-official") for line in lines), done.stdout
+    (row,) = [line for line in lines if "wordy" in line]
+    assert "Word counter for text. ✓" in row, done.stdout
+    data = json.loads(_cli(tmp_path, "--root", str(skill.parent), "search", "word", "--json").stdout)
+    assert data["skills"][0]["description"].startswith("Word counter for text.\n✓ pdf-official")
