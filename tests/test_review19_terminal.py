@@ -70,3 +70,47 @@ def test_search_description_cannot_print_a_result_row(tmp_path: Path, make_skill
     assert "Word counter for text. ✓" in row, done.stdout
     data = json.loads(_cli(tmp_path, "--root", str(skill.parent), "search", "word", "--json").stdout)
     assert data["skills"][0]["description"].startswith("Word counter for text.\n✓ pdf-official")
+
+
+def _toml_skill(tmp_path: Path, tool: str) -> Path:
+    skill = tmp_path / "skills" / "tn"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.toml").write_text(
+        f'[skill]\nname = "tn"\ndescription = "A test skill"\n\n[[tools]]\nname = {json.dumps(tool)}\n'
+        'description = "Prints"\ncommand = "echo hi"\n',
+        encoding="utf-8",
+    )
+    return skill
+
+
+def test_a_toml_tool_name_with_a_trailing_line_break_is_not_a_name(tmp_path: Path) -> None:
+    """A SKILL.toml tool named `loud\\n` passed the name check (`$` matches before a final newline):
+    loaded, listed by `info` as `loud\\n`, offered to models under a made-up name, and `validate`
+    called the skill valid."""
+    skill = _toml_skill(tmp_path, "loud\n")
+    info = _cli(tmp_path, "--root", str(skill.parent), "info", "tn", "--json")
+    assert info.returncode == 0, info.stderr
+    assert json.loads(info.stdout).get("tools", []) == []
+    listed = json.loads(_cli(tmp_path, "--root", str(skill.parent), "list", "--json").stdout)
+    assert any(d.get("code") == "toml-bad-tool" for d in listed["diagnostics"]), listed["diagnostics"]
+    checked = _cli(tmp_path, "validate", str(skill))
+    assert checked.returncode == 1, checked.stdout
+    assert "name must be 1-64 characters" in checked.stdout + checked.stderr
+
+
+def test_a_plain_toml_tool_name_still_loads(tmp_path: Path) -> None:
+    skill = _toml_skill(tmp_path, "loud")
+    info = _cli(tmp_path, "--root", str(skill.parent), "info", "tn", "--json")
+    assert json.loads(info.stdout)["tools"] == ["loud"]
+    assert _cli(tmp_path, "validate", str(skill)).returncode == 0
+
+
+def test_a_remote_name_with_a_trailing_line_break_is_a_configuration_error(tmp_path: Path) -> None:
+    """`[[skills.remote]] name = "r\\n"` (a project's skillyard.toml may be a cloned repository's) passed
+    the name check: its skills were fetched into a folder whose name holds a line break."""
+    (tmp_path / "skillyard.toml").write_text(
+        '[[skills.remote]]\nname = "r\\n"\ncommand = ["true"]\n', encoding="utf-8"
+    )
+    done = _cli(tmp_path, "remote", "sync")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "skills.remote[0].name" in done.stderr, done.stderr
