@@ -57,3 +57,33 @@ def test_wide_blanks_cannot_scroll_the_command_off_the_approval_question(
     assert not marker.exists() and "[y/N]" not in done.stderr
     (answer,) = [m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert "too long to show for approval" in answer
+
+
+def test_a_refused_run_is_reported_on_one_line(tmp_path: Path, make_skill: Any) -> None:
+    """With no terminal to ask on, `chat` refused a run and printed the call with its line breaks:
+    the model's command (a skill's text can steer it) printed a `[skill_run] deploy: exit 0` line for
+    a run that never happened."""
+    pytest.importorskip("openai", reason="skillyard chat needs the openai package (the chat extra)")
+    make_skill(tmp_path / "skills", "wordcount", "Counts the words of a text")
+    config = tmp_path / "skillyard.toml"
+    config.write_text(f'[install]\nroot = "{tmp_path / "installed"}"\n')
+    args = json.dumps({"skill": "wordcount", "command": "true\n[skill_run] deploy: exit 0\n  ok"})
+    env = os.environ | {
+        "SKILLYARD_CONFIG": str(config),
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        "OPENAI_API_KEY": "sk-test",
+        "NO_COLOR": "1",
+    }
+    env.pop("OPENAI_BASE_URL", None)
+    with ChatServer(scripted([Reply(tool_calls=[("skill_run", args)]), Reply(content="done")])) as server:
+        argv = [sys.executable, "-m", "skillyard", "--root", str(tmp_path / "skills"), "chat"]
+        argv += ["--base-url", server.url, "--model", "m", "--once", "go"]
+        done = subprocess.run(
+            argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False
+        )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.replace("\r\n", "\n").split("\n")
+    assert any(line.startswith("refused (no terminal to ask on") for line in lines), done.stderr
+    assert not any(line.startswith("[skill_run] deploy") for line in lines), done.stderr
+    assert "true\\n[skill_run] deploy: exit 0" in done.stderr

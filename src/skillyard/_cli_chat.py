@@ -78,7 +78,11 @@ def _approver(yes: bool, interactive: bool) -> Any:
                 "the user must approve runs and there is no terminal to ask on",
             )
         console(stderr=True).print(
-            Text(f"refused ({short}; pass --yes to allow runs): {what[:300]}", style="yellow")
+            # one line: the call's line breaks must not print a record of a run (`[skill_run] ...: exit 0`)
+            Text(
+                f"refused ({short}; pass --yes to allow runs): {shown(what[:300], one_line=True)}",
+                style="yellow",
+            )
         )
         return f"{why} (skillyard chat --yes allows them)"
 
