@@ -114,3 +114,29 @@ def test_a_remote_name_with_a_trailing_line_break_is_a_configuration_error(tmp_p
     done = _cli(tmp_path, "remote", "sync")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "skills.remote[0].name" in done.stderr, done.stderr
+
+
+@needs_script
+@pytest.mark.parametrize("columns", ["60", "80"])
+def test_a_name_padded_with_spaces_cannot_print_a_row_where_the_terminal_wraps(
+    tmp_path: Path, columns: str
+) -> None:
+    """A name may hold spaces, and a run of them is invisible: `pdf`, spaces up to the terminal's
+    width, then `✓ pdf-official` made the terminal wrap `list`'s row of an ineligible skill so that a
+    line began `✓ pdf-official  word tools  custom`. Such a name is not used; the directory names
+    the skill."""
+    skill = tmp_path / "skills" / "sp"
+    skill.mkdir(parents=True)
+    name = "pdf" + " " * (int(columns) - 5) + "✓ pdf-official"
+    (skill / "SKILL.md").write_text(
+        f'---\nname: "{name}"\ndescription: word tools\nmetadata:\n  openclaw:\n'
+        "    requires:\n      bins: [nosuchbin-r19]\n---\nbody\n",
+        encoding="utf-8",
+    )
+    for command in (("list",), ("search", "word")):
+        done = _cli(tmp_path, "--root", str(skill.parent), *command, tty=True, columns=columns)
+        assert done.returncode == 0, done.stdout
+        assert "pdf-official" not in done.stdout and "✗ sp" in _lines(done.stdout)[1], done.stdout
+    listed = json.loads(_cli(tmp_path, "--root", str(skill.parent), "list", "--json").stdout)
+    assert [s["name"] for s in listed["skills"]] == ["sp"]
+    assert any(d["code"] == "bad-name" for d in listed["diagnostics"]), listed["diagnostics"]

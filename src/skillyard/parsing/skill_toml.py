@@ -289,7 +289,7 @@ def unusable_directory_name(path: str) -> Diagnostic:
         "error",
         "bad-name",
         "skill not loaded: its directory's name, which names it when the skill file gives no usable"
-        " name, has line breaks or control characters (give the skill a `name`)",
+        " name, has line breaks, control characters or two spaces in a row (give the skill a `name`)",
         path,
     )
 
