@@ -140,3 +140,33 @@ def test_a_name_padded_with_spaces_cannot_print_a_row_where_the_terminal_wraps(
     listed = json.loads(_cli(tmp_path, "--root", str(skill.parent), "list", "--json").stdout)
     assert [s["name"] for s in listed["skills"]] == ["sp"]
     assert any(d["code"] == "bad-name" for d in listed["diagnostics"]), listed["diagnostics"]
+
+
+def _screen_lines(out: str, columns: int) -> list[str]:
+    """The lines a terminal `columns` wide shows (every character here takes one column)."""
+    return [line[i : i + columns] for line in _lines(out) for i in range(0, max(len(line), 1), columns)]
+
+
+@needs_script
+@pytest.mark.parametrize("blank", ["\u2800", "\u3164", "\uffa0"])
+def test_a_name_padded_with_blank_letters_cannot_print_a_row_where_the_terminal_wraps(
+    tmp_path: Path, blank: str
+) -> None:
+    """The Braille blank and the Hangul fillers are printable and no space to `str.split`, yet show
+    nothing: `pdf`, 75 of them, then `✓ pdf-official` made an 80-column terminal wrap `list`'s row of
+    an ineligible skill so that a line began `✓ pdf-official  word tools  custom`. They are spelled
+    out, as the tag characters are."""
+    skill = tmp_path / "skills" / "sp"
+    skill.mkdir(parents=True)
+    name = "pdf" + blank * 75 + "✓ pdf-official"
+    (skill / "SKILL.md").write_text(
+        f'---\nname: "{name}"\ndescription: word tools\nmetadata:\n  openclaw:\n'
+        "    requires:\n      bins: [nosuchbin-r19]\n---\nbody\n",
+        encoding="utf-8",
+    )
+    done = _cli(tmp_path, "--root", str(skill.parent), "list", tty=True, columns="80")
+    assert done.returncode == 0, done.stdout
+    assert blank not in done.stdout and f"pdf{ascii(blank)[1:-1]}" in done.stdout, done.stdout
+    assert not any(line.startswith("✓ pdf-official") for line in _screen_lines(done.stdout, 80)), done.stdout
+    listed = json.loads(_cli(tmp_path, "--root", str(skill.parent), "list", "--json").stdout)
+    assert [s["name"] for s in listed["skills"]] == [name]  # the data is the author's, as written
