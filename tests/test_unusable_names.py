@@ -90,7 +90,9 @@ def test_list_json_of_such_a_root_names_only_usable_skills(tmp_path: Path) -> No
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300))
 def test_usable_name_is_printable_and_bounded(name: str) -> None:
-    assert usable_name(name) == (0 < len(name) <= 256 and all(c.isprintable() for c in name))
+    assert usable_name(name) == (
+        0 < len(name) <= 256 and all(c.isprintable() for c in name) and "  " not in name
+    )
 
 
 def test_trust_list_shows_a_configs_patterns_one_line_each(tmp_path: Path) -> None:

@@ -44,8 +44,11 @@ def _describe(name: str, raw: Any) -> str:
 
 
 def _rows(text: str, width: int) -> int:
-    """The terminal rows `text` takes at `width` columns."""
-    return sum(len(line) // max(width, 1) + 1 for line in text.split("\n"))
+    """The terminal rows `text` takes at `width` columns, at most: a wide character (an ideographic
+    space, blank) takes two columns, and one that does not fit at a row's end starts the next."""
+    from rich.cells import cell_len
+
+    return sum(cell_len(line) // max(width - 1, 1) + 1 for line in text.split("\n"))
 
 
 def _approver(yes: bool, interactive: bool) -> Any:
@@ -75,7 +78,11 @@ def _approver(yes: bool, interactive: bool) -> Any:
                 "the user must approve runs and there is no terminal to ask on",
             )
         console(stderr=True).print(
-            Text(f"refused ({short}; pass --yes to allow runs): {what[:300]}", style="yellow")
+            # one line: the call's line breaks must not print a record of a run (`[skill_run] ...: exit 0`)
+            Text(
+                f"refused ({short}; pass --yes to allow runs): {shown(what[:300], one_line=True)}",
+                style="yellow",
+            )
         )
         return f"{why} (skillyard chat --yes allows them)"
 

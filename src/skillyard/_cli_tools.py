@@ -219,7 +219,8 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     table.add_column("description", overflow="ellipsis", max_width=70)
     for item, name in zip(data["skills"], names, strict=True):
         match = Text(item["confidence"], style="green" if item["confidence"] == "strong" else "yellow")
-        table.add_row(name, f"{item['score']:.2f}", match, Text(shown(item["description"])))
+        # one paragraph, as `list` and `info` show it: the author's line break cannot start a row
+        table.add_row(name, f"{item['score']:.2f}", match, Text(shown(" ".join(item["description"].split()))))
     con.print(table)
     if "note" in data:
         con.print(Text(data["note"], style="yellow"))

@@ -12,8 +12,12 @@ import unicodedata
 from collections.abc import Callable
 
 #: Printable to `str.isprintable`, yet invisible: the Unicode tag block and the variation
-#: selectors supplement, both used to smuggle text past a reader.
-_HIDDEN_PRINTABLE = re.compile("[\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+#: selectors supplement, both used to smuggle text past a reader; and blanks that are no space to
+#: `str.split` (Hangul fillers, Khmer inherent vowels, the Braille blank), which pad a name or a
+#: description to where the terminal wraps it, so its last words start a line of their own.
+_HIDDEN_PRINTABLE = re.compile(
+    "[\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
 _KEPT = {ord("\n"): "\n", ord("\t"): "\t", 0x200D: "\u200d"}  # the zero-width joiner joins emoji
 
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from skillyard.discovery import AnyStat, Scan
 
 #: Bump when the parser's output for the same bytes may change, or the layout does.
-FORMAT = 13
+FORMAT = 14
 _SKILL_FIELDS = list(SKILL_FIELDS)
 _INSTALL_FIELDS = [f.name for f in fields(InstallOption)]
 _ARG_FIELDS = [f.name for f in fields(ToolArg)]

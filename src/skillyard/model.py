@@ -58,8 +58,9 @@ MAX_NAME_CHARS = 256
 
 def usable_name(name: str) -> bool:
     """Whether `name` can name a skill: it is shown in prompts, tables and logs, where a line break
-    or a control character would forge lines of its own."""
-    return 0 < len(name) <= MAX_NAME_CHARS and name.isprintable()
+    or a control character would forge lines of its own, and a run of spaces (invisible) would place
+    words of the name where the terminal wraps the line, at its start (`✓ pdf-official`)."""
+    return 0 < len(name) <= MAX_NAME_CHARS and name.isprintable() and "  " not in name
 
 
 #: Directories never walked when listing a skill's files.

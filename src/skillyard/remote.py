@@ -264,7 +264,7 @@ def store(
     bad: dict[str, str] = {}
     for uri, data in files.items():
         skill, _, rel = uri[len(SCHEME) :].partition("/")
-        if not _NAME.match(skill):
+        if not _NAME.fullmatch(skill):  # `$` alone would pass a final line break
             report.refused.append(
                 {"skill": skill[:100], "reason": f"not a valid skill name in {uri[:200]!r}"}
             )

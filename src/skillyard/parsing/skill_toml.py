@@ -28,7 +28,7 @@ MAX_TOML_BYTES = 1024 * 1024
 #: memory in proportion to its length, and real ones are a line or two.
 MAX_COMMAND_CHARS = 65_536
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+TOOL_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")  # `$` would pass a final line break
 ARG_TYPES = ("string", "integer", "number", "boolean", "array")
 TOOL_KEYS = frozenset({"name", "description", "kind", "command", "args", "timeout"})
 ARG_TABLE_KEYS = frozenset({"description", "type", "required", "default", "enum", "allow_dash"})
@@ -289,7 +289,7 @@ def unusable_directory_name(path: str) -> Diagnostic:
         "error",
         "bad-name",
         "skill not loaded: its directory's name, which names it when the skill file gives no usable"
-        " name, has line breaks or control characters (give the skill a `name`)",
+        " name, has line breaks, control characters or two spaces in a row (give the skill a `name`)",
         path,
     )
 
