@@ -154,6 +154,29 @@ def test_chat_tool_lines_cannot_be_forged_by_the_model(tmp_path: Path, make_skil
     assert not any(line.startswith("[skill_run]") for line in _lines(done.stderr + done.stdout)), done.stderr
 
 
+def yes_at_a_terminal(
+    tmp_path: Path, command: str, **env: str
+) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """`skillyard chat --once` on a 50-row terminal whose user answers y, the model asking once to
+    run `command` in the skill `wordcount` of `tmp_path/skills`: (the process, the model's server)."""
+    args = json.dumps({"skill": "wordcount", "command": command})
+    full = _env(tmp_path, OPENAI_API_KEY="sk-test", NO_COLOR="1", LINES="50", **env)
+    full.pop("OPENAI_BASE_URL", None)
+    with ChatServer(scripted([Reply(tool_calls=[("skill_run", args)]), Reply(content="done")])) as server:
+        primary, secondary = pty.openpty()
+        try:
+            os.write(primary, b"y\n")
+            argv = [sys.executable, "-m", "skillyard", "--root", str(tmp_path / "skills"), "chat"]
+            argv += ["--base-url", server.url, "--model", "m", "--once", "go"]
+            done = subprocess.run(
+                argv, env=full, stdin=secondary, capture_output=True, text=True, timeout=60, check=False
+            )
+        finally:
+            os.close(primary)
+            os.close(secondary)
+    return done, server
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="pty")
 def test_chat_asks_only_about_a_command_that_fits_on_the_screen(tmp_path: Path, make_skill: Any) -> None:
     """The approval question kept a command's line breaks: `touch X` then a screenful of blank lines
@@ -162,21 +185,7 @@ def test_chat_asks_only_about_a_command_that_fits_on_the_screen(tmp_path: Path, 
     make_skill(tmp_path / "skills", "wordcount", "Counts the words of a text")
     (tmp_path / "skillyard.toml").write_text('[execution]\nexecutor = "local"\ntimeout = 20\n')
     marker = tmp_path / "scrolled-away-ran"
-    args = json.dumps({"skill": "wordcount", "command": f"touch {marker}" + "\n" * 200 + "echo hi"})
-    env = _env(tmp_path, OPENAI_API_KEY="sk-test", NO_COLOR="1", LINES="50")
-    env.pop("OPENAI_BASE_URL", None)
-    with ChatServer(scripted([Reply(tool_calls=[("skill_run", args)]), Reply(content="done")])) as server:
-        primary, secondary = pty.openpty()
-        try:
-            os.write(primary, b"y\n")
-            argv = [sys.executable, "-m", "skillyard", "--root", str(tmp_path / "skills"), "chat"]
-            argv += ["--base-url", server.url, "--model", "m", "--once", "go"]
-            done = subprocess.run(
-                argv, env=env, stdin=secondary, capture_output=True, text=True, timeout=60, check=False
-            )
-        finally:
-            os.close(primary)
-            os.close(secondary)
+    done, server = yes_at_a_terminal(tmp_path, f"touch {marker}" + "\n" * 200 + "echo hi")
     assert done.returncode == 0, done.stderr
     assert not marker.exists() and "[y/N]" not in done.stderr
     (answer,) = [m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from openai_server import ChatServer, Reply, scripted
+from test_redteam13_terminal import yes_at_a_terminal
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pty")
@@ -30,29 +30,7 @@ def test_wide_blanks_cannot_scroll_the_command_off_the_approval_question(
         f'[install]\nroot = "{tmp_path / "installed"}"\n[execution]\nexecutor = "local"\ntimeout = 20\n'
     )
     marker = tmp_path / "scrolled-away-ran"
-    args = json.dumps({"skill": "wordcount", "command": f"touch {marker}" + "\u3000" * 3000 + "echo hi"})
-    env = os.environ | {
-        "SKILLYARD_CONFIG": str(config),
-        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
-        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-        "OPENAI_API_KEY": "sk-test",
-        "NO_COLOR": "1",
-        "COLUMNS": "100",
-        "LINES": "50",
-    }
-    env.pop("OPENAI_BASE_URL", None)
-    with ChatServer(scripted([Reply(tool_calls=[("skill_run", args)]), Reply(content="done")])) as server:
-        primary, secondary = pty.openpty()
-        try:
-            os.write(primary, b"y\n")
-            argv = [sys.executable, "-m", "skillyard", "--root", str(tmp_path / "skills"), "chat"]
-            argv += ["--base-url", server.url, "--model", "m", "--once", "go"]
-            done = subprocess.run(
-                argv, env=env, stdin=secondary, capture_output=True, text=True, timeout=60, check=False
-            )
-        finally:
-            os.close(primary)
-            os.close(secondary)
+    done, server = yes_at_a_terminal(tmp_path, f"touch {marker}" + "\u3000" * 3000 + "echo hi", COLUMNS="100")
     assert done.returncode == 0, done.stderr
     assert not marker.exists() and "[y/N]" not in done.stderr
     (answer,) = [m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool"]
