@@ -13,7 +13,9 @@ process), which waiting for a busy machine's cores does not inflate.
   Targets: <= 0.7x and <= 1.0x.
 * 10,000 skills (the corpus of bench_discovery.py): `skillyard --root DIR list
   --json` with no start-up cache (cold) and with one (warm), against a process
-  that only opens and reads every SKILL.md. Targets: <= 3.0x and <= 1.2x. With
+  that only opens and reads every SKILL.md. Targets: <= 3.0x and <= 1.2x. A third
+  process shows what pure Python pays before building anything: the CLI's imports and every
+  frontmatter parsed by the fast parser (no names, requirements, rows, cache or output). With
   `--old DIR` (the src/ of other code, e.g. `git archive <commit> src`), the same
   listings importing that code take turns with them.
 """
@@ -41,6 +43,18 @@ BARE_READ = (
     "for e in sorted(os.scandir(top), key=lambda e: e.name):\n"
     "    with open(os.path.join(e.path, 'SKILL.md'), 'rb') as f:\n"
     "        f.read()\n"
+)
+#: what any pure-Python listing pays before it builds anything: the CLI's imports, every SKILL.md
+#: read and decoded, and its frontmatter parsed into a dict by the fast parser (nested maps included)
+READ_AND_SPLIT = (
+    "import os, sys\n"
+    "import skillyard.cli\n"
+    "from skillyard.parsing.frontmatter import fast_parse\n"
+    "top = sys.argv[1]\n"
+    "for e in sorted(os.scandir(top), key=lambda e: e.name):\n"
+    "    with open(os.path.join(e.path, 'SKILL.md'), 'rb') as f:\n"
+    "        text = f.read().decode()\n"
+    "    fast_parse(text[4 : text.find('\\n---', 4)])\n"
 )
 
 
@@ -144,6 +158,7 @@ def main() -> int:
         listing = [exe, "--root", str(root), "list", "--json"]
         cases = {
             "bare": ([sys.executable, "-c", BARE_READ, str(root)], env, None),
+            "split": ([sys.executable, "-c", READ_AND_SPLIT, str(root)], env, None),
             "cold": (listing, env, [str(cache)]),
             "warm": (listing, env, None),
         }
@@ -159,6 +174,7 @@ def main() -> int:
         )
         rows = (
             ("floor: a process that reads every SKILL.md", "bare", ""),
+            ("imports, read, frontmatter parsed, no more", "split", ""),
             ("list --json, no start-up cache (cold)", "cold", "<= 3.0x"),
             ("list --json, with the start-up cache (warm)", "warm", "<= 1.2x"),
             *(
