@@ -305,3 +305,26 @@ def test_serve_help_shows_the_log_level_default_as_one_of_its_choices() -> None:
     code, out, _ = run("serve", "--help")
     assert code == 0
     assert "[debug|info|warning|error]" in out and "[default: warning]" in out
+
+
+@pytest.mark.parametrize(
+    "args", [["list"], ["call", "skills", '{"action": "list"}'], ["run", "x", "--", "true"]]
+)
+def test_a_command_run_from_a_removed_directory_says_so_without_a_traceback(
+    tmp_path: Path, args: list[str]
+) -> None:
+    import subprocess
+    import sys
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = (
+        "import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]);"
+        "from skillyard.cli import main; main(sys.argv[2:])"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code, str(gone), *args], capture_output=True, text=True, timeout=60
+    )
+    assert res.returncode == 2, res.stderr
+    assert "Traceback" not in res.stderr
+    assert "error: the current directory no longer exists" in res.stderr

@@ -595,6 +595,14 @@ _YOUNG_GENERATION = 200_000
 THRESHOLDS = gc.get_threshold()
 
 
+def _cwd_gone() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     global THRESHOLDS
     _FINISHED.clear()  # only this run's command decides (it may have been set through `cli` directly)
@@ -610,6 +618,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         config = sys.modules.get("skillyard.config")  # loaded by then if the error is one of its own
         if config is not None and isinstance(e, config.ConfigError):
             fail_usage(str(e))
+        if isinstance(e, FileNotFoundError) and _cwd_gone():
+            fail_usage("the current directory no longer exists (removed or replaced): cd to one that does")
         raise
     finally:
         gc.set_threshold(*thresholds)  # a program that calls `main` keeps its own collector settings
