@@ -328,3 +328,16 @@ def test_a_command_run_from_a_removed_directory_says_so_without_a_traceback(
     assert res.returncode == 2, res.stderr
     assert "Traceback" not in res.stderr
     assert "error: the current directory no longer exists" in res.stderr
+
+
+def test_check_prints_a_download_fix_as_a_link_not_as_a_shell_command(tmp_path: Path, make_skill) -> None:
+    meta = (
+        'metadata: {"openclaw": {"requires": {"bins": ["no-such-bin-x"]}, "install": ['
+        '{"kind": "download", "url": "https://x.example/tool", "bins": ["no-such-bin-x"]},'
+        '{"kind": "node", "package": "no-such-bin-x", "bins": ["no-such-bin-x"]}]}}'
+    )
+    make_skill(tmp_path, "needs-bin", extra=meta)
+    code, out, _ = run("--root", str(tmp_path), "check", "needs-bin")
+    assert code == 0
+    assert "  Download: https://x.example/tool" in out and "$ Download" not in out
+    assert "  $ npm install -g no-such-bin-x" in out

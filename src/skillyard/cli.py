@@ -405,7 +405,9 @@ def check_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     if data["fixes"]:
         say("fix with:")
         for f in data["fixes"]:
-            say((f"  $ {_line(f)}", "cyan"))
+            say(
+                (f"  {'' if f.startswith('Download: ') else '$ '}{_line(f)}", "cyan")
+            )  # a link is not a command
 
 
 # ---------------------------------------------------------------- validate
