@@ -137,6 +137,11 @@ def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, ver
                     render_human(result.scan, _console(stderr=True))
                 else:
                     click.echo(render_plain(result.scan), err=True)
+                if rule := data.get("rule_id"):
+                    say(
+                        f"  hint: once you have reviewed them, repeat with --allow {rule} (one per rule that blocks)",
+                        err=True,
+                    )
     ctx.exit(EXIT_OK if data.get("installed") else EXIT_FAIL)
 
 
@@ -363,6 +368,11 @@ def trust_accept(ctx: click.Context, name: str, allow_blocked: bool, as_json: bo
         err(f"error: {data.get('error')}")
         for f in data.get("findings", [])[:20]:
             say(f"  {f['severity']}: {f['title']} ({f['file']}:{f['line']})", err=True)
+        if data.get("findings"):
+            say(
+                f"  hint: once you have reviewed them, skillyard trust accept {name} --allow-blocked",
+                err=True,
+            )
     ctx.exit(EXIT_OK if data.get("accepted") else EXIT_FAIL)
 
 
