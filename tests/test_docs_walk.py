@@ -357,3 +357,9 @@ def test_a_blocked_install_and_accept_say_how_to_go_on_after_review(tmp_path: Pa
     assert code == 1 and "hint:" in err and "--allow-blocked" in err
     code, out, err = run("trust", "accept", "fetcher", "--allow-blocked")
     assert code == 0 and "accepted: fetcher" in out, err
+
+
+def test_list_counts_one_skill_in_the_singular(tmp_path: Path, make_skill) -> None:
+    make_skill(tmp_path, "only-one")
+    code, out, _ = run("--root", str(tmp_path), "list")
+    assert code == 0 and "1 skill, 1 eligible" in out and "1 skills" not in out

@@ -275,7 +275,8 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         table.add_row(*row)
     con.print(table)
     eligible = sum(1 for i in data["skills"] if i["eligible"])
-    con.print(Text(f"\n{data['count']} skills, {eligible} eligible", style="dim"))
+    n = data["count"]
+    con.print(Text(f"\n{n} skill{'' if n == 1 else 's'}, {eligible} eligible", style="dim"))
     problems = [d for d in reg.diagnostics if d.code != "shadowed"]
     if problems:
         con.print(
