@@ -363,3 +363,15 @@ def test_list_counts_one_skill_in_the_singular(tmp_path: Path, make_skill) -> No
     make_skill(tmp_path, "only-one")
     code, out, _ = run("--root", str(tmp_path), "list")
     assert code == 0 and "1 skill, 1 eligible" in out and "1 skills" not in out
+
+
+def test_a_broken_session_file_is_named_in_the_error(tmp_path: Path) -> None:
+    bad = tmp_path / "chat-session.json"
+    bad.write_text("garbage", encoding="utf-8")
+    for args in (
+        ["prompt", "--session", str(bad)],
+        ["call", "skills", '{"action": "list"}', "--session", str(bad)],
+    ):
+        code, out, err = run(*args)
+        assert code == 2 and out == ""
+        assert f"{bad}: session is not valid JSON" in err
