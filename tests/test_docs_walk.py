@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -375,3 +376,15 @@ def test_a_broken_session_file_is_named_in_the_error(tmp_path: Path) -> None:
         code, out, err = run(*args)
         assert code == 2 and out == ""
         assert f"{bad}: session is not valid JSON" in err
+
+
+@pytest.mark.parametrize("command", [["audit"], ["uninstall"], ["update"], ["trust", "accept"]])
+def test_a_typo_in_a_skill_name_gets_the_did_you_mean_of_info_and_check(
+    tmp_path: Path, make_skill, command: list[str]
+) -> None:
+    make_skill(tmp_path, "text-stats")
+    code, out, err = run("--root", str(tmp_path), *command, "text-stast")
+    assert code != 0 and out == ""
+    assert "did you mean: text-stats?" in err
+    code, out, _ = run("--root", str(tmp_path), *command, "text-stast", "--json")
+    assert code != 0 and json.loads(out)["did_you_mean"] == ["text-stats"]
