@@ -388,3 +388,10 @@ def test_a_typo_in_a_skill_name_gets_the_did_you_mean_of_info_and_check(
     assert "did you mean: text-stats?" in err
     code, out, _ = run("--root", str(tmp_path), *command, "text-stast", "--json")
     assert code != 0 and json.loads(out)["did_you_mean"] == ["text-stats"]
+
+
+def test_a_chat_endpoint_without_a_scheme_is_a_usage_error_that_says_so() -> None:
+    pytest.importorskip("openai")
+    code, out, err = run("chat", "--base-url", "localhost:11434/v1", "--once", "hi")
+    assert code == 2 and out == ""
+    assert "must start with http:// or https://" in err and "localhost:11434/v1" in err
