@@ -395,3 +395,13 @@ def test_a_chat_endpoint_without_a_scheme_is_a_usage_error_that_says_so() -> Non
     code, out, err = run("chat", "--base-url", "localhost:11434/v1", "--once", "hi")
     assert code == 2 and out == ""
     assert "must start with http:// or https://" in err and "localhost:11434/v1" in err
+
+
+@pytest.mark.parametrize(
+    "args", [["list", "--root", "."], ["serve", "--root", "."], ["trust", "list", "--config", "x"]]
+)
+def test_a_global_option_after_the_command_says_where_it_goes(args: list[str]) -> None:
+    code, out, err = run(*args)
+    assert code == 2 and out == ""
+    assert f"{args[-2]} is an option of skillyard itself" in err
+    assert f"skillyard {args[-2]} ... {args[0]}" in err

@@ -172,6 +172,17 @@ class LazyGroup(click.Group):
             cmd = found
         return cmd
 
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.NoSuchOption as e:  # `skillyard list --root DIR`: the global options come first
+            if e.option_name in ("--root", "--config"):
+                e.message += (
+                    f" {e.option_name} is an option of skillyard itself: put it before the command"
+                    f" (skillyard {e.option_name} ... {ctx.invoked_subcommand} ...)."
+                )
+            raise
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the help lines above, so `--help` imports no command module."""
         names = self.list_commands(ctx)  # never empty: LAZY_COMMANDS is not
