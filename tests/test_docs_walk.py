@@ -405,3 +405,19 @@ def test_a_global_option_after_the_command_says_where_it_goes(args: list[str]) -
     assert code == 2 and out == ""
     assert f"{args[-2]} is an option of skillyard itself" in err
     assert f"skillyard {args[-2]} ... {args[0]}" in err
+
+
+def test_a_failed_fetch_names_its_url_in_the_human_output(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/skills/x.zip"
+    code, _, err = run("install", url)  # loopback http: trusted only once listed
+    assert code == 1 and "untrusted source" in err
+    config = tmp_path / "config.toml"
+    config.write_text(f'[trust]\nsources = ["127.0.0.1:{port}/**"]\n', encoding="utf-8")
+    code, _, err = run("--config", str(config), "install", url)
+    assert code == 1 and "fetch failed" in err
+    assert f"url: {url}" in err

@@ -143,7 +143,7 @@ def _report_result(
                 say(("  warning:", "yellow"), f" {w}")
         else:
             err(f"error: {data.get('error')}")
-            for key in ("reason", "source", "name", "pattern", "file", "line", "hint", "available"):
+            for key in ("reason", "source", "url", "name", "pattern", "file", "line", "hint", "available"):
                 if (value := data.get(key)) is not None:
                     say(
                         f"  {key}: {', '.join(map(str, value)) if isinstance(value, list) else value}",
