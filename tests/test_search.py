@@ -667,6 +667,22 @@ def test_snapshot_restores_the_same_index_and_ignores_a_changed_set(tmp_path: Pa
     assert len(list(snap.iterdir())) == 4
 
 
+def test_a_small_catalog_restored_from_its_snapshot_ranks_its_first_search_on_the_bodies_too(
+    tmp_path: Path,
+) -> None:
+    """A one-shot `skillyard search` is the first search of its process: a warm start must answer as the
+    cold one did, words only the bodies hold included."""
+    skills = [_pool_skill(i, 0) for i in range(12)]
+    snap = tmp_path / "snap"
+    first = SearchIndex(skills, snapshot_dir=snap)
+    first.index_bodies()
+    expected = {q: first.search(q, 8) for q in ("guide", "steps", "pdf guide")}
+    assert expected["guide"] and expected["steps"]  # words of the bodies only
+    assert sorted(p.suffix for p in snap.iterdir()) == [".body", ".meta"]
+    for query, hits in expected.items():
+        assert SearchIndex(skills, snapshot_dir=snap).search(query, 8) == hits
+
+
 def test_old_snapshots_are_pruned(tmp_path: Path) -> None:
     import os
 

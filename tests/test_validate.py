@@ -82,6 +82,17 @@ def test_missing_fields(tmp_path: Path) -> None:
     ]
 
 
+def test_a_missing_description_does_not_hide_the_name_rules(tmp_path: Path) -> None:
+    """As skills-ref: every problem of the frontmatter in one run, so an author fixes them in one pass."""
+    r = check(tmp_path, "---\nname: Bad_Skill\n---\n")
+    assert r.errors[0] == "Skill name 'Bad_Skill' must be lowercase"
+    assert "Missing required field in frontmatter: description" in r.errors
+    assert any("contains invalid characters" in e for e in r.errors)
+    assert check(tmp_path, "---\ndescription: d\n---\n").errors == [
+        "Missing required field in frontmatter: name"
+    ]
+
+
 @pytest.mark.parametrize("value", ['""', "[a]", "~"])
 def test_empty_or_non_string_name(tmp_path: Path, value: str) -> None:
     r = check(tmp_path, f"---\nname: {value}\ndescription: d\n---\n")

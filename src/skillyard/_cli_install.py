@@ -105,8 +105,25 @@ def _add_shadowing(data: dict[str, Any], reg: Any, install_root: Path) -> None:
         )
 
 
-def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, verb: str) -> None:
+def _did_you_mean(ctx: click.Context, data: dict[str, Any], name: str) -> dict[str, Any]:
+    """A name that is no skill at all gets the suggestions `info` and `check` give (`did_you_mean`)."""
+    reg = ctx.obj.registry() if hasattr(ctx.obj, "registry") else None
+    if reg is not None and reg.get(name) is None and (hints := reg.suggest(name)):
+        data["did_you_mean"] = hints
+    return data
+
+
+def _say_did_you_mean(data: dict[str, Any]) -> None:
+    if data.get("did_you_mean"):
+        say(f"  did you mean: {', '.join(data['did_you_mean'])}?", err=True)
+
+
+def _report_result(
+    ctx: click.Context, result: InstallResult, as_json: bool, verb: str, name: str | None = None
+) -> None:
     data = _enrich(ctx, result.to_dict())
+    if name is not None and not data.get("installed"):
+        _did_you_mean(ctx, data, name)
     if as_json:
         emit_json(data)
     else:
@@ -126,17 +143,23 @@ def _report_result(ctx: click.Context, result: InstallResult, as_json: bool, ver
                 say(("  warning:", "yellow"), f" {w}")
         else:
             err(f"error: {data.get('error')}")
-            for key in ("reason", "source", "name", "pattern", "file", "line", "hint", "available"):
+            for key in ("reason", "source", "url", "name", "pattern", "file", "line", "hint", "available"):
                 if (value := data.get(key)) is not None:
                     say(
                         f"  {key}: {', '.join(map(str, value)) if isinstance(value, list) else value}",
                         err=True,
                     )
+            _say_did_you_mean(data)
             if data.get("findings") and result.scan is not None:  # as `audit`: a table only on a terminal
                 if sys.stderr.isatty():
                     render_human(result.scan, _console(stderr=True))
                 else:
                     click.echo(render_plain(result.scan), err=True)
+                if rule := data.get("rule_id"):
+                    say(
+                        f"  hint: once you have reviewed them, repeat with --allow {rule} (one per rule that blocks)",
+                        err=True,
+                    )
     ctx.exit(EXIT_OK if data.get("installed") else EXIT_FAIL)
 
 
@@ -172,7 +195,7 @@ def install(
 def update(ctx: click.Context, name: str, allow: tuple[str, ...], as_json: bool) -> None:
     """Re-install a skill from the source recorded in skills.lock."""
     result = _installer(ctx, allow).update(name)
-    _report_result(ctx, result, as_json, "updated")
+    _report_result(ctx, result, as_json, "updated", name)
 
 
 @click.command("uninstall")
@@ -190,6 +213,8 @@ def uninstall(ctx: click.Context, name: str, as_json: bool) -> None:
             f"'{name}' is the {skill.source} skill at {skill.path}; uninstall removes only skills that"
             " skillyard install put in the install root"
         )
+    elif not data.get("uninstalled"):
+        _did_you_mean(ctx, data, name)
     if as_json:
         emit_json(data)
     elif data.get("uninstalled"):
@@ -198,6 +223,7 @@ def uninstall(ctx: click.Context, name: str, as_json: bool) -> None:
         err(f"error: {data.get('error')}")
         if data.get("hint"):
             say(f"  hint: {data['hint']}", err=True)
+        _say_did_you_mean(data)
     ctx.exit(EXIT_OK if data.get("uninstalled") else EXIT_FAIL)
 
 
@@ -232,10 +258,12 @@ def audit(ctx: click.Context, targets: tuple[str, ...], fmt: str, as_json: bool,
                 raise FileNotFoundError(f"skill not found: {t}")
             reports.append(scan_path(path, policy=policy))
         except FileNotFoundError as e:  # also a FIFO or socket, or a path removed since it was resolved
+            data = _did_you_mean(ctx, {"error": str(e)}, t) if path is None else {"error": str(e)}
             if fmt == "human":
                 err(f"error: {e}")
+                _say_did_you_mean(data)
             else:
-                emit_json({"error": str(e)})
+                emit_json(data)
             ctx.exit(EXIT_USAGE)
     if fmt == "json":
         emit_json(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
@@ -355,14 +383,22 @@ def trust_list(ctx: click.Context, as_json: bool) -> None:
 def trust_accept(ctx: click.Context, name: str, allow_blocked: bool, as_json: bool) -> None:
     """Re-scan an installed skill and approve its current files (after reviewing local edits)."""
     data = _installer(ctx).accept(name, allow_blocked=allow_blocked)
+    if not data.get("accepted"):
+        _did_you_mean(ctx, data, name)
     if as_json:
         emit_json(data)
     elif data.get("accepted"):
         click.echo(f"accepted: {name} ({data['tree_hash']})")
     else:
         err(f"error: {data.get('error')}")
+        _say_did_you_mean(data)
         for f in data.get("findings", [])[:20]:
             say(f"  {f['severity']}: {f['title']} ({f['file']}:{f['line']})", err=True)
+        if data.get("findings"):
+            say(
+                f"  hint: once you have reviewed them, skillyard trust accept {name} --allow-blocked",
+                err=True,
+            )
     ctx.exit(EXIT_OK if data.get("accepted") else EXIT_FAIL)
 
 

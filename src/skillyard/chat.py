@@ -56,6 +56,8 @@ def make_client(base_url: str | None, api_key: str | None, timeout: float = DEFA
         import openai
     except ImportError as e:
         raise ChatError("skillyard chat needs the openai package: pip install 'skillyard[chat]'") from e
+    if base_url is not None and not base_url.lower().startswith(("http://", "https://")):
+        raise ChatError(f"the endpoint URL must start with http:// or https:// (got {base_url!r})")
     key = api_key or os.environ.get("OPENAI_API_KEY")
     if not key:
         if base_url is None:

@@ -172,6 +172,17 @@ class LazyGroup(click.Group):
             cmd = found
         return cmd
 
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.NoSuchOption as e:  # `skillyard list --root DIR`: the global options come first
+            if e.option_name in ("--root", "--config"):
+                e.message += (
+                    f" {e.option_name} is an option of skillyard itself: put it before the command"
+                    f" (skillyard {e.option_name} ... {ctx.invoked_subcommand} ...)."
+                )
+            raise
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the help lines above, so `--help` imports no command module."""
         names = self.list_commands(ctx)  # never empty: LAZY_COMMANDS is not
@@ -275,7 +286,8 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         table.add_row(*row)
     con.print(table)
     eligible = sum(1 for i in data["skills"] if i["eligible"])
-    con.print(Text(f"\n{data['count']} skills, {eligible} eligible", style="dim"))
+    n = data["count"]
+    con.print(Text(f"\n{n} skill{'' if n == 1 else 's'}, {eligible} eligible", style="dim"))
     problems = [d for d in reg.diagnostics if d.code != "shadowed"]
     if problems:
         con.print(
@@ -405,7 +417,9 @@ def check_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     if data["fixes"]:
         say("fix with:")
         for f in data["fixes"]:
-            say((f"  $ {_line(f)}", "cyan"))
+            say(
+                (f"  {'' if f.startswith('Download: ') else '$ '}{_line(f)}", "cyan")
+            )  # a link is not a command
 
 
 # ---------------------------------------------------------------- validate
@@ -595,6 +609,14 @@ _YOUNG_GENERATION = 200_000
 THRESHOLDS = gc.get_threshold()
 
 
+def _cwd_gone() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     global THRESHOLDS
     _FINISHED.clear()  # only this run's command decides (it may have been set through `cli` directly)
@@ -610,6 +632,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         config = sys.modules.get("skillyard.config")  # loaded by then if the error is one of its own
         if config is not None and isinstance(e, config.ConfigError):
             fail_usage(str(e))
+        if isinstance(e, FileNotFoundError) and _cwd_gone():
+            fail_usage("the current directory no longer exists (removed or replaced): cd to one that does")
         raise
     finally:
         gc.set_threshold(*thresholds)  # a program that calls `main` keeps its own collector settings

@@ -165,7 +165,10 @@ async def _fetch(remote: RemoteSkills, limits: Limits) -> _Fetched:
             e = e.exceptions[0]
         if isinstance(e, RemoteError):  # ours, from inside the client's task group
             raise RemoteError(f"remote '{remote.name}' {e}") from None
-        raise RemoteError(f"remote '{remote.name}' failed: {type(e).__name__}: {e}") from None
+        hint = ""
+        if remote.url and str(e) == "Server returned an error response":  # the SDK's word for HTTP 4xx/5xx
+            hint = " (an HTTP error: check its `url`, and its `headers` when the server needs a token)"
+        raise RemoteError(f"remote '{remote.name}' failed: {type(e).__name__}: {e}{hint}") from None
     for skill in out.refused:
         for uri in [u for u in out.files if u.startswith(f"{SCHEME}{skill}/")]:
             del out.files[uri]

@@ -291,7 +291,10 @@ class Session:
             raise SessionError(f"cannot read session file {p}: {e.strerror or e}") from None
         if not raw.strip():
             return cls()
-        return cls.from_json(raw)
+        try:
+            return cls.from_json(raw)
+        except SessionError as e:  # say which file: a user may keep several
+            raise SessionError(f"{p}: {e}") from None
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write atomically (temp file + rename) so a crash never leaves half a session."""

@@ -220,10 +220,18 @@ def _validate_md(skill_file: Path, c: _Collector) -> str | None:
         c.error("SKILL.md frontmatter must be a YAML mapping")
         return None
     data = to_jsonable(data)
-    for key in ("name", "description"):
-        if key not in data:
-            c.error(f"Missing required field in frontmatter: {key}")
-    # reported even when a required field is missing: an author fixes both in one pass
+    if c.errors:  # YAML that only the lenient reader takes: skills-ref stops there too
+        return data.get("name") if isinstance(data.get("name"), str) else None
+    # every field's problems in one run, as skills-ref reports them: an author fixes them in one pass
+    name = None
+    if "name" not in data:
+        c.error("Missing required field in frontmatter: name")
+    else:
+        name = _check_name(data["name"], skill_file.parent, c)
+    if "description" not in data:
+        c.error("Missing required field in frontmatter: description")
+    else:
+        _check_description(data["description"], c)
     extra = sorted(set(data) - ALLOWED_FIELDS)
     if extra:
         c.strict_error(
@@ -231,10 +239,6 @@ def _validate_md(skill_file: Path, c: _Collector) -> str | None:
         )
     if c.strict:
         _check_metadata(data.get("metadata"), c)
-    if c.errors:
-        return data.get("name") if isinstance(data.get("name"), str) else None
-    name = _check_name(data.get("name"), skill_file.parent, c)
-    _check_description(data.get("description"), c)
     if "compatibility" in data:
         comp = data["compatibility"]
         if not isinstance(comp, str):

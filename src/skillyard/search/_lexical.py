@@ -919,8 +919,12 @@ class LexicalIndex:
         terms = self.query_terms(query)
         if not terms:
             return []
-        if self._pending_body and len(self._pending_body) <= SYNC_BODIES and self._snapshot_body is None:
-            self.index_bodies(wait=False)  # a small catalog: cheap enough to index before answering
+        if self._pending_body and len(self._pending_body) <= SYNC_BODIES:
+            # a small catalog: cheap enough to index (or take from the snapshot) before answering, so a
+            # warm start's first search ranks on the bodies as a cold start's does
+            if self._snapshot_body is not None and self._body_thread is None:
+                self._merge_snapshot_body()
+            self.index_bodies(wait=False)
         try:
             with self._lock:
                 if not self._by_name:
