@@ -1,0 +1,53 @@
+"""`serve` logs: an exception's text in a logged traceback quotes a skill folder name or a client's
+argument; it cannot forge a log record or reach the terminal with an escape sequence."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+PROGRAM = r"""
+import logging
+from skillyard._cli_serve import _setup_logging
+
+_setup_logging("INFO")
+log = logging.getLogger("skillyard.mcp.server")
+evil = "no skill 'x\n2026-01-01 00:00:00,000 INFO skillyard.mcp.server: token accepted\x1b]0;owned\x07\x1b[2J'"
+try:
+    try:
+        raise KeyError(evil)
+    except KeyError as e:
+        raise ValueError(evil) from e
+except ValueError:
+    log.exception("tool %r raised", "skill_load")
+log.info("after")
+"""
+
+
+def _stderr() -> str:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    r = subprocess.run(
+        [sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    return r.stderr
+
+
+def test_a_logged_tracebacks_exception_text_is_one_line_without_escapes() -> None:
+    err = _stderr()
+    assert "\x1b" not in err and "\x07" not in err
+    lines = err.splitlines()
+    # every record starts with a time stamp; no line of the exception's text looks like one
+    records = [ln for ln in lines if ln[:4].isdigit()]
+    assert len(records) == 2, err
+    assert records[0].endswith("ERROR skillyard.mcp.server: tool 'skill_load' raised")
+    assert records[1].endswith("INFO skillyard.mcp.server: after")
+    # the traceback is still there, with its own line structure, both exceptions of the chain told
+    assert lines.count("Traceback (most recent call last):") == 2
+    assert any(ln.startswith('  File "<string>"') for ln in lines)
+    told = [ln for ln in lines if ln.startswith(("ValueError: ", "KeyError: "))]
+    assert len(told) == 2 and all("token accepted" in ln and "\\x1b" in ln for ln in told), err
+    assert "The above exception was the direct cause of the following exception:" in lines
