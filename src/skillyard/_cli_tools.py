@@ -213,7 +213,7 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
         for item in data["skills"]
     ]
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("skill", overflow="fold", min_width=max(len(n) for n in names))
+    table.add_column("skill", overflow="fold", min_width=max(n.cell_len for n in names))
     table.add_column("score", justify="right", no_wrap=True, min_width=5)
     table.add_column("match", no_wrap=True, min_width=6)
     table.add_column("description", overflow="ellipsis", max_width=70)

@@ -251,7 +251,7 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         )
         for i in data["skills"]
     ]
-    widest = max((len(n) for n in names), default=5)
+    widest = max((n.cell_len for n in names), default=5)  # terminal cells: a CJK name is twice its length
     table.add_column("skill", overflow="fold", min_width=widest)
     table.add_column(
         "description",
