@@ -51,3 +51,36 @@ def test_a_logged_tracebacks_exception_text_is_one_line_without_escapes() -> Non
     told = [ln for ln in lines if ln.startswith(("ValueError: ", "KeyError: "))]
     assert len(told) == 2 and all("token accepted" in ln and "\\x1b" in ln for ln in told), err
     assert "The above exception was the direct cause of the following exception:" in lines
+
+
+UVICORN = r"""
+import logging
+from skillyard._cli_serve import _setup_logging
+from skillyard.mcp._http_guard import uvicorn_config
+
+async def app(scope, receive, send):
+    pass
+
+_setup_logging("INFO")
+config = uvicorn_config(app, "127.0.0.1", 0, "info")  # as `serve --transport http` builds it
+_setup_logging("INFO")
+evil = "bad 'x\n2026-01-01 00:00:00,000 INFO uvicorn.error: forged\x1b[2J'"
+try:
+    raise RuntimeError(evil)
+except RuntimeError as e:
+    logging.getLogger("uvicorn.error").error("Exception in ASGI application\n", exc_info=e)
+logging.getLogger("uvicorn.access").info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:1", "GET", evil, "1.1", 404)
+"""
+
+
+def test_uvicorns_own_log_lines_go_through_the_same_escaping() -> None:
+    """uvicorn's config installs its own log handlers, which printed an ASGI application's exception
+    (and the text a request put in it) as it was: a forged record, an escape sequence."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    err = subprocess.run(
+        [sys.executable, "-c", UVICORN], env=env, capture_output=True, text=True, timeout=60, check=True
+    ).stderr
+    assert "\x1b" not in err, err
+    records = [ln for ln in err.splitlines() if ln[:4].isdigit()]
+    assert [r.split(" ", 3)[3].split(":")[0] for r in records] == ["uvicorn.error", "uvicorn.access"], err
+    assert "Traceback (most recent call last):" in err and "RuntimeError: bad 'x\\n2026" in err

@@ -101,6 +101,9 @@ def _setup_logging(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    for name in ("uvicorn", "uvicorn.access"):  # its own handlers print what a client sent as it is
+        logging.getLogger(name).handlers.clear()
+        logging.getLogger(name).propagate = True
 
 
 @click.command("serve")
@@ -219,6 +222,7 @@ def serve(
                 config = uvicorn_config(
                     app, host.strip("[]"), port, level.lower(), same_user=verifier is None
                 )
+                _setup_logging(level)  # uvicorn's config installed its own log handlers; ours win
                 uvicorn.Server(config).run()
             except SystemExit as e:  # uvicorn's own start-up failure (3): exit codes here are 0, 1, 2
                 if e.code in (0, None):
