@@ -105,3 +105,12 @@ def test_workspace_and_env_names_anchor_at_the_end() -> None:
 
     assert base._ENV_NAME.match("PATH\n") is None
     assert workspace._SKILL_NAME.match("pdf\n") is None
+
+
+def test_an_env_name_with_a_final_line_break_is_not_taken_for_a_path_or_an_id() -> None:
+    """`GITHUB_TOKEN_ID\\n` read as ending in `_ID` (a name that is no secret): its value went
+    unscrubbed from a run's output."""
+    from skillyard.execution.scrub import looks_secret_name
+
+    assert looks_secret_name("GITHUB_TOKEN_ID\n")
+    assert not looks_secret_name("GITHUB_TOKEN_ID") and looks_secret_name("GITHUB_TOKEN")
