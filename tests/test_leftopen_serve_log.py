@@ -24,6 +24,10 @@ try:
         raise ValueError(evil) from e
 except ValueError:
     log.exception("tool %r raised", "skill_load")
+try:
+    raise ValueError("ends in a line break\n")
+except ValueError:
+    log.exception("tool %r raised", "skill_run")
 log.info("after")
 """
 
@@ -42,13 +46,14 @@ def test_a_logged_tracebacks_exception_text_is_one_line_without_escapes() -> Non
     lines = err.splitlines()
     # every record starts with a time stamp; no line of the exception's text looks like one
     records = [ln for ln in lines if ln[:4].isdigit()]
-    assert len(records) == 2, err
+    assert len(records) == 3, err
     assert records[0].endswith("ERROR skillyard.mcp.server: tool 'skill_load' raised")
-    assert records[1].endswith("INFO skillyard.mcp.server: after")
+    assert records[2].endswith("INFO skillyard.mcp.server: after")
+    assert "ValueError: ends in a line break\\n" in lines  # the final line break spelled out too
     # the traceback is still there, with its own line structure, both exceptions of the chain told
-    assert lines.count("Traceback (most recent call last):") == 2
+    assert lines.count("Traceback (most recent call last):") == 3
     assert any(ln.startswith('  File "<string>"') for ln in lines)
-    told = [ln for ln in lines if ln.startswith(("ValueError: ", "KeyError: "))]
+    told = [ln for ln in lines if ln.startswith(("ValueError: ", "KeyError: ")) and "no skill" in ln]
     assert len(told) == 2 and all("token accepted" in ln and "\\x1b" in ln for ln in told), err
     assert "The above exception was the direct cause of the following exception:" in lines
 

@@ -89,7 +89,7 @@ class _OneLine(logging.Formatter):
         text, e, seen = super().formatException(ei), ei[1], set()
         while e is not None and id(e) not in seen:  # the exception, then the ones it was raised from
             seen.add(id(e))
-            told = "".join(traceback.format_exception_only(type(e), e)).rstrip("\n")
+            told = "".join(traceback.format_exception_only(type(e), e)).removesuffix("\n")
             text = text.replace(told, shown(told, one_line=True))
             e = e.__cause__ or e.__context__
         return shown(text)
