@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from collections.abc import Iterator
+
+    from rich.console import Console, ConsoleOptions
+    from rich.measure import Measurement
+    from rich.table import Table
+    from rich.text import Text
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -76,6 +81,46 @@ def console(*, stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+class Hanging:
+    """A table cell of a mark and a name: whole when it fits, else folded at any character (the name
+    starts beside its mark) with each line after the first two cells in, so no part of an author's
+    name starts a line in the mark's column (where `✓ pdf-official` would read as another skill,
+    and a usable one)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        from rich.measure import Measurement
+
+        return Measurement.get(console, options, self.text)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        from rich.cells import chop_cells
+        from rich.text import Text
+
+        width, plain = options.max_width, self.text.plain
+        if self.text.cell_len <= width or width < 4:
+            yield self.text
+            return
+        cuts = [len(chop_cells(plain, width)[0])]
+        for part in chop_cells(plain[cuts[0] :], width - 2):
+            cuts.append(cuts[-1] + len(part))
+        for i, line in enumerate(self.text.divide(cuts[:-1])):
+            yield line if i == 0 else Text.assemble("  ", line)
+
+
+def name_column(table: Table, names: list[Text], room: int) -> int:
+    """Add the skill column of `list` and `search` to `table` and return its width: the widest mark
+    and name (or the heading) in terminal cells (a CJK name is twice its length), or `room` when
+    that is narrower. Then a longer name folds, hanging (`Hanging`), where the terminal would
+    otherwise wrap a row wider than itself at whatever the name says. A set width: rich does not
+    shrink the other columns to make room for a wider minimum."""
+    width = min(max([len("skill"), *(n.cell_len for n in names)]), max(room, 8))
+    table.add_column("skill", overflow="fold", width=width)
+    return width
 
 
 def say(*parts: str | tuple[str, str], err: bool = False) -> None:

@@ -73,12 +73,26 @@ def _http_auth(ctx: click.Context, host: str, token_file: Path | None, allowed_h
 class _OneLine(logging.Formatter):
     """A record's message on its own line, whatever it quotes (a skill's folder name, a client's
     words): a line break in it cannot forge a record, an escape sequence cannot reach the terminal.
-    A traceback after it keeps its lines."""
+    A traceback after it keeps its own lines, while each exception's text in it (which may quote the
+    same words) is one line too."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         from skillyard._shown import shown
 
         return shown(super().formatMessage(record), one_line=True)
+
+    def formatException(self, ei: Any) -> str:
+        import traceback
+
+        from skillyard._shown import shown
+
+        text, e, seen = super().formatException(ei), ei[1], set()
+        while e is not None and id(e) not in seen:  # the exception, then the ones it was raised from
+            seen.add(id(e))
+            told = "".join(traceback.format_exception_only(type(e), e)).removesuffix("\n")
+            text = text.replace(told, shown(told, one_line=True))
+            e = e.__cause__ or e.__context__
+        return shown(text)
 
 
 def _setup_logging(level: str) -> None:
@@ -87,6 +101,9 @@ def _setup_logging(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    for name in ("uvicorn", "uvicorn.access"):  # its own handlers print what a client sent as it is
+        logging.getLogger(name).handlers.clear()
+        logging.getLogger(name).propagate = True
 
 
 @click.command("serve")
@@ -205,6 +222,7 @@ def serve(
                 config = uvicorn_config(
                     app, host.strip("[]"), port, level.lower(), same_user=verifier is None
                 )
+                _setup_logging(level)  # uvicorn's config installed its own log handlers; ours win
                 uvicorn.Server(config).run()
             except SystemExit as e:  # uvicorn's own start-up failure (3): exit codes here are 0, 1, 2
                 if e.code in (0, None):

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from skillyard import reports
-from skillyard._cli_io import EXIT_FAIL, SafePath, console, emit_json, fail_usage, warn
+from skillyard._cli_io import EXIT_FAIL, Hanging, SafePath, console, emit_json, fail_usage, name_column, warn
 from skillyard._shown import shown
 from skillyard.fsread import ours
 from skillyard.prompt import FORMATS, relevant_names, render_catalog
@@ -213,14 +213,16 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
         for item in data["skills"]
     ]
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("skill", overflow="fold", min_width=max(len(n) for n in names))
+    name_column(table, names, con.width - 28)
     table.add_column("score", justify="right", no_wrap=True, min_width=5)
     table.add_column("match", no_wrap=True, min_width=6)
     table.add_column("description", overflow="ellipsis", max_width=70)
     for item, name in zip(data["skills"], names, strict=True):
         match = Text(item["confidence"], style="green" if item["confidence"] == "strong" else "yellow")
         # one paragraph, as `list` and `info` show it: the author's line break cannot start a row
-        table.add_row(name, f"{item['score']:.2f}", match, Text(shown(" ".join(item["description"].split()))))
+        table.add_row(
+            Hanging(name), f"{item['score']:.2f}", match, Text(shown(" ".join(item["description"].split())))
+        )
     con.print(table)
     if "note" in data:
         con.print(Text(data["note"], style="yellow"))

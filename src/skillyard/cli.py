@@ -25,11 +25,13 @@ from skillyard._cli_io import (
     EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,
+    Hanging,
     SafePath,
     console,
     emit_json,
     err,
     fail_usage,
+    name_column,
     say,
     tolerant_streams,
     warn,
@@ -262,8 +264,7 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         )
         for i in data["skills"]
     ]
-    widest = max((len(n) for n in names), default=5)
-    table.add_column("skill", overflow="fold", min_width=widest)
+    widest = name_column(table, names, con.width - (40 if verbose else 31))
     table.add_column(
         "description",
         overflow="ellipsis",
@@ -278,7 +279,7 @@ def list_cmd(ctx: click.Context, filter_: str, verbose: bool, as_json: bool) -> 
         s = by_name[item["name"]]
         # one line per skill: a description written over several lines (a YAML block) is joined
         one_line = " ".join(item["description"].split())
-        row = [name, Text(shown(one_line)), s.source]
+        row = [Hanging(name), Text(shown(one_line)), s.source]
         if verbose:
             row.append(
                 Text(_line("; ".join(reg.eligibility(s).reasons)))

@@ -271,7 +271,7 @@ def _read_toml(path: Path, *, owned: bool = False) -> dict[str, Any]:
 
 _TOP = {"skills", "config", "execution", "trust", "hub", "skill", "install", "search", "serve"}
 _REMOTE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")  # `$` would pass a final line break
-_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}\Z")
 #: JWS algorithms `[serve.auth] algorithms` may name (asymmetric only: the issuer's public keys verify)
 JWT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 

@@ -45,7 +45,7 @@ __all__ = ["RemoteError", "SyncReport", "store", "sync"]
 
 SCHEME = "skill://"
 #: The agentskills.io naming rule; a `skill://` URI's first segment must follow it.
-_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$")
+_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?\Z")
 #: Most skills one remote may bring.
 MAX_SKILLS = 1000
 

@@ -44,7 +44,7 @@ MAX_DOC_CHARS = 256 * 1024
 #: All the docs of one skill shown at once stop here: many docs must not swamp the context either.
 MAX_DOCS_CHARS = 4 * MAX_DOC_CHARS
 MAX_SESSION_BYTES = 8 * 1024 * 1024
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 #: The bodies read lately, by skill object, shared by every session: an MCP server's thousands of
 #: sessions that loaded one skill hold its text once, not once each.
 SHARED_BODIES = 64

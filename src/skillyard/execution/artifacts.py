@@ -23,7 +23,7 @@ import platformdirs
 
 #: Largest blob a store accepts by default.
 MAX_ARTIFACT_BYTES = 256 * 1024 * 1024
-_NAME = re.compile(r"^[A-Za-z0-9._@+=-][A-Za-z0-9._@+=/ -]{0,511}$")
+_NAME = re.compile(r"^[A-Za-z0-9._@+=-][A-Za-z0-9._@+=/ -]{0,511}\Z")
 
 
 class ArtifactError(ValueError):
@@ -54,7 +54,7 @@ def validate_artifact_name(name: object) -> str:
 
 def parse_artifact_ref(ref: str) -> tuple[str, int | None]:
     """`name[@version]` → (name, version); only a trailing `@<digits>` is a version (names may hold '@')."""
-    m = re.match(r"^(.*)@(\d{1,12})$", ref)
+    m = re.match(r"^(.*)@(\d{1,12})\Z", ref)
     if m:
         return validate_artifact_name(m.group(1)), int(m.group(2))
     return validate_artifact_name(ref), None

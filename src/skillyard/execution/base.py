@@ -50,7 +50,7 @@ CANCELLED = "stopped: the caller cancelled the run; its process tree was killed"
 #: Seconds to keep draining pipes after the main process exited (stragglers are killed first).
 _DRAIN_GRACE = 2.0
 _READ_CHUNK = 64 * KiB
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 #: The stop event of the call running in this context (see `run_cancellable`).

@@ -42,7 +42,7 @@ SECRET_ENV_NAME = re.compile(
     r"|API_?KEY|ACCESS_?KEY|SECRET|TOKEN|PASSWORD"
 )
 #: Not secrets even though the name matches (paths, toggles).
-_ENV_NAME_EXCLUDED = re.compile(r"(?i)(?:_PATH|_FILE|_DIR|_URL_BASE|_ENABLED|_TYPE|_ID)$|^PWD$|^OLDPWD$")
+_ENV_NAME_EXCLUDED = re.compile(r"(?i)(?:_PATH|_FILE|_DIR|_URL_BASE|_ENABLED|_TYPE|_ID)\Z|^PWD\Z|^OLDPWD\Z")
 
 _PROVIDER_RULES: tuple[tuple[str, str], ...] = (
     (

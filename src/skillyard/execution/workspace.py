@@ -43,7 +43,7 @@ SANDBOX_WORKSPACE = "/workspace"
 RETENTIONS = ("session", "keep", "run")
 #: A larger metadata.json (the command can write it) is not read: the workspace starts afresh.
 _MAX_METADATA_BYTES = 16 * 1024 * 1024
-_SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 _STAGE_SKIP = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache"})
 _LINKS = {"out": "../../out", "work": "../../work", "inputs": "../../work/inputs"}
 #: Env-style prefixes accepted in paths and globs, mapped to workspace-relative dirs (RUN_DIR is per run).

@@ -34,10 +34,10 @@ SourceKind = Literal["local", "git", "archive", "hub"]
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".skill")
 MAX_SOURCE_LEN = 2048
 MAX_INDEX_BYTES = 8 * 1024 * 1024
-_REF_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/+-]{0,199}$")
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_HUB_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,127})(?:@([A-Za-z0-9][A-Za-z0-9.+_-]{0,63}))?$")
-_HOST_RE = re.compile(r"^[A-Za-z0-9._:\[\]-]+$")
+_REF_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/+-]{0,199}\Z")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
+_HUB_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,127})(?:@([A-Za-z0-9][A-Za-z0-9.+_-]{0,63}))?\Z")
+_HOST_RE = re.compile(r"^[A-Za-z0-9._:\[\]-]+\Z")
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 

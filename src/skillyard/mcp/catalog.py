@@ -50,7 +50,7 @@ MAX_RESOURCES = 512
 MAX_TOTAL_BYTES = 16 * 1024 * 1024
 #: the longest URI accepted at all (longer ones are refused before any parsing)
 MAX_URI_CHARS = 4096
-NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$")
+NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?\Z")
 DIRECTORY_MIME = "inode/directory"
 
 _TEXT_MIME = {
