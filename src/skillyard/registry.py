@@ -246,9 +246,9 @@ class Registry:
         key = fold_name(name) if fold else name
         with self._lock:
             entries = list(self.scan.files.values())
-            winners = {id(e) for e in self.scan.order}
+            winners = set(self.scan.order)
         found = [e for e in entries if e.name is not None and (fold_name(e.name) if fold else e.name) == key]
-        found.sort(key=lambda e: id(e) not in winners)  # stable: the rest stay in precedence order
+        found.sort(key=lambda e: e not in winners)  # stable: the rest stay in precedence order
         return [(e.name, Path(e.path), e.source) for e in found]  # type: ignore[misc]
 
     def __contains__(self, name: object) -> bool:

@@ -60,11 +60,11 @@ def plan_tool_names(
     taken = set(reserved)
     notes: list[Diagnostic] = []
     entries: list[tuple[Skill, ToolSpec, int]] = []
-    seen_ids: set[int] = set()
+    seen: set[Skill] = set()  # a Skill compares by identity
     for skill in skills:
-        if id(skill) in seen_ids:
+        if skill in seen:
             continue
-        seen_ids.add(id(skill))
+        seen.add(skill)
         for idx, spec in enumerate(skill.tools):
             if spec.kind != "shell":
                 what = f"has kind '{spec.kind}': only shell tools are supported; not offered"

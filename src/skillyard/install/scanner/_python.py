@@ -197,9 +197,9 @@ class _Reader:
         self.requests: dict[str, str] = {}  # names bound to a request object -> where it goes
         self.taint: dict[str, Source] = {}  # name -> the secret it holds
         #: id of an assignment -> the one variable of a `.env` line it takes (see `_narrow`)
-        self.narrowed: dict[int, Source] = {}
+        self.narrowed: dict[ast.AST, Source] = {}
         #: `if` statements directly in a loop over a file's lines -> the name each line is given
-        self.line_tests: dict[int, str] = {}
+        self.line_tests: dict[ast.AST, str] = {}
         self.facts = CodeFacts()
         self.budget = MAX_NODES
         self.visited = 0  #: nodes visited, for the scan's time budget (see `check_deadline`)
@@ -232,7 +232,7 @@ class _Reader:
         #: secret-holding names -> their stand-in while a command is read for the secrets in it
         self.marking: dict[str, str] = {}
         #: list nodes passed to subprocess calls (ids)
-        self.argv_nodes: set[int] = set()
+        self.argv_nodes: set[ast.AST] = set()
         #: folded paths this file copied a credential store to -> that store
         self.copied: dict[str, Source] = {}
         #: callee -> its parameter names, so keyword arguments find their position
@@ -585,7 +585,7 @@ class _Reader:
         """A call to a one-line helper of this file (`def _n(*codes): return "".join(map(chr,
         codes))`, or a lambda bound to a name) with constant arguments folds to what it returns
         (`read`: how the returned expression is read, `fold` unless the module it names is asked)."""
-        name = fn.name if not isinstance(fn, ast.Lambda) else f"<lambda {id(fn)}>"
+        name = fn.name if not isinstance(fn, ast.Lambda) else f"<lambda at {fn.lineno}:{fn.col_offset}>"
         if isinstance(fn, ast.Lambda):
             result: ast.expr | None = fn.body
         else:
@@ -1074,7 +1074,7 @@ class _Reader:
         sub = self._body(body, dict(self.taint), None)
         for node in body:
             if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom) and node.value is not None:
-                src = sub.narrowed.get(id(node)) or sub.source(node.value)
+                src = sub.narrowed.get(node) or sub.source(node.value)
                 if src is not None and not src.what.startswith(PARAM):
                     self.returns[fn.name] = (src, None)
                     break
@@ -1275,7 +1275,7 @@ class _Reader:
                 )
             ):
                 # each `line` one line of the file, never given another value in the loop
-                self.line_tests.update((id(x), node.target.id) for x in node.body if isinstance(x, ast.If))
+                self.line_tests.update((x, node.target.id) for x in node.body if isinstance(x, ast.If))
             if self.ready and (src := self.source(node.iter)):
                 self.taint[node.target.id] = src
             elif self.ready and (dest := self._downloaded(node.iter)):
@@ -1296,9 +1296,7 @@ class _Reader:
                 and node.func.attr == "join"
                 and isinstance(node.func.value, ast.Constant)
             ):
-                self.argv_nodes.update(
-                    id(a) for a in node.args
-                )  # `"".join(("ex", "ec"))`: one string's pieces
+                self.argv_nodes.update(node.args)  # `"".join(("ex", "ec"))`: one string's pieces
             self._call(node)
             if (later := _deferred(node, self.qual(node.func) or "")) is not None:
                 self._call(later)
@@ -1310,7 +1308,7 @@ class _Reader:
                         self.facts.data_lines.update(range(a.lineno, (a.end_lineno or a.lineno) + 1))
         elif (
             isinstance(node, ast.List | ast.Tuple | ast.Set)
-            and id(node) not in self.argv_nodes
+            and node not in self.argv_nodes
             and len(node.elts) >= 2
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
         ):
@@ -1372,7 +1370,7 @@ class _Reader:
             and isinstance(t.func, ast.Attribute)
             and t.func.attr == "startswith"
             and isinstance(t.func.value, ast.Name)
-            and self.line_tests.get(id(node)) == t.func.value.id
+            and self.line_tests.get(node) == t.func.value.id
             and (src := self.taint.get(t.func.value.id)) is not None
             and OWN_FILE.search(src.what)
             and len(t.args) == 1
@@ -1388,7 +1386,7 @@ class _Reader:
                 and all(n.id == t.func.value.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name))
                 and any(isinstance(n, ast.Name) for n in ast.walk(stmt.value))
             ):
-                self.narrowed[id(stmt)] = Source(f"${name[1]}", stmt.lineno, False)
+                self.narrowed[stmt] = Source(f"${name[1]}", stmt.lineno, False)
 
     def _assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -1529,7 +1527,7 @@ class _Reader:
                 self.loose_paths.pop(n, None)
             src = self.source(value)
             if src:
-                src = self.narrowed.get(id(node), src)
+                src = self.narrowed.get(node, src)
                 self.taint[n] = src
                 if src.what.startswith("*"):
                     self.loose.append((n, value))
@@ -1674,10 +1672,8 @@ class _Reader:
         # execution sinks
         if runs:
             # an argv list is a command, not data (also each list of `base + ["push", "-f"]`)
-            self.argv_nodes.update(
-                id(n) for a in call.args[:1] for n in ast.walk(a) if isinstance(n, ast.List)
-            )
-            self.argv_nodes.update(id(a) for a in call.args)
+            self.argv_nodes.update(n for a in call.args[:1] for n in ast.walk(a) if isinstance(n, ast.List))
+            self.argv_nodes.update(call.args)
             cmd = self.fold(call.args[0]) if call.args else None
             loose = False  # read with run-time items: for what the command does, not as a hidden one
             if (
@@ -2413,12 +2409,12 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
     calls = [n for n in nodes if isinstance(n, ast.Call)]
     if not any(isinstance(c.func, ast.Attribute) and _DESTROYS.fullmatch(c.func.attr) for c in calls):
         return None
-    parents: dict[int, ast.AST] = {}
+    parents: dict[ast.AST, ast.AST] = {}
     assigns: list[tuple[list[str], ast.AST]] = []
     loops: list[ast.For | ast.comprehension] = []
     for n in nodes:
         for c in ast.iter_child_nodes(n):
-            parents[id(c)] = n
+            parents[c] = n
         if isinstance(n, ast.Assign):
             assigns.append(([t.id for t in n.targets if isinstance(t, ast.Name)], n.value))
         elif isinstance(n, ast.For | ast.comprehension):
@@ -2461,14 +2457,14 @@ def _account_wipe(nodes: list[ast.AST], defs: dict[str, ast.AST]) -> tuple[int, 
     def chosen(node: ast.AST) -> bool:
         """A test decides whether `node` runs (`if age > 30`, `if args.yes`; not a vacuous one, nor
         `if __name__ == "__main__"`)."""
-        up = parents.get(id(node))
+        up = parents.get(node)
         while up is not None and not isinstance(up, ast.Module):
             if isinstance(up, ast.If | ast.IfExp | ast.While) and not (
                 vacuous(up.test, listed)
                 or any(isinstance(x, ast.Name) and x.id == "__name__" for x in ast.walk(up.test))
             ):
                 return True
-            up = parents.get(id(up))
+            up = parents.get(up)
         return False
 
     for _ in range(4):
