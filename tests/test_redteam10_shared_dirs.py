@@ -125,6 +125,7 @@ def test_another_users_skillyard_toml_in_the_working_directory_is_refused(
     r = skillyard(shared, "list")
     assert r.returncode != 0 and "Planted" not in r.stdout
     assert "another user owns it or can write to it" in r.stderr and "--config" in r.stderr
+    assert "chmod" not in r.stderr  # not theirs to change
     # named on purpose, it is read
     r = skillyard(shared, "--config", str(shared / "skillyard.toml"), "list")
     assert r.returncode == 0 and "Planted through the config." in r.stdout
@@ -139,6 +140,7 @@ def test_a_user_config_others_can_write_is_refused(shared: Path, own_notes: Path
     r = skillyard(shared, "run", "notes", "--", "id -u")
     assert r.returncode != 0
     assert f"{cfg}: cannot read config file: another user owns it or can write to it" in r.stderr
+    assert f"chmod go-w {cfg}" in r.stderr  # the user's own file: they can close it themselves
     cfg.chmod(0o644)
     r = skillyard(shared, "list")
     assert r.returncode == 0, r.stderr

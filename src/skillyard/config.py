@@ -247,6 +247,13 @@ def _widening(c: Config) -> list[str]:
     return [key for key, on in found.items() if on]
 
 
+def _own_file(path: Path) -> bool:
+    try:
+        return path.stat().st_uid == os.geteuid()
+    except OSError:
+        return False
+
+
 def _read_toml(path: Path, *, owned: bool = False) -> dict[str, Any]:
     """The table in the config file at `path`; FileNotFoundError when missing, ConfigError when unusable
     (with `owned`, also when another user owns it or can write to it: it would choose what runs)."""
@@ -255,7 +262,11 @@ def _read_toml(path: Path, *, owned: bool = False) -> dict[str, Any]:
     except FileNotFoundError:
         raise
     except OSError as e:
-        fix = f"; to use it anyway, pass --config {path}" if e.errno == errno.EPERM else ""
+        fix = ""
+        if e.errno == errno.EPERM:
+            fix = f"; to use it anyway, pass --config {path}"
+            if _own_file(path):  # writable by others: the owner can close that
+                fix = f"; if only you should change it: chmod go-w {path}" + fix
         raise ConfigError(f"{path}: cannot read config file: {e.strerror or e}{fix}") from None
     import tomllib  # only when there is a config file to read
 
