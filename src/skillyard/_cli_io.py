@@ -123,15 +123,42 @@ def name_column(table: Table, names: list[Text], room: int) -> int:
     return width
 
 
+#: skillyard's own marks: a line's verdict, and only ever at its start
+MARKS = frozenset("✓✔✗✘☑☒✅❌❎")
+_MARKS_SPELLED = str.maketrans({c: f"\\u{ord(c):04x}" for c in MARKS})
+
+
+def _one_mark(parts: tuple[str | tuple[str, str], ...]) -> tuple[str | tuple[str, str], ...]:
+    """`parts` with every mark after the line's first visible character spelled out. A path or name
+    holding `✓ Valid skill: pdf` would otherwise start a screen line with a verdict of its own where
+    the terminal wraps the line (its width is the author's to aim at)."""
+    out: list[str | tuple[str, str]] = []
+    lead = True  # still in the line's leading blanks
+    for p in parts:
+        text = p if isinstance(p, str) else p[0]
+        keep = 0
+        if lead and (rest := text.lstrip()):
+            keep, lead = len(text) - len(rest) + (rest[0] in MARKS), False
+        elif lead:
+            keep = len(text)
+        text = text[:keep] + text[keep:].translate(_MARKS_SPELLED)
+        out.append(text if isinstance(p, str) else (text, p[1]))
+    return tuple(out)
+
+
 def say(*parts: str | tuple[str, str], err: bool = False) -> None:
     """One line of human output from (text, style) parts: coloured through rich at a terminal,
     plain text otherwise (then rich is not even imported). Never read as rich markup, and what hides
     or moves text is spelled out as in the catalog, a line break too: the parts carry skill authors'
-    words, which must not print a line of their own (a forged finding, verdict or command to copy)."""
+    words, which must not print a line of their own (a forged finding, verdict or command to copy),
+    nor a mark of skillyard's past the line's start (see `_one_mark`)."""
     from skillyard._shown import shown
 
-    parts = tuple(
-        shown(p, one_line=True) if isinstance(p, str) else (shown(p[0], one_line=True), p[1]) for p in parts
+    parts = _one_mark(
+        tuple(
+            shown(p, one_line=True) if isinstance(p, str) else (shown(p[0], one_line=True), p[1])
+            for p in parts
+        )
     )
     if not (sys.stderr if err else sys.stdout).isatty():
         click.echo("".join(p if isinstance(p, str) else p[0] for p in parts), err=err)

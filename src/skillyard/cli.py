@@ -25,6 +25,7 @@ from skillyard._cli_io import (
     EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,
+    MARKS,
     Hanging,
     SafePath,
     console,
@@ -333,17 +334,13 @@ def _line(text: object) -> str:
     return shown(str(text), one_line=True)
 
 
-#: skillyard's own marks: an emoji of the author's is never one (`✓ trusted` before a name)
-_MARKS = frozenset("✓✔✗✘☑☒✅❌❎")
-
-
 def _emoji(emoji: str) -> str:
     """The author's emoji beside a name in human output, when it is one: a few symbols, none of
     skillyard's marks. Words (`✓ verified, eligible`) would read as skillyard's verdict on the skill."""
     import unicodedata
 
     symbols = all(unicodedata.category(c) in ("So", "Sk", "Mn", "Cf") for c in emoji)
-    return emoji if len(emoji) <= 8 and symbols and _MARKS.isdisjoint(emoji) else ""
+    return emoji if len(emoji) <= 8 and symbols and MARKS.isdisjoint(emoji) else ""
 
 
 def _lookup_or_fail(reg: Registry, name: str, as_json: bool) -> None:
