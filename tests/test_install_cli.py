@@ -282,6 +282,17 @@ def test_install_warns_when_it_shadows_a_bundled_skill(
     human = _real_cli([*base, "install", str(src), "--force"])
     flat = " ".join(human.output.split())
     assert human.exit_code == 0 and "shadows the bundled skill" in flat
+    # the copy installed above was replaced, and the summary says so
+    assert flat.startswith("replaced skill-authoring → ") and "installed skill-authoring" not in flat
+
+
+def test_a_first_install_says_installed(tmp_path: Path) -> None:
+    cfg = tmp_path / "skillyard.toml"
+    cfg.write_text(f'[install]\nroot = "{tmp_path / "installed"}"\n', encoding="utf-8")
+    src = make_skill(tmp_path / "src" / "fresh", name="fresh")
+    human = _real_cli(["--config", str(cfg), "install", str(src)])
+    assert human.exit_code == 0, human.output
+    assert "\ninstalled fresh → " in f"\n{human.output}" and "replaced" not in human.output, human.output
 
 
 def test_install_without_a_namesake_has_no_shadow_warning(shadow_env: tuple[Path, Path, Path]) -> None:

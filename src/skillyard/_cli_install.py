@@ -128,6 +128,8 @@ def _report_result(
         emit_json(data)
     else:
         if data.get("installed"):  # names, paths and sources come from the skill: never read as markup
+            if verb == "installed" and data.get("replaced"):  # `--force` over a skill of the same name
+                verb = "replaced"
             say((verb, "green"), f" {data['name']} → {data['path']}")
             say(f"  source: {data.get('source')}  revision: {data.get('revision') or '-'}")
             scan = data.get("scan") or {}
