@@ -48,6 +48,17 @@ def test_run_and_collect_outputs(tmp_path: Path, make_skill: Any) -> None:
         assert files["out/name.txt"]["mime_type"].startswith("text/")
 
 
+def test_an_output_pattern_that_matches_nothing_is_named(tmp_path: Path, make_skill: Any) -> None:
+    """A typo in a glob, or a step that wrote elsewhere: the model learns why no file came back."""
+    with _kit(tmp_path, make_skill) as kit:
+        data, err = run(
+            kit, skill="echoer", command="echo hi > out/a.txt", output_files=["out/*.txt", "out/*.csv"]
+        )
+        assert not err and [f["name"] for f in data["output_files"]] == ["out/a.txt"]
+        assert "output pattern matched no file: 'out/*.csv'" in data["warnings"]
+        assert not any("'out/*.txt'" in w for w in data["warnings"])
+
+
 def test_failing_command_is_a_result_not_an_error(tmp_path: Path, make_skill: Any) -> None:
     with _kit(tmp_path, make_skill) as kit:
         data, err = run(kit, skill="echoer", command="exit 3")

@@ -230,7 +230,10 @@ def collect(
         if norm is None:
             res.warnings.append(f"output pattern ignored (absolute, '..' or unknown variable): {pat!r}")
             continue
-        for n in match(root, norm):
+        found = match(root, norm)
+        if not found:  # a typo or a step that wrote elsewhere: the caller learns why nothing came back
+            res.warnings.append(f"output pattern matched no file: {pat!r}")
+        for n in found:
             if not is_utf8_name(n):  # a result naming it could not be sent as JSON at all
                 shown = n.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
                 res.warnings.append(f"output file skipped: {shown}: the name is not UTF-8")
