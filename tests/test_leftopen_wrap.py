@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from terminal_support import wrapped
+
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 FORGED = ("x" * 55 + " ✓ pdf-official", "数" * 27 + " ✓ pdf-official")
@@ -28,16 +30,7 @@ def _screen(columns: int, *args: str) -> tuple[list[str], list[str]]:
         ["script", "-q", "-c", cmd, "/dev/null"], env=env, capture_output=True, text=True, timeout=120
     )
     sent = [ANSI.sub("", ln) for ln in r.stdout.replace("\r", "").split("\n")]
-    shown: list[str] = []
-    for line in sent:
-        row = ""
-        for ch in line:
-            if cell_len(row + ch) > columns:
-                shown.append(row)
-                row = ""
-            row += ch
-        shown.append(row)
-    return sent, shown
+    return sent, wrapped(sent, columns)
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from terminal_support import wrapped
+
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 MARKS = "✓✔✗✘☑☒✅❌❎"
@@ -37,16 +39,7 @@ def _run(*args: str, cwd: Path, pty_columns: int | None = None) -> list[str]:
         text=True,
         timeout=120,
     )
-    screen: list[str] = []
-    for line in ANSI.sub("", r.stdout.replace("\r", "")).split("\n"):
-        row = ""
-        for ch in line:
-            if cell_len(row + ch) > pty_columns:
-                screen.append(row)
-                row = ""
-            row += ch
-        screen.append(row)
-    return screen
+    return wrapped(ANSI.sub("", r.stdout.replace("\r", "")).split("\n"), pty_columns)
 
 
 def _forged_folder(tmp_path: Path, columns: int) -> str:
