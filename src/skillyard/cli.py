@@ -415,9 +415,8 @@ def check_cmd(ctx: click.Context, name: str, as_json: bool) -> None:
     if data["fixes"]:
         say("fix with:")
         for f in data["fixes"]:
-            say(
-                (f"  {'' if f.startswith('Download: ') else '$ '}{_line(f)}", "cyan")
-            )  # a link is not a command
+            prompt = "" if f.startswith("Download: ") else "$ "  # a link is not a command
+            say((f"  {prompt}{_line(f)}", "cyan"))
 
 
 # ---------------------------------------------------------------- validate

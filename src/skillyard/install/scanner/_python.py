@@ -196,7 +196,7 @@ class _Reader:
         self.argvs: dict[str, list[str]] = {}
         self.requests: dict[str, str] = {}  # names bound to a request object -> where it goes
         self.taint: dict[str, Source] = {}  # name -> the secret it holds
-        #: id of an assignment -> the one variable of a `.env` line it takes (see `_narrow`)
+        #: an assignment -> the one variable of a `.env` line it takes (see `_narrow`)
         self.narrowed: dict[ast.AST, Source] = {}
         #: `if` statements directly in a loop over a file's lines -> the name each line is given
         self.line_tests: dict[ast.AST, str] = {}
@@ -231,7 +231,7 @@ class _Reader:
         self.home_walk: dict[str, str] = {}
         #: secret-holding names -> their stand-in while a command is read for the secrets in it
         self.marking: dict[str, str] = {}
-        #: list nodes passed to subprocess calls (ids)
+        #: list nodes passed to subprocess calls
         self.argv_nodes: set[ast.AST] = set()
         #: folded paths this file copied a credential store to -> that store
         self.copied: dict[str, Source] = {}
